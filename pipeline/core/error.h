@@ -1,0 +1,39 @@
+// sixstep::Error — the one exception type the engine throws for bad input.
+//
+// The engine never exits or prints: it throws, and each layer that knows more
+// context adds it ("error loading model: tensor blk.3.attn_q.weight: data
+// beyond end of file"). Front ends catch it once, print one clear message and
+// choose the exit code. `where` holds file:line:column when there is a file.
+#pragma once
+#include <stdexcept>
+#include <string>
+
+namespace sixstep {
+
+struct SourceLocation {
+    std::string file;  // path as the user gave it
+    int line = 0;      // 1-based; 0 = unknown
+    int column = 0;    // 1-based; 0 = unknown
+    bool known() const { return !file.empty(); }
+    std::string str() const;  // "file:line:column", "file:line" or "file"
+};
+
+class Error : public std::runtime_error {
+public:
+    explicit Error(const std::string& message) : std::runtime_error(message), message_(message) {}
+    Error(SourceLocation where, const std::string& message)
+        : std::runtime_error(where.known() ? where.str() + ": " + message : message),
+          where_(std::move(where)), message_(message) {}
+
+    const SourceLocation& where() const { return where_; }
+    const std::string& message() const { return message_; }  // without the location
+
+    // Returns a copy with outer context prepended: "loading lesson: <message>".
+    Error with_context(const std::string& context) const;
+
+private:
+    SourceLocation where_;
+    std::string message_;
+};
+
+}  // namespace sixstep

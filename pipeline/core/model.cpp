@@ -1,0 +1,34 @@
+#include "pipeline/core/model.h"
+
+#include <fmt/format.h>
+
+namespace sixstep {
+
+const std::string* Request::get(std::string_view key) const {
+    for (const auto& [k, v] : fields)
+        if (k == key) return &v;
+    return nullptr;
+}
+
+void Request::set(std::string key, std::string value) {
+    for (auto& [k, v] : fields)
+        if (k == key) {
+            v = std::move(value);
+            return;
+        }
+    fields.emplace_back(std::move(key), std::move(value));
+}
+
+std::uint64_t checksum_bytes(const void* data, std::size_t size, std::uint64_t seed) {
+    const auto* p = static_cast<const unsigned char*>(data);
+    std::uint64_t h = seed;
+    for (std::size_t i = 0; i < size; ++i) {
+        h ^= p[i];
+        h *= 0x100000001b3ull;
+    }
+    return h;
+}
+
+std::string checksum_hex(std::uint64_t sum) { return fmt::format("{:016x}", sum); }
+
+}  // namespace sixstep

@@ -1,0 +1,69 @@
+// The Model interface that every model in sixstep implements — the toy
+// delivery-time regression and the Llama-style transformer alike.
+//
+// A Model is the weights: loaded once, shared by every request, never written
+// by inference. A Job is one request's private state while it walks the six
+// steps. The Pipeline (pipeline.h) calls them in order and times each stage:
+//
+//     auto job = model.start(request);   // nothing computed yet
+//     job->normalize(ev);                // 1 request
+//     model.load(ev);                    // 2 load (a no-op "reuse" once loaded)
+//     job->forward(ev);                  // 3 forward
+//     job->output(ev);                   // 4 output
+//     while (job->postprocess(ev)) {...} // 5 postprocess (true: loop to forward)
+//     job->respond(ev);                  // 6 respond
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "pipeline/core/trace.h"
+
+namespace sixstep {
+
+// A request as it arrives: named raw fields, still text ("3 km", "0",
+// "The cat sat on the"). Normalizing them is stage 1's job.
+struct Request {
+    std::vector<std::pair<std::string, std::string>> fields;
+
+    const std::string* get(std::string_view key) const;
+    void set(std::string key, std::string value);  // replaces an existing key
+};
+
+// What goes back to the caller.
+struct Response {
+    std::string text;           // for people: "Estimated delivery time: 11 minutes"
+    std::vector<Field> fields;  // for programs: minutes = 11, …
+};
+
+class Job {
+public:
+    virtual ~Job() = default;
+    virtual void normalize(TraceEvent& ev) = 0;    // 1: parse and normalize the request
+    virtual void forward(TraceEvent& ev) = 0;      // 3: forward pass only
+    virtual void output(TraceEvent& ev) = 0;       // 4: raw output
+    virtual bool postprocess(TraceEvent& ev) = 0;  // 5: true → loop back to forward
+    virtual Response respond(TraceEvent& ev) = 0;  // 6: the answer
+};
+
+class Model {
+public:
+    virtual ~Model() = default;
+    virtual std::string name() const = 0;
+    virtual bool loaded() const = 0;
+    // Stage 2. Loads the weights the first time (a cold start, timed); later
+    // calls only report that the loaded weights are reused.
+    virtual void load(TraceEvent& ev) = 0;
+    // A checksum of every weight byte: equal before and after a request proves
+    // that inference never writes the weights.
+    virtual std::uint64_t weights_checksum() const = 0;
+    virtual std::unique_ptr<Job> start(const Request& request) = 0;
+};
+
+// FNV-1a, 64 bit: small, dependency-free and good enough to notice any change.
+std::uint64_t checksum_bytes(const void* data, std::size_t size, std::uint64_t seed = 0xcbf29ce484222325ull);
+std::string checksum_hex(std::uint64_t sum);
+
+}  // namespace sixstep

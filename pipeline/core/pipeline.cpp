@@ -1,0 +1,84 @@
+#include "pipeline/core/pipeline.h"
+
+#include <chrono>
+
+#include "pipeline/core/error.h"
+
+namespace sixstep {
+
+Pipeline::Pipeline(Model& model, Request request, Observer observer)
+    : model_(model), request_(std::move(request)), observer_(std::move(observer)) {}
+
+void Pipeline::run_stage(TraceEvent& ev) {
+    switch (next_) {
+        case Stage::request:
+            job_ = model_.start(request_);
+            job_->normalize(ev);
+            next_ = Stage::load;
+            break;
+        case Stage::load:
+            model_.load(ev);
+            checksum_after_load_ = model_.weights_checksum();
+            ev.out("weights_checksum", checksum_hex(checksum_after_load_), "", "weights checksum");
+            next_ = Stage::forward;
+            break;
+        case Stage::forward:
+            job_->forward(ev);
+            next_ = Stage::output;
+            break;
+        case Stage::output:
+            job_->output(ev);
+            next_ = Stage::postprocess;
+            break;
+        case Stage::postprocess:
+            if (job_->postprocess(ev)) {
+                ++iteration_;
+                next_ = Stage::forward;
+            } else {
+                next_ = Stage::respond;
+            }
+            break;
+        case Stage::respond: {
+            Response r = job_->respond(ev);
+            // Inference only reads the weights: prove it.
+            const std::uint64_t after = model_.weights_checksum();
+            ev.out("weights_checksum", checksum_hex(after), "", "weights checksum");
+            ev.out("weights_unchanged", std::string(after == checksum_after_load_ ? "yes" : "no"), "",
+                   "weights unchanged by inference");
+            response_ = std::move(r);
+            break;
+        }
+    }
+}
+
+const TraceEvent& Pipeline::step() {
+    if (failed_) throw Error("the request already failed; start a new one");
+    if (done()) throw Error("the request is already answered; start a new one");
+    TraceEvent ev;
+    ev.stage = next_;
+    ev.iteration = iteration_;
+    const auto t0 = std::chrono::steady_clock::now();
+    try {
+        run_stage(ev);
+    } catch (...) {
+        failed_ = true;
+        throw;
+    }
+    ev.elapsed_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    trace_.add(std::move(ev));
+    if (observer_) observer_(trace_.events().back());
+    return trace_.events().back();
+}
+
+void Pipeline::run_through(Stage s) {
+    while (!done()) {
+        if (step().stage == s) return;
+    }
+}
+
+const Response& Pipeline::run() {
+    while (!done()) step();
+    return *response_;
+}
+
+}  // namespace sixstep

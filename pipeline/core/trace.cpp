@@ -1,0 +1,74 @@
+#include "pipeline/core/trace.h"
+
+#include <cmath>
+#include <fmt/format.h>
+
+namespace sixstep {
+
+namespace {
+std::string format_number(double x, int precision) {
+    if (std::isfinite(x) && x == std::round(x) && std::fabs(x) < 1e15) return fmt::format("{:.0f}", x);
+    return fmt::format("{:.{}g}", x, precision);
+}
+}  // namespace
+
+std::string format_value(const Value& v, int precision) {
+    if (auto* d = std::get_if<double>(&v)) return format_number(*d, precision);
+    if (auto* s = std::get_if<std::string>(&v)) return *s;
+    const auto& vec = std::get<std::vector<double>>(v);
+    std::string out = "[";
+    for (size_t i = 0; i < vec.size(); ++i) {
+        if (i) out += ", ";
+        out += format_number(vec[i], precision);
+    }
+    return out + "]";
+}
+
+TraceEvent& TraceEvent::in(std::string key, Value v, std::string unit, std::string label) {
+    inputs.push_back({std::move(key), std::move(v), std::move(unit), std::move(label)});
+    return *this;
+}
+
+TraceEvent& TraceEvent::out(std::string key, Value v, std::string unit, std::string label) {
+    outputs.push_back({std::move(key), std::move(v), std::move(unit), std::move(label)});
+    return *this;
+}
+
+TraceEvent& TraceEvent::says(std::string line) {
+    arithmetic.push_back(std::move(line));
+    return *this;
+}
+
+const Field* TraceEvent::find(std::string_view key) const {
+    for (const auto& f : outputs)
+        if (f.key == key) return &f;
+    for (const auto& f : inputs)
+        if (f.key == key) return &f;
+    return nullptr;
+}
+
+const TraceEvent* Trace::last(Stage s) const {
+    for (auto it = events_.rbegin(); it != events_.rend(); ++it)
+        if (it->stage == s) return &*it;
+    return nullptr;
+}
+
+std::optional<Value> Trace::lookup(std::string_view path) const {
+    auto dot = path.find('.');
+    if (dot == std::string_view::npos) return std::nullopt;
+    auto stage = parse_stage(path.substr(0, dot));
+    if (!stage) return std::nullopt;
+    const TraceEvent* ev = last(*stage);
+    if (!ev) return std::nullopt;
+    auto key = path.substr(dot + 1);
+    if (key == "ms") return Value{ev->elapsed_ms};
+    if (key == "warnings") {
+        std::string all;
+        for (const auto& w : ev->warnings) all += (all.empty() ? "" : "; ") + w;
+        return Value{all};
+    }
+    if (const Field* f = ev->find(key)) return f->value;
+    return std::nullopt;
+}
+
+}  // namespace sixstep
