@@ -16,6 +16,11 @@ int main(int argc, char** argv) {
     Commands commands;
     add_infer(app, commands);
     add_check(app, commands);
+    add_generate(app, commands);
+    add_tokenize(app, commands);
+    add_bench(app, commands);
+    add_inspect(app, commands);
+    add_screenshot(app, commands);
 
     try {
         app.parse(argc, argv);

@@ -24,6 +24,11 @@ using Commands = std::vector<Command>;
 
 void add_infer(CLI::App& app, Commands& commands);     // sixstep infer delivery ...
 void add_check(CLI::App& app, Commands& commands);     // sixstep check PATH...
+void add_generate(CLI::App& app, Commands& commands);  // sixstep generate --model F --prompt T
+void add_tokenize(CLI::App& app, Commands& commands);  // sixstep tokenize --model F TEXT
+void add_bench(CLI::App& app, Commands& commands);     // sixstep bench --model F
+void add_inspect(CLI::App& app, Commands& commands);   // sixstep inspect F.gguf
+void add_screenshot(CLI::App& app, Commands& commands);  // sixstep screenshot LESSON --out DIR
 
 // Runs fn, turning a sixstep::Error (or any std::exception) into one clear
 // message on stderr and exit code 2.
