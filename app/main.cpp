@@ -1,17 +1,56 @@
-// sixstep — argument parsing and wiring only. Every command lives in app/cli/.
+// sixstep — argument parsing and wiring only. Every command lives in app/cli/;
+// the window in app/ui/; the headless narration in app/core/headless.
 #include <cstdio>
 #include <string>
 
 #include <CLI/CLI.hpp>
 
 #include "app/cli/commands.h"
+#include "app/core/headless.h"
+#ifdef SIXSTEP_HAVE_GUI
+#include "app/ui/gui.h"
+#endif
+
+namespace {
+
+// `sixstep [--headless] [--json] [LESSON]`: the window when there is one, else
+// the same lesson narrated in the terminal.
+int run_lesson_front_end(const std::string& lesson, bool headless, bool json) {
+    using namespace sixstep;
+#ifdef SIXSTEP_HAVE_GUI
+    if (!headless && !json) {
+        if (ui::display_available()) {
+            const int rc = ui::run_app(lesson);
+            if (rc != ui::no_window) return rc;
+        }
+        if (!lesson.empty())
+            std::fprintf(stderr, "sixstep: no display — narrating the lesson in the terminal instead\n");
+    }
+#endif
+    if (lesson.empty()) {
+        std::fprintf(stderr, "sixstep: error: give a lesson to narrate, e.g. sixstep --headless lessons/01-six-steps.yaml\n");
+        return cli::exit_bad_input;
+    }
+    const app::LessonOutcome r = app::run_lesson(lesson, json ? nullptr : stdout, json);
+    if (json) std::printf("%s\n", r.json.dump(2).c_str());
+    if (!r.valid) std::fprintf(stderr, "sixstep: error: %s\n", r.error.c_str());
+    return r.exit_code();
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
     using namespace sixstep::cli;
-    CLI::App app{"sixstep — walk one AI inference request through its six steps, then serve millions",
+    CLI::App app{"sixstep — walk one AI inference request through its six steps, then serve millions.\n"
+                 "With a lesson and a display, opens the classroom window; otherwise narrates in the terminal.",
                  "sixstep"};
     app.set_version_flag("--version", std::string("sixstep ") + SIXSTEP_VERSION);
     app.require_subcommand(0, 1);
+    std::string lesson;
+    bool headless = false, json = false;
+    app.add_option("lesson", lesson, "A lesson file (YAML), e.g. lessons/01-six-steps.yaml");
+    app.add_flag("--headless", headless, "Narrate the lesson in the terminal and run its checks (exit 0 or 1)");
+    app.add_flag("--json", json, "With --headless: print the run as JSON");
 
     Commands commands;
     add_infer(app, commands);
@@ -30,6 +69,5 @@ int main(int argc, char** argv) {
     }
     for (const auto& c : commands)
         if (c.app->parsed()) return guarded(c.run);
-    std::printf("%s", app.help().c_str());
-    return exit_ok;
+    return guarded([&] { return run_lesson_front_end(lesson, headless, json); });
 }

@@ -1,14 +1,13 @@
 #include "pipeline/core/error.h"
 
+#include <fmt/format.h>
+
 namespace sixstep {
 
 std::string SourceLocation::str() const {
-    std::string s = file;
-    if (line > 0) {
-        s += ":" + std::to_string(line);
-        if (column > 0) s += ":" + std::to_string(column);
-    }
-    return s;
+    if (line <= 0) return file;
+    if (column <= 0) return fmt::format("{}:{}", file, line);
+    return fmt::format("{}:{}:{}", file, line, column);
 }
 
 Error Error::with_context(const std::string& context) const {

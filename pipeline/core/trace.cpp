@@ -7,6 +7,7 @@ namespace sixstep {
 
 namespace {
 std::string format_number(double x, int precision) {
+    if (x == 0) x = 0;  // no "-0"
     if (std::isfinite(x) && x == std::round(x) && std::fabs(x) < 1e15) return fmt::format("{:.0f}", x);
     return fmt::format("{:.{}g}", x, precision);
 }

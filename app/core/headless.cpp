@@ -1,0 +1,57 @@
+#include "app/core/headless.h"
+
+#include <fmt/format.h>
+
+#include "app/core/interpreter.h"
+#include "app/core/report.h"
+#include "pipeline/core/error.h"
+
+namespace sixstep::app {
+
+LessonOutcome run_lesson(const std::string& path, std::FILE* narrate, bool want_json) {
+    LessonOutcome out;
+    out.path = path;
+    Lesson lesson;
+    try {
+        lesson = load_lesson(path);
+    } catch (const Error& e) {
+        out.valid = false;
+        out.error = e.what();
+        if (want_json) out.json = {{"lesson", path}, {"valid", false}, {"error", out.error}};
+        return out;
+    }
+    out.title = lesson.title;
+    if (narrate) {
+        std::fprintf(narrate, "%s\n", lesson.title.c_str());
+        if (!lesson.description.empty()) std::fprintf(narrate, "%s\n", lesson.description.c_str());
+    }
+    Interpreter it(std::move(lesson));
+    nlohmann::ordered_json steps = nlohmann::ordered_json::array();
+    while (!it.finished()) {
+        const StepReport r = it.step();
+        ++out.steps;
+        for (const auto& c : r.checks) {
+            ++out.checks;
+            if (!c.passed) {
+                ++out.failed;
+                out.failures.push_back(format_check(c));
+            }
+        }
+        if (narrate) std::fprintf(narrate, "%s", format_step(r, it.state(), it.state().step_count).c_str());
+        if (want_json) steps.push_back(to_json(r));
+    }
+    if (narrate)
+        std::fprintf(narrate, "\n%d check%s: %d passed, %d failed\n", out.checks, out.checks == 1 ? "" : "s",
+                     out.checks - out.failed, out.failed);
+    if (want_json) {
+        out.json["lesson"] = path;
+        out.json["title"] = it.lesson().title;
+        out.json["valid"] = true;
+        out.json["steps"] = std::move(steps);
+        out.json["checks"] = out.checks;
+        out.json["failed"] = out.failed;
+    }
+    return out;
+}
+
+}  // namespace sixstep::app

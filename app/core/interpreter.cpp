@@ -1,0 +1,370 @@
+#include "app/core/interpreter.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <set>
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include "pipeline/core/error.h"
+#include "pipeline/delivery/dataset.h"
+#include "pipeline/delivery/weights_file.h"
+
+namespace sixstep::app {
+
+namespace fs = std::filesystem;
+
+std::string bundled_asset(const std::string& relative) {
+    const char* env = std::getenv("SIXSTEP_DATA_DIR");
+    const fs::path root = env && *env ? fs::path(env) : fs::path(SIXSTEP_DATA_DIR);
+    return (root / "assets" / relative).string();
+}
+
+bool StepReport::passed() const {
+    for (const auto& c : checks)
+        if (!c.passed) return false;
+    return true;
+}
+
+Interpreter::Interpreter(Lesson lesson) : lesson_(std::move(lesson)) { restart(); }
+
+Interpreter::~Interpreter() = default;
+
+void Interpreter::reset_engine() {
+    pipeline_.reset();
+    trainer_.reset();
+    stages_run_ = 0;
+    model_ = std::make_unique<delivery::DeliveryModel>(lesson_.model.params);
+    model_->settings().lang = lesson_.language;
+    if (lesson_.model.weights_file) model_->use_weights_file(resolve_lesson_path(lesson_, *lesson_.model.weights_file));
+}
+
+void Interpreter::restart() {
+    reset_engine();
+    state_ = LessonState{};
+    state_.title = lesson_.title;
+    state_.language = lesson_.language;
+    state_.path = lesson_.path;
+    state_.step_count = static_cast<int>(lesson_.steps.size());
+    refresh_state();
+}
+
+void Interpreter::go_to(int position) {
+    restart();
+    while (state_.position < position && !finished()) step();
+}
+
+void Interpreter::apply_settings(const SettingsChange& c) {
+    auto& s = model_->settings();
+    if (c.normalize) s.normalize = *c.normalize;
+    if (c.range_check) s.range_check = *c.range_check;
+    if (c.mode) s.mode = *c.mode;
+    if (c.dropout) s.dropout = *c.dropout;
+    if (c.seed) {
+        s.seed = *c.seed;
+        model_->reseed();
+    }
+    if (c.minimum_minutes) {
+        if (std::isnan(*c.minimum_minutes)) s.minimum_minutes.reset();
+        else s.minimum_minutes = *c.minimum_minutes;
+    }
+    if (c.lang) s.lang = *c.lang;
+    if (!c.empty()) pipeline_.reset();  // the next run starts a fresh request under the new settings
+}
+
+void Interpreter::run_request(const RunSpec& spec, std::vector<TraceEvent>* events) {
+    if (!pipeline_ || pipeline_->done() || pipeline_->failed()) {
+        pipeline_ = std::make_unique<Pipeline>(*model_, state_.request);
+        stages_run_ = 0;
+    }
+    auto one = [&] {
+        const TraceEvent& ev = pipeline_->step();
+        ++stages_run_;
+        if (events) events->push_back(ev);
+        return ev.stage;
+    };
+    switch (spec.kind) {
+        case RunSpec::Kind::stage: one(); break;
+        case RunSpec::Kind::through:
+            while (!pipeline_->done())
+                if (one() == spec.through) break;
+            break;
+        case RunSpec::Kind::all:
+            while (!pipeline_->done()) one();
+            break;
+    }
+}
+
+void Interpreter::train(const TrainSpec& spec, StepReport& report) {
+    if (!trainer_ || spec.data || spec.from_zero) {
+        const std::string data = spec.data ? resolve_lesson_path(lesson_, *spec.data) : bundled_asset("data/deliveries.csv");
+        const delivery::Params start = spec.from_zero ? delivery::Params{0, {0, 0, 0}} : model_->weights_file().empty()
+                                                                                             ? lesson_.model.params
+                                                                                             : delivery::load_weights(model_->weights_file());
+        trainer_ = std::make_unique<delivery::Trainer>(delivery::load_deliveries_csv(data), start,
+                                                       spec.learning_rate.value_or(0.005));
+        state_.training = TrainingState{};
+        state_.training.active = true;
+        state_.training.data_path = data;
+        state_.training.examples = static_cast<int>(trainer_->data().size());
+    }
+    if (spec.learning_rate) trainer_->set_learning_rate(*spec.learning_rate);
+    state_.training.learning_rate = trainer_->learning_rate();
+    // Show the first three steps in full, then milestones, then the last one.
+    for (int i = 0; i < spec.steps; ++i) {
+        delivery::TrainStep s = trainer_->step();
+        state_.training.loss.push_back(s.loss);
+        state_.training.params.push_back(s.after.as_array());
+        const int k = i + 1;
+        const bool milestone = k <= 3 || k == spec.steps || (k >= 10 && std::log10(k) == std::floor(std::log10(k))) ||
+                               (spec.steps > 100 && k % (spec.steps / 4) == 0);
+        if (milestone) report.train_shown.push_back(s);
+        state_.training.last = std::move(s);
+        ++report.train_steps;
+    }
+    // The model serves what training has reached so far (next load is cold).
+    model_->use_params(trainer_->params());
+    pipeline_.reset();
+}
+
+void Interpreter::freeze() {
+    if (!trainer_) throw Error("nothing to freeze: train first");
+    trainer_->freeze();
+    state_.training.frozen = true;
+    // Save the weights once, then serve them from the file: load once, serve many.
+    const fs::path dir = fs::temp_directory_path() / fmt::format("sixstep-{}", ::getpid());
+    fs::create_directories(dir);
+    const std::string file = (dir / "delivery-weights.json").string();
+    delivery::save_weights(file, trainer_->params(),
+                           {trainer_->steps_done(), trainer_->loss()});
+    state_.training.weights_file = file;
+    model_->use_weights_file(file);
+    pipeline_.reset();
+}
+
+void Interpreter::serve(const ServeSpec& spec, StepReport& report) {
+    state_.served.clear();
+    for (int i = 0; i < spec.requests; ++i) {
+        const bool cold = !model_->loaded();
+        const auto t0 = std::chrono::steady_clock::now();
+        Pipeline p(*model_, state_.request);
+        const Response& r = p.run();
+        ServedRequest s;
+        s.total_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        s.cold = cold;
+        for (const auto& f : r.fields)
+            if (f.key == "minutes") s.minutes = std::get<double>(f.value);
+        state_.served.push_back(s);
+        if (i == spec.requests - 1) {  // keep the last request's trace on screen
+            pipeline_ = std::make_unique<Pipeline>(std::move(p));
+            stages_run_ = static_cast<int>(pipeline_->trace().events().size());
+        }
+    }
+    report.served = state_.served;
+}
+
+StepReport Interpreter::step() {
+    StepReport report;
+    if (finished()) throw Error("the lesson is over");
+    const int index = state_.position;
+    const LessonStep& st = lesson_.steps[static_cast<size_t>(index)];
+    report.index = index;
+    report.step = &st;
+    state_.error.reset();
+    try {
+        apply_settings(st.set);
+        if (st.request) {
+            state_.request = Request{*st.request};
+            pipeline_.reset();
+        }
+        if (st.train) train(*st.train, report);
+        if (st.freeze) freeze();
+        if (st.run) run_request(*st.run, &report.events);
+        if (st.serve) serve(*st.serve, report);
+    } catch (const Error& e) {
+        report.error = e.what();
+        state_.error = e.what();
+    }
+    state_.position = index + 1;
+    state_.step_title = st.title;
+    state_.narration = st.say;
+    state_.knobs = st.knobs;
+    refresh_state();
+    // An engine error nobody expected is a failed check, not a crash.
+    bool error_expected = false;
+    for (const auto& e : st.expect) {
+        report.checks.push_back(check(e));
+        error_expected |= e.path == "error";
+    }
+    if (report.error && !error_expected) {
+        Expectation none;
+        none.path = "error";
+        none.expected = std::string("(no error)");
+        none.where = st.where;
+        report.checks.push_back({none, false, *report.error});
+    }
+    state_.checks = report.checks;
+    return report;
+}
+
+void Interpreter::turn_knob(const std::string& name, const std::string& value) {
+    auto& s = model_->settings();
+    if (name == "distance" || name == "congestion" || name == "express_lane") {
+        state_.request.set(name, value);
+    } else if (name == "normalize") {
+        if (value != "true" && value != "false") throw Error("normalize must be true or false");
+        s.normalize = value == "true";
+    } else if (name == "mode") {
+        if (value != "eval" && value != "train") throw Error("mode must be eval or train");
+        s.mode = value == "eval" ? delivery::Mode::eval : delivery::Mode::train;
+    } else if (name == "dropout") {
+        const double p = std::strtod(value.c_str(), nullptr);
+        if (!(p >= 0 && p < 1)) throw Error("dropout must be at least 0 and below 1");
+        s.dropout = p;
+    } else if (name == "minimum_minutes") {
+        if (value.empty() || value == "none") s.minimum_minutes.reset();
+        else s.minimum_minutes = std::strtod(value.c_str(), nullptr);
+    } else {
+        throw Error(fmt::format("unknown knob \"{}\"", name));
+    }
+    // Recompute the current request as far as it had gone.
+    const int stages = pipeline_ ? stages_run_ : 0;
+    const bool was_done = pipeline_ && pipeline_->done();
+    pipeline_.reset();
+    state_.error.reset();
+    if (stages > 0) {
+        try {
+            if (was_done) {
+                run_request({RunSpec::Kind::all, Stage::respond}, nullptr);
+            } else {
+                for (int i = 0; i < stages; ++i) run_request({RunSpec::Kind::stage, Stage::request}, nullptr);
+            }
+        } catch (const Error& e) {
+            state_.error = e.what();
+        }
+    }
+    refresh_state();
+}
+
+void Interpreter::refresh_state() {
+    state_.settings = model_->settings();
+    state_.model_name = model_->name();
+    state_.loaded = model_->loaded();
+    state_.weights.reset();
+    state_.checksum.clear();
+    if (model_->loaded()) {
+        state_.weights = model_->weights();
+        state_.checksum = checksum_hex(model_->weights_checksum());
+    }
+    state_.weights_file = model_->weights_file();
+    state_.checkpoint = trainer_ ? trainer_->params() : lesson_.model.params;
+    state_.cold_load_ms = model_->cold_load_ms();
+    state_.trace = pipeline_ ? pipeline_->trace() : Trace{};
+    state_.response = pipeline_ ? pipeline_->response() : std::nullopt;
+    state_.last_stage.reset();
+    state_.next_stage.reset();
+    if (pipeline_) {
+        if (!state_.trace.empty()) state_.last_stage = state_.trace.events().back().stage;
+        if (!pipeline_->done() && !pipeline_->failed()) state_.next_stage = pipeline_->next_stage();
+    }
+}
+
+std::optional<Value> Interpreter::lookup(const std::string& path) const {
+    if (path == "error") return state_.error ? std::optional<Value>(*state_.error) : std::nullopt;
+    const auto dot = path.find('.');
+    if (dot == std::string::npos) return std::nullopt;
+    const std::string head = path.substr(0, dot), key = path.substr(dot + 1);
+    if (parse_stage(head)) return state_.trace.lookup(path);
+    if (head == "response") {
+        if (!state_.response) return std::nullopt;
+        if (key == "text") return state_.response->text;
+        for (const auto& f : state_.response->fields)
+            if (f.key == key) return f.value;
+        return std::nullopt;
+    }
+    if (head == "model") {
+        const delivery::Params& p = state_.weights ? *state_.weights : state_.checkpoint;
+        if (key == "bias") return p.bias;
+        if (key == "w_distance") return p.w[0];
+        if (key == "w_congestion") return p.w[1];
+        if (key == "w_express_lane") return p.w[2];
+        if (key == "loaded") return std::string(state_.loaded ? "yes" : "no");
+        if (key == "checksum") return state_.checksum.empty() ? std::nullopt : std::optional<Value>(state_.checksum);
+        if (key == "frozen") return std::string(state_.training.frozen ? "yes" : "no");
+        if (key == "cold_load_ms") return state_.cold_load_ms;
+        return std::nullopt;
+    }
+    if (head == "train") {
+        const auto& t = state_.training;
+        if (!t.last) return std::nullopt;
+        const auto& s = *t.last;
+        if (key == "loss") return s.loss;
+        if (key == "final_loss") return trainer_ ? std::optional<Value>(trainer_->loss()) : std::nullopt;
+        if (key == "step") return static_cast<double>(s.step);
+        if (key == "examples") return static_cast<double>(t.examples);
+        if (key == "bias") return s.after.bias;
+        if (key == "w_distance") return s.after.w[0];
+        if (key == "w_congestion") return s.after.w[1];
+        if (key == "w_express_lane") return s.after.w[2];
+        if (key == "grad_bias") return s.grad[0];
+        if (key == "grad_distance") return s.grad[1];
+        if (key == "grad_congestion") return s.grad[2];
+        if (key == "grad_express_lane") return s.grad[3];
+        if (key == "first_loss") return t.loss.empty() ? std::nullopt : std::optional<Value>(t.loss.front());
+        if (key == "frozen") return std::string(t.frozen ? "yes" : "no");
+        return std::nullopt;
+    }
+    if (head == "served") {
+        const auto& sv = state_.served;
+        if (sv.empty()) return std::nullopt;
+        if (key == "count") return static_cast<double>(sv.size());
+        std::vector<double> minutes;
+        std::set<double> distinct;
+        double warm_ms = 0;
+        int warm = 0;
+        for (const auto& s : sv) {
+            minutes.push_back(s.minutes);
+            distinct.insert(s.minutes);
+            if (!s.cold) warm_ms += s.total_ms, ++warm;
+        }
+        if (key == "minutes") return minutes;
+        if (key == "distinct") return static_cast<double>(distinct.size());
+        if (key == "cold") return static_cast<double>(std::count_if(sv.begin(), sv.end(), [](auto& s) { return s.cold; }));
+        if (key == "mean_warm_ms") return warm ? std::optional<Value>(warm_ms / warm) : std::nullopt;
+        return std::nullopt;
+    }
+    return std::nullopt;
+}
+
+CheckResult Interpreter::check(const Expectation& e) const {
+    CheckResult r{e, false, "(nothing)"};
+    const std::optional<Value> got = lookup(e.path);
+    if (!got) return r;
+    r.got = format_value(*got);
+    const double* num = std::get_if<double>(&*got);
+    switch (e.kind) {
+        case Expectation::Kind::equals:
+            if (const double* want = std::get_if<double>(&e.expected)) {
+                // "Exact" for numbers means equal to 9 significant digits, so that
+                // 0.1 + 0.2 style rounding never fails a lesson.
+                r.passed = num && std::fabs(*num - *want) <= 1e-9 * std::max(1.0, std::fabs(*want));
+            } else {
+                r.passed = r.got == std::get<std::string>(e.expected);
+            }
+            break;
+        case Expectation::Kind::near:
+            r.passed = num && std::fabs(*num - std::get<double>(e.expected)) <= e.tolerance;
+            break;
+        case Expectation::Kind::contains:
+            r.passed = r.got.find(std::get<std::string>(e.expected)) != std::string::npos;
+            break;
+        case Expectation::Kind::below: r.passed = num && *num < std::get<double>(e.expected); break;
+        case Expectation::Kind::above: r.passed = num && *num > std::get<double>(e.expected); break;
+    }
+    return r;
+}
+
+}  // namespace sixstep::app

@@ -1,0 +1,145 @@
+// The lesson interpreter: runs a Lesson one step at a time against a real
+// engine, and keeps everything a front end needs to draw in LessonState.
+//
+//     Interpreter it(load_lesson("lessons/01-six-steps.yaml"));
+//     while (!it.finished()) {
+//         StepReport r = it.step();      // narration, new trace events, checks
+//         ...                            // it.state() is the whole picture
+//     }
+//
+// Going back is replay: go_to(k) restarts and runs k steps again. Everything
+// random is seeded, so the replay computes the same numbers (timings differ).
+// The interpreter is not thread-safe; app/core/session.h runs it on a worker
+// thread and hands copies of LessonState to the UI.
+#pragma once
+#include <array>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "app/core/lesson.h"
+#include "pipeline/core/pipeline.h"
+#include "pipeline/delivery/delivery_model.h"
+#include "pipeline/delivery/trainer.h"
+
+namespace sixstep::app {
+
+struct CheckResult {
+    Expectation expectation;
+    bool passed = false;
+    std::string got;  // what the trace held, formatted; "(nothing)" when absent
+};
+
+// One request served by a `serve:` step.
+struct ServedRequest {
+    double minutes = 0;   // the answer
+    double total_ms = 0;  // all six stages
+    bool cold = false;    // this one paid the load
+};
+
+struct TrainingState {
+    bool active = false;                          // a trainer exists
+    bool frozen = false;
+    std::string data_path;
+    int examples = 0;
+    double learning_rate = 0;
+    std::vector<double> loss;                     // loss before step k (k = 1..), all steps so far
+    std::vector<std::array<double, 4>> params;    // (b, w_distance, w_congestion, w_express_lane) after step k
+    std::optional<delivery::TrainStep> last;      // the latest step in full (gradients, predictions)
+    std::string weights_file;                     // where freeze saved the weights
+};
+
+// Everything a front end draws. Cheap enough to copy once per frame.
+struct LessonState {
+    // the lesson
+    std::string title, language, path;
+    int step_count = 0;
+    int position = 0;            // lesson steps done; the current step is position − 1
+    std::string step_title;      // of the current step
+    std::string narration;       // the current step's `say`
+    std::vector<std::string> knobs;
+
+    // the current request
+    Request request;
+    delivery::Settings settings;
+    Trace trace;                        // of the current request (partial while stepping)
+    std::optional<Stage> last_stage;    // the stage that ran last
+    std::optional<Stage> next_stage;    // the stage that runs next; empty when answered or none started
+    std::optional<Response> response;
+    std::optional<std::string> error;   // the current step's engine error, if any
+
+    // the model
+    std::string model_name;
+    bool loaded = false;
+    std::optional<delivery::Params> weights;  // loaded weights
+    std::string checksum;                     // of the loaded weights
+    delivery::Params checkpoint;              // what the next cold load reads
+    std::string weights_file;                 // empty: in memory
+    double cold_load_ms = 0;
+
+    TrainingState training;
+    std::vector<ServedRequest> served;        // by the latest serve step
+    std::vector<CheckResult> checks;          // of the current step
+};
+
+// What one lesson step did, for narration.
+struct StepReport {
+    int index = 0;                             // 0-based step index
+    const LessonStep* step = nullptr;
+    std::vector<TraceEvent> events;            // stages run in this step, in order
+    std::vector<delivery::TrainStep> train_shown;  // a readable subset of the training steps
+    int train_steps = 0;                       // how many ran
+    std::vector<ServedRequest> served;
+    std::optional<std::string> error;
+    std::vector<CheckResult> checks;
+    bool passed() const;
+};
+
+class Interpreter {
+public:
+    explicit Interpreter(Lesson lesson);
+    ~Interpreter();
+
+    const Lesson& lesson() const { return lesson_; }
+    int position() const { return state_.position; }
+    bool finished() const { return state_.position >= static_cast<int>(lesson_.steps.size()); }
+
+    StepReport step();          // runs the next lesson step; never throws for engine errors
+    void restart();             // back to before step 1
+    void go_to(int position);   // restart and replay `position` steps
+
+    // A knob turned by the class: "distance" = "5 km", "normalize" = "false",
+    // "mode" = "train", … Recomputes the current request as far as it had run.
+    // Throws sixstep::Error for an unknown knob or an unreadable value.
+    void turn_knob(const std::string& name, const std::string& value);
+
+    const LessonState& state() const { return state_; }
+
+    // Looks up a path used by `expect`: "<stage>.<key>", "response.text",
+    // "train.loss", "model.checksum", "served.count", "error", …
+    std::optional<Value> lookup(const std::string& path) const;
+
+private:
+    void reset_engine();
+    void apply_settings(const SettingsChange& change);
+    void run_request(const RunSpec& spec, std::vector<TraceEvent>* events);
+    void train(const TrainSpec& spec, StepReport& report);
+    void freeze();
+    void serve(const ServeSpec& spec, StepReport& report);
+    CheckResult check(const Expectation& e) const;
+    void refresh_state();
+
+    Lesson lesson_;
+    std::unique_ptr<delivery::DeliveryModel> model_;
+    std::unique_ptr<Pipeline> pipeline_;
+    std::unique_ptr<delivery::Trainer> trainer_;
+    int stages_run_ = 0;        // of the current pipeline, for knob replays
+    LessonState state_;
+};
+
+// The default training data: <data dir>/assets/data/deliveries.csv, where the
+// data dir is $SIXSTEP_DATA_DIR or the source tree the binary was built from.
+std::string bundled_asset(const std::string& relative);
+
+}  // namespace sixstep::app

@@ -1,0 +1,103 @@
+// A lesson: the YAML script an instructor writes, parsed into plain structs.
+// The format is documented in lessons/README.md. Loading checks every key and
+// type and reports problems with file:line:column (see lesson_loader.cpp);
+// running it is the interpreter's job.
+#pragma once
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "pipeline/core/error.h"
+#include "pipeline/core/stage.h"
+#include "pipeline/core/trace.h"
+#include "pipeline/delivery/params.h"
+
+namespace sixstep::app {
+
+// What `model:` says.
+struct ModelSpec {
+    std::string kind = "delivery";             // "delivery" (the toy regression)
+    delivery::Params params;                   // inline weights (defaults: 5, 2, 10, −2)
+    std::optional<std::string> weights_file;   // or a weights file, relative to the lesson
+};
+
+// One `expect:` entry: a trace path and what it must hold.
+struct Expectation {
+    enum class Kind { equals, near, contains, below, above };
+    std::string path;          // "forward.raw_output", "postprocess.text", "train.loss", "error"
+    Kind kind = Kind::equals;
+    Value expected;            // a number or a text
+    double tolerance = 0;      // for near
+    SourceLocation where;
+    std::string describe() const;  // "= 11", "≈ 11 ± 0.01", "contains \"11 minutes\""
+};
+
+// `run:` — how far to walk the current request.
+struct RunSpec {
+    enum class Kind { stage, through, all };
+    Kind kind = Kind::all;
+    Stage through = Stage::respond;  // for Kind::through
+};
+
+// `set:` — settings changes; absent fields stay as they are.
+struct SettingsChange {
+    std::optional<bool> normalize, range_check;
+    std::optional<delivery::Mode> mode;
+    std::optional<double> dropout;
+    std::optional<unsigned long long> seed;
+    std::optional<double> minimum_minutes;  // NaN → remove the rule
+    std::optional<std::string> lang;
+    bool empty() const {
+        return !normalize && !range_check && !mode && !dropout && !seed && !minimum_minutes && !lang;
+    }
+};
+
+// `train:` — gradient-descent steps on the delivery data.
+struct TrainSpec {
+    int steps = 1;
+    std::optional<double> learning_rate;   // default 0.005
+    std::optional<std::string> data;       // CSV, relative to the lesson; default: the bundled data
+    bool from_zero = false;                // `from: zero` restarts from all-zero weights
+};
+
+// `serve:` — send the current request N times (load once, serve many).
+struct ServeSpec {
+    int requests = 1;
+};
+
+struct LessonStep {
+    SourceLocation where;       // the step's position in the file
+    std::string title;
+    std::string say;            // narration
+    std::optional<std::vector<std::pair<std::string, std::string>>> request;
+    SettingsChange set;
+    std::optional<TrainSpec> train;
+    bool freeze = false;
+    std::optional<RunSpec> run;
+    std::optional<ServeSpec> serve;
+    std::vector<std::string> knobs;  // what the class may change here: distance, congestion, …
+    std::vector<Expectation> expect;
+};
+
+struct Lesson {
+    std::string path;           // as given
+    std::string title;
+    std::string language = "en";
+    std::string description;
+    ModelSpec model;
+    std::vector<LessonStep> steps;
+};
+
+// Parses a lesson file. Throws sixstep::Error with file:line:column on any
+// problem: bad YAML, unknown keys, wrong types, missing required keys.
+Lesson load_lesson(const std::string& path);
+Lesson parse_lesson(const std::string& yaml_text, const std::string& path);
+
+// Every *.yaml under a folder (recursively) or the file itself, sorted.
+std::vector<std::string> find_lessons(const std::string& path);
+
+// Resolves a path written in a lesson: relative to the lesson's folder.
+std::string resolve_lesson_path(const Lesson& lesson, const std::string& relative);
+
+}  // namespace sixstep::app

@@ -1,0 +1,370 @@
+// Lesson loading: YAML → Lesson, with strict checking.
+//
+// yaml-cpp marks are 0-based; we report 1-based line:column. A missing key has
+// no mark of its own, so errors about it point at the parent mapping.
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <initializer_list>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include "app/core/lesson.h"
+
+namespace sixstep::app {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+class Reader {
+public:
+    explicit Reader(std::string path) : path_(std::move(path)) {}
+
+    SourceLocation at(const YAML::Node& n) const {
+        const YAML::Mark m = n.Mark();
+        if (m.line < 0) return SourceLocation{path_};
+        return SourceLocation{path_, m.line + 1, m.column + 1};
+    }
+    [[noreturn]] void fail(const YAML::Node& n, const std::string& msg) const { throw Error(at(n), msg); }
+
+    static std::string kind_of(const YAML::Node& n) {
+        switch (n.Type()) {
+            case YAML::NodeType::Map: return "a mapping";
+            case YAML::NodeType::Sequence: return "a list";
+            case YAML::NodeType::Scalar: return "\"" + n.Scalar() + "\"";
+            case YAML::NodeType::Null: return "nothing";
+            default: return "an undefined value";
+        }
+    }
+
+    // Every key of a mapping must be one of `allowed`.
+    void check_keys(const YAML::Node& map, const char* what, std::initializer_list<const char*> allowed) const {
+        for (const auto& kv : map) {
+            const std::string key = kv.first.as<std::string>();
+            if (std::find_if(allowed.begin(), allowed.end(), [&](const char* a) { return key == a; }) != allowed.end())
+                continue;
+            std::string list, best;
+            size_t best_d = 3;  // suggest only close matches
+            for (const char* a : allowed) {
+                list += (list.empty() ? "" : ", ") + std::string(a);
+                const size_t d = edit_distance(key, a);
+                if (d < best_d) best_d = d, best = a;
+            }
+            fail(kv.first, fmt::format("unknown key \"{}\" in {}{} (expected one of: {})", key, what,
+                                       best.empty() ? "" : fmt::format(" — did you mean \"{}\"?", best), list));
+        }
+    }
+
+    void expect_map(const YAML::Node& n, const std::string& what) const {
+        if (!n.IsMap()) fail(n, fmt::format("{} must be a mapping, got {}", what, kind_of(n)));
+    }
+
+    std::string text(const YAML::Node& n, const std::string& what) const {
+        if (!n.IsScalar()) fail(n, fmt::format("\"{}\" must be text, got {}", what, kind_of(n)));
+        return n.Scalar();
+    }
+
+    double number(const YAML::Node& n, const std::string& what) const {
+        if (!n.IsScalar()) fail(n, fmt::format("\"{}\" must be a number, got {}", what, kind_of(n)));
+        try {
+            const double v = n.as<double>();
+            if (!std::isfinite(v)) throw YAML::Exception(n.Mark(), "");
+            return v;
+        } catch (const YAML::Exception&) {
+            fail(n, fmt::format("\"{}\" must be a number, got {}", what, kind_of(n)));
+        }
+    }
+
+    int integer(const YAML::Node& n, const std::string& what, int lo, int hi) const {
+        const double v = number(n, what);
+        if (v != std::floor(v) || v < lo || v > hi)
+            fail(n, fmt::format("\"{}\" must be a whole number from {} to {}, got {}", what, lo, hi, n.Scalar()));
+        return static_cast<int>(v);
+    }
+
+    bool boolean(const YAML::Node& n, const std::string& what) const {
+        if (n.IsScalar()) {
+            try {
+                return n.as<bool>();
+            } catch (const YAML::Exception&) {
+            }
+        }
+        fail(n, fmt::format("\"{}\" must be true or false, got {}", what, kind_of(n)));
+    }
+
+    // A plain scalar that reads as a number is a number; anything quoted is text.
+    Value value(const YAML::Node& n, const std::string& what) const {
+        if (!n.IsScalar()) fail(n, fmt::format("\"{}\" must be a number or a text, got {}", what, kind_of(n)));
+        if (n.Tag() != "!") {
+            try {
+                const double v = n.as<double>();
+                if (std::isfinite(v)) return v;
+            } catch (const YAML::Exception&) {
+            }
+        }
+        return n.Scalar();
+    }
+
+    const std::string& path() const { return path_; }
+
+private:
+    static size_t edit_distance(const std::string& a, const std::string& b) {
+        std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
+        for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+        for (size_t i = 1; i <= a.size(); ++i) {
+            cur[0] = i;
+            for (size_t j = 1; j <= b.size(); ++j)
+                cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+            std::swap(prev, cur);
+        }
+        return prev[b.size()];
+    }
+
+    std::string path_;
+};
+
+ModelSpec read_model(const Reader& r, const YAML::Node& n) {
+    r.expect_map(n, "\"model\"");
+    r.check_keys(n, "model", {"kind", "weights", "weights_file"});
+    ModelSpec m;
+    if (n["kind"]) {
+        m.kind = r.text(n["kind"], "kind");
+        if (m.kind != "delivery") r.fail(n["kind"], fmt::format("unknown model kind \"{}\" (known: delivery)", m.kind));
+    }
+    if (const auto w = n["weights"]) {
+        r.expect_map(w, "\"weights\"");
+        r.check_keys(w, "weights", {"bias", "distance", "congestion", "express_lane"});
+        if (w["bias"]) m.params.bias = r.number(w["bias"], "bias");
+        if (w["distance"]) m.params.w[0] = r.number(w["distance"], "distance");
+        if (w["congestion"]) m.params.w[1] = r.number(w["congestion"], "congestion");
+        if (w["express_lane"]) m.params.w[2] = r.number(w["express_lane"], "express_lane");
+    }
+    if (n["weights_file"]) m.weights_file = r.text(n["weights_file"], "weights_file");
+    return m;
+}
+
+SettingsChange read_settings(const Reader& r, const YAML::Node& n) {
+    r.expect_map(n, "\"set\"");
+    r.check_keys(n, "set", {"normalize", "range_check", "mode", "dropout", "seed", "minimum_minutes", "lang"});
+    SettingsChange s;
+    if (n["normalize"]) s.normalize = r.boolean(n["normalize"], "normalize");
+    if (n["range_check"]) s.range_check = r.boolean(n["range_check"], "range_check");
+    if (const auto m = n["mode"]) {
+        const std::string v = r.text(m, "mode");
+        if (v == "eval") s.mode = delivery::Mode::eval;
+        else if (v == "train") s.mode = delivery::Mode::train;
+        else r.fail(m, fmt::format("\"mode\" must be eval or train, got \"{}\"", v));
+    }
+    if (const auto d = n["dropout"]) {
+        s.dropout = r.number(d, "dropout");
+        if (*s.dropout < 0 || *s.dropout >= 1) r.fail(d, "\"dropout\" must be at least 0 and below 1");
+    }
+    if (const auto sd = n["seed"]) s.seed = static_cast<unsigned long long>(r.integer(sd, "seed", 0, 2147483647));
+    if (const auto mm = n["minimum_minutes"])
+        s.minimum_minutes = mm.IsNull() ? std::nan("") : r.number(mm, "minimum_minutes");
+    if (const auto l = n["lang"]) {
+        s.lang = r.text(l, "lang");
+        if (*s.lang != "en" && *s.lang != "zh") r.fail(l, fmt::format("\"lang\" must be en or zh, got \"{}\"", *s.lang));
+    }
+    return s;
+}
+
+RunSpec read_run(const Reader& r, const YAML::Node& n) {
+    const std::string v = r.text(n, "run");
+    if (v == "stage") return {RunSpec::Kind::stage, Stage::request};
+    if (v == "all") return {RunSpec::Kind::all, Stage::respond};
+    if (auto s = parse_stage(v)) return {RunSpec::Kind::through, *s};
+    r.fail(n, fmt::format("\"run\" must be stage, all or a stage name (request, load, forward, output, "
+                          "postprocess, respond), got \"{}\"",
+                          v));
+}
+
+TrainSpec read_train(const Reader& r, const YAML::Node& n) {
+    TrainSpec t;
+    if (n.IsScalar()) {
+        t.steps = r.integer(n, "train", 1, 1000000);
+        return t;
+    }
+    r.expect_map(n, "\"train\"");
+    r.check_keys(n, "train", {"steps", "learning_rate", "data", "from"});
+    if (n["steps"]) t.steps = r.integer(n["steps"], "steps", 1, 1000000);
+    if (const auto lr = n["learning_rate"]) {
+        t.learning_rate = r.number(lr, "learning_rate");
+        if (*t.learning_rate <= 0) r.fail(lr, "\"learning_rate\" must be greater than 0");
+    }
+    if (n["data"]) t.data = r.text(n["data"], "data");
+    if (const auto f = n["from"]) {
+        const std::string v = r.text(f, "from");
+        if (v == "zero") t.from_zero = true;
+        else if (v != "current") r.fail(f, fmt::format("\"from\" must be zero or current, got \"{}\"", v));
+    }
+    return t;
+}
+
+std::vector<Expectation> read_expect(const Reader& r, const YAML::Node& n) {
+    r.expect_map(n, "\"expect\"");
+    std::vector<Expectation> out;
+    for (const auto& kv : n) {
+        Expectation e;
+        e.path = r.text(kv.first, "expect");
+        e.where = r.at(kv.first);
+        if (e.path != "error" && e.path.find('.') == std::string::npos)
+            r.fail(kv.first, fmt::format("expectation \"{}\" must be a path like forward.raw_output, "
+                                         "train.loss or served.count",
+                                         e.path));
+        const YAML::Node& v = kv.second;
+        if (v.IsMap()) {
+            r.check_keys(v, "expectation", {"value", "tol", "contains", "below", "above"});
+            if (v["contains"]) {
+                e.kind = Expectation::Kind::contains;
+                e.expected = r.text(v["contains"], "contains");
+            } else if (v["below"]) {
+                e.kind = Expectation::Kind::below;
+                e.expected = r.number(v["below"], "below");
+            } else if (v["above"]) {
+                e.kind = Expectation::Kind::above;
+                e.expected = r.number(v["above"], "above");
+            } else if (v["value"]) {
+                e.expected = r.value(v["value"], "value");
+                if (v["tol"]) {
+                    e.kind = Expectation::Kind::near;
+                    e.tolerance = r.number(v["tol"], "tol");
+                    if (!std::holds_alternative<double>(e.expected))
+                        r.fail(v["value"], "\"tol\" needs a numeric \"value\"");
+                }
+            } else {
+                r.fail(v, "an expectation needs value (with optional tol), contains, below or above");
+            }
+        } else {
+            e.expected = r.value(v, e.path);
+        }
+        out.push_back(std::move(e));
+    }
+    return out;
+}
+
+LessonStep read_step(const Reader& r, const YAML::Node& n, size_t index) {
+    const std::string what = fmt::format("step {}", index + 1);
+    r.expect_map(n, what);
+    r.check_keys(n, what.c_str(),
+                 {"title", "say", "request", "set", "train", "freeze", "run", "serve", "knobs", "expect"});
+    LessonStep s;
+    s.where = r.at(n);
+    if (n["title"]) s.title = r.text(n["title"], "title");
+    if (n["say"]) s.say = r.text(n["say"], "say");
+    if (const auto req = n["request"]) {
+        r.expect_map(req, "\"request\"");
+        std::vector<std::pair<std::string, std::string>> fields;
+        for (const auto& kv : req) fields.emplace_back(r.text(kv.first, "request"), r.text(kv.second, kv.first.Scalar()));
+        s.request = std::move(fields);
+    }
+    if (n["set"]) s.set = read_settings(r, n["set"]);
+    if (n["train"]) s.train = read_train(r, n["train"]);
+    if (n["freeze"]) s.freeze = r.boolean(n["freeze"], "freeze");
+    if (n["run"]) s.run = read_run(r, n["run"]);
+    if (const auto sv = n["serve"]) {
+        ServeSpec spec;
+        if (sv.IsMap()) {
+            r.check_keys(sv, "serve", {"requests"});
+            if (sv["requests"]) spec.requests = r.integer(sv["requests"], "requests", 1, 100000);
+        } else {
+            spec.requests = r.integer(sv, "serve", 1, 100000);
+        }
+        s.serve = spec;
+    }
+    if (const auto k = n["knobs"]) {
+        if (!k.IsSequence()) r.fail(k, fmt::format("\"knobs\" must be a list, got {}", Reader::kind_of(k)));
+        static const char* known[] = {"distance", "congestion", "express_lane", "normalize", "mode", "dropout",
+                                      "minimum_minutes"};
+        for (const auto& item : k) {
+            const std::string name = r.text(item, "knobs");
+            if (std::find(std::begin(known), std::end(known), name) == std::end(known))
+                r.fail(item, fmt::format("unknown knob \"{}\" (known: distance, congestion, express_lane, normalize, "
+                                         "mode, dropout, minimum_minutes)",
+                                         name));
+            s.knobs.push_back(name);
+        }
+    }
+    if (n["expect"]) s.expect = read_expect(r, n["expect"]);
+    if (s.say.empty() && !s.request && s.set.empty() && !s.train && !s.freeze && !s.run && !s.serve && s.expect.empty())
+        r.fail(n, fmt::format("{} does nothing: give it at least one of say, request, set, train, freeze, run, "
+                              "serve or expect",
+                              what));
+    return s;
+}
+
+}  // namespace
+
+std::string Expectation::describe() const {
+    switch (kind) {
+        case Kind::equals: return "= " + format_value(expected);
+        case Kind::near: return "≈ " + format_value(expected) + " ± " + format_value(tolerance);
+        case Kind::contains: return "contains \"" + format_value(expected) + "\"";
+        case Kind::below: return "< " + format_value(expected);
+        case Kind::above: return "> " + format_value(expected);
+    }
+    return "";
+}
+
+Lesson parse_lesson(const std::string& yaml_text, const std::string& path) {
+    const Reader r(path);
+    YAML::Node root;
+    try {
+        root = YAML::Load(yaml_text);
+    } catch (const YAML::ParserException& e) {
+        throw Error(SourceLocation{path, e.mark.line + 1, e.mark.column + 1}, "invalid YAML: " + e.msg);
+    }
+    if (!root.IsMap())
+        throw Error(r.at(root).line ? r.at(root) : SourceLocation{path, 1, 1},
+                    "a lesson must be a mapping with title and steps");
+    r.check_keys(root, "lesson", {"title", "language", "description", "model", "steps"});
+    Lesson lesson;
+    lesson.path = path;
+    if (!root["title"]) throw Error(SourceLocation{path, 1, 1}, "the lesson has no \"title\"");
+    lesson.title = r.text(root["title"], "title");
+    if (const auto l = root["language"]) {
+        lesson.language = r.text(l, "language");
+        if (lesson.language != "en" && lesson.language != "zh")
+            r.fail(l, fmt::format("\"language\" must be en or zh, got \"{}\"", lesson.language));
+    }
+    if (root["description"]) lesson.description = r.text(root["description"], "description");
+    if (root["model"]) lesson.model = read_model(r, root["model"]);
+    const auto steps = root["steps"];
+    if (!steps) throw Error(SourceLocation{path, 1, 1}, "the lesson has no \"steps\"");
+    if (!steps.IsSequence() || steps.size() == 0)
+        r.fail(steps, fmt::format("\"steps\" must be a non-empty list, got {}", Reader::kind_of(steps)));
+    for (size_t i = 0; i < steps.size(); ++i) lesson.steps.push_back(read_step(r, steps[i], i));
+    return lesson;
+}
+
+Lesson load_lesson(const std::string& path) {
+    std::ifstream f(path, std::ios::binary);
+    if (!f) throw Error(SourceLocation{path}, "cannot open the lesson file");
+    std::stringstream ss;
+    ss << f.rdbuf();
+    return parse_lesson(ss.str(), path);
+}
+
+std::vector<std::string> find_lessons(const std::string& path) {
+    std::error_code ec;
+    if (fs::is_regular_file(path, ec)) return {path};
+    if (!fs::is_directory(path, ec)) throw Error(SourceLocation{path}, "no such lesson file or folder");
+    std::vector<std::string> out;
+    for (const auto& entry : fs::recursive_directory_iterator(path, ec))
+        if (entry.is_regular_file() && entry.path().extension() == ".yaml") out.push_back(entry.path().string());
+    std::sort(out.begin(), out.end());
+    if (out.empty()) throw Error(SourceLocation{path}, "no *.yaml lessons in this folder");
+    return out;
+}
+
+std::string resolve_lesson_path(const Lesson& lesson, const std::string& relative) {
+    const fs::path p(relative);
+    if (p.is_absolute()) return relative;
+    return (fs::path(lesson.path).parent_path() / p).lexically_normal().string();
+}
+
+}  // namespace sixstep::app

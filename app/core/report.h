@@ -1,0 +1,26 @@
+// Reports: what the interpreter and the engine did, as text for a terminal
+// (the headless narration) or as JSON for programs. Nothing here computes; it
+// only formats.
+#pragma once
+#include <cstdio>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "app/core/interpreter.h"
+#include "pipeline/core/trace.h"
+
+namespace sixstep::app {
+
+// ---- text ----
+std::string format_event(const TraceEvent& ev);                   // one stage, several lines
+std::string format_step(const StepReport& r, const LessonState& s, int step_count);  // narration of one step
+std::string format_check(const CheckResult& c);                   // "✓ …" or "✗ …"
+
+// ---- JSON ----
+nlohmann::ordered_json to_json(const Value& v);
+nlohmann::ordered_json to_json(const TraceEvent& ev);
+nlohmann::ordered_json to_json(const CheckResult& c);
+nlohmann::ordered_json to_json(const StepReport& r);
+
+}  // namespace sixstep::app

@@ -1,0 +1,241 @@
+#include "app/core/session.h"
+
+#include <algorithm>
+#include <exception>
+
+#include <fmt/format.h>
+
+namespace sixstep::app {
+
+namespace {
+
+std::string describe_request(const Request& r) {
+    std::string out;
+    for (const auto& [k, v] : r.fields) out += (out.empty() ? "" : ", ") + k + " " + v;
+    return out;
+}
+
+std::string all_text(const Lesson& l) {
+    std::string t = l.title + "\n" + l.description + "\n";
+    for (const auto& s : l.steps) {
+        t += s.title + "\n" + s.say + "\n";
+        if (s.request)
+            for (const auto& [k, v] : *s.request) t += k + " " + v + "\n";
+    }
+    return t;
+}
+
+AnswerRecord make_answer(const LessonState& st, int step) {
+    AnswerRecord a;
+    a.step = step;
+    a.request = describe_request(st.request);
+    a.normalized = st.settings.normalize;
+    a.mode = delivery::mode_name(st.settings.mode);
+    if (auto v = st.trace.lookup("forward.raw_output"); v && std::holds_alternative<double>(*v)) a.raw = std::get<double>(*v);
+    if (auto v = st.trace.lookup("postprocess.minutes"); v && std::holds_alternative<double>(*v))
+        a.minutes = std::get<double>(*v);
+    for (const auto& ev : st.trace.events())
+        for (const auto& w : ev.warnings) a.warnings.push_back(w);
+    return a;
+}
+
+}  // namespace
+
+Session::Session() : start_(std::chrono::steady_clock::now()) {
+    published_ = std::make_shared<const Snapshot>();
+    thread_ = std::thread([this] { worker(); });
+}
+
+Session::~Session() {
+    {
+        std::lock_guard lock(mutex_);
+        stop_ = true;
+        queue_.clear();
+    }
+    cv_.notify_all();
+    thread_.join();
+}
+
+void Session::post(Command c) {
+    {
+        std::lock_guard lock(mutex_);
+        queue_.push_back(std::move(c));
+    }
+    cv_.notify_one();
+}
+
+void Session::worker() {
+    for (;;) {
+        Command c;
+        {
+            std::unique_lock lock(mutex_);
+            cv_.wait(lock, [&] { return stop_ || !queue_.empty(); });
+            if (stop_) return;
+            c = std::move(queue_.front());
+            queue_.pop_front();
+            running_command_ = true;
+        }
+        try {
+            c();
+        } catch (const std::exception& e) {
+            // Nothing a lesson or a knob does may take the app down.
+            add_log(LogEntry::Level::error, e.what());
+        }
+        publish();
+        {
+            std::lock_guard lock(mutex_);
+            running_command_ = false;
+        }
+        idle_cv_.notify_all();
+    }
+}
+
+std::shared_ptr<const Snapshot> Session::snapshot() const {
+    std::lock_guard lock(mutex_);
+    return published_;
+}
+
+void Session::wait_idle() {
+    std::unique_lock lock(mutex_);
+    idle_cv_.wait(lock, [&] { return stop_ || (queue_.empty() && !running_command_); });
+}
+
+void Session::publish() {
+    auto snap = std::make_shared<Snapshot>(work_);
+    snap->has_lesson = interpreter_ != nullptr;
+    if (interpreter_) snap->state = interpreter_->state();
+    std::lock_guard lock(mutex_);
+    snap->version = published_->version + 1;
+    snap->busy = !queue_.empty();
+    published_ = std::move(snap);
+}
+
+void Session::add_log(LogEntry::Level level, std::string text) {
+    const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    work_.log.push_back({level, t, std::move(text)});
+    if (work_.log.size() > log_limit) work_.log.erase(work_.log.begin());
+}
+
+// ---- commands -------------------------------------------------------------------
+
+void Session::open(const std::string& lesson_path) {
+    post([this, lesson_path] { load_file(lesson_path, std::nullopt); });
+}
+
+void Session::next() {
+    post([this] {
+        if (interpreter_ && !interpreter_->finished()) run_step();
+    });
+}
+
+void Session::previous() {
+    post([this] {
+        if (interpreter_ && interpreter_->position() > 1) replay_to(interpreter_->position() - 1);
+    });
+}
+
+void Session::restart() {
+    post([this] {
+        if (interpreter_) replay_to(1);
+    });
+}
+
+void Session::go_to(int position) {
+    post([this, position] {
+        if (interpreter_) replay_to(position);
+    });
+}
+
+void Session::reload() {
+    post([this] {
+        if (path_.empty()) return;
+        load_file(path_, interpreter_ ? std::optional<int>(interpreter_->position()) : std::nullopt);
+    });
+}
+
+void Session::turn_knob(const std::string& name, const std::string& value) {
+    post([this, name, value] {
+        if (!interpreter_) return;
+        try {
+            interpreter_->turn_knob(name, value);
+            add_log(LogEntry::Level::info, fmt::format("{} = {}", name, value));
+            const LessonState& st = interpreter_->state();
+            if (st.error) add_log(LogEntry::Level::error, *st.error);
+            if (st.response && st.trace.last(Stage::forward)) work_.answers.push_back(make_answer(st, st.position));
+        } catch (const Error& e) {
+            add_log(LogEntry::Level::error, fmt::format("{}: {}", name, e.what()));
+        }
+    });
+}
+
+void Session::scan(const std::string& folder) {
+    post([this, folder] {
+        work_.catalog.clear();
+        for (const auto& path : find_lessons(folder)) {
+            CatalogEntry c;
+            c.path = path;
+            try {
+                const Lesson l = load_lesson(path);
+                c.title = l.title;
+                c.language = l.language;
+                c.steps = static_cast<int>(l.steps.size());
+            } catch (const std::exception& e) {
+                c.error = e.what();
+            }
+            work_.catalog.push_back(std::move(c));
+        }
+    });
+}
+
+void Session::log(LogEntry::Level level, const std::string& text) {
+    post([this, level, text] { add_log(level, text); });
+}
+
+// ---- worker helpers -------------------------------------------------------------
+
+void Session::run_step() {
+    const StepReport r = interpreter_->step();
+    if (r.error) add_log(LogEntry::Level::error, fmt::format("step {}: {}", r.index + 1, *r.error));
+    for (const auto& c : r.checks)
+        if (!c.passed)
+            add_log(LogEntry::Level::warning, fmt::format("step {}: expected {} {}, got {}", r.index + 1,
+                                                         c.expectation.path, c.expectation.describe(), c.got));
+    const bool answered =
+        std::any_of(r.events.begin(), r.events.end(), [](const TraceEvent& e) { return e.stage == Stage::respond; });
+    const LessonState& st = interpreter_->state();
+    if (answered || !r.served.empty()) work_.answers.push_back(make_answer(st, r.index + 1));
+}
+
+void Session::replay_to(int position) {
+    const int n = static_cast<int>(interpreter_->lesson().steps.size());
+    position = std::clamp(position, std::min(1, n), n);
+    interpreter_->restart();
+    work_.answers.clear();
+    // Step by step rather than Interpreter::go_to, so the answers of every
+    // replayed step are recorded again (they feed the comparisons).
+    while (interpreter_->position() < position) run_step();
+}
+
+void Session::load_file(const std::string& path, std::optional<int> keep_position) {
+    Lesson lesson;
+    try {
+        lesson = load_lesson(path);
+    } catch (const std::exception& e) {
+        work_.load_error = e.what();
+        add_log(LogEntry::Level::error, e.what());
+        if (interpreter_) add_log(LogEntry::Level::info, "kept the last good version of the lesson");
+        return;
+    }
+    const int n = static_cast<int>(lesson.steps.size());
+    path_ = path;
+    work_.load_error.clear();
+    work_.lesson_text = all_text(lesson);
+    work_.step_titles.clear();
+    for (const auto& s : lesson.steps) work_.step_titles.push_back(s.title);
+    const std::string title = lesson.title;
+    interpreter_ = std::make_unique<Interpreter>(std::move(lesson));
+    add_log(LogEntry::Level::info, fmt::format("{} \"{}\" ({} steps)", keep_position ? "reloaded" : "opened", title, n));
+    replay_to(keep_position ? std::min(*keep_position, n) : 1);
+}
+
+}  // namespace sixstep::app

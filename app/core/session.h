@@ -1,0 +1,124 @@
+// The session: owns the lesson interpreter and runs it on a worker thread, so
+// a front end never blocks on engine work. Commands go in (next, back, knob,
+// reload…); after each one the worker publishes an immutable Snapshot that
+// the front end picks up with one short lock per frame.
+//
+//     Session s;
+//     s.open("lessons/01-six-steps.yaml");   // loads and runs step 1
+//     s.next();                              // returns at once
+//     auto snap = s.snapshot();              // every frame: draw from *snap
+//     s.wait_idle();                         // screenshots and tests only
+//
+// The UI keeps only view state (selected stage, font size); everything it
+// shows comes from the snapshot.
+#pragma once
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "app/core/interpreter.h"
+#include "app/core/lesson.h"
+
+namespace sixstep::app {
+
+struct LogEntry {
+    enum class Level { info, warning, error };
+    Level level = Level::info;
+    double time_s = 0;  // seconds since the session started
+    std::string text;
+};
+
+// One answered request of this lesson run, so a later step can show its
+// answer beside an earlier one (lesson 2's skew: 6005 beside 11).
+struct AnswerRecord {
+    int step = 0;                // 1-based lesson step that produced it
+    std::string request;         // "distance 3000 m, congestion 0, express_lane 0"
+    bool normalized = true;
+    std::string mode;            // "eval" / "train"
+    double raw = 0;              // forward's raw output
+    std::optional<double> minutes;
+    std::vector<std::string> warnings;
+};
+
+// A lesson on disk, for the picker.
+struct CatalogEntry {
+    std::string path;
+    std::string title;
+    std::string language;
+    int steps = 0;
+    std::string error;  // non-empty: the file does not load (shown, not hidden)
+};
+
+struct Snapshot {
+    std::uint64_t version = 0;      // grows with every publish
+    bool has_lesson = false;
+    LessonState state;              // the interpreter's picture (valid when has_lesson)
+    std::string lesson_text;        // every word of the lesson (for font glyph ranges)
+    std::vector<std::string> step_titles;
+    std::string load_error;         // the last open/reload failure; the last good lesson stays
+    std::vector<AnswerRecord> answers;
+    std::vector<LogEntry> log;      // newest last, at most log_limit entries
+    std::vector<CatalogEntry> catalog;
+    bool busy = false;              // the worker is running a command
+};
+
+class Session {
+public:
+    Session();
+    ~Session();  // finishes the running command, drops the rest, joins the worker
+    Session(const Session&) = delete;
+    Session& operator=(const Session&) = delete;
+
+    // All commands return at once; the worker runs them in order.
+    void open(const std::string& lesson_path);  // load, then run step 1
+    void next();                                // run the next step (no-op at the end)
+    void previous();                            // back one step (replay; never before step 1)
+    void restart();                             // back to step 1
+    void go_to(int position);                   // 1..step_count
+    void reload();                              // re-read the file, keep the position when possible
+    void turn_knob(const std::string& name, const std::string& value);
+    void scan(const std::string& folder);       // fill Snapshot::catalog
+    void log(LogEntry::Level level, const std::string& text);  // from the front end
+
+    // The latest published picture: one short lock, no copy of its contents.
+    std::shared_ptr<const Snapshot> snapshot() const;
+    // Blocks until every queued command has run (screenshots, tests).
+    void wait_idle();
+
+    static constexpr size_t log_limit = 200;
+
+private:
+    using Command = std::function<void()>;
+    void post(Command c);
+    void worker();
+    void publish();            // worker thread only
+    void add_log(LogEntry::Level level, std::string text);  // worker thread only
+    void run_step();           // one interpreter step + records
+    void replay_to(int position);
+    void load_file(const std::string& path, std::optional<int> keep_position);
+
+    mutable std::mutex mutex_;
+    std::condition_variable cv_, idle_cv_;
+    std::deque<Command> queue_;
+    bool running_command_ = false;
+    bool stop_ = false;
+    std::shared_ptr<const Snapshot> published_;
+
+    // Worker-only state.
+    std::unique_ptr<Interpreter> interpreter_;
+    Snapshot work_;            // log, answers, catalog, … (state is copied in publish)
+    std::string path_;
+    std::chrono::steady_clock::time_point start_;
+
+    std::thread thread_;       // last: starts after everything above exists
+};
+
+}  // namespace sixstep::app

@@ -1,0 +1,50 @@
+#include "pipeline/delivery/dataset.h"
+
+#include <charconv>
+#include <cmath>
+#include <fstream>
+
+#include "pipeline/core/error.h"
+
+namespace sixstep::delivery {
+
+std::vector<Example> load_deliveries_csv(const std::string& path) {
+    std::ifstream f(path);
+    if (!f) throw Error(SourceLocation{path}, "cannot open the training data");
+    static const std::string header = "distance_km,congestion,express_lane,minutes";
+    std::string line;
+    int line_no = 0;
+    std::vector<Example> rows;
+    while (std::getline(f, line)) {
+        ++line_no;
+        if (!line.empty() && line.back() == '\r') line.pop_back();
+        if (line_no == 1) {
+            if (line != header) throw Error(SourceLocation{path, 1, 1}, "expected the header \"" + header + "\"");
+            continue;
+        }
+        if (line.empty()) continue;
+        std::array<double, 4> v{};
+        size_t pos = 0;
+        for (int col = 0; col < 4; ++col) {
+            size_t end = line.find(',', pos);
+            if (col < 3 && end == std::string::npos)
+                throw Error(SourceLocation{path, line_no, static_cast<int>(line.size()) + 1},
+                            "expected 4 comma-separated numbers");
+            if (col == 3) end = line.size();
+            const char* b = line.data() + pos;
+            const char* e = line.data() + end;
+            auto [ptr, ec] = std::from_chars(b, e, v[static_cast<size_t>(col)]);
+            if (ec != std::errc() || ptr != e || !std::isfinite(v[static_cast<size_t>(col)]))
+                throw Error(SourceLocation{path, line_no, static_cast<int>(pos) + 1},
+                            "\"" + std::string(b, e) + "\" is not a number");
+            pos = end + 1;
+        }
+        if (pos <= line.size())
+            throw Error(SourceLocation{path, line_no, static_cast<int>(pos)}, "more than 4 columns");
+        rows.push_back({{v[0], v[1], v[2]}, v[3]});
+    }
+    if (rows.empty()) throw Error(SourceLocation{path}, "no training examples");
+    return rows;
+}
+
+}  // namespace sixstep::delivery

@@ -1,0 +1,246 @@
+#include "pipeline/delivery/delivery_model.h"
+
+#include <chrono>
+#include <cmath>
+#include <fmt/format.h>
+
+#include "pipeline/core/error.h"
+#include "pipeline/delivery/weights_file.h"
+
+namespace sixstep::delivery {
+
+namespace {
+
+// Numbers as a person writes them: 11, 6.4, −2 (with a real minus sign).
+std::string num(double x) {
+    if (std::fabs(x) < 5e-10) x = 0;
+    std::string s = (x == std::round(x) && std::fabs(x) < 1e12) ? fmt::format("{:.0f}", x) : fmt::format("{:.4g}", x);
+    if (s[0] == '-') s = "\u2212" + s.substr(1);
+    return s;
+}
+
+std::string term(double w, double x) {
+    std::string ws = num(w);
+    if (w < 0) ws = "(" + ws + ")";
+    return ws + "\u00d7" + num(x);
+}
+
+}  // namespace
+
+std::string delivery_text(double minutes, const std::string& lang) {
+    if (lang == "zh") return fmt::format("预计送达时间：{} 分钟", num(minutes));
+    return fmt::format("Estimated delivery time: {} minute{}", num(minutes), minutes == 1 ? "" : "s");
+}
+
+// ---- one request --------------------------------------------------------------
+
+class DeliveryJob : public sixstep::Job {
+public:
+    DeliveryJob(DeliveryModel& model, Request request) : model_(model), request_(std::move(request)) {}
+
+    void normalize(TraceEvent& ev) override;
+    void forward(TraceEvent& ev) override;
+    void output(TraceEvent& ev) override;
+    bool postprocess(TraceEvent& ev) override;
+    Response respond(TraceEvent& ev) override;
+
+private:
+    DeliveryModel& model_;
+    Request request_;
+    std::array<double, n_features> x_{};  // normalized features, in training units
+    double raw_ = 0;                      // the model's raw output
+    double minutes_ = 0;                  // after postprocessing
+    std::string text_;
+};
+
+void DeliveryJob::normalize(TraceEvent& ev) {
+    const Settings& s = model_.settings();
+    for (const auto& [key, value] : request_.fields) {
+        ev.in(key, value, "", std::string(key));
+        if (feature_index(key) < 0)
+            throw Error(fmt::format("unknown feature \"{}\" (the model knows distance, congestion, express_lane)", key));
+    }
+    ev.summary = s.normalize ? "parse each field and convert it to the unit the model was trained on"
+                             : "normalization is OFF: numbers go to the model as written, units dropped";
+    for (int i = 0; i < n_features; ++i) {
+        const Feature& f = features[static_cast<size_t>(i)];
+        const std::string* raw = request_.get(f.name);
+        if (!raw)
+            throw Error(fmt::format("missing feature \"{}\" (the model needs distance, congestion and express_lane)", f.name));
+        Quantity q;
+        try {
+            q = parse_quantity(*raw);
+        } catch (const Error& e) {
+            throw e.with_context(std::string(f.name));
+        }
+        double x = q.value;
+        if (s.normalize) {
+            auto factor = unit_factor(f.dimension, q.unit);
+            if (!factor) {
+                const char* hint = f.dimension == Dimension::length ? " (use km, m or mi)"
+                                   : f.dimension == Dimension::ratio ? " (use a fraction 0..1 or %)"
+                                                                     : " (use 0/1, yes/no)";
+                throw Error(fmt::format("{}: unit \"{}\" is not a {}{}", f.name, q.unit,
+                                        f.dimension == Dimension::length ? "length" : "valid unit here", hint));
+            }
+            x = q.value * *factor;
+            if (f.dimension == Dimension::flag && x != 0 && x != 1)
+                throw Error(fmt::format("{}: \"{}\" must be 0 or 1", f.name, *raw));
+            if (*factor != 1.0)
+                ev.says(fmt::format("{}: \"{}\" → {} {} (× {})", f.name, *raw, num(x), training_unit(f.dimension),
+                                    num(*factor)));
+            else
+                ev.says(fmt::format("{}: \"{}\" → {}", f.name, *raw, num(x)));
+        } else {
+            ev.says(fmt::format("{}: \"{}\" → {} (unit dropped, sent as if it were {})", f.name, *raw, num(x),
+                                training_unit(f.dimension)));
+        }
+        if (s.range_check && (x < f.train_min || x > f.train_max))
+            ev.warnings.push_back(fmt::format("{} = {} is outside the training range {}–{} {}: the model never saw "
+                                              "such a request, do not trust the answer",
+                                              f.name, num(x), num(f.train_min), num(f.train_max),
+                                              f.dimension == Dimension::length ? "km" : ""));
+        x_[static_cast<size_t>(i)] = x;
+    }
+    ev.out("distance_km", x_[0], "km", "distance");
+    ev.out("congestion", x_[1], "", "congestion");
+    ev.out("express_lane", x_[2], "", "express lane");
+    ev.out("features", std::vector<double>(x_.begin(), x_.end()), "", "feature vector");
+    ev.out("normalized", std::string(s.normalize ? "yes" : "no"), "", "normalization");
+}
+
+void DeliveryJob::forward(TraceEvent& ev) {
+    const Params& p = model_.weights();
+    const Settings& s = model_.settings();
+    std::array<double, n_features> x = x_;
+    ev.in("features", std::vector<double>(x.begin(), x.end()), "", "feature vector");
+    if (s.mode == Mode::train && s.dropout > 0) {
+        // Inverted dropout, as in training: drop each input with probability p and
+        // scale the survivors by 1/(1−p). Left on at inference, identical
+        // requests get different answers.
+        std::bernoulli_distribution keep(1.0 - s.dropout);
+        std::vector<double> mask;
+        for (auto& xi : x) {
+            const bool k = keep(model_.rng_);
+            mask.push_back(k ? 1.0 : 0.0);
+            xi = k ? xi / (1.0 - s.dropout) : 0.0;
+        }
+        ev.warnings.push_back("train mode: dropout is active at inference — call eval() before serving");
+        ev.says(fmt::format("dropout (train mode, p = {}): mask {} → x = {}", num(s.dropout),
+                            format_value(mask), format_value(std::vector<double>(x.begin(), x.end()))));
+        ev.out("dropout_mask", mask, "", "dropout mask");
+    }
+    raw_ = p.bias;
+    std::string line = num(p.bias);
+    std::vector<double> terms;
+    for (int i = 0; i < n_features; ++i) {
+        const double t = p.w[static_cast<size_t>(i)] * x[static_cast<size_t>(i)];
+        raw_ += t;
+        terms.push_back(t);
+        line += " + " + term(p.w[static_cast<size_t>(i)], x[static_cast<size_t>(i)]);
+    }
+    line += " = " + num(raw_);
+    ev.summary = "time = b + w_distance·distance + w_congestion·congestion + w_express·express_lane";
+    ev.says(line);
+    ev.out("terms", terms, "min", "terms");
+    ev.out("raw_output", raw_, "", "raw output");
+    ev.out("mode", mode_name(s.mode), "", "mode");
+}
+
+void DeliveryJob::output(TraceEvent& ev) {
+    ev.summary = "the raw output is a bare number: the model knows nothing of minutes or customers";
+    ev.in("raw_output", raw_);
+    ev.says(fmt::format("raw output = {}", fmt::format("{:.6g}", raw_)));
+    ev.out("raw_output", raw_, "", "raw output");
+}
+
+bool DeliveryJob::postprocess(TraceEvent& ev) {
+    const Settings& s = model_.settings();
+    ev.in("raw_output", raw_, "", "raw output");
+    minutes_ = std::round(raw_);
+    ev.says(fmt::format("round({}) = {} minutes", fmt::format("{:.6g}", raw_), num(minutes_)));
+    std::string rule = "none";
+    if (s.minimum_minutes && minutes_ < *s.minimum_minutes) {
+        ev.says(fmt::format("business rule: never promise less than {} minutes → {}", num(*s.minimum_minutes),
+                            num(*s.minimum_minutes)));
+        minutes_ = *s.minimum_minutes;
+        rule = fmt::format("minimum {} minutes", num(*s.minimum_minutes));
+    }
+    text_ = delivery_text(minutes_, s.lang);
+    ev.summary = "round, add units, apply business rules, say it in the customer's language";
+    ev.says("text: " + text_);
+    ev.out("minutes", minutes_, "min", "minutes");
+    ev.out("rule", rule, "", "business rule applied");
+    ev.out("text", text_, "", "text");
+    return false;  // one forward pass is the whole answer
+}
+
+Response DeliveryJob::respond(TraceEvent& ev) {
+    ev.summary = "return the answer to the caller";
+    ev.out("text", text_, "", "response");
+    ev.out("minutes", minutes_, "min", "minutes");
+    Response r;
+    r.text = text_;
+    r.fields.push_back({"minutes", minutes_, "min", "minutes"});
+    r.fields.push_back({"raw_output", raw_, "", "raw output"});
+    return r;
+}
+
+// ---- the model ------------------------------------------------------------------
+
+DeliveryModel::DeliveryModel(Params checkpoint) : checkpoint_(checkpoint) { reseed(); }
+
+void DeliveryModel::use_weights_file(std::string path) {
+    file_ = std::move(path);
+    unload();
+}
+
+void DeliveryModel::use_params(Params checkpoint) {
+    checkpoint_ = checkpoint;
+    file_.clear();
+    unload();
+}
+
+void DeliveryModel::unload() { weights_.reset(); }
+
+void DeliveryModel::reseed() { rng_.seed(settings_.seed); }
+
+void DeliveryModel::load(TraceEvent& ev) {
+    if (weights_) {
+        ev.summary = "already in memory: reuse the loaded weights (load once, serve many)";
+        ev.out("cold", std::string("no"), "", "cold start");
+    } else {
+        const auto t0 = std::chrono::steady_clock::now();
+        weights_ = file_.empty() ? checkpoint_ : load_weights(file_);
+        cold_load_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        ev.summary = file_.empty() ? "cold start: load the parameters into memory"
+                                   : "cold start: read the frozen weights file into memory";
+        ev.out("cold", std::string("yes"), "", "cold start");
+        ev.out("cold_load_ms", cold_load_ms_, "ms", "cold load time");
+        if (!file_.empty()) ev.in("file", file_, "", "weights file");
+    }
+    const Params& p = *weights_;
+    ev.says(fmt::format("b = {}, w = [{}, {}, {}]", num(p.bias), num(p.w[0]), num(p.w[1]), num(p.w[2])));
+    ev.out("bias", p.bias, "min", "b");
+    ev.out("w_distance", p.w[0], "min/km", "w distance");
+    ev.out("w_congestion", p.w[1], "min", "w congestion");
+    ev.out("w_express_lane", p.w[2], "min", "w express lane");
+    ev.out("weights", std::vector<double>{p.bias, p.w[0], p.w[1], p.w[2]}, "", "weights");
+}
+
+std::uint64_t DeliveryModel::weights_checksum() const {
+    if (!weights_) return 0;
+    const auto a = weights_->as_array();
+    return checksum_bytes(a.data(), sizeof(a));
+}
+
+const Params& DeliveryModel::weights() const {
+    if (!weights_) throw Error("the model is not loaded yet (stage 2 loads it)");
+    return *weights_;
+}
+
+std::unique_ptr<Job> DeliveryModel::start(const Request& request) {
+    return std::make_unique<DeliveryJob>(*this, request);
+}
+
+}  // namespace sixstep::delivery

@@ -1,0 +1,65 @@
+#include "pipeline/delivery/trainer.h"
+
+#include <cmath>
+#include <fmt/format.h>
+
+#include "pipeline/core/error.h"
+
+namespace sixstep::delivery {
+
+namespace {
+double predict(const Params& p, const Example& e) {
+    double y = p.bias;
+    for (size_t j = 0; j < e.x.size(); ++j) y += p.w[j] * e.x[j];
+    return y;
+}
+}  // namespace
+
+Trainer::Trainer(std::vector<Example> data, Params start, double learning_rate)
+    : data_(std::move(data)), params_(start), learning_rate_(learning_rate) {
+    if (data_.empty()) throw Error("training needs at least one example");
+    set_learning_rate(learning_rate);
+}
+
+void Trainer::set_learning_rate(double lr) {
+    if (!(lr > 0) || !std::isfinite(lr)) throw Error(fmt::format("learning rate must be > 0 (got {})", lr));
+    learning_rate_ = lr;
+}
+
+double Trainer::loss() const {
+    double sum = 0;
+    for (const auto& e : data_) {
+        const double r = predict(params_, e) - e.minutes;
+        sum += r * r;
+    }
+    return sum / static_cast<double>(data_.size());
+}
+
+TrainStep Trainer::step() {
+    if (frozen_) throw Error("the weights are frozen: training is over, the model only serves now");
+    TrainStep s;
+    s.step = ++steps_;
+    s.before = params_;
+    const double n = static_cast<double>(data_.size());
+    for (size_t i = 0; i < data_.size(); ++i) {
+        const Example& e = data_[i];
+        const double y_hat = predict(params_, e);    // forward
+        const double r = y_hat - e.minutes;          // error
+        s.loss += r * r / n;                         // loss
+        s.grad[0] += 2 * r / n;                      // backward: ∂L/∂b
+        for (size_t j = 0; j < e.x.size(); ++j) s.grad[j + 1] += 2 * r * e.x[j] / n;  // ∂L/∂w_j
+        if (i < shown_examples) {
+            s.predictions.push_back(y_hat);
+            s.labels.push_back(e.minutes);
+        }
+    }
+    params_.bias -= learning_rate_ * s.grad[0];      // update
+    for (size_t j = 0; j < params_.w.size(); ++j) params_.w[j] -= learning_rate_ * s.grad[j + 1];
+    if (!std::isfinite(params_.bias))
+        throw Error(fmt::format("training diverged at step {}: the learning rate {} is too large", s.step,
+                                learning_rate_));
+    s.after = params_;
+    return s;
+}
+
+}  // namespace sixstep::delivery

@@ -1,0 +1,54 @@
+#include "pipeline/delivery/weights_file.h"
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "pipeline/core/error.h"
+
+namespace sixstep::delivery {
+
+namespace {
+constexpr const char* format_tag = "sixstep-delivery-weights";
+constexpr const char* weight_keys[] = {"w_distance", "w_congestion", "w_express_lane"};
+}  // namespace
+
+void save_weights(const std::string& path, const Params& p, const WeightsInfo& info) {
+    nlohmann::ordered_json j;
+    j["format"] = format_tag;
+    j["version"] = 1;
+    j["bias"] = p.bias;
+    for (int i = 0; i < n_features; ++i) j[weight_keys[i]] = p.w[static_cast<size_t>(i)];
+    j["trained_steps"] = info.trained_steps;
+    j["final_loss"] = info.final_loss;
+    std::ofstream f(path);
+    if (!f) throw Error(SourceLocation{path}, "cannot write the weights file");
+    f << j.dump(2) << "\n";
+    if (!f) throw Error(SourceLocation{path}, "writing the weights file failed");
+}
+
+Params load_weights(const std::string& path) {
+    std::ifstream f(path);
+    if (!f) throw Error(SourceLocation{path}, "cannot open the weights file");
+    nlohmann::json j;
+    try {
+        j = nlohmann::json::parse(f);
+    } catch (const nlohmann::json::parse_error& e) {
+        throw Error(SourceLocation{path}, std::string("not valid JSON: ") + e.what());
+    }
+    if (!j.is_object() || j.value("format", "") != format_tag)
+        throw Error(SourceLocation{path}, std::string("not a delivery weights file (\"format\" is not \"") +
+                                              format_tag + "\")");
+    if (j.value("version", 0) != 1) throw Error(SourceLocation{path}, "unsupported weights file version");
+    auto number = [&](const char* key) {
+        auto it = j.find(key);
+        if (it == j.end() || !it->is_number())
+            throw Error(SourceLocation{path}, std::string("missing or non-numeric \"") + key + "\"");
+        return it->get<double>();
+    };
+    Params p;
+    p.bias = number("bias");
+    for (int i = 0; i < n_features; ++i) p.w[static_cast<size_t>(i)] = number(weight_keys[i]);
+    return p;
+}
+
+}  // namespace sixstep::delivery
