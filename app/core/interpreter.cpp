@@ -113,14 +113,15 @@ void Interpreter::train(const TrainSpec& spec, StepReport& report) {
     }
     if (spec.learning_rate) trainer_->set_learning_rate(*spec.learning_rate);
     state_.training.learning_rate = trainer_->learning_rate();
-    // Show the first three steps in full, then milestones, then the last one.
+    // Show steps 1–3, then 10, 100, 1000, …, and the last one of this call.
     for (int i = 0; i < spec.steps; ++i) {
         delivery::TrainStep s = trainer_->step();
         state_.training.loss.push_back(s.loss);
         state_.training.params.push_back(s.after.as_array());
-        const int k = i + 1;
-        const bool milestone = k <= 3 || k == spec.steps || (k >= 10 && std::log10(k) == std::floor(std::log10(k))) ||
-                               (spec.steps > 100 && k % (spec.steps / 4) == 0);
+        int p = s.step;
+        while (p >= 10 && p % 10 == 0) p /= 10;
+        const bool power_of_ten = s.step >= 10 && p == 1;
+        const bool milestone = s.step <= 3 || power_of_ten || i + 1 == spec.steps;
         if (milestone) report.train_shown.push_back(s);
         state_.training.last = std::move(s);
         ++report.train_steps;
@@ -273,7 +274,7 @@ void Interpreter::refresh_state() {
 }
 
 std::optional<Value> Interpreter::lookup(const std::string& path) const {
-    if (path == "error") return state_.error ? std::optional<Value>(*state_.error) : std::nullopt;
+    if (path == "error") return Value{state_.error.value_or("")};  // "" when the step had no error
     const auto dot = path.find('.');
     if (dot == std::string::npos) return std::nullopt;
     const std::string head = path.substr(0, dot), key = path.substr(dot + 1);

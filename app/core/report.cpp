@@ -1,10 +1,20 @@
 #include "app/core/report.h"
 
+#include <filesystem>
+
 #include <fmt/format.h>
 
 namespace sixstep::app {
 
 namespace {
+
+// Paths inside the working folder are shown relative to it: shorter on a projector.
+std::string display_path(const std::string& path) {
+    std::error_code ec;
+    const auto rel = std::filesystem::path(path).lexically_relative(std::filesystem::current_path(ec));
+    if (ec || rel.empty() || rel.native().rfind("..", 0) == 0) return path;
+    return rel.string();
+}
 
 std::string field_line(const Field& f) {
     const std::string& name = f.label.empty() ? f.key : f.label;
@@ -68,7 +78,7 @@ std::string format_step(const StepReport& r, const LessonState& s, int step_coun
     if (r.train_steps > 0) {
         const auto& t = s.training;
         out += fmt::format("  ⟳ training: {} gradient-descent step{} on {} examples ({}), learning rate {}\n",
-                           r.train_steps, r.train_steps == 1 ? "" : "s", t.examples, t.data_path, t.learning_rate);
+                           r.train_steps, r.train_steps == 1 ? "" : "s", t.examples, display_path(t.data_path), t.learning_rate);
         for (const auto& ts : r.train_shown) {
             out += fmt::format("    step {:>5}: loss {:>10.4f}  grad [{:+.3f}, {:+.3f}, {:+.3f}, {:+.3f}]"
                                "  →  b {:.3f}, w [{:.3f}, {:.3f}, {:.3f}]\n",
