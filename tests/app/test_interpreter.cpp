@@ -1,0 +1,181 @@
+// The interpreter: stepping, replay, lookups, knobs, errors as failed checks.
+#include <doctest/doctest.h>
+
+#include "app/core/interpreter.h"
+
+using namespace sixstep;
+using namespace sixstep::app;
+
+namespace {
+Interpreter make(const char* yaml) { return Interpreter(parse_lesson(yaml, "test.yaml")); }
+
+double number(const Interpreter& it, const char* path) {
+    auto v = it.lookup(path);
+    REQUIRE_MESSAGE(v.has_value(), path);
+    return std::get<double>(*v);
+}
+std::string text(const Interpreter& it, const char* path) {
+    auto v = it.lookup(path);
+    REQUIRE_MESSAGE(v.has_value(), path);
+    return format_value(*v);
+}
+}  // namespace
+
+TEST_CASE("run: stage walks one stage at a time, in the six-step order") {
+    auto it = make(R"(
+title: t
+steps:
+  - request: {distance: "3 km", congestion: 0, express_lane: 0}
+  - run: stage
+  - run: stage
+  - run: stage
+  - run: stage
+  - run: stage
+  - run: stage
+)");
+    it.step();
+    CHECK(!it.state().next_stage);
+    const Stage order[] = {Stage::request, Stage::load, Stage::forward, Stage::output, Stage::postprocess, Stage::respond};
+    for (Stage s : order) {
+        const StepReport r = it.step();
+        REQUIRE(r.events.size() == 1);
+        CHECK(r.events[0].stage == s);
+        CHECK(*it.state().last_stage == s);
+    }
+    CHECK(it.finished());
+    REQUIRE(it.state().response);
+    CHECK(it.state().response->text == "Estimated delivery time: 11 minutes");
+    CHECK(!it.state().next_stage);
+}
+
+TEST_CASE("go_to replays: stepping back gives the same numbers") {
+    auto it = make(R"(
+title: t
+steps:
+  - request: {distance: "3 km", congestion: 0, express_lane: 0}
+    run: forward
+  - request: {distance: "10 km", congestion: 0, express_lane: 0}
+    run: all
+)");
+    it.step();
+    CHECK(number(it, "forward.raw_output") == 11);
+    it.step();
+    CHECK(number(it, "forward.raw_output") == 25);
+    it.go_to(1);
+    CHECK(it.position() == 1);
+    CHECK(number(it, "forward.raw_output") == 11);
+    CHECK(*it.state().next_stage == Stage::output);
+    it.restart();
+    CHECK(it.position() == 0);
+    CHECK(!it.lookup("forward.raw_output"));
+}
+
+TEST_CASE("knobs recompute the current request as far as it had run") {
+    auto it = make(R"(
+title: t
+steps:
+  - request: {distance: "3 km", congestion: 0, express_lane: 0}
+    run: output
+)");
+    it.step();
+    CHECK(number(it, "output.raw_output") == 11);
+    it.turn_knob("distance", "5 km");
+    CHECK(number(it, "output.raw_output") == 15);
+    CHECK(*it.state().last_stage == Stage::output);  // still stopped after output
+    it.turn_knob("normalize", "false");
+    it.turn_knob("distance", "3000 m");
+    CHECK(number(it, "output.raw_output") == 6005);
+    it.turn_knob("normalize", "true");
+    CHECK(number(it, "output.raw_output") == 11);
+    it.turn_knob("distance", "3 parsecs");
+    REQUIRE(it.state().error);
+    CHECK(it.state().error->find("unit \"parsecs\" is not a length") != std::string::npos);
+    CHECK_THROWS_AS(it.turn_knob("temperature", "1"), Error);
+}
+
+TEST_CASE("an unexpected engine error is a failed check, not a crash") {
+    auto it = make(R"(
+title: t
+steps:
+  - request: {distance: "3 km", express_lane: 0}
+    run: all
+  - request: {distance: "3 km", express_lane: 0}
+    run: all
+    expect:
+      error: {contains: "missing feature \"congestion\""}
+)");
+    StepReport a = it.step();
+    REQUIRE(a.error);
+    REQUIRE(a.checks.size() == 1);
+    CHECK(!a.checks[0].passed);
+    CHECK(a.checks[0].got.find("missing feature") != std::string::npos);
+    StepReport b = it.step();
+    CHECK(b.passed());
+}
+
+TEST_CASE("training lookups, freeze, and the frozen model serving") {
+    auto it = make(R"(
+title: t
+steps:
+  - train: {steps: 3, from: zero}
+  - train: 2000
+  - freeze: true
+  - request: {distance: "3 km", congestion: 0, express_lane: 0}
+    serve: 10
+)");
+    StepReport r = it.step();
+    CHECK(r.train_steps == 3);
+    CHECK(number(it, "train.step") == 3);
+    const double first = number(it, "train.first_loss");
+    CHECK(number(it, "train.loss") < first);
+    CHECK(it.state().training.loss.size() == 3);
+    it.step();
+    CHECK(number(it, "train.step") == 2003);
+    CHECK(number(it, "train.loss") < 3);
+    // The model serves what training reached, after a cold load.
+    CHECK(it.state().checkpoint.w[0] == doctest::Approx(number(it, "train.w_distance")));
+    it.step();
+    CHECK(text(it, "train.frozen") == "yes");
+    CHECK(!it.state().training.weights_file.empty());
+    r = it.step();
+    REQUIRE(r.served.size() == 10);
+    CHECK(r.served[0].cold);
+    CHECK(!r.served[1].cold);
+    CHECK(number(it, "served.cold") == 1);
+    CHECK(number(it, "served.distinct") == 1);
+    CHECK(text(it, "respond.weights_unchanged") == "yes");
+    CHECK(it.state().weights_file == it.state().training.weights_file);
+}
+
+TEST_CASE("train mode with dropout: the same request gets different answers; eval does not") {
+    auto it = make(R"(
+title: t
+steps:
+  - request: {distance: "3 km", congestion: 0.5, express_lane: 0}
+    set: {mode: train, dropout: 0.5, seed: 1}
+    serve: 30
+  - set: {mode: eval}
+    serve: 30
+)");
+    it.step();
+    CHECK(number(it, "served.distinct") > 1);
+    it.step();
+    CHECK(number(it, "served.distinct") == 1);
+    CHECK(number(it, "postprocess.minutes") == 16);
+}
+
+TEST_CASE("a business rule and the Chinese response") {
+    auto it = make(R"(
+title: t
+language: zh
+steps:
+  - request: {distance: "1 km", congestion: 0, express_lane: 1}
+    set: {minimum_minutes: 10}
+    run: all
+)");
+    it.step();
+    CHECK(number(it, "forward.raw_output") == 5);
+    CHECK(number(it, "postprocess.minutes") == 10);
+    CHECK(text(it, "respond.text") == "预计送达时间：10 分钟");
+    CHECK(text(it, "postprocess.rule") == "minimum 10 minutes");
+}

@@ -1,0 +1,144 @@
+// Broken lessons: each gives one exact message at the right file:line:column.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "app/core/lesson.h"
+
+using namespace sixstep;
+using namespace sixstep::app;
+
+namespace {
+struct BadLesson {
+    const char* file;
+    int line, column;
+    const char* message;
+};
+
+const BadLesson bad_lessons[] = {
+    {"bad-expect-path.yaml", 5, 7,
+     "expectation \"raw_output\" must be a path like forward.raw_output, train.loss or served.count"},
+    {"bad-knob.yaml", 4, 23,
+     "unknown knob \"temperature\" (known: distance, congestion, express_lane, normalize, mode, dropout, "
+     "minimum_minutes)"},
+    {"bad-language.yaml", 2, 11, "\"language\" must be en or zh, got \"fr\""},
+    {"bad-mode.yaml", 3, 17, "\"mode\" must be eval or train, got \"training\""},
+    {"bad-model-kind.yaml", 3, 9, "unknown model kind \"gpt5\" (known: delivery)"},
+    {"bad-number.yaml", 3, 20, "\"steps\" must be a number, got \"many\""},
+    {"bad-run.yaml", 4, 10,
+     "\"run\" must be stage, all or a stage name (request, load, forward, output, postprocess, respond), got "
+     "\"sideways\""},
+    {"bool-expected.yaml", 3, 22, "\"normalize\" must be true or false, got \"maybe\""},
+    {"dropout-out-of-range.yaml", 3, 20, "\"dropout\" must be at least 0 and below 1"},
+    {"empty-step.yaml", 3, 5,
+     "step 1 does nothing: give it at least one of say, request, set, train, freeze, run, serve or expect"},
+    {"fractional-steps.yaml", 3, 12, "\"train\" must be a whole number from 1 to 1000000, got 2.5"},
+    {"invalid-yaml.yaml", 4, 8, "invalid YAML: end of sequence flow not found"},
+    {"missing-title.yaml", 1, 1, "the lesson has no \"title\""},
+    {"not-a-mapping.yaml", 1, 1, "a lesson must be a mapping with title and steps"},
+    {"request-not-a-mapping.yaml", 3, 14, "\"request\" must be a mapping, got a list"},
+    {"steps-not-a-list.yaml", 2, 8, "\"steps\" must be a non-empty list, got \"5\""},
+    {"tol-needs-number.yaml", 5, 29, "\"tol\" needs a numeric \"value\""},
+    {"unknown-step-key.yaml", 4, 5,
+     "unknown key \"sya\" in step 2 — did you mean \"say\"? (expected one of: title, say, request, set, train, "
+     "freeze, run, serve, knobs, expect)"},
+    {"unknown-top-key.yaml", 1, 1,
+     "unknown key \"titel\" in lesson — did you mean \"title\"? (expected one of: title, language, description, "
+     "model, steps)"},
+    {"unknown-weight.yaml", 3, 22,
+     "unknown key \"distanse\" in weights — did you mean \"distance\"? (expected one of: bias, distance, "
+     "congestion, express_lane)"},
+};
+}  // namespace
+
+TEST_CASE("every broken lesson gives its exact message and position") {
+    for (const auto& b : bad_lessons) {
+        const std::string path = std::string(SIXSTEP_TEST_DATA) + "/bad-lessons/" + b.file;
+        CAPTURE(b.file);
+        try {
+            (void)load_lesson(path);
+            FAIL("loaded without an error: ", b.file);
+        } catch (const Error& e) {
+            CHECK(e.message() == b.message);
+            CHECK(e.where().file == path);
+            CHECK(e.where().line == b.line);
+            CHECK(e.where().column == b.column);
+            CHECK(std::string(e.what()) ==
+                  path + ":" + std::to_string(b.line) + ":" + std::to_string(b.column) + ": " + b.message);
+        }
+    }
+}
+
+TEST_CASE("the bad-lessons folder holds exactly the cases above") {
+    const auto files = find_lessons(std::string(SIXSTEP_TEST_DATA) + "/bad-lessons");
+    CHECK(files.size() == std::size(bad_lessons));
+}
+
+TEST_CASE("a missing lesson file is a clear error") {
+    CHECK_THROWS_WITH_AS(load_lesson("/nonexistent/lesson.yaml"), "/nonexistent/lesson.yaml: cannot open the lesson file",
+                         Error);
+}
+
+TEST_CASE("a full lesson parses into steps, settings and expectations") {
+    const Lesson l = parse_lesson(R"(
+title: "T"
+language: zh
+model:
+  weights: {bias: 4, distance: 3}
+steps:
+  - say: hi
+    request: {distance: "2 km", congestion: 0, express_lane: 1}
+    set: {normalize: false, mode: train, dropout: 0.25, seed: 3, minimum_minutes: 10, lang: en}
+    run: forward
+    knobs: [distance, mode]
+    expect:
+      forward.raw_output: 11
+      respond.text: {contains: "min"}
+      train.loss: {below: 2}
+      served.distinct: {above: 1}
+      load.bias: {value: 4, tol: 0.5}
+      postprocess.text: "11"
+  - train: {steps: 3, learning_rate: 0.01, from: zero}
+    freeze: true
+    serve: 5
+    run: stage
+)",
+                                  "inline.yaml");
+    CHECK(l.title == "T");
+    CHECK(l.language == "zh");
+    CHECK(l.model.params.bias == 4);
+    CHECK(l.model.params.w[0] == 3);
+    CHECK(l.model.params.w[1] == 10);  // untouched default
+    REQUIRE(l.steps.size() == 2);
+    const LessonStep& s = l.steps[0];
+    CHECK(s.where.line == 7);
+    REQUIRE(s.request);
+    CHECK(s.request->at(0).first == "distance");
+    CHECK(s.request->at(0).second == "2 km");
+    CHECK(*s.set.normalize == false);
+    CHECK(*s.set.mode == delivery::Mode::train);
+    CHECK(*s.set.dropout == 0.25);
+    CHECK(*s.set.seed == 3);
+    CHECK(*s.set.minimum_minutes == 10);
+    CHECK(*s.set.lang == "en");
+    CHECK(s.run->kind == RunSpec::Kind::through);
+    CHECK(s.run->through == Stage::forward);
+    CHECK(s.knobs == std::vector<std::string>{"distance", "mode"});
+    REQUIRE(s.expect.size() == 6);
+    CHECK(s.expect[0].kind == Expectation::Kind::equals);
+    CHECK(std::get<double>(s.expect[0].expected) == 11);
+    CHECK(s.expect[1].kind == Expectation::Kind::contains);
+    CHECK(s.expect[2].kind == Expectation::Kind::below);
+    CHECK(s.expect[3].kind == Expectation::Kind::above);
+    CHECK(s.expect[4].kind == Expectation::Kind::near);
+    CHECK(s.expect[4].tolerance == 0.5);
+    // A quoted "11" stays text; an unquoted 11 is a number.
+    CHECK(std::get<std::string>(s.expect[5].expected) == "11");
+    const LessonStep& t = l.steps[1];
+    CHECK(t.train->steps == 3);
+    CHECK(*t.train->learning_rate == 0.01);
+    CHECK(t.train->from_zero);
+    CHECK(t.freeze);
+    CHECK(t.serve->requests == 5);
+    CHECK(t.run->kind == RunSpec::Kind::stage);
+}

@@ -1,0 +1,70 @@
+#include <doctest/doctest.h>
+
+#include "pipeline/core/error.h"
+#include "pipeline/core/model.h"
+#include "pipeline/core/trace.h"
+
+using namespace sixstep;
+
+TEST_CASE("stage names round-trip") {
+    for (Stage s : all_stages) CHECK(parse_stage(stage_name(s)) == s);
+    CHECK(!parse_stage("backward"));
+    CHECK(stage_index(Stage::respond) == 5);
+}
+
+TEST_CASE("values format as a person writes them") {
+    CHECK(format_value(Value{11.0}) == "11");
+    CHECK(format_value(Value{-0.0}) == "0");
+    CHECK(format_value(Value{3.25}) == "3.25");
+    CHECK(format_value(Value{std::string("x")}) == "x");
+    CHECK(format_value(Value{std::vector<double>{5, 2, 10, -2}}) == "[5, 2, 10, -2]");
+}
+
+TEST_CASE("trace lookup: latest event of the stage, outputs before inputs, ms and warnings") {
+    Trace t;
+    TraceEvent a;
+    a.stage = Stage::forward;
+    a.in("x", 1.0).out("x", 2.0);
+    a.elapsed_ms = 0.5;
+    t.add(a);
+    TraceEvent b;
+    b.stage = Stage::forward;
+    b.out("y", 3.0);
+    b.warnings = {"w1", "w2"};
+    t.add(b);
+    CHECK(!t.lookup("forward.x"));  // only the latest forward event counts
+    CHECK(std::get<double>(*t.lookup("forward.y")) == 3);
+    CHECK(std::get<std::string>(*t.lookup("forward.warnings")) == "w1; w2");
+    CHECK(!t.lookup("output.y"));
+    CHECK(!t.lookup("nonsense"));
+    CHECK(a.find("x") == &a.outputs[0]);
+}
+
+TEST_CASE("errors carry file:line:column and context") {
+    Error e(SourceLocation{"a.yaml", 3, 7}, "bad");
+    CHECK(std::string(e.what()) == "a.yaml:3:7: bad");
+    CHECK(e.message() == "bad");
+    CHECK(std::string(e.with_context("loading").what()) == "a.yaml:3:7: loading: bad");
+    CHECK(std::string(Error("plain").with_context("ctx").what()) == "ctx: plain");
+    CHECK(SourceLocation{"f", 2, 0}.str() == "f:2");
+}
+
+TEST_CASE("checksums see every byte") {
+    const char a[] = "weights";
+    char b[] = "weights";
+    CHECK(checksum_bytes(a, 7) == checksum_bytes(b, 7));
+    b[3] ^= 1;
+    CHECK(checksum_bytes(a, 7) != checksum_bytes(b, 7));
+    CHECK(checksum_hex(0xabc) == "0000000000000abc");
+}
+
+TEST_CASE("request fields keep their order and set replaces") {
+    Request r;
+    r.set("distance", "3 km");
+    r.set("congestion", "0");
+    r.set("distance", "4 km");
+    REQUIRE(r.fields.size() == 2);
+    CHECK(*r.get("distance") == "4 km");
+    CHECK(r.fields[0].first == "distance");
+    CHECK(r.get("nope") == nullptr);
+}

@@ -1,0 +1,187 @@
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <set>
+
+#include "pipeline/core/error.h"
+#include "pipeline/core/pipeline.h"
+#include "pipeline/delivery/delivery_model.h"
+#include "pipeline/delivery/weights_file.h"
+
+using namespace sixstep;
+using namespace sixstep::delivery;
+
+namespace {
+Request req(const char* distance, const char* congestion = "0", const char* express = "0") {
+    Request r;
+    r.set("distance", distance);
+    r.set("congestion", congestion);
+    r.set("express_lane", express);
+    return r;
+}
+
+double raw_output(DeliveryModel& m, const Request& r) {
+    Pipeline p(m, r);
+    p.run();
+    return std::get<double>(*p.trace().lookup("forward.raw_output"));
+}
+}  // namespace
+
+TEST_CASE("3 km, no congestion, no express lane: 11 minutes") {
+    DeliveryModel m;
+    Pipeline p(m, req("3 km"));
+    const Response& r = p.run();
+    CHECK(r.text == "Estimated delivery time: 11 minutes");
+    const TraceEvent* fwd = p.trace().last(Stage::forward);
+    REQUIRE(fwd);
+    CHECK(fwd->arithmetic.back() == "5 + 2×3 + 10×0 + (−2)×0 = 11");
+}
+
+TEST_CASE("the linear model: every weight matters") {
+    DeliveryModel m;
+    CHECK(raw_output(m, req("0.5 km")) == 6);
+    CHECK(raw_output(m, req("3 km", "1")) == 21);
+    CHECK(raw_output(m, req("3 km", "0", "1")) == 9);
+    CHECK(raw_output(m, req("3 km", "50%", "yes")) == 14);
+    DeliveryModel other(Params{1, {1, 1, 1}});
+    CHECK(raw_output(other, req("3 km", "1", "1")) == 6);
+}
+
+TEST_CASE("normalization converts units; without it the number goes in raw (skew)") {
+    DeliveryModel m;
+    CHECK(raw_output(m, req("3000 m")) == 11);
+    CHECK(raw_output(m, req("1.864 mi")) == doctest::Approx(11).epsilon(1e-3));
+    m.settings().normalize = false;
+    CHECK(raw_output(m, req("3000 m")) == 6005);
+    CHECK(raw_output(m, req("3 km")) == 11);  // already in the training unit: no harm done
+}
+
+TEST_CASE("values outside the training range warn; inside they don't") {
+    DeliveryModel m;
+    Pipeline p(m, req("45 km"));
+    p.run();
+    const auto& w = p.trace().last(Stage::request)->warnings;
+    REQUIRE(w.size() == 1);
+    CHECK(w[0] == "distance = 45 is outside the training range 0.5–20 km: the model never saw such a request, do not "
+                  "trust the answer");
+    Pipeline q(m, req("3 km"));
+    q.run();
+    CHECK(q.trace().last(Stage::request)->warnings.empty());
+    m.settings().range_check = false;
+    Pipeline r(m, req("45 km"));
+    r.run();
+    CHECK(r.trace().last(Stage::request)->warnings.empty());
+}
+
+TEST_CASE("bad requests are errors with one clear message") {
+    DeliveryModel m;
+    auto error_of = [&](const Request& r) {
+        Pipeline p(m, r);
+        try {
+            p.run();
+        } catch (const Error& e) {
+            return std::string(e.what());
+        }
+        return std::string("(no error)");
+    };
+    Request missing;
+    missing.set("distance", "3 km");
+    CHECK(error_of(missing) == "missing feature \"congestion\" (the model needs distance, congestion and express_lane)");
+    Request unknown = req("3 km");
+    unknown.set("weather", "rain");
+    CHECK(error_of(unknown) == "unknown feature \"weather\" (the model knows distance, congestion, express_lane)");
+    CHECK(error_of(req("3 kg")) == "distance: unit \"kg\" is not a length (use km, m or mi)");
+    CHECK(error_of(req("3 km", "5 km")) == "congestion: unit \"km\" is not a valid unit here (use a fraction 0..1 or %)");
+    CHECK(error_of(req("3 km", "0", "0.5")) == "express_lane: \"0.5\" must be 0 or 1");
+    CHECK(error_of(req("far")) == "distance: \"far\" is not a number with an optional unit (e.g. \"3 km\")");
+}
+
+TEST_CASE("postprocess: rounding, a minimum-time rule, English and Chinese") {
+    DeliveryModel m;
+    Pipeline p(m, req("3.2 km"));  // 11.4 → 11
+    CHECK(p.run().text == "Estimated delivery time: 11 minutes");
+    m.settings().minimum_minutes = 15;
+    Pipeline q(m, req("3 km"));
+    q.run();
+    CHECK(std::get<double>(*q.trace().lookup("postprocess.minutes")) == 15);
+    CHECK(std::get<std::string>(*q.trace().lookup("postprocess.rule")) == "minimum 15 minutes");
+    m.settings().lang = "zh";
+    Pipeline r(m, req("10 km"));
+    CHECK(r.run().text == "预计送达时间：25 分钟");
+    CHECK(delivery_text(1, "en") == "Estimated delivery time: 1 minute");
+}
+
+TEST_CASE("dropout: train mode changes identical requests' answers, eval mode never") {
+    DeliveryModel m;
+    m.settings().dropout = 0.5;
+    m.settings().mode = Mode::train;
+    m.reseed();
+    std::set<double> train_answers;
+    for (int i = 0; i < 40; ++i) train_answers.insert(raw_output(m, req("3 km", "0.5")));
+    CHECK(train_answers.size() > 1);
+    for (double a : train_answers) CHECK((a == 5 || a == 15 || a == 17 || a == 27));  // masks × 1/(1−p)
+    m.settings().mode = Mode::eval;
+    std::set<double> eval_answers;
+    for (int i = 0; i < 10; ++i) eval_answers.insert(raw_output(m, req("3 km", "0.5")));
+    CHECK(eval_answers == std::set<double>{16});
+}
+
+TEST_CASE("dropout is seeded: the same seed replays the same answers") {
+    auto run = [](std::uint64_t seed) {
+        DeliveryModel m;
+        m.settings().dropout = 0.5;
+        m.settings().mode = Mode::train;
+        m.settings().seed = seed;
+        m.reseed();
+        std::vector<double> out;
+        for (int i = 0; i < 10; ++i) out.push_back(raw_output(m, req("3 km", "0.5")));
+        return out;
+    };
+    CHECK(run(3) == run(3));
+}
+
+TEST_CASE("load once: cold the first time, reused after; unload forces a cold start again") {
+    DeliveryModel m;
+    CHECK(!m.loaded());
+    Pipeline a(m, req("3 km"));
+    a.run();
+    CHECK(std::get<std::string>(*a.trace().lookup("load.cold")) == "yes");
+    Pipeline b(m, req("3 km"));
+    b.run();
+    CHECK(std::get<std::string>(*b.trace().lookup("load.cold")) == "no");
+    m.unload();
+    Pipeline c(m, req("3 km"));
+    c.run();
+    CHECK(std::get<std::string>(*c.trace().lookup("load.cold")) == "yes");
+}
+
+TEST_CASE("weights files: save, load, serve; broken files are clear errors") {
+    const auto dir = std::filesystem::temp_directory_path() / "sixstep-test-weights";
+    std::filesystem::create_directories(dir);
+    const std::string path = (dir / "w.json").string();
+    save_weights(path, Params{4, {3, 1, -1}}, {100, 0.5});
+    const Params p = load_weights(path);
+    CHECK(p.bias == 4);
+    CHECK(p.w[0] == 3);
+    CHECK(p.w[2] == -1);
+    DeliveryModel m;
+    m.use_weights_file(path);
+    CHECK(raw_output(m, req("2 km")) == 10);
+
+    const std::string bad = (dir / "bad.json").string();
+    FILE* f = std::fopen(bad.c_str(), "w");
+    std::fputs("{\"format\": \"sixstep-delivery-weights\", \"version\": 1, \"bias\": \"five\"}", f);
+    std::fclose(f);
+    CHECK_THROWS_WITH_AS(load_weights(bad), (bad + ": missing or non-numeric \"bias\"").c_str(), Error);
+    CHECK_THROWS_WITH_AS(load_weights((dir / "none.json").string()),
+                         ((dir / "none.json").string() + ": cannot open the weights file").c_str(), Error);
+    std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("weights_checksum changes with the weights") {
+    DeliveryModel a, b(Params{5, {2, 10, -1.999}});
+    Pipeline(a, req("3 km")).run();
+    Pipeline(b, req("3 km")).run();
+    CHECK(a.weights_checksum() != b.weights_checksum());
+    CHECK(a.weights_checksum() != 0);
+}

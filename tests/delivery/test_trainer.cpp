@@ -1,0 +1,88 @@
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include "pipeline/core/error.h"
+#include "pipeline/delivery/dataset.h"
+#include "pipeline/delivery/trainer.h"
+
+using namespace sixstep;
+using namespace sixstep::delivery;
+
+namespace {
+const std::string csv = std::string(SIXSTEP_SOURCE_DIR) + "/assets/data/deliveries.csv";
+
+std::string write_temp(const std::string& name, const std::string& text) {
+    const auto p = std::filesystem::temp_directory_path() / name;
+    std::ofstream(p) << text;
+    return p.string();
+}
+}  // namespace
+
+TEST_CASE("the bundled data: 200 deliveries") {
+    const auto rows = load_deliveries_csv(csv);
+    CHECK(rows.size() == 200);
+    for (const auto& r : rows) {
+        CHECK(r.x[0] >= 0.5);
+        CHECK(r.x[0] <= 20);
+        CHECK((r.x[2] == 0 || r.x[2] == 1));
+    }
+}
+
+TEST_CASE("one gradient step matches the formulas, worked by hand") {
+    // Two examples, start from zero: ŷ = 0, residuals −y.
+    std::vector<Example> data = {{{1, 0, 0}, 7}, {{2, 1, 1}, 17}};
+    Trainer t(data, Params{0, {0, 0, 0}}, 0.01);
+    const TrainStep s = t.step();
+    CHECK(s.loss == doctest::Approx((49.0 + 289.0) / 2));
+    CHECK(s.grad[0] == doctest::Approx(2 * (-7 - 17) / 2.0));
+    CHECK(s.grad[1] == doctest::Approx(2 * (-7 * 1 - 17 * 2) / 2.0));
+    CHECK(s.grad[2] == doctest::Approx(2 * (-17) / 2.0));
+    CHECK(s.after.bias == doctest::Approx(-0.01 * s.grad[0]));
+    CHECK(s.after.w[0] == doctest::Approx(-0.01 * s.grad[1]));
+    CHECK(s.predictions == std::vector<double>{0, 0});
+    CHECK(s.labels == std::vector<double>{7, 17});
+}
+
+TEST_CASE("gradient descent converges near b = 5, w = (2, 10, −2)") {
+    Trainer t(load_deliveries_csv(csv), Params{0, {0, 0, 0}}, 0.005);
+    double first = 0, prev = 1e300;
+    int increases = 0;
+    for (int i = 0; i < 10000; ++i) {
+        const TrainStep s = t.step();
+        if (i == 0) first = s.loss;
+        if (i > 10 && s.loss > prev + 1e-12) ++increases;
+        prev = s.loss;
+    }
+    CHECK(first > 500);
+    CHECK(t.loss() < 1.0);
+    CHECK(increases == 0);  // past the first oscillations the loss only falls
+    CHECK(t.params().bias == doctest::Approx(5).epsilon(0.05));
+    CHECK(t.params().w[0] == doctest::Approx(2).epsilon(0.02));
+    CHECK(t.params().w[1] == doctest::Approx(10).epsilon(0.05));
+    CHECK(t.params().w[2] == doctest::Approx(-2).epsilon(0.15));
+}
+
+TEST_CASE("a frozen trainer refuses to update; a huge learning rate is caught") {
+    Trainer t(load_deliveries_csv(csv), Params{}, 0.005);
+    t.freeze();
+    CHECK_THROWS_WITH_AS(t.step(), "the weights are frozen: training is over, the model only serves now", Error);
+    Trainer wild(load_deliveries_csv(csv), Params{0, {0, 0, 0}}, 1.0);
+    CHECK_THROWS_AS([&] { for (int i = 0; i < 2000; ++i) wild.step(); }(), Error);
+    CHECK_THROWS_AS(Trainer(load_deliveries_csv(csv), Params{}, -1), Error);
+}
+
+TEST_CASE("malformed training data: file:line:column") {
+    const auto a = write_temp("sixstep-bad1.csv", "distance,congestion\n1,2\n");
+    CHECK_THROWS_WITH_AS(load_deliveries_csv(a),
+                         (a + ":1:1: expected the header \"distance_km,congestion,express_lane,minutes\"").c_str(),
+                         Error);
+    const auto b = write_temp("sixstep-bad2.csv", "distance_km,congestion,express_lane,minutes\n1,0,0,7\n2,x,0,9\n");
+    CHECK_THROWS_WITH_AS(load_deliveries_csv(b), (b + ":3:3: \"x\" is not a number").c_str(), Error);
+    const auto c = write_temp("sixstep-bad3.csv", "distance_km,congestion,express_lane,minutes\n1,0\n");
+    CHECK_THROWS_WITH_AS(load_deliveries_csv(c), (c + ":2:4: expected 4 comma-separated numbers").c_str(), Error);
+    const auto d = write_temp("sixstep-bad4.csv", "distance_km,congestion,express_lane,minutes\n");
+    CHECK_THROWS_WITH_AS(load_deliveries_csv(d), (d + ": no training examples").c_str(), Error);
+}

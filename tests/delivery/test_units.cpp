@@ -1,0 +1,40 @@
+#include <doctest/doctest.h>
+
+#include "pipeline/core/error.h"
+#include "pipeline/delivery/units.h"
+
+using namespace sixstep;
+using namespace sixstep::delivery;
+
+TEST_CASE("quantities: a number and an optional unit") {
+    CHECK(parse_quantity("3 km").value == 3);
+    CHECK(parse_quantity("3 km").unit == "km");
+    CHECK(parse_quantity("3000m").unit == "m");
+    CHECK(parse_quantity("  1.5  MI ").unit == "mi");
+    CHECK(parse_quantity("+2").value == 2);
+    CHECK(parse_quantity("-2").value == -2);
+    CHECK(parse_quantity("50%").unit == "%");
+    CHECK(parse_quantity("yes").value == 1);
+    CHECK(parse_quantity("No").value == 0);
+    CHECK(parse_quantity("0").unit.empty());
+}
+
+TEST_CASE("unreadable quantities are errors") {
+    CHECK_THROWS_WITH_AS(parse_quantity(""), "empty value: expected a number with an optional unit, e.g. \"3 km\"", Error);
+    CHECK_THROWS_WITH_AS(parse_quantity("three km"),
+                         "\"three km\" is not a number with an optional unit (e.g. \"3 km\")", Error);
+    CHECK_THROWS_WITH_AS(parse_quantity("3 k/m"), "\"3 k/m\" has an unreadable unit \"k/m\"", Error);
+    CHECK_THROWS_AS(parse_quantity("nan"), Error);
+    CHECK_THROWS_AS(parse_quantity("inf km"), Error);
+}
+
+TEST_CASE("unit factors convert to the training unit") {
+    CHECK(*unit_factor(Dimension::length, "km") == 1);
+    CHECK(*unit_factor(Dimension::length, "m") == 0.001);
+    CHECK(*unit_factor(Dimension::length, "miles") == doctest::Approx(1.609344));
+    CHECK(*unit_factor(Dimension::length, "") == 1);
+    CHECK(*unit_factor(Dimension::ratio, "%") == 0.01);
+    CHECK(!unit_factor(Dimension::length, "kg"));
+    CHECK(!unit_factor(Dimension::ratio, "km"));
+    CHECK(!unit_factor(Dimension::flag, "km"));
+}
