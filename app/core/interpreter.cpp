@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <algorithm>
 #include <set>
 
 #include <fmt/format.h>
@@ -12,6 +13,7 @@
 #include "pipeline/core/error.h"
 #include "pipeline/delivery/dataset.h"
 #include "pipeline/delivery/weights_file.h"
+#include "pipeline/llm/llm_model.h"
 
 namespace sixstep::app {
 
@@ -37,9 +39,24 @@ void Interpreter::reset_engine() {
     pipeline_.reset();
     trainer_.reset();
     stages_run_ = 0;
-    model_ = std::make_unique<delivery::DeliveryModel>(lesson_.model.params);
-    model_->settings().lang = lesson_.language;
-    if (lesson_.model.weights_file) model_->use_weights_file(resolve_lesson_path(lesson_, *lesson_.model.weights_file));
+    delivery_ = nullptr;
+    if (lesson_.model.kind == "llm") {
+        llm::LlmModelParams p;
+        p.n_threads = lesson_.model.threads;
+        p.top_n = lesson_.model.top_n;
+        model_ = std::make_unique<llm::LlmModel>(resolve_lesson_path(lesson_, lesson_.model.file), p);
+        return;
+    }
+    auto m = std::make_unique<delivery::DeliveryModel>(lesson_.model.params);
+    m->settings().lang = lesson_.language;
+    if (lesson_.model.weights_file) m->use_weights_file(resolve_lesson_path(lesson_, *lesson_.model.weights_file));
+    delivery_ = m.get();
+    model_ = std::move(m);
+}
+
+delivery::DeliveryModel& Interpreter::delivery(const char* what) {
+    if (!delivery_) throw Error(fmt::format("{} needs the delivery model (this lesson's model is {})", what, model_->name()));
+    return *delivery_;
 }
 
 void Interpreter::restart() {
@@ -58,14 +75,15 @@ void Interpreter::go_to(int position) {
 }
 
 void Interpreter::apply_settings(const SettingsChange& c) {
-    auto& s = model_->settings();
+    if (c.empty()) return;
+    auto& s = delivery("\"set\"").settings();
     if (c.normalize) s.normalize = *c.normalize;
     if (c.range_check) s.range_check = *c.range_check;
     if (c.mode) s.mode = *c.mode;
     if (c.dropout) s.dropout = *c.dropout;
     if (c.seed) {
         s.seed = *c.seed;
-        model_->reseed();
+        delivery_->reseed();
     }
     if (c.minimum_minutes) {
         if (std::isnan(*c.minimum_minutes)) s.minimum_minutes.reset();
@@ -92,6 +110,10 @@ void Interpreter::run_request(const RunSpec& spec, std::vector<TraceEvent>* even
             while (!pipeline_->done())
                 if (one() == spec.through) break;
             break;
+        case RunSpec::Kind::token:  // through the next postprocess: one token chosen
+            while (!pipeline_->done())
+                if (one() == Stage::postprocess) break;
+            break;
         case RunSpec::Kind::all:
             while (!pipeline_->done()) one();
             break;
@@ -99,11 +121,12 @@ void Interpreter::run_request(const RunSpec& spec, std::vector<TraceEvent>* even
 }
 
 void Interpreter::train(const TrainSpec& spec, StepReport& report) {
+    delivery::DeliveryModel& model = delivery("\"train\"");
     if (!trainer_ || spec.data || spec.from_zero) {
         const std::string data = spec.data ? resolve_lesson_path(lesson_, *spec.data) : bundled_asset("data/deliveries.csv");
-        const delivery::Params start = spec.from_zero ? delivery::Params{0, {0, 0, 0}} : model_->weights_file().empty()
-                                                                                             ? lesson_.model.params
-                                                                                             : delivery::load_weights(model_->weights_file());
+        const delivery::Params start = spec.from_zero                ? delivery::Params{0, {0, 0, 0}}
+                                       : model.weights_file().empty() ? lesson_.model.params
+                                                                      : delivery::load_weights(model.weights_file());
         trainer_ = std::make_unique<delivery::Trainer>(delivery::load_deliveries_csv(data), start,
                                                        spec.learning_rate.value_or(0.005));
         state_.training = TrainingState{};
@@ -127,11 +150,12 @@ void Interpreter::train(const TrainSpec& spec, StepReport& report) {
         ++report.train_steps;
     }
     // The model serves what training has reached so far (next load is cold).
-    model_->use_params(trainer_->params());
+    model.use_params(trainer_->params());
     pipeline_.reset();
 }
 
 void Interpreter::freeze() {
+    delivery::DeliveryModel& model = delivery("\"freeze\"");
     if (!trainer_) throw Error("nothing to freeze: train first");
     trainer_->freeze();
     state_.training.frozen = true;
@@ -142,7 +166,7 @@ void Interpreter::freeze() {
     delivery::save_weights(file, trainer_->params(),
                            {trainer_->steps_done(), trainer_->loss()});
     state_.training.weights_file = file;
-    model_->use_weights_file(file);
+    model.use_weights_file(file);
     pipeline_.reset();
 }
 
@@ -156,6 +180,7 @@ void Interpreter::serve(const ServeSpec& spec, StepReport& report) {
         ServedRequest s;
         s.total_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
         s.cold = cold;
+        s.text = r.text;
         for (const auto& f : r.fields)
             if (f.key == "minutes") s.minutes = std::get<double>(f.value);
         state_.served.push_back(s);
@@ -212,10 +237,16 @@ StepReport Interpreter::step() {
 }
 
 void Interpreter::turn_knob(const std::string& name, const std::string& value) {
-    auto& s = model_->settings();
-    if (name == "distance" || name == "congestion" || name == "express_lane") {
+    // Knobs that edit the request itself, per model.
+    static const std::vector<std::string> delivery_fields = {"distance", "congestion", "express_lane"};
+    static const std::vector<std::string> llm_fields = {"prompt", "temperature", "max_tokens", "top_k",
+                                                        "top_p",  "min_p",       "seed"};
+    const auto& fields = delivery_ ? delivery_fields : llm_fields;
+    if (std::find(fields.begin(), fields.end(), name) != fields.end()) {
         state_.request.set(name, value);
-    } else if (name == "normalize") {
+    } else if (!delivery_) {
+        throw Error(fmt::format("unknown knob \"{}\" for {}", name, model_->name()));
+    } else if (auto& s = delivery_->settings(); name == "normalize") {
         if (value != "true" && value != "false") throw Error("normalize must be true or false");
         s.normalize = value == "true";
     } else if (name == "mode") {
@@ -251,18 +282,21 @@ void Interpreter::turn_knob(const std::string& name, const std::string& value) {
 }
 
 void Interpreter::refresh_state() {
-    state_.settings = model_->settings();
+    state_.model_kind = lesson_.model.kind;
     state_.model_name = model_->name();
     state_.loaded = model_->loaded();
     state_.weights.reset();
     state_.checksum.clear();
-    if (model_->loaded()) {
-        state_.weights = model_->weights();
-        state_.checksum = checksum_hex(model_->weights_checksum());
+    if (model_->loaded()) state_.checksum = checksum_hex(model_->weights_checksum());
+    if (delivery_) {
+        state_.settings = delivery_->settings();
+        if (delivery_->loaded()) state_.weights = delivery_->weights();
+        state_.weights_file = delivery_->weights_file();
+        state_.checkpoint = trainer_ ? trainer_->params() : lesson_.model.params;
+        state_.cold_load_ms = delivery_->cold_load_ms();
+    } else {
+        state_.weights_file = lesson_.model.file;
     }
-    state_.weights_file = model_->weights_file();
-    state_.checkpoint = trainer_ ? trainer_->params() : lesson_.model.params;
-    state_.cold_load_ms = model_->cold_load_ms();
     state_.trace = pipeline_ ? pipeline_->trace() : Trace{};
     state_.response = pipeline_ ? pipeline_->response() : std::nullopt;
     state_.last_stage.reset();
@@ -323,12 +357,12 @@ std::optional<Value> Interpreter::lookup(const std::string& path) const {
         if (sv.empty()) return std::nullopt;
         if (key == "count") return static_cast<double>(sv.size());
         std::vector<double> minutes;
-        std::set<double> distinct;
+        std::set<std::string> distinct;
         double warm_ms = 0;
         int warm = 0;
         for (const auto& s : sv) {
             minutes.push_back(s.minutes);
-            distinct.insert(s.minutes);
+            distinct.insert(s.text);
             if (!s.cold) warm_ms += s.total_ms, ++warm;
         }
         if (key == "minutes") return minutes;

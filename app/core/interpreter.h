@@ -33,7 +33,8 @@ struct CheckResult {
 
 // One request served by a `serve:` step.
 struct ServedRequest {
-    double minutes = 0;   // the answer
+    std::string text;     // the answer
+    double minutes = 0;   // delivery model: the answer in minutes
     double total_ms = 0;  // all six stages
     bool cold = false;    // this one paid the load
 };
@@ -70,9 +71,10 @@ struct LessonState {
     std::optional<std::string> error;   // the current step's engine error, if any
 
     // the model
+    std::string model_kind;   // "delivery" or "llm"
     std::string model_name;
     bool loaded = false;
-    std::optional<delivery::Params> weights;  // loaded weights
+    std::optional<delivery::Params> weights;  // loaded weights (delivery model)
     std::string checksum;                     // of the loaded weights
     delivery::Params checkpoint;              // what the next cold load reads
     std::string weights_file;                 // empty: in memory
@@ -110,7 +112,8 @@ public:
     void go_to(int position);   // restart and replay `position` steps
 
     // A knob turned by the class: "distance" = "5 km", "normalize" = "false",
-    // "mode" = "train", … Recomputes the current request as far as it had run.
+    // "mode" = "train", "prompt" = "Once upon a time", "temperature" = "0.8", …
+    // Recomputes the current request as far as it had run.
     // Throws sixstep::Error for an unknown knob or an unreadable value.
     void turn_knob(const std::string& name, const std::string& value);
 
@@ -129,9 +132,11 @@ private:
     void serve(const ServeSpec& spec, StepReport& report);
     CheckResult check(const Expectation& e) const;
     void refresh_state();
+    delivery::DeliveryModel& delivery(const char* what);  // throws when the lesson's model is not the delivery one
 
     Lesson lesson_;
-    std::unique_ptr<delivery::DeliveryModel> model_;
+    std::unique_ptr<Model> model_;
+    delivery::DeliveryModel* delivery_ = nullptr;  // model_, when it is the delivery model
     std::unique_ptr<Pipeline> pipeline_;
     std::unique_ptr<delivery::Trainer> trainer_;
     int stages_run_ = 0;        // of the current pipeline, for knob replays

@@ -17,9 +17,14 @@ namespace sixstep::app {
 
 // What `model:` says.
 struct ModelSpec {
-    std::string kind = "delivery";             // "delivery" (the toy regression)
+    std::string kind = "delivery";             // "delivery" (the toy regression) or "llm" (a GGUF transformer)
+    // delivery
     delivery::Params params;                   // inline weights (defaults: 5, 2, 10, −2)
     std::optional<std::string> weights_file;   // or a weights file, relative to the lesson
+    // llm
+    std::string file;                          // the GGUF file, relative to the lesson
+    int threads = 0;                           // CPU threads; 0: all
+    int top_n = 5;                             // rows of the next-token probability table
 };
 
 // One `expect:` entry: a trace path and what it must hold.
@@ -35,7 +40,7 @@ struct Expectation {
 
 // `run:` — how far to walk the current request.
 struct RunSpec {
-    enum class Kind { stage, through, all };
+    enum class Kind { stage, through, token, all };  // token: until the next token is chosen (LLM)
     Kind kind = Kind::all;
     Stage through = Stage::respond;  // for Kind::through
 };

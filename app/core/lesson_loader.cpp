@@ -129,12 +129,24 @@ private:
 
 ModelSpec read_model(const Reader& r, const YAML::Node& n) {
     r.expect_map(n, "\"model\"");
-    r.check_keys(n, "model", {"kind", "weights", "weights_file"});
+    r.check_keys(n, "model", {"kind", "weights", "weights_file", "file", "threads", "top_n"});
     ModelSpec m;
     if (n["kind"]) {
         m.kind = r.text(n["kind"], "kind");
-        if (m.kind != "delivery") r.fail(n["kind"], fmt::format("unknown model kind \"{}\" (known: delivery)", m.kind));
+        if (m.kind != "delivery" && m.kind != "llm")
+            r.fail(n["kind"], fmt::format("unknown model kind \"{}\" (known: delivery, llm)", m.kind));
     }
+    if (m.kind == "llm") {
+        if (!n["file"]) r.fail(n, "an llm model needs \"file\": the GGUF file, relative to the lesson");
+        if (n["weights"] || n["weights_file"])
+            r.fail(n["weights"] ? n["weights"] : n["weights_file"], "an llm model takes its weights from \"file\"");
+        m.file = r.text(n["file"], "file");
+        if (n["threads"]) m.threads = r.integer(n["threads"], "threads", 0, 256);
+        if (n["top_n"]) m.top_n = r.integer(n["top_n"], "top_n", 1, 50);
+        return m;
+    }
+    for (const char* k : {"file", "threads", "top_n"})
+        if (n[k]) r.fail(n[k], fmt::format("\"{}\" is for llm models (kind: llm)", k));
     if (const auto w = n["weights"]) {
         r.expect_map(w, "\"weights\"");
         r.check_keys(w, "weights", {"bias", "distance", "congestion", "express_lane"});
@@ -177,8 +189,9 @@ RunSpec read_run(const Reader& r, const YAML::Node& n) {
     const std::string v = r.text(n, "run");
     if (v == "stage") return {RunSpec::Kind::stage, Stage::request};
     if (v == "all") return {RunSpec::Kind::all, Stage::respond};
+    if (v == "token") return {RunSpec::Kind::token, Stage::postprocess};
     if (auto s = parse_stage(v)) return {RunSpec::Kind::through, *s};
-    r.fail(n, fmt::format("\"run\" must be stage, all or a stage name (request, load, forward, output, "
+    r.fail(n, fmt::format("\"run\" must be stage, token, all or a stage name (request, load, forward, output, "
                           "postprocess, respond), got \"{}\"",
                           v));
 }
@@ -278,13 +291,15 @@ LessonStep read_step(const Reader& r, const YAML::Node& n, size_t index) {
     }
     if (const auto k = n["knobs"]) {
         if (!k.IsSequence()) r.fail(k, fmt::format("\"knobs\" must be a list, got {}", Reader::kind_of(k)));
-        static const char* known[] = {"distance", "congestion", "express_lane", "normalize", "mode", "dropout",
-                                      "minimum_minutes"};
+        static const char* known[] = {"distance",  "congestion", "express_lane", "normalize", "mode",
+                                      "dropout",   "minimum_minutes", "prompt", "temperature", "max_tokens",
+                                      "top_k",     "top_p",      "min_p",     "seed"};
         for (const auto& item : k) {
             const std::string name = r.text(item, "knobs");
             if (std::find(std::begin(known), std::end(known), name) == std::end(known))
                 r.fail(item, fmt::format("unknown knob \"{}\" (known: distance, congestion, express_lane, normalize, "
-                                         "mode, dropout, minimum_minutes)",
+                                         "mode, dropout, minimum_minutes, prompt, temperature, max_tokens, top_k, "
+                                         "top_p, min_p, seed)",
                                          name));
             s.knobs.push_back(name);
         }

@@ -90,7 +90,8 @@ steps:
     it.turn_knob("distance", "3 parsecs");
     REQUIRE(it.state().error);
     CHECK(it.state().error->find("unit \"parsecs\" is not a length") != std::string::npos);
-    CHECK_THROWS_AS(it.turn_knob("temperature", "1"), Error);
+    CHECK_THROWS_AS(it.turn_knob("temperature", "1"), Error);  // an LLM knob, not this model's
+    CHECK_THROWS_AS(it.turn_knob("weather", "rain"), Error);
 }
 
 TEST_CASE("an unexpected engine error is a failed check, not a crash") {

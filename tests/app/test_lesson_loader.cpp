@@ -19,15 +19,16 @@ const BadLesson bad_lessons[] = {
     {"bad-expect-path.yaml", 5, 7,
      "expectation \"raw_output\" must be a path like forward.raw_output, train.loss or served.count"},
     {"bad-knob.yaml", 4, 23,
-     "unknown knob \"temperature\" (known: distance, congestion, express_lane, normalize, mode, dropout, "
-     "minimum_minutes)"},
+     "unknown knob \"weather\" (known: distance, congestion, express_lane, normalize, mode, dropout, "
+     "minimum_minutes, prompt, temperature, max_tokens, top_k, top_p, min_p, seed)"},
     {"bad-language.yaml", 2, 11, "\"language\" must be en or zh, got \"fr\""},
     {"bad-mode.yaml", 3, 17, "\"mode\" must be eval or train, got \"training\""},
-    {"bad-model-kind.yaml", 3, 9, "unknown model kind \"gpt5\" (known: delivery)"},
+    {"bad-model-kind.yaml", 3, 9, "unknown model kind \"gpt5\" (known: delivery, llm)"},
     {"bad-number.yaml", 3, 20, "\"steps\" must be a number, got \"many\""},
     {"bad-run.yaml", 4, 10,
-     "\"run\" must be stage, all or a stage name (request, load, forward, output, postprocess, respond), got "
-     "\"sideways\""},
+     "\"run\" must be stage, token, all or a stage name (request, load, forward, output, postprocess, respond), "
+     "got \"sideways\""},
+    {"llm-without-file.yaml", 3, 3, "an llm model needs \"file\": the GGUF file, relative to the lesson"},
     {"bool-expected.yaml", 3, 22, "\"normalize\" must be true or false, got \"maybe\""},
     {"dropout-out-of-range.yaml", 3, 20, "\"dropout\" must be at least 0 and below 1"},
     {"empty-step.yaml", 3, 5,
