@@ -16,10 +16,24 @@ std::string display_path(const std::string& path) {
     return rel.string();
 }
 
+// Text values may hold newlines or edge spaces (a token " mat", "\n"): show
+// them quoted with visible escapes so one field stays on one line.
+std::string printable(const std::string& s) {
+    bool plain = !s.empty() && s.front() != ' ' && s.back() != ' ';
+    std::string out;
+    for (char c : s) {
+        if (c == '\n') out += "\\n", plain = false;
+        else if (c == '\t') out += "\\t", plain = false;
+        else if (c == '\r') out += "\\r", plain = false;
+        else out += c;
+    }
+    return plain ? out : "\"" + out + "\"";
+}
+
 std::string field_line(const Field& f) {
     const std::string& name = f.label.empty() ? f.key : f.label;
-    std::string v = format_value(f.value);
-    if (std::holds_alternative<std::string>(f.value) && f.key != "text") v = v;
+    const auto* text = std::get_if<std::string>(&f.value);
+    const std::string v = text ? printable(*text) : format_value(f.value);
     return fmt::format("{} = {}{}", name, v, f.unit.empty() ? "" : " " + f.unit);
 }
 
@@ -112,7 +126,7 @@ std::string format_step(const StepReport& r, const LessonState& s, int step_coun
                            n_warm ? warm / n_warm : 0.0);
     }
     if (s.response && !r.events.empty() && r.events.back().stage == Stage::respond)
-        out += "  ⇒ " + s.response->text + "\n";
+        out += "  ⇒ " + printable(s.response->text) + "\n";
     if (r.error) out += "  ✗ error: " + *r.error + "\n";
     for (const auto& c : r.checks) out += format_check(c) + "\n";
     return out;
