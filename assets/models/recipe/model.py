@@ -29,7 +29,7 @@ class Config:
     n_layers: int = 4
     n_heads: int = 8
     n_kv_heads: int = 2
-    ffn_dim: int = 688
+    ffn_dim: int = 704
     context_length: int = 512
     norm_eps: float = 1e-5
     rope_base: float = 10000.0
