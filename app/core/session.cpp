@@ -5,6 +5,12 @@
 
 #include <fmt/format.h>
 
+#ifdef __linux__
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
+
 namespace sixstep::app {
 
 namespace {
@@ -65,6 +71,11 @@ void Session::post(Command c) {
 }
 
 void Session::worker() {
+#ifdef __linux__
+    // Engine work yields to the thread that draws: on a two-core laptop
+    // driving a projector, a long step must not stall the frames.
+    setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 5);
+#endif
     for (;;) {
         Command c;
         {
@@ -87,6 +98,7 @@ void Session::worker() {
             running_command_ = false;
         }
         idle_cv_.notify_all();
+        if (on_publish_) on_publish_();
     }
 }
 
@@ -158,6 +170,7 @@ void Session::turn_knob(const std::string& name, const std::string& value) {
         if (!interpreter_) return;
         try {
             interpreter_->turn_knob(name, value);
+            work_.served_this_step = 0;
             add_log(LogEntry::Level::info, fmt::format("{} = {}", name, value));
             const LessonState& st = interpreter_->state();
             if (st.error) add_log(LogEntry::Level::error, *st.error);
@@ -195,6 +208,7 @@ void Session::log(LogEntry::Level level, const std::string& text) {
 
 void Session::run_step() {
     const StepReport r = interpreter_->step();
+    work_.served_this_step = static_cast<int>(r.served.size());
     if (r.error) add_log(LogEntry::Level::error, fmt::format("step {}: {}", r.index + 1, *r.error));
     for (const auto& c : r.checks)
         if (!c.passed)
@@ -211,6 +225,7 @@ void Session::replay_to(int position) {
     position = std::clamp(position, std::min(1, n), n);
     interpreter_->restart();
     work_.answers.clear();
+    work_.served_this_step = 0;
     // Step by step rather than Interpreter::go_to, so the answers of every
     // replayed step are recorded again (they feed the comparisons).
     while (interpreter_->position() < position) run_step();
@@ -222,8 +237,8 @@ void Session::load_file(const std::string& path, std::optional<int> keep_positio
         lesson = load_lesson(path);
     } catch (const std::exception& e) {
         work_.load_error = e.what();
-        add_log(LogEntry::Level::error, e.what());
-        if (interpreter_) add_log(LogEntry::Level::info, "kept the last good version of the lesson");
+        if (interpreter_) add_log(LogEntry::Level::info, "reload failed: kept the last good version of the lesson");
+        add_log(LogEntry::Level::error, e.what());  // last: the one-line log shows it
         return;
     }
     const int n = static_cast<int>(lesson.steps.size());

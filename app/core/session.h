@@ -65,6 +65,7 @@ struct Snapshot {
     std::vector<std::string> step_titles;
     std::string load_error;         // the last open/reload failure; the last good lesson stays
     std::vector<AnswerRecord> answers;
+    int served_this_step = 0;       // requests the current step served (a `serve:` step)
     std::vector<LogEntry> log;      // newest last, at most log_limit entries
     std::vector<CatalogEntry> catalog;
     bool busy = false;              // the worker is running a command
@@ -87,6 +88,10 @@ public:
     void turn_knob(const std::string& name, const std::string& value);
     void scan(const std::string& folder);       // fill Snapshot::catalog
     void log(LogEntry::Level level, const std::string& text);  // from the front end
+
+    // Called on the worker thread after each publish (e.g. to wake a UI that
+    // sleeps while idle). Set it before the first command.
+    void set_on_publish(std::function<void()> fn) { on_publish_ = std::move(fn); }
 
     // The latest published picture: one short lock, no copy of its contents.
     std::shared_ptr<const Snapshot> snapshot() const;
@@ -111,6 +116,7 @@ private:
     bool running_command_ = false;
     bool stop_ = false;
     std::shared_ptr<const Snapshot> published_;
+    std::function<void()> on_publish_;
 
     // Worker-only state.
     std::unique_ptr<Interpreter> interpreter_;

@@ -148,7 +148,7 @@ steps:
     CHECK(it.state().weights_file == it.state().training.weights_file);
 }
 
-TEST_CASE("train mode with dropout: the same request gets different answers; eval does not") {
+TEST_CASE("train mode with dropout: the same request gets different answers, eval does not") {
     auto it = make(R"(
 title: t
 steps:

@@ -47,7 +47,7 @@ TEST_CASE("the linear model: every weight matters") {
     CHECK(raw_output(other, req("3 km", "1", "1")) == 6);
 }
 
-TEST_CASE("normalization converts units; without it the number goes in raw (skew)") {
+TEST_CASE("normalization converts units, without it the number goes in raw (skew)") {
     DeliveryModel m;
     CHECK(raw_output(m, req("3000 m")) == 11);
     CHECK(raw_output(m, req("1.864 mi")) == doctest::Approx(11).epsilon(1e-3));
@@ -56,7 +56,7 @@ TEST_CASE("normalization converts units; without it the number goes in raw (skew
     CHECK(raw_output(m, req("3 km")) == 11);  // already in the training unit: no harm done
 }
 
-TEST_CASE("values outside the training range warn; inside they don't") {
+TEST_CASE("values outside the training range warn, inside they don't") {
     DeliveryModel m;
     Pipeline p(m, req("45 km"));
     p.run();
@@ -140,7 +140,7 @@ TEST_CASE("dropout is seeded: the same seed replays the same answers") {
     CHECK(run(3) == run(3));
 }
 
-TEST_CASE("load once: cold the first time, reused after; unload forces a cold start again") {
+TEST_CASE("load once: cold the first time, reused after, unload forces a cold start again") {
     DeliveryModel m;
     CHECK(!m.loaded());
     Pipeline a(m, req("3 km"));
@@ -155,7 +155,7 @@ TEST_CASE("load once: cold the first time, reused after; unload forces a cold st
     CHECK(std::get<std::string>(*c.trace().lookup("load.cold")) == "yes");
 }
 
-TEST_CASE("weights files: save, load, serve; broken files are clear errors") {
+TEST_CASE("weights files: save, load, serve, broken files are clear errors") {
     const auto dir = std::filesystem::temp_directory_path() / "sixstep-test-weights";
     std::filesystem::create_directories(dir);
     const std::string path = (dir / "w.json").string();

@@ -65,7 +65,7 @@ TEST_CASE("gradient descent converges near b = 5, w = (2, 10, −2)") {
     CHECK(t.params().w[2] == doctest::Approx(-2).epsilon(0.15));
 }
 
-TEST_CASE("a frozen trainer refuses to update; a huge learning rate is caught") {
+TEST_CASE("a frozen trainer refuses to update, a huge learning rate is caught") {
     Trainer t(load_deliveries_csv(csv), Params{}, 0.005);
     t.freeze();
     CHECK_THROWS_WITH_AS(t.step(), "the weights are frozen: training is over, the model only serves now", Error);

@@ -1,0 +1,103 @@
+// The whole screen for one frame: the header bar, then every panel in its
+// rectangle (layout.h). Also the small helpers that all panels share.
+#include <cstdio>
+
+#include <imgui.h>
+
+#include "app/ui/fonts.h"
+#include "app/ui/i18n.h"
+#include "app/ui/panels.h"
+#include "app/ui/theme.h"
+
+namespace sixstep::ui {
+
+namespace {
+std::vector<Backdrop> frame_backdrops;
+}
+
+const std::vector<Backdrop>& backdrops() { return frame_backdrops; }
+
+bool begin_panel(const char* id, const Rect& r, bool border, std::uint32_t background_rgb) {
+    frame_backdrops.push_back({r, background_rgb});
+    ImGui::SetNextWindowPos(ImVec2(r.x, r.y));
+    ImGui::SetNextWindowSize(ImVec2(r.w, r.h));
+    ImGui::PushStyleVar(ImGuiStyleVar_WindowBorderSize, border ? 2.0f : 0.0f);
+    const ImGuiWindowFlags flags = ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoMove |
+                                   ImGuiWindowFlags_NoCollapse | ImGuiWindowFlags_NoSavedSettings |
+                                   ImGuiWindowFlags_NoBringToFrontOnFocus;
+    const bool open = ImGui::Begin(id, nullptr, flags);
+    ImGui::PopStyleVar();
+    return open;
+}
+
+void end_panel() { ImGui::End(); }
+
+void panel_title(const char* text) {
+    ImGui::PushFont(fonts().bold);
+    ImGui::PushStyleColor(ImGuiCol_Text, theme::vec(theme::accent_rgb));
+    ImGui::TextUnformatted(text);
+    ImGui::PopStyleColor();
+    ImGui::PopFont();
+}
+
+void draw_header(const app::Snapshot& s, ViewState& v) {
+    const Rect& r = v.layout.header;
+    const bool open = begin_panel("##header", r, false, theme::header_rgb);
+    if (open) {
+        const Fonts& F = fonts();
+        ImDrawList* dl = ImGui::GetWindowDrawList();
+        const float y = r.y + (r.h - F.bold->FontSize) * 0.5f;
+        const float pad = v.font_px * 0.6f;
+        const std::string& lang = s.state.language;
+        // Right: step k of n, so the room always knows where we are.
+        char step[96] = "";
+        if (s.has_lesson)
+            std::snprintf(step, sizeof step, "%s %d %s %d", tr(lang, "Step"), s.state.position, tr(lang, "of"),
+                          s.state.step_count);
+        const float sw = F.bold->CalcTextSizeA(F.bold->FontSize, 1e9f, 0, step).x;
+        dl->AddText(F.bold, F.bold->FontSize, ImVec2(r.right() - pad - sw, y), theme::col(theme::active_rgb), step);
+        // Left: the app and the lesson.
+        std::string title = s.has_lesson ? s.state.title : std::string("choose a lesson");
+        const float ax = r.x + pad;
+        dl->AddText(F.bold, F.bold->FontSize, ImVec2(ax, y), theme::col(0x93C5FD), "sixstep");
+        const float tx = ax + F.bold->CalcTextSizeA(F.bold->FontSize, 1e9f, 0, "sixstep").x + pad;
+        dl->AddText(F.bold, F.bold->FontSize, ImVec2(tx, y), theme::col(theme::header_text_rgb), title.c_str());
+        if (s.busy) {
+            const char* busy = "\u25cf";
+            dl->AddText(F.bold, F.bold->FontSize, ImVec2(r.right() - pad * 2 - sw - F.bold->FontSize, y),
+                        theme::col(theme::active_rgb), busy);
+        }
+    }
+    end_panel();
+}
+
+void draw_app(const app::Snapshot& s, ViewState& v, app::Session& session, float width, float height) {
+    frame_backdrops.clear();
+    // A new step: the inspector follows the stage that just ran again.
+    if (s.has_lesson && s.state.position != v.last_position) {
+        v.selected_stage = -1;
+        v.right_tab = -1;
+        v.last_position = s.state.position;
+    }
+    const int knob_rows = (s.has_lesson && !v.picker) ? knobs_rows(s) : 0;
+    const int log_lines = v.log_open ? 6 : 1;
+    v.layout = compute_layout(width, height, v.font_px, knob_rows, log_lines);
+
+    draw_header(s, v);
+    if (v.picker || !s.has_lesson) {
+        draw_lesson_picker(s, v, session);
+    } else {
+        draw_pipeline_diagram(s, v);
+        draw_narration(s, v);
+        if (knob_rows > 0) draw_knobs(s, v, session);
+        // The right-hand side: training while the lesson trains, else the inspector.
+        const bool training = s.state.training.active && !s.state.training.loss.empty();
+        int tab = v.right_tab;
+        if (tab < 0) tab = (training && s.state.trace.empty()) ? 1 : 0;
+        if (tab == 1 && training) draw_training(s, v);
+        else draw_inspector(s, v);
+    }
+    draw_log(s, v);
+}
+
+}  // namespace sixstep::ui

@@ -1,0 +1,168 @@
+#include "app/ui/fonts.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <set>
+#include <vector>
+
+namespace sixstep::ui {
+
+namespace {
+
+Fonts current;
+std::set<ImWchar> built_glyphs;  // every codepoint asked for in the last build
+// ImGui keeps pointers to glyph ranges until the atlas is rebuilt.
+ImVector<ImWchar> latin_ranges, cjk_ranges;
+
+std::string dejavu(const char* file) {
+    if (const char* env = std::getenv("SIXSTEP_FONT_DIR")) return std::string(env) + "/" + file;
+    return std::string(SIXSTEP_FONT_DIR_DEJAVU) + "/" + file;
+}
+
+std::string cjk_path(bool bold) {
+    if (const char* env = std::getenv("SIXSTEP_CJK_FONT")) return env;
+    std::string p = SIXSTEP_FONT_NOTO_CJK;
+    if (bold) {
+        const auto at = p.rfind("-Regular");
+        if (at != std::string::npos) p.replace(at, 8, "-Bold");
+    }
+    return p;
+}
+
+// The CJK collections are ~20 MiB each: read once, shared by every face and
+// every rebuild (ImGui does not own the bytes).
+const std::vector<char>* cjk_file(const std::string& path) {
+    static std::map<std::string, std::vector<char>> cache;
+    auto it = cache.find(path);
+    if (it != cache.end()) return it->second.empty() ? nullptr : &it->second;
+    std::vector<char> bytes;
+    if (std::ifstream in{path, std::ios::binary}) bytes.assign(std::istreambuf_iterator<char>(in), {});
+    return (cache[path] = std::move(bytes)).empty() ? nullptr : &cache[path];
+}
+
+bool exists(const std::string& p) {
+    std::error_code ec;
+    return std::filesystem::is_regular_file(p, ec);
+}
+
+// Decodes UTF-8; invalid bytes are skipped.
+template <class F>
+void for_each_codepoint(std::string_view s, F&& f) {
+    for (size_t i = 0; i < s.size();) {
+        unsigned c = static_cast<unsigned char>(s[i]);
+        int n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
+        if (n == 0 || i + n > s.size()) {
+            ++i;
+            continue;
+        }
+        unsigned cp = n == 1 ? c : c & (0x7F >> n);
+        for (int k = 1; k < n; ++k) cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3F);
+        i += n;
+        f(cp);
+    }
+}
+
+bool is_cjk(unsigned cp) { return (cp >= 0x2E80 && cp <= 0x9FFF) || (cp >= 0xF900 && cp <= 0xFAFF) || (cp >= 0xFF00 && cp <= 0xFFEF); }
+
+// Characters the app itself draws, beyond ASCII and Latin-1. The lesson's
+// and the traces' own characters are added at build time: a small atlas
+// (a few hundred glyphs) keeps llvmpipe's texture sampling cheap.
+constexpr const char* ui_symbols =
+    "\u2212\u00d7\u00b7\u2026\u2014\u2013\u2192\u2190\u2191\u2193\u21bb\u25b2\u25bc\u25cf\u2744\u26a0\u2713\u2717"
+    "\u21b5\u03b7\u03b8\u03a3\u2202\u0177\u2248\u2264\u2265\u00b1\u2207\u201c\u201d\u2018\u2019\u2022";
+
+}  // namespace
+
+const Fonts& fonts() { return current; }
+
+float default_font_px(int framebuffer_height) {
+    const float h = framebuffer_height > 0 ? static_cast<float>(framebuffer_height) : 720.0f;
+    return 23.0f * h / 720.0f;
+}
+
+bool fonts_missing_glyphs(std::string_view text) {
+    bool missing = false;
+    for_each_codepoint(text, [&](unsigned cp) {
+        if (!missing && cp >= 0x100 && cp <= 0xFFFF && !built_glyphs.count(static_cast<ImWchar>(cp))) missing = true;
+    });
+    return missing;
+}
+
+void build_fonts(float body_px, std::string_view text) {
+    ImGuiIO& io = ImGui::GetIO();
+    io.Fonts->Clear();
+    current = Fonts{};
+    current.body_px = body_px;
+
+    latin_ranges.clear();
+    cjk_ranges.clear();
+    built_glyphs.clear();
+    ImFontGlyphRangesBuilder b;
+    b.AddRanges(io.Fonts->GetGlyphRangesDefault());  // ASCII + Latin-1
+    b.AddText(ui_symbols);
+    bool any_cjk = false;
+    for_each_codepoint(text, [&](unsigned cp) {
+        if (cp < 0x80 || cp > 0xFFFF) return;
+        b.AddChar(static_cast<ImWchar>(cp));
+        built_glyphs.insert(static_cast<ImWchar>(cp));
+        any_cjk = any_cjk || is_cjk(cp);
+    });
+    if (any_cjk) b.AddText("，。：；！？（）、“”《》");  // the UI's own Chinese punctuation
+    for_each_codepoint(ui_symbols, [&](unsigned cp) { built_glyphs.insert(static_cast<ImWchar>(cp)); });
+    b.BuildRanges(&latin_ranges);
+    // The same set for the merged CJK face: it only fills what DejaVu lacks.
+    cjk_ranges = latin_ranges;
+
+    const std::string sans = dejavu("DejaVuSans.ttf"), sans_bold = dejavu("DejaVuSans-Bold.ttf"),
+                      mono = dejavu("DejaVuSansMono.ttf");
+    const std::vector<char>* noto = any_cjk ? cjk_file(cjk_path(false)) : nullptr;
+    const std::vector<char>* noto_bold = any_cjk ? cjk_file(cjk_path(true)) : nullptr;
+    if (!noto_bold) noto_bold = noto;
+    const bool have_cjk = noto != nullptr;
+    if (any_cjk && !have_cjk) current.problem = "Chinese font not found: " + cjk_path(false) + " (apt install fonts-noto-cjk)";
+
+    auto add = [&](const std::string& file, float px, bool bold) -> ImFont* {
+        ImFontConfig cfg;
+        cfg.OversampleH = 2;
+        cfg.OversampleV = 1;
+        cfg.PixelSnapH = true;
+        ImFont* f = nullptr;
+        if (exists(file)) {
+            f = io.Fonts->AddFontFromFileTTF(file.c_str(), px, &cfg, latin_ranges.Data);
+        }
+        if (!f) {
+            if (current.problem.empty()) current.problem = "font not found: " + file + " (apt install fonts-dejavu-core)";
+            ImFontConfig def;
+            def.SizePixels = px;
+            f = io.Fonts->AddFontDefault(&def);
+        }
+        if (have_cjk) {
+            ImFontConfig m;
+            m.MergeMode = true;
+            m.FontNo = 2;  // NotoSansCJK-Regular.ttc: 0 Japanese, 1 Korean, 2 Simplified Chinese
+            m.OversampleH = 1;
+            m.OversampleV = 1;
+            m.PixelSnapH = true;
+            m.FontDataOwnedByAtlas = false;
+            // Noto CJK's ascent + descent span ~1.45 em against DejaVu's ~1.16:
+            // at the same pixel size its characters look a size smaller.
+            const std::vector<char>* data = bold ? noto_bold : noto;
+            io.Fonts->AddFontFromMemoryTTF(const_cast<char*>(data->data()), static_cast<int>(data->size()), px * 1.2f, &m,
+                                           cjk_ranges.Data);
+        }
+        return f;
+    };
+    current.body = add(sans, body_px, false);
+    current.narration = add(sans, body_px * 1.2f, false);
+    current.bold = add(sans_bold, body_px * 1.1f, true);
+    current.big = add(sans_bold, body_px * 1.6f, true);
+    current.mono = add(mono, body_px * 1.05f, false);
+    current.cjk = have_cjk;
+    io.Fonts->Build();
+    io.FontDefault = current.body;
+}
+
+}  // namespace sixstep::ui

@@ -1,0 +1,42 @@
+// Fonts for a projector: DejaVu Sans (fonts-dejavu-core) at a large size, a
+// bold face for headings, a bigger one for the numbers that matter and DejaVu
+// Sans Mono for arithmetic. Chinese comes from Noto Sans CJK (fonts-noto-cjk,
+// face 2 = Simplified Chinese), merged into every face with glyph ranges built
+// from the text actually on screen — the full CJK range would cost ~0.8 s and
+// a 64–128 MiB texture.
+#pragma once
+#include <string>
+#include <string_view>
+
+#include <imgui.h>
+
+namespace sixstep::ui {
+
+struct Fonts {
+    ImFont* body = nullptr;     // tables, labels
+    ImFont* narration = nullptr;  // the step's text: a size up, read from the back of the room
+    ImFont* bold = nullptr;     // headings, stage names
+    ImFont* big = nullptr;      // the numbers the class must read from the back
+    ImFont* mono = nullptr;     // arithmetic
+    float body_px = 0;          // the size body was built at
+    bool cjk = false;           // Noto CJK merged in
+    std::string problem;        // a font that could not be loaded (the app falls back and says so)
+};
+
+// The fonts of the current ImGui context (valid after build_fonts).
+const Fonts& fonts();
+
+// (Re)builds the atlas at `body_px`, covering Latin, Greek, arrows, maths
+// and every character of `text` (add the lesson's text here). Call between
+// frames, then recreate the renderer's font texture.
+void build_fonts(float body_px, std::string_view text);
+
+// True when `text` has a character the current atlas lacks (a reload or a
+// new trace brought new Chinese characters): rebuild before the next frame.
+bool fonts_missing_glyphs(std::string_view text);
+
+// Default body size for a framebuffer height: 23 px at 720 rows, growing with
+// the screen so 1080p projectors get the same proportions.
+float default_font_px(int framebuffer_height);
+
+}  // namespace sixstep::ui

@@ -1,0 +1,131 @@
+#include "app/ui/format.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace sixstep::ui {
+
+namespace {
+std::string real_minus(std::string s) {
+    std::string out;
+    for (size_t i = 0; i < s.size(); ++i) {
+        const bool minus = s[i] == '-' && (i == 0 || s[i - 1] == ' ' || s[i - 1] == '[' || s[i - 1] == '(');
+        out += minus ? std::string("\u2212") : std::string(1, s[i]);
+    }
+    return out;
+}
+}  // namespace
+
+std::string pretty_number(double x, int precision) {
+    if (std::fabs(x) < 5e-13) x = 0;
+    return real_minus(format_value(Value{x}, precision));
+}
+
+std::string pretty_value(const Value& v, int precision) {
+    if (std::holds_alternative<std::string>(v)) return std::get<std::string>(v);
+    return real_minus(format_value(v, precision));
+}
+
+std::string field_text(const Field& f, int precision) {
+    std::string s = pretty_value(f.value, precision);
+    if (!f.unit.empty()) s += " " + f.unit;
+    return s;
+}
+
+std::string field_label(const Field& f) { return f.label.empty() ? f.key : f.label; }
+
+std::string reflow(std::string_view text) {
+    auto list_item = [](std::string_view rest) {
+        size_t i = 0;
+        while (i < rest.size() && rest[i] == ' ') ++i;
+        rest = rest.substr(i);
+        if (rest.size() >= 2 && (rest[0] == '-' || rest[0] == '*') && rest[1] == ' ') return true;
+        size_t d = 0;
+        while (d < rest.size() && rest[d] >= '0' && rest[d] <= '9') ++d;
+        return d > 0 && d + 1 < rest.size() && rest[d] == '.' && rest[d + 1] == ' ';
+    };
+    std::string out;
+    for (size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (c != '\n') {
+            out += c;
+            continue;
+        }
+        const bool blank_next = i + 1 < text.size() && text[i + 1] == '\n';
+        const bool blank_prev = i > 0 && text[i - 1] == '\n';
+        if (blank_next || blank_prev || list_item(text.substr(i + 1))) {
+            out += '\n';
+        } else if (i + 1 < text.size()) {
+            // Chinese needs no space where a line was wrapped.
+            const unsigned char prev = out.empty() ? 0 : static_cast<unsigned char>(out.back());
+            const unsigned char next = static_cast<unsigned char>(text[i + 1]);
+            if (!(prev >= 0x80 && next >= 0x80)) out += ' ';
+        }
+    }
+    while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
+    return out;
+}
+
+namespace {
+size_t utf8_len(unsigned char c) { return c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 1; }
+bool wide(std::string_view ch) { return ch.size() >= 3; }  // CJK and friends: may break anywhere
+bool no_line_start(std::string_view ch) {
+    static constexpr std::string_view closers[] = {"。", "，", "、", "；", "：", "！", "？", "）", "」", "”", "’", "》", "…"};
+    for (auto c : closers)
+        if (ch == c) return true;
+    return ch == "." || ch == "," || ch == ";" || ch == ":" || ch == "!" || ch == "?" || ch == ")";
+}
+}  // namespace
+
+std::vector<std::string> wrap_lines(ImFont* font, float size, std::string_view text, float width) {
+    std::vector<std::string> lines;
+    auto w = [&](std::string_view s) { return font->CalcTextSizeA(size, 1e9f, 0, s.data(), s.data() + s.size()).x; };
+    size_t pos = 0;
+    while (pos <= text.size()) {
+        const size_t nl = text.find('\n', pos);
+        std::string_view para = text.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos);
+        // Break one paragraph into lines.
+        while (!para.empty()) {
+            size_t fit = 0, last_break = 0;  // bytes that fit; last good break point
+            std::string_view prev;
+            for (size_t i = 0; i < para.size();) {
+                const size_t n = std::min(utf8_len(static_cast<unsigned char>(para[i])), para.size() - i);
+                const std::string_view ch = para.substr(i, n);
+                if (w(para.substr(0, i + n)) > width && fit > 0) break;
+                // A break is allowed before a space, or between two characters
+                // where either is wide, unless the next one is a closer.
+                if (i > 0 && (ch == " " || ((wide(ch) || wide(prev)) && !no_line_start(ch) && prev != " ")))
+                    last_break = i;
+                prev = ch;
+                i += n;
+                fit = i;
+            }
+            size_t cut = fit;
+            if (fit < para.size() && last_break > 0) cut = last_break;
+            std::string_view line = para.substr(0, cut);
+            lines.emplace_back(line);
+            para.remove_prefix(cut);
+            while (!para.empty() && para.front() == ' ') para.remove_prefix(1);
+        }
+        if (nl == std::string_view::npos) break;
+        if (text.substr(pos, nl - pos).empty()) lines.emplace_back();  // blank line: paragraph gap
+        pos = nl + 1;
+    }
+    return lines;
+}
+
+std::string fit_text(ImFont* font, float size, std::string_view text, float max_width) {
+    auto width = [&](std::string_view s) { return font->CalcTextSizeA(size, 1e9f, 0, s.data(), s.data() + s.size()).x; };
+    if (width(text) <= max_width) return std::string(text);
+    const std::string ell = "\u2026";
+    size_t n = text.size();
+    while (n > 0) {
+        --n;
+        while (n > 0 && (static_cast<unsigned char>(text[n]) & 0xC0) == 0x80) --n;  // UTF-8 boundary
+        std::string s = std::string(text.substr(0, n)) + ell;
+        if (width(s) <= max_width) return s;
+    }
+    return ell;
+}
+
+}  // namespace sixstep::ui

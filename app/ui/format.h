@@ -1,0 +1,32 @@
+// Numbers and fields as the class reads them: a real minus sign (−2, not -2),
+// units after the value, long text shortened with an ellipsis to fit a box.
+#pragma once
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <imgui.h>
+
+#include "pipeline/core/trace.h"
+
+namespace sixstep::ui {
+
+std::string pretty_number(double x, int precision = 6);  // 11, 6.4, −2, 1.2e+06
+std::string pretty_value(const Value& v, int precision = 6);
+std::string field_text(const Field& f, int precision = 6);  // "3 km", "[5, 2, 10, −2]"
+std::string field_label(const Field& f);                    // label, else key
+
+// YAML block text as the room reads it: single line breaks become spaces (the
+// author wrapped at 80 columns, the screen wraps at its own width); blank
+// lines stay paragraph breaks and list items ("- ", "* ", "1. ") keep their line.
+std::string reflow(std::string_view text);
+
+// Breaks text into lines no wider than `width`: at spaces for Latin text,
+// between any two characters for Chinese — except that closing punctuation
+// (。，、；：！？）」”) never starts a line. "\n" always breaks.
+std::vector<std::string> wrap_lines(ImFont* font, float size, std::string_view text, float width);
+
+// The longest prefix of `text` that fits in `max_width` pixels with "…".
+std::string fit_text(ImFont* font, float size, std::string_view text, float max_width);
+
+}  // namespace sixstep::ui

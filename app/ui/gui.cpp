@@ -1,0 +1,374 @@
+// The frame loop, twice: run_app drives a GLFW window from the keyboard;
+// render_screenshots drives an offscreen canvas through every step of a
+// lesson. Both draw the same screen (draw_app) from the session's snapshot.
+//
+// Diagnostics (environment): SIXSTEP_FRAME_STATS=1 prints the frame-time
+// max / mean / p99 when the window closes (and turns vsync off);
+// SIXSTEP_FRAME_DEBUG=1 prints every frame's phases (ui, gl, swap) and each
+// font atlas build.
+#include "app/ui/gui.h"
+
+#include <algorithm>
+#include <cfloat>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <filesystem>
+#include <numeric>
+
+#include <imgui.h>
+#include <imgui_impl_glfw.h>
+#include <imgui_impl_opengl3.h>
+
+#include "app/core/session.h"
+#include "app/ui/fonts.h"
+#include "app/ui/i18n.h"
+#include "app/ui/panels.h"
+#include "app/ui/platform.h"
+#include "app/ui/presenter_keys.h"
+#include "app/ui/theme.h"
+#include "pipeline/delivery/delivery_model.h"
+
+namespace sixstep::ui {
+
+namespace {
+
+FrameStats last_stats;
+
+std::string lessons_folder() {
+    if (const char* env = std::getenv("SIXSTEP_LESSONS")) return env;
+    std::error_code ec;
+    if (std::filesystem::is_directory("lessons", ec)) return "lessons";
+    return std::string(SIXSTEP_DATA_DIR) + "/lessons";
+}
+
+// Every character the screen may show for this snapshot: the lesson, the
+// traces, the log, the app's own words in the lesson's language.
+std::string glyph_text(const app::Snapshot& s) {
+    std::string t = s.lesson_text;
+    t += translated_text(s.state.language);
+    if (s.state.language == "zh") t += delivery::delivery_text(0, "zh");
+    for (const auto& ev : s.state.trace.events()) {
+        t += ev.summary;
+        for (const auto& a : ev.arithmetic) t += a;
+        for (const auto& w : ev.warnings) t += w;
+        for (const auto& f : ev.outputs)
+            if (std::holds_alternative<std::string>(f.value)) t += std::get<std::string>(f.value);
+    }
+    if (s.state.response) t += s.state.response->text;
+    if (s.state.error) t += *s.state.error;
+    for (const auto& l : s.log) t += l.text;
+    for (const auto& c : s.catalog) t += c.title;
+    t += s.load_error;
+    return t;
+}
+
+// The screen that both front ends draw: keeps the font atlas in step with
+// the screen size, the presenter's font scale and the lesson's characters.
+class Frontend {
+public:
+    app::Session session;
+    ViewState view;
+
+    // Before NewFrame. Returns true when the font atlas was rebuilt.
+    bool prepare(const app::Snapshot& s, int fb_height) {
+        const float px = std::round(default_font_px(fb_height) * view.font_scale * 2.0f) / 2.0f;
+        // Compared with this front end's own build: a new ImGui context
+        // (the next screenshot run) starts with an empty atlas.
+        bool rebuild = px != built_px_;
+        if (s.version != glyph_version_) {
+            glyph_version_ = s.version;
+            std::string text = glyph_text(s);
+            if (fonts_missing_glyphs(text)) rebuild = true;
+            if (rebuild) glyphs_ = std::move(text);
+        }
+        if (!rebuild) return false;
+        if (glyphs_.empty()) glyphs_ = glyph_text(s);
+        build_fonts(px, glyphs_);
+        if (std::getenv("SIXSTEP_FRAME_DEBUG"))
+            std::fprintf(stderr, "font atlas %dx%d at %.1f px\n", ImGui::GetIO().Fonts->TexWidth, ImGui::GetIO().Fonts->TexHeight, px);
+        built_px_ = px;
+        if (!fonts().problem.empty() && fonts().problem != reported_) {
+            reported_ = fonts().problem;
+            session.log(app::LogEntry::Level::warning, reported_);
+        }
+        theme::apply(px);
+        view.font_px = px;
+        ImGui_ImplOpenGL3_DestroyFontsTexture();
+        ImGui_ImplOpenGL3_CreateFontsTexture();
+        return true;
+    }
+
+    void draw(const app::Snapshot& s, float width, float height) {
+        ImGui::NewFrame();
+        draw_app(s, view, session, width, height);
+        ImGui::Render();
+    }
+
+    // The panels' backgrounds, for render_draw_data to clear.
+    std::vector<ClearRect> clear_rects() const {
+        std::vector<ClearRect> out;
+        for (const Backdrop& b : backdrops()) out.push_back({b.rect.x, b.rect.y, b.rect.w, b.rect.h, b.rgb});
+        return out;
+    }
+
+private:
+    float built_px_ = 0;
+    std::uint64_t glyph_version_ = ~0ull;
+    std::string glyphs_;
+    std::string reported_;
+};
+
+void init_imgui() {
+    IMGUI_CHECKVERSION();
+    ImGui::CreateContext();
+    ImGuiIO& io = ImGui::GetIO();
+    io.IniFilename = nullptr;  // the layout is computed, not saved
+    io.LogFilename = nullptr;
+    io.ConfigWindowsMoveFromTitleBarOnly = true;
+}
+
+double process_cpu_ms() {
+    timespec ts{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) / 1e6;
+}
+
+FrameStats summarize(std::vector<double> ms, const std::vector<double>& cpu) {
+    FrameStats st;
+    if (!cpu.empty()) {
+        st.cpu_max_ms = *std::max_element(cpu.begin(), cpu.end());
+        st.cpu_mean_ms = std::accumulate(cpu.begin(), cpu.end(), 0.0) / static_cast<double>(cpu.size());
+    }
+    st.frames = static_cast<int>(ms.size());
+    if (ms.empty()) return st;
+    st.max_ms = *std::max_element(ms.begin(), ms.end());
+    st.mean_ms = std::accumulate(ms.begin(), ms.end(), 0.0) / static_cast<double>(ms.size());
+    std::sort(ms.begin(), ms.end());
+    st.p99_ms = ms[std::min(ms.size() - 1, static_cast<size_t>(std::ceil(0.99 * static_cast<double>(ms.size()))) - 1)];
+    return st;
+}
+
+}  // namespace
+
+FrameStats last_frame_stats() { return last_stats; }
+
+int run_app(const std::string& lesson_path) { return run_app(lesson_path, AppOptions{}); }
+
+int run_app(const std::string& lesson_path, const AppOptions& options) {
+    std::vector<KeyPress> script;
+    try {
+        script = parse_keys(options.autoplay);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "sixstep: error: %s\n", e.what());
+        return 2;
+    }
+    init_imgui();
+    std::string error;
+    auto window = Window::open(options.width, options.height, "sixstep", true, &error);
+    if (!window) {
+        ImGui::DestroyContext();
+        std::fprintf(stderr, "sixstep: %s\n", error.c_str());
+        return no_window;
+    }
+    if (options.frame_stats || std::getenv("SIXSTEP_FRAME_STATS")) window->set_vsync(false);
+    {
+        Frontend app;
+        app.session.set_on_publish([] { Window::wake(); });
+        app.view.lessons_folder = lessons_folder();
+        if (lesson_path.empty()) {
+            app.view.picker = true;
+            app.session.scan(app.view.lessons_folder);
+        } else {
+            app.session.open(lesson_path);
+        }
+
+        std::vector<double> frame_ms, frame_cpu_ms;
+        size_t next_key = 0;
+        int frame = 0, settle = 0, idle_frames = 0;
+        std::uint64_t drawn_version = 0;
+        KeyPress held{};  // a simulated key to release next frame
+        bool holding = false;
+        std::string title;
+        using clock = std::chrono::steady_clock;
+        auto last = clock::now();
+        while (!window->should_close()) {
+            // Nothing moving, nothing queued, nobody typing: sleep until input
+            // or a new snapshot (the session wakes us).
+            // A projector laptop on battery should not redraw an idle slide at 60 fps.
+            if (script.empty() && idle_frames > 2) window->wait_events(0.5);
+            const auto t0 = clock::now();
+            const double cpu0 = process_cpu_ms();
+            window->poll_events();
+            // The autoplay script presses one key every few frames, through
+            // GLFW's callback path, and releases it on the next frame.
+            if (holding) {
+                window->release_key(held.key, held.mods);
+                holding = false;
+            } else if (next_key < script.size() && frame > 0 && frame % std::max(1, options.autoplay_every) == 0) {
+                held = script[next_key++];
+                holding = true;
+                window->press_key(held.key, held.mods);
+            }
+            auto snap = app.session.snapshot();
+            const bool typing = ImGui::GetIO().WantTextInput;
+            for (const KeyPress& k : window->take_key_presses()) {
+                switch (handle_key(k, typing, app.session, app.view, *snap)) {
+                    case WindowAction::toggle_fullscreen: window->toggle_fullscreen(); break;
+                    case WindowAction::quit: window->request_close(); break;
+                    case WindowAction::none: break;
+                }
+            }
+            if (snap->has_lesson && snap->state.title != title) {
+                title = snap->state.title;
+                window->set_title("sixstep \u2014 " + title);
+            }
+            // ImGui's keyboard navigation only in the picker (↑ ↓ Enter): on a
+            // lesson, Space and the arrows belong to the presenter, and must
+            // not also toggle whatever widget was clicked last.
+            if (app.view.picker || !snap->has_lesson) ImGui::GetIO().ConfigFlags |= ImGuiConfigFlags_NavEnableKeyboard;
+            else ImGui::GetIO().ConfigFlags &= ~ImGuiConfigFlags_NavEnableKeyboard;
+            int fb_w = 0, fb_h = 0;
+            window->framebuffer_size(&fb_w, &fb_h);
+            const bool rebuilt = app.prepare(*snap, fb_h);
+            ImGui_ImplOpenGL3_NewFrame();
+            ImGui_ImplGlfw_NewFrame();
+            const auto now = clock::now();
+            app.view.dt = std::clamp(std::chrono::duration<float>(now - last).count(), 0.0f, 0.1f);
+            last = now;
+            const ImVec2 size = ImGui::GetIO().DisplaySize;
+            const auto t_ui = clock::now();
+            app.draw(*snap, size.x, size.y);
+            const auto t_draw = clock::now();
+            render_draw_data(fb_w, fb_h, app.clear_rects());
+            static const bool debug = std::getenv("SIXSTEP_FRAME_DEBUG") != nullptr;
+            if (debug) gl_finish();
+            const auto t_gl = clock::now();
+            window->swap_buffers();
+            if (debug)
+                std::fprintf(stderr, "frame %d: pre %.2f ui %.2f gl %.2f swap %.2f ms, %d vertices\n", frame,
+                             std::chrono::duration<double, std::milli>(t_ui - t0).count(),
+                             std::chrono::duration<double, std::milli>(t_draw - t_ui).count(),
+                             std::chrono::duration<double, std::milli>(t_gl - t_draw).count(),
+                             std::chrono::duration<double, std::milli>(clock::now() - t_gl).count(),
+                             ImGui::GetDrawData()->TotalVtxCount);
+            const double ms = std::chrono::duration<double, std::milli>(clock::now() - t0).count();
+            // The first frames build the font atlas and the GL objects: a
+            // start-up cost, not a frame of stepping.
+            if (frame >= 2 && !rebuilt) {
+                frame_ms.push_back(ms);
+                frame_cpu_ms.push_back(process_cpu_ms() - cpu0);
+            }
+            ++frame;
+            const bool still = !snap->busy && snap->version == drawn_version && app.view.packet_pos == app.view.packet_target &&
+                               !ImGui::GetIO().WantTextInput && !ImGui::IsAnyMouseDown();
+            idle_frames = still ? idle_frames + 1 : 0;
+            drawn_version = snap->version;
+            if (options.max_frames > 0 && frame >= options.max_frames) break;
+            if (options.quit_after_autoplay && next_key >= script.size() && !holding) {
+                // Let the last command finish and the animation settle.
+                if (!snap->busy && app.view.packet_pos == app.view.packet_target) ++settle;
+                if (settle > options.autoplay_every) break;
+            }
+        }
+        last_stats = summarize(frame_ms, frame_cpu_ms);
+        auto snap = app.session.snapshot();
+        last_stats.position = snap->state.position;
+        last_stats.step_count = snap->state.step_count;
+        if (options.frame_stats || std::getenv("SIXSTEP_FRAME_STATS"))
+            std::fprintf(stderr,
+                         "sixstep: %d frames; wall time max %.2f ms, mean %.2f ms, p99 %.2f ms; "
+                         "CPU time max %.2f ms, mean %.2f ms\n",
+                         last_stats.frames, last_stats.max_ms, last_stats.mean_ms, last_stats.p99_ms, last_stats.cpu_max_ms,
+                         last_stats.cpu_mean_ms);
+    }
+    window.reset();
+    ImGui::DestroyContext();
+    return 0;
+}
+
+int render_screenshots(const ScreenshotOptions& o, std::vector<std::string>* written) {
+    if (o.width < 320 || o.height < 240 || o.width > 8192 || o.height > 8192) {
+        std::fprintf(stderr, "sixstep: error: screenshot size %dx%d is out of range (320x240 .. 8192x8192)\n", o.width,
+                     o.height);
+        return 2;
+    }
+    std::error_code ec;
+    std::filesystem::create_directories(o.out_dir, ec);
+    if (ec) {
+        std::fprintf(stderr, "sixstep: error: %s: cannot create the folder: %s\n", o.out_dir.c_str(), ec.message().c_str());
+        return 2;
+    }
+    init_imgui();
+    // EGL surfaceless first: it needs no X server. A hidden window when EGL
+    // is unavailable but a display is.
+    std::string egl_error, glfw_error;
+    std::unique_ptr<Offscreen> offscreen = Offscreen::create(&egl_error);
+    std::unique_ptr<Window> window;
+    if (!offscreen && display_available()) window = Window::open(o.width, o.height, "sixstep screenshot", false, &glfw_error);
+    if (!offscreen && !window) {
+        ImGui::DestroyContext();
+        std::fprintf(stderr, "sixstep: error: no OpenGL context for screenshots: %s%s%s\n", egl_error.c_str(),
+                     glfw_error.empty() ? "" : "; ", glfw_error.c_str());
+        return 2;
+    }
+    int rc = 0;
+    {
+        Canvas canvas(o.width, o.height);
+        Frontend app;
+        app.view.lessons_folder = lessons_folder();
+        app.view.font_scale = o.font_scale;
+        app.session.open(o.lesson_path);
+        app.session.wait_idle();
+        auto snap = app.session.snapshot();
+        if (!canvas.ok()) {
+            std::fprintf(stderr, "sixstep: error: cannot create a %dx%d framebuffer\n", o.width, o.height);
+            rc = 2;
+        } else if (!snap->has_lesson) {
+            std::fprintf(stderr, "sixstep: error: %s\n", snap->load_error.c_str());
+            rc = 2;
+        }
+        ImGuiIO& io = ImGui::GetIO();
+        for (int k = 1; rc == 0 && k <= snap->state.step_count; ++k) {
+            app.session.go_to(k);
+            app.session.wait_idle();
+            snap = app.session.snapshot();
+            // A fixed clock, so the same lesson gives the same pixels; enough
+            // frames for the layout and the travelling request to settle.
+            for (int frame = 0; frame < 600; ++frame) {
+                canvas.bind();
+                app.prepare(*snap, o.height);
+                io.DisplaySize = ImVec2(static_cast<float>(o.width), static_cast<float>(o.height));
+                io.DisplayFramebufferScale = ImVec2(1, 1);
+                io.DeltaTime = 1.0f / 60.0f;
+                io.MousePos = ImVec2(-FLT_MAX, -FLT_MAX);
+                app.view.dt = io.DeltaTime;
+                ImGui_ImplOpenGL3_NewFrame();
+                app.draw(*snap, io.DisplaySize.x, io.DisplaySize.y);
+                if (frame >= 3 && app.view.packet_pos == app.view.packet_target) break;
+            }
+            render_draw_data(o.width, o.height, app.clear_rects());
+            std::vector<std::uint8_t> rgba = canvas.read_rgba();
+            for (size_t i = 3; i < rgba.size(); i += 4) rgba[i] = 255;  // opaque, whatever blending left
+            char name[32];
+            std::snprintf(name, sizeof name, "step-%02d.png", k);
+            const std::string path = (std::filesystem::path(o.out_dir) / name).string();
+            if (!write_png(path, o.width, o.height, rgba)) {
+                std::fprintf(stderr, "sixstep: error: %s: cannot write the PNG\n", path.c_str());
+                rc = 2;
+                break;
+            }
+            if (written) written->push_back(path);
+            if (!o.quiet) std::printf("wrote %s\n", path.c_str());
+        }
+        Canvas::unbind();
+    }
+    window.reset();
+    offscreen.reset();
+    ImGui::DestroyContext();
+    return rc;
+}
+
+}  // namespace sixstep::ui

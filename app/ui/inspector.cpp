@@ -1,0 +1,376 @@
+// The inspector: everything about one stage of the current request — what
+// went in and came out (with units), the arithmetic with the numbers
+// substituted, warnings, the weights and their checksum, the timings — and,
+// under it, the answers given so far so an absurd one sits beside a right one.
+#include <algorithm>
+#include <cfloat>
+#include <cstdio>
+#include <string>
+
+#include <imgui.h>
+
+#include "app/ui/fonts.h"
+#include "app/ui/format.h"
+#include "app/ui/i18n.h"
+#include "app/ui/panels.h"
+#include "app/ui/theme.h"
+
+namespace sixstep::ui {
+
+namespace {
+
+std::string normalize_name(std::string s) {
+    std::replace(s.begin(), s.end(), '_', ' ');
+    return s;
+}
+
+void colored(std::uint32_t rgb, const std::string& text, bool wrap = false) {
+    ImGui::PushStyleColor(ImGuiCol_Text, theme::vec(rgb));
+    if (wrap) ImGui::PushTextWrapPos(0.0f);
+    ImGui::TextUnformatted(text.c_str());
+    if (wrap) ImGui::PopTextWrapPos();
+    ImGui::PopStyleColor();
+}
+
+void section(const char* label) {
+    ImGui::Spacing();
+    ImGui::PushFont(fonts().bold);
+    ImGui::TextUnformatted(label);
+    ImGui::PopFont();
+}
+
+// Stage 1: each raw field beside what normalization made of it.
+bool raw_vs_normalized(const TraceEvent& ev, const std::string& lang) {
+    std::vector<std::pair<const Field*, const Field*>> rows;
+    for (const auto& in : ev.inputs) {
+        const std::string name = normalize_name(field_label(in));
+        const Field* match = nullptr;
+        for (const auto& out : ev.outputs)
+            if (normalize_name(field_label(out)) == name || normalize_name(out.key).rfind(name, 0) == 0) match = &out;
+        rows.push_back({&in, match});
+    }
+    if (rows.empty()) return false;
+    const ImGuiTableFlags flags = ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp;
+    if (ImGui::BeginTable("##rawnorm", 3, flags)) {
+        ImGui::TableSetupColumn(tr(lang, "field"), ImGuiTableColumnFlags_WidthStretch, 1.0f);
+        ImGui::TableSetupColumn(tr(lang, "raw"), ImGuiTableColumnFlags_WidthStretch, 1.0f);
+        ImGui::TableSetupColumn(tr(lang, "normalized"), ImGuiTableColumnFlags_WidthStretch, 1.2f);
+        ImGui::TableHeadersRow();
+        for (const auto& [in, out] : rows) {
+            ImGui::TableNextRow();
+            ImGui::TableNextColumn();
+            ImGui::TextUnformatted(normalize_name(field_label(*in)).c_str());
+            ImGui::TableNextColumn();
+            ImGui::PushFont(fonts().mono);
+            ImGui::Text("\"%s\"", pretty_value(in->value).c_str());
+            ImGui::PopFont();
+            ImGui::TableNextColumn();
+            ImGui::PushFont(fonts().bold);
+            ImGui::TextUnformatted(out ? ("\u2192 " + field_text(*out)).c_str() : "\u2014");
+            ImGui::PopFont();
+        }
+        ImGui::EndTable();
+    }
+    return true;
+}
+
+void field_table(const char* id, const std::vector<Field>& fields, const std::string& lang) {
+    const ImGuiTableFlags flags = ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp;
+    if (fields.empty() || !ImGui::BeginTable(id, 2, flags)) return;
+    ImGui::TableSetupColumn(tr(lang, "field"), ImGuiTableColumnFlags_WidthStretch, 1.0f);
+    ImGui::TableSetupColumn(tr(lang, "value"), ImGuiTableColumnFlags_WidthStretch, 1.6f);
+    for (const auto& f : fields) {
+        ImGui::TableNextRow();
+        ImGui::TableNextColumn();
+        ImGui::PushTextWrapPos(0.0f);
+        ImGui::TextUnformatted(normalize_name(field_label(f)).c_str());
+        ImGui::PopTextWrapPos();
+        ImGui::TableNextColumn();
+        ImGui::PushTextWrapPos(0.0f);
+        ImGui::PushFont(fonts().bold);
+        ImGui::TextUnformatted(field_text(f).c_str());
+        ImGui::PopFont();
+        ImGui::PopTextWrapPos();
+    }
+    ImGui::EndTable();
+}
+
+// The arithmetic, one line each; the forward pass's equation in the big face.
+// A language model's output stage (one "p(token) = …" line per candidate)
+// gets a bar per line, so "mat 0.42" visibly beats "rug 0.18".
+void arithmetic(const TraceEvent& ev, float width) {
+    const Fonts& F = fonts();
+    const Field* probs = ev.find("top_probs");
+    if (ev.stage == Stage::output && probs && std::holds_alternative<std::vector<double>>(probs->value) &&
+        std::get<std::vector<double>>(probs->value).size() == ev.arithmetic.size()) {
+        const auto& p = std::get<std::vector<double>>(probs->value);
+        ImGui::PushFont(F.mono);
+        float text_w = 0;
+        for (const auto& line : ev.arithmetic) text_w = std::max(text_w, ImGui::CalcTextSize(line.c_str()).x);
+        for (size_t i = 0; i < p.size(); ++i) {
+            const ImVec2 at = ImGui::GetCursorScreenPos();
+            ImGui::TextUnformatted(ev.arithmetic[i].c_str());
+            const float x0 = at.x + text_w + ImGui::GetFontSize(), bar_w = std::max(0.0f, at.x + width - x0);
+            const float h = ImGui::GetTextLineHeight();
+            ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(x0, at.y + h * 0.15f),
+                                                      ImVec2(x0 + bar_w * static_cast<float>(std::clamp(p[i], 0.0, 1.0)), at.y + h * 0.85f),
+                                                      theme::col(i == 0 ? theme::active_rgb : theme::accent_rgb));
+        }
+        ImGui::PopFont();
+        return;
+    }
+    for (const auto& line : ev.arithmetic) {
+        ImFont* f = F.mono;
+        if (ev.stage == Stage::forward && line.find(" = ") != std::string::npos &&
+            F.big->CalcTextSizeA(F.big->FontSize, 1e9f, 0, line.c_str()).x < width)
+            f = F.big;
+        ImGui::PushFont(f);
+        ImGui::PushTextWrapPos(0.0f);
+        ImGui::TextUnformatted(line.c_str());
+        ImGui::PopTextWrapPos();
+        ImGui::PopFont();
+    }
+}
+
+// The weights the model holds, and the checksum that proves inference never wrote them.
+void weights(const app::LessonState& st, const std::string& lang) {
+    if (!st.weights) return;
+    section(tr(lang, "Weights"));
+    ImGui::Text("%s", tr(lang, "checksum"));
+    ImGui::SameLine();
+    ImGui::PushFont(fonts().mono);
+    ImGui::TextUnformatted(st.checksum.c_str());
+    ImGui::PopFont();
+    if (!st.weights_file.empty()) colored(theme::muted_rgb, st.weights_file, true);
+}
+
+void timings(const app::LessonState& st, const std::string& lang) {
+    section(tr(lang, "Timing"));
+    double total = 0;
+    std::string line;
+    for (const Stage s : all_stages)
+        if (const TraceEvent* ev = st.trace.last(s)) {
+            total += ev->elapsed_ms;
+            char buf[64];
+            std::snprintf(buf, sizeof buf, "%s%s %.3f", line.empty() ? "" : " \u00b7 ", tr(lang, std::string(stage_name(s)).c_str()),
+                          ev->elapsed_ms);
+            line += buf;
+        }
+    char tot[48];
+    std::snprintf(tot, sizeof tot, "  =  %.3f ms", total);
+    colored(theme::text_rgb, line + tot, true);
+}
+
+// Answers given so far in this lesson, newest last: the skew's absurd number
+// sits beside the right one.
+void answers(const app::Snapshot& s, const std::string& lang) {
+    if (s.answers.size() < 2) return;
+    section(tr(lang, "Answers so far"));
+    const Fonts& F = fonts();
+    const size_t first = s.answers.size() > 3 ? s.answers.size() - 3 : 0;
+    const float avail = ImGui::GetContentRegionAvail().x;
+    const int n = static_cast<int>(s.answers.size() - first);
+    const float gap = 8.0f, w = (avail - gap * (n - 1)) / n;
+    const float h = F.big->FontSize + F.body->FontSize * 2.2f;
+    for (size_t i = first; i < s.answers.size(); ++i) {
+        const app::AnswerRecord& a = s.answers[i];
+        if (i > first) ImGui::SameLine(0, gap);
+        const bool bad = !a.warnings.empty() || !a.normalized || a.mode == "train";
+        const ImVec2 p = ImGui::GetCursorScreenPos();
+        ImDrawList* dl = ImGui::GetWindowDrawList();
+        const std::uint32_t c = bad ? theme::bad_rgb : theme::good_rgb;
+        dl->AddRectFilled(p, ImVec2(p.x + w, p.y + h), theme::col(c, 28), 6.0f);
+        dl->AddRect(p, ImVec2(p.x + w, p.y + h), theme::col(c), 6.0f, 0, i + 1 == s.answers.size() ? 3.0f : 1.5f);
+        const float pad = 8.0f;
+        const std::string big = a.minutes ? pretty_number(*a.minutes) + " min" : pretty_number(a.raw);
+        dl->AddText(F.big, F.big->FontSize, ImVec2(p.x + pad, p.y + 4), theme::col(c),
+                    fit_text(F.big, F.big->FontSize, big, w - 2 * pad).c_str());
+        const std::string req = fit_text(F.body, F.body->FontSize * 0.8f, a.request, w - 2 * pad);
+        dl->AddText(F.body, F.body->FontSize * 0.8f, ImVec2(p.x + pad, p.y + 4 + F.big->FontSize), theme::col(theme::text_rgb),
+                    req.c_str());
+        // Why a card is red, most telling reason first.
+        std::string how = std::string(tr(lang, "normalization")) + " \u2713";
+        if (a.mode == "train") how = "\u26a0 " + std::string(tr(lang, "train mode"));
+        else if (!a.normalized) how = "\u26a0 " + std::string(tr(lang, "normalization OFF"));
+        else if (!a.warnings.empty()) how = "\u26a0 " + a.warnings.front();
+        if (a.mode == "train") how += " \u00b7 " + std::string(tr(lang, "train mode"));
+        dl->AddText(F.body, F.body->FontSize * 0.8f, ImVec2(p.x + pad, p.y + 4 + F.big->FontSize + F.body->FontSize * 0.9f),
+                    theme::col(bad ? theme::bad_rgb : theme::muted_rgb),
+                    fit_text(F.body, F.body->FontSize * 0.8f, how, w - 2 * pad).c_str());
+        ImGui::Dummy(ImVec2(w, h));
+    }
+}
+
+// Load once, serve many: every request of a `serve:` step as a bar, the cold
+// one (which paid the load) in amber, the warm ones in blue.
+void served(const app::LessonState& st, const std::string& lang) {
+    if (st.served.empty()) return;
+    section(tr(lang, "Served requests"));
+    double total = 0, warm = 0, cold = 0, top = 0;
+    int warm_n = 0, cold_n = 0;
+    for (const auto& r : st.served) {
+        total += r.total_ms;
+        top = std::max(top, r.total_ms);
+        if (r.cold) cold += r.total_ms, ++cold_n;
+        else warm += r.total_ms, ++warm_n;
+    }
+    const Fonts& F = fonts();
+    char line[200];
+    std::snprintf(line, sizeof line, "%zu requests \u00b7 %.3f ms in all", st.served.size(), total);
+    colored(theme::text_rgb, line);
+    ImGui::PushFont(F.bold);
+    if (cold_n) {
+        std::snprintf(line, sizeof line, "%s: %.4f ms", tr(lang, "cold"), cold / cold_n);
+        colored(theme::active_border_rgb, line);
+        ImGui::SameLine(0, ImGui::GetFontSize());
+    } else if (st.cold_load_ms > 0) {
+        // Every request here was warm: the load was paid once, earlier.
+        std::snprintf(line, sizeof line, "%s: %.4f ms (once)", tr(lang, "cold load"), st.cold_load_ms);
+        colored(theme::active_border_rgb, line);
+        ImGui::SameLine(0, ImGui::GetFontSize());
+    }
+    std::snprintf(line, sizeof line, "warm: %.4f ms %s", warm_n ? warm / warm_n : 0.0, warm_n ? "mean" : "");
+    colored(theme::accent_rgb, line);
+    ImGui::PopFont();
+    // The same question should get the same answer; dropout left on breaks that.
+    std::vector<std::string> distinct;
+    for (const auto& r : st.served) {
+        const std::string a = st.model_kind == "delivery" || r.text.empty() ? pretty_number(r.minutes) + " min" : r.text;
+        if (std::find(distinct.begin(), distinct.end(), a) == distinct.end()) distinct.push_back(a);
+    }
+    if (distinct.size() > 1) {
+        std::string all;
+        for (size_t i = 0; i < distinct.size() && i < 6; ++i) all += (i ? ", " : "") + distinct[i];
+        if (distinct.size() > 6) all += ", \u2026";
+        std::snprintf(line, sizeof line, "\u26a0 %zu different answers: ", distinct.size());
+        colored(theme::bad_rgb, line + all, true);
+    }
+    // The bars.
+    const ImVec2 p = ImGui::GetCursorScreenPos();
+    const float w = ImGui::GetContentRegionAvail().x, h = ImGui::GetTextLineHeight() * 3.0f;
+    ImGui::Dummy(ImVec2(w, h));
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    dl->AddRectFilled(p, ImVec2(p.x + w, p.y + h), theme::col(0xF8FAFC), 4.0f);
+    // When every request was warm, the one-off cold load stands first, for scale.
+    const bool load_bar = cold_n == 0 && st.cold_load_ms > 0;
+    if (load_bar) top = std::max(top, st.cold_load_ms);
+    const size_t bars = st.served.size() + (load_bar ? 1 : 0);
+    const float bw = w / static_cast<float>(bars);
+    for (size_t i = 0; i < bars; ++i) {
+        const bool is_load = load_bar && i == 0;
+        const auto& r = st.served[is_load ? 0 : i - (load_bar ? 1 : 0)];
+        const double ms = is_load ? st.cold_load_ms : r.total_ms;
+        const float bh = top > 0 ? static_cast<float>(ms / top) * (h - 4) : 0.0f;
+        const float x = p.x + i * bw;
+        dl->AddRectFilled(ImVec2(x + (bw > 3 ? 0.5f : 0.0f), p.y + h - std::max(1.5f, bh)), ImVec2(x + std::max(1.0f, bw - 0.5f), p.y + h),
+                          theme::col(r.cold || is_load ? theme::active_rgb : theme::accent_rgb));
+    }
+}
+
+// While the lesson has a training history, a way back to the training view.
+void training_button(const app::Snapshot& s, ViewState& v) {
+    if (!s.state.training.active || s.state.training.loss.empty()) return;
+    const char* label = tr(s.state.language, "Training");
+    ImGui::SameLine(ImGui::GetWindowContentRegionMax().x - ImGui::CalcTextSize(label).x - ImGui::GetStyle().FramePadding.x * 2);
+    if (ImGui::SmallButton(label)) v.right_tab = 1;
+}
+
+}  // namespace
+
+void draw_inspector(const app::Snapshot& s, ViewState& v) {
+    const Rect& r = v.layout.inspector;
+    if (begin_panel("##inspector", r)) {
+        const app::LessonState& st = s.state;
+        const std::string& lang = st.language;
+        int sel = v.selected_stage >= 0 ? v.selected_stage : active_stage(s);
+        if (sel < 0 && st.next_stage) sel = stage_index(*st.next_stage);
+        if (sel < 0 || !st.trace.last(all_stages[static_cast<size_t>(sel)])) {
+            // Nothing has run yet: the request as it arrives, still text.
+            panel_title(tr(lang, "The request as it arrives"));
+            training_button(s, v);
+            const ImGuiTableFlags flags = ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp;
+            if (!st.request.fields.empty() && ImGui::BeginTable("##arrives", 2, flags)) {
+                for (const auto& [k, val] : st.request.fields) {
+                    ImGui::TableNextRow();
+                    ImGui::TableNextColumn();
+                    ImGui::TextUnformatted(lang == "zh" ? tr(lang, k.c_str()) : normalize_name(k).c_str());
+                    ImGui::TableNextColumn();
+                    ImGui::PushFont(fonts().big);
+                    ImGui::Text("\"%s\"", val.c_str());
+                    ImGui::PopFont();
+                }
+                ImGui::EndTable();
+            }
+            if (sel >= 0) {
+                ImGui::Spacing();
+                colored(theme::accent_rgb,
+                        std::string(tr(lang, "next")) + ": " + tr(lang, std::string(stage_title(all_stages[static_cast<size_t>(sel)])).c_str()));
+            }
+            answers(s, lang);
+            served(st, lang);
+        } else {
+            const Stage stage = all_stages[static_cast<size_t>(sel)];
+            const TraceEvent* ev = st.trace.last(stage);
+            panel_title(tr(lang, std::string(stage_title(stage)).c_str()));
+            char ms[48];
+            std::snprintf(ms, sizeof ms, "%.3f ms", ev->elapsed_ms);
+            ImGui::SameLine(0, v.font_px);
+            colored(theme::muted_rgb, ms);
+            training_button(s, v);
+            ImGui::BeginChild("##inspect", ImVec2(0, 0), false);
+            if (s.served_this_step > 0) served(st, lang);  // the point of a serve step: first
+            colored(theme::muted_rgb, ev->summary, true);
+            // This stage's warnings, and those of earlier stages: a warning
+            // raised at the request still qualifies the answer at the end.
+            for (const Stage earlier : all_stages) {
+                if (earlier > stage) break;
+                if (const TraceEvent* e = st.trace.last(earlier))
+                    for (const auto& w : e->warnings)
+                        colored(theme::bad_rgb,
+                                "\u26a0 " + (earlier == stage ? std::string() : std::string(stage_name(earlier)) + ": ") + w, true);
+            }
+            if (stage == Stage::request) {
+                section(tr(lang, "normalization"));
+                raw_vs_normalized(*ev, lang);
+            } else if (stage != Stage::load && stage != Stage::respond) {
+                std::vector<Field> ins;
+                for (const auto& f : ev->inputs)
+                    if (!ev->find(f.key) || ev->find(f.key) == &f) ins.push_back(f);
+                if (!ins.empty()) {
+                    section(tr(lang, "Inputs"));
+                    field_table("##in", ins, lang);
+                }
+            }
+            if (!ev->arithmetic.empty() && stage != Stage::respond) {
+                section(tr(lang, "Arithmetic"));
+                arithmetic(*ev, ImGui::GetContentRegionAvail().x);
+            }
+            if (stage == Stage::respond && st.response) {
+                section(tr(lang, "Response"));
+                ImGui::PushFont(fonts().big);
+                ImGui::PushTextWrapPos(0.0f);
+                ImGui::TextUnformatted(st.response->text.c_str());
+                ImGui::PopTextWrapPos();
+                ImGui::PopFont();
+            }
+            if (stage >= Stage::forward) answers(s, lang);
+            if (stage == Stage::load) weights(st, lang);
+            if (stage == Stage::respond) timings(st, lang);
+            if (stage != Stage::request) {
+                std::vector<Field> outs;
+                for (const auto& f : ev->outputs)
+                    if (!(stage == Stage::load && f.key == "weights") && !(stage == Stage::respond && f.key == "text"))
+                        outs.push_back(f);
+                if (!outs.empty()) {
+                    section(tr(lang, "Outputs"));
+                    field_table("##out", outs, lang);
+                }
+            }
+            if (s.served_this_step == 0) served(st, lang);
+            ImGui::EndChild();
+        }
+    }
+    end_panel();
+}
+
+}  // namespace sixstep::ui

@@ -1,0 +1,40 @@
+#include "app/ui/layout.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace sixstep::ui {
+
+namespace {
+constexpr float margin = 8;  // pixels between panels and around the screen
+}
+
+Layout compute_layout(float width, float height, float f, int knobs_lines, int log_lines) {
+    Layout l;
+    const float m = margin;
+    l.header = {0, 0, width, std::round(f * 2.0f)};
+    l.diagram = {m, l.header.bottom() + m, width - 2 * m, std::round(f * 7.2f)};
+    const float log_h = std::round(f * (1.0f + 1.15f * std::max(1, log_lines)) );
+    l.log = {m, height - m - log_h, width - 2 * m, log_h};
+    const float top = l.diagram.bottom() + m, bottom = l.log.y - m;
+    const float left_w = std::round((width - 3 * m) * 0.40f);
+    const float knobs_h = knobs_lines > 0 ? std::round(f * (2.0f + 1.75f * knobs_lines)) : 0;
+    l.narration = {m, top, left_w, std::max(f * 3, bottom - top - (knobs_h > 0 ? knobs_h + m : 0))};
+    l.knobs = {m, l.narration.bottom() + m, left_w, knobs_h};
+    l.inspector = {2 * m + left_w, top, width - 3 * m - left_w, bottom - top};
+    return l;
+}
+
+Rect stage_box(const Rect& d, int i, float f) {
+    const float gap = std::round(f * 1.25f);  // room for the arrow
+    const float pad = std::round(f * 0.35f);
+    const float w = (d.w - 2 * pad - 5 * gap) / 6.0f;
+    return {std::round(d.x + pad + i * (w + gap)), d.y + pad, std::round(w), std::round(f * 4.3f)};
+}
+
+Rect packet_lane(const Rect& d, float f) {
+    const Rect b = stage_box(d, 0, f);
+    return {d.x, b.bottom() + std::round(f * 0.4f), d.w, d.bottom() - b.bottom() - std::round(f * 0.6f)};
+}
+
+}  // namespace sixstep::ui

@@ -1,0 +1,39 @@
+// Where each panel goes: a pure function of the screen size and the font
+// size, so the smoke test can find the diagram's boxes in a screenshot.
+//
+//   +------------------------------------------------------------+
+//   | header: lesson title · step k of n · step title            |
+//   +------------------------------------------------------------+
+//   | diagram: [1 request]→[2 load]→[3 forward]→…→[6 respond]     |
+//   |          the request's values travelling underneath        |
+//   +----------------------+-------------------------------------+
+//   | narration            | inspector (or training)             |
+//   | knobs                |                                     |
+//   +----------------------+-------------------------------------+
+//   | log / key hints                                            |
+//   +------------------------------------------------------------+
+#pragma once
+
+namespace sixstep::ui {
+
+struct Rect {
+    float x = 0, y = 0, w = 0, h = 0;
+    float right() const { return x + w; }
+    float bottom() const { return y + h; }
+    bool contains(float px, float py) const { return px >= x && px < x + w && py >= y && py < y + h; }
+};
+
+struct Layout {
+    Rect header, diagram, narration, knobs, inspector, log;
+};
+
+// `knobs_lines`: how many rows of controls the knobs panel needs (0: none);
+// `log_lines`: the log's height in lines (1: a status line).
+Layout compute_layout(float width, float height, float font_px, int knobs_lines, int log_lines);
+
+// Stage i's box (0..5) inside the diagram's rectangle.
+Rect stage_box(const Rect& diagram, int i, float font_px);
+// The lane under the boxes where the request's values travel.
+Rect packet_lane(const Rect& diagram, float font_px);
+
+}  // namespace sixstep::ui

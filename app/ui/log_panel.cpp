@@ -1,0 +1,67 @@
+// The log: every error, failed check and reload, newest last. One line (the
+// latest entry and the presenter's keys) unless opened with L or a click.
+#include <cstdio>
+
+#include <imgui.h>
+
+#include "app/ui/panels.h"
+#include "app/ui/theme.h"
+
+namespace sixstep::ui {
+
+namespace {
+std::uint32_t level_rgb(app::LogEntry::Level l) {
+    switch (l) {
+        case app::LogEntry::Level::error: return theme::bad_rgb;
+        case app::LogEntry::Level::warning: return theme::warn_rgb;
+        default: return theme::muted_rgb;
+    }
+}
+}  // namespace
+
+void draw_log(const app::Snapshot& s, ViewState& v) {
+    const Rect& r = v.layout.log;
+    if (begin_panel("##log", r)) {
+        const char* keys = "\u2192 next  \u2190 back  Home  F11  Ctrl\u00b1 font  Ctrl+R reload  L log";
+        char button[32];
+        std::snprintf(button, sizeof button, "%s %zu", v.log_open ? "\u25bc" : "\u25b2", s.log.size());
+        if (ImGui::SmallButton(button)) v.log_open = !v.log_open;
+        ImGui::SameLine();
+        const float keys_w = ImGui::CalcTextSize(keys).x;
+        if (!v.log_open) {
+            if (!s.log.empty()) {
+                const app::LogEntry& e = s.log.back();
+                ImGui::PushStyleColor(ImGuiCol_Text, theme::vec(level_rgb(e.level)));
+                ImGui::PushClipRect(ImGui::GetCursorScreenPos(),
+                                    ImVec2(r.right() - keys_w - 2.5f * v.font_px, r.bottom()), true);
+                ImGui::TextUnformatted(e.text.c_str());
+                ImGui::PopClipRect();
+                ImGui::PopStyleColor();
+                ImGui::SameLine();
+            }
+            ImGui::SetCursorPosX(ImGui::GetWindowContentRegionMax().x - keys_w);
+            ImGui::PushStyleColor(ImGuiCol_Text, theme::vec(theme::muted_rgb));
+            ImGui::TextUnformatted(keys);
+            ImGui::PopStyleColor();
+        } else {
+            ImGui::PushStyleColor(ImGuiCol_Text, theme::vec(theme::muted_rgb));
+            ImGui::TextUnformatted(keys);
+            ImGui::PopStyleColor();
+            ImGui::BeginChild("##lines", ImVec2(0, 0), false);
+            for (const auto& e : s.log) {
+                ImGui::PushStyleColor(ImGuiCol_Text, theme::vec(level_rgb(e.level)));
+                ImGui::Text("%7.1f s  ", e.time_s);
+                ImGui::SameLine();
+                ImGui::PushTextWrapPos(0.0f);
+                ImGui::TextUnformatted(e.text.c_str());
+                ImGui::PopTextWrapPos();
+                ImGui::PopStyleColor();
+            }
+            if (ImGui::GetScrollY() >= ImGui::GetScrollMaxY() - 1) ImGui::SetScrollHereY(1.0f);
+            ImGui::EndChild();
+        }
+    }
+    end_panel();
+}
+
+}  // namespace sixstep::ui

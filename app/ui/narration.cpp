@@ -1,0 +1,110 @@
+// The narration pane: which step this is, what the instructor says, and
+// whether the step's checks passed.
+#include <algorithm>
+#include <cstdio>
+
+#include <imgui.h>
+
+#include "app/ui/fonts.h"
+#include "app/ui/format.h"
+#include "app/ui/i18n.h"
+#include "app/ui/panels.h"
+#include "app/ui/theme.h"
+
+namespace sixstep::ui {
+
+void draw_narration(const app::Snapshot& s, ViewState& v) {
+    const Rect& r = v.layout.narration;
+    if (begin_panel("##narration", r)) {
+        const app::LessonState& st = s.state;
+        const Fonts& F = fonts();
+        const std::string& lang = st.language;
+
+        // A reload that failed: its error, above everything, until fixed.
+        if (!s.load_error.empty()) {
+            ImGui::PushStyleColor(ImGuiCol_Text, theme::vec(theme::bad_rgb));
+            ImGui::PushTextWrapPos(0.0f);
+            ImGui::TextUnformatted(("\u26a0 " + s.load_error + " \u2014 showing the last good version (Ctrl+R to retry)").c_str());
+            ImGui::PopTextWrapPos();
+            ImGui::PopStyleColor();
+            ImGui::Separator();
+        }
+
+        // "Step 3 of 7" with progress dots, then the step's title.
+        char head[64];
+        std::snprintf(head, sizeof head, "%s %d %s %d", tr(lang, "Step"), st.position, tr(lang, "of"), st.step_count);
+        ImGui::PushStyleColor(ImGuiCol_Text, theme::vec(theme::muted_rgb));
+        ImGui::TextUnformatted(head);
+        ImGui::PopStyleColor();
+        ImGui::SameLine();
+        {
+            ImDrawList* dl = ImGui::GetWindowDrawList();
+            const ImVec2 p = ImGui::GetCursorScreenPos();
+            const float rad = v.font_px * 0.22f, gap = rad * 2.8f;
+            const float avail = r.right() - p.x - v.font_px;
+            const int n = st.step_count;
+            const float step_gap = n > 1 ? std::min(gap, avail / static_cast<float>(n)) : gap;
+            for (int i = 0; i < n; ++i) {
+                const ImVec2 c(p.x + rad + 4 + i * step_gap, p.y + ImGui::GetTextLineHeight() * 0.5f);
+                if (i < st.position) dl->AddCircleFilled(c, rad, theme::col(i + 1 == st.position ? theme::active_border_rgb : theme::good_rgb));
+                else dl->AddCircle(c, rad, theme::col(theme::pending_border_rgb), 0, 1.5f);
+            }
+            ImGui::NewLine();
+        }
+        ImGui::PushFont(F.big);
+        ImGui::PushTextWrapPos(0.0f);
+        ImGui::TextUnformatted(st.step_title.c_str());
+        ImGui::PopTextWrapPos();
+        ImGui::PopFont();
+        ImGui::Spacing();
+
+        // The narration itself, wrapped, in a scrolling child so a long text
+        // never pushes the checks off the screen. Passed checks are one line;
+        // a failed one is spelled out.
+        int failed = 0;
+        for (const auto& c : st.checks) failed += c.passed ? 0 : 1;
+        const float line = ImGui::GetTextLineHeightWithSpacing();
+        const float checks_h = (st.checks.empty() ? 0.0f : line * static_cast<float>(1 + failed)) + (st.error ? line * 2.0f : 0.0f);
+        ImGui::BeginChild("##say", ImVec2(0, checks_h > 0 ? -checks_h - 4.0f : 0.0f), false);
+        {
+            // A size up when it fits, the body size when it would scroll.
+            const std::string text = reflow(st.narration);
+            const ImVec2 avail = ImGui::GetContentRegionAvail();
+            const float wrap_w = avail.x - ImGui::GetStyle().ScrollbarSize;
+            std::vector<std::string> lines = wrap_lines(F.narration, F.narration->FontSize, text, wrap_w);
+            ImFont* font = F.narration;
+            if (static_cast<float>(lines.size()) * F.narration->FontSize * 1.05f > avail.y) {
+                font = F.body;
+                lines = wrap_lines(F.body, F.body->FontSize, text, wrap_w);
+            }
+            ImGui::PushFont(font);
+            for (const auto& l : lines) ImGui::TextUnformatted(l.empty() ? " " : l.c_str());
+            ImGui::PopFont();
+        }
+        ImGui::EndChild();
+
+        if (st.error) {
+            ImGui::PushStyleColor(ImGuiCol_Text, theme::vec(theme::bad_rgb));
+            ImGui::PushTextWrapPos(0.0f);
+            ImGui::TextUnformatted(("\u26a0 " + *st.error).c_str());
+            ImGui::PopTextWrapPos();
+            ImGui::PopStyleColor();
+        }
+        if (!st.checks.empty()) {
+            const int passed = static_cast<int>(st.checks.size()) - failed;
+            ImGui::PushStyleColor(ImGuiCol_Text, theme::vec(failed ? theme::bad_rgb : theme::good_rgb));
+            ImGui::Text("%s %d/%zu %s", failed ? "\u2717" : "\u2713", passed, st.checks.size(), tr(lang, "checks passed"));
+            ImGui::PopStyleColor();
+            for (const auto& c : st.checks) {
+                if (c.passed) continue;
+                ImGui::PushStyleColor(ImGuiCol_Text, theme::vec(theme::bad_rgb));
+                const std::string t = "\u2717 " + c.expectation.path + " " + c.expectation.describe() + " (got " + c.got + ")";
+                ImGui::TextUnformatted(fit_text(ImGui::GetFont(), ImGui::GetFontSize(), t, ImGui::GetContentRegionAvail().x).c_str());
+                ImGui::PopStyleColor();
+            }
+        }
+    }
+    end_panel();
+}
+
+}  // namespace sixstep::ui

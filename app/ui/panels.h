@@ -1,0 +1,49 @@
+// One function per panel, one panel per file. Each draws a fixed-position
+// ImGui window into its rectangle from the snapshot, and sends commands to
+// the session (never into the engine).
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "app/core/session.h"
+#include "app/ui/layout.h"
+#include "app/ui/theme.h"
+#include "app/ui/view.h"
+
+namespace sixstep::ui {
+
+void draw_header(const app::Snapshot& s, ViewState& v);                           // app_view.cpp
+void draw_pipeline_diagram(const app::Snapshot& s, ViewState& v);                 // pipeline_diagram.cpp
+void draw_narration(const app::Snapshot& s, ViewState& v);                        // narration.cpp
+void draw_inspector(const app::Snapshot& s, ViewState& v);                        // inspector.cpp
+void draw_training(const app::Snapshot& s, ViewState& v);                         // training_panel.cpp
+void draw_knobs(const app::Snapshot& s, ViewState& v, app::Session& session);     // knobs.cpp
+void draw_log(const app::Snapshot& s, ViewState& v);                              // log_panel.cpp
+void draw_lesson_picker(const app::Snapshot& s, ViewState& v, app::Session& session);  // lesson_picker.cpp
+
+// The panels' backgrounds of the last frame drawn, for the renderer to clear.
+struct Backdrop {
+    Rect rect;
+    std::uint32_t rgb;
+};
+const std::vector<Backdrop>& backdrops();
+
+// The whole screen for one frame (app_view.cpp).
+void draw_app(const app::Snapshot& s, ViewState& v, app::Session& session, float width, float height);
+
+// Rows the knobs panel needs for this step (0 when the lesson allows none).
+int knobs_rows(const app::Snapshot& s);
+
+// Shared helpers (app_view.cpp).
+// A fixed window in r. Its background is not drawn by ImGui but cleared by
+// the GL before the frame (see backdrops()): on llvmpipe a blended,
+// full-screen set of window backgrounds costs more than everything else.
+bool begin_panel(const char* id, const Rect& r, bool border = true, std::uint32_t background_rgb = theme::panel_rgb);
+void end_panel();
+// A heading in the bold face and the accent colour.
+void panel_title(const char* text);
+// The stage that the diagram highlights and the inspector shows by default:
+// the one that ran last, else the next one.
+int active_stage(const app::Snapshot& s);
+
+}  // namespace sixstep::ui

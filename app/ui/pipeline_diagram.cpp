@@ -1,0 +1,311 @@
+// The six-step diagram: six boxes in order, the stage that ran last filled
+// in amber, finished stages in green with their output, and the request's
+// values travelling in a lane underneath from box to box.
+#include <algorithm>
+#include <cmath>
+
+#include <imgui.h>
+
+#include "app/ui/fonts.h"
+#include "app/ui/format.h"
+#include "app/ui/i18n.h"
+#include "app/ui/panels.h"
+#include "app/ui/theme.h"
+
+namespace sixstep::ui {
+
+namespace {
+
+// What a finished stage hands on, in a few characters: "3 km · 0 · 0", "= 11".
+std::string headline(const TraceEvent& ev) {
+    auto num = [&](const char* key) -> const Field* {
+        const Field* f = ev.find(key);
+        return f && std::holds_alternative<double>(f->value) ? f : nullptr;
+    };
+    // The language model's stages name their own headline fields.
+    if (const Field* f = ev.find("top1_piece"); f && ev.stage == Stage::output) {
+        const Field* p = num("top1_prob");
+        return "\u201c" + pretty_value(f->value) + "\u201d" + (p ? " " + pretty_number(std::get<double>(p->value), 2) : "");
+    }
+    if (const Field* f = ev.find("token_piece"); f && ev.stage == Stage::postprocess)
+        return "\u201c" + pretty_value(f->value) + "\u201d";
+    switch (ev.stage) {
+        case Stage::request: {
+            std::string s;
+            for (const auto& f : ev.outputs)
+                if (std::holds_alternative<double>(f.value)) s += (s.empty() ? "" : " \u00b7 ") + field_text(f);
+            if (!s.empty()) return s;
+            break;
+        }
+        case Stage::load:
+            if (const Field* w = ev.find("weights")) return pretty_value(w->value, 3);
+            break;
+        case Stage::forward:
+        case Stage::output:
+            if (const Field* f = num("raw_output")) return pretty_value(f->value, 5);
+            break;
+        case Stage::postprocess:
+        case Stage::respond:
+            if (const Field* f = num("minutes")) return field_text(*f);
+            if (const Field* f = ev.find("text")) return pretty_value(f->value);
+            break;
+    }
+    return ev.outputs.empty() ? std::string() : field_text(ev.outputs.front());
+}
+
+// Generated text may hold line breaks; a box or the chip shows one line (↵).
+std::string one_line(std::string s) {
+    std::string out;
+    for (char c : s) {
+        if (c == '\n') out += "\u21b5";
+        else if (c != '\r') out += c;
+    }
+    return out;
+}
+
+// The request before stage 1 ran: its raw fields.
+std::string raw_request(const app::LessonState& st) {
+    std::string s;
+    for (const auto& [k, v] : st.request.fields) s += (s.empty() ? "" : " \u00b7 ") + v;
+    return s;
+}
+
+void arrow(ImDrawList* dl, ImVec2 a, ImVec2 b, ImU32 color, float thickness, float head) {
+    dl->AddLine(a, ImVec2(b.x - head * 0.9f, b.y), color, thickness);
+    dl->AddTriangleFilled(ImVec2(b.x, b.y), ImVec2(b.x - head, b.y - head * 0.6f), ImVec2(b.x - head, b.y + head * 0.6f),
+                          color);
+}
+
+// While a lesson trains (and no request is being served), the diagram shows
+// what inference is not: forward, loss, gradients, update — in a loop.
+void draw_training_loop(const app::Snapshot& s, ViewState& v) {
+    const Fonts& F = fonts();
+    const float f = v.font_px;
+    const Rect& r = v.layout.diagram;
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const app::TrainingState& t = s.state.training;
+    const std::string& lang = s.state.language;
+    const bool frozen = t.frozen;
+    const char* names[4] = {"forward", "loss", "gradients", "update"};
+    std::string values[4];
+    if (t.last) {
+        const auto& l = *t.last;
+        if (!l.predictions.empty() && !l.labels.empty())
+            values[0] = "\u0177 " + pretty_number(l.predictions[0], 3) + "  y " + pretty_number(l.labels[0], 3);
+        values[1] = pretty_number(l.loss, 4);
+        values[2] = pretty_value(std::vector<double>(l.grad.begin(), l.grad.end()), 3);
+        const auto a = l.after.as_array();
+        values[3] = pretty_value(std::vector<double>(a.begin(), a.end()), 3);
+    }
+    // Four boxes over the width of the six.
+    const Rect first = stage_box(r, 0, f), last = stage_box(r, 5, f);
+    const float gap = std::round(f * 1.6f);
+    const float w = (last.right() - first.x - 3 * gap) / 4.0f;
+    Rect boxes[4];
+    for (int i = 0; i < 4; ++i) boxes[i] = {first.x + i * (w + gap), first.y, w, first.h};
+    const float pad = f * 0.4f;
+    for (int i = 0; i < 4; ++i) {
+        const Rect& b = boxes[i];
+        const std::uint32_t fill = frozen ? 0xF3F4F6 : theme::done_rgb, border = frozen ? theme::pending_border_rgb : theme::done_border_rgb;
+        dl->AddRectFilled(ImVec2(b.x, b.y), ImVec2(b.right(), b.bottom()), theme::col(fill), f * 0.35f);
+        dl->AddRect(ImVec2(b.x, b.y), ImVec2(b.right(), b.bottom()), theme::col(border), f * 0.35f, 0, 2.5f);
+        dl->AddText(F.bold, F.bold->FontSize, ImVec2(b.x + pad, b.y + pad), theme::col(frozen ? theme::muted_rgb : theme::text_rgb),
+                    tr(lang, names[i]));
+        ImFont* hf = i == 1 ? F.big : F.bold;
+        const std::string val = fit_text(hf, hf->FontSize, values[i], b.w - 2 * pad);
+        dl->AddText(hf, hf->FontSize, ImVec2(b.x + pad, b.y + pad + F.bold->FontSize + pad * 0.4f),
+                    theme::col(frozen ? theme::muted_rgb : theme::text_rgb), val.c_str());
+        if (i < 3) {
+            const float y = b.y + b.h * 0.5f;
+            arrow(dl, ImVec2(b.right() + 3, y), ImVec2(boxes[i + 1].x - 3, y),
+                  theme::col(frozen ? theme::pending_border_rgb : theme::done_border_rgb), 4.0f, f * 0.45f);
+        }
+    }
+    // The loop back from update to forward, with the step count on it.
+    const Rect lane = packet_lane(r, f);
+    const float ly = lane.y + lane.h * 0.5f;
+    const float x0 = boxes[0].x + boxes[0].w * 0.5f, x3 = boxes[3].x + boxes[3].w * 0.5f;
+    const ImU32 loop_col = theme::col(frozen ? theme::pending_border_rgb : theme::accent_rgb);
+    dl->AddLine(ImVec2(x3, boxes[3].bottom() + 2), ImVec2(x3, ly), loop_col, 3.0f);
+    dl->AddLine(ImVec2(x3, ly), ImVec2(x0, ly), loop_col, 3.0f);
+    const float head = f * 0.45f;
+    dl->AddLine(ImVec2(x0, ly), ImVec2(x0, boxes[0].bottom() + head), loop_col, 3.0f);
+    dl->AddTriangleFilled(ImVec2(x0, boxes[0].bottom() + 2), ImVec2(x0 - head * 0.6f, boxes[0].bottom() + head + 2),
+                          ImVec2(x0 + head * 0.6f, boxes[0].bottom() + head + 2), loop_col);
+    char label[96];
+    if (frozen)
+        std::snprintf(label, sizeof label, "\u2744 %s \u2014 %zu steps, never again", tr(lang, "frozen"), t.loss.size());
+    else
+        std::snprintf(label, sizeof label, "\u21bb %zu steps", t.loss.size());
+    const ImVec2 ls = F.bold->CalcTextSizeA(F.bold->FontSize, 1e9f, 0, label);
+    const float lx = (x0 + x3) * 0.5f - ls.x * 0.5f - pad;
+    dl->AddRectFilled(ImVec2(lx, ly - ls.y * 0.5f - 2), ImVec2(lx + ls.x + 2 * pad, ly + ls.y * 0.5f + 2), loop_col, ls.y);
+    dl->AddText(F.bold, F.bold->FontSize, ImVec2(lx + pad, ly - ls.y * 0.5f), theme::col(0xFFFFFF), label);
+}
+
+}  // namespace
+
+int active_stage(const app::Snapshot& s) {
+    if (!s.has_lesson) return -1;
+    if (s.state.last_stage) return stage_index(*s.state.last_stage);
+    return -1;
+}
+
+void draw_pipeline_diagram(const app::Snapshot& s, ViewState& v) {
+    const Rect& r = v.layout.diagram;
+    if (!begin_panel("##diagram", r)) {
+        end_panel();
+        return;
+    }
+    const Fonts& F = fonts();
+    const float f = v.font_px;
+    const std::string& lang = s.state.language;
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const app::LessonState& st = s.state;
+    if (s.has_lesson && st.training.active && !st.training.loss.empty() && st.trace.empty()) {
+        draw_training_loop(s, v);
+        end_panel();
+        return;
+    }
+    const int active = active_stage(s);
+    const int next = st.next_stage ? stage_index(*st.next_stage) : -1;
+
+    // ---- the six boxes ----
+    for (int i = 0; i < stage_count; ++i) {
+        const Stage stage = all_stages[static_cast<size_t>(i)];
+        const TraceEvent* ev = s.has_lesson ? st.trace.last(stage) : nullptr;
+        const Rect b = stage_box(r, i, f);
+        const ImVec2 p0(b.x, b.y), p1(b.right(), b.bottom());
+        const bool is_active = i == active, done = ev != nullptr, is_next = i == next;
+        std::uint32_t fill = theme::pending_rgb, border = theme::pending_border_rgb, text = theme::muted_rgb;
+        float thick = 2.0f;
+        if (is_active) fill = theme::active_rgb, border = theme::active_border_rgb, text = theme::text_rgb, thick = 4.0f;
+        else if (done) fill = theme::done_rgb, border = theme::done_border_rgb, text = theme::text_rgb, thick = 2.5f;
+        else if (is_next) border = theme::accent_rgb, text = theme::text_rgb, thick = 2.5f;
+        const float round = f * 0.35f;
+        dl->AddRectFilled(p0, p1, theme::col(fill), round);
+        dl->AddRect(p0, p1, theme::col(border), round, 0, thick);
+        if (v.selected_stage == i) {
+            const float o = 4.0f;
+            dl->AddRect(ImVec2(p0.x - o, p0.y - o), ImVec2(p1.x + o, p1.y + o), theme::col(theme::accent_rgb), round + o, 0, 2.0f);
+        }
+
+        // Title: a numbered disc and the stage's name, shrunk to fit.
+        const float pad = f * 0.4f;
+        const float disc = F.bold->FontSize * 0.5f;
+        const ImVec2 dc(b.x + pad + disc, b.y + pad + disc);
+        dl->AddCircleFilled(dc, disc, theme::col(done || is_active ? theme::text_rgb : theme::pending_border_rgb));
+        const std::string n = std::to_string(i + 1);
+        const ImVec2 ns = F.bold->CalcTextSizeA(F.bold->FontSize * 0.8f, 1e9f, 0, n.c_str());
+        dl->AddText(F.bold, F.bold->FontSize * 0.8f, ImVec2(dc.x - ns.x * 0.5f, dc.y - ns.y * 0.5f), theme::col(0xFFFFFF),
+                    n.c_str());
+        const float tx = dc.x + disc + pad * 0.5f, tw = b.right() - pad * 0.5f - tx;
+        const char* name = tr(lang, std::string(stage_name(stage)).c_str());
+        float name_size = F.bold->FontSize;
+        const float name_w = F.bold->CalcTextSizeA(name_size, 1e9f, 0, name).x;
+        if (name_w > tw) name_size *= tw / name_w;
+        dl->AddText(F.bold, name_size, ImVec2(tx, dc.y - name_size * 0.5f), theme::col(text), name);
+
+        // Its output, in the big face when it fits; its time underneath.
+        const float line2 = b.y + pad + F.bold->FontSize + pad * 0.4f;
+        const float small = F.body->FontSize * 0.8f;
+        if (ev) {
+            const std::string h = one_line(headline(*ev));
+            ImFont* hf = F.big;
+            float hs = F.big->FontSize;
+            if (hf->CalcTextSizeA(hs, 1e9f, 0, h.c_str()).x > b.w - 2 * pad) hf = F.bold, hs = F.bold->FontSize;
+            if (hf->CalcTextSizeA(hs, 1e9f, 0, h.c_str()).x > b.w - 2 * pad) hf = F.body, hs = F.body->FontSize;
+            const std::string fitted = fit_text(hf, hs, h, b.w - 2 * pad);
+            const float y = line2 + (F.big->FontSize - hs) * 0.5f;
+            dl->AddText(hf, hs, ImVec2(b.x + pad, y), theme::col(theme::text_rgb), fitted.c_str());
+            char ms[64];
+            const Field* cold = stage == Stage::load ? ev->find("cold") : nullptr;
+            if (cold && std::holds_alternative<std::string>(cold->value))
+                std::snprintf(ms, sizeof ms, "%s \u00b7 %.3f ms",
+                              std::get<std::string>(cold->value) == "yes" ? tr(lang, "cold start") : tr(lang, "reused"),
+                              ev->elapsed_ms);
+            else
+                std::snprintf(ms, sizeof ms, "%.3f ms", ev->elapsed_ms);
+            const float ms_room = b.w - 2 * pad - (ev->warnings.empty() ? 0.0f : 2 * disc + pad * 0.5f);
+            dl->AddText(F.body, small, ImVec2(b.x + pad, b.bottom() - pad * 0.5f - small), theme::col(theme::muted_rgb),
+                        fit_text(F.body, small, ms, ms_room).c_str());
+            if (!ev->warnings.empty()) {
+                const ImVec2 c(b.right() - pad - disc, b.bottom() - pad * 0.5f - disc);
+                dl->AddCircleFilled(c, disc, theme::col(theme::bad_rgb));
+                const ImVec2 es = F.bold->CalcTextSizeA(F.bold->FontSize, 1e9f, 0, "!");
+                dl->AddText(F.bold, F.bold->FontSize, ImVec2(c.x - es.x * 0.5f, c.y - es.y * 0.5f), theme::col(0xFFFFFF), "!");
+            }
+        } else {
+            const char* label = is_next ? tr(lang, "next") : "\u2014";
+            dl->AddText(F.body, F.body->FontSize, ImVec2(b.x + pad, line2 + (F.big->FontSize - F.body->FontSize) * 0.5f),
+                        theme::col(is_next ? theme::accent_rgb : theme::pending_border_rgb), label);
+        }
+
+        // Click a box to inspect that stage.
+        ImGui::SetCursorScreenPos(p0);
+        ImGui::PushID(i);
+        if (ImGui::InvisibleButton("box", ImVec2(b.w, b.h))) {
+            v.selected_stage = v.selected_stage == i ? -1 : i;
+            v.selection_version = static_cast<std::uint64_t>(st.position);
+        }
+        ImGui::PopID();
+
+        // The arrow to the next box.
+        if (i + 1 < stage_count) {
+            const Rect nb = stage_box(r, i + 1, f);
+            const float y = b.y + b.h * 0.5f;
+            const bool flowed = st.trace.last(all_stages[static_cast<size_t>(i + 1)]) != nullptr;
+            arrow(dl, ImVec2(b.right() + 3, y), ImVec2(nb.x - 3, y),
+                  theme::col(flowed ? theme::done_border_rgb : theme::pending_border_rgb), flowed ? 4.0f : 2.5f, f * 0.45f);
+        }
+    }
+
+    // ---- the request's data, travelling underneath ----
+    if (s.has_lesson && !st.request.fields.empty()) {
+        const Rect lane = packet_lane(r, f);
+        const float cy = lane.y + lane.h * 0.5f;
+        auto center_x = [&](float pos) {
+            // pos −1 = before box 0; 0..5 = under box i.
+            const Rect b0 = stage_box(r, 0, f), b1 = stage_box(r, 1, f);
+            const float step = b1.x - b0.x;
+            return b0.x + b0.w * 0.5f + pos * step;
+        };
+        // Target: under the box that ran last; before box 1 when none has.
+        v.packet_target = active >= 0 ? static_cast<float>(active) : -0.55f;
+        if (v.packet_pos < -0.9f) v.packet_pos = v.packet_target;  // first frame: no animation
+        const float d = v.packet_target - v.packet_pos;
+        const float speed = std::max(4.0f, std::fabs(d) * 2.5f);  // boxes per second
+        const float stepd = speed * v.dt;
+        v.packet_pos = std::fabs(d) <= stepd ? v.packet_target : v.packet_pos + (d > 0 ? stepd : -stepd);
+
+        // The track.
+        dl->AddLine(ImVec2(center_x(-0.55f), cy), ImVec2(center_x(5.0f), cy), theme::col(theme::pending_border_rgb), 2.0f);
+        for (int i = 0; i < stage_count; ++i)
+            dl->AddCircleFilled(ImVec2(center_x(static_cast<float>(i)), cy), 4.0f,
+                                theme::col(st.trace.last(all_stages[static_cast<size_t>(i)]) ? theme::done_border_rgb
+                                                                                             : theme::pending_border_rgb));
+
+        // What it carries: the output of the last finished box it has passed.
+        std::string payload = raw_request(st);
+        const int passed = static_cast<int>(std::floor(v.packet_pos + 0.5f));
+        for (int i = std::min(passed, stage_count - 1); i >= 0; --i)
+            if (const TraceEvent* ev = st.trace.last(all_stages[static_cast<size_t>(i)])) {
+                payload = headline(*ev);
+                if (i == stage_count - 1 && st.response) payload = st.response->text;
+                break;
+            }
+        ImFont* pf = F.bold;
+        const float ps = F.bold->FontSize;
+        payload = fit_text(pf, ps, one_line(payload), r.w * 0.45f);
+        const ImVec2 sz = pf->CalcTextSizeA(ps, 1e9f, 0, payload.c_str());
+        const float padx = f * 0.5f, h = std::min(lane.h, sz.y + f * 0.35f);
+        float x = center_x(v.packet_pos) - sz.x * 0.5f - padx;
+        x = std::clamp(x, r.x + 4, r.right() - sz.x - 2 * padx - 4);
+        const ImVec2 c0(x, cy - h * 0.5f), c1(x + sz.x + 2 * padx, cy + h * 0.5f);
+        dl->AddRectFilled(c0, c1, theme::col(theme::packet_rgb), h * 0.5f);
+        dl->AddText(pf, ps, ImVec2(c0.x + padx, cy - sz.y * 0.5f), theme::col(0xFFFFFF), payload.c_str());
+    }
+    end_panel();
+}
+
+}  // namespace sixstep::ui

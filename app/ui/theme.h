@@ -1,0 +1,43 @@
+// The projector theme: dark text on a light background, saturated accents,
+// thick borders. Every colour the panels use has a name here, so a test can
+// look for "the active stage's highlight" by its exact RGB.
+#pragma once
+#include <cstdint>
+
+#include <imgui.h>
+
+namespace sixstep::ui::theme {
+
+// Colours as 0xRRGGBB; col() turns one into ImGui's packed ABGR.
+inline constexpr std::uint32_t background_rgb = 0xF4F4EF;    // off-white: no glare, high contrast
+inline constexpr std::uint32_t panel_rgb = 0xFFFFFF;
+inline constexpr std::uint32_t text_rgb = 0x111418;
+inline constexpr std::uint32_t muted_rgb = 0x4B5563;          // captions, units
+inline constexpr std::uint32_t border_rgb = 0x374151;
+inline constexpr std::uint32_t active_rgb = 0xFFC400;         // the active stage's fill (tests look for it)
+inline constexpr std::uint32_t active_border_rgb = 0xB45309;
+inline constexpr std::uint32_t done_rgb = 0xD9F99D;           // a finished stage's fill
+inline constexpr std::uint32_t done_border_rgb = 0x3F6212;
+inline constexpr std::uint32_t pending_rgb = 0xFFFFFF;
+inline constexpr std::uint32_t pending_border_rgb = 0x9CA3AF;
+inline constexpr std::uint32_t packet_rgb = 0x1D4ED8;         // the request travelling between boxes
+inline constexpr std::uint32_t accent_rgb = 0x1D4ED8;         // headings, links
+inline constexpr std::uint32_t good_rgb = 0x15803D;           // the right number, passed checks
+inline constexpr std::uint32_t bad_rgb = 0xB91C1C;            // the absurd number, errors
+inline constexpr std::uint32_t warn_rgb = 0xB45309;           // warnings
+inline constexpr std::uint32_t header_rgb = 0x1F2937;         // the title bar
+inline constexpr std::uint32_t header_text_rgb = 0xFFFFFF;
+
+inline ImU32 col(std::uint32_t rgb, int alpha = 255) {
+    return IM_COL32((rgb >> 16) & 0xFF, (rgb >> 8) & 0xFF, rgb & 0xFF, alpha);
+}
+inline ImVec4 vec(std::uint32_t rgb, float alpha = 1.0f) {
+    return ImVec4(((rgb >> 16) & 0xFF) / 255.0f, ((rgb >> 8) & 0xFF) / 255.0f, (rgb & 0xFF) / 255.0f, alpha);
+}
+inline ImVec4 background() { return vec(background_rgb); }
+
+// Applies colours, rounding and spacing to ImGui's style, scaled for a font
+// of `font_px` pixels (spacing grows with the font).
+void apply(float font_px);
+
+}  // namespace sixstep::ui::theme

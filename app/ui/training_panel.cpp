@@ -1,0 +1,178 @@
+// The training view (lesson 3): the loss falling step by step, the four
+// parameters moving toward the values the data was made with, the gradients
+// of the latest step — and then the frozen badge, after which only serving
+// happens.
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+#include <cstdio>
+#include <vector>
+
+#include <imgui.h>
+
+#include "app/ui/fonts.h"
+#include "app/ui/format.h"
+#include "app/ui/i18n.h"
+#include "app/ui/panels.h"
+#include "app/ui/theme.h"
+
+namespace sixstep::ui {
+
+namespace {
+
+void text_colored(std::uint32_t rgb, const char* t) {
+    ImGui::PushStyleColor(ImGuiCol_Text, theme::vec(rgb));
+    ImGui::TextUnformatted(t);
+    ImGui::PopStyleColor();
+}
+
+// A line chart drawn with ImDrawList: the values, the latest as a dot, and an
+// optional dashed target line.
+// Long histories (10 000 steps) are thinned to a few hundred points: the chart
+// is a few hundred pixels wide, and llvmpipe draws every segment.
+std::vector<float> thin(const std::vector<float>& ys, size_t max_points) {
+    if (ys.size() <= max_points) return ys;
+    std::vector<float> out;
+    for (size_t k = 0; k < max_points; ++k) out.push_back(ys[k * (ys.size() - 1) / (max_points - 1)]);
+    return out;
+}
+
+void chart(const char* id, const std::vector<float>& all, ImVec2 size, std::uint32_t rgb, const float* target) {
+    const std::vector<float> ys = thin(all, static_cast<size_t>(std::max(8.0f, size.x / 3.0f)));
+    ImGui::PushID(id);
+    const ImVec2 p = ImGui::GetCursorScreenPos();
+    ImGui::Dummy(size);
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    dl->AddRectFilled(p, ImVec2(p.x + size.x, p.y + size.y), theme::col(0xF8FAFC), 4.0f);
+    dl->AddRect(p, ImVec2(p.x + size.x, p.y + size.y), theme::col(theme::pending_border_rgb), 4.0f);
+    if (!ys.empty()) {
+        float lo = *std::min_element(ys.begin(), ys.end()), hi = *std::max_element(ys.begin(), ys.end());
+        if (target) lo = std::min(lo, *target), hi = std::max(hi, *target);
+        if (hi - lo < 1e-9f) hi = lo + 1;
+        const float pad = 4;
+        auto pt = [&](size_t i, float y) {
+            const float x = ys.size() > 1 ? static_cast<float>(i) / static_cast<float>(ys.size() - 1) : 1.0f;
+            return ImVec2(p.x + pad + x * (size.x - 2 * pad), p.y + size.y - pad - (y - lo) / (hi - lo) * (size.y - 2 * pad));
+        };
+        if (target) {
+            const float ty = pt(0, *target).y;
+            for (float x = p.x + pad; x < p.x + size.x - pad; x += 12)
+                dl->AddLine(ImVec2(x, ty), ImVec2(std::min(x + 6, p.x + size.x - pad), ty), theme::col(theme::good_rgb), 2.0f);
+        }
+        for (size_t i = 1; i < ys.size(); ++i) dl->AddLine(pt(i - 1, ys[i - 1]), pt(i, ys[i]), theme::col(rgb), 2.5f);
+        dl->AddCircleFilled(pt(ys.size() - 1, ys.back()), 4.5f, theme::col(rgb));
+    }
+    ImGui::PopID();
+}
+
+}  // namespace
+
+void draw_training(const app::Snapshot& s, ViewState& v) {
+    const Rect& r = v.layout.inspector;
+    if (begin_panel("##training", r)) {
+        const app::LessonState& st = s.state;
+        const app::TrainingState& t = st.training;
+        const std::string& lang = st.language;
+        const Fonts& F = fonts();
+
+        panel_title(tr(lang, "Training"));
+        if (t.frozen) {
+            ImGui::SameLine();
+            text_colored(theme::good_rgb, (std::string("\u2744 ") + tr(lang, "frozen")).c_str());
+        }
+        {
+            const char* label = tr(lang, "Inspector");
+            ImGui::SameLine(ImGui::GetWindowContentRegionMax().x - ImGui::CalcTextSize(label).x -
+                            ImGui::GetStyle().FramePadding.x * 2);
+            if (ImGui::SmallButton(label)) v.right_tab = 0;
+        }
+        char line[200];
+        std::snprintf(line, sizeof line, "%zu steps \u00b7 %d examples \u00b7 learning rate \u03b7 = %s", t.loss.size(),
+                      t.examples, pretty_number(t.learning_rate).c_str());
+        text_colored(theme::muted_rgb, line);
+
+        const float avail = ImGui::GetContentRegionAvail().x;
+        // ---- loss ----
+        {
+            // On a log scale: the loss falls by orders of magnitude.
+            std::vector<float> loss;
+            for (double l : t.loss) loss.push_back(static_cast<float>(std::log10(std::max(l, 1e-9))));
+            ImGui::PushFont(F.bold);
+            ImGui::Text("%s", tr(lang, "Loss"));
+            ImGui::PopFont();
+            ImGui::SameLine();
+            ImGui::PushFont(F.big);
+            ImGui::TextUnformatted(loss.empty() ? "" : pretty_number(t.loss.back(), 4).c_str());
+            ImGui::PopFont();
+            if (loss.size() > 1) {
+                ImGui::SameLine();
+                char from[64];
+                std::snprintf(from, sizeof from, "(from %s; log scale)", pretty_number(t.loss.front(), 4).c_str());
+                text_colored(theme::muted_rgb, from);
+            }
+            chart("loss", loss, ImVec2(avail, v.font_px * 4.2f), theme::bad_rgb, nullptr);
+        }
+        // ---- parameters, each with its trajectory and the article's value ----
+        ImGui::Spacing();
+        ImGui::PushFont(F.bold);
+        ImGui::TextUnformatted(tr(lang, "Parameters"));
+        ImGui::PopFont();
+        const delivery::Params truth;  // the article's model, which the bundled data follows
+        const auto target = truth.as_array();
+        const char* names[4] = {"b", "w distance", "w congestion", "w express"};
+        const ImGuiTableFlags flags = ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingStretchProp;
+        if (ImGui::BeginTable("##params", 5, flags)) {
+            ImGui::TableSetupColumn("param", ImGuiTableColumnFlags_WidthStretch, 1.2f);
+            ImGui::TableSetupColumn("now", ImGuiTableColumnFlags_WidthStretch, 0.9f);
+            ImGui::TableSetupColumn("target", ImGuiTableColumnFlags_WidthStretch, 0.7f);
+            ImGui::TableSetupColumn("grad", ImGuiTableColumnFlags_WidthStretch, 1.0f);
+            ImGui::TableSetupColumn("trajectory", ImGuiTableColumnFlags_WidthStretch, 1.6f);
+            ImGui::TableNextRow(ImGuiTableRowFlags_Headers);
+            const char* heads[5] = {tr(lang, "Parameters"), "now", "target", "\u2202L/\u2202\u03b8", ""};
+            for (const char* h : heads) {
+                ImGui::TableNextColumn();
+                text_colored(theme::muted_rgb, h);
+            }
+            for (int k = 0; k < 4; ++k) {
+                ImGui::TableNextRow();
+                ImGui::TableNextColumn();
+                ImGui::TextUnformatted(names[k]);
+                ImGui::TableNextColumn();
+                ImGui::PushFont(F.bold);
+                ImGui::TextUnformatted(t.params.empty() ? "\u2014" : pretty_number(t.params.back()[static_cast<size_t>(k)], 4).c_str());
+                ImGui::PopFont();
+                ImGui::TableNextColumn();
+                text_colored(theme::good_rgb, pretty_number(target[static_cast<size_t>(k)]).c_str());
+                ImGui::TableNextColumn();
+                ImGui::PushFont(F.mono);
+                ImGui::TextUnformatted(t.last ? pretty_number(t.last->grad[static_cast<size_t>(k)], 3).c_str() : "\u2014");
+                ImGui::PopFont();
+                ImGui::TableNextColumn();
+                std::vector<float> traj;
+                for (const auto& p : t.params) traj.push_back(static_cast<float>(p[static_cast<size_t>(k)]));
+                const float tv = static_cast<float>(target[static_cast<size_t>(k)]);
+                chart(names[k], traj, ImVec2(ImGui::GetContentRegionAvail().x, ImGui::GetTextLineHeight() * 1.1f),
+                      theme::accent_rgb, &tv);
+            }
+            ImGui::EndTable();
+        }
+        // ---- the latest step's predictions against the labels ----
+        if (t.last && !t.last->predictions.empty()) {
+            ImGui::Spacing();
+            std::string preds = "\u0177 ";
+            std::string labels = "y ";
+            for (size_t i = 0; i < t.last->predictions.size(); ++i) {
+                preds += (i ? ", " : "") + pretty_number(t.last->predictions[i], 3);
+                if (i < t.last->labels.size()) labels += (i ? ", " : "") + pretty_number(t.last->labels[i], 3);
+            }
+            ImGui::PushFont(F.mono);
+            ImGui::TextUnformatted(preds.c_str());
+            ImGui::TextUnformatted(labels.c_str());
+            ImGui::PopFont();
+        }
+        if (t.frozen && !t.weights_file.empty()) text_colored(theme::muted_rgb, t.weights_file.c_str());
+    }
+    end_panel();
+}
+
+}  // namespace sixstep::ui

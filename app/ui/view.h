@@ -1,0 +1,41 @@
+// What the UI remembers between frames: view state only. Everything the
+// class sees comes from the session's Snapshot, redrawn every frame.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "app/core/session.h"
+#include "app/ui/layout.h"
+
+namespace sixstep::ui {
+
+struct ViewState {
+    // Presenter choices.
+    float font_scale = 1.0f;          // Ctrl+= / Ctrl+-, on top of the size for the screen
+    int selected_stage = -1;          // clicked box; -1 = follow the stage that ran last
+    std::uint64_t selection_version = 0;  // snapshot position when the box was clicked
+    bool log_open = false;            // the log panel shows more than one line
+    int right_tab = -1;               // -1 = automatic (training while training, else inspector)
+
+    // The travelling request: where it is drawn (in box units, 0..5) and
+    // where it goes. Animated towards the target; fixed dt in screenshots.
+    float packet_pos = -1.0f;
+    float packet_target = -1.0f;
+    int last_position = -1;           // lesson position seen last frame
+
+    // Knob text fields being edited (distance "3 km"), by knob name.
+    std::map<std::string, std::string> knob_text;
+    int knob_text_position = -1;      // refilled from the request when the step changes
+
+    std::string lessons_folder;       // for the picker
+    bool picker = false;              // show the lesson picker instead of a lesson
+
+    // Filled by the app each frame.
+    Layout layout;
+    float font_px = 23;
+    float dt = 1.0f / 60.0f;
+};
+
+}  // namespace sixstep::ui

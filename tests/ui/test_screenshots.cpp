@@ -1,0 +1,146 @@
+// The GUI smoke test: every bundled lesson rendered off-screen at every step
+// (EGL surfaceless, no display), and each image checked: not blank, the
+// header and the narration's text drawn, and the stage that ran last filled
+// with the highlight colour in its box of the diagram — and no other box.
+#include <doctest/doctest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <set>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+#include <stb_image.h>
+
+#include "app/core/interpreter.h"
+#include "app/core/lesson.h"
+#include "app/ui/fonts.h"
+#include "app/ui/gui.h"
+#include "app/ui/layout.h"
+#include "app/ui/theme.h"
+
+namespace fs = std::filesystem;
+using namespace sixstep;
+
+namespace {
+
+struct Image {
+    int w = 0, h = 0;
+    std::vector<unsigned char> px;  // RGB
+    std::uint32_t at(int x, int y) const {
+        const unsigned char* p = &px[(static_cast<size_t>(y) * w + x) * 3];
+        return (static_cast<std::uint32_t>(p[0]) << 16) | (p[1] << 8) | p[2];
+    }
+};
+
+Image load_png(const std::string& path) {
+    Image img;
+    int n = 0;
+    unsigned char* data = stbi_load(path.c_str(), &img.w, &img.h, &n, 3);
+    if (data) {
+        img.px.assign(data, data + static_cast<size_t>(img.w) * img.h * 3);
+        stbi_image_free(data);
+    }
+    return img;
+}
+
+// Fraction of the pixels in r whose colour is exactly rgb.
+double share(const Image& img, const ui::Rect& r, std::uint32_t rgb) {
+    long hit = 0, all = 0;
+    for (int y = static_cast<int>(r.y); y < static_cast<int>(r.bottom()); ++y)
+        for (int x = static_cast<int>(r.x); x < static_cast<int>(r.right()); ++x, ++all)
+            if (img.at(x, y) == rgb) ++hit;
+    return all ? static_cast<double>(hit) / static_cast<double>(all) : 0.0;
+}
+
+// Dark pixels (text) in r.
+long dark_pixels(const Image& img, const ui::Rect& r) {
+    long n = 0;
+    for (int y = static_cast<int>(r.y); y < static_cast<int>(r.bottom()); ++y)
+        for (int x = static_cast<int>(r.x); x < static_cast<int>(r.right()); ++x) {
+            const std::uint32_t c = img.at(x, y);
+            const int luma = (299 * static_cast<int>((c >> 16) & 0xFF) + 587 * static_cast<int>((c >> 8) & 0xFF) +
+                              114 * static_cast<int>(c & 0xFF)) / 1000;
+            if (luma < 90) ++n;
+        }
+    return n;
+}
+
+size_t distinct_colours(const Image& img) {
+    std::set<std::uint32_t> seen;
+    for (int y = 0; y < img.h; y += 3)
+        for (int x = 0; x < img.w; x += 3) seen.insert(img.at(x, y));
+    return seen.size();
+}
+
+}  // namespace
+
+TEST_CASE("screenshots: every lesson, every step, off-screen at 1280x720") {
+    const std::string lessons = std::string(SIXSTEP_SOURCE_DIR) + "/lessons";
+    const auto out_root = fs::temp_directory_path() / ("sixstep-ui-smoke-" + std::to_string(::getpid()));
+    const float f = ui::default_font_px(720);
+    const ui::Layout layout = ui::compute_layout(1280, 720, f, 0, 1);
+
+    int images = 0;
+    for (const std::string& path : app::find_lessons(lessons)) {
+        CAPTURE(path);
+        app::Lesson lesson;
+        try {
+            lesson = app::load_lesson(path);
+        } catch (const std::exception& e) {
+            FAIL_CHECK("lesson does not load: " << e.what());
+            continue;
+        }
+        ui::ScreenshotOptions o;
+        o.lesson_path = path;
+        o.out_dir = (out_root / fs::path(path).stem()).string() + (lesson.language == "en" ? "" : "-" + lesson.language);
+        o.quiet = true;
+        std::vector<std::string> written;
+        REQUIRE_MESSAGE(ui::render_screenshots(o, &written) == 0,
+                        "no image: is Mesa's EGL (libegl-mesa0) installed? the GUI smoke test needs it");
+        REQUIRE(written.size() == lesson.steps.size());
+
+        // What the interpreter says ran last at each step: the stage the diagram must highlight.
+        app::Interpreter it(lesson);
+        for (size_t k = 0; k < written.size(); ++k) {
+            it.step();
+            const auto& st = it.state();
+            CAPTURE(k + 1);
+            const Image img = load_png(written[k]);
+            REQUIRE(img.w == 1280);
+            REQUIRE(img.h == 720);
+            CHECK(distinct_colours(img) > 20);                                 // not blank
+            CHECK(img.at(2, 2) == ui::theme::header_rgb);                       // the header bar
+            CHECK(dark_pixels(img, layout.narration) > 800);                    // the narration's text
+            CHECK(dark_pixels(img, layout.diagram) > 400);                      // the boxes' labels
+            const bool training_view = st.training.active && !st.training.loss.empty() && st.trace.empty();
+            for (int i = 0; i < stage_count && !training_view; ++i) {
+                const double s = share(img, ui::stage_box(layout.diagram, i, f), ui::theme::active_rgb);
+                if (st.last_stage && stage_index(*st.last_stage) == i) CHECK_MESSAGE(s > 0.30, "stage " << i << " not highlighted");
+                else CHECK_MESSAGE(s < 0.02, "stage " << i << " highlighted but not active");
+            }
+            ++images;
+        }
+    }
+    CHECK(images >= 20);
+    std::error_code ec;
+    fs::remove_all(out_root, ec);
+}
+
+TEST_CASE("screenshots: a broken lesson is one clear error, no images") {
+    const auto dir = fs::temp_directory_path() / ("sixstep-ui-broken-" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    const auto lesson = dir / "broken.yaml";
+    { std::FILE* f = std::fopen(lesson.c_str(), "w"); std::fputs("title: [unclosed\n", f); std::fclose(f); }
+    ui::ScreenshotOptions o;
+    o.lesson_path = lesson.string();
+    o.out_dir = (dir / "out").string();
+    o.quiet = true;
+    std::vector<std::string> written;
+    CHECK(ui::render_screenshots(o, &written) == 2);
+    CHECK(written.empty());
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+}
