@@ -1,13 +1,147 @@
-// Placeholder: registers the command so the CLI's shape is fixed; replaced by its implementation.
+// sixstep generate --model FILE.gguf --prompt TEXT [-n N] [--temp T] [--top-k K]
+//                  [--top-p P] [--min-p M] [--seed S] [--top N] [--threads T] [--json]
+// Streams the generated text token by token, then prints TTFT, TPOT and
+// tokens/s. --top N prints the N most likely next tokens at every step.
+// --temp 0 is greedy.
+#include <chrono>
 #include <cstdio>
+#include <memory>
+#include <string>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
 #include "app/cli/commands.h"
+#include "pipeline/core/error.h"
+#include "pipeline/llm/cpu_backend.h"
+#include "pipeline/llm/generator.h"
+#include "pipeline/llm/vocab.h"
+
 namespace sixstep::cli {
+
+namespace {
+
+struct GenerateOptions {
+    std::string model, prompt;
+    int n_predict = 64, top_k = 40, top = 0, threads = 0, ctx = 0;
+    float temp = 0.8f, top_p = 0.95f, min_p = 0.05f;
+    std::uint64_t seed = 0;
+    std::vector<std::string> stop;
+    bool json = false;
+};
+
+// A piece as it should look in a table: quoted, newlines escaped.
+std::string show(const std::string& piece) {
+    std::string s = "\"";
+    for (unsigned char c : piece) {
+        if (c == '\n') s += "\\n";
+        else if (c == '\t') s += "\\t";
+        else if (c == '"') s += "\\\"";
+        else if (c < 0x20) s += fmt::format("\\x{:02x}", c);
+        else s += static_cast<char>(c);
+    }
+    return s + "\"";
+}
+
+int run_generate(const GenerateOptions& o) {
+    using namespace sixstep::llm;
+    if (o.model.empty()) throw Error("generate needs --model FILE.gguf");
+    const auto t0 = std::chrono::steady_clock::now();
+    auto model = LlamaModel::load(o.model);
+    std::shared_ptr<const Vocab> vocab;
+    try {
+        vocab = std::make_shared<const Vocab>(Vocab::from_gguf(model->file()));
+    } catch (const Error& e) {
+        throw e.with_context(fmt::format("error loading model vocabulary from {}", o.model));
+    }
+    CpuBackend cpu(model, {o.threads});
+    const double load_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    const auto codec = make_vocab_codec(vocab);
+
+    GenerateParams p;
+    p.n_predict = o.n_predict;
+    p.sampling.temperature = o.temp;
+    p.sampling.top_k = o.top_k;
+    p.sampling.top_p = o.top_p;
+    p.sampling.min_p = o.min_p;
+    p.sampling.seed = o.seed;
+    p.stop = o.stop;
+    p.top_n = o.top;
+    p.n_ctx = o.ctx;
+
+    Generator gen(cpu, *codec);
+    nlohmann::ordered_json steps = nlohmann::ordered_json::array();
+    const GenerateResult r = gen.generate(o.prompt, p, [&](const TokenEvent& e) {
+        if (o.json) {
+            nlohmann::ordered_json s = {{"index", e.index}, {"id", e.token},    {"piece", e.piece}, {"p", e.p},
+                                        {"text", e.text},   {"t_ms", e.t_ms}, {"dt_ms", e.dt_ms}};
+            if (!e.top.empty()) {
+                s["top"] = nlohmann::ordered_json::array();
+                for (const auto& c : e.top) s["top"].push_back({{"id", c.id}, {"piece", codec->piece(c.id)}, {"p", c.p}});
+            }
+            steps.push_back(std::move(s));
+        } else if (o.top > 0) {
+            std::string line = fmt::format("[{:3}] ", e.index);
+            for (const auto& c : e.top) line += fmt::format("{} {:.3f}  ", show(codec->piece(c.id)), c.p);
+            std::printf("%s→ %s\n", line.c_str(), show(e.piece).c_str());
+        } else {
+            // The prompt is echoed only once it is known to fit.
+            if (e.index == 0) std::printf("%s", o.prompt.c_str());
+            std::printf("%s", e.text.c_str());
+            std::fflush(stdout);
+        }
+        return true;
+    });
+
+    const GenerateTimings& t = r.timings;
+    if (o.json) {
+        nlohmann::ordered_json j;
+        j["model"] = o.model;
+        j["backend"] = cpu.name();
+        j["prompt"] = o.prompt;
+        j["prompt_tokens"] = r.prompt_tokens;
+        j["text"] = r.text;
+        j["stop_reason"] = r.stop_reason;
+        j["tokens"] = steps;
+        j["timings"] = {{"load_ms", load_ms},         {"tokenize_ms", t.tokenize_ms},
+                        {"prefill_ms", t.prefill_ms}, {"ttft_ms", t.ttft_ms},
+                        {"tpot_ms", t.tpot_ms},       {"total_ms", t.total_ms},
+                        {"n_prompt", t.n_prompt},     {"n_generated", t.n_generated},
+                        {"prefill_tok_s", t.prefill_tok_s()}, {"decode_tok_s", t.decode_tok_s()}};
+        // Token pieces may hold half a UTF-8 character: replace, never throw.
+        std::printf("%s\n", j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+        return exit_ok;
+    }
+    if (o.top > 0) std::printf("%s%s", o.prompt.c_str(), r.text.c_str());
+    std::printf("\n\n");
+    std::printf("load %.1f ms | prompt %d tokens, prefill %.1f ms (%.1f tok/s) | TTFT %.1f ms | TPOT %.2f ms "
+                "(%.1f tok/s) | %d tokens in %.1f ms | stop: %s | %s\n",
+                load_ms, t.n_prompt, t.prefill_ms, t.prefill_tok_s(), t.ttft_ms, t.tpot_ms, t.decode_tok_s(),
+                t.n_generated, t.total_ms, r.stop_reason.c_str(), cpu.name().c_str());
+    return exit_ok;
+}
+
+}  // namespace
+
 void add_generate(CLI::App& app, Commands& commands) {
     auto* sub = app.add_subcommand("generate", "Generate text with a GGUF model, token by token");
-    sub->allow_extras();
-    commands.push_back({sub, [] {
-        std::fprintf(stderr, "sixstep: error: 'generate' is not available in this build\n");
-        return exit_bad_input;
-    }});
+    auto o = std::make_shared<GenerateOptions>();
+    sub->add_option("-m,--model", o->model, "A GGUF model (Llama architecture)")->required();
+    sub->add_option("--prompt", o->prompt, "The text to continue")->required();
+    sub->add_option("-n,--n-predict", o->n_predict, "Most tokens to generate")->check(CLI::Range(1, 1 << 24));
+    sub->add_option("--temp", o->temp, "Temperature; 0 is greedy")->check(CLI::Range(0.0f, 100.0f));
+    sub->add_option("--top-k", o->top_k, "Keep the K most likely tokens (0: off)")->check(CLI::Range(0, 1 << 24));
+    sub->add_option("--top-p", o->top_p, "Nucleus: keep the smallest set with probability P (1: off)")
+        ->check(CLI::Range(1e-6f, 1.0f));
+    sub->add_option("--min-p", o->min_p, "Drop tokens below M × the top probability (0: off)")
+        ->check(CLI::Range(0.0f, 0.999f));
+    sub->add_option("--seed", o->seed, "Seed of the random draw");
+    sub->add_option("--top", o->top, "Print the N most likely next tokens at every step")->check(CLI::Range(0, 100));
+    sub->add_option("-t,--threads", o->threads, "Threads (0: all hardware threads)")->check(CLI::Range(0, 1024));
+    sub->add_option("-c,--ctx", o->ctx, "Context size (0: the model's)")->check(CLI::Range(0, 1 << 24));
+    sub->add_option("--stop", o->stop, "Stop when the text contains this (repeatable)");
+    sub->add_flag("--json", o->json, "Print machine-readable JSON instead");
+    commands.push_back({sub, [o] { return run_generate(*o); }});
 }
+
 }  // namespace sixstep::cli

@@ -1,0 +1,42 @@
+// CPU kernels: the element-wise and row operations of the Llama forward pass,
+// and the float dot products that matmuls are built from.
+//
+// Each has a plain scalar version (the *_ref functions, used by the reference
+// forward pass and as the fallback) and, where it matters, a SIMD version
+// chosen at compile time (AVX2/FMA/F16C with -march=native). The tests check
+// every SIMD kernel against its scalar twin.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+namespace sixstep::llm::kernels {
+
+// ---- half precision -----------------------------------------------------------
+// (scalar conversions: fp16_to_fp32 / fp32_to_fp16 in ggml_type.h)
+void fp16_to_fp32_row(const std::uint16_t* x, float* y, int n);
+
+// ---- dot products ---------------------------------------------------------------
+float dot_f32_ref(const float* a, const float* b, int n);
+float dot_f32(const float* a, const float* b, int n);
+float dot_f16_ref(const std::uint16_t* w, const float* x, int n);
+float dot_f16(const std::uint16_t* w, const float* x, int n);
+
+// ---- row operations ---------------------------------------------------------------
+// y = x / sqrt(mean(x²) + eps) * w   (RMSNorm; y may alias x)
+void rmsnorm(float* y, const float* x, const float* w, int n, float eps);
+// x = softmax(x) in place; returns nothing, stable (subtracts the max).
+void softmax_inplace(float* x, int n);
+// gate = silu(gate) * up   (SwiGLU: silu(x) = x * sigmoid(x))
+void swiglu(float* gate, const float* up, int n);
+// y += a * x
+void axpy(float* y, float a, const float* x, int n);
+// y += x
+void add(float* y, const float* x, int n);
+
+// RoPE, llama.cpp's "normal" mode for arch llama: within each head of
+// head_dim floats, rotate the adjacent pairs (x[2i], x[2i+1]) by the angle
+// pos * base^(-2i / n_rot) for 2i < n_rot; dimensions past n_rot are left as
+// they are. x holds n_heads heads back to back.
+void rope(float* x, int n_heads, int head_dim, int n_rot, int pos, float freq_base);
+
+}  // namespace sixstep::llm::kernels

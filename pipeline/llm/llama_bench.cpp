@@ -1,0 +1,85 @@
+#include "pipeline/llm/llama_bench.h"
+
+#include <algorithm>
+#include <chrono>
+#include <random>
+
+#include <fmt/format.h>
+
+#include "pipeline/core/error.h"
+
+namespace sixstep::llm {
+
+namespace {
+
+double median(std::vector<double> v) {
+    if (v.empty()) return 0;
+    std::sort(v.begin(), v.end());
+    const std::size_t n = v.size();
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+}  // namespace
+
+BenchResult run_bench(Backend& backend, const BenchParams& params) {
+    const LlamaHparams& hp = backend.model().hparams();
+    const int n_ctx = std::max(params.n_prompt, params.n_gen);
+    if (n_ctx > hp.n_ctx)
+        throw Error(fmt::format("bench: {} tokens do not fit in the model's context of {} (n_ctx)", n_ctx, hp.n_ctx));
+    if (params.n_prompt < 0 || params.n_gen < 0 || params.repetitions < 1)
+        throw Error("bench: token counts must be >= 0 and repetitions >= 1");
+    auto kv = backend.make_kv_cache(std::max(1, n_ctx));
+    std::mt19937_64 rng(params.seed);
+    std::uniform_int_distribution<int> any_token(0, hp.n_vocab - 1);
+    std::vector<float> logits;
+    using Clock = std::chrono::steady_clock;
+
+    BenchResult r;
+    // pp: the whole prompt in one batch, into an empty sequence.
+    r.prefill.name = fmt::format("pp{}", params.n_prompt);
+    r.prefill.n_tokens = params.n_prompt;
+    if (params.n_prompt > 0) {
+        std::vector<int> tokens(params.n_prompt);
+        std::vector<double> ms;
+        for (int rep = -1; rep < params.repetitions; ++rep) {  // rep -1: warm-up
+            for (auto& t : tokens) t = any_token(rng);
+            const int s = kv->add_sequence();
+            const auto t0 = Clock::now();
+            backend.forward(*kv, Batch::prefill(tokens, s), logits);
+            const double dt = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+            kv->free_sequence(s);
+            if (rep >= 0) {
+                ms.push_back(dt);
+                r.prefill.tok_s.push_back(params.n_prompt * 1000.0 / dt);
+            }
+        }
+        r.prefill.median_ms = median(ms);
+        r.prefill.median_tok_s = median(r.prefill.tok_s);
+    }
+    // tg: one token at a time from an empty context, as llama-bench does.
+    r.decode.name = fmt::format("tg{}", params.n_gen);
+    r.decode.n_tokens = params.n_gen;
+    if (params.n_gen > 0) {
+        std::vector<double> ms;
+        for (int rep = -1; rep < params.repetitions; ++rep) {
+            const int s = kv->add_sequence();
+            const auto t0 = Clock::now();
+            for (int i = 0; i < params.n_gen; ++i) {
+                Batch b;
+                b.add(any_token(rng), i, s, true);
+                backend.forward(*kv, b, logits);
+            }
+            const double dt = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+            kv->free_sequence(s);
+            if (rep >= 0) {
+                ms.push_back(dt);
+                r.decode.tok_s.push_back(params.n_gen * 1000.0 / dt);
+            }
+        }
+        r.decode.median_ms = median(ms);
+        r.decode.median_tok_s = median(r.decode.tok_s);
+    }
+    return r;
+}
+
+}  // namespace sixstep::llm

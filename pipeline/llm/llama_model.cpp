@@ -1,0 +1,130 @@
+#include "pipeline/llm/llama_model.h"
+
+#include <fmt/format.h>
+
+#include "pipeline/core/error.h"
+
+namespace sixstep::llm {
+
+std::shared_ptr<LlamaModel> LlamaModel::load(const std::filesystem::path& path) {
+    return from_gguf(GGUFFile::open(path));
+}
+
+std::shared_ptr<LlamaModel> LlamaModel::from_gguf(GGUFFile file) {
+    std::shared_ptr<LlamaModel> m(new LlamaModel(std::move(file)));
+    try {
+        m->init();
+    } catch (const Error& e) {
+        throw e.with_context(fmt::format("error loading model {}", m->file_.name()));
+    }
+    return m;
+}
+
+namespace {
+
+int positive(const GGUFFile& f, const char* key, std::uint32_t v) {
+    if (v == 0 || v > (1u << 24)) throw Error(fmt::format("key {}: invalid value {}", key, v));
+    (void)f;
+    return static_cast<int>(v);
+}
+
+const GGUFTensorInfo& tensor(const GGUFFile& f, const std::string& name) {
+    const GGUFTensorInfo* t = f.find_tensor(name);
+    if (!t) throw Error(fmt::format("missing tensor {}", name));
+    return *t;
+}
+
+// A 2-D matrix of `rows` outputs × `cols` inputs (ne = {cols, rows}).
+WeightMatrix matrix(const GGUFFile& f, const std::string& name, int rows, int cols) {
+    const GGUFTensorInfo& t = tensor(f, name);
+    if (t.n_dims != 2 || t.ne[0] != cols || t.ne[1] != rows)
+        throw Error(fmt::format("tensor {}: shape {} but expected [{}, {}] (ne[0] = {} inputs, ne[1] = {} outputs)",
+                                name, t.shape_str(), cols, rows, cols, rows));
+    if (t.type != GGMLType::F32 && t.type != GGMLType::F16 && t.type != GGMLType::Q8_0 && t.type != GGMLType::Q4_0)
+        throw Error(fmt::format("tensor {}: type {} is not supported by sixstep (supported: f32, f16, q8_0, q4_0)",
+                                name, ggml_type_name(t.type)));
+    WeightMatrix w;
+    w.type = t.type;
+    w.data = t.data;
+    w.n_rows = rows;
+    w.n_cols = cols;
+    w.row_bytes = t.row_bytes();
+    return w;
+}
+
+std::vector<float> vector(const GGUFFile& f, const std::string& name, int n) {
+    const GGUFTensorInfo& t = tensor(f, name);
+    if (t.n_elements() != n || t.ne[0] != n)
+        throw Error(fmt::format("tensor {}: shape {} but expected [{}]", name, t.shape_str(), n));
+    return t.to_f32();
+}
+
+}  // namespace
+
+void LlamaModel::init() {
+    const GGUFFile& f = file_;
+    const std::string arch = f.architecture();
+    if (arch != "llama")
+        throw Error(fmt::format("general.architecture is \"{}\" but sixstep runs only \"llama\"", arch));
+
+    LlamaHparams& hp = hp_;
+    hp.n_embd = positive(f, "llama.embedding_length", f.get_u32("llama.embedding_length"));
+    hp.n_layer = positive(f, "llama.block_count", f.get_u32("llama.block_count"));
+    hp.n_head = positive(f, "llama.attention.head_count", f.get_u32("llama.attention.head_count"));
+    hp.n_head_kv = positive(f, "llama.attention.head_count_kv",
+                            f.get_u32("llama.attention.head_count_kv", static_cast<std::uint32_t>(hp.n_head)));
+    hp.n_ff = positive(f, "llama.feed_forward_length", f.get_u32("llama.feed_forward_length"));
+    hp.n_ctx = positive(f, "llama.context_length", f.get_u32("llama.context_length", 2048));
+    hp.rope_freq_base = f.get_f32("llama.rope.freq_base", 10000.0f);
+    hp.f_norm_rms_eps = f.get_f32("llama.attention.layer_norm_rms_epsilon", 1e-5f);
+    if (hp.n_embd % hp.n_head != 0)
+        throw Error(fmt::format("n_embd {} is not a multiple of n_head {}", hp.n_embd, hp.n_head));
+    if (hp.n_head % hp.n_head_kv != 0)
+        throw Error(fmt::format("n_head {} is not a multiple of n_head_kv {}", hp.n_head, hp.n_head_kv));
+    hp.n_rot = static_cast<int>(f.get_u32("llama.rope.dimension_count", static_cast<std::uint32_t>(hp.head_dim())));
+    if (hp.n_rot <= 0 || hp.n_rot > hp.head_dim() || hp.n_rot % 2 != 0)
+        throw Error(fmt::format("llama.rope.dimension_count {} must be even and at most head_dim {}", hp.n_rot,
+                                hp.head_dim()));
+    if (!(hp.rope_freq_base > 0)) throw Error(fmt::format("llama.rope.freq_base {} must be > 0", hp.rope_freq_base));
+    if (!(hp.f_norm_rms_eps >= 0)) throw Error(fmt::format("RMSNorm epsilon {} must be >= 0", hp.f_norm_rms_eps));
+
+    const GGUFTensorInfo& embd = tensor(f, "token_embd.weight");
+    if (embd.n_dims != 2 || embd.ne[0] != hp.n_embd)
+        throw Error(fmt::format("tensor token_embd.weight: shape {} but expected [{}, n_vocab]", embd.shape_str(),
+                                hp.n_embd));
+    hp.n_vocab = static_cast<int>(embd.ne[1]);
+    if (const auto v = f.find_u32("llama.vocab_size"); v && static_cast<int>(*v) != hp.n_vocab)
+        throw Error(fmt::format("llama.vocab_size {} disagrees with token_embd.weight ({} rows)", *v, hp.n_vocab));
+
+    const int hd = hp.head_dim();
+    w_.token_embd = matrix(f, "token_embd.weight", hp.n_vocab, hp.n_embd);
+    w_.layers.resize(hp.n_layer);
+    for (int i = 0; i < hp.n_layer; ++i) {
+        const std::string p = fmt::format("blk.{}.", i);
+        LlamaLayer& l = w_.layers[i];
+        l.attn_norm = vector(f, p + "attn_norm.weight", hp.n_embd);
+        l.wq = matrix(f, p + "attn_q.weight", hp.n_head * hd, hp.n_embd);
+        l.wk = matrix(f, p + "attn_k.weight", hp.n_head_kv * hd, hp.n_embd);
+        l.wv = matrix(f, p + "attn_v.weight", hp.n_head_kv * hd, hp.n_embd);
+        l.wo = matrix(f, p + "attn_output.weight", hp.n_embd, hp.n_head * hd);
+        l.ffn_norm = vector(f, p + "ffn_norm.weight", hp.n_embd);
+        l.ffn_gate = matrix(f, p + "ffn_gate.weight", hp.n_ff, hp.n_embd);
+        l.ffn_up = matrix(f, p + "ffn_up.weight", hp.n_ff, hp.n_embd);
+        l.ffn_down = matrix(f, p + "ffn_down.weight", hp.n_embd, hp.n_ff);
+    }
+    w_.output_norm = vector(f, "output_norm.weight", hp.n_embd);
+    if (f.find_tensor("output.weight")) {
+        w_.output = matrix(f, "output.weight", hp.n_vocab, hp.n_embd);
+    } else {
+        w_.output = w_.token_embd;
+        w_.tied_output = true;
+    }
+}
+
+void LlamaModel::embed(int token, float* out) const {
+    if (token < 0 || token >= hp_.n_vocab)
+        throw Error(fmt::format("token id {} is outside the vocabulary (0..{})", token, hp_.n_vocab - 1));
+    dequantize_row(w_.token_embd.type, w_.token_embd.row(token), out, hp_.n_embd);
+}
+
+}  // namespace sixstep::llm

@@ -1,0 +1,96 @@
+// LlamaModel: the hyperparameters and weights of a Llama-architecture model
+// (general.architecture = "llama"), read from a GGUF file.
+//
+// The weights are not copied: every matrix is a view (WeightMatrix) into the
+// read-only memory map of the file, in whatever type the file stores (F32,
+// F16, Q8_0, Q4_0). Only the small norm vectors are converted to float.
+//
+//     auto model = LlamaModel::load("model.gguf");   // throws sixstep::Error
+//     const LlamaHparams& hp = model.hparams();      // n_embd, n_layer, …
+//
+// Tensor names (GGUF/llama.cpp):
+//     token_embd.weight                 [n_vocab, n_embd]   (ne = {n_embd, n_vocab})
+//     blk.N.attn_norm.weight            [n_embd]
+//     blk.N.attn_q.weight               [n_head·head_dim, n_embd]
+//     blk.N.attn_k.weight / attn_v      [n_head_kv·head_dim, n_embd]
+//     blk.N.attn_output.weight          [n_embd, n_head·head_dim]
+//     blk.N.ffn_norm.weight             [n_embd]
+//     blk.N.ffn_gate.weight / ffn_up    [n_ff, n_embd]
+//     blk.N.ffn_down.weight             [n_embd, n_ff]
+//     output_norm.weight                [n_embd]
+//     output.weight                     [n_vocab, n_embd]  (absent → tied to token_embd)
+// Shapes are written outermost first ([rows, cols]); ne[] is the reverse.
+#pragma once
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "pipeline/llm/gguf.h"
+#include "pipeline/llm/matmul.h"
+
+namespace sixstep::llm {
+
+struct LlamaHparams {
+    int n_vocab = 0;              // tokens in the vocabulary
+    int n_ctx = 0;                // context length the model was trained for (llama.context_length)
+    int n_embd = 0;               // width of the residual stream
+    int n_layer = 0;              // transformer blocks
+    int n_head = 0;               // query heads
+    int n_head_kv = 0;            // key/value heads (GQA: n_head is a multiple of it)
+    int n_ff = 0;                 // hidden width of the feed-forward block
+    int n_rot = 0;                // dimensions of each head that RoPE rotates (usually head_dim)
+    float rope_freq_base = 10000.0f;  // RoPE base θ
+    float f_norm_rms_eps = 1e-5f;     // RMSNorm ε
+
+    int head_dim() const { return n_embd / n_head; }
+    int n_embd_kv() const { return n_head_kv * head_dim(); }  // width of K and V
+    int n_gqa() const { return n_head / n_head_kv; }          // query heads per K/V head
+};
+
+struct LlamaLayer {
+    std::vector<float> attn_norm;  // [n_embd]
+    WeightMatrix wq, wk, wv, wo;
+    std::vector<float> ffn_norm;   // [n_embd]
+    WeightMatrix ffn_gate, ffn_up, ffn_down;
+};
+
+struct LlamaWeights {
+    WeightMatrix token_embd;        // [n_vocab, n_embd]
+    std::vector<LlamaLayer> layers;
+    std::vector<float> output_norm;  // [n_embd]
+    WeightMatrix output;            // [n_vocab, n_embd]; == token_embd when tied
+    bool tied_output = false;
+};
+
+class LlamaModel {
+public:
+    // Opens (memory-maps) and validates a GGUF file. Errors name the file and
+    // the tensor or key: "model.gguf: tensor blk.0.attn_k.weight: shape …".
+    static std::shared_ptr<LlamaModel> load(const std::filesystem::path& path);
+    // Takes an already opened file.
+    static std::shared_ptr<LlamaModel> from_gguf(GGUFFile file);
+
+    const LlamaHparams& hparams() const { return hp_; }
+    const LlamaWeights& weights() const { return w_; }
+    const GGUFFile& file() const { return file_; }
+    // The type most matrices are stored in ("f32", "f16", "q8_0", …).
+    GGMLType main_type() const { return w_.layers.empty() ? w_.token_embd.type : w_.layers[0].wq.type; }
+    std::uint64_t n_params() const { return file_.n_params(); }
+
+    // Copies the embedding of one token (dequantized) into out[n_embd].
+    void embed(int token, float* out) const;
+
+    // A hash of every byte of tensor data (see GGUFFile::tensor_data_checksum).
+    std::uint64_t weights_checksum() const { return file_.tensor_data_checksum(); }
+
+private:
+    explicit LlamaModel(GGUFFile file) : file_(std::move(file)) {}
+    void init();
+
+    GGUFFile file_;
+    LlamaHparams hp_;
+    LlamaWeights w_;
+};
+
+}  // namespace sixstep::llm

@@ -1,0 +1,316 @@
+#include "pipeline/llm/llm_model.h"
+
+#include <chrono>
+#include <cmath>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "pipeline/core/error.h"
+#include "pipeline/llm/cpu_backend.h"
+#include "pipeline/llm/generator.h"
+#include "pipeline/llm/vocab.h"
+
+namespace sixstep::llm {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
+
+// Pieces as shown to people: quoted, with control characters escaped.
+std::string quoted(const std::string& piece) {
+    std::string s = "\"";
+    for (unsigned char c : piece) {
+        if (c == '\n') s += "\\n";
+        else if (c == '\t') s += "\\t";
+        else if (c == '"') s += "\\\"";
+        else if (c < 0x20) s += fmt::format("\\x{:02x}", c);
+        else s += static_cast<char>(c);
+    }
+    return s + "\"";
+}
+
+std::vector<double> as_doubles(const std::vector<int>& v) { return {v.begin(), v.end()}; }
+
+double parse_number(const Request& r, const char* key, double fallback, double lo, double hi) {
+    const std::string* v = r.get(key);
+    if (!v) return fallback;
+    try {
+        std::size_t used = 0;
+        const double x = std::stod(*v, &used);
+        if (used != v->size() || std::isnan(x)) throw std::invalid_argument(*v);
+        if (x < lo || x > hi) throw Error(fmt::format("request field {} = {} is outside [{}, {}]", key, *v, lo, hi));
+        return x;
+    } catch (const Error&) {
+        throw;
+    } catch (const std::exception&) {
+        throw Error(fmt::format("request field {} = \"{}\" is not a number", key, *v));
+    }
+}
+
+}  // namespace
+
+// ---- the model ----------------------------------------------------------------------
+
+struct LlmModel::Opened {
+    std::optional<GGUFFile> file;
+};
+
+LlmModel::LlmModel(std::filesystem::path path, LlmModelParams params)
+    : path_(std::move(path)), params_(params), opened_(std::make_unique<Opened>()) {}
+LlmModel::~LlmModel() = default;
+
+std::string LlmModel::name() const { return fmt::format("llm ({})", path_.filename().string()); }
+
+void LlmModel::open() {
+    if (vocab_) return;
+    const auto t0 = Clock::now();
+    GGUFFile f = GGUFFile::open(path_);
+    try {
+        vocab_ = std::make_shared<const Vocab>(Vocab::from_gguf(f));
+    } catch (const Error& e) {
+        throw e.with_context(fmt::format("error loading model vocabulary from {}", path_.string()));
+    }
+    codec_ = make_vocab_codec(vocab_);
+    opened_->file.emplace(std::move(f));
+    open_ms_ = ms_since(t0);
+}
+
+void LlmModel::load(TraceEvent& ev) {
+    if (backend_) {
+        ev.summary = "weights already in memory: reused";
+        ev.out("status", std::string("reused"));
+        ev.out("load_ms", 0.0, "ms", "load time");
+        return;
+    }
+    const auto t0 = Clock::now();
+    open();
+    try {
+        llama_ = LlamaModel::from_gguf(std::move(*opened_->file));
+        opened_->file.reset();
+        backend_ = std::make_unique<CpuBackend>(llama_, CpuBackendParams{params_.n_threads});
+        kv_ = backend_->make_kv_cache(n_ctx());
+    } catch (...) {
+        // Start from scratch next time rather than from a half-moved file.
+        llama_.reset();
+        backend_.reset();
+        kv_.reset();
+        vocab_.reset();
+        codec_.reset();
+        opened_->file.reset();
+        throw;
+    }
+    const double ms = ms_since(t0) + open_ms_;
+    const LlamaHparams& hp = llama_->hparams();
+    ev.summary = fmt::format("mapped {} ({:.1f} M parameters, {}) in {:.1f} ms", path_.filename().string(),
+                             llama_->n_params() / 1e6, ggml_type_name(llama_->main_type()), ms);
+    ev.in("file", path_.string());
+    ev.out("status", std::string("cold load"));
+    ev.out("load_ms", ms, "ms", "cold load time");
+    ev.out("n_params", static_cast<double>(llama_->n_params()), "", "parameters");
+    ev.out("type", std::string(ggml_type_name(llama_->main_type())), "", "weight type");
+    ev.out("n_vocab", static_cast<double>(hp.n_vocab));
+    ev.out("n_ctx", static_cast<double>(n_ctx()), "tokens", "context");
+    ev.out("n_embd", static_cast<double>(hp.n_embd));
+    ev.out("n_layer", static_cast<double>(hp.n_layer));
+    ev.out("n_head", static_cast<double>(hp.n_head));
+    ev.out("n_head_kv", static_cast<double>(hp.n_head_kv));
+    ev.out("n_ff", static_cast<double>(hp.n_ff));
+    ev.out("backend", backend_->name());
+    ev.out("kv_bytes_per_token", static_cast<double>(kv_->stats().bytes_per_token), "B", "KV cache per token");
+    ev.says(fmt::format("KV cache per token = 2 × n_layer {} × n_head_kv {} × head_dim {} × 4 B = {} B", hp.n_layer,
+                        hp.n_head_kv, hp.head_dim(), kv_->stats().bytes_per_token));
+}
+
+std::uint64_t LlmModel::weights_checksum() const {
+    // Every byte of tensor data is hashed: a few ms for the bundled model,
+    // about a second per GB for big files. The mapping is read-only too, so a
+    // write would fault rather than go unnoticed.
+    return llama_ ? llama_->weights_checksum() : 0;
+}
+
+const LlamaModel& LlmModel::llama() const {
+    if (!llama_) throw Error("the model is not loaded yet");
+    return *llama_;
+}
+const TextCodec& LlmModel::codec() {
+    open();
+    return *codec_;
+}
+const Vocab& LlmModel::vocab() {
+    open();
+    return *vocab_;
+}
+Backend& LlmModel::backend() {
+    if (!backend_) throw Error("the model is not loaded yet");
+    return *backend_;
+}
+KvCache& LlmModel::kv_cache() {
+    if (!kv_) throw Error("the model is not loaded yet");
+    return *kv_;
+}
+int LlmModel::n_ctx() {
+    if (params_.n_ctx > 0) return params_.n_ctx;
+    if (llama_) return llama_->hparams().n_ctx;
+    open();
+    return static_cast<int>(opened_->file->get_u32("llama.context_length", 2048));
+}
+
+// ---- one request ----------------------------------------------------------------------
+
+namespace {
+
+class LlmJob : public Job {
+public:
+    LlmJob(LlmModel& model, Request request) : model_(model), request_(std::move(request)) {}
+
+    void normalize(TraceEvent& ev) override {
+        const std::string* prompt = request_.get("prompt");
+        if (!prompt) throw Error("request has no prompt (field \"prompt\")");
+        if (prompt->empty()) throw Error("prompt is empty: give at least one character to continue from");
+        params_.n_predict = static_cast<int>(parse_number(request_, "max_tokens", model_.params().max_tokens, 1, 1e6));
+        params_.sampling.temperature = static_cast<float>(parse_number(request_, "temperature", 0.0, 0, 100));
+        params_.sampling.top_k = static_cast<int>(parse_number(request_, "top_k", 40, 0, 1e9));
+        params_.sampling.top_p = static_cast<float>(parse_number(request_, "top_p", 0.95, 1e-9, 1));
+        params_.sampling.min_p = static_cast<float>(parse_number(request_, "min_p", 0.05, 0, 0.999999));
+        params_.sampling.seed = static_cast<std::uint64_t>(parse_number(request_, "seed", 0, 0, 1.8e19));
+        if (const std::string* stop = request_.get("stop"); stop && !stop->empty()) params_.stop = {*stop};
+        params_.top_n = model_.params().top_n;
+
+        const TextCodec& codec = model_.codec();
+        tokens_ = codec.encode(*prompt);
+        check_generation_fits(static_cast<int>(tokens_.size()), params_.n_predict, model_.n_ctx());
+        std::string pieces;
+        for (int t : tokens_) pieces += (pieces.empty() ? "" : " ") + quoted(codec.piece(t));
+        ev.summary = fmt::format("tokenized the prompt into {} tokens", tokens_.size());
+        ev.in("prompt", *prompt);
+        ev.in("max_tokens", static_cast<double>(params_.n_predict), "tokens");
+        ev.in("temperature", params_.sampling.temperature);
+        ev.in("top_k", static_cast<double>(params_.sampling.top_k));
+        ev.in("top_p", params_.sampling.top_p);
+        ev.in("min_p", params_.sampling.min_p);
+        ev.in("seed", static_cast<double>(params_.sampling.seed));
+        ev.out("n_tokens", static_cast<double>(tokens_.size()), "tokens", "prompt tokens");
+        ev.out("token_ids", as_doubles(tokens_), "", "token ids");
+        ev.out("token_pieces", pieces, "", "token pieces");
+        ev.says(fmt::format("{} → {}", quoted(*prompt), pieces));
+    }
+
+    void forward(TraceEvent& ev) override {
+        if (!gen_)
+            gen_ = std::make_unique<Generation>(model_.backend(), model_.kv_cache(), model_.codec(), tokens_, params_);
+        const bool prefill = !gen_->prefilled();
+        std::vector<int> in_tokens, in_pos;
+        if (prefill) {
+            in_tokens = tokens_;
+            for (int i = 0; i < static_cast<int>(tokens_.size()); ++i) in_pos.push_back(i);
+        } else {
+            in_tokens = {gen_->tokens().back()};
+            in_pos = {static_cast<int>(tokens_.size() + gen_->tokens().size()) - 1};
+        }
+        gen_->forward();
+        const KvCacheStats st = model_.kv_cache().stats();
+        const int kv_used = model_.kv_cache().n_tokens(gen_->seq());
+        const double ms = gen_->last_forward_ms();
+        ev.summary = prefill ? fmt::format("prefill: {} prompt tokens in one pass ({:.1f} ms)", in_tokens.size(), ms)
+                             : fmt::format("decode: 1 token at position {} ({:.1f} ms)", in_pos.front(), ms);
+        ev.in("phase", std::string(prefill ? "prefill" : "decode"));
+        ev.in("n_tokens", static_cast<double>(in_tokens.size()), "tokens", "tokens in");
+        ev.in("tokens", as_doubles(in_tokens), "", "token ids");
+        ev.in("positions", as_doubles(in_pos), "", "positions");
+        ev.out("kv_used_tokens", static_cast<double>(kv_used), "tokens", "KV cache filled");
+        ev.out("kv_ctx_tokens", static_cast<double>(model_.n_ctx()), "tokens", "KV cache capacity");
+        ev.out("kv_blocks_used", static_cast<double>(st.n_blocks_used), "", "KV blocks used");
+        ev.out("kv_bytes_used", static_cast<double>(st.bytes_used), "B", "KV bytes used");
+        ev.out("forward_ms", ms, "ms", "forward time");
+        ev.out("tokens_per_s", ms > 0 ? in_tokens.size() * 1000.0 / ms : 0.0, "tok/s");
+    }
+
+    void output(TraceEvent& ev) override {
+        const std::vector<float>& logits = gen_->logits();
+        const auto top = top_n(logits, std::max(1, params_.top_n));
+        const TextCodec& codec = model_.codec();
+        std::vector<double> probs, ids;
+        std::string pieces;
+        for (const auto& c : top) {
+            probs.push_back(c.p);
+            ids.push_back(c.id);
+            pieces += (pieces.empty() ? "" : " ") + quoted(codec.piece(c.id));
+            ev.says(fmt::format("p({}) = {:.4f}", quoted(codec.piece(c.id)), c.p));
+        }
+        ev.summary = fmt::format("logits over {} tokens → softmax; most likely {} ({:.1f}%)", logits.size(),
+                                 quoted(codec.piece(top[0].id)), top[0].p * 100);
+        ev.out("n_vocab", static_cast<double>(logits.size()));
+        ev.out("top1_id", static_cast<double>(top[0].id));
+        ev.out("top1_piece", codec.piece(top[0].id), "", "most likely next token");
+        ev.out("top1_prob", top[0].p, "", "its probability");
+        ev.out("top1_logit", top[0].logit);
+        ev.out("top_ids", ids);
+        ev.out("top_pieces", pieces);
+        ev.out("top_probs", probs);
+    }
+
+    bool postprocess(TraceEvent& ev) override {
+        SamplerTrace trace;
+        trace.max_rows = std::max(1, params_.top_n);
+        const TokenEvent& te = gen_->sample(&trace);
+        std::string chain;
+        for (const auto& st : trace.stages) {
+            chain += (chain.empty() ? "" : " → ") + fmt::format("{} ({})", st.name, st.n_kept);
+        }
+        const bool done = gen_->done();
+        const std::string reason = gen_->stop_reason();
+        ev.summary = fmt::format("sampled {} (p = {:.3f}){}", quoted(te.piece), te.p,
+                                 done ? fmt::format("; stop: {}", reason) : "");
+        ev.says(chain);
+        ev.out("token_id", static_cast<double>(te.token));
+        ev.out("token_piece", te.piece, "", "chosen token");
+        ev.out("token_prob", te.p, "", "its probability");
+        ev.out("text", te.text, "", "new text");
+        ev.out("text_so_far", gen_->text());
+        ev.out("n_generated", static_cast<double>(te.index + 1), "tokens");
+        ev.out("sampler", std::string(params_.sampling.temperature <= 0 ? "greedy" : "chain"));
+        ev.out("sampler_chain", chain);
+        ev.out("stop", std::string(done ? "yes" : "no"));
+        ev.out("stop_reason", reason.empty() ? std::string("none") : reason);
+        ev.out("token_ms", te.dt_ms, "ms", "token latency");
+        return !done;
+    }
+
+    Response respond(TraceEvent& ev) override {
+        const GenerateResult& r = gen_->result();
+        const GenerateTimings& t = r.timings;
+        Response resp;
+        resp.text = r.text;
+        ev.summary = fmt::format("{} tokens; TTFT {:.1f} ms, TPOT {:.1f} ms, total {:.1f} ms", t.n_generated,
+                                 t.ttft_ms, t.tpot_ms, t.total_ms);
+        ev.out("text", r.text, "", "generated text");
+        ev.out("n_prompt", static_cast<double>(t.n_prompt), "tokens", "prompt tokens");
+        ev.out("n_generated", static_cast<double>(t.n_generated), "tokens", "generated tokens");
+        ev.out("stop_reason", r.stop_reason);
+        ev.out("ttft_ms", t.ttft_ms, "ms", "time to first token");
+        ev.out("tpot_ms", t.tpot_ms, "ms", "time per output token");
+        ev.out("total_ms", t.total_ms, "ms", "total");
+        ev.out("prefill_tok_s", t.prefill_tok_s(), "tok/s", "prefill speed");
+        ev.out("decode_tok_s", t.decode_tok_s(), "tok/s", "decode speed");
+        ev.says(fmt::format("TTFT = tokenize + prefill + first sample = {:.1f} ms", t.ttft_ms));
+        ev.says(fmt::format("TPOT = (total − TTFT) / (n − 1) = {:.1f} ms", t.tpot_ms));
+        for (const auto& f : ev.outputs) resp.fields.push_back(f);
+        gen_.reset();  // frees the sequence's KV blocks
+        return resp;
+    }
+
+private:
+    LlmModel& model_;
+    Request request_;
+    GenerateParams params_;
+    std::vector<int> tokens_;
+    std::unique_ptr<Generation> gen_;
+};
+
+}  // namespace
+
+std::unique_ptr<Job> LlmModel::start(const Request& request) { return std::make_unique<LlmJob>(*this, request); }
+
+}  // namespace sixstep::llm

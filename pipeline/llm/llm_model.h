@@ -1,0 +1,76 @@
+// LlmModel: a GGUF Llama model behind the six-stage Model interface
+// (pipeline/core/model.h), so the same Pipeline, trace, lessons and UI that
+// walk the delivery-time model walk text generation too.
+//
+//   1 request      tokenize the prompt (ids and pieces); check it fits the context
+//   2 load         map the GGUF once, build the backend (cold load time); later: "reused"
+//   3 forward      iteration 0: prefill the prompt; then one decode step per iteration
+//   4 output       logits → probabilities; the top-N table with token pieces
+//   5 postprocess  sample with the chain; detokenize; stop? (true → back to forward)
+//   6 respond      the text with TTFT, TPOT and total time
+//
+//     LlmModel model("assets/models/tiny.gguf");
+//     Request r;  r.set("prompt", "The cat sat on the");  r.set("max_tokens", "1");
+//     Pipeline p(model, r);
+//     p.run();   // p.trace().lookup("output.top1_piece") → " mat"
+//
+// Request fields: prompt (required), max_tokens (16), temperature (0: greedy),
+// top_k (40), top_p (0.95), min_p (0.05), seed (0), stop (optional string).
+#pragma once
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include "pipeline/core/model.h"
+
+namespace sixstep::llm {
+
+class LlamaModel;
+class Vocab;
+class Backend;
+class KvCache;
+class TextCodec;
+
+struct LlmModelParams {
+    int n_threads = 0;     // CPU threads; <= 0 → all hardware threads
+    int n_ctx = 0;         // context per request; <= 0 → the model's
+    int top_n = 5;         // rows of the probability table in the output stage
+    int max_tokens = 16;   // default for requests without max_tokens
+};
+
+class LlmModel : public sixstep::Model {
+public:
+    explicit LlmModel(std::filesystem::path path, LlmModelParams params = {});
+    ~LlmModel() override;
+
+    std::string name() const override;
+    bool loaded() const override { return backend_ != nullptr; }
+    void load(TraceEvent& ev) override;
+    std::uint64_t weights_checksum() const override;
+    std::unique_ptr<Job> start(const Request& request) override;
+
+    // For jobs and front ends (valid after the first request / load).
+    const LlamaModel& llama() const;
+    const TextCodec& codec();
+    const Vocab& vocab();
+    Backend& backend();
+    KvCache& kv_cache();
+    const LlmModelParams& params() const { return params_; }
+    int n_ctx();
+
+private:
+    void open();  // maps the file and reads the tokenizer (cheap: metadata only)
+
+    std::filesystem::path path_;
+    LlmModelParams params_;
+    struct Opened;
+    std::unique_ptr<Opened> opened_;  // the mapped file + vocab, before load()
+    std::shared_ptr<LlamaModel> llama_;
+    std::shared_ptr<const Vocab> vocab_;
+    std::unique_ptr<TextCodec> codec_;
+    std::unique_ptr<Backend> backend_;
+    std::unique_ptr<KvCache> kv_;
+    double open_ms_ = 0;
+};
+
+}  // namespace sixstep::llm

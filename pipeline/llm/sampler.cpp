@@ -1,0 +1,180 @@
+#include "pipeline/llm/sampler.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "pipeline/core/error.h"
+
+namespace sixstep::llm {
+
+namespace {
+
+// Softmax over the candidates' logits, in place; they are sorted by logit
+// (descending) so cand[0] holds the maximum.
+void normalize(std::vector<Candidate>& cand) {
+    if (cand.empty()) return;
+    const float max_logit = cand.front().logit;
+    double sum = 0;
+    for (auto& c : cand) {
+        c.p = std::exp(c.logit - max_logit);
+        sum += c.p;
+    }
+    for (auto& c : cand) c.p = static_cast<float>(c.p / sum);
+}
+
+void record(SamplerTrace* trace, const char* name, const std::vector<Candidate>& cand) {
+    if (!trace) return;
+    SamplerStage st;
+    st.name = name;
+    st.n_kept = static_cast<int>(cand.size());
+    const std::size_t rows = std::min<std::size_t>(cand.size(), static_cast<std::size_t>(std::max(0, trace->max_rows)));
+    st.candidates.assign(cand.begin(), cand.begin() + static_cast<std::ptrdiff_t>(rows));
+    trace->stages.push_back(std::move(st));
+}
+
+bool by_logit(const Candidate& a, const Candidate& b) { return a.logit > b.logit || (a.logit == b.logit && a.id < b.id); }
+
+}  // namespace
+
+Sampler::Sampler(const SamplerParams& params) : params_(params), rng_(params.seed) {
+    if (std::isnan(params_.temperature)) throw Error("sampler: temperature is not a number");
+    if (params_.top_p <= 0 || std::isnan(params_.top_p))
+        throw Error(fmt::format("sampler: top_p must be in (0, 1], got {}", params_.top_p));
+    if (params_.min_p >= 1 || std::isnan(params_.min_p))
+        throw Error(fmt::format("sampler: min_p must be in [0, 1), got {}", params_.min_p));
+}
+
+void Sampler::reseed(std::uint64_t seed) {
+    params_.seed = seed;
+    rng_.seed(seed);
+}
+
+int Sampler::sample(std::span<const float> logits, SamplerTrace* trace) {
+    if (logits.empty()) throw Error("sampler: no logits");
+    if (trace) trace->stages.clear();
+    const int n_vocab = static_cast<int>(logits.size());
+
+    if (greedy()) {
+        const int id = argmax(logits);
+        if (trace) {
+            // Even when greedy, show the table the choice was made from.
+            cand_ = top_n(logits, std::max(1, trace->max_rows));
+            record(trace, "softmax", cand_);
+            trace->stages.back().n_kept = n_vocab;
+            record(trace, "greedy", {cand_.front()});
+            trace->chosen = id;
+            trace->chosen_p = cand_.front().p;
+        }
+        return id;
+    }
+
+    // Candidates sorted by logit. With top-k on, a partial sort of k suffices.
+    cand_.resize(logits.size());
+    for (int i = 0; i < n_vocab; ++i) cand_[i] = Candidate{i, logits[i], 0};
+    const int k = params_.top_k > 0 ? std::min(params_.top_k, n_vocab) : n_vocab;
+    if (trace) {
+        std::sort(cand_.begin(), cand_.end(), by_logit);
+        normalize(cand_);
+        record(trace, "softmax", cand_);
+    } else {
+        std::partial_sort(cand_.begin(), cand_.begin() + k, cand_.end(), by_logit);
+    }
+
+    // top-k: keep the k most likely.
+    if (params_.top_k > 0) {
+        cand_.resize(k);
+        normalize(cand_);
+        record(trace, "top_k", cand_);
+    } else if (!trace) {
+        normalize(cand_);
+    }
+
+    // top-p (nucleus): keep the smallest prefix whose mass reaches p.
+    if (params_.top_p < 1) {
+        double mass = 0;
+        std::size_t keep = cand_.size();
+        for (std::size_t i = 0; i < cand_.size(); ++i) {
+            mass += cand_[i].p;
+            if (mass >= params_.top_p) {
+                keep = i + 1;
+                break;
+            }
+        }
+        cand_.resize(keep);
+        normalize(cand_);
+        record(trace, "top_p", cand_);
+    }
+
+    // min-p: drop tokens less likely than min_p × the top token.
+    if (params_.min_p > 0) {
+        const float floor_p = params_.min_p * cand_.front().p;
+        std::size_t keep = 1;
+        while (keep < cand_.size() && cand_[keep].p >= floor_p) ++keep;
+        cand_.resize(keep);
+        normalize(cand_);
+        record(trace, "min_p", cand_);
+    }
+
+    // temperature: divide the surviving logits by T and renormalize.
+    for (auto& c : cand_) c.logit /= params_.temperature;
+    normalize(cand_);
+    record(trace, "temperature", cand_);
+
+    // seeded draw from what is left.
+    std::uniform_real_distribution<double> uniform(0.0, 1.0);
+    const double r = uniform(rng_);
+    double acc = 0;
+    std::size_t pick = cand_.size() - 1;
+    for (std::size_t i = 0; i < cand_.size(); ++i) {
+        acc += cand_[i].p;
+        if (r < acc) {
+            pick = i;
+            break;
+        }
+    }
+    if (trace) {
+        record(trace, "dist", {cand_[pick]});
+        trace->chosen = cand_[pick].id;
+        trace->chosen_p = cand_[pick].p;
+    }
+    return cand_[pick].id;
+}
+
+std::vector<float> softmax(std::span<const float> logits) {
+    std::vector<float> p(logits.size());
+    if (logits.empty()) return p;
+    const float m = *std::max_element(logits.begin(), logits.end());
+    double sum = 0;
+    for (std::size_t i = 0; i < logits.size(); ++i) {
+        p[i] = std::exp(logits[i] - m);
+        sum += p[i];
+    }
+    for (auto& x : p) x = static_cast<float>(x / sum);
+    return p;
+}
+
+std::vector<Candidate> top_n(std::span<const float> logits, int n) {
+    const int n_vocab = static_cast<int>(logits.size());
+    n = std::clamp(n, 0, n_vocab);
+    if (n_vocab == 0) return {};
+    const float m = *std::max_element(logits.begin(), logits.end());
+    double sum = 0;
+    for (float l : logits) sum += std::exp(static_cast<double>(l - m));
+    std::vector<Candidate> all(n_vocab);
+    for (int i = 0; i < n_vocab; ++i) all[i] = Candidate{i, logits[i], 0};
+    std::partial_sort(all.begin(), all.begin() + n, all.end(), by_logit);
+    all.resize(n);
+    for (auto& c : all) c.p = static_cast<float>(std::exp(static_cast<double>(c.logit - m)) / sum);
+    return all;
+}
+
+int argmax(std::span<const float> logits) {
+    int best = 0;
+    for (int i = 1; i < static_cast<int>(logits.size()); ++i)
+        if (logits[i] > logits[best]) best = i;
+    return best;
+}
+
+}  // namespace sixstep::llm

@@ -1,0 +1,77 @@
+// Sampler: turns the logits of one position into the next token.
+//
+// The chain runs in llama.cpp's usual order:
+//     top-k → top-p → min-p → temperature → seeded draw
+// The three filters look at the distribution at temperature 1 (softmax of the
+// raw logits) and only remove candidates; temperature then reshapes what is
+// left, and a seeded generator draws one. Temperature 0 (or below) is greedy:
+// the most likely token, no randomness.
+//
+// For teaching, sample() can record the probability table before and after
+// each filter (SamplerTrace), so a lesson can show what top-k cut away.
+//
+//     Sampler s({.temperature = 0.8f, .top_k = 40, .seed = 42});
+//     int token = s.sample(logits, n_vocab);
+#pragma once
+#include <cstdint>
+#include <random>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace sixstep::llm {
+
+struct SamplerParams {
+    float temperature = 0.8f;  // > 0 scales logits (lower: sharper); <= 0 → greedy
+    int top_k = 40;            // keep the k most likely tokens; <= 0 → off
+    float top_p = 0.95f;       // keep the smallest set whose probability reaches p; >= 1 → off
+    float min_p = 0.05f;       // drop tokens below min_p × p(top token); <= 0 → off
+    std::uint64_t seed = 0;    // seed of the draw: the same seed gives the same text
+};
+
+// One row of a probability table.
+struct Candidate {
+    int id = 0;
+    float logit = 0;  // the (possibly temperature-scaled) logit
+    float p = 0;      // probability after renormalizing over the kept candidates
+};
+
+// The table after each stage of the chain (sorted by p, descending).
+struct SamplerStage {
+    std::string name;  // "softmax", "top_k", "top_p", "min_p", "temperature", "greedy", "dist"
+    std::vector<Candidate> candidates;  // kept candidates (truncated to max_rows for display)
+    int n_kept = 0;                     // how many candidates survive this stage
+};
+struct SamplerTrace {
+    int max_rows = 10;  // rows recorded per stage
+    std::vector<SamplerStage> stages;
+    int chosen = -1;
+    float chosen_p = 0;  // probability of the chosen token in the final table
+};
+
+class Sampler {
+public:
+    explicit Sampler(const SamplerParams& params = {});
+    const SamplerParams& params() const { return params_; }
+    bool greedy() const { return params_.temperature <= 0; }
+
+    // Picks the next token. trace (optional) receives the tables.
+    int sample(std::span<const float> logits, SamplerTrace* trace = nullptr);
+
+    void reseed(std::uint64_t seed);
+
+private:
+    SamplerParams params_;
+    std::mt19937_64 rng_;
+    std::vector<Candidate> cand_;
+};
+
+// The probabilities of every token (softmax at temperature 1), and the n most
+// likely ones, most likely first. For "what does the model think comes next".
+std::vector<float> softmax(std::span<const float> logits);
+std::vector<Candidate> top_n(std::span<const float> logits, int n);
+
+// The index of the largest logit (ties: the lowest index).
+int argmax(std::span<const float> logits);
+
+}  // namespace sixstep::llm

@@ -1,0 +1,166 @@
+#include <doctest/doctest.h>
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <string>
+
+#include "pipeline/core/error.h"
+#include "pipeline/core/pipeline.h"
+#include "pipeline/llm/llm_model.h"
+#include "pipeline/llm/random_model.h"
+
+using namespace sixstep;
+namespace fs = std::filesystem;
+
+namespace {
+fs::path tiny_model() {
+    const fs::path dir = fs::temp_directory_path() / ("sixstep-test-llm-model-" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    const fs::path path = dir / "tiny.gguf";
+    if (!fs::exists(path)) {
+        llm::RandomModelParams p = llm::random_model_preset("tiny");
+        p.n_ctx = 48;
+        llm::write_random_model(path, p);
+    }
+    return path;
+}
+std::string text(const std::optional<Value>& v) { return v ? format_value(*v) : "<missing>"; }
+double number(const std::optional<Value>& v) {
+    REQUIRE(v.has_value());
+    REQUIRE(std::holds_alternative<double>(*v));
+    return std::get<double>(*v);
+}
+}  // namespace
+
+TEST_CASE("llm model: one request walks the six stages, looping forward → postprocess per token") {
+    llm::LlmModel model(tiny_model(), {.n_threads = 2, .n_ctx = 0, .top_n = 4, .max_tokens = 16});
+    CHECK_FALSE(model.loaded());
+    Request req;
+    req.set("prompt", "The cat sat on the");
+    req.set("max_tokens", "3");
+    Pipeline p(model, req);
+    const Response& r = p.run();
+    CHECK(model.loaded());
+
+    int n_forward = 0, n_post = 0;
+    for (const auto& ev : p.trace().events()) {
+        if (ev.stage == Stage::forward) ++n_forward;
+        if (ev.stage == Stage::postprocess) ++n_post;
+    }
+    CHECK(n_forward == 3);
+    CHECK(n_post == 3);
+    const Trace& t = p.trace();
+    CHECK(number(t.lookup("request.n_tokens")) == 18);
+    CHECK(text(t.lookup("load.status")) == "cold load");
+    CHECK(number(t.lookup("load.load_ms")) > 0);
+    CHECK(number(t.lookup("forward.n_tokens")) == 1);  // the last forward is a decode step
+    CHECK(number(t.lookup("forward.kv_used_tokens")) == 20);
+    CHECK(text(t.lookup("forward.phase")) == "decode");
+    const double top1 = number(t.lookup("output.top1_prob"));
+    CHECK(top1 > 0);
+    CHECK(top1 <= 1);
+    CHECK(t.lookup("output.top1_piece").has_value());
+    CHECK(t.lookup("postprocess.token_piece").has_value());
+    CHECK(text(t.lookup("postprocess.stop_reason")) == "max_tokens");
+    CHECK(number(t.lookup("respond.n_generated")) == 3);
+    CHECK(number(t.lookup("respond.ttft_ms")) > 0);
+    CHECK(number(t.lookup("respond.tpot_ms")) > 0);
+    CHECK(text(t.lookup("respond.weights_unchanged")) == "yes");
+    CHECK(text(t.lookup("respond.text")) == r.text);
+    // Greedy by default: the sampled token is the top-1 of the table.
+    CHECK(number(t.lookup("postprocess.token_id")) == number(t.lookup("output.top1_id")));
+
+    // The first forward was the prefill of the whole prompt.
+    const TraceEvent* first = nullptr;
+    for (const auto& ev : t.events())
+        if (ev.stage == Stage::forward) {
+            first = &ev;
+            break;
+        }
+    REQUIRE(first);
+    CHECK(format_value(first->find("phase")->value) == "prefill");
+    CHECK(std::get<double>(first->find("n_tokens")->value) == 18);
+
+    // A second request reuses the loaded weights and gives the same greedy text.
+    Pipeline p2(model, req);
+    CHECK(p2.run().text == r.text);
+    CHECK(text(p2.trace().lookup("load.status")) == "reused");
+}
+
+TEST_CASE("llm model: bad requests fail at the request stage with clear messages") {
+    llm::LlmModel model(tiny_model());
+    {
+        Pipeline p(model, Request{});
+        CHECK_THROWS_WITH_AS(p.step(), "request has no prompt (field \"prompt\")", Error);
+    }
+    {
+        Request r;
+        r.set("prompt", std::string(60, 'x'));
+        Pipeline p(model, r);
+        CHECK_THROWS_WITH_AS(p.step(), "prompt is 60 tokens but the context holds 48 (n_ctx)", Error);
+    }
+    {
+        Request r;
+        r.set("prompt", "hi");
+        r.set("max_tokens", "100");
+        Pipeline p(model, r);
+        CHECK_THROWS_WITH_AS(p.step(),
+                             "prompt (2 tokens) + n (100) does not fit in the context of 48 tokens (n_ctx); ask for "
+                             "at most 47 tokens",
+                             Error);
+    }
+    {
+        Request r;
+        r.set("prompt", "hi");
+        r.set("temperature", "warm");
+        Pipeline p(model, r);
+        CHECK_THROWS_WITH_AS(p.step(), "request field temperature = \"warm\" is not a number", Error);
+    }
+    {
+        llm::LlmModel missing("/nonexistent/model.gguf");
+        Request r;
+        r.set("prompt", "hi");
+        Pipeline p(missing, r);
+        CHECK_THROWS_AS(p.step(), Error);
+    }
+}
+
+TEST_CASE("llm model: a stop string ends the loop early") {
+    llm::LlmModel model(tiny_model());
+    Request req;
+    req.set("prompt", "abc");
+    req.set("max_tokens", "10");
+    Pipeline full(model, req);
+    const std::string text_full = full.run().text;
+    REQUIRE(text_full.size() >= 3);
+    req.set("stop", text_full.substr(1, 2));
+    Pipeline cut(model, req);
+    CHECK(cut.run().text == text_full.substr(0, text_full.find(text_full.substr(1, 2))));
+    CHECK(format_value(*cut.trace().lookup("respond.stop_reason")) == "stop_string");
+}
+
+TEST_CASE("llm model: the bundled model says \" mat\" after \"The cat sat on the\"") {
+    for (const char* name : {"stories-3m-f16.gguf", "stories-3m-q8_0.gguf", "stories-draft-f32.gguf"}) {
+        const fs::path path = fs::path(SIXSTEP_SOURCE_DIR) / "assets" / "models" / name;
+        if (!fs::exists(path)) {
+            MESSAGE(path.string() << " is missing: skipped");
+            continue;
+        }
+        llm::LlmModel model(path, {.n_threads = 2, .n_ctx = 0, .top_n = 5, .max_tokens = 16});
+        Request req;
+        req.set("prompt", "The cat sat on the");
+        req.set("max_tokens", "1");
+        Pipeline p(model, req);
+        const Response& r = p.run();
+        const Trace& t = p.trace();
+        CHECK(text(t.lookup("output.top1_piece")) == " mat");
+        CHECK(r.text == " mat");
+        const double prob = number(t.lookup("output.top1_prob"));
+        MESSAGE(std::string(name) << ": p(\" mat\") = " << prob);
+        CHECK(prob > 0.3);
+        CHECK(text(t.lookup("respond.stop_reason")) == "max_tokens");
+        CHECK(text(t.lookup("respond.weights_unchanged")) == "yes");
+    }
+}
