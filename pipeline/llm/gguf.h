@@ -111,6 +111,10 @@ public:
     GGUFValue(uint64_t x) : v_(x) {}
     GGUFValue(int64_t x) : v_(x) {}
     GGUFValue(double x) : v_(x) {}
+    // long long / unsigned long long are distinct from int64_t / uint64_t on
+    // LP64 Linux; without these, GGUFValue(1LL) would be ambiguous.
+    GGUFValue(long long x) : v_(static_cast<int64_t>(x)) {}
+    GGUFValue(unsigned long long x) : v_(static_cast<uint64_t>(x)) {}
     GGUFValue(std::string x) : v_(std::move(x)) {}
     GGUFValue(std::string_view x) : v_(std::string(x)) {}
     GGUFValue(const char* x) : v_(std::string(x)) {}

@@ -102,6 +102,10 @@ TEST_CASE("GGUF round trip: every metadata value type, nested arrays") {
     w.set("t.arr.empty", std::vector<std::string>{});
     w.set("t.arr.nested", GGUFValue::array(GGUFValueType::ARRAY, {GGUFValue(std::vector<int32_t>{1, 2}),
                                                                  GGUFValue(std::vector<int32_t>{3})}));
+    CHECK(GGUFValue(1LL).type() == GGUFValueType::INT64);
+    CHECK(GGUFValue(1ULL).type() == GGUFValueType::UINT64);
+    CHECK(GGUFValue(size_t(1)).type() == GGUFValueType::UINT64);
+    CHECK(GGUFValue(7).type() == GGUFValueType::INT32);
     const auto bytes = w.to_bytes();
     const auto f = GGUFFile::from_buffer(bytes.data(), bytes.size());
 

@@ -3,8 +3,11 @@
 // clear errors for broken vocabularies.
 #include <doctest/doctest.h>
 
+#include <fstream>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "pipeline/core/error.h"
 #include "pipeline/llm/detokenizer.h"
@@ -135,6 +138,32 @@ TEST_CASE("pre-tokenizer llama3 and qwen2 follow theirs") {
     CHECK(pretokenizer_from_name("llama-bpe") == PreTokenizer::LLAMA3);
     CHECK(pretokenizer_from_name("gpt-2") == PreTokenizer::GPT2);
     CHECK_FALSE(pretokenizer_from_name("falcon").has_value());
+}
+
+TEST_CASE("pre-tokenizers agree with the original regexes on 400 random texts") {
+    // tests/data/tokenizers/pretokenizer-cases.json: splits computed by Python's
+    // `regex` module from the original patterns (make_pretokenizer_cases.py)
+    std::ifstream in(std::string(SIXSTEP_TEST_DATA) + "/tokenizers/pretokenizer-cases.json");
+    REQUIRE(in.good());
+    const auto j = nlohmann::json::parse(in);
+    const auto& cases = j.at("cases");
+    REQUIRE(cases.size() == 400);
+    const std::pair<const char*, PreTokenizer> kinds[] = {
+        {"gpt-2", PreTokenizer::GPT2}, {"llama3", PreTokenizer::LLAMA3}, {"qwen2", PreTokenizer::QWEN2}};
+    int mismatches = 0;
+    for (const auto& c : cases) {
+        const std::string text = c.at("text").get<std::string>();
+        for (const auto& [name, kind] : kinds) {
+            const auto expected = c.at(name).get<Words>();
+            if (split(text, kind) != expected) {
+                ++mismatches;
+                CAPTURE(name);
+                CAPTURE(text);
+                CHECK(split(text, kind) == expected);
+            }
+        }
+    }
+    CHECK(mismatches == 0);
 }
 
 TEST_CASE("SPM: a space is added in front, byte fallback spells what has no token") {
