@@ -1,5 +1,6 @@
 #include "app/core/interpreter.h"
 
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -33,9 +34,19 @@ bool StepReport::passed() const {
 
 Interpreter::Interpreter(Lesson lesson) : lesson_(std::move(lesson)) { restart(); }
 
-Interpreter::~Interpreter() = default;
+Interpreter::~Interpreter() { remove_saved_weights(); }
+
+// Weights saved by `freeze` live in a folder of this interpreter's own, gone
+// when the lesson restarts or ends.
+void Interpreter::remove_saved_weights() {
+    if (saved_dir_.empty()) return;
+    std::error_code ec;
+    fs::remove_all(saved_dir_, ec);
+    saved_dir_.clear();
+}
 
 void Interpreter::reset_engine() {
+    remove_saved_weights();
     pipeline_.reset();
     trainer_.reset();
     stages_run_ = 0;
@@ -160,7 +171,10 @@ void Interpreter::freeze() {
     trainer_->freeze();
     state_.training.frozen = true;
     // Save the weights once, then serve them from the file: load once, serve many.
-    const fs::path dir = fs::temp_directory_path() / fmt::format("sixstep-{}", ::getpid());
+    static std::atomic<int> counter{0};
+    if (saved_dir_.empty())
+        saved_dir_ = (fs::temp_directory_path() / fmt::format("sixstep-{}-{}", ::getpid(), ++counter)).string();
+    const fs::path dir = saved_dir_;
     fs::create_directories(dir);
     const std::string file = (dir / "delivery-weights.json").string();
     delivery::save_weights(file, trainer_->params(),

@@ -133,6 +133,7 @@ private:
     CheckResult check(const Expectation& e) const;
     void refresh_state();
     delivery::DeliveryModel& delivery(const char* what);  // throws when the lesson's model is not the delivery one
+    void remove_saved_weights();
 
     Lesson lesson_;
     std::unique_ptr<Model> model_;
@@ -140,6 +141,7 @@ private:
     std::unique_ptr<Pipeline> pipeline_;
     std::unique_ptr<delivery::Trainer> trainer_;
     int stages_run_ = 0;        // of the current pipeline, for knob replays
+    std::string saved_dir_;     // where freeze saved the weights (removed with the interpreter)
     LessonState state_;
 };
 

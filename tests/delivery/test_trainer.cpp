@@ -85,4 +85,5 @@ TEST_CASE("malformed training data: file:line:column") {
     CHECK_THROWS_WITH_AS(load_deliveries_csv(c), (c + ":2:4: expected 4 comma-separated numbers").c_str(), Error);
     const auto d = write_temp("sixstep-bad4.csv", "distance_km,congestion,express_lane,minutes\n");
     CHECK_THROWS_WITH_AS(load_deliveries_csv(d), (d + ": no training examples").c_str(), Error);
+    for (const auto& f : {a, b, c, d}) std::filesystem::remove(f);
 }
