@@ -209,7 +209,7 @@ public:
             in_tokens = {gen_->tokens().back()};
             in_pos = {static_cast<int>(tokens_.size() + gen_->tokens().size()) - 1};
         }
-        gen_->forward();
+        gen_->forward(model_.tensor_observer());
         const KvCacheStats st = model_.kv_cache().stats();
         const int kv_used = model_.kv_cache().n_tokens(gen_->seq());
         const double ms = gen_->last_forward_ms();

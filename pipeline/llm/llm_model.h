@@ -30,6 +30,7 @@ class Vocab;
 class Backend;
 class KvCache;
 class TextCodec;
+class TensorObserver;
 
 struct LlmModelParams {
     int n_threads = 0;     // CPU threads; <= 0 → all hardware threads
@@ -58,6 +59,12 @@ public:
     const LlmModelParams& params() const { return params_; }
     int n_ctx();
 
+    // Named intermediate tensors (Qcur, kq_soft_max, result_output, …) and
+    // KV-fill events of every forward stage go to this observer (null: none,
+    // and the forward pass pays nothing). The observer must outlive its use.
+    void set_tensor_observer(TensorObserver* observer) { observer_ = observer; }
+    TensorObserver* tensor_observer() const { return observer_; }
+
 private:
     void open();  // maps the file and reads the tokenizer (cheap: metadata only)
 
@@ -71,6 +78,7 @@ private:
     std::unique_ptr<Backend> backend_;
     std::unique_ptr<KvCache> kv_;
     double open_ms_ = 0;
+    TensorObserver* observer_ = nullptr;
 };
 
 }  // namespace sixstep::llm

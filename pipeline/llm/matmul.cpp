@@ -322,8 +322,9 @@ struct FloatKernel {
         const float* xr[C];
         for (int i = 0; i < R; ++i) wr[i] = reinterpret_cast<const WT*>(w.row(r + i));
         for (int c = 0; c < C; ++c) xr[c] = x + static_cast<std::size_t>(t + c) * n;
-        // Decode (one token) streams W from memory: prefetch two tiles ahead.
-        tile_float<R, C>(wr, xr, n, out, C == 1 ? 1 * R * static_cast<std::size_t>(n) : 0);
+        // Decode (one token) streams W from memory: prefetch one tile ahead
+        // (measured on 110M F32: one tile 64 tok/s, none 62, four 56).
+        tile_float<R, C>(wr, xr, n, out, C == 1 ? R * static_cast<std::size_t>(n) : 0);
     }
 };
 

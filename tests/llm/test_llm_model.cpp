@@ -9,6 +9,7 @@
 #include "pipeline/core/error.h"
 #include "pipeline/core/pipeline.h"
 #include "pipeline/llm/llm_model.h"
+#include "pipeline/llm/observer.h"
 #include "pipeline/llm/random_model.h"
 
 using namespace sixstep;
@@ -163,4 +164,22 @@ TEST_CASE("llm model: the bundled model says \" mat\" after \"The cat sat on the
         CHECK(text(t.lookup("respond.stop_reason")) == "max_tokens");
         CHECK(text(t.lookup("respond.weights_unchanged")) == "yes");
     }
+}
+
+TEST_CASE("llm model: a tensor observer sees the forward stages' named tensors") {
+    struct Watcher : llm::TensorObserver {
+        int outputs = 0, fills = 0;
+        bool wants(std::string_view name, int) override { return name == "result_output"; }
+        void tensor(const llm::TensorView& t) override { outputs += t.name == "result_output"; }
+        void kv_fill(int, int, int, int) override { ++fills; }
+    } w;
+    llm::LlmModel model(tiny_model());
+    model.set_tensor_observer(&w);
+    Request req;
+    req.set("prompt", "abc");
+    req.set("max_tokens", "3");
+    Pipeline p(model, req);
+    p.run();
+    CHECK(w.outputs == 3);  // prefill + 2 decode steps
+    CHECK(w.fills == 3);
 }
