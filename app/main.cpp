@@ -7,6 +7,7 @@
 
 #include "app/cli/commands.h"
 #include "app/core/headless.h"
+#include "app/core/report.h"
 #ifdef SIXSTEP_HAVE_GUI
 #include "app/ui/gui.h"
 #endif
@@ -32,7 +33,7 @@ int run_lesson_front_end(const std::string& lesson, bool headless, bool json) {
         return cli::exit_bad_input;
     }
     const app::LessonOutcome r = app::run_lesson(lesson, json ? nullptr : stdout, json);
-    if (json) std::printf("%s\n", r.json.dump(2).c_str());
+    if (json) std::printf("%s\n", app::dump_json(r.json).c_str());
     if (!r.valid) std::fprintf(stderr, "sixstep: error: %s\n", r.error.c_str());
     return r.exit_code();
 }

@@ -8,6 +8,7 @@
 #include "app/cli/commands.h"
 #include "app/core/headless.h"
 #include "app/core/lesson.h"
+#include "app/core/report.h"
 #include "pipeline/core/error.h"
 
 namespace sixstep::cli {
@@ -49,12 +50,9 @@ int run_check(const CheckOptions& o) {
         }
     }
     if (o.json) {
-        std::printf("%s\n", nlohmann::ordered_json{{"lessons", all},
-                                                   {"passed", passed},
-                                                   {"failed", failed},
-                                                   {"invalid", invalid}}
-                                .dump(2)
-                                .c_str());
+        const nlohmann::ordered_json summary{
+            {"lessons", all}, {"passed", passed}, {"failed", failed}, {"invalid", invalid}};
+        std::printf("%s\n", app::dump_json(summary).c_str());
     } else {
         std::printf("lessons: %d passed, %d failed, %d invalid\n", passed, failed, invalid);
     }

@@ -51,7 +51,7 @@ int run_infer_delivery(const InferOptions& o) {
         for (const auto& ev : p.trace().events()) j["events"].push_back(app::to_json(ev));
         j["response"] = {{"text", r.text}};
         for (const auto& f : r.fields) j["response"][f.key] = app::to_json(f.value);
-        std::printf("%s\n", j.dump(2).c_str());
+        std::printf("%s\n", app::dump_json(j).c_str());
     } else {
         std::printf("%s\n", r.text.c_str());
     }

@@ -132,6 +132,10 @@ std::string format_step(const StepReport& r, const LessonState& s, int step_coun
     return out;
 }
 
+std::string dump_json(const nlohmann::ordered_json& j) {
+    return j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+}
+
 nlohmann::ordered_json to_json(const Value& v) {
     if (auto* d = std::get_if<double>(&v)) return *d;
     if (auto* s = std::get_if<std::string>(&v)) return *s;

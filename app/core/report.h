@@ -23,4 +23,8 @@ nlohmann::ordered_json to_json(const TraceEvent& ev);
 nlohmann::ordered_json to_json(const CheckResult& c);
 nlohmann::ordered_json to_json(const StepReport& r);
 
+// Pretty JSON text. A token can hold half of a UTF-8 character, so invalid
+// bytes become U+FFFD instead of an exception.
+std::string dump_json(const nlohmann::ordered_json& j);
+
 }  // namespace sixstep::app

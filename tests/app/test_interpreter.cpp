@@ -2,6 +2,7 @@
 #include <doctest/doctest.h>
 
 #include "app/core/interpreter.h"
+#include "app/core/report.h"
 
 using namespace sixstep;
 using namespace sixstep::app;
@@ -179,4 +180,12 @@ steps:
     CHECK(number(it, "postprocess.minutes") == 10);
     CHECK(text(it, "respond.text") == "预计送达时间：10 分钟");
     CHECK(text(it, "postprocess.rule") == "minimum 10 minutes");
+}
+
+TEST_CASE("JSON output survives half a UTF-8 character in a value") {
+    nlohmann::ordered_json j;
+    j["piece"] = std::string("\xe7\x8c");  // the first two bytes of 猫
+    std::string text;
+    CHECK_NOTHROW(text = dump_json(j));
+    CHECK(text.find("\xef\xbf\xbd") != std::string::npos);  // U+FFFD
 }

@@ -2,6 +2,8 @@
 // against the reference path. Every comparison prints its maxdiff.
 #include <doctest/doctest.h>
 
+#include "../temp_dir.h"
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -28,9 +30,7 @@ namespace {
 const fs::path reference_dir = fs::path(SIXSTEP_TEST_DATA) / "reference";
 
 fs::path temp_dir() {
-    const fs::path d = fs::temp_directory_path() / ("sixstep-test-forward-" + std::to_string(::getpid()));
-    fs::create_directories(d);
-    return d;
+    return sixstep::test::process_temp_dir("forward");
 }
 
 // A random model of the given type, written once per process.

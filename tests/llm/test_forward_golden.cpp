@@ -160,7 +160,10 @@ TEST_CASE("golden: bundled models reproduce the recipe's PyTorch logits") {
         if (j.contains("cat")) {
             const auto& c = j["cat"];
             const auto p = softmax(last_logits(cpu, c["ids"].get<std::vector<int>>()));
-            for (const auto& [word, w] : c["words"].items()) {
+            for (const auto& item : c["words"].items()) {
+                // (not a structured binding: clang 14 cannot capture one in doctest's message lambda)
+                const std::string word = item.key();
+                const auto& w = item.value();
                 const float got = p[w["id"].get<int>()], want = w["p"].get<float>();
                 CHECK_MESSAGE(std::fabs(got - want) < (tol.fast < 0.01f ? 1e-3f : 0.05f),
                               "p(\"" << word << "\") = " << got << ", expected " << want);

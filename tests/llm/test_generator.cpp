@@ -1,5 +1,7 @@
 #include <doctest/doctest.h>
 
+#include "../temp_dir.h"
+
 #include <unistd.h>
 
 #include <filesystem>
@@ -23,8 +25,7 @@ struct Fixture {
     std::unique_ptr<TextCodec> codec;
     std::unique_ptr<CpuBackend> cpu;
     Fixture() {
-        const fs::path dir = fs::temp_directory_path() / ("sixstep-test-generator-" + std::to_string(::getpid()));
-        fs::create_directories(dir);
+        const fs::path dir = sixstep::test::process_temp_dir("generator");
         const fs::path path = dir / "tiny.gguf";
         if (!fs::exists(path)) {
             RandomModelParams p = random_model_preset("tiny");

@@ -2,6 +2,8 @@
 // streamed text and timings, JSON, clear errors.
 #include <doctest/doctest.h>
 
+#include "../temp_dir.h"
+
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -35,8 +37,7 @@ Run run(const std::string& args) {
 }
 
 std::string tiny_model() {
-    const fs::path dir = fs::temp_directory_path() / ("sixstep-test-cli-" + std::to_string(::getpid()));
-    fs::create_directories(dir);
+    const fs::path dir = sixstep::test::process_temp_dir("cli");
     const fs::path path = dir / "tiny.gguf";
     if (!fs::exists(path)) {
         const Run w = run("bench --random tiny --type q8_0 --out \"" + path.string() + "\"");

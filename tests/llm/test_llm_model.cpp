@@ -1,5 +1,7 @@
 #include <doctest/doctest.h>
 
+#include "../temp_dir.h"
+
 #include <unistd.h>
 
 #include <cstdio>
@@ -17,8 +19,7 @@ namespace fs = std::filesystem;
 
 namespace {
 fs::path tiny_model() {
-    const fs::path dir = fs::temp_directory_path() / ("sixstep-test-llm-model-" + std::to_string(::getpid()));
-    fs::create_directories(dir);
+    const fs::path dir = sixstep::test::process_temp_dir("llm-model");
     const fs::path path = dir / "tiny.gguf";
     if (!fs::exists(path)) {
         llm::RandomModelParams p = llm::random_model_preset("tiny");

@@ -4,6 +4,8 @@
 // with the highlight colour in its box of the diagram — and no other box.
 #include <doctest/doctest.h>
 
+#include "../temp_dir.h"
+
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -79,7 +81,7 @@ size_t distinct_colours(const Image& img) {
 
 TEST_CASE("screenshots: every lesson, every step, off-screen at 1280x720") {
     const std::string lessons = std::string(SIXSTEP_SOURCE_DIR) + "/lessons";
-    const auto out_root = fs::temp_directory_path() / ("sixstep-ui-smoke-" + std::to_string(::getpid()));
+    const auto out_root = sixstep::test::process_temp_dir("ui-smoke");
     const float f = ui::default_font_px(720);
     const ui::Layout layout = ui::compute_layout(1280, 720, f, 0, 1);
 
@@ -130,7 +132,7 @@ TEST_CASE("screenshots: every lesson, every step, off-screen at 1280x720") {
 }
 
 TEST_CASE("screenshots: a broken lesson is one clear error, no images") {
-    const auto dir = fs::temp_directory_path() / ("sixstep-ui-broken-" + std::to_string(::getpid()));
+    const auto dir = sixstep::test::process_temp_dir("ui-broken");
     fs::create_directories(dir);
     const auto lesson = dir / "broken.yaml";
     { std::FILE* f = std::fopen(lesson.c_str(), "w"); std::fputs("title: [unclosed\n", f); std::fclose(f); }

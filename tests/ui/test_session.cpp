@@ -1,6 +1,8 @@
 // The session: commands in, snapshots out, engine work on a worker thread.
 #include <doctest/doctest.h>
 
+#include "../temp_dir.h"
+
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -109,7 +111,7 @@ TEST_CASE("session: a knob recomputes the request, a bad value is logged, not th
 }
 
 TEST_CASE("session: reload keeps the step, a broken edit keeps the last good lesson and shows the error") {
-    const auto dir = fs::temp_directory_path() / ("sixstep-session-" + std::to_string(::getpid()));
+    const auto dir = sixstep::test::process_temp_dir("session");
     fs::create_directories(dir);
     const std::string copy = (dir / "lesson.yaml").string();
     const std::string good = read(lesson1);
