@@ -13,6 +13,7 @@
 
 #include "app/cli/commands.h"
 #include "pipeline/core/error.h"
+#include "pipeline/core/text.h"
 #include "pipeline/llm/cpu_backend.h"
 #include "pipeline/llm/generator.h"
 #include "pipeline/llm/vocab.h"
@@ -29,19 +30,6 @@ struct GenerateOptions {
     std::vector<std::string> stop;
     bool json = false;
 };
-
-// A piece as it should look in a table: quoted, newlines escaped.
-std::string show(const std::string& piece) {
-    std::string s = "\"";
-    for (unsigned char c : piece) {
-        if (c == '\n') s += "\\n";
-        else if (c == '\t') s += "\\t";
-        else if (c == '"') s += "\\\"";
-        else if (c < 0x20) s += fmt::format("\\x{:02x}", c);
-        else s += static_cast<char>(c);
-    }
-    return s + "\"";
-}
 
 int run_generate(const GenerateOptions& o) {
     using namespace sixstep::llm;
@@ -82,8 +70,8 @@ int run_generate(const GenerateOptions& o) {
             steps.push_back(std::move(s));
         } else if (o.top > 0) {
             std::string line = fmt::format("[{:3}] ", e.index);
-            for (const auto& c : e.top) line += fmt::format("{} {:.3f}  ", show(codec->piece(c.id)), c.p);
-            std::printf("%s→ %s\n", line.c_str(), show(e.piece).c_str());
+            for (const auto& c : e.top) line += fmt::format("{} {:.3f}  ", quote_text(codec->piece(c.id)), c.p);
+            std::printf("%s→ %s\n", line.c_str(), quote_text(e.piece).c_str());
         } else {
             // The prompt is echoed only once it is known to fit.
             if (e.index == 0) std::printf("%s", o.prompt.c_str());

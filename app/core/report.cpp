@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "pipeline/core/text.h"
+
 namespace sixstep::app {
 
 namespace {
@@ -16,18 +18,12 @@ std::string display_path(const std::string& path) {
     return rel.string();
 }
 
-// Text values may hold newlines or edge spaces (a token " mat", "\n"): show
-// them quoted with visible escapes so one field stays on one line.
+// Text values may hold newlines or edge spaces (a token " mat", "\n"): those
+// are shown quoted with visible escapes so one field stays on one line.
 std::string printable(const std::string& s) {
-    bool plain = !s.empty() && s.front() != ' ' && s.back() != ' ';
-    std::string out;
-    for (char c : s) {
-        if (c == '\n') out += "\\n", plain = false;
-        else if (c == '\t') out += "\\t", plain = false;
-        else if (c == '\r') out += "\\r", plain = false;
-        else out += c;
-    }
-    return plain ? out : "\"" + out + "\"";
+    const bool plain = !s.empty() && s.front() != ' ' && s.back() != ' ' &&
+                       s.find_first_of("\n\t\r") == std::string::npos;
+    return plain ? s : quote_text(s);
 }
 
 std::string field_line(const Field& f) {

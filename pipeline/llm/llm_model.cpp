@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "pipeline/core/error.h"
+#include "pipeline/core/text.h"
 #include "pipeline/llm/cpu_backend.h"
 #include "pipeline/llm/generator.h"
 #include "pipeline/llm/vocab.h"
@@ -17,19 +18,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
-
-// Pieces as shown to people: quoted, with control characters escaped.
-std::string quoted(const std::string& piece) {
-    std::string s = "\"";
-    for (unsigned char c : piece) {
-        if (c == '\n') s += "\\n";
-        else if (c == '\t') s += "\\t";
-        else if (c == '"') s += "\\\"";
-        else if (c < 0x20) s += fmt::format("\\x{:02x}", c);
-        else s += static_cast<char>(c);
-    }
-    return s + "\"";
-}
 
 std::vector<double> as_doubles(const std::vector<int>& v) { return {v.begin(), v.end()}; }
 
@@ -182,7 +170,7 @@ public:
         tokens_ = codec.encode(*prompt);
         check_generation_fits(static_cast<int>(tokens_.size()), params_.n_predict, model_.n_ctx());
         std::string pieces;
-        for (int t : tokens_) pieces += (pieces.empty() ? "" : " ") + quoted(codec.piece(t));
+        for (int t : tokens_) pieces += (pieces.empty() ? "" : " ") + quote_text(codec.piece(t));
         ev.summary = fmt::format("tokenized the prompt into {} tokens", tokens_.size());
         ev.in("prompt", *prompt);
         ev.in("max_tokens", static_cast<double>(params_.n_predict), "tokens");
@@ -194,7 +182,7 @@ public:
         ev.out("n_tokens", static_cast<double>(tokens_.size()), "tokens", "prompt tokens");
         ev.out("token_ids", as_doubles(tokens_), "", "token ids");
         ev.out("token_pieces", pieces, "", "token pieces");
-        ev.says(fmt::format("{} → {}", quoted(*prompt), pieces));
+        ev.says(fmt::format("{} → {}", quote_text(*prompt), pieces));
     }
 
     void forward(TraceEvent& ev) override {
@@ -236,11 +224,11 @@ public:
         for (const auto& c : top) {
             probs.push_back(c.p);
             ids.push_back(c.id);
-            pieces += (pieces.empty() ? "" : " ") + quoted(codec.piece(c.id));
-            ev.says(fmt::format("p({}) = {:.4f}", quoted(codec.piece(c.id)), c.p));
+            pieces += (pieces.empty() ? "" : " ") + quote_text(codec.piece(c.id));
+            ev.says(fmt::format("p({}) = {:.4f}", quote_text(codec.piece(c.id)), c.p));
         }
         ev.summary = fmt::format("logits over {} tokens → softmax; most likely {} ({:.1f}%)", logits.size(),
-                                 quoted(codec.piece(top[0].id)), top[0].p * 100);
+                                 quote_text(codec.piece(top[0].id)), top[0].p * 100);
         ev.out("n_vocab", static_cast<double>(logits.size()));
         ev.out("top1_id", static_cast<double>(top[0].id));
         ev.out("top1_piece", codec.piece(top[0].id), "", "most likely next token");
@@ -261,7 +249,7 @@ public:
         }
         const bool done = gen_->done();
         const std::string reason = gen_->stop_reason();
-        ev.summary = fmt::format("sampled {} (p = {:.3f}){}", quoted(te.piece), te.p,
+        ev.summary = fmt::format("sampled {} (p = {:.3f}){}", quote_text(te.piece), te.p,
                                  done ? fmt::format("; stop: {}", reason) : "");
         ev.says(chain);
         ev.out("token_id", static_cast<double>(te.token));

@@ -2,6 +2,7 @@
 
 #include "pipeline/core/error.h"
 #include "pipeline/core/model.h"
+#include "pipeline/core/text.h"
 #include "pipeline/core/trace.h"
 
 using namespace sixstep;
@@ -67,4 +68,11 @@ TEST_CASE("request fields keep their order and set replaces") {
     CHECK(*r.get("distance") == "4 km");
     CHECK(r.fields[0].first == "distance");
     CHECK(r.get("nope") == nullptr);
+}
+
+TEST_CASE("quoted text keeps one value on one line") {
+    CHECK(quote_text(" mat") == "\" mat\"");
+    CHECK(quote_text("a\nb\t\"c\"") == "\"a\\nb\\t\\\"c\\\"\"");
+    CHECK(quote_text(std::string("\x01", 1)) == "\"\\x01\"");
+    CHECK(quote_text("猫") == "\"猫\"");  // UTF-8 passes through untouched
 }
