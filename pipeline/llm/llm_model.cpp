@@ -69,6 +69,7 @@ void LlmModel::load(TraceEvent& ev) {
     if (backend_) {
         ev.summary = "weights already in memory: reused";
         ev.out("status", std::string("reused"));
+        ev.out("cold", std::string("no"), "", "cold start");  // the same key as every model's load stage
         ev.out("load_ms", 0.0, "ms", "load time");
         return;
     }
@@ -95,6 +96,7 @@ void LlmModel::load(TraceEvent& ev) {
                              llama_->n_params() / 1e6, ggml_type_name(llama_->main_type()), ms);
     ev.in("file", path_.string());
     ev.out("status", std::string("cold load"));
+    ev.out("cold", std::string("yes"), "", "cold start");
     ev.out("load_ms", ms, "ms", "cold load time");
     ev.out("n_params", static_cast<double>(llama_->n_params()), "", "parameters");
     ev.out("type", std::string(ggml_type_name(llama_->main_type())), "", "weight type");
