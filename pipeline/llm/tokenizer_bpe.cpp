@@ -6,35 +6,14 @@
 // symbols start as those characters and the adjacent pair with the lowest
 // merge rank (the earliest line of tokenizer.ggml.merges) is merged, leftmost
 // first on ties, until no pair has a rank. Each final symbol is a token.
-#include <queue>
 #include <string>
 #include <vector>
 
+#include "pipeline/llm/bigram_merge.h"
 #include "pipeline/llm/unicode.h"
 #include "pipeline/llm/vocab.h"
 
 namespace sixstep::llm {
-
-namespace {
-
-struct Symbol {
-    int prev, next;
-    size_t offset, n;  // bytes of the mapped word; n = 0 once merged away
-};
-
-struct Candidate {
-    int left, right;
-    int32_t rank;
-    size_t n;
-};
-
-struct WorseCandidate {
-    bool operator()(const Candidate& a, const Candidate& b) const {
-        return a.rank > b.rank || (a.rank == b.rank && a.left > b.left);  // lowest rank, then leftmost
-    }
-};
-
-}  // namespace
 
 void Vocab::tokenize_bpe(std::string_view text, std::vector<TokenId>& out) const {
     for (std::string_view word : pretokenize(text, pre_type_)) bpe_word(word, out);
@@ -44,15 +23,14 @@ void Vocab::bpe_word(std::string_view raw, std::vector<TokenId>& out) const {
     // bytes -> printable characters; one symbol per byte
     std::string word;
     word.reserve(raw.size() * 2);
-    std::vector<Symbol> syms;
-    syms.reserve(raw.size());
-    for (size_t i = 0; i < raw.size(); ++i) {
-        const std::string& ch = gpt2_byte_to_utf8(static_cast<uint8_t>(raw[i]));
-        const int idx = static_cast<int>(syms.size());
-        syms.push_back({idx - 1, i + 1 < raw.size() ? idx + 1 : -1, word.size(), ch.size()});
+    std::vector<size_t> lengths;
+    lengths.reserve(raw.size());
+    for (const char c : raw) {
+        const std::string& ch = gpt2_byte_to_utf8(static_cast<uint8_t>(c));
+        lengths.push_back(ch.size());
         word += ch;
     }
-    if (syms.empty()) return;
+    if (lengths.empty()) return;
 
     if (ignore_merges_) {  // Llama 3: a whole word that is a token is used as is
         if (const auto id = find(word)) {
@@ -61,32 +39,17 @@ void Vocab::bpe_word(std::string_view raw, std::vector<TokenId>& out) const {
         }
     }
 
-    std::priority_queue<Candidate, std::vector<Candidate>, WorseCandidate> queue;
+    // The earliest merge rule wins: priority = −rank.
+    std::vector<MergeSymbol> syms = make_merge_symbols(lengths);
     std::string key;
-    auto try_pair = [&](int left, int right) {
-        if (left < 0 || right < 0) return;
-        key.assign(word, syms[left].offset, syms[left].n);
+    merge_bigrams(syms, [&](const MergeSymbol& l, const MergeSymbol& r) -> std::optional<double> {
+        key.assign(word, l.offset, l.n);
         key += '\0';
-        key.append(word, syms[right].offset, syms[right].n);
+        key.append(word, r.offset, r.n);
         const auto it = merge_rank_.find(key);
-        if (it == merge_rank_.end()) return;
-        queue.push({left, right, it->second, syms[left].n + syms[right].n});
-    };
-    for (int i = 1; i < static_cast<int>(syms.size()); ++i) try_pair(i - 1, i);
-
-    while (!queue.empty()) {
-        const Candidate c = queue.top();
-        queue.pop();
-        Symbol& l = syms[c.left];
-        Symbol& r = syms[c.right];
-        if (l.n == 0 || r.n == 0 || l.next != c.right || l.n + r.n != c.n) continue;  // stale
-        l.n += r.n;
-        r.n = 0;
-        l.next = r.next;
-        if (r.next >= 0) syms[r.next].prev = c.left;
-        try_pair(l.prev, c.left);
-        try_pair(c.left, l.next);
-    }
+        if (it == merge_rank_.end()) return std::nullopt;
+        return -static_cast<double>(it->second);
+    });
 
     for (int i = 0; i != -1; i = syms[i].next) {
         const std::string_view piece = std::string_view(word).substr(syms[i].offset, syms[i].n);
