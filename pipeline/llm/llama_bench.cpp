@@ -34,51 +34,46 @@ BenchResult run_bench(Backend& backend, const BenchParams& params) {
     std::vector<float> logits;
     using Clock = std::chrono::steady_clock;
 
-    BenchResult r;
-    // pp: the whole prompt in one batch, into an empty sequence.
-    r.prefill.name = fmt::format("pp{}", params.n_prompt);
-    r.prefill.n_tokens = params.n_prompt;
-    if (params.n_prompt > 0) {
-        std::vector<int> tokens(params.n_prompt);
+    // One test: a warm-up, then `repetitions` timed runs of `run_once` on a
+    // fresh sequence each time (`setup` runs before the clock starts);
+    // tokens/s from `n_tokens` per run.
+    auto measure = [&](BenchTest& t, const char* kind, int n_tokens, auto&& setup, auto&& run_once) {
+        t.name = fmt::format("{}{}", kind, n_tokens);
+        t.n_tokens = n_tokens;
+        if (n_tokens <= 0) return;
         std::vector<double> ms;
         for (int rep = -1; rep < params.repetitions; ++rep) {  // rep -1: warm-up
-            for (auto& t : tokens) t = any_token(rng);
+            setup();
             const int s = kv->add_sequence();
             const auto t0 = Clock::now();
-            backend.forward(*kv, Batch::prefill(tokens, s), logits);
+            run_once(s);
             const double dt = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
             kv->free_sequence(s);
             if (rep >= 0) {
                 ms.push_back(dt);
-                r.prefill.tok_s.push_back(params.n_prompt * 1000.0 / dt);
+                t.tok_s.push_back(n_tokens * 1000.0 / dt);
             }
         }
-        r.prefill.median_ms = median(ms);
-        r.prefill.median_tok_s = median(r.prefill.tok_s);
-    }
+        t.median_ms = median(ms);
+        t.median_tok_s = median(t.tok_s);
+    };
+
+    BenchResult r;
+    // pp: the whole prompt in one batch, into an empty sequence.
+    std::vector<int> tokens(static_cast<std::size_t>(params.n_prompt));
+    auto random_prompt = [&] {
+        for (auto& t : tokens) t = any_token(rng);
+    };
+    measure(r.prefill, "pp", params.n_prompt, random_prompt,
+            [&](int s) { backend.forward(*kv, Batch::prefill(tokens, s), logits); });
     // tg: one token at a time from an empty context, as llama-bench does.
-    r.decode.name = fmt::format("tg{}", params.n_gen);
-    r.decode.n_tokens = params.n_gen;
-    if (params.n_gen > 0) {
-        std::vector<double> ms;
-        for (int rep = -1; rep < params.repetitions; ++rep) {
-            const int s = kv->add_sequence();
-            const auto t0 = Clock::now();
-            for (int i = 0; i < params.n_gen; ++i) {
-                Batch b;
-                b.add(any_token(rng), i, s, true);
-                backend.forward(*kv, b, logits);
-            }
-            const double dt = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-            kv->free_sequence(s);
-            if (rep >= 0) {
-                ms.push_back(dt);
-                r.decode.tok_s.push_back(params.n_gen * 1000.0 / dt);
-            }
+    measure(r.decode, "tg", params.n_gen, [] {}, [&](int s) {
+        for (int i = 0; i < params.n_gen; ++i) {
+            Batch b;
+            b.add(any_token(rng), i, s, true);
+            backend.forward(*kv, b, logits);
         }
-        r.decode.median_ms = median(ms);
-        r.decode.median_tok_s = median(r.decode.tok_s);
-    }
+    });
     return r;
 }
 
