@@ -16,9 +16,9 @@
 
 #include "app/cli/commands.h"
 #include "pipeline/core/error.h"
-#include "pipeline/llm/cpu_backend.h"
-#include "pipeline/llm/llama_bench.h"
-#include "pipeline/llm/random_model.h"
+#include "pipeline/llm/cpu/cpu_backend.h"
+#include "pipeline/tools/bench.h"
+#include "pipeline/tools/random_model.h"
 
 namespace sixstep::cli {
 

@@ -14,9 +14,9 @@
 #include "app/cli/commands.h"
 #include "pipeline/core/error.h"
 #include "pipeline/core/text.h"
-#include "pipeline/llm/cpu_backend.h"
+#include "pipeline/llm/cpu/cpu_backend.h"
 #include "pipeline/llm/generator.h"
-#include "pipeline/llm/vocab.h"
+#include "pipeline/llm/vocab/vocab.h"
 
 namespace sixstep::cli {
 

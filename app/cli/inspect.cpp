@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/commands.h"
-#include "pipeline/llm/gguf.h"
+#include "pipeline/llm/gguf/gguf.h"
 
 namespace sixstep::cli {
 

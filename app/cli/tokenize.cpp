@@ -13,9 +13,9 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/commands.h"
-#include "pipeline/llm/gguf.h"
-#include "pipeline/llm/unicode.h"
-#include "pipeline/llm/vocab.h"
+#include "pipeline/llm/gguf/gguf.h"
+#include "pipeline/llm/vocab/unicode.h"
+#include "pipeline/llm/vocab/vocab.h"
 
 namespace sixstep::cli {
 

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "pipeline/llm/kv_cache.h"
-#include "pipeline/llm/llama_forward.h"
+#include "pipeline/llm/kv/kv_cache.h"
+#include "pipeline/llm/cpu/forward.h"
 #include "pipeline/llm/llama_model.h"
 #include "pipeline/llm/observer.h"
 

@@ -6,8 +6,8 @@
 #include <fmt/format.h>
 
 #include "pipeline/core/error.h"
-#include "pipeline/llm/detokenizer.h"
-#include "pipeline/llm/vocab.h"
+#include "pipeline/llm/vocab/detokenizer.h"
+#include "pipeline/llm/vocab/vocab.h"
 
 namespace sixstep::llm {
 

@@ -26,8 +26,8 @@
 #include <string>
 #include <vector>
 
-#include "pipeline/llm/gguf.h"
-#include "pipeline/llm/matmul.h"
+#include "pipeline/llm/gguf/gguf.h"
+#include "pipeline/llm/cpu/matmul.h"
 
 namespace sixstep::llm {
 

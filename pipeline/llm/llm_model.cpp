@@ -8,9 +8,9 @@
 
 #include "pipeline/core/error.h"
 #include "pipeline/core/text.h"
-#include "pipeline/llm/cpu_backend.h"
+#include "pipeline/llm/cpu/cpu_backend.h"
 #include "pipeline/llm/generator.h"
-#include "pipeline/llm/vocab.h"
+#include "pipeline/llm/vocab/vocab.h"
 
 namespace sixstep::llm {
 

@@ -8,9 +8,9 @@
 #include <string>
 
 #include "pipeline/core/error.h"
-#include "pipeline/llm/gguf.h"
-#include "pipeline/llm/gguf_writer.h"
-#include "pipeline/llm/vocab.h"
+#include "pipeline/llm/gguf/gguf.h"
+#include "pipeline/llm/gguf/gguf_writer.h"
+#include "pipeline/llm/vocab/vocab.h"
 
 using namespace sixstep::llm;
 

@@ -15,9 +15,9 @@
 #include <string>
 #include <string_view>
 
-#include "pipeline/llm/detokenizer.h"
-#include "pipeline/llm/gguf.h"
-#include "pipeline/llm/vocab.h"
+#include "pipeline/llm/vocab/detokenizer.h"
+#include "pipeline/llm/gguf/gguf.h"
+#include "pipeline/llm/vocab/vocab.h"
 
 using namespace sixstep::llm;
 

@@ -1,6 +1,6 @@
 #include <doctest/doctest.h>
 
-#include "../temp_dir.h"
+#include "temp_dir.h"
 
 #include <unistd.h>
 
@@ -9,10 +9,10 @@
 #include <vector>
 
 #include "pipeline/core/error.h"
-#include "pipeline/llm/cpu_backend.h"
+#include "pipeline/llm/cpu/cpu_backend.h"
 #include "pipeline/llm/generator.h"
-#include "pipeline/llm/random_model.h"
-#include "pipeline/llm/vocab.h"
+#include "pipeline/tools/random_model.h"
+#include "pipeline/llm/vocab/vocab.h"
 
 using namespace sixstep::llm;
 namespace fs = std::filesystem;

@@ -1,6 +1,6 @@
 #include <doctest/doctest.h>
 
-#include "../temp_dir.h"
+#include "temp_dir.h"
 
 #include <unistd.h>
 
@@ -12,7 +12,7 @@
 #include "pipeline/core/pipeline.h"
 #include "pipeline/llm/llm_model.h"
 #include "pipeline/llm/observer.h"
-#include "pipeline/llm/random_model.h"
+#include "pipeline/tools/random_model.h"
 
 using namespace sixstep;
 namespace fs = std::filesystem;

@@ -4,7 +4,7 @@
 // with the highlight colour in its box of the diagram — and no other box.
 #include <doctest/doctest.h>
 
-#include "../temp_dir.h"
+#include "temp_dir.h"
 
 #include <cstdio>
 #include <filesystem>

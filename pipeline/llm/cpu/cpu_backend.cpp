@@ -1,0 +1,40 @@
+#include "pipeline/llm/cpu/cpu_backend.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+namespace sixstep::llm {
+
+std::unique_ptr<KvCache> Backend::make_kv_cache(int n_ctx, int n_seq, int block_size) const {
+    const LlamaHparams& hp = model().hparams();
+    KvCacheParams p;
+    p.n_layer = hp.n_layer;
+    p.n_head_kv = hp.n_head_kv;
+    p.head_dim = hp.head_dim();
+    p.n_ctx = n_ctx > 0 ? n_ctx : hp.n_ctx;
+    p.block_size = block_size;
+    p.n_blocks = std::max(1, n_seq) * ((p.n_ctx + block_size - 1) / block_size);
+    return std::make_unique<KvCache>(p);
+}
+
+CpuBackend::CpuBackend(std::shared_ptr<const LlamaModel> model, const CpuBackendParams& params)
+    : model_(std::move(model)), pool_(params.n_threads), fwd_(*model_, &pool_) {}
+
+std::string CpuBackend::name() const { return fmt::format("cpu ({} threads, {})", pool_.n_threads(), cpu_simd_name()); }
+
+void CpuBackend::forward(KvCache& kv, const Batch& batch, std::vector<float>& logits, TensorObserver* observer) {
+    fwd_.forward(kv, batch, logits, observer);
+}
+
+const char* cpu_simd_name() {
+#if defined(__AVX512F__) && defined(__AVX2__) && defined(__FMA__) && defined(__F16C__)
+    return "avx512";
+#elif defined(__AVX2__) && defined(__FMA__) && defined(__F16C__)
+    return "avx2";
+#else
+    return "scalar";
+#endif
+}
+
+}  // namespace sixstep::llm

@@ -1,0 +1,41 @@
+// The CPU backend: the fast forward pass (LlamaForwardCpu) on a thread pool.
+//
+//     auto model = LlamaModel::load("model.gguf");
+//     CpuBackend cpu(model, {.n_threads = 2});
+//     auto kv = cpu.make_kv_cache();
+//     int seq = kv->add_sequence();
+//     std::vector<float> logits;
+//     cpu.forward(*kv, Batch::prefill(tokens, seq), logits);
+// One forward at a time per backend (it owns scratch buffers and a pool);
+// the model itself is read-only and may be shared by several backends.
+#pragma once
+#include <memory>
+
+#include "pipeline/llm/backend.h"
+#include "pipeline/llm/cpu/thread_pool.h"
+
+namespace sixstep::llm {
+
+struct CpuBackendParams {
+    int n_threads = 0;  // threads for the kernels; <= 0 → all hardware threads
+};
+
+class CpuBackend : public Backend {
+public:
+    CpuBackend(std::shared_ptr<const LlamaModel> model, const CpuBackendParams& params = {});
+    std::string name() const override;
+    const LlamaModel& model() const override { return *model_; }
+    void forward(KvCache& kv, const Batch& batch, std::vector<float>& logits,
+                 TensorObserver* observer = nullptr) override;
+    int n_threads() const { return pool_.n_threads(); }
+
+private:
+    std::shared_ptr<const LlamaModel> model_;
+    ThreadPool pool_;
+    LlamaForwardCpu fwd_;
+};
+
+// The SIMD level the kernels were compiled for: "avx512", "avx2" or "scalar".
+const char* cpu_simd_name();
+
+}  // namespace sixstep::llm

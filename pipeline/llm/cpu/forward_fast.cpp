@@ -1,0 +1,247 @@
+// The fast forward pass (see forward.h). Same arithmetic as
+// forward_reference, reorganized for the machine:
+// - the whole batch goes through each layer together, so every weight matrix
+//   is streamed from memory once per layer per batch, not once per token;
+// - matmuls are tiled, SIMD and threaded (matmul.cpp), quantized weights are
+//   never dequantized as a whole;
+// - attention is parallel over (token, head) pairs and walks the paged KV
+//   cache block by block;
+// - RoPE's cos/sin are computed once per token, not once per layer;
+// - named intermediate tensors are offered to an observer only if it asks.
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "pipeline/core/error.h"
+#include "pipeline/llm/cpu/kernels.h"
+#include "pipeline/llm/cpu/forward.h"
+#include "pipeline/llm/cpu/thread_pool.h"
+
+namespace sixstep::llm {
+
+struct LlamaForwardCpu::Scratch {
+    int n_alloc = 0;                  // tokens the buffers hold
+    std::vector<float> x;             // (n, n_embd) residual stream
+    std::vector<float> xb;            // (n, n_embd) normalized input of a sub-block
+    std::vector<float> q;             // (n, n_head, head_dim)
+    std::vector<float> k, v;          // (n, n_head_kv, head_dim)
+    std::vector<float> attn;          // (n, n_head, head_dim) attention output (kqv_out)
+    std::vector<float> proj;          // (n, n_embd) output of attn_output / ffn_down
+    std::vector<float> gate, up;      // (n, n_ff)
+    std::vector<float> rope_cs;       // (n, n_rot/2, 2) cos, sin per token
+    std::vector<float> xo;            // (n_outputs, n_embd) rows that produce logits
+    std::vector<std::vector<float>> att;  // per thread: (n_ctx) scores of one head
+    std::vector<float> kq;            // (n, n_head, n_kv_max) only when observed
+    MatmulScratch mm;
+};
+
+LlamaForwardCpu::LlamaForwardCpu(const LlamaModel& model, ThreadPool* pool)
+    : model_(model), pool_(pool), s_(std::make_unique<Scratch>()) {}
+LlamaForwardCpu::~LlamaForwardCpu() = default;
+
+namespace {
+
+// Offers one tensor to the observer if it wants it.
+struct Offer {
+    TensorObserver* obs;
+    bool operator()(const char* name, int layer) const { return obs && obs->wants(name, layer); }
+    void send(const char* name, int layer, const float* data, std::initializer_list<std::int64_t> shape) const {
+        std::int64_t dims[4] = {1, 1, 1, 1};
+        std::size_t n = 1, nd = 0;
+        for (auto d : shape) {
+            dims[nd++] = d;
+            n *= static_cast<std::size_t>(d);
+        }
+        obs->tensor(TensorView{name, layer, {data, n}, {dims, nd}});
+    }
+};
+
+// Rotates adjacent pairs of every head with precomputed cos/sin.
+void rope_apply(float* x, int n_heads, int head_dim, int n_rot, const float* cs) {
+    for (int h = 0; h < n_heads; ++h) {
+        float* v = x + static_cast<std::ptrdiff_t>(h) * head_dim;
+        for (int i = 0; i < n_rot; i += 2) {
+            const float c = cs[i], s = cs[i + 1];
+            const float x0 = v[i], x1 = v[i + 1];
+            v[i] = x0 * c - x1 * s;
+            v[i + 1] = x0 * s + x1 * c;
+        }
+    }
+}
+
+template <typename Fn>
+void parallel(ThreadPool* pool, int n, Fn&& fn) {
+    if (pool)
+        pool->parallel_for(n, [&](int b, int e, int t) { fn(b, e, t); });
+    else
+        fn(0, n, 0);
+}
+
+}  // namespace
+
+void LlamaForwardCpu::forward(KvCache& kv, const Batch& batch, std::vector<float>& logits, TensorObserver* observer) {
+    const int n_outputs = prepare_batch(model_, kv, batch);
+    const LlamaHparams& hp = model_.hparams();
+    const LlamaWeights& w = model_.weights();
+    const int n = batch.size();
+    const int n_embd = hp.n_embd, hd = hp.head_dim(), n_head = hp.n_head, n_head_kv = hp.n_head_kv;
+    const int n_q = n_head * hd, n_kv = hp.n_embd_kv(), n_ff = hp.n_ff, n_rot = hp.n_rot;
+    const int n_threads = pool_ ? pool_->n_threads() : 1;
+    const Offer offer{observer};
+    Scratch& s = *s_;
+    const std::size_t N = static_cast<std::size_t>(n);
+
+    if (s.n_alloc < n) {
+        s.x.resize(N * n_embd);
+        s.xb.resize(N * n_embd);
+        s.q.resize(N * n_q);
+        s.k.resize(N * n_kv);
+        s.v.resize(N * n_kv);
+        s.attn.resize(N * n_q);
+        s.proj.resize(N * n_embd);
+        s.gate.resize(N * n_ff);
+        s.up.resize(N * n_ff);
+        s.rope_cs.resize(N * n_rot);
+        s.n_alloc = n;
+    }
+    int max_ctx = 0;  // longest context any token attends to
+    for (int i = 0; i < n; ++i) max_ctx = std::max(max_ctx, batch.pos[i] + 1);
+    s.att.resize(n_threads);
+    for (auto& a : s.att)
+        if (static_cast<int>(a.size()) < max_ctx) a.resize(max_ctx);
+
+    // Token embeddings → x (n, n_embd); RoPE angles per token (n, n_rot/2, 2).
+    for (int i = 0; i < n; ++i) {
+        model_.embed(batch.token[i], s.x.data() + static_cast<std::size_t>(i) * n_embd);
+        float* cs = s.rope_cs.data() + static_cast<std::size_t>(i) * n_rot;
+        for (int j = 0; j < n_rot; j += 2) {
+            const double theta =
+                batch.pos[i] * std::pow(static_cast<double>(hp.rope_freq_base), -static_cast<double>(j) / n_rot);
+            cs[j] = static_cast<float>(std::cos(theta));
+            cs[j + 1] = static_cast<float>(std::sin(theta));
+        }
+    }
+
+    const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
+    const int bs = kv.params().block_size;
+    const bool want_kq = offer("kq_soft_max", -1) || [&] {
+        for (int l = 0; l < hp.n_layer; ++l)
+            if (offer("kq_soft_max", l)) return true;
+        return false;
+    }();
+    if (want_kq) s.kq.assign(N * n_head * max_ctx, 0.0f);
+
+    for (int l = 0; l < hp.n_layer; ++l) {
+        const LlamaLayer& L = w.layers[l];
+
+        // Attention RMSNorm: xb = rmsnorm(x) * attn_norm.              (n, n_embd)
+        for (int i = 0; i < n; ++i)
+            kernels::rmsnorm(s.xb.data() + static_cast<std::size_t>(i) * n_embd,
+                             s.x.data() + static_cast<std::size_t>(i) * n_embd, L.attn_norm.data(), n_embd,
+                             hp.f_norm_rms_eps);
+        if (offer("attn_norm", l)) offer.send("attn_norm", l, s.xb.data(), {n, n_embd});
+
+        // Q, K, V projections.                                         (n, n_head|n_head_kv, head_dim)
+        {
+            const WeightMatrix* ws[3] = {&L.wq, &L.wk, &L.wv};
+            float* ys[3] = {s.q.data(), s.k.data(), s.v.data()};
+            matmul_many(ws, ys, 3, s.xb.data(), n, pool_, s.mm);
+        }
+
+        // RoPE on q and k, then store k and v in the cache at each token's position.
+        for (int i = 0; i < n; ++i) {
+            const float* cs = s.rope_cs.data() + static_cast<std::size_t>(i) * n_rot;
+            rope_apply(s.q.data() + static_cast<std::size_t>(i) * n_q, n_head, hd, n_rot, cs);
+            rope_apply(s.k.data() + static_cast<std::size_t>(i) * n_kv, n_head_kv, hd, n_rot, cs);
+            std::copy_n(s.k.data() + static_cast<std::size_t>(i) * n_kv, n_kv, kv.k(l, batch.seq[i], batch.pos[i]));
+            std::copy_n(s.v.data() + static_cast<std::size_t>(i) * n_kv, n_kv, kv.v(l, batch.seq[i], batch.pos[i]));
+        }
+        if (offer("Qcur", l)) offer.send("Qcur", l, s.q.data(), {n, n_head, hd});
+        if (offer("Kcur", l)) offer.send("Kcur", l, s.k.data(), {n, n_head_kv, hd});
+        if (offer("Vcur", l)) offer.send("Vcur", l, s.v.data(), {n, n_head_kv, hd});
+
+        // Grouped-query attention, one (token, head) pair per work item:
+        // softmax(q·kᵀ / sqrt(head_dim)) · v over positions 0..pos.    (n, n_head, head_dim)
+        const bool kq_here = want_kq && offer("kq_soft_max", l);
+        parallel(pool_, n * n_head, [&](int b, int e, int thread) {
+            float* att = s.att[thread].data();
+            for (int item = b; item < e; ++item) {
+                const int i = item / n_head, h = item % n_head;
+                const int g = h / hp.n_gqa();
+                const int n_ctx_i = batch.pos[i] + 1;
+                const std::vector<int>& table = kv.block_table(batch.seq[i]);
+                const float* qh = s.q.data() + static_cast<std::size_t>(i) * n_q + h * hd;
+                // Scores, block by block through the block table.
+                for (int p0 = 0; p0 < n_ctx_i; p0 += bs) {
+                    const float* kb = kv.block_k(table[p0 / bs], l) + g * hd;
+                    const int pe = std::min(n_ctx_i, p0 + bs);
+                    for (int p = p0; p < pe; ++p)
+                        att[p] = kernels::dot_f32(qh, kb + static_cast<std::size_t>(p - p0) * n_kv, hd) * scale;
+                }
+                kernels::softmax_inplace(att, n_ctx_i);
+                if (kq_here) std::copy_n(att, n_ctx_i, s.kq.data() + (static_cast<std::size_t>(i) * n_head + h) * max_ctx);
+                // Weighted sum of the values.
+                float* oh = s.attn.data() + static_cast<std::size_t>(i) * n_q + h * hd;
+                std::fill_n(oh, hd, 0.0f);
+                for (int p0 = 0; p0 < n_ctx_i; p0 += bs) {
+                    const float* vb = kv.block_v(table[p0 / bs], l) + g * hd;
+                    const int pe = std::min(n_ctx_i, p0 + bs);
+                    for (int p = p0; p < pe; ++p)
+                        kernels::axpy(oh, att[p], vb + static_cast<std::size_t>(p - p0) * n_kv, hd);
+                }
+            }
+        });
+        if (kq_here) offer.send("kq_soft_max", l, s.kq.data(), {n, n_head, max_ctx});
+        if (offer("kqv_out", l)) offer.send("kqv_out", l, s.attn.data(), {n, n_head, hd});
+
+        // Output projection and residual: x += attn · Woᵀ.             (n, n_embd)
+        matmul(L.wo, s.attn.data(), n, s.proj.data(), pool_, s.mm);
+        kernels::add(s.x.data(), s.proj.data(), n * n_embd);
+        if (offer("ffn_inp", l)) offer.send("ffn_inp", l, s.x.data(), {n, n_embd});
+
+        // Feed-forward RMSNorm.                                        (n, n_embd)
+        for (int i = 0; i < n; ++i)
+            kernels::rmsnorm(s.xb.data() + static_cast<std::size_t>(i) * n_embd,
+                             s.x.data() + static_cast<std::size_t>(i) * n_embd, L.ffn_norm.data(), n_embd,
+                             hp.f_norm_rms_eps);
+        if (offer("ffn_norm", l)) offer.send("ffn_norm", l, s.xb.data(), {n, n_embd});
+
+        // SwiGLU feed-forward: down(silu(gate) * up).                  (n, n_ff) → (n, n_embd)
+        {
+            const WeightMatrix* ws[2] = {&L.ffn_gate, &L.ffn_up};
+            float* ys[2] = {s.gate.data(), s.up.data()};
+            matmul_many(ws, ys, 2, s.xb.data(), n, pool_, s.mm);
+        }
+        parallel(pool_, n, [&](int b, int e, int) {
+            for (int i = b; i < e; ++i)
+                kernels::swiglu(s.gate.data() + static_cast<std::size_t>(i) * n_ff,
+                                s.up.data() + static_cast<std::size_t>(i) * n_ff, n_ff);
+        });
+        matmul(L.ffn_down, s.gate.data(), n, s.proj.data(), pool_, s.mm);
+        if (offer("ffn_out", l)) offer.send("ffn_out", l, s.proj.data(), {n, n_embd});
+
+        // Residual.                                                    (n, n_embd)
+        kernels::add(s.x.data(), s.proj.data(), n * n_embd);
+        if (offer("l_out", l)) offer.send("l_out", l, s.x.data(), {n, n_embd});
+    }
+
+    // Final RMSNorm of the rows that want logits, then the output head.
+    s.xo.resize(static_cast<std::size_t>(n_outputs) * n_embd);
+    int o = 0;
+    for (int i = 0; i < n; ++i) {
+        if (!batch.logits[i]) continue;
+        kernels::rmsnorm(s.xo.data() + static_cast<std::size_t>(o) * n_embd,
+                         s.x.data() + static_cast<std::size_t>(i) * n_embd, w.output_norm.data(), n_embd,
+                         hp.f_norm_rms_eps);
+        ++o;
+    }
+    if (offer("result_norm", -1)) offer.send("result_norm", -1, s.xo.data(), {n_outputs, n_embd});
+    logits.resize(static_cast<std::size_t>(n_outputs) * hp.n_vocab);
+    matmul(w.output, s.xo.data(), n_outputs, logits.data(), pool_, s.mm);
+    if (offer("result_output", -1)) offer.send("result_output", -1, logits.data(), {n_outputs, hp.n_vocab});
+
+    commit_batch(kv, batch, observer);
+}
+
+}  // namespace sixstep::llm

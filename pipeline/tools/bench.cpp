@@ -1,0 +1,80 @@
+#include "pipeline/tools/bench.h"
+
+#include <algorithm>
+#include <chrono>
+#include <random>
+
+#include <fmt/format.h>
+
+#include "pipeline/core/error.h"
+
+namespace sixstep::llm {
+
+namespace {
+
+double median(std::vector<double> v) {
+    if (v.empty()) return 0;
+    std::sort(v.begin(), v.end());
+    const std::size_t n = v.size();
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+}  // namespace
+
+BenchResult run_bench(Backend& backend, const BenchParams& params) {
+    const LlamaHparams& hp = backend.model().hparams();
+    const int n_ctx = std::max(params.n_prompt, params.n_gen);
+    if (n_ctx > hp.n_ctx)
+        throw Error(fmt::format("bench: {} tokens do not fit in the model's context of {} (n_ctx)", n_ctx, hp.n_ctx));
+    if (params.n_prompt < 0 || params.n_gen < 0 || params.repetitions < 1)
+        throw Error("bench: token counts must be >= 0 and repetitions >= 1");
+    auto kv = backend.make_kv_cache(std::max(1, n_ctx));
+    std::mt19937_64 rng(params.seed);
+    std::uniform_int_distribution<int> any_token(0, hp.n_vocab - 1);
+    std::vector<float> logits;
+    using Clock = std::chrono::steady_clock;
+
+    // One test: a warm-up, then `repetitions` timed runs of `run_once` on a
+    // fresh sequence each time (`setup` runs before the clock starts);
+    // tokens/s from `n_tokens` per run.
+    auto measure = [&](BenchTest& t, const char* kind, int n_tokens, auto&& setup, auto&& run_once) {
+        t.name = fmt::format("{}{}", kind, n_tokens);
+        t.n_tokens = n_tokens;
+        if (n_tokens <= 0) return;
+        std::vector<double> ms;
+        for (int rep = -1; rep < params.repetitions; ++rep) {  // rep -1: warm-up
+            setup();
+            const int s = kv->add_sequence();
+            const auto t0 = Clock::now();
+            run_once(s);
+            const double dt = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+            kv->free_sequence(s);
+            if (rep >= 0) {
+                ms.push_back(dt);
+                t.tok_s.push_back(n_tokens * 1000.0 / dt);
+            }
+        }
+        t.median_ms = median(ms);
+        t.median_tok_s = median(t.tok_s);
+    };
+
+    BenchResult r;
+    // pp: the whole prompt in one batch, into an empty sequence.
+    std::vector<int> tokens(static_cast<std::size_t>(params.n_prompt));
+    auto random_prompt = [&] {
+        for (auto& t : tokens) t = any_token(rng);
+    };
+    measure(r.prefill, "pp", params.n_prompt, random_prompt,
+            [&](int s) { backend.forward(*kv, Batch::prefill(tokens, s), logits); });
+    // tg: one token at a time from an empty context, as llama-bench does.
+    measure(r.decode, "tg", params.n_gen, [] {}, [&](int s) {
+        for (int i = 0; i < params.n_gen; ++i) {
+            Batch b;
+            b.add(any_token(rng), i, s, true);
+            backend.forward(*kv, b, logits);
+        }
+    });
+    return r;
+}
+
+}  // namespace sixstep::llm

@@ -1,0 +1,164 @@
+#include "pipeline/tools/random_model.h"
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "pipeline/core/error.h"
+#include "pipeline/llm/gguf/gguf_writer.h"
+
+namespace sixstep::llm {
+
+namespace {
+
+// SplitMix64: tiny, fast and the same on every platform (unlike
+// std::normal_distribution), so a seed names the same weights everywhere.
+struct Rng {
+    std::uint64_t s;
+    std::uint64_t next() {
+        std::uint64_t z = (s += 0x9e3779b97f4a7c15ull);
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+        return z ^ (z >> 31);
+    }
+    float uniform() { return static_cast<float>((next() >> 40) * (1.0 / 16777216.0)); }  // [0, 1)
+};
+
+std::string utf8(unsigned cp) {
+    std::string s;
+    if (cp < 0x80) {
+        s += static_cast<char>(cp);
+    } else if (cp < 0x800) {
+        s += static_cast<char>(0xc0 | (cp >> 6));
+        s += static_cast<char>(0x80 | (cp & 0x3f));
+    } else {
+        s += static_cast<char>(0xe0 | (cp >> 12));
+        s += static_cast<char>(0x80 | ((cp >> 6) & 0x3f));
+        s += static_cast<char>(0x80 | (cp & 0x3f));
+    }
+    return s;
+}
+
+}  // namespace
+
+std::string byte_level_piece(unsigned char b) {
+    // Printable ranges keep their code point: '!'..'~', '¡'..'¬', '®'..'ÿ'.
+    const auto printable = [](unsigned c) { return (c >= 33 && c <= 126) || (c >= 161 && c <= 172) || (c >= 174); };
+    if (printable(b)) return utf8(b);
+    unsigned n = 0;
+    for (unsigned c = 0; c < b; ++c)
+        if (!printable(c)) ++n;
+    return utf8(256 + n);
+}
+
+RandomModelParams random_model_preset(const std::string& name) {
+    RandomModelParams p;
+    p.name = "random-" + name;
+    if (name == "tiny") return p;
+    if (name == "15m") {
+        p.n_vocab = 32000, p.n_ctx = 256, p.n_embd = 288, p.n_layer = 6, p.n_head = 6, p.n_head_kv = 6, p.n_ff = 768;
+        p.tied_output = true;  // as llama2.c's stories15M (its classifier shares the embedding)
+        return p;
+    }
+    if (name == "110m") {
+        p.n_vocab = 32000, p.n_ctx = 1024, p.n_embd = 768, p.n_layer = 12, p.n_head = 12, p.n_head_kv = 12,
+        p.n_ff = 2048;
+        p.tied_output = true;
+        return p;
+    }
+    throw Error(fmt::format("unknown random model preset \"{}\" (known: tiny, 15m, 110m)", name));
+}
+
+void write_random_model(const std::filesystem::path& path, const RandomModelParams& p) {
+    if (p.n_vocab < 257) throw Error(fmt::format("random model: n_vocab {} < 257", p.n_vocab));
+    if (p.n_head <= 0 || p.n_head_kv <= 0 || p.n_embd % p.n_head != 0 || p.n_head % p.n_head_kv != 0)
+        throw Error(fmt::format("random model: n_embd {}, n_head {}, n_head_kv {} do not divide", p.n_embd, p.n_head,
+                                p.n_head_kv));
+    const int hd = p.n_embd / p.n_head;
+    GGUFWriter w;
+    w.set("general.architecture", "llama");
+    w.set("general.name", p.name);
+    w.set("general.file_type", static_cast<std::uint32_t>(p.type == GGMLType::F32    ? 0
+                                                          : p.type == GGMLType::F16  ? 1
+                                                          : p.type == GGMLType::Q8_0 ? 7
+                                                                                     : 2));
+    w.set("llama.vocab_size", static_cast<std::uint32_t>(p.n_vocab));
+    w.set("llama.context_length", static_cast<std::uint32_t>(p.n_ctx));
+    w.set("llama.embedding_length", static_cast<std::uint32_t>(p.n_embd));
+    w.set("llama.block_count", static_cast<std::uint32_t>(p.n_layer));
+    w.set("llama.feed_forward_length", static_cast<std::uint32_t>(p.n_ff));
+    w.set("llama.attention.head_count", static_cast<std::uint32_t>(p.n_head));
+    w.set("llama.attention.head_count_kv", static_cast<std::uint32_t>(p.n_head_kv));
+    w.set("llama.rope.dimension_count", static_cast<std::uint32_t>(hd));
+    w.set("llama.rope.freq_base", p.rope_freq_base);
+    w.set("llama.attention.layer_norm_rms_epsilon", p.f_norm_rms_eps);
+
+    // Vocabulary: 256 byte tokens, <|endoftext|>, then unused filler.
+    std::vector<std::string> tokens;
+    std::vector<std::int32_t> types;
+    for (int b = 0; b < 256; ++b) {
+        tokens.push_back(byte_level_piece(static_cast<unsigned char>(b)));
+        types.push_back(1);  // normal
+    }
+    const int eos = 256;
+    tokens.push_back("<|endoftext|>");
+    types.push_back(3);  // control
+    for (int i = static_cast<int>(tokens.size()); i < p.n_vocab; ++i) {
+        tokens.push_back(fmt::format("<unused_{}>", i));
+        types.push_back(5);  // unused: never produced by the tokenizer
+    }
+    w.set("tokenizer.ggml.model", "gpt2");
+    w.set("tokenizer.ggml.pre", "default");
+    w.set("tokenizer.ggml.tokens", tokens);
+    w.set("tokenizer.ggml.token_type", types);
+    w.set("tokenizer.ggml.merges", std::vector<std::string>{});
+    w.set("tokenizer.ggml.bos_token_id", static_cast<std::uint32_t>(eos));
+    w.set("tokenizer.ggml.eos_token_id", static_cast<std::uint32_t>(eos));
+    w.set("tokenizer.ggml.add_bos_token", false);
+
+    Rng rng{p.seed};
+    // Uniform in [-a, a] with standard deviation `std`: a = std·√3.
+    const auto random = [&](std::size_t n, float stddev) {
+        std::vector<float> v(n);
+        const float a = stddev * std::sqrt(3.0f);
+        for (auto& x : v) x = (2 * rng.uniform() - 1) * a;
+        return v;
+    };
+    const auto norm = [&](std::size_t n) {
+        std::vector<float> v(n);
+        for (auto& x : v) x = 1.0f + 0.1f * (2 * rng.uniform() - 1);
+        return v;
+    };
+    const auto mat = [&](const std::string& name, int rows, int cols) {
+        const std::vector<float> v = random(static_cast<std::size_t>(rows) * cols, 1.0f / std::sqrt(static_cast<float>(cols)));
+        w.add_tensor(name, p.type, {cols, rows}, v);
+    };
+    const auto vec = [&](const std::string& name, int n) { w.add_tensor(name, GGMLType::F32, {n}, norm(n)); };
+
+    {
+        // Embeddings with unit-ish rows, like a trained model's.
+        const std::vector<float> e = random(static_cast<std::size_t>(p.n_vocab) * p.n_embd, 1.0f);
+        w.add_tensor("token_embd.weight", p.type, {p.n_embd, p.n_vocab}, e);
+    }
+    for (int l = 0; l < p.n_layer; ++l) {
+        const std::string b = fmt::format("blk.{}.", l);
+        vec(b + "attn_norm.weight", p.n_embd);
+        mat(b + "attn_q.weight", p.n_head * hd, p.n_embd);
+        mat(b + "attn_k.weight", p.n_head_kv * hd, p.n_embd);
+        mat(b + "attn_v.weight", p.n_head_kv * hd, p.n_embd);
+        mat(b + "attn_output.weight", p.n_embd, p.n_head * hd);
+        vec(b + "ffn_norm.weight", p.n_embd);
+        mat(b + "ffn_gate.weight", p.n_ff, p.n_embd);
+        mat(b + "ffn_up.weight", p.n_ff, p.n_embd);
+        mat(b + "ffn_down.weight", p.n_embd, p.n_ff);
+    }
+    vec("output_norm.weight", p.n_embd);
+    if (!p.tied_output) mat("output.weight", p.n_vocab, p.n_embd);
+    try {
+        w.write(path);
+    } catch (const Error& e) {
+        throw e.with_context(fmt::format("writing random model {}", path.string()));
+    }
+}
+
+}  // namespace sixstep::llm

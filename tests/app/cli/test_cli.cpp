@@ -1,0 +1,133 @@
+// The binary as users run it: exact commands from the README and the issues.
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "run_command.h"
+
+using sixstep::test::last_line;
+using sixstep::test::run_command;
+using sixstep::test::sixstep_cmd;
+
+namespace {
+const std::string data = SIXSTEP_TEST_DATA;
+const std::string lessons = std::string(SIXSTEP_SOURCE_DIR) + "/lessons";
+}  // namespace
+
+TEST_CASE("infer delivery: 3 km, 0, 0 ends with 11 minutes") {
+    const auto r = run_command(sixstep_cmd("infer delivery --distance \"3 km\" --congestion 0 --express-lane 0"));
+    CHECK(r.exit_code == 0);
+    CHECK(last_line(r.output) == "Estimated delivery time: 11 minutes");
+    CHECK(r.output.find("5 + 2×3 + 10×0 + (−2)×0 = 11") != std::string::npos);
+}
+
+TEST_CASE("infer delivery --no-normalize: 3000 m gives 6005 without an error") {
+    const auto r = run_command(
+        sixstep_cmd("infer delivery --distance \"3000 m\" --congestion 0 --express-lane 0 --no-normalize"));
+    CHECK(r.exit_code == 0);
+    CHECK(last_line(r.output) == "Estimated delivery time: 6005 minutes");
+    CHECK(r.output.find("error") == std::string::npos);
+}
+
+TEST_CASE("infer delivery normalizes metres and answers in Chinese") {
+    const auto r = run_command(
+        sixstep_cmd("infer delivery --distance \"3000 m\" --congestion 0 --express-lane 0 --lang zh"));
+    CHECK(r.exit_code == 0);
+    CHECK(last_line(r.output) == "预计送达时间：11 分钟");
+}
+
+TEST_CASE("infer delivery --json is machine-readable") {
+    const auto r = run_command(sixstep_cmd("infer delivery --distance \"3 km\" --congestion 0 --express-lane 0 --json"));
+    REQUIRE(r.exit_code == 0);
+    const auto j = nlohmann::json::parse(r.output);
+    CHECK(j["response"]["minutes"] == 11);
+    CHECK(j["events"].size() == 6);
+    CHECK(j["events"][2]["stage"] == "forward");
+    CHECK(j["events"][2]["outputs"]["raw_output"] == 11);
+}
+
+TEST_CASE("infer delivery --train-mode: identical requests can differ, eval never does") {
+    // Dropout is seeded per process; in train mode at p = 0.5 the answer for
+    // 3 km is 5 + 2·(3 or 0)·2 = 17 or 5 — never the eval answer 11.
+    const auto r = run_command(
+        sixstep_cmd("infer delivery --distance \"3 km\" --congestion 0 --express-lane 0 --train-mode"));
+    CHECK(r.exit_code == 0);
+    const std::string line = last_line(r.output);
+    CHECK((line == "Estimated delivery time: 17 minutes" || line == "Estimated delivery time: 5 minutes"));
+    CHECK(r.output.find("dropout is active") != std::string::npos);
+}
+
+TEST_CASE("bad requests: one clear message, exit 2") {
+    struct Case {
+        const char* args;
+        const char* message;
+    } cases[] = {
+        {"--distance \"3 kg\" --congestion 0 --express-lane 0",
+         "sixstep: error: distance: unit \"kg\" is not a length (use km, m or mi)"},
+        {"--distance \"3 km\" --express-lane 0",
+         "sixstep: error: missing feature \"congestion\" (the model needs distance, congestion and express_lane)"},
+        {"--distance \"three km\" --congestion 0 --express-lane 0",
+         "sixstep: error: distance: \"three km\" is not a number with an optional unit (e.g. \"3 km\")"},
+        {"--distance \"3 km\" --congestion 0 --express-lane 2", "sixstep: error: express_lane: \"2\" must be 0 or 1"},
+    };
+    for (const auto& c : cases) {
+        CAPTURE(c.args);
+        const auto r = run_command(sixstep_cmd(std::string("infer delivery ") + c.args));
+        CHECK(r.exit_code == 2);
+        CHECK(last_line(r.output) == c.message);
+    }
+}
+
+TEST_CASE("bad command lines exit 2") {
+    CHECK(run_command(sixstep_cmd("infer delivery --distance")).exit_code == 2);
+    CHECK(run_command(sixstep_cmd("infer delivery --lang fr --distance 3")).exit_code == 2);
+    CHECK(run_command(sixstep_cmd("--no-such-flag")).exit_code == 2);
+    CHECK(run_command(sixstep_cmd("--headless")).exit_code == 2);
+}
+
+TEST_CASE("check: bundled lessons pass, exit 0") {
+    const auto r = run_command(sixstep_cmd("check '" + lessons + "'"));
+    CHECK(r.exit_code == 0);
+    CHECK(last_line(r.output).find("0 failed, 0 invalid") != std::string::npos);
+}
+
+TEST_CASE("check: a failing expectation exits 1 and names file:line, expected vs got") {
+    const std::string f = data + "/failing-lessons/wrong-answer.yaml";
+    const auto r = run_command(sixstep_cmd("check '" + f + "'"));
+    CHECK(r.exit_code == 1);
+    CHECK(r.output.find("✗ " + f + ":8:7: postprocess.minutes: expected = 12, got 11") != std::string::npos);
+}
+
+TEST_CASE("check: an invalid lesson exits 2, even beside passing ones") {
+    const auto r = run_command(sixstep_cmd("check '" + lessons + "/01-six-steps.yaml' '" + data +
+                                           "/bad-lessons/unknown-top-key.yaml'"));
+    CHECK(r.exit_code == 2);
+    CHECK(r.output.find("unknown-top-key.yaml:1:1: unknown key \"titel\"") != std::string::npos);
+    CHECK(last_line(r.output) == "lessons: 1 passed, 0 failed, 1 invalid");
+}
+
+TEST_CASE("check: a path that does not exist exits 2") {
+    const auto r = run_command(sixstep_cmd("check /nonexistent/lessons"));
+    CHECK(r.exit_code == 2);
+    CHECK(r.output.find("/nonexistent/lessons: no such lesson file or folder") != std::string::npos);
+}
+
+TEST_CASE("--headless narrates every stage and exits with the checks' verdict") {
+    const auto r = run_command(sixstep_cmd("--headless '" + lessons + "/01-six-steps.yaml'"));
+    CHECK(r.exit_code == 0);
+    for (const char* s : {"1 · request", "2 · load", "3 · forward", "4 · raw output", "5 · postprocess", "6 · respond"})
+        CHECK(r.output.find(s) != std::string::npos);
+    CHECK(r.output.find("⇒ Estimated delivery time: 11 minutes") != std::string::npos);
+    CHECK(last_line(r.output).find(" passed, 0 failed") != std::string::npos);
+
+    const auto f = run_command(sixstep_cmd("--headless '" + data + "/failing-lessons/wrong-answer.yaml'"));
+    CHECK(f.exit_code == 1);
+}
+
+TEST_CASE("--headless --json prints the whole run") {
+    const auto r = run_command(sixstep_cmd("--headless --json '" + lessons + "/02-training-serving-skew.yaml'"));
+    REQUIRE(r.exit_code == 0);
+    const auto j = nlohmann::json::parse(r.output);
+    CHECK(j["failed"] == 0);
+    CHECK(j["steps"][1]["events"][2]["outputs"]["raw_output"] == 6005);
+}

@@ -1,0 +1,108 @@
+// `sixstep generate` and `sixstep bench` as a user runs them: exit codes,
+// streamed text and timings, JSON, clear errors.
+#include <doctest/doctest.h>
+
+#include "temp_dir.h"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Run {
+    int rc = -1;
+    std::string out;  // stdout and stderr together
+};
+
+Run run(const std::string& args) {
+    Run r;
+    const std::string cmd = std::string("\"") + SIXSTEP_BINARY + "\" " + args + " 2>&1";
+    FILE* p = ::popen(cmd.c_str(), "r");
+    REQUIRE(p);
+    std::array<char, 4096> buf{};
+    std::size_t n;
+    while ((n = std::fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
+    const int status = ::pclose(p);
+    r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return r;
+}
+
+std::string tiny_model() {
+    const fs::path dir = sixstep::test::process_temp_dir("cli");
+    const fs::path path = dir / "tiny.gguf";
+    if (!fs::exists(path)) {
+        const Run w = run("bench --random tiny --type q8_0 --out \"" + path.string() + "\"");
+        REQUIRE(w.rc == 0);
+    }
+    return path.string();
+}
+
+}  // namespace
+
+TEST_CASE("cli generate: streams the text, then TTFT, TPOT and tokens/s") {
+    const std::string model = tiny_model();
+    const Run r = run("generate --model \"" + model + "\" --prompt \"Hello\" -n 5 --temp 0 --threads 2");
+    CHECK(r.rc == 0);
+    CHECK(r.out.rfind("Hello", 0) == 0);
+    CHECK(r.out.find("TTFT") != std::string::npos);
+    CHECK(r.out.find("TPOT") != std::string::npos);
+    CHECK(r.out.find("tok/s") != std::string::npos);
+    CHECK(r.out.find("stop: max_tokens") != std::string::npos);
+
+    const Run top = run("generate --model \"" + model + "\" --prompt \"Hi\" -n 3 --top 4 --seed 1");
+    CHECK(top.rc == 0);
+    CHECK(top.out.find("[  2]") != std::string::npos);
+
+    const Run js = run("generate --model \"" + model + "\" --prompt \"Hi\" -n 4 --temp 0 --top 2 --json");
+    REQUIRE(js.rc == 0);
+    const auto j = nlohmann::json::parse(js.out);
+    CHECK(j["tokens"].size() == 4);
+    CHECK(j["tokens"][0]["top"].size() == 2);
+    CHECK(j["timings"]["ttft_ms"].get<double>() > 0);
+    CHECK(j["stop_reason"] == "max_tokens");
+}
+
+TEST_CASE("cli generate: bad input exits 2 with one clear message") {
+    const std::string model = tiny_model();
+    Run r = run("generate --model \"" + model + "\" --prompt \"\"");
+    CHECK(r.rc == 2);
+    CHECK(r.out == "sixstep: error: prompt is empty: give at least one character to continue from\n");
+    r = run("generate --model \"" + model + "\" --prompt \"Hello\" -n 1000");
+    CHECK(r.rc == 2);
+    CHECK(r.out.find("sixstep: error: prompt (5 tokens) + n (1000) does not fit in the context of 256 tokens") == 0);
+    r = run("generate --model \"" + model + "\" --prompt \"Hello\" -c 4");
+    CHECK(r.rc == 2);
+    CHECK(r.out.find("sixstep: error: prompt is 5 tokens but the context holds 4 (n_ctx)") == 0);
+    r = run("generate --model /nonexistent.gguf --prompt \"Hello\"");
+    CHECK(r.rc == 2);
+    CHECK(r.out.find("sixstep: error: ") == 0);
+    r = run("generate --prompt \"Hello\"");
+    CHECK(r.rc == 2);
+}
+
+TEST_CASE("cli bench: prefill and decode tokens/s, as a table and as JSON") {
+    const std::string model = tiny_model();
+    const Run t = run("bench --model \"" + model + "\" -p 16 -n 8 -r 2 -t 2");
+    CHECK(t.rc == 0);
+    CHECK(t.out.find("pp16") != std::string::npos);
+    CHECK(t.out.find("tg8") != std::string::npos);
+    const Run js = run("bench --model \"" + model + "\" -p 16 -n 8 -r 2 --json");
+    REQUIRE(js.rc == 0);
+    const auto j = nlohmann::json::parse(js.out);
+    REQUIRE(j["results"].size() == 2);
+    CHECK(j["results"][0]["test"] == "pp16");
+    CHECK(j["results"][0]["tokens_per_s"].get<double>() > 0);
+    CHECK(j["type"] == "q8_0");
+    const Run bad = run("bench --model \"" + model + "\" -p 100000");
+    CHECK(bad.rc == 2);
+    CHECK(bad.out.find("do not fit in the model's context") != std::string::npos);
+}
