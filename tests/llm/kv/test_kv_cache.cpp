@@ -1,11 +1,14 @@
 #include <doctest/doctest.h>
 
+#include "error_of.h"
+
 #include <string>
 
 #include "pipeline/core/error.h"
 #include "pipeline/llm/kv/kv_cache.h"
 
 using namespace sixstep::llm;
+using sixstep::test::error_of;
 
 namespace {
 KvCacheParams small_params() {
@@ -17,14 +20,6 @@ KvCacheParams small_params() {
     p.block_size = 16;
     p.n_blocks = 5;
     return p;
-}
-std::string error_of(auto&& fn) {
-    try {
-        fn();
-    } catch (const sixstep::Error& e) {
-        return e.what();
-    }
-    return "";
 }
 }  // namespace
 

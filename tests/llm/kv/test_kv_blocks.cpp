@@ -1,0 +1,182 @@
+// The block manager: reference counts, forks, copy-on-write, adopted
+// prefixes, and no leak after many random arrivals and departures.
+#include <doctest/doctest.h>
+
+#include "error_of.h"
+
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "pipeline/core/error.h"
+#include "pipeline/llm/kv/kv_blocks.h"
+#include "pipeline/llm/kv/kv_cache.h"
+
+#include <fmt/format.h>
+
+using namespace sixstep::llm;
+using sixstep::test::error_of;
+
+
+TEST_CASE("kv blocks: a fork shares every block, and a write into a shared block copies it first") {
+    KvBlocks b({.n_ctx = 64, .block_size = 4, .n_blocks = 8});
+    std::vector<BlockCopy> copies;
+    const int s = b.add_sequence();
+    b.reserve(s, 0, 6, copies);  // blocks for positions 0..3 and 4..5
+    b.commit(s, 6);
+    CHECK(copies.empty());
+    const std::vector<int> table = b.block_table(s);
+    REQUIRE(table.size() == 2);
+
+    const int t = b.fork_sequence(s);
+    CHECK(b.block_table(t) == table);
+    CHECK(b.n_tokens(t) == 6);
+    CHECK(b.ref_count(table[0]) == 2);
+    CHECK(b.ref_count(table[1]) == 2);
+    CHECK(b.n_used() == 2);
+    CHECK(b.n_shared() == 2);
+
+    // t appends position 6: it lands in the half-full shared block 1.
+    b.reserve(t, 6, 7, copies);
+    REQUIRE(copies.size() == 1);
+    CHECK(copies[0].src == table[1]);
+    CHECK(copies[0].dst == b.block_table(t)[1]);
+    CHECK(b.block_table(t)[0] == table[0]);  // the full first block stays shared
+    CHECK(b.ref_count(table[1]) == 1);
+    CHECK(b.ref_count(copies[0].dst) == 1);
+    CHECK(b.n_shared() == 1);
+
+    b.free_sequence(s);
+    CHECK(b.ref_count(table[0]) == 1);
+    CHECK(b.ref_count(table[1]) == 0);  // only s held it any more
+    b.free_sequence(t);
+    CHECK(b.n_free() == 8);
+}
+
+TEST_CASE("kv blocks: a copy-on-write that does not fit changes nothing") {
+    KvBlocks b({.n_ctx = 64, .block_size = 4, .n_blocks = 2});
+    std::vector<BlockCopy> copies;
+    const int s = b.add_sequence();
+    b.reserve(s, 0, 6, copies);
+    b.commit(s, 6);
+    const int t = b.fork_sequence(s);
+    const std::string e = error_of([&] { b.reserve(t, 6, 7, copies); });
+    CHECK(e == "KV cache full: sequence 1 needs 1 more blocks of 4 positions but only 0 of 2 are free");
+    CHECK(copies.empty());
+    CHECK(b.block_table(t) == b.block_table(s));
+    CHECK(b.ref_count(b.block_table(s)[1]) == 2);
+}
+
+TEST_CASE("kv blocks: adopted prefix blocks gain an owner, and other owners retain and release") {
+    KvBlocks b({.n_ctx = 64, .block_size = 4, .n_blocks = 8});
+    std::vector<BlockCopy> copies;
+    const int s = b.add_sequence();
+    b.reserve(s, 0, 8, copies);
+    b.commit(s, 8);
+    const std::vector<int> prefix = b.block_table(s);
+    for (int blk : prefix) b.retain(blk);  // a prefix cache keeps them
+    b.free_sequence(s);
+    CHECK(b.ref_count(prefix[0]) == 1);
+    CHECK(b.n_free() == 6);
+
+    const int t = b.add_sequence();
+    b.adopt(t, prefix);
+    CHECK(b.n_tokens(t) == 8);
+    CHECK(b.ref_count(prefix[1]) == 2);
+    b.reserve(t, 8, 9, copies);  // a new block after the prefix: nothing to copy
+    CHECK(copies.empty());
+    CHECK(b.block_table(t).size() == 3);
+
+    CHECK(error_of([&] { b.adopt(t, prefix); }) == "KV cache: sequence 0 is not empty: cannot adopt blocks");
+    b.free_sequence(t);
+    for (int blk : prefix) b.release(blk);
+    CHECK(b.n_free() == 8);
+    CHECK(error_of([&] { b.release(prefix[0]); }) == fmt::format("KV cache: block {} is already free", prefix[0]));
+    CHECK(error_of([&] { b.retain(prefix[0]); }) == fmt::format("KV cache: block {} is free: nothing to retain", prefix[0]));
+}
+
+TEST_CASE("kv blocks: 10,000 random arrivals, growths, forks and departures leak nothing") {
+    KvBlocks b({.n_ctx = 200, .block_size = 8, .n_blocks = 64});
+    std::mt19937 rng(7);
+    std::vector<BlockCopy> copies;
+    std::vector<int> live;
+    int full = 0;
+    for (int op = 0; op < 10000; ++op) {
+        const int what = static_cast<int>(rng() % 4);
+        try {
+            if (what == 0 || live.empty()) {
+                live.push_back(b.add_sequence());
+            } else if (what == 1) {
+                const int s = live[rng() % live.size()];
+                const int n = b.n_tokens(s);
+                b.reserve(s, n, n + 1 + static_cast<int>(rng() % 20), copies);
+                b.commit(s, n + 1);
+            } else if (what == 2) {
+                live.push_back(b.fork_sequence(live[rng() % live.size()]));
+            } else {
+                const std::size_t i = rng() % live.size();
+                b.free_sequence(live[i]);
+                live.erase(live.begin() + static_cast<std::ptrdiff_t>(i));
+            }
+        } catch (const sixstep::Error& e) {
+            CHECK(std::string(e.what()).find("KV cache full") == 0);
+            ++full;
+        }
+        // Every block's count equals the number of tables holding it.
+        if (op % 500 == 0) {
+            std::map<int, int> owners;
+            for (int s : live)
+                for (int blk : b.block_table(s)) ++owners[blk];
+            int used = 0;
+            for (int blk = 0; blk < b.n_blocks(); ++blk) {
+                CHECK(b.ref_count(blk) == owners[blk]);
+                used += owners[blk] > 0;
+            }
+            CHECK(used == b.n_used());
+        }
+    }
+    MESSAGE(full << " of 10000 operations found the cache full");
+    CHECK(full > 0);  // the pool was small enough to run out
+    for (int s : live) b.free_sequence(s);
+    CHECK(b.n_free() == b.n_blocks());
+    for (int blk = 0; blk < b.n_blocks(); ++blk) CHECK(b.ref_count(blk) == 0);
+}
+
+TEST_CASE("kv cache: memory is allocated block by block, on first use") {
+    // A context of a million positions costs nothing until it is used.
+    KvCache kv({.n_layer = 2, .n_head_kv = 2, .head_dim = 8, .n_ctx = 1 << 20, .block_size = 16});
+    const KvCacheStats empty = kv.stats();
+    CHECK(empty.bytes_total == empty.bytes_per_token * (1u << 20));
+    CHECK(empty.bytes_allocated == 0);
+    const int s = kv.add_sequence();
+    kv.reserve(s, 20);  // two blocks
+    const std::size_t block_bytes = kv.stats().bytes_per_token * 16;
+    CHECK(kv.stats().bytes_allocated == 2 * block_bytes);
+    kv.free_sequence(s);
+    const int t = kv.add_sequence();
+    kv.reserve(t, 20);  // the same two blocks again: no new memory
+    CHECK(kv.stats().bytes_allocated == 2 * block_bytes);
+}
+
+TEST_CASE("kv cache: copy-on-write copies the keys and values of the shared block") {
+    KvCache kv({.n_layer = 2, .n_head_kv = 1, .head_dim = 4, .n_ctx = 32, .block_size = 4});
+    const int s = kv.add_sequence();
+    kv.reserve(s, 6);
+    for (int p = 0; p < 6; ++p)
+        for (int l = 0; l < 2; ++l) {
+            kv.k(l, s, p)[0] = static_cast<float>(100 * l + p);
+            kv.v(l, s, p)[3] = static_cast<float>(-100 * l - p);
+        }
+    kv.commit(s, 6);
+    const int t = kv.fork_sequence(s);
+    kv.reserve(t, 6, 7);
+    CHECK(kv.block_table(t)[1] != kv.block_table(s)[1]);
+    for (int p = 4; p < 6; ++p)
+        for (int l = 0; l < 2; ++l) {
+            CHECK(kv.k(l, t, p)[0] == static_cast<float>(100 * l + p));
+            CHECK(kv.v(l, t, p)[3] == static_cast<float>(-100 * l - p));
+        }
+    kv.k(0, t, 5)[0] = 42;  // the copy is private
+    CHECK(kv.k(0, s, 5)[0] == 5);
+}
