@@ -28,7 +28,7 @@ struct BenchOptions {
     std::string model;
     int n_prompt = 128, n_gen = 128, threads = 0, repetitions = 5;
     bool json = false;
-    std::string random_preset, type = "f32", out;
+    std::string random_preset, type = "f32", out, backend = "cpu";
     std::uint64_t seed = 1;
 };
 
@@ -52,12 +52,14 @@ int run_bench_command(const BenchOptions& o) {
     const auto t0 = std::chrono::steady_clock::now();
     const auto model = LlamaModel::load(o.model);
     const double load_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    CpuBackend cpu(model, {o.threads});
+    BackendChoice choice = make_backend(backend_kind(o.backend), model, {.n_threads = o.threads});
+    if (!choice.note.empty()) std::fprintf(stderr, "sixstep: %s\n", choice.note.c_str());
+    Backend& backend = *choice.backend;
     BenchParams bp;
     bp.n_prompt = o.n_prompt;
     bp.n_gen = o.n_gen;
     bp.repetitions = o.repetitions;
-    const BenchResult r = run_bench(cpu, bp);
+    const BenchResult r = run_bench(backend, bp);
 
     const double size_mib = static_cast<double>(model->file().n_tensor_bytes()) / (1024.0 * 1024.0);
     const double params_m = static_cast<double>(model->n_params()) / 1e6;
@@ -68,8 +70,8 @@ int run_bench_command(const BenchOptions& o) {
         j["type"] = type;
         j["n_params"] = model->n_params();
         j["size_bytes"] = model->file().n_tensor_bytes();
-        j["backend"] = cpu.name();
-        j["threads"] = cpu.n_threads();
+        j["backend"] = backend.name();
+        if (const auto* cpu = dynamic_cast<const CpuBackend*>(&backend)) j["threads"] = cpu->n_threads();
         j["load_ms"] = load_ms;
         j["results"] = nlohmann::ordered_json::array();
         for (const BenchTest* t : {&r.prefill, &r.decode}) {
@@ -95,7 +97,7 @@ int run_bench_command(const BenchOptions& o) {
         for (double v : t->tok_s) lo = std::min(lo, v), hi = std::max(hi, v);
         std::printf("| %-28s | %5.1f MiB | %5.1f M | %-5s | %-22s | %7s | %5.1f ± %4.1f |\n",
                     std::filesystem::path(o.model).filename().string().substr(0, 28).c_str(), size_mib, params_m,
-                    type.c_str(), cpu.name().c_str(), t->name.c_str(), t->median_tok_s, (hi - lo) / 2);
+                    type.c_str(), backend.name().c_str(), t->name.c_str(), t->median_tok_s, (hi - lo) / 2);
     }
     std::printf("(median of %d runs after a warm-up; ± is half the range; load %.0f ms)\n", o.repetitions, load_ms);
     return exit_ok;
@@ -113,6 +115,7 @@ void add_bench(CLI::App& app, Commands& commands) {
         ->check(CLI::Range(0, 1 << 20));
     sub->add_option("-t,--threads", o->threads, "Threads (0: all hardware threads)")->check(CLI::Range(0, 1024));
     sub->add_option("-r,--repetitions", o->repetitions, "Timed runs per test")->check(CLI::Range(1, 1000));
+    add_backend_option(sub, o->backend);
     sub->add_flag("--json", o->json, "Print machine-readable JSON instead");
     sub->add_option("--random", o->random_preset, "Write a random-weight model first: tiny, 15m or 110m");
     sub->add_option("--type", o->type, "Weight type of the random model: f32, f16, q8_0, q4_0");

@@ -9,6 +9,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "pipeline/llm/backend.h"
+
 namespace sixstep::cli {
 
 inline constexpr int exit_ok = 0;
@@ -29,6 +31,10 @@ void add_tokenize(CLI::App& app, Commands& commands);  // sixstep tokenize --mod
 void add_bench(CLI::App& app, Commands& commands);     // sixstep bench --model F
 void add_inspect(CLI::App& app, Commands& commands);   // sixstep inspect F.gguf
 void add_screenshot(CLI::App& app, Commands& commands);  // sixstep screenshot LESSON --out DIR
+
+// `--backend cpu|cuda|auto` for the commands that run the model, and its value.
+void add_backend_option(CLI::App* sub, std::string& value);
+llm::BackendKind backend_kind(const std::string& value);
 
 // Runs fn, turning a sixstep::Error (or any std::exception) into one clear
 // message on stderr and exit code 2.

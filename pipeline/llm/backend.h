@@ -1,15 +1,28 @@
 // Backend: where the forward pass runs. The engine defines this interface;
-// the CPU backend (cpu_backend.h) implements it, and a GPU backend can
-// implement it later without the generator, the serving code or the lessons
-// knowing the difference. Same contract as LlamaForwardCpu::forward: a batch
-// of tokens in, the logits of the flagged rows out, KV cache updated.
+// each backend implements it — the CPU backend (cpu/cpu_backend.h) always,
+// a CUDA backend (gpu/) when one was built and a device is present — and the
+// generator, the stepper, the serving lab and the lessons never know which.
+//
+// Contract, the same for every backend: a batch of tokens in (batch.h), the
+// logits of the flagged rows out, the KV cache updated; bad batches rejected
+// with the same messages (prepare_batch). make_backend() is the only place
+// that knows which backends exist.
+//
+//     auto model = LlamaModel::load("model.gguf");
+//     auto backend = make_backend(BackendKind::auto_select, model, {.n_threads = 2});
+//     auto kv = backend->make_kv_cache();
+//     int seq = kv->add_sequence();
+//     std::vector<float> logits;
+//     backend->forward(*kv, Batch::prefill(tokens, seq), logits);
 #pragma once
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "pipeline/llm/batch.h"
 #include "pipeline/llm/kv/kv_cache.h"
-#include "pipeline/llm/cpu/forward.h"
 #include "pipeline/llm/llama_model.h"
 #include "pipeline/llm/observer.h"
 
@@ -18,16 +31,46 @@ namespace sixstep::llm {
 class Backend {
 public:
     virtual ~Backend() = default;
-    // "cpu (2 threads, avx512)", "cuda (H100)", …
+    // "cpu (2 threads, avx512)", "cuda (NVIDIA H200, 139 GiB)", …
     virtual std::string name() const = 0;
     virtual const LlamaModel& model() const = 0;
     // Runs the model on `batch`; logits receives [n_outputs, n_vocab].
     // Throws sixstep::Error on bad input (see prepare_batch) — the cache is
-    // then left as it was before the call, apart from reserved blocks.
+    // then left holding what it held before the call.
     virtual void forward(KvCache& kv, const Batch& batch, std::vector<float>& logits,
                          TensorObserver* observer = nullptr) = 0;
-    // A KV cache laid out for this backend. n_ctx <= 0 → the model's context.
-    virtual std::unique_ptr<KvCache> make_kv_cache(int n_ctx = 0, int n_seq = 1, int block_size = 16) const;
+    // A KV cache whose storage lives where this backend computes.
+    virtual std::unique_ptr<KvCache> make_kv_cache(const KvCacheParams& params) const;
+    // The same for this model's shape: n_ctx <= 0 → the model's context; the
+    // pool holds n_seq full-context sequences (memory is allocated only as
+    // blocks are used).
+    std::unique_ptr<KvCache> make_kv_cache(int n_ctx = 0, int n_seq = 1, int block_size = 16) const;
 };
+
+// The KV cache parameters for a model (see Backend::make_kv_cache).
+KvCacheParams kv_cache_params(const LlamaHparams& hp, int n_ctx, int n_seq = 1, int block_size = 16);
+
+enum class BackendKind { cpu, cuda, auto_select };
+std::string_view backend_kind_name(BackendKind kind);  // "cpu", "cuda", "auto"
+std::optional<BackendKind> parse_backend_kind(std::string_view name);
+
+struct BackendParams {
+    int n_threads = 0;  // CPU threads for the kernels; <= 0 → the CPU backend's default
+    int device = 0;     // GPU index, for cuda
+};
+
+// Why a kind cannot run here, or nothing when it can: "this build has no
+// CUDA backend", "no CUDA device (cudaGetDeviceCount: insufficient driver)".
+std::optional<std::string> backend_unavailable(BackendKind kind);
+
+struct BackendChoice {
+    std::unique_ptr<Backend> backend;
+    std::string note;  // for auto: "no CUDA device (…); using the CPU" — say it once
+};
+
+// The one place that knows which backends exist. cuda throws sixstep::Error
+// with the reason when it cannot run; auto falls back to the CPU and says why
+// in `note`.
+BackendChoice make_backend(BackendKind kind, std::shared_ptr<const LlamaModel> model, const BackendParams& params = {});
 
 }  // namespace sixstep::llm

@@ -27,7 +27,7 @@
 #include <vector>
 
 #include "pipeline/llm/gguf/gguf.h"
-#include "pipeline/llm/cpu/matmul.h"
+#include "pipeline/llm/gguf/weight_matrix.h"
 
 namespace sixstep::llm {
 

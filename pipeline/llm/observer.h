@@ -1,7 +1,7 @@
 // TensorObserver: lets a lesson, a test or the UI look inside the forward pass.
 //
 // The forward pass offers named intermediate tensors, with llama.cpp's names
-// (attn_norm, Qcur, Kcur, Vcur, kq, kq_soft_max, kqv_out, ffn_inp, ffn_norm,
+// (attn_norm, Qcur, Kcur, Vcur, kq_soft_max, kqv_out, ffn_inp, ffn_norm,
 // ffn_out, l_out, result_norm, result_output), and tells when it writes
 // positions into the KV cache. Like ggml's eval callback it first asks
 // wants(): copying a tensor out costs time, so the fast path only does it for

@@ -6,18 +6,6 @@
 
 namespace sixstep::llm {
 
-std::unique_ptr<KvCache> Backend::make_kv_cache(int n_ctx, int n_seq, int block_size) const {
-    const LlamaHparams& hp = model().hparams();
-    KvCacheParams p;
-    p.n_layer = hp.n_layer;
-    p.n_head_kv = hp.n_head_kv;
-    p.head_dim = hp.head_dim();
-    p.n_ctx = n_ctx > 0 ? n_ctx : hp.n_ctx;
-    p.block_size = block_size;
-    p.n_blocks = std::max(1, n_seq) * ((p.n_ctx + block_size - 1) / block_size);
-    return std::make_unique<KvCache>(p);
-}
-
 CpuBackend::CpuBackend(std::shared_ptr<const LlamaModel> model, const CpuBackendParams& params)
     : model_(std::move(model)), pool_(params.n_threads), fwd_(*model_, &pool_) {}
 

@@ -1,4 +1,6 @@
 // The CPU backend: the fast forward pass (LlamaForwardCpu) on a thread pool.
+// Front ends get it through make_backend (backend.h); tests of the CPU paths
+// construct it directly.
 //
 //     auto model = LlamaModel::load("model.gguf");
 //     CpuBackend cpu(model, {.n_threads = 2});
@@ -12,6 +14,7 @@
 #include <memory>
 
 #include "pipeline/llm/backend.h"
+#include "pipeline/llm/cpu/forward.h"
 #include "pipeline/llm/cpu/thread_pool.h"
 
 namespace sixstep::llm {

@@ -16,6 +16,7 @@
 #include "pipeline/core/error.h"
 #include "pipeline/llm/cpu/kernels.h"
 #include "pipeline/llm/cpu/forward.h"
+#include "pipeline/llm/cpu/matmul.h"
 #include "pipeline/llm/cpu/thread_pool.h"
 
 namespace sixstep::llm {
@@ -81,8 +82,9 @@ void parallel(ThreadPool* pool, int n, Fn&& fn) {
 }  // namespace
 
 void LlamaForwardCpu::forward(KvCache& kv, const Batch& batch, std::vector<float>& logits, TensorObserver* observer) {
-    const int n_outputs = prepare_batch(model_, kv, batch);
     const LlamaHparams& hp = model_.hparams();
+    const int n_outputs = prepare_batch(hp.n_vocab, kv, batch);
+    HostKvStorage& cache = kv.host();
     const LlamaWeights& w = model_.weights();
     const int n = batch.size();
     const int n_embd = hp.n_embd, hd = hp.head_dim(), n_head = hp.n_head, n_head_kv = hp.n_head_kv;
@@ -174,7 +176,7 @@ void LlamaForwardCpu::forward(KvCache& kv, const Batch& batch, std::vector<float
                 const float* qh = s.q.data() + static_cast<std::size_t>(i) * n_q + h * hd;
                 // Scores, block by block through the block table.
                 for (int p0 = 0; p0 < n_ctx_i; p0 += bs) {
-                    const float* kb = kv.block_k(table[p0 / bs], l) + g * hd;
+                    const float* kb = cache.k(table[p0 / bs], l) + g * hd;
                     const int pe = std::min(n_ctx_i, p0 + bs);
                     for (int p = p0; p < pe; ++p)
                         att[p] = kernels::dot_f32(qh, kb + static_cast<std::size_t>(p - p0) * n_kv, hd) * scale;
@@ -185,7 +187,7 @@ void LlamaForwardCpu::forward(KvCache& kv, const Batch& batch, std::vector<float
                 float* oh = s.attn.data() + static_cast<std::size_t>(i) * n_q + h * hd;
                 std::fill_n(oh, hd, 0.0f);
                 for (int p0 = 0; p0 < n_ctx_i; p0 += bs) {
-                    const float* vb = kv.block_v(table[p0 / bs], l) + g * hd;
+                    const float* vb = cache.v(table[p0 / bs], l) + g * hd;
                     const int pe = std::min(n_ctx_i, p0 + bs);
                     for (int p = p0; p < pe; ++p)
                         kernels::axpy(oh, att[p], vb + static_cast<std::size_t>(p - p0) * n_kv, hd);

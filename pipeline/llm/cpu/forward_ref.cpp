@@ -1,122 +1,88 @@
 // The reference forward pass: the Llama architecture as the papers describe
-// it, one token at a time, with nothing clever. It is the oracle for the fast
-// path (forward_fast.cpp) and stays forever; keep it obviously correct
-// rather than fast. Shapes are written outermost first.
+// it, layer by layer and one token at a time, with nothing clever. It is the
+// oracle for every other path (forward_fast.cpp, a GPU backend) and stays
+// forever; keep it obviously correct rather than fast. Shapes are written
+// outermost first.
+//
+// It offers the same named tensors as the fast path (observer.h), so a test
+// can compare two backends tensor by tensor, not only their logits.
 #include <cmath>
-#include <map>
 
-#include <fmt/format.h>
-
-#include "pipeline/core/error.h"
-#include "pipeline/llm/cpu/kernels.h"
 #include "pipeline/llm/cpu/forward.h"
+#include "pipeline/llm/cpu/kernels.h"
+#include "pipeline/llm/cpu/matmul.h"
 
 namespace sixstep::llm {
 
-int Batch::n_outputs() const {
-    int n = 0;
-    for (char c : logits) n += c ? 1 : 0;
-    return n;
+namespace {
+
+// Offers a tensor of shape `shape` to the observer, if it asked for it.
+void offer(TensorObserver* obs, const char* name, int layer, const std::vector<float>& data,
+           std::initializer_list<std::int64_t> shape) {
+    if (!obs || !obs->wants(name, layer)) return;
+    const std::vector<std::int64_t> dims(shape);
+    obs->tensor(TensorView{name, layer, {data.data(), data.size()}, {dims.data(), dims.size()}});
 }
 
-Batch Batch::prefill(const std::vector<int>& tokens, int seq_id, int pos0) {
-    Batch b;
-    for (std::size_t i = 0; i < tokens.size(); ++i)
-        b.add(tokens[i], pos0 + static_cast<int>(i), seq_id, i + 1 == tokens.size());
-    return b;
-}
+}  // namespace
 
-int prepare_batch(const LlamaModel& model, KvCache& kv, const Batch& batch) {
-    const int n = batch.size();
-    if (n == 0) throw Error("forward: empty batch (no tokens)");
-    if (static_cast<int>(batch.pos.size()) != n || static_cast<int>(batch.seq.size()) != n ||
-        static_cast<int>(batch.logits.size()) != n)
-        throw Error("forward: batch arrays have different lengths");
-    const int n_vocab = model.hparams().n_vocab;
-    std::map<int, int> next;  // seq → next position without a gap
-    std::map<int, int> need;  // seq → positions it will hold
-    for (int i = 0; i < n; ++i) {
-        const int s = batch.seq[i];
-        if (batch.token[i] < 0 || batch.token[i] >= n_vocab)
-            throw Error(fmt::format("forward: token id {} is outside the vocabulary (0..{})", batch.token[i],
-                                    n_vocab - 1));
-        if (!kv.has_sequence(s)) throw Error(fmt::format("forward: sequence {} is not in the KV cache", s));
-        auto it = next.find(s);
-        if (it == next.end()) it = next.emplace(s, kv.n_tokens(s)).first;
-        const int p = batch.pos[i];
-        if (p < 0 || p > it->second)
-            throw Error(fmt::format("forward: position {} of sequence {} leaves a gap: the sequence holds {} positions",
-                                    p, s, it->second));
-        if (p == it->second) ++it->second;
-        need[s] = std::max(need[s], p + 1);
-    }
-    for (const auto& [s, total] : need) kv.reserve(s, total);
-    return batch.n_outputs();
-}
-
-void commit_batch(KvCache& kv, const Batch& batch, TensorObserver* observer) {
-    std::map<int, std::pair<int, int>> span;  // seq → [first pos, last pos]
-    for (int i = 0; i < batch.size(); ++i) {
-        auto [it, fresh] = span.emplace(batch.seq[i], std::make_pair(batch.pos[i], batch.pos[i]));
-        if (!fresh) {
-            it->second.first = std::min(it->second.first, batch.pos[i]);
-            it->second.second = std::max(it->second.second, batch.pos[i]);
-        }
-    }
-    for (const auto& [s, range] : span) {
-        kv.commit(s, range.second + 1);
-        if (observer) observer->kv_fill(s, range.first, range.second - range.first + 1, kv.n_tokens(s));
-    }
-}
-
-void forward_reference(const LlamaModel& model, KvCache& kv, const Batch& batch, std::vector<float>& logits) {
-    const int n_outputs = prepare_batch(model, kv, batch);
+void forward_reference(const LlamaModel& model, KvCache& kv, const Batch& batch, std::vector<float>& logits,
+                       TensorObserver* observer) {
     const LlamaHparams& hp = model.hparams();
+    const int n_outputs = prepare_batch(hp.n_vocab, kv, batch);
     const LlamaWeights& w = model.weights();
-    const int n_embd = hp.n_embd, hd = hp.head_dim(), n_head = hp.n_head, n_kv = hp.n_embd_kv();
+    const int n = batch.size();
+    const int n_embd = hp.n_embd, hd = hp.head_dim(), n_head = hp.n_head, n_kv = hp.n_embd_kv(), n_ff = hp.n_ff;
+    const std::size_t N = static_cast<std::size_t>(n);
+    int max_ctx = 0;  // longest context any token attends to
+    for (int t = 0; t < n; ++t) max_ctx = std::max(max_ctx, batch.pos[t] + 1);
 
-    std::vector<float> x(n_embd);               // (n_embd) the residual stream
-    std::vector<float> xb(n_embd);              // (n_embd) normalized input of a sub-block
-    std::vector<float> q(n_head * hd);          // (n_head, head_dim)
-    std::vector<float> k(n_kv), v(n_kv);        // (n_head_kv, head_dim)
-    std::vector<float> att;                     // (pos + 1) scores of one head
-    std::vector<float> attn_out(n_head * hd);   // (n_head, head_dim)
-    std::vector<float> proj(n_embd);            // (n_embd)
-    std::vector<float> gate(hp.n_ff), up(hp.n_ff);  // (n_ff)
-    logits.assign(static_cast<std::size_t>(n_outputs) * hp.n_vocab, 0.0f);
+    std::vector<float> x(N * n_embd);              // (n, n_embd) the residual stream
+    std::vector<float> xb(N * n_embd);             // (n, n_embd) normalized input of a sub-block
+    std::vector<float> q(N * n_head * hd);         // (n, n_head, head_dim)
+    std::vector<float> k(N * n_kv), v(N * n_kv);   // (n, n_head_kv, head_dim)
+    std::vector<float> kq(N * n_head * max_ctx);   // (n, n_head, max_ctx) attention weights
+    std::vector<float> attn(N * n_head * hd);      // (n, n_head, head_dim) attention output
+    std::vector<float> proj(N * n_embd);           // (n, n_embd) output of attn_output / ffn_down
+    std::vector<float> gate(N * n_ff), up(N * n_ff);  // (n, n_ff)
+    auto row = [](std::vector<float>& a, int t, int width) { return a.data() + static_cast<std::size_t>(t) * width; };
 
-    int out_row = 0;
-    for (int t = 0; t < batch.size(); ++t) {
-        const int pos = batch.pos[t], seq = batch.seq[t];
+    // Token embeddings: row `token` of token_embd.                  (n, n_embd)
+    for (int t = 0; t < n; ++t) model.embed(batch.token[t], row(x, t, n_embd));
 
-        // Token embedding: row `token` of token_embd.
-        model.embed(batch.token[t], x.data());
+    for (int l = 0; l < hp.n_layer; ++l) {
+        const LlamaLayer& L = w.layers[l];
 
-        for (int l = 0; l < hp.n_layer; ++l) {
-            const LlamaLayer& L = w.layers[l];
+        // Attention RMSNorm.
+        for (int t = 0; t < n; ++t)
+            kernels::rmsnorm(row(xb, t, n_embd), row(x, t, n_embd), L.attn_norm.data(), n_embd, hp.f_norm_rms_eps);
+        offer(observer, "attn_norm", l, xb, {n, n_embd});
 
-            // Attention RMSNorm.
-            kernels::rmsnorm(xb.data(), x.data(), L.attn_norm.data(), n_embd, hp.f_norm_rms_eps);
+        // Q, K, V projections; RoPE rotates q and k by their position
+        // (adjacent pairs, per head); k and v are remembered in the cache.
+        for (int t = 0; t < n; ++t) {
+            const int pos = batch.pos[t], seq = batch.seq[t];
+            matmul_ref(L.wq, row(xb, t, n_embd), 1, row(q, t, n_head * hd));
+            matmul_ref(L.wk, row(xb, t, n_embd), 1, row(k, t, n_kv));
+            matmul_ref(L.wv, row(xb, t, n_embd), 1, row(v, t, n_kv));
+            kernels::rope(row(q, t, n_head * hd), n_head, hd, hp.n_rot, pos, hp.rope_freq_base);
+            kernels::rope(row(k, t, n_kv), hp.n_head_kv, hd, hp.n_rot, pos, hp.rope_freq_base);
+            std::copy_n(row(k, t, n_kv), n_kv, kv.k(l, seq, pos));
+            std::copy_n(row(v, t, n_kv), n_kv, kv.v(l, seq, pos));
+        }
+        offer(observer, "Qcur", l, q, {n, n_head, hd});
+        offer(observer, "Kcur", l, k, {n, hp.n_head_kv, hd});
+        offer(observer, "Vcur", l, v, {n, hp.n_head_kv, hd});
 
-            // Q, K, V projections.
-            matmul_ref(L.wq, xb.data(), 1, q.data());
-            matmul_ref(L.wk, xb.data(), 1, k.data());
-            matmul_ref(L.wv, xb.data(), 1, v.data());
-
-            // RoPE: rotate q and k by their position (adjacent pairs, per head).
-            kernels::rope(q.data(), n_head, hd, hp.n_rot, pos, hp.rope_freq_base);
-            kernels::rope(k.data(), hp.n_head_kv, hd, hp.n_rot, pos, hp.rope_freq_base);
-
-            // Remember this position's key and value.
-            std::copy(k.begin(), k.end(), kv.k(l, seq, pos));
-            std::copy(v.begin(), v.end(), kv.v(l, seq, pos));
-
-            // Grouped-query attention: query head h reads K/V head h / n_gqa.
-            att.resize(pos + 1);
+        // Grouped-query attention: query head h reads K/V head h / n_gqa,
+        // over positions 0..pos of its own sequence (causal).
+        for (int t = 0; t < n; ++t) {
+            const int pos = batch.pos[t], seq = batch.seq[t];
             for (int h = 0; h < n_head; ++h) {
-                const float* qh = q.data() + h * hd;
+                const float* qh = row(q, t, n_head * hd) + h * hd;
+                float* att = kq.data() + (static_cast<std::size_t>(t) * n_head + h) * max_ctx;
                 const int g = h / hp.n_gqa();
-                // Scores: q · k / sqrt(head_dim) for every position up to pos (causal).
+                // Scores: q · k / sqrt(head_dim).
                 for (int p = 0; p <= pos; ++p) {
                     const float* kp = kv.k(l, seq, p) + g * hd;
                     double s = 0;
@@ -124,43 +90,63 @@ void forward_reference(const LlamaModel& model, KvCache& kv, const Batch& batch,
                     att[p] = static_cast<float>(s / std::sqrt(static_cast<double>(hd)));
                 }
                 // Softmax over positions.
-                kernels::softmax_inplace(att.data(), pos + 1);
+                kernels::softmax_inplace(att, pos + 1);
                 // Weighted sum of the values.
-                float* oh = attn_out.data() + h * hd;
+                float* oh = row(attn, t, n_head * hd) + h * hd;
                 for (int i = 0; i < hd; ++i) {
                     double s = 0;
                     for (int p = 0; p <= pos; ++p) s += static_cast<double>(att[p]) * kv.v(l, seq, p)[g * hd + i];
                     oh[i] = static_cast<float>(s);
                 }
             }
-
-            // Output projection, then the residual connection.
-            matmul_ref(L.wo, attn_out.data(), 1, proj.data());
-            for (int i = 0; i < n_embd; ++i) x[i] += proj[i];
-
-            // Feed-forward RMSNorm.
-            kernels::rmsnorm(xb.data(), x.data(), L.ffn_norm.data(), n_embd, hp.f_norm_rms_eps);
-
-            // SwiGLU: down(silu(gate(x)) * up(x)).
-            matmul_ref(L.ffn_gate, xb.data(), 1, gate.data());
-            matmul_ref(L.ffn_up, xb.data(), 1, up.data());
-            for (int i = 0; i < hp.n_ff; ++i) {
-                const double g = gate[i];
-                gate[i] = static_cast<float>(g / (1.0 + std::exp(-g)) * up[i]);
-            }
-            matmul_ref(L.ffn_down, gate.data(), 1, proj.data());
-
-            // Residual connection.
-            for (int i = 0; i < n_embd; ++i) x[i] += proj[i];
         }
+        offer(observer, "kq_soft_max", l, kq, {n, n_head, max_ctx});
+        offer(observer, "kqv_out", l, attn, {n, n_head, hd});
 
-        if (!batch.logits[t]) continue;
-        // Final RMSNorm and the output head (logits over the vocabulary).
-        kernels::rmsnorm(xb.data(), x.data(), w.output_norm.data(), n_embd, hp.f_norm_rms_eps);
-        matmul_ref(w.output, xb.data(), 1, logits.data() + static_cast<std::size_t>(out_row) * hp.n_vocab);
-        ++out_row;
+        // Output projection, then the residual connection.
+        for (int t = 0; t < n; ++t) {
+            matmul_ref(L.wo, row(attn, t, n_head * hd), 1, row(proj, t, n_embd));
+            for (int i = 0; i < n_embd; ++i) row(x, t, n_embd)[i] += row(proj, t, n_embd)[i];
+        }
+        offer(observer, "ffn_inp", l, x, {n, n_embd});
+
+        // Feed-forward RMSNorm.
+        for (int t = 0; t < n; ++t)
+            kernels::rmsnorm(row(xb, t, n_embd), row(x, t, n_embd), L.ffn_norm.data(), n_embd, hp.f_norm_rms_eps);
+        offer(observer, "ffn_norm", l, xb, {n, n_embd});
+
+        // SwiGLU: down(silu(gate(x)) * up(x)).
+        for (int t = 0; t < n; ++t) {
+            float* g = row(gate, t, n_ff);
+            const float* u = row(up, t, n_ff);
+            matmul_ref(L.ffn_gate, row(xb, t, n_embd), 1, g);
+            matmul_ref(L.ffn_up, row(xb, t, n_embd), 1, row(up, t, n_ff));
+            for (int i = 0; i < n_ff; ++i) {
+                const double gi = g[i];
+                g[i] = static_cast<float>(gi / (1.0 + std::exp(-gi)) * u[i]);
+            }
+            matmul_ref(L.ffn_down, g, 1, row(proj, t, n_embd));
+        }
+        offer(observer, "ffn_out", l, proj, {n, n_embd});
+
+        // Residual connection.
+        for (std::size_t i = 0; i < x.size(); ++i) x[i] += proj[i];
+        offer(observer, "l_out", l, x, {n, n_embd});
     }
-    commit_batch(kv, batch, nullptr);
+
+    // Final RMSNorm and the output head, for the rows that want logits.
+    std::vector<float> xo(static_cast<std::size_t>(n_outputs) * n_embd);  // (n_outputs, n_embd)
+    logits.assign(static_cast<std::size_t>(n_outputs) * hp.n_vocab, 0.0f);
+    for (int t = 0, o = 0; t < n; ++t) {
+        if (!batch.logits[t]) continue;
+        kernels::rmsnorm(row(xo, o, n_embd), row(x, t, n_embd), w.output_norm.data(), n_embd, hp.f_norm_rms_eps);
+        matmul_ref(w.output, row(xo, o, n_embd), 1, row(logits, o, hp.n_vocab));
+        ++o;
+    }
+    offer(observer, "result_norm", -1, xo, {n_outputs, n_embd});
+    offer(observer, "result_output", -1, logits, {n_outputs, hp.n_vocab});
+
+    commit_batch(kv, batch, observer);
 }
 
 }  // namespace sixstep::llm

@@ -22,21 +22,11 @@
 #include <vector>
 
 #include "pipeline/llm/gguf/ggml_type.h"
+#include "pipeline/llm/gguf/weight_matrix.h"
 
 namespace sixstep::llm {
 
 class ThreadPool;
-
-// A view of a 2-D weight matrix inside the mapped GGUF file.
-struct WeightMatrix {
-    GGMLType type = GGMLType::F32;
-    const void* data = nullptr;
-    int n_rows = 0;          // outputs (ne[1])
-    int n_cols = 0;          // inputs (ne[0]), contiguous
-    std::size_t row_bytes = 0;
-
-    const std::uint8_t* row(int r) const { return static_cast<const std::uint8_t*>(data) + row_bytes * static_cast<std::size_t>(r); }
-};
 
 // Activations quantized to Q8_0 blocks, for quantized matmuls: scales are
 // kept as float (not fp16) since they are made once and read many times.

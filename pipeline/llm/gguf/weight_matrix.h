@@ -1,0 +1,27 @@
+// WeightMatrix: a view of a 2-D weight matrix inside a mapped GGUF file, in
+// whatever type the file stores it (F32, F16, Q8_0, Q4_0). No copy is made.
+//
+// W has n_rows (outputs) rows of n_cols (inputs), row-major as in GGUF/ggml:
+// ne[0] = n_cols is the contiguous dimension, and each row takes row_bytes
+// (ggml_row_size of the type). Backends read it as they like: the CPU backend
+// straight from the mapping, a GPU backend after copying it to the device.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+#include "pipeline/llm/gguf/ggml_type.h"
+
+namespace sixstep::llm {
+
+struct WeightMatrix {
+    GGMLType type = GGMLType::F32;
+    const void* data = nullptr;
+    int n_rows = 0;          // outputs (ne[1])
+    int n_cols = 0;          // inputs (ne[0]), contiguous
+    std::size_t row_bytes = 0;
+
+    const std::uint8_t* row(int r) const { return static_cast<const std::uint8_t*>(data) + row_bytes * static_cast<std::size_t>(r); }
+    std::size_t bytes() const { return row_bytes * static_cast<std::size_t>(n_rows); }
+};
+
+}  // namespace sixstep::llm
