@@ -1,5 +1,5 @@
 // sixstep generate --model FILE.gguf --prompt TEXT [-n N] [--temp T] [--top-k K]
-//                  [--top-p P] [--min-p M] [--seed S] [--top N] [--threads T] [--json]
+//                  [--top-p P] [--min-p M] [--seed S] [--top N] [--threads T] [--backend B] [--json]
 // Streams the generated text token by token, then prints TTFT, TPOT and
 // tokens/s. --top N prints the N most likely next tokens at every step.
 // --temp 0 is greedy.
@@ -14,7 +14,7 @@
 #include "app/cli/commands.h"
 #include "pipeline/core/error.h"
 #include "pipeline/core/text.h"
-#include "pipeline/llm/cpu/cpu_backend.h"
+#include "pipeline/llm/backend.h"
 #include "pipeline/llm/generator.h"
 #include "pipeline/llm/vocab/vocab.h"
 
@@ -24,9 +24,9 @@ namespace {
 
 struct GenerateOptions {
     std::string model, prompt;
-    int n_predict = 64, top_k = 40, top = 0, threads = 0, ctx = 0;
-    float temp = 0.8f, top_p = 0.95f, min_p = 0.05f;
-    std::uint64_t seed = 0;
+    int n_predict = 64, top = 0, threads = 0, ctx = 0;
+    std::string backend = "cpu";
+    llm::SamplerParams sampling;  // the sampler's own defaults
     std::vector<std::string> stop;
     bool json = false;
 };
@@ -42,22 +42,20 @@ int run_generate(const GenerateOptions& o) {
     } catch (const Error& e) {
         throw e.with_context(fmt::format("error loading model vocabulary from {}", o.model));
     }
-    CpuBackend cpu(model, {o.threads});
+    BackendChoice choice = make_backend(backend_kind(o.backend), model, {.n_threads = o.threads});
+    if (!choice.note.empty()) std::fprintf(stderr, "sixstep: %s\n", choice.note.c_str());
+    Backend& backend = *choice.backend;
     const double load_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     const auto codec = make_vocab_codec(vocab);
 
     GenerateParams p;
     p.n_predict = o.n_predict;
-    p.sampling.temperature = o.temp;
-    p.sampling.top_k = o.top_k;
-    p.sampling.top_p = o.top_p;
-    p.sampling.min_p = o.min_p;
-    p.sampling.seed = o.seed;
+    p.sampling = o.sampling;
     p.stop = o.stop;
     p.top_n = o.top;
     p.n_ctx = o.ctx;
 
-    Generator gen(cpu, *codec);
+    Generator gen(backend, *codec);
     nlohmann::ordered_json steps = nlohmann::ordered_json::array();
     const GenerateResult r = gen.generate(o.prompt, p, [&](const TokenEvent& e) {
         if (o.json) {
@@ -85,7 +83,7 @@ int run_generate(const GenerateOptions& o) {
     if (o.json) {
         nlohmann::ordered_json j;
         j["model"] = o.model;
-        j["backend"] = cpu.name();
+        j["backend"] = backend.name();
         j["prompt"] = o.prompt;
         j["prompt_tokens"] = r.prompt_tokens;
         j["text"] = r.text;
@@ -105,7 +103,7 @@ int run_generate(const GenerateOptions& o) {
     std::printf("load %.1f ms | prompt %d tokens, prefill %.1f ms (%.1f tok/s) | TTFT %.1f ms | TPOT %.2f ms "
                 "(%.1f tok/s) | %d tokens in %.1f ms | stop: %s | %s\n",
                 load_ms, t.n_prompt, t.prefill_ms, t.prefill_tok_s(), t.ttft_ms, t.tpot_ms, t.decode_tok_s(),
-                t.n_generated, t.total_ms, r.stop_reason.c_str(), cpu.name().c_str());
+                t.n_generated, t.total_ms, r.stop_reason.c_str(), backend.name().c_str());
     return exit_ok;
 }
 
@@ -117,17 +115,18 @@ void add_generate(CLI::App& app, Commands& commands) {
     sub->add_option("-m,--model", o->model, "A GGUF model (Llama architecture)")->required();
     sub->add_option("--prompt", o->prompt, "The text to continue")->required();
     sub->add_option("-n,--n-predict", o->n_predict, "Most tokens to generate")->check(CLI::Range(1, 1 << 24));
-    sub->add_option("--temp", o->temp, "Temperature; 0 is greedy")->check(CLI::Range(0.0f, 100.0f));
-    sub->add_option("--top-k", o->top_k, "Keep the K most likely tokens (0: off)")->check(CLI::Range(0, 1 << 24));
-    sub->add_option("--top-p", o->top_p, "Nucleus: keep the smallest set with probability P (1: off)")
+    sub->add_option("--temp", o->sampling.temperature, "Temperature; 0 is greedy")->check(CLI::Range(0.0f, 100.0f));
+    sub->add_option("--top-k", o->sampling.top_k, "Keep the K most likely tokens (0: off)")->check(CLI::Range(0, 1 << 24));
+    sub->add_option("--top-p", o->sampling.top_p, "Nucleus: keep the smallest set with probability P (1: off)")
         ->check(CLI::Range(1e-6f, 1.0f));
-    sub->add_option("--min-p", o->min_p, "Drop tokens below M × the top probability (0: off)")
+    sub->add_option("--min-p", o->sampling.min_p, "Drop tokens below M × the top probability (0: off)")
         ->check(CLI::Range(0.0f, 0.999f));
-    sub->add_option("--seed", o->seed, "Seed of the random draw");
+    sub->add_option("--seed", o->sampling.seed, "Seed of the random draw");
     sub->add_option("--top", o->top, "Print the N most likely next tokens at every step")->check(CLI::Range(0, 100));
     sub->add_option("-t,--threads", o->threads, "Threads (0: all hardware threads)")->check(CLI::Range(0, 1024));
     sub->add_option("-c,--ctx", o->ctx, "Context size (0: the model's)")->check(CLI::Range(0, 1 << 24));
     sub->add_option("--stop", o->stop, "Stop when the text contains this (repeatable)");
+    add_backend_option(sub, o->backend);
     sub->add_flag("--json", o->json, "Print machine-readable JSON instead");
     commands.push_back({sub, [o] { return run_generate(*o); }});
 }

@@ -8,8 +8,8 @@
 
 #include "pipeline/core/error.h"
 #include "pipeline/core/text.h"
-#include "pipeline/llm/cpu/cpu_backend.h"
-#include "pipeline/llm/generator.h"
+#include "pipeline/llm/backend.h"
+#include "pipeline/llm/stepper.h"
 #include "pipeline/llm/vocab/vocab.h"
 
 namespace sixstep::llm {
@@ -78,7 +78,9 @@ void LlmModel::load(TraceEvent& ev) {
     try {
         llama_ = LlamaModel::from_gguf(std::move(*opened_->file));
         opened_->file.reset();
-        backend_ = std::make_unique<CpuBackend>(llama_, CpuBackendParams{params_.n_threads});
+        BackendChoice choice = make_backend(params_.backend, llama_, {.n_threads = params_.n_threads});
+        backend_ = std::move(choice.backend);
+        backend_note_ = std::move(choice.note);
         kv_ = backend_->make_kv_cache(n_ctx());
     } catch (...) {
         // Start from scratch next time rather than from a half-moved file.
@@ -108,6 +110,7 @@ void LlmModel::load(TraceEvent& ev) {
     ev.out("n_head_kv", static_cast<double>(hp.n_head_kv));
     ev.out("n_ff", static_cast<double>(hp.n_ff));
     ev.out("backend", backend_->name());
+    if (!backend_note_.empty()) ev.warnings.push_back(backend_note_);
     ev.out("kv_bytes_per_token", static_cast<double>(kv_->stats().bytes_per_token), "B", "KV cache per token");
     ev.says(fmt::format("KV cache per token = 2 × n_layer {} × n_head_kv {} × head_dim {} × 4 B = {} B", hp.n_layer,
                         hp.n_head_kv, hp.head_dim(), kv_->stats().bytes_per_token));
@@ -159,17 +162,21 @@ public:
         const std::string* prompt = request_.get("prompt");
         if (!prompt) throw Error("request has no prompt (field \"prompt\")");
         if (prompt->empty()) throw Error("prompt is empty: give at least one character to continue from");
+        // Fields the request leaves out take the sampler's defaults (sampler.h).
+        const SamplerParams d;
         params_.n_predict = static_cast<int>(parse_number(request_, "max_tokens", model_.params().max_tokens, 1, 1e6));
-        params_.sampling.temperature = static_cast<float>(parse_number(request_, "temperature", 0.0, 0, 100));
-        params_.sampling.top_k = static_cast<int>(parse_number(request_, "top_k", 40, 0, 1e9));
-        params_.sampling.top_p = static_cast<float>(parse_number(request_, "top_p", 0.95, 1e-9, 1));
-        params_.sampling.min_p = static_cast<float>(parse_number(request_, "min_p", 0.05, 0, 0.999999));
-        params_.sampling.seed = static_cast<std::uint64_t>(parse_number(request_, "seed", 0, 0, 1.8e19));
+        params_.sampling.temperature = static_cast<float>(parse_number(request_, "temperature", d.temperature, 0, 100));
+        params_.sampling.top_k = static_cast<int>(parse_number(request_, "top_k", d.top_k, 0, 1e9));
+        params_.sampling.top_p = static_cast<float>(parse_number(request_, "top_p", d.top_p, 1e-9, 1));
+        params_.sampling.min_p = static_cast<float>(parse_number(request_, "min_p", d.min_p, 0, 0.999999));
+        params_.sampling.seed = static_cast<std::uint64_t>(parse_number(request_, "seed", static_cast<double>(d.seed), 0, 1.8e19));
         if (const std::string* stop = request_.get("stop"); stop && !stop->empty()) params_.stop = {*stop};
         params_.top_n = model_.params().top_n;
 
-        const TextCodec& codec = model_.codec();
+        const TextCodec& codec = model_.codec();  // opening the file is load's time, not tokenize's
+        const auto t0 = Clock::now();
         tokens_ = codec.encode(*prompt);
+        tokenize_ms_ = ms_since(t0);
         check_generation_fits(static_cast<int>(tokens_.size()), params_.n_predict, model_.n_ctx());
         std::string pieces;
         for (int t : tokens_) pieces += (pieces.empty() ? "" : " ") + quote_text(codec.piece(t));
@@ -188,18 +195,19 @@ public:
     }
 
     void forward(TraceEvent& ev) override {
-        if (!gen_)
-            gen_ = std::make_unique<Generation>(model_.backend(), model_.kv_cache(), model_.codec(), tokens_, params_);
-        const bool prefill = !gen_->prefilled();
-        std::vector<int> in_tokens, in_pos;
-        if (prefill) {
-            in_tokens = tokens_;
-            for (int i = 0; i < static_cast<int>(tokens_.size()); ++i) in_pos.push_back(i);
-        } else {
-            in_tokens = {gen_->tokens().back()};
-            in_pos = {static_cast<int>(tokens_.size() + gen_->tokens().size()) - 1};
+        if (!gen_) {
+            auto gen = std::make_unique<Generation>(model_.codec(), tokens_, params_, tokenize_ms_);
+            auto stepper = std::make_unique<Stepper>(model_.backend(), model_.kv_cache());
+            stepper->attach(*gen);
+            gen_ = std::move(gen);
+            stepper_ = std::move(stepper);
         }
-        gen_->forward(model_.tensor_observer());
+        const bool prefill = !gen_->prefilled();
+        const std::span<const int> pending = gen_->pending();
+        const std::vector<int> in_tokens(pending.begin(), pending.end());
+        std::vector<int> in_pos;
+        for (int i = 0; i < static_cast<int>(in_tokens.size()); ++i) in_pos.push_back(gen_->n_past() + i);
+        stepper_->forward_all(model_.tensor_observer());
         const KvCacheStats st = model_.kv_cache().stats();
         const int kv_used = model_.kv_cache().n_tokens(gen_->seq());
         const double ms = gen_->last_forward_ms();
@@ -287,7 +295,8 @@ public:
         ev.says(fmt::format("TTFT = tokenize + prefill + first sample = {:.1f} ms", t.ttft_ms));
         ev.says(fmt::format("TPOT = (total − TTFT) / (n − 1) = {:.1f} ms", t.tpot_ms));
         for (const auto& f : ev.outputs) resp.fields.push_back(f);
-        gen_.reset();  // frees the sequence's KV blocks
+        stepper_.reset();  // frees the sequence's KV blocks
+        gen_.reset();
         return resp;
     }
 
@@ -296,7 +305,9 @@ private:
     Request request_;
     GenerateParams params_;
     std::vector<int> tokens_;
+    double tokenize_ms_ = 0;
     std::unique_ptr<Generation> gen_;
+    std::unique_ptr<Stepper> stepper_;
 };
 
 }  // namespace

@@ -14,26 +14,25 @@
 //     Pipeline p(model, r);
 //     p.run();   // p.trace().lookup("output.top1_piece") → " mat"
 //
-// Request fields: prompt (required), max_tokens (16), temperature (0: greedy),
-// top_k (40), top_p (0.95), min_p (0.05), seed (0), stop (optional string).
+// Request fields: prompt (required), max_tokens (16), stop (optional string),
+// and the sampler's temperature, top_k, top_p, min_p, seed — their defaults
+// are SamplerParams' (sampler.h), the one place they are written.
 #pragma once
 #include <filesystem>
 #include <memory>
 #include <string>
 
 #include "pipeline/core/model.h"
+#include "pipeline/llm/backend.h"
 
 namespace sixstep::llm {
 
-class LlamaModel;
 class Vocab;
-class Backend;
-class KvCache;
 class TextCodec;
-class TensorObserver;
 
 struct LlmModelParams {
-    int n_threads = 0;     // CPU threads; <= 0 → all hardware threads
+    BackendKind backend = BackendKind::cpu;  // where the forward pass runs (auto: a GPU when there is one)
+    int n_threads = 0;     // CPU threads; <= 0 → the CPU backend's default
     int n_ctx = 0;         // context per request; <= 0 → the model's
     int top_n = 5;         // rows of the probability table in the output stage
     int max_tokens = 16;   // default for requests without max_tokens
@@ -77,6 +76,7 @@ private:
     std::unique_ptr<TextCodec> codec_;
     std::unique_ptr<Backend> backend_;
     std::unique_ptr<KvCache> kv_;
+    std::string backend_note_;  // why auto chose the CPU, said once at load
     double open_ms_ = 0;
     TensorObserver* observer_ = nullptr;
 };

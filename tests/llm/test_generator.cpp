@@ -184,7 +184,9 @@ TEST_CASE("generator: bad requests are clear errors") {
     kp.block_size = 4;
     kp.n_blocks = 2;  // 8 positions in all
     KvCache kv(kp);
-    Generation g(*f.cpu, kv, *f.codec, "0123456789", greedy(2));
-    CHECK_THROWS_WITH_AS(g.forward(), "KV cache full: sequence 0 needs 3 more blocks of 4 positions but only 2 of 2 are free",
+    Generation g(*f.codec, "0123456789", greedy(2));
+    Stepper stepper(*f.cpu, kv);
+    stepper.attach(g);
+    CHECK_THROWS_WITH_AS(stepper.forward_all(), "KV cache full: sequence 0 needs 3 more blocks of 4 positions but only 2 of 2 are free",
                          sixstep::Error);
 }
