@@ -301,7 +301,7 @@ void Interpreter::refresh_state() {
     state_.loaded = model_->loaded();
     state_.weights.reset();
     state_.checksum.clear();
-    if (model_->loaded()) state_.checksum = checksum_hex(model_->weights_checksum());
+    if (model_->loaded()) state_.checksum = checksum_hex(model_->checksum_as_loaded());
     if (delivery_) {
         state_.settings = delivery_->settings();
         if (delivery_->loaded()) state_.weights = delivery_->weights();

@@ -19,6 +19,11 @@ void Request::set(std::string key, std::string value) {
     fields.emplace_back(std::move(key), std::move(value));
 }
 
+std::uint64_t Model::checksum_as_loaded() const {
+    if (!checksum_as_loaded_) checksum_as_loaded_ = weights_checksum();
+    return *checksum_as_loaded_;
+}
+
 std::uint64_t checksum_bytes(const void* data, std::size_t size, std::uint64_t seed) {
     const auto* p = static_cast<const unsigned char*>(data);
     std::uint64_t h = seed;

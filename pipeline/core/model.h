@@ -15,6 +15,7 @@
 #pragma once
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -56,10 +57,22 @@ public:
     // Stage 2. Loads the weights the first time (a cold start, timed); later
     // calls only report that the loaded weights are reused.
     virtual void load(TraceEvent& ev) = 0;
-    // A checksum of every weight byte: equal before and after a request proves
-    // that inference never writes the weights.
+    // A checksum of every weight byte, computed now: equal before and after a
+    // request proves that inference never writes the weights.
     virtual std::uint64_t weights_checksum() const = 0;
     virtual std::unique_ptr<Job> start(const Request& request) = 0;
+
+    // The checksum of the weights as last loaded: hashed once per load, then
+    // remembered, so reusing a loaded model does no per-weight work.
+    std::uint64_t checksum_as_loaded() const;
+    bool checksum_known() const { return checksum_as_loaded_.has_value(); }
+
+protected:
+    // Models call this whenever they load other weights or drop them.
+    void weights_changed() { checksum_as_loaded_.reset(); }
+
+private:
+    mutable std::optional<std::uint64_t> checksum_as_loaded_;
 };
 
 // FNV-1a, 64 bit: small, dependency-free and good enough to notice any change.

@@ -39,6 +39,7 @@ public:
 
 private:
     void run_stage(TraceEvent& ev);
+    void prove_weights_unchanged(TraceEvent& ev);
 
     Model& model_;
     Request request_;

@@ -33,7 +33,10 @@ struct TraceEvent {
     std::vector<Field> inputs;            // what went in
     std::vector<Field> outputs;           // what came out
     std::vector<std::string> warnings;    // e.g. "distance 30 km is outside the training range"
-    double elapsed_ms = 0;                // wall time of the stage, measured by the Pipeline
+    double elapsed_ms = 0;                // engine time of the stage, measured by the Pipeline
+    // Time this call spent on another stage's work, left out of elapsed_ms
+    // (the LLM opens its model file while tokenizing: that is load's time).
+    double other_stage_ms = 0;
 
     TraceEvent& in(std::string key, Value v, std::string unit = {}, std::string label = {});
     TraceEvent& out(std::string key, Value v, std::string unit = {}, std::string label = {});

@@ -201,7 +201,10 @@ void DeliveryModel::use_params(Params checkpoint) {
     unload();
 }
 
-void DeliveryModel::unload() { weights_.reset(); }
+void DeliveryModel::unload() {
+    weights_.reset();
+    weights_changed();
+}
 
 void DeliveryModel::reseed() { rng_.seed(settings_.seed); }
 
@@ -212,6 +215,7 @@ void DeliveryModel::load(TraceEvent& ev) {
     } else {
         const auto t0 = std::chrono::steady_clock::now();
         weights_ = file_.empty() ? checkpoint_ : load_weights(file_);
+        weights_changed();
         cold_load_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
         ev.summary = file_.empty() ? "cold start: load the parameters into memory"
                                    : "cold start: read the frozen weights file into memory";

@@ -173,7 +173,12 @@ public:
         if (const std::string* stop = request_.get("stop"); stop && !stop->empty()) params_.stop = {*stop};
         params_.top_n = model_.params().top_n;
 
-        const TextCodec& codec = model_.codec();  // opening the file is load's time, not tokenize's
+        // The first request opens the model file for its tokenizer: that is
+        // load's time (added to load_ms there), not this stage's.
+        const auto t_open = Clock::now();
+        const bool was_open = model_.opened();
+        const TextCodec& codec = model_.codec();
+        if (!was_open) ev.other_stage_ms = ms_since(t_open);
         const auto t0 = Clock::now();
         tokens_ = codec.encode(*prompt);
         tokenize_ms_ = ms_since(t0);

@@ -52,6 +52,7 @@ public:
     // For jobs and front ends (valid after the first request / load).
     const LlamaModel& llama() const;
     const TextCodec& codec();
+    bool opened() const { return vocab_ != nullptr; }  // the file is mapped and its tokenizer read
     const Vocab& vocab();
     Backend& backend();
     KvCache& kv_cache();

@@ -2,6 +2,8 @@
 // timing, the weights checksum, errors.
 #include <doctest/doctest.h>
 
+#include <chrono>
+#include <thread>
 #include <vector>
 
 #include "pipeline/core/error.h"
@@ -44,7 +46,9 @@ struct CountdownModel : Model {
         is_loaded = true;
         ++loads;
     }
+    mutable int hashes = 0;  // how often every weight byte was read
     std::uint64_t weights_checksum() const override {
+        ++hashes;
         return checksum_bytes(weights.data(), weights.size() * sizeof(float));
     }
     std::unique_ptr<Job> start(const Request&) override { return std::make_unique<CountdownJob>(*this); }
@@ -146,4 +150,40 @@ TEST_CASE("the observer sees every event as it happens") {
     Pipeline p(m, {}, [&](const TraceEvent& ev) { seen.push_back(ev.stage); });
     p.run_through(Stage::output);
     CHECK(seen == std::vector<Stage>{Stage::request, Stage::load, Stage::forward, Stage::output});
+}
+
+TEST_CASE("a reused model does no per-weight work at load, and the proof is timed on its own") {
+    CountdownModel m;
+    Pipeline first(m, {});
+    first.run();
+    CHECK(m.hashes == 2);  // once at the cold load, once to prove the weights unchanged
+    Pipeline second(m, {});
+    second.run_through(Stage::load);
+    CHECK(m.hashes == 2);  // warm: the checksum as loaded is remembered
+    const TraceEvent& load = second.trace().events().back();
+    CHECK(std::get<std::string>(load.find("weights_checksum")->value) == checksum_hex(m.checksum_as_loaded()));
+    CHECK(std::get<double>(load.find("checksum_ms")->value) >= 0);
+    second.run();
+    CHECK(m.hashes == 3);  // the proof after this request
+    const TraceEvent& respond = second.trace().events().back();
+    CHECK(std::get<std::string>(respond.find("weights_unchanged")->value) == "yes");
+    CHECK(respond.find("checksum_ms") != nullptr);
+}
+
+TEST_CASE("time spent on another stage's work is left out of a stage's time") {
+    struct SlowOpen : CountdownModel {
+        struct Job : CountdownJob {
+            using CountdownJob::CountdownJob;
+            void normalize(TraceEvent& ev) override {
+                const auto t0 = std::chrono::steady_clock::now();
+                std::this_thread::sleep_for(std::chrono::milliseconds(200));  // "opening the file"
+                ev.other_stage_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+            }
+        };
+        std::unique_ptr<sixstep::Job> start(const Request&) override { return std::make_unique<Job>(*this); }
+    } m;
+    Pipeline p(m, {});
+    const TraceEvent& ev = p.step();
+    CHECK(ev.other_stage_ms >= 200);
+    CHECK(ev.elapsed_ms < 100);
 }
