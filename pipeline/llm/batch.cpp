@@ -42,7 +42,7 @@ std::map<int, std::pair<int, int>> span_per_sequence(const Batch& batch) {
 
 }  // namespace
 
-int prepare_batch(int n_vocab, KvCache& kv, const Batch& batch) {
+int prepare_batch(int n_vocab, KvCache& kv, const Batch& batch, TensorObserver* observer) {
     const int n = batch.size();
     if (n == 0) throw Error("forward: empty batch (no tokens)");
     if (static_cast<int>(batch.pos.size()) != n || static_cast<int>(batch.seq.size()) != n ||
@@ -74,6 +74,7 @@ int prepare_batch(int n_vocab, KvCache& kv, const Batch& batch) {
             throw;
         }
     }
+    if (observer) observer->batch_begins(batch);
     return batch.n_outputs();
 }
 

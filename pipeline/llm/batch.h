@@ -46,8 +46,8 @@ struct Batch {
 // number of output rows. When a check fails or the blocks do not fit, no
 // block stays reserved. Throws sixstep::Error with a clear message ("KV
 // cache full: …", "position 7 of sequence 0 leaves a gap: the sequence holds
-// 3 positions").
-int prepare_batch(int n_vocab, KvCache& kv, const Batch& batch);
+// 3 positions"). Then tells the observer the batch begins.
+int prepare_batch(int n_vocab, KvCache& kv, const Batch& batch, TensorObserver* observer = nullptr);
 // commit_batch marks the batch's positions as filled and tells the observer.
 void commit_batch(KvCache& kv, const Batch& batch, TensorObserver* observer);
 

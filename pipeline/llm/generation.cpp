@@ -101,7 +101,21 @@ const TokenEvent& Generation::sample(SamplerTrace* trace) {
     if (done()) throw Error("generation: already finished");
     if (!has_logits_) throw Error("generation: run forward before sampling");
     const auto t0 = Clock::now();
-    const int token = sampler_.sample(logits_, trace);
+    return accept(sampler_.sample(logits_, trace), t0);
+}
+
+const TokenEvent& Generation::force(int token) {
+    if (done()) throw Error("generation: already finished");
+    if (!has_logits_) throw Error("generation: run forward before choosing a token");
+    const int n_vocab = static_cast<int>(logits_.size());
+    if (token < 0 || token >= n_vocab)
+        throw Error(fmt::format("token id {} does not exist: the vocabulary has ids 0..{}", token, n_vocab - 1));
+    accept(token, Clock::now());
+    event_.forced = true;
+    return event_;
+}
+
+const TokenEvent& Generation::accept(int token, std::chrono::steady_clock::time_point t0) {
     has_logits_ = false;
 
     event_ = TokenEvent{};

@@ -53,6 +53,7 @@ struct TokenEvent {
     double t_ms = 0;        // engine time of this request so far
     double dt_ms = 0;       // engine time of this token (the first: TTFT)
     std::vector<Candidate> top;  // the top_n most likely tokens, when asked
+    bool forced = false;    // chosen by a person (force), not by the sampler
 };
 
 struct GenerateTimings {
@@ -120,6 +121,9 @@ public:
     // Samples the next token from logits(), detokenizes it and checks the
     // stop conditions. trace (optional) receives the sampler's tables.
     const TokenEvent& sample(SamplerTrace* trace = nullptr);
+    // Takes `token` instead of sampling (a student clicks a candidate); the
+    // generation continues from it. Throws for an id outside the vocabulary.
+    const TokenEvent& force(int token);
     bool done() const { return !stop_reason_.empty(); }
     void cancel() { if (stop_reason_.empty()) stop_reason_ = "cancelled"; }
 
@@ -139,6 +143,7 @@ public:
 private:
     friend class Stepper;
     void init(std::vector<int> prompt_tokens);
+    const TokenEvent& accept(int token, std::chrono::steady_clock::time_point t0);
     double engine_ms() const;  // all engine time so far
 
     const TextCodec& codec_;

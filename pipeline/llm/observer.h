@@ -13,6 +13,8 @@
 
 namespace sixstep::llm {
 
+struct Batch;
+
 // A read-only view of one intermediate tensor, valid only during the callback.
 // Shapes are written outermost first, as in the shape comments of the forward
 // pass: e.g. Qcur is [n_tokens, n_head, head_dim], kq_soft_max is
@@ -28,6 +30,8 @@ struct TensorView {
 class TensorObserver {
 public:
     virtual ~TensorObserver() = default;
+    // A forward pass over `batch` begins (its rows are the tensors' rows).
+    virtual void batch_begins(const Batch& batch) {}
     // Asked once per tensor per forward call; answer quickly.
     virtual bool wants(std::string_view name, int layer) { return false; }
     // Called for each tensor wants() said yes to.

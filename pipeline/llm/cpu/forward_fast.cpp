@@ -83,7 +83,7 @@ void parallel(ThreadPool* pool, int n, Fn&& fn) {
 
 void LlamaForwardCpu::forward(KvCache& kv, const Batch& batch, std::vector<float>& logits, TensorObserver* observer) {
     const LlamaHparams& hp = model_.hparams();
-    const int n_outputs = prepare_batch(hp.n_vocab, kv, batch);
+    const int n_outputs = prepare_batch(hp.n_vocab, kv, batch, observer);
     HostKvStorage& cache = kv.host();
     const LlamaWeights& w = model_.weights();
     const int n = batch.size();

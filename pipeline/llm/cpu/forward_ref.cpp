@@ -29,7 +29,7 @@ void offer(TensorObserver* obs, const char* name, int layer, const std::vector<f
 void forward_reference(const LlamaModel& model, KvCache& kv, const Batch& batch, std::vector<float>& logits,
                        TensorObserver* observer) {
     const LlamaHparams& hp = model.hparams();
-    const int n_outputs = prepare_batch(hp.n_vocab, kv, batch);
+    const int n_outputs = prepare_batch(hp.n_vocab, kv, batch, observer);
     const LlamaWeights& w = model.weights();
     const int n = batch.size();
     const int n_embd = hp.n_embd, hd = hp.head_dim(), n_head = hp.n_head, n_kv = hp.n_embd_kv(), n_ff = hp.n_ff;
