@@ -31,6 +31,7 @@ void add_tokenize(CLI::App& app, Commands& commands);  // sixstep tokenize --mod
 void add_bench(CLI::App& app, Commands& commands);     // sixstep bench --model F
 void add_inspect(CLI::App& app, Commands& commands);   // sixstep inspect F.gguf
 void add_screenshot(CLI::App& app, Commands& commands);  // sixstep screenshot LESSON --out DIR
+void add_kv_calc(CLI::App& app, Commands& commands);     // sixstep kv-calc --layers 36 --kv-heads 8 --head-dim 128 ...
 
 // `--backend cpu|cuda|auto` for the commands that run the model, and its value.
 void add_backend_option(CLI::App* sub, std::string& value);
