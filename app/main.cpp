@@ -62,6 +62,7 @@ int main(int argc, char** argv) {
     add_inspect(app, commands);
     add_screenshot(app, commands);
     add_kv_calc(app, commands);
+    add_bill(app, commands);
 
     try {
         app.parse(argc, argv);
