@@ -63,6 +63,7 @@ int main(int argc, char** argv) {
     add_screenshot(app, commands);
     add_kv_calc(app, commands);
     add_bill(app, commands);
+    add_quantize(app, commands);
 
     try {
         app.parse(argc, argv);
