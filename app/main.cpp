@@ -64,6 +64,7 @@ int main(int argc, char** argv) {
     add_kv_calc(app, commands);
     add_bill(app, commands);
     add_quantize(app, commands);
+    add_perplexity(app, commands);
 
     try {
         app.parse(argc, argv);
