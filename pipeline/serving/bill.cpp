@@ -100,7 +100,8 @@ BillResult bill(const BillParams& in) {
                     num(D), num(r.tokens_per_day), significant(r.crossover_day, 4),
                     r.crossover_within_life ? fmt::format("inference overtakes training on day {}", cross_whole)
                                             : fmt::format("not within {} days", num(days))),
-        fmt::format("machine time = tokens per day ÷ decode rate = {} ÷ {} tokens/s = {} per day, {} over {} days",
+        fmt::format("machine time (one stream) = tokens per day ÷ decode rate = {} ÷ {} tokens/s = {} of machine time per day, {} "
+                    "over {} days",
                     num(r.tokens_per_day), num(rate), duration(r.machine_hours_per_day * 3600),
                     duration(r.machine_hours_lifetime * 3600), num(days)),
     };
