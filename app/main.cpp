@@ -61,6 +61,10 @@ int main(int argc, char** argv) {
     add_bench(app, commands);
     add_inspect(app, commands);
     add_screenshot(app, commands);
+    add_kv_calc(app, commands);
+    add_bill(app, commands);
+    add_quantize(app, commands);
+    add_perplexity(app, commands);
 
     try {
         app.parse(argc, argv);

@@ -31,6 +31,10 @@ void add_tokenize(CLI::App& app, Commands& commands);  // sixstep tokenize --mod
 void add_bench(CLI::App& app, Commands& commands);     // sixstep bench --model F
 void add_inspect(CLI::App& app, Commands& commands);   // sixstep inspect F.gguf
 void add_screenshot(CLI::App& app, Commands& commands);  // sixstep screenshot LESSON --out DIR
+void add_kv_calc(CLI::App& app, Commands& commands);     // sixstep kv-calc --layers 36 --kv-heads 8 --head-dim 128 ...
+void add_bill(CLI::App& app, Commands& commands);        // sixstep bill --preset stories-3m
+void add_quantize(CLI::App& app, Commands& commands);    // sixstep quantize IN.gguf OUT.gguf --type q4_0
+void add_perplexity(CLI::App& app, Commands& commands);  // sixstep perplexity -m F.gguf [--ref R.gguf]
 
 // `--backend cpu|cuda|auto` for the commands that run the model, and its value.
 void add_backend_option(CLI::App* sub, std::string& value);

@@ -17,6 +17,8 @@ mkdir -p out
 $RUN corpus.py --seed 1 --docs 10000 --out out/corpus.txt \
     --sample ../../data/corpus-sample.txt --stats ../../data/corpus-stats.json
 $RUN corpus.py --seed 2 --docs 500 --out out/heldout.txt
+# test text for `sixstep perplexity` (seed 3: read by no training or monitoring step)
+$RUN corpus.py --seed 3 --docs 200 --out ../../data/heldout-stories.txt --stats out/heldout-stories.stats.json
 
 # 2. byte-level BPE, 2000 tokens (check the algorithm on llama.cpp's GPT-2 vectors first)
 $RUN check_tokenizer.py

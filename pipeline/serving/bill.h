@@ -1,0 +1,87 @@
+// The bill: what a model costs to train once and to serve every day, in
+// floating-point operations and in machine time measured on this machine.
+//
+//     training FLOPs            ≈ 6 · N · D          (N parameters, D training tokens;
+//                                                     forward 2·N + backward 4·N per token)
+//     inference FLOPs per token ≈ 2 · N              (one multiply and one add per weight)
+//     inference FLOPs per day   = 2 · N · requests/day · tokens/request
+//     crossover day             = 6·N·D ÷ (2·N · tokens/day) = 3·D ÷ tokens/day
+//
+// Time comes from a measured decode rate (tokens/s of one stream on the
+// engine, e.g. from tools/bench): a request of T tokens takes T ÷ rate, and
+// the FLOP rate this machine reaches while decoding is 2·N·rate. "Load once,
+// serve many": with a cold load of L seconds, n requests cost (L + n·T/rate)
+// ÷ n each — the load is paid once and amortized over every request.
+//
+//     BillParams p;
+//     p.n_params = 3844352;  p.n_train_tokens = 819200;  p.decode_tok_s = 900;
+//     p.requests_per_day = 10000;  p.tokens_per_request = 200;  p.days = 365;
+//     BillResult b = bill(p);    // throws sixstep::Error on a zero, negative or non-finite input
+//     b.crossover_day            // 1.2288: inference has cost as much as training by day 2
+#pragma once
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace sixstep::serving {
+
+struct BillParams {
+    double n_params = 0;            // N: parameters, > 0
+    double n_train_tokens = 0;      // D: tokens seen in training, > 0
+    double decode_tok_s = 0;        // measured decode rate of one stream, tokens/s, > 0
+    double requests_per_day = 0;    // requests served per day, > 0
+    double tokens_per_request = 0;  // tokens each request runs through the model (prompt + output), > 0
+    double days = 0;                // service life in days, > 0
+    double load_s = 0;              // cold load of the weights, seconds, >= 0 (0: no load-once table)
+    double price_per_hour = 0;      // price of one machine-hour (any currency), >= 0 (0: times only)
+    // Request counts for the load-once table (each > 0); empty → 1, 10, …, 10^6.
+    std::vector<double> request_counts;
+};
+
+// Cumulative inference after `day` days, against training.
+struct BillDay {
+    double day = 0;
+    double inference_flops = 0;       // 2·N·tokens/day·day
+    double inference_to_training = 0; // inference_flops ÷ training FLOPs
+    bool crossover = false;           // the first whole day on which inference >= training
+};
+
+// One request's share when the load is amortized over n requests.
+struct LoadOncePoint {
+    double n_requests = 0;
+    double seconds_per_request = 0;  // load_s ÷ n + seconds of compute per request
+    double load_share = 0;           // fraction of that which is the load
+    double cost_per_request = 0;     // seconds_per_request × price per second (0 without a price)
+};
+
+struct BillResult {
+    BillParams params;
+    double train_flops = 0;              // 6·N·D
+    double flops_per_token = 0;          // 2·N
+    double achieved_flops_per_s = 0;     // 2·N·decode rate: this machine's FLOP rate while decoding
+    double seconds_per_request = 0;      // tokens/request ÷ decode rate
+    double tokens_per_day = 0;           // requests/day × tokens/request
+    double inference_flops_per_day = 0;  // 2·N·tokens/day
+    double inference_flops_lifetime = 0; // × days
+    double inference_to_training = 0;    // lifetime inference ÷ training
+    double crossover_day = 0;            // training ÷ inference per day (fractional)
+    bool crossover_within_life = false;  // crossover_day <= days
+    double machine_hours_per_day = 0;    // one stream at the decode rate: tokens/day ÷ rate ÷ 3600
+    double machine_hours_lifetime = 0;
+    double training_hours_at_decode_rate = 0;  // 6·N·D ÷ achieved FLOP/s ÷ 3600 (an upper bound: training is batched)
+    double cost_per_day = 0, cost_lifetime = 0, cost_training_at_decode_rate = 0;  // × price (0 without one)
+    double load_break_even_requests = 0; // load_s ÷ seconds/request: beyond it the load is under half a request's cost
+    std::vector<BillDay> timeline;       // day 1, a quarter, half, the crossover, the last day
+    std::vector<LoadOncePoint> load_once;  // empty when load_s is 0
+    std::vector<std::string> formula;    // every step with its numbers substituted
+    std::vector<std::string> notes;      // the assumptions
+};
+
+// Throws sixstep::Error naming the input for a zero, negative or non-finite
+// value, or when the results overflow (absurd inputs).
+BillResult bill(const BillParams& params);
+
+nlohmann::ordered_json bill_json(const BillResult& result);
+
+}  // namespace sixstep::serving

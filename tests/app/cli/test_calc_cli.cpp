@@ -1,0 +1,147 @@
+// `sixstep kv-calc`, `bill`, `quantize` and `perplexity` as a user runs them:
+// the article's figures, JSON, and one clear error with exit code 2 for each
+// bad input.
+#include <doctest/doctest.h>
+
+#include "run_command.h"
+#include "temp_dir.h"
+
+#include <filesystem>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+using sixstep::test::run_command;
+using sixstep::test::sixstep_cmd;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string bundled = std::string(SIXSTEP_SOURCE_DIR) + "/assets/models/stories-3m-f16.gguf";
+
+bool has(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+// Runs a command that must fail on bad input: exit 2 and one line on stderr.
+void bad_input(const std::string& args, const std::string& message) {
+    CAPTURE(args);
+    const auto r = run_command(sixstep_cmd(args));
+    CHECK(r.exit_code == 2);
+    CHECK(has(r.output, message));
+    CHECK(r.output.find('\n') == r.output.size() - 1);  // one line
+}
+
+}  // namespace
+
+TEST_CASE("cli: kv-calc prints the article's figures with the formula") {
+    const auto r = run_command(sixstep_cmd("kv-calc --layers 36 --kv-heads 8 --head-dim 128 --dtype f16 --tokens 128000 "
+                                           "--sessions 8"));
+    CHECK(r.exit_code == 0);
+    CHECK(has(r.output, "2 × 36 × 8 × 128 × 2 B = 147,456 B (147 kB = 144 KiB)"));
+    CHECK(has(r.output, "per token 144 KiB · per session ≈ 18.9 GB (17.6 GiB) · 8 sessions ≈ 151 GB (141 GiB)"));
+    CHECK(has(r.output, "Where the formula does not hold:"));
+
+    const auto j = run_command(sixstep_cmd("kv-calc --preset article-36l --sessions 8 --json"));
+    REQUIRE(j.exit_code == 0);
+    const auto doc = nlohmann::json::parse(j.output);
+    CHECK(doc["bytes_per_token"] == 147456);
+    CHECK(doc["bytes_per_session"] == 18874368000ull);
+    CHECK(doc["bytes_total"] == 150994944000ull);
+    CHECK(doc["dtype"] == "f16");
+}
+
+TEST_CASE("cli: kv-calc reads the shape from a GGUF file, with the engine's dtype unless told otherwise") {
+    auto j = run_command(sixstep_cmd("kv-calc --model '" + bundled + "' --tokens 100 --json"));
+    REQUIRE(j.exit_code == 0);
+    auto doc = nlohmann::json::parse(j.output);
+    CHECK(doc["n_layer"] == 4);
+    CHECK(doc["dtype"] == "f32");
+    CHECK(doc["bytes_per_token"] == 2 * 4 * 2 * 32 * 4);
+    CHECK(doc["bytes_per_session"] == 2 * 4 * 2 * 32 * 4 * 100);
+    j = run_command(sixstep_cmd("kv-calc --model '" + bundled + "' --dtype q8_0 --json"));
+    REQUIRE(j.exit_code == 0);
+    doc = nlohmann::json::parse(j.output);
+    CHECK(doc["n_tokens"] == 512);  // the model's context
+    CHECK(doc["bytes_per_token"] == 2 * 4 * 2 * 34);
+}
+
+TEST_CASE("cli: kv-calc's bad input is one clear error, exit 2") {
+    const std::string shape = "--kv-heads 8 --head-dim 128 --tokens 1000";
+    bad_input("kv-calc --layers 0 " + shape, "layers: must be at least 1, got 0");
+    bad_input("kv-calc --layers -3 " + shape, "layers: must be at least 1, got -3");
+    bad_input("kv-calc --layers inf " + shape, "layers: inf is not a finite number");
+    bad_input("kv-calc --layers nan " + shape, "layers: nan is not a finite number");
+    bad_input("kv-calc --layers 1e30 " + shape, "is absurdly large");
+    bad_input("kv-calc --layers 36 --kv-heads 8 --head-dim 128 --tokens 1e12 --sessions 1e9", "beyond 2^64 bytes");
+    bad_input("kv-calc --layers 36 " + shape + " --dtype fp4", "unknown dtype \"fp4\" (supported: f32, f16, bf16, fp8");
+    bad_input("kv-calc --layers 36 --kv-heads 8 --tokens 5", "--head-dim is missing");
+    bad_input("kv-calc --model '" + std::string(SIXSTEP_SOURCE_DIR) + "/README.md'", "not a GGUF file");
+    bad_input("kv-calc --preset nope", "unknown preset \"nope\"");
+}
+
+TEST_CASE("cli: bill on typed inputs, and its bad input") {
+    const auto j = run_command(sixstep_cmd("bill --params 1e9 --train-tokens 2e10 --decode-tok-s 50 --requests-per-day 1e5 "
+                                           "--tokens-per-request 500 --days 365 --load-s 30 --json"));
+    REQUIRE(j.exit_code == 0);
+    const auto doc = nlohmann::json::parse(j.output);
+    CHECK(doc["train_flops"] == 1.2e20);
+    CHECK(doc["crossover_day"] == 1200.0);
+    CHECK(doc["crossover_within_life"] == false);
+    CHECK(doc["load_once"][0]["seconds_per_request"] == 40.0);
+    CHECK(doc["sources"]["decode_tok_s"] == "typed");
+
+    const auto t = run_command(sixstep_cmd("bill --params 3844352 --train-tokens 819200 --decode-tok-s 1000"));
+    CHECK(t.exit_code == 0);
+    CHECK(has(t.output, "6 × N × D = 6 × 3,844,352 × 819,200 = 18.9 TFLOP"));
+    CHECK(has(t.output, "← crossover"));
+
+    const std::string rest = " --train-tokens 2e10 --decode-tok-s 50";
+    bad_input("bill --params 0" + rest, "parameters (N): must be greater than 0, got 0");
+    bad_input("bill --params -5" + rest, "parameters (N): must be greater than 0, got -5");
+    bad_input("bill --params inf" + rest, "parameters (N): inf is not a finite number");
+    bad_input("bill --params 1e9 --train-tokens 2e10 --decode-tok-s nan", "decode rate (tokens/s): nan is not a finite number");
+    bad_input("bill --params 1e9" + rest + " --days 0", "days: must be greater than 0, got 0");
+    bad_input("bill --params 1e9 --train-tokens 2e10", "bill needs a decode rate");
+}
+
+TEST_CASE("cli: bill --preset stories-3m measures the bundled model") {
+    const auto j = run_command(sixstep_cmd("bill --preset stories-3m -t 1 -n 8 --json"));
+    REQUIRE(j.exit_code == 0);
+    const auto doc = nlohmann::json::parse(j.output);
+    CHECK(doc["inputs"]["n_params"] == 3844352.0);
+    CHECK(doc["inputs"]["n_train_tokens"] == 819200.0);
+    CHECK(doc["inputs"]["decode_tok_s"].get<double>() > 0);
+    CHECK(has(doc["sources"]["decode_tok_s"].get<std::string>(), "measured"));
+}
+
+TEST_CASE("cli: quantize writes a loadable file, and refuses its own input without leaving anything") {
+    const fs::path dir = sixstep::test::process_temp_dir("calc-cli");
+    const fs::path out = dir / "q4_0.gguf";
+    const auto r = run_command(sixstep_cmd("quantize '" + bundled + "' '" + out.string() + "' --type q4_0"));
+    CHECK(r.exit_code == 0);
+    CHECK(has(r.output, "30 tensors quantized to q4_0, 9 kept"));
+    const auto g = run_command(sixstep_cmd("generate -m '" + out.string() + "' --prompt 'The cat sat on the' -n 1 --temp 0"));
+    CHECK(g.exit_code == 0);
+    CHECK(has(g.output, "The cat sat on the mat"));
+
+    fs::create_symlink(out, dir / "link.gguf");
+    bad_input("quantize '" + out.string() + "' '" + (dir / "link.gguf").string() + "' --type q8_0", "is the input file");
+    bad_input("quantize '" + bundled + "' '" + (dir / "x.gguf").string() + "' --type q5_1",
+              "--type q5_1 is not supported (supported: q8_0, q4_0)");
+    bad_input("quantize '" + std::string(SIXSTEP_SOURCE_DIR) + "/README.md' '" + (dir / "x.gguf").string() + "' --type q8_0",
+              "not a GGUF file");
+    CHECK_FALSE(fs::exists(dir / "x.gguf"));
+    int n = 0;
+    for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir)) ++n;
+    CHECK(n == 2);  // q4_0.gguf and link.gguf: no temporaries
+}
+
+TEST_CASE("cli: perplexity on held-out stories, with a reference") {
+    const std::string q8 = std::string(SIXSTEP_SOURCE_DIR) + "/assets/models/stories-3m-q8_0.gguf";
+    const auto j = run_command(sixstep_cmd("perplexity -m '" + q8 + "' --ref '" + bundled + "' --docs 4 -t 1 --json"));
+    REQUIRE(j.exit_code == 0);
+    const auto doc = nlohmann::json::parse(j.output);
+    CHECK(doc["n_docs"] == 4);
+    CHECK(doc["perplexity"].get<double>() > 1.0);
+    CHECK(doc["compare"]["kl_mean"].get<double>() > 0);
+    bad_input("perplexity -m '" + bundled + "' --text /no/such/file.txt", "cannot read the text file");
+}
