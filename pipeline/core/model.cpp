@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "pipeline/core/error.h"
+
 namespace sixstep {
 
 const std::string* Request::get(std::string_view key) const {
@@ -23,6 +25,20 @@ std::uint64_t Model::checksum_as_loaded() const {
     if (!checksum_as_loaded_) checksum_as_loaded_ = weights_checksum();
     return *checksum_as_loaded_;
 }
+
+// For a model without settings every name is unknown, with the usual "did you
+// mean"; a declared setting that the model does not apply is a bug, said so.
+void Model::apply_setting(std::string_view setting_name, const std::string&) {
+    const Knob& k = description().setting(setting_name);
+    throw Error(fmt::format("{} declares the setting \"{}\" but does not apply it", name(), k.name));
+}
+
+std::string Model::setting(std::string_view setting_name) const {
+    const Knob& k = description().setting(setting_name);
+    throw Error(fmt::format("{} declares the setting \"{}\" but does not report it", name(), k.name));
+}
+
+std::optional<Value> Model::property(std::string_view) const { return std::nullopt; }
 
 std::uint64_t checksum_bytes(const void* data, std::size_t size, std::uint64_t seed) {
     const auto* p = static_cast<const unsigned char*>(data);

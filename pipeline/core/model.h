@@ -12,14 +12,20 @@
 //     job->output(ev);                   // 4 output
 //     while (job->postprocess(ev)) {...} // 5 postprocess (true: loop to forward)
 //     job->respond(ev);                  // 6 respond
+//
+// Each model also describes itself (model_description.h): its knobs, the
+// paths its trace answers and its headline fields, so front ends never need
+// to know which model they drive.
 #pragma once
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
+#include "pipeline/core/model_description.h"
 #include "pipeline/core/trace.h"
 
 namespace sixstep {
@@ -61,6 +67,19 @@ public:
     // request proves that inference never writes the weights.
     virtual std::uint64_t weights_checksum() const = 0;
     virtual std::unique_ptr<Job> start(const Request& request) = 0;
+
+    // What this model's kind declares (the same object as its static
+    // description in pipeline/models.h).
+    virtual const ModelDescription& description() const = 0;
+    // Applies a setting the description declares, with a value Knob::check
+    // returned; later requests run under it. Throws sixstep::Error for a name
+    // that is not one of the kind's settings.
+    virtual void apply_setting(std::string_view name, const std::string& value);
+    // A setting's current value, as Knob::check would return it ("" = none).
+    virtual std::string setting(std::string_view name) const;
+    // "model.<key>" values beyond loaded and checksum (delivery: "bias",
+    // "w_distance", …); nullopt for a key the model does not answer.
+    virtual std::optional<Value> property(std::string_view key) const;
 
     // The checksum of the weights as last loaded: hashed once per load, then
     // remembered, so reusing a loaded model does no per-weight work.

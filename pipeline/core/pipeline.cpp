@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "pipeline/core/error.h"
+#include "pipeline/core/trace_keys.h"
 
 namespace sixstep {
 
@@ -50,14 +51,14 @@ void Pipeline::prove_weights_unchanged(TraceEvent& ev) {
     const auto t0 = std::chrono::steady_clock::now();
     if (ev.stage == Stage::load) {
         checksum_after_load_ = model_.checksum_as_loaded();
-        ev.out("weights_checksum", checksum_hex(checksum_after_load_), "", "weights checksum");
+        ev.out(keys::weights_checksum, checksum_hex(checksum_after_load_), "", "weights checksum");
     } else {
         const std::uint64_t after = model_.weights_checksum();
-        ev.out("weights_checksum", checksum_hex(after), "", "weights checksum");
-        ev.out("weights_unchanged", std::string(after == checksum_after_load_ ? "yes" : "no"), "",
+        ev.out(keys::weights_checksum, checksum_hex(after), "", "weights checksum");
+        ev.out(keys::weights_unchanged, std::string(after == checksum_after_load_ ? "yes" : "no"), "",
                "weights unchanged by inference");
     }
-    ev.out("checksum_ms", std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(),
+    ev.out(keys::checksum_ms, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(),
            "ms", "checksum time (not part of the stage)");
 }
 

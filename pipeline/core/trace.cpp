@@ -3,6 +3,8 @@
 #include <cmath>
 #include <fmt/format.h>
 
+#include "pipeline/core/trace_keys.h"
+
 namespace sixstep {
 
 namespace {
@@ -62,8 +64,8 @@ std::optional<Value> Trace::lookup(std::string_view path) const {
     const TraceEvent* ev = last(*stage);
     if (!ev) return std::nullopt;
     auto key = path.substr(dot + 1);
-    if (key == "ms") return Value{ev->elapsed_ms};
-    if (key == "warnings") {
+    if (key == keys::ms) return Value{ev->elapsed_ms};
+    if (key == keys::warnings) {
         std::string all;
         for (const auto& w : ev->warnings) all += (all.empty() ? "" : "; ") + w;
         return Value{all};

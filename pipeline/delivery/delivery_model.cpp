@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 
 #include "pipeline/core/error.h"
+#include "pipeline/core/trace_keys.h"
+#include "pipeline/delivery/trace_keys.h"
 #include "pipeline/delivery/weights_file.h"
 
 namespace sixstep::delivery {
@@ -102,18 +104,18 @@ void DeliveryJob::normalize(TraceEvent& ev) {
                                               f.dimension == Dimension::length ? "km" : ""));
         x_[static_cast<size_t>(i)] = x;
     }
-    ev.out("distance_km", x_[0], "km", "distance");
-    ev.out("congestion", x_[1], "", "congestion");
-    ev.out("express_lane", x_[2], "", "express lane");
-    ev.out("features", std::vector<double>(x_.begin(), x_.end()), "", "feature vector");
-    ev.out("normalized", std::string(s.normalize ? "yes" : "no"), "", "normalization");
+    ev.out(keys::distance_km, x_[0], "km", "distance");
+    ev.out(keys::congestion, x_[1], "", "congestion");
+    ev.out(keys::express_lane, x_[2], "", "express lane");
+    ev.out(keys::features, std::vector<double>(x_.begin(), x_.end()), "", "feature vector");
+    ev.out(keys::normalized, std::string(s.normalize ? "yes" : "no"), "", "normalization");
 }
 
 void DeliveryJob::forward(TraceEvent& ev) {
     const Params& p = model_.weights();
     const Settings& s = model_.settings();
     std::array<double, n_features> x = x_;
-    ev.in("features", std::vector<double>(x.begin(), x.end()), "", "feature vector");
+    ev.in(keys::features, std::vector<double>(x.begin(), x.end()), "", "feature vector");
     if (s.mode == Mode::train && s.dropout > 0) {
         // Inverted dropout, as in training: drop each input with probability p and
         // scale the survivors by 1/(1−p). Left on at inference, identical
@@ -128,7 +130,7 @@ void DeliveryJob::forward(TraceEvent& ev) {
         ev.warnings.push_back("train mode: dropout is active at inference — call eval() before serving");
         ev.says(fmt::format("dropout (train mode, p = {}): mask {} → x = {}", num(s.dropout),
                             format_value(mask), format_value(std::vector<double>(x.begin(), x.end()))));
-        ev.out("dropout_mask", mask, "", "dropout mask");
+        ev.out(keys::dropout_mask, mask, "", "dropout mask");
     }
     raw_ = p.bias;
     std::string line = num(p.bias);
@@ -142,21 +144,21 @@ void DeliveryJob::forward(TraceEvent& ev) {
     line += " = " + num(raw_);
     ev.summary = "time = b + w_distance·distance + w_congestion·congestion + w_express·express_lane";
     ev.says(line);
-    ev.out("terms", terms, "min", "terms");
-    ev.out("raw_output", raw_, "", "raw output");
-    ev.out("mode", mode_name(s.mode), "", "mode");
+    ev.out(keys::terms, terms, "min", "terms");
+    ev.out(keys::raw_output, raw_, "", "raw output");
+    ev.out(keys::mode, mode_name(s.mode), "", "mode");
 }
 
 void DeliveryJob::output(TraceEvent& ev) {
     ev.summary = "the raw output is a bare number: the model knows nothing of minutes or customers";
-    ev.in("raw_output", raw_);
+    ev.in(keys::raw_output, raw_);
     ev.says(fmt::format("raw output = {}", fmt::format("{:.6g}", raw_)));
-    ev.out("raw_output", raw_, "", "raw output");
+    ev.out(keys::raw_output, raw_, "", "raw output");
 }
 
 bool DeliveryJob::postprocess(TraceEvent& ev) {
     const Settings& s = model_.settings();
-    ev.in("raw_output", raw_, "", "raw output");
+    ev.in(keys::raw_output, raw_, "", "raw output");
     minutes_ = std::round(raw_);
     ev.says(fmt::format("round({}) = {} minutes", fmt::format("{:.6g}", raw_), num(minutes_)));
     std::string rule = "none";
@@ -169,20 +171,20 @@ bool DeliveryJob::postprocess(TraceEvent& ev) {
     text_ = delivery_text(minutes_, s.lang);
     ev.summary = "round, add units, apply business rules, say it in the customer's language";
     ev.says("text: " + text_);
-    ev.out("minutes", minutes_, "min", "minutes");
-    ev.out("rule", rule, "", "business rule applied");
-    ev.out("text", text_, "", "text");
+    ev.out(keys::minutes, minutes_, "min", "minutes");
+    ev.out(keys::rule, rule, "", "business rule applied");
+    ev.out(sixstep::keys::text, text_, "", "text");
     return false;  // one forward pass is the whole answer
 }
 
 Response DeliveryJob::respond(TraceEvent& ev) {
     ev.summary = "return the answer to the caller";
-    ev.out("text", text_, "", "response");
-    ev.out("minutes", minutes_, "min", "minutes");
+    ev.out(sixstep::keys::text, text_, "", "response");
+    ev.out(keys::minutes, minutes_, "min", "minutes");
     Response r;
     r.text = text_;
-    r.fields.push_back({"minutes", minutes_, "min", "minutes"});
-    r.fields.push_back({"raw_output", raw_, "", "raw output"});
+    r.fields.push_back({keys::minutes, minutes_, "min", "minutes"});
+    r.fields.push_back({keys::raw_output, raw_, "", "raw output"});
     return r;
 }
 
@@ -211,7 +213,7 @@ void DeliveryModel::reseed() { rng_.seed(settings_.seed); }
 void DeliveryModel::load(TraceEvent& ev) {
     if (weights_) {
         ev.summary = "already in memory: reuse the loaded weights (load once, serve many)";
-        ev.out("cold", std::string("no"), "", "cold start");
+        ev.out(sixstep::keys::cold, std::string("no"), "", "cold start");
     } else {
         const auto t0 = std::chrono::steady_clock::now();
         weights_ = file_.empty() ? checkpoint_ : load_weights(file_);
@@ -219,17 +221,17 @@ void DeliveryModel::load(TraceEvent& ev) {
         cold_load_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
         ev.summary = file_.empty() ? "cold start: load the parameters into memory"
                                    : "cold start: read the frozen weights file into memory";
-        ev.out("cold", std::string("yes"), "", "cold start");
-        ev.out("cold_load_ms", cold_load_ms_, "ms", "cold load time");
-        if (!file_.empty()) ev.in("file", file_, "", "weights file");
+        ev.out(sixstep::keys::cold, std::string("yes"), "", "cold start");
+        ev.out(sixstep::keys::cold_load_ms, cold_load_ms_, "ms", "cold load time");
+        if (!file_.empty()) ev.in(keys::file, file_, "", "weights file");
     }
     const Params& p = *weights_;
     ev.says(fmt::format("b = {}, w = [{}, {}, {}]", num(p.bias), num(p.w[0]), num(p.w[1]), num(p.w[2])));
-    ev.out("bias", p.bias, "min", "b");
-    ev.out("w_distance", p.w[0], "min/km", "w distance");
-    ev.out("w_congestion", p.w[1], "min", "w congestion");
-    ev.out("w_express_lane", p.w[2], "min", "w express lane");
-    ev.out("weights", std::vector<double>{p.bias, p.w[0], p.w[1], p.w[2]}, "", "weights");
+    ev.out(keys::bias, p.bias, "min", "b");
+    ev.out(keys::w_distance, p.w[0], "min/km", "w distance");
+    ev.out(keys::w_congestion, p.w[1], "min", "w congestion");
+    ev.out(keys::w_express_lane, p.w[2], "min", "w express lane");
+    ev.out(keys::weights, std::vector<double>{p.bias, p.w[0], p.w[1], p.w[2]}, "", "weights");
 }
 
 std::uint64_t DeliveryModel::weights_checksum() const {
@@ -241,6 +243,49 @@ std::uint64_t DeliveryModel::weights_checksum() const {
 const Params& DeliveryModel::weights() const {
     if (!weights_) throw Error("the model is not loaded yet (stage 2 loads it)");
     return *weights_;
+}
+
+// Values come checked by the description's Knob::check: "true"/"false",
+// "eval"/"train", numbers in range, "" for no minimum.
+void DeliveryModel::apply_setting(std::string_view name, const std::string& value) {
+    const Knob& k = description().setting(name);  // unknown names throw, with "did you mean"
+    Settings& s = settings_;
+    if (k.name == setting_names::normalize) s.normalize = value == "true";
+    else if (k.name == setting_names::range_check) s.range_check = value == "true";
+    else if (k.name == setting_names::mode) s.mode = value == mode_name(Mode::train) ? Mode::train : Mode::eval;
+    else if (k.name == setting_names::dropout) s.dropout = std::stod(value);
+    else if (k.name == setting_names::seed) {
+        s.seed = std::stoull(value);
+        reseed();
+    } else if (k.name == setting_names::minimum_minutes) {
+        if (value.empty()) s.minimum_minutes.reset();
+        else s.minimum_minutes = std::stod(value);
+    } else if (k.name == setting_names::lang) s.lang = value;
+    else Model::apply_setting(name, value);  // declared but not applied here: says so
+}
+
+std::string DeliveryModel::setting(std::string_view name) const {
+    const Knob& k = description().setting(name);
+    const Settings& s = settings_;
+    if (k.name == setting_names::normalize) return s.normalize ? "true" : "false";
+    if (k.name == setting_names::range_check) return s.range_check ? "true" : "false";
+    if (k.name == setting_names::mode) return mode_name(s.mode);
+    if (k.name == setting_names::dropout) return format_value(Value{s.dropout});
+    if (k.name == setting_names::seed) return std::to_string(s.seed);
+    if (k.name == setting_names::minimum_minutes) return s.minimum_minutes ? format_value(Value{*s.minimum_minutes}) : "";
+    if (k.name == setting_names::lang) return s.lang;
+    return Model::setting(name);
+}
+
+std::optional<Value> DeliveryModel::property(std::string_view key) const {
+    // The loaded weights, or before loading the checkpoint the next load reads.
+    const Params& p = weights_ ? *weights_ : checkpoint_;
+    if (key == keys::bias) return p.bias;
+    if (key == keys::w_distance) return p.w[0];
+    if (key == keys::w_congestion) return p.w[1];
+    if (key == keys::w_express_lane) return p.w[2];
+    if (key == sixstep::keys::cold_load_ms) return cold_load_ms_;
+    return std::nullopt;
 }
 
 std::unique_ptr<Job> DeliveryModel::start(const Request& request) {

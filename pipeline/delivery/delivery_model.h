@@ -40,8 +40,16 @@ public:
     void load(TraceEvent& ev) override;
     std::uint64_t weights_checksum() const override;
     std::unique_ptr<Job> start(const Request& request) override;
+    const ModelDescription& description() const override { return describe(); }
+    void apply_setting(std::string_view name, const std::string& value) override;
+    std::string setting(std::string_view name) const override;
+    std::optional<Value> property(std::string_view key) const override;  // bias, w_*, cold_load_ms
+
+    // The kind's knobs, paths and headlines (delivery_description.cpp).
+    static const ModelDescription& describe();
 
     const Params& weights() const;  // the loaded weights; throws when not loaded
+    const Params& checkpoint() const { return checkpoint_; }  // what the next cold load reads (in memory)
     const std::string& weights_file() const { return file_; }  // empty when in memory
     double cold_load_ms() const { return cold_load_ms_; }      // of the last cold load
 

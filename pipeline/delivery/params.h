@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "pipeline/delivery/features.h"
 
@@ -17,6 +18,10 @@ struct Params {
     std::array<double, n_features + 1> as_array() const { return {bias, w[0], w[1], w[2]}; }
     static Params from_array(const std::array<double, n_features + 1>& a) { return {a[0], {a[1], a[2], a[3]}}; }
 };
+
+// The parameters for people, in as_array() order.
+inline constexpr std::array<std::string_view, n_features + 1> param_labels = {"b", "w distance", "w congestion",
+                                                                             "w express"};
 
 enum class Mode { eval, train };
 

@@ -8,8 +8,10 @@
 
 #include "pipeline/core/error.h"
 #include "pipeline/core/text.h"
+#include "pipeline/core/trace_keys.h"
 #include "pipeline/llm/backend.h"
 #include "pipeline/llm/stepper.h"
+#include "pipeline/llm/trace_keys.h"
 #include "pipeline/llm/vocab/vocab.h"
 
 namespace sixstep::llm {
@@ -68,9 +70,9 @@ void LlmModel::open() {
 void LlmModel::load(TraceEvent& ev) {
     if (backend_) {
         ev.summary = "weights already in memory: reused";
-        ev.out("status", std::string("reused"));
-        ev.out("cold", std::string("no"), "", "cold start");  // the same key as every model's load stage
-        ev.out("load_ms", 0.0, "ms", "load time");
+        ev.out(keys::status, std::string("reused"));
+        ev.out(sixstep::keys::cold, std::string("no"), "", "cold start");  // the same key as every model's load stage
+        ev.out(keys::load_ms, 0.0, "ms", "load time");
         return;
     }
     const auto t0 = Clock::now();
@@ -96,22 +98,22 @@ void LlmModel::load(TraceEvent& ev) {
     const LlamaHparams& hp = llama_->hparams();
     ev.summary = fmt::format("mapped {} ({:.1f} M parameters, {}) in {:.1f} ms", path_.filename().string(),
                              llama_->n_params() / 1e6, ggml_type_name(llama_->main_type()), ms);
-    ev.in("file", path_.string());
-    ev.out("status", std::string("cold load"));
-    ev.out("cold", std::string("yes"), "", "cold start");
-    ev.out("load_ms", ms, "ms", "cold load time");
-    ev.out("n_params", static_cast<double>(llama_->n_params()), "", "parameters");
-    ev.out("type", std::string(ggml_type_name(llama_->main_type())), "", "weight type");
-    ev.out("n_vocab", static_cast<double>(hp.n_vocab));
-    ev.out("n_ctx", static_cast<double>(n_ctx()), "tokens", "context");
-    ev.out("n_embd", static_cast<double>(hp.n_embd));
-    ev.out("n_layer", static_cast<double>(hp.n_layer));
-    ev.out("n_head", static_cast<double>(hp.n_head));
-    ev.out("n_head_kv", static_cast<double>(hp.n_head_kv));
-    ev.out("n_ff", static_cast<double>(hp.n_ff));
-    ev.out("backend", backend_->name());
+    ev.in(keys::file, path_.string());
+    ev.out(keys::status, std::string("cold load"));
+    ev.out(sixstep::keys::cold, std::string("yes"), "", "cold start");
+    ev.out(keys::load_ms, ms, "ms", "cold load time");
+    ev.out(keys::n_params, static_cast<double>(llama_->n_params()), "", "parameters");
+    ev.out(keys::type, std::string(ggml_type_name(llama_->main_type())), "", "weight type");
+    ev.out(keys::n_vocab, static_cast<double>(hp.n_vocab));
+    ev.out(keys::n_ctx, static_cast<double>(n_ctx()), "tokens", "context");
+    ev.out(keys::n_embd, static_cast<double>(hp.n_embd));
+    ev.out(keys::n_layer, static_cast<double>(hp.n_layer));
+    ev.out(keys::n_head, static_cast<double>(hp.n_head));
+    ev.out(keys::n_head_kv, static_cast<double>(hp.n_head_kv));
+    ev.out(keys::n_ff, static_cast<double>(hp.n_ff));
+    ev.out(keys::backend, backend_->name());
     if (!backend_note_.empty()) ev.warnings.push_back(backend_note_);
-    ev.out("kv_bytes_per_token", static_cast<double>(kv_->stats().bytes_per_token), "B", "KV cache per token");
+    ev.out(keys::kv_bytes_per_token, static_cast<double>(kv_->stats().bytes_per_token), "B", "KV cache per token");
     ev.says(fmt::format("KV cache per token = 2 × n_layer {} × n_head_kv {} × head_dim {} × 4 B = {} B", hp.n_layer,
                         hp.n_head_kv, hp.head_dim(), kv_->stats().bytes_per_token));
 }
@@ -159,18 +161,18 @@ public:
     LlmJob(LlmModel& model, Request request) : model_(model), request_(std::move(request)) {}
 
     void normalize(TraceEvent& ev) override {
-        const std::string* prompt = request_.get("prompt");
+        const std::string* prompt = request_.get(keys::prompt);
         if (!prompt) throw Error("request has no prompt (field \"prompt\")");
         if (prompt->empty()) throw Error("prompt is empty: give at least one character to continue from");
         // Fields the request leaves out take the sampler's defaults (sampler.h).
         const SamplerParams d;
-        params_.n_predict = static_cast<int>(parse_number(request_, "max_tokens", model_.params().max_tokens, 1, 1e6));
-        params_.sampling.temperature = static_cast<float>(parse_number(request_, "temperature", d.temperature, 0, 100));
-        params_.sampling.top_k = static_cast<int>(parse_number(request_, "top_k", d.top_k, 0, 1e9));
-        params_.sampling.top_p = static_cast<float>(parse_number(request_, "top_p", d.top_p, 1e-9, 1));
-        params_.sampling.min_p = static_cast<float>(parse_number(request_, "min_p", d.min_p, 0, 0.999999));
-        params_.sampling.seed = static_cast<std::uint64_t>(parse_number(request_, "seed", static_cast<double>(d.seed), 0, 1.8e19));
-        if (const std::string* stop = request_.get("stop"); stop && !stop->empty()) params_.stop = {*stop};
+        params_.n_predict = static_cast<int>(parse_number(request_, keys::max_tokens, model_.params().max_tokens, 1, 1e6));
+        params_.sampling.temperature = static_cast<float>(parse_number(request_, keys::temperature, d.temperature, 0, 100));
+        params_.sampling.top_k = static_cast<int>(parse_number(request_, keys::top_k, d.top_k, 0, 1e9));
+        params_.sampling.top_p = static_cast<float>(parse_number(request_, keys::top_p, d.top_p, 1e-9, 1));
+        params_.sampling.min_p = static_cast<float>(parse_number(request_, keys::min_p, d.min_p, 0, 0.999999));
+        params_.sampling.seed = static_cast<std::uint64_t>(parse_number(request_, keys::seed, static_cast<double>(d.seed), 0, 1.8e19));
+        if (const std::string* stop = request_.get(keys::stop); stop && !stop->empty()) params_.stop = {*stop};
         params_.top_n = model_.params().top_n;
 
         // The first request opens the model file for its tokenizer: that is
@@ -186,16 +188,16 @@ public:
         std::string pieces;
         for (int t : tokens_) pieces += (pieces.empty() ? "" : " ") + quote_text(codec.piece(t));
         ev.summary = fmt::format("tokenized the prompt into {} tokens", tokens_.size());
-        ev.in("prompt", *prompt);
-        ev.in("max_tokens", static_cast<double>(params_.n_predict), "tokens");
-        ev.in("temperature", params_.sampling.temperature);
-        ev.in("top_k", static_cast<double>(params_.sampling.top_k));
-        ev.in("top_p", params_.sampling.top_p);
-        ev.in("min_p", params_.sampling.min_p);
-        ev.in("seed", static_cast<double>(params_.sampling.seed));
-        ev.out("n_tokens", static_cast<double>(tokens_.size()), "tokens", "prompt tokens");
-        ev.out("token_ids", as_doubles(tokens_), "", "token ids");
-        ev.out("token_pieces", pieces, "", "token pieces");
+        ev.in(keys::prompt, *prompt);
+        ev.in(keys::max_tokens, static_cast<double>(params_.n_predict), "tokens");
+        ev.in(keys::temperature, params_.sampling.temperature);
+        ev.in(keys::top_k, static_cast<double>(params_.sampling.top_k));
+        ev.in(keys::top_p, params_.sampling.top_p);
+        ev.in(keys::min_p, params_.sampling.min_p);
+        ev.in(keys::seed, static_cast<double>(params_.sampling.seed));
+        ev.out(keys::n_tokens, static_cast<double>(tokens_.size()), "tokens", "prompt tokens");
+        ev.out(keys::token_ids, as_doubles(tokens_), "", "token ids");
+        ev.out(keys::token_pieces, pieces, "", "token pieces");
         ev.says(fmt::format("{} → {}", quote_text(*prompt), pieces));
     }
 
@@ -218,16 +220,16 @@ public:
         const double ms = gen_->last_forward_ms();
         ev.summary = prefill ? fmt::format("prefill: {} prompt tokens in one pass ({:.1f} ms)", in_tokens.size(), ms)
                              : fmt::format("decode: 1 token at position {} ({:.1f} ms)", in_pos.front(), ms);
-        ev.in("phase", std::string(prefill ? "prefill" : "decode"));
-        ev.in("n_tokens", static_cast<double>(in_tokens.size()), "tokens", "tokens in");
-        ev.in("tokens", as_doubles(in_tokens), "", "token ids");
-        ev.in("positions", as_doubles(in_pos), "", "positions");
-        ev.out("kv_used_tokens", static_cast<double>(kv_used), "tokens", "KV cache filled");
-        ev.out("kv_ctx_tokens", static_cast<double>(model_.n_ctx()), "tokens", "KV cache capacity");
-        ev.out("kv_blocks_used", static_cast<double>(st.n_blocks_used), "", "KV blocks used");
-        ev.out("kv_bytes_used", static_cast<double>(st.bytes_used), "B", "KV bytes used");
-        ev.out("forward_ms", ms, "ms", "forward time");
-        ev.out("tokens_per_s", ms > 0 ? in_tokens.size() * 1000.0 / ms : 0.0, "tok/s");
+        ev.in(keys::phase, std::string(prefill ? "prefill" : "decode"));
+        ev.in(keys::n_tokens, static_cast<double>(in_tokens.size()), "tokens", "tokens in");
+        ev.in(keys::tokens, as_doubles(in_tokens), "", "token ids");
+        ev.in(keys::positions, as_doubles(in_pos), "", "positions");
+        ev.out(keys::kv_used_tokens, static_cast<double>(kv_used), "tokens", "KV cache filled");
+        ev.out(keys::kv_ctx_tokens, static_cast<double>(model_.n_ctx()), "tokens", "KV cache capacity");
+        ev.out(keys::kv_blocks_used, static_cast<double>(st.n_blocks_used), "", "KV blocks used");
+        ev.out(keys::kv_bytes_used, static_cast<double>(st.bytes_used), "B", "KV bytes used");
+        ev.out(keys::forward_ms, ms, "ms", "forward time");
+        ev.out(keys::tokens_per_s, ms > 0 ? in_tokens.size() * 1000.0 / ms : 0.0, "tok/s");
     }
 
     void output(TraceEvent& ev) override {
@@ -244,14 +246,14 @@ public:
         }
         ev.summary = fmt::format("logits over {} tokens → softmax; most likely {} ({:.1f}%)", logits.size(),
                                  quote_text(codec.piece(top[0].id)), top[0].p * 100);
-        ev.out("n_vocab", static_cast<double>(logits.size()));
-        ev.out("top1_id", static_cast<double>(top[0].id));
-        ev.out("top1_piece", codec.piece(top[0].id), "", "most likely next token");
-        ev.out("top1_prob", top[0].p, "", "its probability");
-        ev.out("top1_logit", top[0].logit);
-        ev.out("top_ids", ids);
-        ev.out("top_pieces", pieces);
-        ev.out("top_probs", probs);
+        ev.out(keys::n_vocab, static_cast<double>(logits.size()));
+        ev.out(keys::top1_id, static_cast<double>(top[0].id));
+        ev.out(keys::top1_piece, codec.piece(top[0].id), "", "most likely next token");
+        ev.out(keys::top1_prob, top[0].p, "", "its probability");
+        ev.out(keys::top1_logit, top[0].logit);
+        ev.out(keys::top_ids, ids);
+        ev.out(keys::top_pieces, pieces);
+        ev.out(keys::top_probs, probs);
     }
 
     bool postprocess(TraceEvent& ev) override {
@@ -267,17 +269,17 @@ public:
         ev.summary = fmt::format("sampled {} (p = {:.3f}){}", quote_text(te.piece), te.p,
                                  done ? fmt::format("; stop: {}", reason) : "");
         ev.says(chain);
-        ev.out("token_id", static_cast<double>(te.token));
-        ev.out("token_piece", te.piece, "", "chosen token");
-        ev.out("token_prob", te.p, "", "its probability");
-        ev.out("text", te.text, "", "new text");
-        ev.out("text_so_far", gen_->text());
-        ev.out("n_generated", static_cast<double>(te.index + 1), "tokens");
-        ev.out("sampler", std::string(params_.sampling.temperature <= 0 ? "greedy" : "chain"));
-        ev.out("sampler_chain", chain);
-        ev.out("stop", std::string(done ? "yes" : "no"));
-        ev.out("stop_reason", reason.empty() ? std::string("none") : reason);
-        ev.out("token_ms", te.dt_ms, "ms", "token latency");
+        ev.out(keys::token_id, static_cast<double>(te.token));
+        ev.out(keys::token_piece, te.piece, "", "chosen token");
+        ev.out(keys::token_prob, te.p, "", "its probability");
+        ev.out(sixstep::keys::text, te.text, "", "new text");
+        ev.out(keys::text_so_far, gen_->text());
+        ev.out(keys::n_generated, static_cast<double>(te.index + 1), "tokens");
+        ev.out(keys::sampler, std::string(params_.sampling.temperature <= 0 ? "greedy" : "chain"));
+        ev.out(keys::sampler_chain, chain);
+        ev.out(keys::stop, std::string(done ? "yes" : "no"));
+        ev.out(keys::stop_reason, reason.empty() ? std::string("none") : reason);
+        ev.out(keys::token_ms, te.dt_ms, "ms", "token latency");
         return !done;
     }
 
@@ -288,15 +290,15 @@ public:
         resp.text = r.text;
         ev.summary = fmt::format("{} tokens; TTFT {:.1f} ms, TPOT {:.1f} ms, total {:.1f} ms", t.n_generated,
                                  t.ttft_ms, t.tpot_ms, t.total_ms);
-        ev.out("text", r.text, "", "generated text");
-        ev.out("n_prompt", static_cast<double>(t.n_prompt), "tokens", "prompt tokens");
-        ev.out("n_generated", static_cast<double>(t.n_generated), "tokens", "generated tokens");
-        ev.out("stop_reason", r.stop_reason);
-        ev.out("ttft_ms", t.ttft_ms, "ms", "time to first token");
-        ev.out("tpot_ms", t.tpot_ms, "ms", "time per output token");
-        ev.out("total_ms", t.total_ms, "ms", "total");
-        ev.out("prefill_tok_s", t.prefill_tok_s(), "tok/s", "prefill speed");
-        ev.out("decode_tok_s", t.decode_tok_s(), "tok/s", "decode speed");
+        ev.out(sixstep::keys::text, r.text, "", "generated text");
+        ev.out(keys::n_prompt, static_cast<double>(t.n_prompt), "tokens", "prompt tokens");
+        ev.out(keys::n_generated, static_cast<double>(t.n_generated), "tokens", "generated tokens");
+        ev.out(keys::stop_reason, r.stop_reason);
+        ev.out(keys::ttft_ms, t.ttft_ms, "ms", "time to first token");
+        ev.out(keys::tpot_ms, t.tpot_ms, "ms", "time per output token");
+        ev.out(keys::total_ms, t.total_ms, "ms", "total");
+        ev.out(keys::prefill_tok_s, t.prefill_tok_s(), "tok/s", "prefill speed");
+        ev.out(keys::decode_tok_s, t.decode_tok_s(), "tok/s", "decode speed");
         ev.says(fmt::format("TTFT = tokenize + prefill + first sample = {:.1f} ms", t.ttft_ms));
         ev.says(fmt::format("TPOT = (total − TTFT) / (n − 1) = {:.1f} ms", t.tpot_ms));
         for (const auto& f : ev.outputs) resp.fields.push_back(f);

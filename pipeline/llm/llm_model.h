@@ -48,6 +48,11 @@ public:
     void load(TraceEvent& ev) override;
     std::uint64_t weights_checksum() const override;
     std::unique_ptr<Job> start(const Request& request) override;
+    const ModelDescription& description() const override { return describe(); }
+
+    // The kind's knobs (the request fields), paths and headlines
+    // (llm_description.cpp). The LLM has no settings: sampling is per request.
+    static const ModelDescription& describe();
 
     // For jobs and front ends (valid after the first request / load).
     const LlamaModel& llama() const;

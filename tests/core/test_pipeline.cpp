@@ -52,6 +52,10 @@ struct CountdownModel : Model {
         return checksum_bytes(weights.data(), weights.size() * sizeof(float));
     }
     std::unique_ptr<Job> start(const Request&) override { return std::make_unique<CountdownJob>(*this); }
+    const ModelDescription& description() const override {
+        static const ModelDescription d{"countdown", "a test model without settings", {}, {}, {}};
+        return d;
+    }
 };
 
 std::vector<Stage> stages_of(const Trace& t) {
@@ -186,4 +190,12 @@ TEST_CASE("time spent on another stage's work is left out of a stage's time") {
     const TraceEvent& ev = p.step();
     CHECK(ev.other_stage_ms >= 200);
     CHECK(ev.elapsed_ms < 100);
+}
+
+TEST_CASE("a model without settings refuses every setting by name, and answers no properties") {
+    CountdownModel m;
+    CHECK_THROWS_WITH_AS(m.apply_setting("loops", "3"), "unknown setting \"loops\": the countdown model has no settings",
+                         Error);
+    CHECK_THROWS_AS((void)m.setting("loops"), Error);
+    CHECK(!m.property("bias"));
 }

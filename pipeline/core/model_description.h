@@ -1,0 +1,137 @@
+// What a model kind says about itself, so that the interpreter, the window,
+// lesson checking and the docs never need to know which model they drive:
+//
+//   knobs      what a lesson or the class may change: a request field
+//              ("distance", "temperature") or a setting of the model
+//              ("normalize", "mode"), with type, range, default, unit, meaning;
+//   paths      every "<stage>.<key>" its trace events carry and the other
+//              values it answers ("model.checksum", "train.loss"), with
+//              meaning, unit and value type: what a lesson may `expect`;
+//   headlines  which fields of each stage the window shows large.
+//
+// A description is static data, available without loading any weights, so a
+// lesson is checked against it before its first step runs. pipeline/models.h
+// is the one place that lists the kinds.
+//
+//     const ModelDescription& d = model_description("delivery");
+//     const Knob& k = d.knob("dropout");   // throws, with "did you mean", when unknown
+//     std::string v = k.check("0.5");       // the value as the model takes it, or an Error
+//     model.apply_setting(k.name, v);
+#pragma once
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "pipeline/core/stage.h"
+
+namespace sixstep {
+
+// The three shapes of a traced Value (trace.h).
+enum class ValueType { number, text, numbers };
+std::string_view value_type_name(ValueType t);  // "number", "text", "numbers"
+
+enum class KnobType {
+    number,   // a decimal number, within [min, max]
+    text,     // free text ("3 km", a prompt)
+    boolean,  // on or off
+    choice,   // one of a few words ("eval", "train")
+};
+std::string_view knob_type_name(KnobType t);  // "number", "text", "bool", "choice"
+
+// What turning a knob changes.
+enum class KnobTarget {
+    request,  // the request field of the same name, for the next request
+    setting,  // a setting of the model (Model::apply_setting), kept for later requests
+};
+
+// A setting value under which the model's answers cannot be trusted, and
+// what the window says about it ("⚠ normalization OFF" / "normalization ✓").
+struct Caution {
+    std::string value;    // the risky value, as Knob::check returns it: "false", "train"
+    std::string warning;  // while it holds: "normalization OFF"
+    std::string ok;       // otherwise: "normalization"
+};
+
+struct Knob {
+    std::string name;                          // as a lesson writes it: "dropout"
+    KnobType type = KnobType::text;
+    KnobTarget target = KnobTarget::request;
+    std::string meaning;                       // one line, for people
+    std::string unit;                          // "km", "tokens"; "" when dimensionless
+    std::string default_value;                 // as a lesson writes it; "" = none
+    double min = -std::numeric_limits<double>::infinity();  // number: lowest accepted
+    double max = std::numeric_limits<double>::infinity();   // number: highest accepted
+    bool min_exclusive = false;                // number: min itself is refused (top_p > 0)
+    bool max_exclusive = false;                // number: max itself is refused (dropout < 1)
+    bool whole = false;                        // number: integers only
+    bool optional = false;                     // "none" (YAML null) removes the setting
+    std::vector<std::string> choices;          // choice: the accepted words; boolean: how
+                                               // false and true are written (default false, true)
+    double slider_min = std::numeric_limits<double>::quiet_NaN();  // number: where values
+    double slider_max = std::numeric_limits<double>::quiet_NaN();  // usually lie; NaN: no slider
+    std::optional<Caution> caution;
+
+    // Checks a value written by a lesson or typed by the class and returns it
+    // as the model takes it ("yes" → "true", "none" → ""). Throws
+    // sixstep::Error, e.g. "\"dropout\" must be at least 0 and below 1, got 1.5".
+    std::string check(std::string_view value) const;
+    // "number, 0 ≤ x < 1", "whole, 1 ≤ x ≤ 1000000", "number | none",
+    // "eval | train", "false | true", "text".
+    std::string range_text() const;
+    bool has_slider() const { return !std::isnan(slider_min) && !std::isnan(slider_max); }
+    const std::string& spelled(bool on) const;  // boolean: "true"/"false", or "1"/"0"
+};
+
+// A value a lesson can expect on.
+struct PathInfo {
+    std::string path;        // "forward.raw_output", "model.checksum"
+    ValueType type = ValueType::number;
+    std::string unit;        // "min", "ms", "tokens"; "" when dimensionless
+    std::string meaning;     // one line, for people
+};
+
+// One field a stage shows large in the window: "11 min", "“ mat” 0.43".
+struct HeadlineField {
+    std::string key;
+    int digits = 6;        // significant digits of a number
+    bool quoted = false;   // text in “quotes”: token pieces, whose spaces matter
+};
+
+// What the window shows large for one stage: the fields present, in order.
+// A stage without a headline (or whose fields are all absent) shows its
+// first output.
+struct Headline {
+    Stage stage = Stage::request;
+    std::vector<HeadlineField> fields;
+    std::string separator = " \u00b7 ";
+};
+
+struct ModelDescription {
+    std::string kind;                 // as a lesson's model.kind: "delivery", "llm"
+    std::string title;                // one line: "the delivery-time linear regression"
+    std::vector<Knob> knobs;          // in the order the docs list them
+    std::vector<PathInfo> paths;      // stage paths first, then response, model, train
+    std::vector<Headline> headlines;  // at most one per stage
+
+    const Knob* find_knob(std::string_view name) const;
+    // Throws sixstep::Error: unknown knob "temprature" for the llm model — did
+    // you mean "temperature"? (known: prompt, temperature, …)
+    const Knob& knob(std::string_view name) const;
+    // A knob whose target is a setting; the same error for anything else.
+    const Knob& setting(std::string_view name) const;
+    const PathInfo* find_path(std::string_view path) const;
+    const Headline* headline(Stage s) const;
+
+    std::vector<std::string> knob_names() const;
+    std::vector<std::string> setting_names() const;
+};
+
+// Paths every model answers through the Pipeline and the Model interface —
+// each stage's "ms" and "warnings", "load.cold", the weights checksums,
+// "response.text", "model.loaded", "model.checksum" — appended to `paths`.
+void add_common_paths(std::vector<PathInfo>& paths);
+
+}  // namespace sixstep

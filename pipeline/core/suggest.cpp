@@ -1,0 +1,43 @@
+#include "pipeline/core/suggest.h"
+
+#include <algorithm>
+
+namespace sixstep {
+
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+    std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
+    for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+    for (std::size_t i = 1; i <= a.size(); ++i) {
+        cur[0] = i;
+        for (std::size_t j = 1; j <= b.size(); ++j)
+            cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+        std::swap(prev, cur);
+    }
+    return prev[b.size()];
+}
+
+std::string closest_name(std::string_view word, const std::vector<std::string>& candidates) {
+    std::string best;
+    std::size_t best_d = 3;  // suggest only close matches
+    for (const auto& c : candidates) {
+        const std::size_t d = edit_distance(word, c);
+        if (d < best_d) best_d = d, best = c;
+    }
+    return best;
+}
+
+std::string did_you_mean(std::string_view word, const std::vector<std::string>& candidates) {
+    const std::string best = closest_name(word, candidates);
+    return best.empty() ? std::string() : " \u2014 did you mean \"" + best + "\"?";
+}
+
+std::string join_names(const std::vector<std::string>& names, std::string_view separator) {
+    std::string out;
+    for (const auto& n : names) {
+        if (!out.empty()) out += separator;
+        out += n;
+    }
+    return out;
+}
+
+}  // namespace sixstep

@@ -1,0 +1,44 @@
+#include "pipeline/models.h"
+
+#include <fmt/format.h>
+
+#include "pipeline/core/error.h"
+#include "pipeline/core/suggest.h"
+#include "pipeline/delivery/delivery_model.h"
+#include "pipeline/llm/llm_model.h"
+
+namespace sixstep {
+
+namespace {
+
+// A new model kind adds one line here.
+const std::vector<const ModelDescription*>& descriptions() {
+    static const std::vector<const ModelDescription*> all = {&delivery::DeliveryModel::describe(),
+                                                             &llm::LlmModel::describe()};
+    return all;
+}
+
+}  // namespace
+
+const std::vector<std::string>& model_kinds() {
+    static const std::vector<std::string> kinds = [] {
+        std::vector<std::string> k;
+        for (const ModelDescription* d : descriptions()) k.push_back(d->kind);
+        return k;
+    }();
+    return kinds;
+}
+
+const ModelDescription* find_model_description(std::string_view kind) {
+    for (const ModelDescription* d : descriptions())
+        if (d->kind == kind) return d;
+    return nullptr;
+}
+
+const ModelDescription& model_description(std::string_view kind) {
+    if (const ModelDescription* d = find_model_description(kind)) return *d;
+    throw Error(fmt::format("unknown model kind \"{}\"{} (known: {})", kind, did_you_mean(kind, model_kinds()),
+                            join_names(model_kinds())));
+}
+
+}  // namespace sixstep
