@@ -12,7 +12,11 @@
 #include <unistd.h>
 
 #include "pipeline/core/error.h"
+#include "pipeline/core/trace_keys.h"
 #include "pipeline/delivery/dataset.h"
+#include "pipeline/delivery/delivery_model.h"
+#include "pipeline/delivery/trace_keys.h"
+#include "pipeline/delivery/trainer.h"
 #include "pipeline/delivery/weights_file.h"
 #include "pipeline/llm/llm_model.h"
 
@@ -25,6 +29,36 @@ std::string bundled_asset(const std::string& relative) {
     const fs::path root = env && *env ? fs::path(env) : fs::path(SIXSTEP_DATA_DIR);
     return (root / "assets" / relative).string();
 }
+
+const std::string& LessonState::setting(std::string_view name) const {
+    static const std::string none;
+    for (const auto& s : settings)
+        if (s.name == name) return s.value;
+    return none;
+}
+
+namespace {
+
+// The article's model, with a lesson's inline weights over it.
+delivery::Params inline_weights(const ModelSpec& spec) {
+    delivery::Params p;
+    for (const auto& [name, value] : spec.weights) {
+        if (name == delivery::keys::bias) p.bias = value;
+        else if (const int i = delivery::feature_index(name); i >= 0) p.w[static_cast<size_t>(i)] = value;
+    }
+    return p;
+}
+
+std::vector<double> as_vector(const delivery::Params& p) {
+    const auto a = p.as_array();
+    return {a.begin(), a.end()};
+}
+
+TrainRecord record(const delivery::TrainStep& s) {
+    return {s.step, s.loss, {s.grad.begin(), s.grad.end()}, as_vector(s.after), s.predictions, s.labels};
+}
+
+}  // namespace
 
 bool StepReport::passed() const {
     for (const auto& c : checks)
@@ -58,7 +92,7 @@ void Interpreter::reset_engine() {
         model_ = std::make_unique<llm::LlmModel>(resolve_lesson_path(lesson_, lesson_.model.file), p);
         return;
     }
-    auto m = std::make_unique<delivery::DeliveryModel>(lesson_.model.params);
+    auto m = std::make_unique<delivery::DeliveryModel>(inline_weights(lesson_.model));
     m->settings().lang = lesson_.language;
     if (lesson_.model.weights_file) m->use_weights_file(resolve_lesson_path(lesson_, *lesson_.model.weights_file));
     delivery_ = m.get();
@@ -85,23 +119,10 @@ void Interpreter::go_to(int position) {
     while (state_.position < position && !finished()) step();
 }
 
-void Interpreter::apply_settings(const SettingsChange& c) {
-    if (c.empty()) return;
-    auto& s = delivery("\"set\"").settings();
-    if (c.normalize) s.normalize = *c.normalize;
-    if (c.range_check) s.range_check = *c.range_check;
-    if (c.mode) s.mode = *c.mode;
-    if (c.dropout) s.dropout = *c.dropout;
-    if (c.seed) {
-        s.seed = *c.seed;
-        delivery_->reseed();
-    }
-    if (c.minimum_minutes) {
-        if (std::isnan(*c.minimum_minutes)) s.minimum_minutes.reset();
-        else s.minimum_minutes = *c.minimum_minutes;
-    }
-    if (c.lang) s.lang = *c.lang;
-    if (!c.empty()) pipeline_.reset();  // the next run starts a fresh request under the new settings
+void Interpreter::apply_settings(const std::vector<SettingChange>& changes) {
+    if (changes.empty()) return;
+    for (const auto& c : changes) model_->apply_setting(c.name, c.value);  // checked when the lesson loaded
+    pipeline_.reset();  // the next run starts a fresh request under the new settings
 }
 
 void Interpreter::run_request(const RunSpec& spec, std::vector<TraceEvent>* events) {
@@ -136,7 +157,7 @@ void Interpreter::train(const TrainSpec& spec, StepReport& report) {
     if (!trainer_ || spec.data || spec.from_zero) {
         const std::string data = spec.data ? resolve_lesson_path(lesson_, *spec.data) : bundled_asset("data/deliveries.csv");
         const delivery::Params start = spec.from_zero                ? delivery::Params{0, {0, 0, 0}}
-                                       : model.weights_file().empty() ? lesson_.model.params
+                                       : model.weights_file().empty() ? inline_weights(lesson_.model)
                                                                       : delivery::load_weights(model.weights_file());
         trainer_ = std::make_unique<delivery::Trainer>(delivery::load_deliveries_csv(data), start,
                                                        spec.learning_rate.value_or(0.005));
@@ -144,14 +165,19 @@ void Interpreter::train(const TrainSpec& spec, StepReport& report) {
         state_.training.active = true;
         state_.training.data_path = data;
         state_.training.examples = static_cast<int>(trainer_->data().size());
+        namespace k = delivery::keys;
+        state_.training.param_labels = {delivery::param_labels.begin(), delivery::param_labels.end()};
+        state_.training.param_keys = {k::bias, k::w_distance, k::w_congestion, k::w_express_lane};
+        state_.training.grad_keys = {k::grad_bias, k::grad_distance, k::grad_congestion, k::grad_express_lane};
+        state_.training.target = as_vector(delivery::Params{});  // the bundled data follows the article's model
     }
     if (spec.learning_rate) trainer_->set_learning_rate(*spec.learning_rate);
     state_.training.learning_rate = trainer_->learning_rate();
     // Show steps 1–3, then 10, 100, 1000, …, and the last one of this call.
     for (int i = 0; i < spec.steps; ++i) {
-        delivery::TrainStep s = trainer_->step();
+        TrainRecord s = record(trainer_->step());
         state_.training.loss.push_back(s.loss);
-        state_.training.params.push_back(s.after.as_array());
+        state_.training.params.insert(state_.training.params.end(), s.params.begin(), s.params.end());
         int p = s.step;
         while (p >= 10 && p % 10 == 0) p /= 10;
         const bool power_of_ten = s.step >= 10 && p == 1;
@@ -186,6 +212,9 @@ void Interpreter::freeze() {
 
 void Interpreter::serve(const ServeSpec& spec, StepReport& report) {
     state_.served.clear();
+    // What each answer is, for the report: the respond stage's first headline field.
+    const Headline* headline = model_->description().headline(Stage::respond);
+    const std::string answer_key = headline && !headline->fields.empty() ? headline->fields.front().key : keys::text;
     for (int i = 0; i < spec.requests; ++i) {
         const bool cold = !model_->loaded();
         const auto t0 = std::chrono::steady_clock::now();
@@ -195,9 +224,12 @@ void Interpreter::serve(const ServeSpec& spec, StepReport& report) {
         s.total_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
         s.cold = cold;
         s.text = r.text;
+        s.fields = r.fields;
+        s.answer_key = answer_key;
+        s.answer = r.text;
         for (const auto& f : r.fields)
-            if (f.key == "minutes") s.minutes = std::get<double>(f.value);
-        state_.served.push_back(s);
+            if (f.key == answer_key) s.answer = f.value;
+        state_.served.push_back(std::move(s));
         if (i == spec.requests - 1) {  // keep the last request's trace on screen
             pipeline_ = std::make_unique<Pipeline>(std::move(p));
             stages_run_ = static_cast<int>(pipeline_->trace().events().size());
@@ -251,31 +283,10 @@ StepReport Interpreter::step() {
 }
 
 void Interpreter::turn_knob(const std::string& name, const std::string& value) {
-    // Knobs that edit the request itself, per model.
-    static const std::vector<std::string> delivery_fields = {"distance", "congestion", "express_lane"};
-    static const std::vector<std::string> llm_fields = {"prompt", "temperature", "max_tokens", "top_k",
-                                                        "top_p",  "min_p",       "seed"};
-    const auto& fields = delivery_ ? delivery_fields : llm_fields;
-    if (std::find(fields.begin(), fields.end(), name) != fields.end()) {
-        state_.request.set(name, value);
-    } else if (!delivery_) {
-        throw Error(fmt::format("unknown knob \"{}\" for {}", name, model_->name()));
-    } else if (auto& s = delivery_->settings(); name == "normalize") {
-        if (value != "true" && value != "false") throw Error("normalize must be true or false");
-        s.normalize = value == "true";
-    } else if (name == "mode") {
-        if (value != "eval" && value != "train") throw Error("mode must be eval or train");
-        s.mode = value == "eval" ? delivery::Mode::eval : delivery::Mode::train;
-    } else if (name == "dropout") {
-        const double p = std::strtod(value.c_str(), nullptr);
-        if (!(p >= 0 && p < 1)) throw Error("dropout must be at least 0 and below 1");
-        s.dropout = p;
-    } else if (name == "minimum_minutes") {
-        if (value.empty() || value == "none") s.minimum_minutes.reset();
-        else s.minimum_minutes = std::strtod(value.c_str(), nullptr);
-    } else {
-        throw Error(fmt::format("unknown knob \"{}\"", name));
-    }
+    const Knob& knob = model_->description().knob(name);
+    const std::string v = knob.check(value);
+    if (knob.target == KnobTarget::request) state_.request.set(knob.name, v);
+    else model_->apply_setting(knob.name, v);
     // Recompute the current request as far as it had gone.
     const int stages = pipeline_ ? stages_run_ : 0;
     const bool was_done = pipeline_ && pipeline_->done();
@@ -296,21 +307,18 @@ void Interpreter::turn_knob(const std::string& name, const std::string& value) {
 }
 
 void Interpreter::refresh_state() {
-    state_.model_kind = lesson_.model.kind;
+    const ModelDescription& d = model_->description();
+    state_.model_kind = d.kind;
+    state_.description = &d;
     state_.model_name = model_->name();
     state_.loaded = model_->loaded();
-    state_.weights.reset();
     state_.checksum.clear();
     if (model_->loaded()) state_.checksum = checksum_hex(model_->checksum_as_loaded());
-    if (delivery_) {
-        state_.settings = delivery_->settings();
-        if (delivery_->loaded()) state_.weights = delivery_->weights();
-        state_.weights_file = delivery_->weights_file();
-        state_.checkpoint = trainer_ ? trainer_->params() : lesson_.model.params;
-        state_.cold_load_ms = delivery_->cold_load_ms();
-    } else {
-        state_.weights_file = lesson_.model.file;
-    }
+    state_.settings.clear();
+    for (const auto& name : d.setting_names()) state_.settings.push_back({name, model_->setting(name)});
+    const std::optional<Value> cold_ms = model_->property(keys::cold_load_ms);
+    state_.cold_load_ms = cold_ms && std::holds_alternative<double>(*cold_ms) ? std::get<double>(*cold_ms) : 0.0;
+    state_.weights_file = delivery_ ? delivery_->weights_file() : lesson_.model.file;
     state_.trace = pipeline_ ? pipeline_->trace() : Trace{};
     state_.response = pipeline_ ? pipeline_->response() : std::nullopt;
     state_.last_stage.reset();
@@ -329,60 +337,54 @@ std::optional<Value> Interpreter::lookup(const std::string& path) const {
     if (parse_stage(head)) return state_.trace.lookup(path);
     if (head == "response") {
         if (!state_.response) return std::nullopt;
-        if (key == "text") return state_.response->text;
+        if (key == keys::text) return state_.response->text;
         for (const auto& f : state_.response->fields)
             if (f.key == key) return f.value;
         return std::nullopt;
     }
     if (head == "model") {
-        const delivery::Params& p = state_.weights ? *state_.weights : state_.checkpoint;
-        if (key == "bias") return p.bias;
-        if (key == "w_distance") return p.w[0];
-        if (key == "w_congestion") return p.w[1];
-        if (key == "w_express_lane") return p.w[2];
-        if (key == "loaded") return std::string(state_.loaded ? "yes" : "no");
-        if (key == "checksum") return state_.checksum.empty() ? std::nullopt : std::optional<Value>(state_.checksum);
-        if (key == "frozen") return std::string(state_.training.frozen ? "yes" : "no");
-        if (key == "cold_load_ms") return state_.cold_load_ms;
-        return std::nullopt;
+        if (key == keys::loaded) return std::string(state_.loaded ? "yes" : "no");
+        if (key == keys::checksum) return state_.checksum.empty() ? std::nullopt : std::optional<Value>(state_.checksum);
+        if (key == delivery::keys::frozen) return std::string(state_.training.frozen ? "yes" : "no");
+        return model_->property(key);
     }
     if (head == "train") {
         const auto& t = state_.training;
         if (!t.last) return std::nullopt;
-        const auto& s = *t.last;
-        if (key == "loss") return s.loss;
-        if (key == "final_loss") return trainer_ ? std::optional<Value>(trainer_->loss()) : std::nullopt;
-        if (key == "step") return static_cast<double>(s.step);
-        if (key == "examples") return static_cast<double>(t.examples);
-        if (key == "bias") return s.after.bias;
-        if (key == "w_distance") return s.after.w[0];
-        if (key == "w_congestion") return s.after.w[1];
-        if (key == "w_express_lane") return s.after.w[2];
-        if (key == "grad_bias") return s.grad[0];
-        if (key == "grad_distance") return s.grad[1];
-        if (key == "grad_congestion") return s.grad[2];
-        if (key == "grad_express_lane") return s.grad[3];
-        if (key == "first_loss") return t.loss.empty() ? std::nullopt : std::optional<Value>(t.loss.front());
-        if (key == "frozen") return std::string(t.frozen ? "yes" : "no");
+        const TrainRecord& s = *t.last;
+        namespace k = delivery::keys;
+        if (key == k::loss) return s.loss;
+        if (key == k::final_loss) return trainer_ ? std::optional<Value>(trainer_->loss()) : std::nullopt;
+        if (key == k::step) return static_cast<double>(s.step);
+        if (key == k::examples) return static_cast<double>(t.examples);
+        if (key == k::first_loss) return t.loss.empty() ? std::nullopt : std::optional<Value>(t.loss.front());
+        if (key == k::frozen) return std::string(t.frozen ? "yes" : "no");
+        for (size_t i = 0; i < t.param_keys.size() && i < s.params.size(); ++i)
+            if (key == t.param_keys[i]) return s.params[i];
+        for (size_t i = 0; i < t.grad_keys.size() && i < s.grad.size(); ++i)
+            if (key == t.grad_keys[i]) return s.grad[i];
         return std::nullopt;
     }
     if (head == "served") {
         const auto& sv = state_.served;
         if (sv.empty()) return std::nullopt;
         if (key == "count") return static_cast<double>(sv.size());
-        std::vector<double> minutes;
         std::set<std::string> distinct;
         double warm_ms = 0;
         int warm = 0;
         for (const auto& s : sv) {
-            minutes.push_back(s.minutes);
             distinct.insert(s.text);
             if (!s.cold) warm_ms += s.total_ms, ++warm;
         }
-        if (key == "minutes") return minutes;
         if (key == "distinct") return static_cast<double>(distinct.size());
         if (key == "cold") return static_cast<double>(std::count_if(sv.begin(), sv.end(), [](auto& s) { return s.cold; }));
         if (key == "mean_warm_ms") return warm ? std::optional<Value>(warm_ms / warm) : std::nullopt;
+        // Any numeric response field, one value per served request: "served.minutes".
+        std::vector<double> values;
+        for (const auto& s : sv)
+            for (const auto& f : s.fields)
+                if (f.key == key && std::holds_alternative<double>(f.value)) values.push_back(std::get<double>(f.value));
+        if (values.size() == sv.size()) return values;
         return std::nullopt;
     }
     return std::nullopt;

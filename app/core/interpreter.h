@@ -19,9 +19,13 @@
 #include <vector>
 
 #include "app/core/lesson.h"
+#include "pipeline/core/model_description.h"
 #include "pipeline/core/pipeline.h"
-#include "pipeline/delivery/delivery_model.h"
-#include "pipeline/delivery/trainer.h"
+
+namespace sixstep::delivery {
+class DeliveryModel;
+class Trainer;
+}  // namespace sixstep::delivery
 
 namespace sixstep::app {
 
@@ -33,10 +37,28 @@ struct CheckResult {
 
 // One request served by a `serve:` step.
 struct ServedRequest {
-    std::string text;     // the answer
-    double minutes = 0;   // delivery model: the answer in minutes
-    double total_ms = 0;  // all six stages
-    bool cold = false;    // this one paid the load
+    std::string text;             // the answer
+    std::vector<Field> fields;    // the response's fields (delivery: minutes, raw_output)
+    std::string answer_key;       // the respond stage's headline field: "minutes"; "text" when it has none
+    Value answer;                 // its value: 11
+    double total_ms = 0;          // all six stages
+    bool cold = false;            // this one paid the load
+};
+
+// A model setting by name, as Knob::check writes it: "normalize" = "false".
+struct NamedValue {
+    std::string name;
+    std::string value;  // "" = none
+};
+
+// One gradient-descent step as the window and the report show it.
+struct TrainRecord {
+    int step = 0;                     // 1-based
+    double loss = 0;                  // before the update
+    std::vector<double> grad;         // ∂L/∂θ, one per parameter
+    std::vector<double> params;       // θ after the update
+    std::vector<double> predictions;  // ŷ for the first few examples, before the update
+    std::vector<double> labels;       // y for the same examples
 };
 
 struct TrainingState {
@@ -45,10 +67,17 @@ struct TrainingState {
     std::string data_path;
     int examples = 0;
     double learning_rate = 0;
+    std::vector<std::string> param_labels;        // for people: "b", "w distance", …
+    std::vector<std::string> param_keys;          // train.<key>: "bias", "w_distance", …
+    std::vector<std::string> grad_keys;           // train.<key>: "grad_bias", "grad_distance", …
+    std::vector<double> target;                   // what the bundled data was made with (empty: unknown)
     std::vector<double> loss;                     // loss before step k (k = 1..), all steps so far
-    std::vector<std::array<double, 4>> params;    // (b, w_distance, w_congestion, w_express_lane) after step k
-    std::optional<delivery::TrainStep> last;      // the latest step in full (gradients, predictions)
+    std::vector<double> params;                   // after each step: param_keys.size() values per step
+    std::optional<TrainRecord> last;              // the latest step in full (gradients, predictions)
     std::string weights_file;                     // where freeze saved the weights
+
+    int steps() const { return static_cast<int>(loss.size()); }
+    double param(int step, std::size_t i) const { return params[static_cast<std::size_t>(step) * param_keys.size() + i]; }
 };
 
 // Everything a front end draws. Cheap enough to copy once per frame.
@@ -63,7 +92,7 @@ struct LessonState {
 
     // the current request
     Request request;
-    delivery::Settings settings;
+    std::vector<NamedValue> settings;   // the model's settings, in the order its description declares them
     Trace trace;                        // of the current request (partial while stepping)
     std::optional<Stage> last_stage;    // the stage that ran last
     std::optional<Stage> next_stage;    // the stage that runs next; empty when answered or none started
@@ -71,18 +100,20 @@ struct LessonState {
     std::optional<std::string> error;   // the current step's engine error, if any
 
     // the model
-    std::string model_kind;   // "delivery" or "llm"
+    std::string model_kind;                          // a kind of pipeline/models.h
+    const ModelDescription* description = nullptr;  // its knobs, paths and headlines (static data)
     std::string model_name;
     bool loaded = false;
-    std::optional<delivery::Params> weights;  // loaded weights (delivery model)
     std::string checksum;                     // of the loaded weights
-    delivery::Params checkpoint;              // what the next cold load reads
-    std::string weights_file;                 // empty: in memory
-    double cold_load_ms = 0;
+    std::string weights_file;                 // where the weights come from; empty: in memory
+    double cold_load_ms = 0;                  // of the last cold load, when the model reports it
 
     TrainingState training;
     std::vector<ServedRequest> served;        // by the latest serve step
     std::vector<CheckResult> checks;          // of the current step
+
+    // A setting's current value ("" when the model has no such setting).
+    const std::string& setting(std::string_view name) const;
 };
 
 // What one lesson step did, for narration.
@@ -90,7 +121,7 @@ struct StepReport {
     int index = 0;                             // 0-based step index
     const LessonStep* step = nullptr;
     std::vector<TraceEvent> events;            // stages run in this step, in order
-    std::vector<delivery::TrainStep> train_shown;  // a readable subset of the training steps
+    std::vector<TrainRecord> train_shown;      // a readable subset of the training steps
     int train_steps = 0;                       // how many ran
     std::vector<ServedRequest> served;
     std::optional<std::string> error;
@@ -113,8 +144,9 @@ public:
 
     // A knob turned by the class: "distance" = "5 km", "normalize" = "false",
     // "mode" = "train", "prompt" = "Once upon a time", "temperature" = "0.8", …
-    // Recomputes the current request as far as it had run.
-    // Throws sixstep::Error for an unknown knob or an unreadable value.
+    // — any knob the model's description declares. Recomputes the current
+    // request as far as it had run. Throws sixstep::Error for an unknown knob
+    // (with "did you mean") or a value of the wrong type or range.
     void turn_knob(const std::string& name, const std::string& value);
 
     const LessonState& state() const { return state_; }
@@ -125,7 +157,7 @@ public:
 
 private:
     void reset_engine();
-    void apply_settings(const SettingsChange& change);
+    void apply_settings(const std::vector<SettingChange>& changes);
     void run_request(const RunSpec& spec, std::vector<TraceEvent>* events);
     void train(const TrainSpec& spec, StepReport& report);
     void freeze();

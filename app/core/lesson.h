@@ -11,15 +11,15 @@
 #include "pipeline/core/error.h"
 #include "pipeline/core/stage.h"
 #include "pipeline/core/trace.h"
-#include "pipeline/delivery/params.h"
 
 namespace sixstep::app {
 
 // What `model:` says.
 struct ModelSpec {
-    std::string kind = "delivery";             // "delivery" (the toy regression) or "llm" (a GGUF transformer)
+    std::string kind = "delivery";             // a kind of pipeline/models.h: "delivery" or "llm"
     // delivery
-    delivery::Params params;                   // inline weights (defaults: 5, 2, 10, −2)
+    std::vector<std::pair<std::string, double>> weights;  // inline weights by name (bias, distance,
+                                                          // congestion, express_lane); others: 5, 2, 10, −2
     std::optional<std::string> weights_file;   // or a weights file, relative to the lesson
     // llm
     std::string file;                          // the GGUF file, relative to the lesson
@@ -45,17 +45,13 @@ struct RunSpec {
     Stage through = Stage::respond;  // for Kind::through
 };
 
-// `set:` — settings changes; absent fields stay as they are.
-struct SettingsChange {
-    std::optional<bool> normalize, range_check;
-    std::optional<delivery::Mode> mode;
-    std::optional<double> dropout;
-    std::optional<unsigned long long> seed;
-    std::optional<double> minimum_minutes;  // NaN → remove the rule
-    std::optional<std::string> lang;
-    bool empty() const {
-        return !normalize && !range_check && !mode && !dropout && !seed && !minimum_minutes && !lang;
-    }
+// One entry of `set:` — a setting the lesson's model kind declares, with its
+// value already checked (Knob::check: "true", "train", "0.5"; "" = none).
+// Settings not named stay as they are.
+struct SettingChange {
+    std::string name;
+    std::string value;
+    SourceLocation where;
 };
 
 // `train:` — gradient-descent steps on the delivery data.
@@ -76,7 +72,7 @@ struct LessonStep {
     std::string title;
     std::string say;            // narration
     std::optional<std::vector<std::pair<std::string, std::string>>> request;
-    SettingsChange set;
+    std::vector<SettingChange> set;
     std::optional<TrainSpec> train;
     bool freeze = false;
     std::optional<RunSpec> run;
@@ -95,7 +91,9 @@ struct Lesson {
 };
 
 // Parses a lesson file. Throws sixstep::Error with file:line:column on any
-// problem: bad YAML, unknown keys, wrong types, missing required keys.
+// problem: bad YAML, unknown keys, wrong types, missing required keys, and
+// settings, knobs or expect paths that the lesson's model kind does not
+// declare (with "did you mean").
 Lesson load_lesson(const std::string& path);
 Lesson parse_lesson(const std::string& yaml_text, const std::string& path);
 

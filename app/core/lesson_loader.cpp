@@ -13,6 +13,9 @@
 #include <yaml-cpp/yaml.h>
 
 #include "app/core/lesson.h"
+#include "app/core/lesson_paths.h"
+#include "pipeline/core/suggest.h"
+#include "pipeline/models.h"
 
 namespace sixstep::app {
 
@@ -43,19 +46,22 @@ public:
 
     // Every key of a mapping must be one of `allowed`.
     void check_keys(const YAML::Node& map, const char* what, std::initializer_list<const char*> allowed) const {
+        const std::vector<std::string> names(allowed.begin(), allowed.end());
         for (const auto& kv : map) {
             const std::string key = kv.first.as<std::string>();
-            if (std::find_if(allowed.begin(), allowed.end(), [&](const char* a) { return key == a; }) != allowed.end())
-                continue;
-            std::string list, best;
-            size_t best_d = 3;  // suggest only close matches
-            for (const char* a : allowed) {
-                list += (list.empty() ? "" : ", ") + std::string(a);
-                const size_t d = edit_distance(key, a);
-                if (d < best_d) best_d = d, best = a;
-            }
+            if (std::find(names.begin(), names.end(), key) != names.end()) continue;
             fail(kv.first, fmt::format("unknown key \"{}\" in {}{} (expected one of: {})", key, what,
-                                       best.empty() ? "" : fmt::format(" — did you mean \"{}\"?", best), list));
+                                       did_you_mean(key, names), join_names(names)));
+        }
+    }
+
+    // Runs a check of the model's description; its Error gets n's position.
+    template <typename F>
+    auto checked(const YAML::Node& n, F&& check) const -> decltype(check()) {
+        try {
+            return check();
+        } catch (const Error& e) {
+            fail(n, e.message());
         }
     }
 
@@ -112,18 +118,6 @@ public:
     const std::string& path() const { return path_; }
 
 private:
-    static size_t edit_distance(const std::string& a, const std::string& b) {
-        std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
-        for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
-        for (size_t i = 1; i <= a.size(); ++i) {
-            cur[0] = i;
-            for (size_t j = 1; j <= b.size(); ++j)
-                cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
-            std::swap(prev, cur);
-        }
-        return prev[b.size()];
-    }
-
     std::string path_;
 };
 
@@ -133,8 +127,7 @@ ModelSpec read_model(const Reader& r, const YAML::Node& n) {
     ModelSpec m;
     if (n["kind"]) {
         m.kind = r.text(n["kind"], "kind");
-        if (m.kind != "delivery" && m.kind != "llm")
-            r.fail(n["kind"], fmt::format("unknown model kind \"{}\" (known: delivery, llm)", m.kind));
+        r.checked(n["kind"], [&] { return &model_description(m.kind); });
     }
     if (m.kind == "llm") {
         if (!n["file"]) r.fail(n, "an llm model needs \"file\": the GGUF file, relative to the lesson");
@@ -150,39 +143,29 @@ ModelSpec read_model(const Reader& r, const YAML::Node& n) {
     if (const auto w = n["weights"]) {
         r.expect_map(w, "\"weights\"");
         r.check_keys(w, "weights", {"bias", "distance", "congestion", "express_lane"});
-        if (w["bias"]) m.params.bias = r.number(w["bias"], "bias");
-        if (w["distance"]) m.params.w[0] = r.number(w["distance"], "distance");
-        if (w["congestion"]) m.params.w[1] = r.number(w["congestion"], "congestion");
-        if (w["express_lane"]) m.params.w[2] = r.number(w["express_lane"], "express_lane");
+        for (const auto& kv : w) m.weights.emplace_back(kv.first.Scalar(), r.number(kv.second, kv.first.Scalar()));
     }
     if (n["weights_file"]) m.weights_file = r.text(n["weights_file"], "weights_file");
     return m;
 }
 
-SettingsChange read_settings(const Reader& r, const YAML::Node& n) {
+// `set:` — each name must be a setting of the lesson's model kind, each value
+// a scalar its knob accepts.
+std::vector<SettingChange> read_settings(const Reader& r, const YAML::Node& n, const ModelDescription& model) {
     r.expect_map(n, "\"set\"");
-    r.check_keys(n, "set", {"normalize", "range_check", "mode", "dropout", "seed", "minimum_minutes", "lang"});
-    SettingsChange s;
-    if (n["normalize"]) s.normalize = r.boolean(n["normalize"], "normalize");
-    if (n["range_check"]) s.range_check = r.boolean(n["range_check"], "range_check");
-    if (const auto m = n["mode"]) {
-        const std::string v = r.text(m, "mode");
-        if (v == "eval") s.mode = delivery::Mode::eval;
-        else if (v == "train") s.mode = delivery::Mode::train;
-        else r.fail(m, fmt::format("\"mode\" must be eval or train, got \"{}\"", v));
+    std::vector<SettingChange> out;
+    for (const auto& kv : n) {
+        const std::string name = r.text(kv.first, "set");
+        const Knob& knob = r.checked(kv.first, [&]() -> const Knob& { return model.setting(name); });
+        const YAML::Node& v = kv.second;
+        if (v.IsNull() && !knob.optional)
+            r.fail(kv.first, fmt::format("\"{}\" needs a value ({})", name, knob.range_text()));
+        if (!v.IsNull() && !v.IsScalar())
+            r.fail(v, fmt::format("\"{}\" must be a single value ({}), got {}", name, knob.range_text(), Reader::kind_of(v)));
+        const std::string value = r.checked(v, [&] { return knob.check(v.IsNull() ? "" : v.Scalar()); });
+        out.push_back({name, value, r.at(kv.first)});
     }
-    if (const auto d = n["dropout"]) {
-        s.dropout = r.number(d, "dropout");
-        if (*s.dropout < 0 || *s.dropout >= 1) r.fail(d, "\"dropout\" must be at least 0 and below 1");
-    }
-    if (const auto sd = n["seed"]) s.seed = static_cast<unsigned long long>(r.integer(sd, "seed", 0, 2147483647));
-    if (const auto mm = n["minimum_minutes"])
-        s.minimum_minutes = mm.IsNull() ? std::nan("") : r.number(mm, "minimum_minutes");
-    if (const auto l = n["lang"]) {
-        s.lang = r.text(l, "lang");
-        if (*s.lang != "en" && *s.lang != "zh") r.fail(l, fmt::format("\"lang\" must be en or zh, got \"{}\"", *s.lang));
-    }
-    return s;
+    return out;
 }
 
 RunSpec read_run(const Reader& r, const YAML::Node& n) {
@@ -218,7 +201,7 @@ TrainSpec read_train(const Reader& r, const YAML::Node& n) {
     return t;
 }
 
-std::vector<Expectation> read_expect(const Reader& r, const YAML::Node& n) {
+std::vector<Expectation> read_expect(const Reader& r, const YAML::Node& n, const ModelDescription& model) {
     r.expect_map(n, "\"expect\"");
     std::vector<Expectation> out;
     for (const auto& kv : n) {
@@ -229,6 +212,7 @@ std::vector<Expectation> read_expect(const Reader& r, const YAML::Node& n) {
             r.fail(kv.first, fmt::format("expectation \"{}\" must be a path like forward.raw_output, "
                                          "train.loss or served.count",
                                          e.path));
+        r.checked(kv.first, [&] { check_lesson_path(model, e.path); });
         const YAML::Node& v = kv.second;
         if (v.IsMap()) {
             r.check_keys(v, "expectation", {"value", "tol", "contains", "below", "above"});
@@ -260,7 +244,7 @@ std::vector<Expectation> read_expect(const Reader& r, const YAML::Node& n) {
     return out;
 }
 
-LessonStep read_step(const Reader& r, const YAML::Node& n, size_t index) {
+LessonStep read_step(const Reader& r, const YAML::Node& n, size_t index, const ModelDescription& model) {
     const std::string what = fmt::format("step {}", index + 1);
     r.expect_map(n, what);
     r.check_keys(n, what.c_str(),
@@ -275,7 +259,7 @@ LessonStep read_step(const Reader& r, const YAML::Node& n, size_t index) {
         for (const auto& kv : req) fields.emplace_back(r.text(kv.first, "request"), r.text(kv.second, kv.first.Scalar()));
         s.request = std::move(fields);
     }
-    if (n["set"]) s.set = read_settings(r, n["set"]);
+    if (n["set"]) s.set = read_settings(r, n["set"], model);
     if (n["train"]) s.train = read_train(r, n["train"]);
     if (n["freeze"]) s.freeze = r.boolean(n["freeze"], "freeze");
     if (n["run"]) s.run = read_run(r, n["run"]);
@@ -291,20 +275,13 @@ LessonStep read_step(const Reader& r, const YAML::Node& n, size_t index) {
     }
     if (const auto k = n["knobs"]) {
         if (!k.IsSequence()) r.fail(k, fmt::format("\"knobs\" must be a list, got {}", Reader::kind_of(k)));
-        static const char* known[] = {"distance",  "congestion", "express_lane", "normalize", "mode",
-                                      "dropout",   "minimum_minutes", "prompt", "temperature", "max_tokens",
-                                      "top_k",     "top_p",      "min_p",     "seed"};
         for (const auto& item : k) {
             const std::string name = r.text(item, "knobs");
-            if (std::find(std::begin(known), std::end(known), name) == std::end(known))
-                r.fail(item, fmt::format("unknown knob \"{}\" (known: distance, congestion, express_lane, normalize, "
-                                         "mode, dropout, minimum_minutes, prompt, temperature, max_tokens, top_k, "
-                                         "top_p, min_p, seed)",
-                                         name));
+            r.checked(item, [&] { return &model.knob(name); });
             s.knobs.push_back(name);
         }
     }
-    if (n["expect"]) s.expect = read_expect(r, n["expect"]);
+    if (n["expect"]) s.expect = read_expect(r, n["expect"], model);
     if (s.say.empty() && !s.request && s.set.empty() && !s.train && !s.freeze && !s.run && !s.serve && s.expect.empty())
         r.fail(n, fmt::format("{} does nothing: give it at least one of say, request, set, train, freeze, run, "
                               "serve or expect",
@@ -352,7 +329,8 @@ Lesson parse_lesson(const std::string& yaml_text, const std::string& path) {
     if (!steps) throw Error(SourceLocation{path, 1, 1}, "the lesson has no \"steps\"");
     if (!steps.IsSequence() || steps.size() == 0)
         r.fail(steps, fmt::format("\"steps\" must be a non-empty list, got {}", Reader::kind_of(steps)));
-    for (size_t i = 0; i < steps.size(); ++i) lesson.steps.push_back(read_step(r, steps[i], i));
+    const ModelDescription& model = model_description(lesson.model.kind);
+    for (size_t i = 0; i < steps.size(); ++i) lesson.steps.push_back(read_step(r, steps[i], i, model));
     return lesson;
 }
 

@@ -1,5 +1,6 @@
 #include "app/core/report.h"
 
+#include <algorithm>
 #include <filesystem>
 
 #include <fmt/format.h>
@@ -46,6 +47,22 @@ std::string indent(const std::string& text, const std::string& pad) {
     return out;
 }
 
+// "normalize OFF, range check on, mode eval, dropout 0, seed 42, lang en":
+// every setting of the model, a switch as on/OFF, an unset optional one left out.
+std::string settings_line(const LessonState& s) {
+    std::string out;
+    for (const auto& v : s.settings) {
+        const Knob* k = s.description ? s.description->find_knob(v.name) : nullptr;
+        if (v.value.empty() && k && k->optional) continue;
+        std::string value = v.value;
+        if (k && k->type == KnobType::boolean) value = v.value == k->spelled(true) ? "on" : "OFF";
+        std::string name = v.name;
+        std::replace(name.begin(), name.end(), '_', ' ');
+        out += fmt::format("{}{} {}", out.empty() ? "" : ", ", name, value);
+    }
+    return out;
+}
+
 }  // namespace
 
 std::string format_event(const TraceEvent& ev) {
@@ -73,13 +90,7 @@ std::string format_step(const StepReport& r, const LessonState& s, int step_coun
     std::string out = fmt::format("\n── Step {}/{}{} ──\n", r.index + 1, step_count,
                                   st.title.empty() ? "" : ": " + st.title);
     if (!st.say.empty()) out += indent(st.say, "  ") + "\n";
-    if (!st.set.empty()) {
-        const auto& v = s.settings;
-        out += fmt::format("  ⚙ settings: normalize {}, range check {}, mode {}, dropout {}{}, lang {}\n",
-                           v.normalize ? "on" : "OFF", v.range_check ? "on" : "off", delivery::mode_name(v.mode),
-                           v.dropout,
-                           v.minimum_minutes ? fmt::format(", minimum {} min", *v.minimum_minutes) : "", v.lang);
-    }
+    if (!st.set.empty()) out += "  ⚙ settings: " + settings_line(s) + "\n";
     if (st.request) {
         std::string fields;
         for (const auto& [k, v] : *st.request) fields += (fields.empty() ? "" : ", ") + k + ": \"" + v + "\"";
@@ -90,10 +101,12 @@ std::string format_step(const StepReport& r, const LessonState& s, int step_coun
         out += fmt::format("  ⟳ training: {} gradient-descent step{} on {} examples ({}), learning rate {}\n",
                            r.train_steps, r.train_steps == 1 ? "" : "s", t.examples, display_path(t.data_path), t.learning_rate);
         for (const auto& ts : r.train_shown) {
-            out += fmt::format("    step {:>5}: loss {:>10.4f}  grad [{:+.3f}, {:+.3f}, {:+.3f}, {:+.3f}]"
-                               "  →  b {:.3f}, w [{:.3f}, {:.3f}, {:.3f}]\n",
-                               ts.step, ts.loss, ts.grad[0], ts.grad[1], ts.grad[2], ts.grad[3], ts.after.bias,
-                               ts.after.w[0], ts.after.w[1], ts.after.w[2]);
+            // A linear model's parameters: the bias b, then the weights w.
+            std::string grad, w;
+            for (size_t i = 0; i < ts.grad.size(); ++i) grad += fmt::format("{}{:+.3f}", i ? ", " : "", ts.grad[i]);
+            for (size_t i = 1; i < ts.params.size(); ++i) w += fmt::format("{}{:.3f}", i > 1 ? ", " : "", ts.params[i]);
+            out += fmt::format("    step {:>5}: loss {:>10.4f}  grad [{}]  →  b {:.3f}, w [{}]\n", ts.step, ts.loss, grad,
+                               ts.params.empty() ? 0.0 : ts.params[0], w);
             if (ts.step == 1 && !ts.predictions.empty()) {
                 std::string preds;
                 for (size_t i = 0; i < ts.predictions.size(); ++i)
@@ -113,7 +126,7 @@ std::string format_step(const StepReport& r, const LessonState& s, int step_coun
         for (size_t i = 0; i < r.served.size(); ++i) {
             const auto& sv = r.served[i];
             if (!sv.cold) warm += sv.total_ms, ++n_warm;
-            if (i < 12) answers += fmt::format("{}{}", i ? ", " : "", sv.minutes);
+            if (i < 12) answers += fmt::format("{}{}", i ? ", " : "", format_value(sv.answer));
         }
         if (r.served.size() > 12) answers += ", …";
         out += fmt::format("  ⇶ served {} request{}: answers [{}]\n", r.served.size(), r.served.size() == 1 ? "" : "s",
@@ -180,11 +193,12 @@ nlohmann::ordered_json to_json(const StepReport& r) {
             shown.push_back({{"step", t.step},
                              {"loss", t.loss},
                              {"grad", t.grad},
-                             {"params", t.after.as_array()}});
+                             {"params", t.params}});
     }
     if (!r.served.empty()) {
         auto& sv = j["served"] = nlohmann::ordered_json::array();
-        for (const auto& s : r.served) sv.push_back({{"minutes", s.minutes}, {"total_ms", s.total_ms}, {"cold", s.cold}});
+        for (const auto& s : r.served)
+            sv.push_back({{s.answer_key, to_json(s.answer)}, {"total_ms", s.total_ms}, {"cold", s.cold}});
     }
     if (r.error) j["error"] = *r.error;
     j["checks"] = nlohmann::ordered_json::array();

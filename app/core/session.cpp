@@ -21,12 +21,17 @@ std::string describe_request(const Request& r) {
     return out;
 }
 
+// Every word of the lesson, and the texts its checks expect: what the screen
+// will show, so the window builds its font glyphs once (a Chinese answer
+// included) instead of again when the answer first appears.
 std::string all_text(const Lesson& l) {
     std::string t = l.title + "\n" + l.description + "\n";
     for (const auto& s : l.steps) {
         t += s.title + "\n" + s.say + "\n";
         if (s.request)
             for (const auto& [k, v] : *s.request) t += k + " " + v + "\n";
+        for (const auto& e : s.expect)
+            if (const auto* text = std::get_if<std::string>(&e.expected)) t += *text + "\n";
     }
     return t;
 }
@@ -35,11 +40,14 @@ AnswerRecord make_answer(const LessonState& st, int step) {
     AnswerRecord a;
     a.step = step;
     a.request = describe_request(st.request);
-    a.normalized = st.settings.normalize;
-    a.mode = delivery::mode_name(st.settings.mode);
-    if (auto v = st.trace.lookup("forward.raw_output"); v && std::holds_alternative<double>(*v)) a.raw = std::get<double>(*v);
-    if (auto v = st.trace.lookup("postprocess.minutes"); v && std::holds_alternative<double>(*v))
-        a.minutes = std::get<double>(*v);
+    if (const TraceEvent* ev = st.trace.last(Stage::respond)) a.answer = ev->outputs;
+    // The settings the model's kind marks as risky, as they stood for this answer.
+    if (st.description)
+        for (const Knob& k : st.description->knobs) {
+            if (!k.caution || k.target != KnobTarget::setting) continue;
+            if (st.setting(k.name) == k.caution->value) a.cautions.push_back(k.caution->warning);
+            else if (a.checked.empty()) a.checked = k.caution->ok;
+        }
     for (const auto& ev : st.trace.events())
         for (const auto& w : ev.warnings) a.warnings.push_back(w);
     return a;

@@ -39,12 +39,11 @@ struct LogEntry {
 // One answered request of this lesson run, so a later step can show its
 // answer beside an earlier one (lesson 2's skew: 6005 beside 11).
 struct AnswerRecord {
-    int step = 0;                // 1-based lesson step that produced it
-    std::string request;         // "distance 3000 m, congestion 0, express_lane 0"
-    bool normalized = true;
-    std::string mode;            // "eval" / "train"
-    double raw = 0;              // forward's raw output
-    std::optional<double> minutes;
+    int step = 0;                       // 1-based lesson step that produced it
+    std::string request;                // "distance 3000 m, congestion 0, express_lane 0"
+    std::vector<Field> answer;          // the respond stage's outputs (its headline: "minutes" = 11)
+    std::vector<std::string> cautions;  // settings that make it untrustworthy: "normalization OFF", "train mode"
+    std::string checked;                // when there are none, what was checked: "normalization"
     std::vector<std::string> warnings;
 };
 

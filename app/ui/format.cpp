@@ -34,6 +34,41 @@ std::string field_text(const Field& f, int precision) {
 
 std::string field_label(const Field& f) { return f.label.empty() ? f.key : f.label; }
 
+namespace {
+
+// find(key) → the field or null; first: what to show without a headline.
+template <typename Find>
+std::string headline_of(const Headline* h, Find find, const Field* first) {
+    std::string out;
+    if (h)
+        for (const HeadlineField& hf : h->fields) {
+            const Field* f = find(hf.key);
+            if (!f) continue;
+            std::string piece = field_text(*f, hf.digits);
+            if (hf.quoted) piece = "\u201c" + pretty_value(f->value, hf.digits) + "\u201d";
+            out += (out.empty() ? "" : h->separator) + piece;
+        }
+    if (out.empty() && first) out = field_text(*first);
+    return out;
+}
+
+}  // namespace
+
+std::string headline_text(const TraceEvent& ev, const ModelDescription* model) {
+    const Headline* h = model ? model->headline(ev.stage) : nullptr;
+    return headline_of(h, [&](const std::string& key) { return ev.find(key); },
+                       ev.outputs.empty() ? nullptr : &ev.outputs.front());
+}
+
+std::string headline_text(const std::vector<Field>& fields, const Headline* headline) {
+    auto find = [&](const std::string& key) -> const Field* {
+        for (const auto& f : fields)
+            if (f.key == key) return &f;
+        return nullptr;
+    };
+    return headline_of(headline, find, fields.empty() ? nullptr : &fields.front());
+}
+
 std::string reflow(std::string_view text) {
     auto list_item = [](std::string_view rest) {
         size_t i = 0;

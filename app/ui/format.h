@@ -7,6 +7,7 @@
 
 #include <imgui.h>
 
+#include "pipeline/core/model_description.h"
 #include "pipeline/core/trace.h"
 
 namespace sixstep::ui {
@@ -15,6 +16,13 @@ std::string pretty_number(double x, int precision = 6);  // 11, 6.4, −2, 1.2e+
 std::string pretty_value(const Value& v, int precision = 6);
 std::string field_text(const Field& f, int precision = 6);  // "3 km", "[5, 2, 10, −2]"
 std::string field_label(const Field& f);                    // label, else key
+
+// What a stage shows large, as its model's description says (Headline):
+// "3 km · 0 · 0", "[5, 2, 10, −2]", "“ mat” 0.43". Without a headline, or
+// when none of its fields is there, the first output.
+std::string headline_text(const TraceEvent& ev, const ModelDescription* model);
+// The same for fields kept from an earlier request (an answer card).
+std::string headline_text(const std::vector<Field>& fields, const Headline* headline);
 
 // YAML block text as the room reads it: single line breaks become spaces (the
 // author wrapped at 80 columns, the screen wraps at its own width); blank

@@ -29,7 +29,6 @@
 #include "app/ui/platform.h"
 #include "app/ui/presenter_keys.h"
 #include "app/ui/theme.h"
-#include "pipeline/delivery/delivery_model.h"
 
 namespace sixstep::ui {
 
@@ -45,11 +44,11 @@ std::string lessons_folder() {
 }
 
 // Every character the screen may show for this snapshot: the lesson, the
-// traces, the log, the app's own words in the lesson's language.
+// traces, the log, the app's own words in the lesson's language. (The lesson
+// text includes the answers its checks expect, a Chinese one included.)
 std::string glyph_text(const app::Snapshot& s) {
     std::string t = s.lesson_text;
     t += translated_text(s.state.language);
-    if (s.state.language == "zh") t += delivery::delivery_text(0, "zh");
     for (const auto& ev : s.state.trace.events()) {
         t += ev.summary;
         for (const auto& a : ev.arithmetic) t += a;

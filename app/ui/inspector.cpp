@@ -14,6 +14,8 @@
 #include "app/ui/i18n.h"
 #include "app/ui/panels.h"
 #include "app/ui/theme.h"
+#include "pipeline/core/trace_keys.h"
+#include "pipeline/llm/trace_keys.h"
 
 namespace sixstep::ui {
 
@@ -100,7 +102,7 @@ void field_table(const char* id, const std::vector<Field>& fields, const std::st
 // gets a bar per line, so "mat 0.42" visibly beats "rug 0.18".
 void arithmetic(const TraceEvent& ev, float width) {
     const Fonts& F = fonts();
-    const Field* probs = ev.find("top_probs");
+    const Field* probs = ev.find(llm::keys::top_probs);
     if (ev.stage == Stage::output && probs && std::holds_alternative<std::vector<double>>(probs->value) &&
         std::get<std::vector<double>>(probs->value).size() == ev.arithmetic.size()) {
         const auto& p = std::get<std::vector<double>>(probs->value);
@@ -134,7 +136,7 @@ void arithmetic(const TraceEvent& ev, float width) {
 
 // The weights the model holds, and the checksum that proves inference never wrote them.
 void weights(const app::LessonState& st, const std::string& lang) {
-    if (!st.weights) return;
+    if (!st.loaded) return;
     section(tr(lang, "Weights"));
     ImGui::Text("%s", tr(lang, "checksum"));
     ImGui::SameLine();
@@ -175,25 +177,26 @@ void answers(const app::Snapshot& s, const std::string& lang) {
     for (size_t i = first; i < s.answers.size(); ++i) {
         const app::AnswerRecord& a = s.answers[i];
         if (i > first) ImGui::SameLine(0, gap);
-        const bool bad = !a.warnings.empty() || !a.normalized || a.mode == "train";
+        const bool bad = !a.warnings.empty() || !a.cautions.empty();
         const ImVec2 p = ImGui::GetCursorScreenPos();
         ImDrawList* dl = ImGui::GetWindowDrawList();
         const std::uint32_t c = bad ? theme::bad_rgb : theme::good_rgb;
         dl->AddRectFilled(p, ImVec2(p.x + w, p.y + h), theme::col(c, 28), 6.0f);
         dl->AddRect(p, ImVec2(p.x + w, p.y + h), theme::col(c), 6.0f, 0, i + 1 == s.answers.size() ? 3.0f : 1.5f);
         const float pad = 8.0f;
-        const std::string big = a.minutes ? pretty_number(*a.minutes) + " min" : pretty_number(a.raw);
+        const Headline* headline = s.state.description ? s.state.description->headline(Stage::respond) : nullptr;
+        const std::string big = headline_text(a.answer, headline);
         dl->AddText(F.big, F.big->FontSize, ImVec2(p.x + pad, p.y + 4), theme::col(c),
                     fit_text(F.big, F.big->FontSize, big, w - 2 * pad).c_str());
         const std::string req = fit_text(F.body, F.body->FontSize * 0.8f, a.request, w - 2 * pad);
         dl->AddText(F.body, F.body->FontSize * 0.8f, ImVec2(p.x + pad, p.y + 4 + F.big->FontSize), theme::col(theme::text_rgb),
                     req.c_str());
-        // Why a card is red, most telling reason first.
-        std::string how = std::string(tr(lang, "normalization")) + " \u2713";
-        if (a.mode == "train") how = "\u26a0 " + std::string(tr(lang, "train mode"));
-        else if (!a.normalized) how = "\u26a0 " + std::string(tr(lang, "normalization OFF"));
-        else if (!a.warnings.empty()) how = "\u26a0 " + a.warnings.front();
-        if (a.mode == "train") how += " \u00b7 " + std::string(tr(lang, "train mode"));
+        // Why a card is red: the risky settings first, then the engine's warnings.
+        std::string how;
+        for (const auto& caution : a.cautions)
+            how += std::string(how.empty() ? "\u26a0 " : " \u00b7 ") + tr(lang, caution.c_str());
+        if (how.empty() && !a.warnings.empty()) how = "\u26a0 " + a.warnings.front();
+        if (how.empty()) how = a.checked.empty() ? "\u2713" : std::string(tr(lang, a.checked.c_str())) + " \u2713";
         dl->AddText(F.body, F.body->FontSize * 0.8f, ImVec2(p.x + pad, p.y + 4 + F.big->FontSize + F.body->FontSize * 0.9f),
                     theme::col(bad ? theme::bad_rgb : theme::muted_rgb),
                     fit_text(F.body, F.body->FontSize * 0.8f, how, w - 2 * pad).c_str());
@@ -233,9 +236,11 @@ void served(const app::LessonState& st, const std::string& lang) {
     colored(theme::accent_rgb, line);
     ImGui::PopFont();
     // The same question should get the same answer; dropout left on breaks that.
+    const Headline* headline = st.description ? st.description->headline(Stage::respond) : nullptr;
     std::vector<std::string> distinct;
     for (const auto& r : st.served) {
-        const std::string a = st.model_kind == "delivery" || r.text.empty() ? pretty_number(r.minutes) + " min" : r.text;
+        std::string a = headline_text(r.fields, headline);
+        if (a.empty()) a = r.text;
         if (std::find(distinct.begin(), distinct.end(), a) == distinct.end()) distinct.push_back(a);
     }
     if (distinct.size() > 1) {
@@ -359,8 +364,7 @@ void draw_inspector(const app::Snapshot& s, ViewState& v) {
             if (stage != Stage::request) {
                 std::vector<Field> outs;
                 for (const auto& f : ev->outputs)
-                    if (!(stage == Stage::load && f.key == "weights") && !(stage == Stage::respond && f.key == "text"))
-                        outs.push_back(f);
+                    if (!(stage == Stage::respond && f.key == keys::text)) outs.push_back(f);  // shown above
                 if (!outs.empty()) {
                     section(tr(lang, "Outputs"));
                     field_table("##out", outs, lang);

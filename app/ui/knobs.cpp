@@ -1,7 +1,8 @@
-// The knobs a lesson step allows: the class edits the request (distance with
-// units, congestion, express lane) or the settings (normalization, eval
-// mode) and watches the stages recompute. Every change is a command to the
-// session; the values shown always come from the snapshot.
+// The knobs a lesson step allows, each drawn from its declaration in the
+// model's description (type, range): a checkbox for a bool, a radio button
+// per choice, a slider for a number with a usual range, a text field for the
+// rest ("3 km", a prompt). Every change is a command to the session; the
+// values shown always come from the snapshot.
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -19,18 +20,67 @@ int knobs_rows(const app::Snapshot& s) { return static_cast<int>(s.state.knobs.s
 
 namespace {
 
-std::string request_value(const app::LessonState& st, const std::string& name) {
-    const std::string* v = st.request.get(name);
+// The knob's value now: the request's field, or the model's setting.
+std::string current_value(const app::LessonState& st, const Knob& k) {
+    if (k.target == KnobTarget::setting) return st.setting(k.name);
+    const std::string* v = st.request.get(k.name);
     return v ? *v : std::string();
 }
 
 double as_number(const std::string& text, double fallback) {
     try {
-        size_t used = 0;
-        const double d = std::stod(text, &used);
-        return d;
+        return std::stod(text);
     } catch (...) {
         return fallback;
+    }
+}
+
+// Free text, applied on Enter or when the field loses focus.
+void text_field(const std::string& name, const std::string& value, ViewState& v, app::Session& session) {
+    auto it = v.knob_text.find(name);
+    if (it == v.knob_text.end()) it = v.knob_text.emplace(name, value).first;
+    char buf[128];
+    std::snprintf(buf, sizeof buf, "%s", it->second.c_str());
+    if (ImGui::InputText("##v", buf, sizeof buf, ImGuiInputTextFlags_EnterReturnsTrue)) session.turn_knob(name, buf);
+    if (ImGui::IsItemDeactivatedAfterEdit()) session.turn_knob(name, buf);
+    it->second = buf;
+}
+
+void knob_widget(const Knob& k, const app::LessonState& st, ViewState& v, app::Session& session) {
+    const std::string& lang = st.language;
+    const std::string value = current_value(st, k);
+    switch (k.type) {
+        case KnobType::boolean: {
+            bool on = value == k.spelled(true);
+            // A setting reads on/OFF (OFF is the surprise); a request field yes/no.
+            const char* label = k.target == KnobTarget::setting ? (on ? "on" : "OFF") : (on ? "yes" : "no");
+            if (ImGui::Checkbox(label, &on)) session.turn_knob(k.name, k.spelled(on));
+            break;
+        }
+        case KnobType::choice: {
+            for (size_t i = 0; i < k.choices.size(); ++i) {
+                if (i) ImGui::SameLine();
+                if (ImGui::RadioButton(k.choices[i].c_str(), value == k.choices[i])) session.turn_knob(k.name, k.choices[i]);
+            }
+            if (k.caution) {  // "train mode" in red, "eval mode" in green
+                const bool risky = value == k.caution->value;
+                ImGui::SameLine();
+                ImGui::PushStyleColor(ImGuiCol_Text, theme::vec(risky ? theme::bad_rgb : theme::good_rgb));
+                ImGui::TextUnformatted(tr(lang, (risky ? k.caution->warning : k.caution->ok).c_str()));
+                ImGui::PopStyleColor();
+            }
+            break;
+        }
+        case KnobType::number:
+            if (k.has_slider()) {
+                float x = static_cast<float>(as_number(value, k.slider_min));
+                ImGui::SliderFloat("##v", &x, static_cast<float>(k.slider_min), static_cast<float>(k.slider_max), "%.2f");
+                if (ImGui::IsItemDeactivatedAfterEdit()) session.turn_knob(k.name, format_value(Value{double{x}}, 3));
+                break;
+            }
+            text_field(k.name, value, v, session);
+            break;
+        case KnobType::text: text_field(k.name, value, v, session); break;
     }
 }
 
@@ -48,47 +98,14 @@ void draw_knobs(const app::Snapshot& s, ViewState& v, app::Session& session) {
         }
         const float label_w = r.w * 0.38f;
         for (const auto& name : st.knobs) {
+            const Knob* k = st.description ? st.description->find_knob(name) : nullptr;
+            if (!k) continue;  // the lesson loader only lets declared knobs through
             ImGui::PushID(name.c_str());
             ImGui::AlignTextToFramePadding();
             ImGui::TextUnformatted(tr(lang, name.c_str()));
             ImGui::SameLine(label_w);
             ImGui::SetNextItemWidth(-1);
-            if (name == "normalize" || name == "range_check") {
-                bool on = name == "normalize" ? st.settings.normalize : st.settings.range_check;
-                if (ImGui::Checkbox(on ? "on" : "OFF", &on)) session.turn_knob(name, on ? "true" : "false");
-            } else if (name == "mode") {
-                bool eval = st.settings.mode == delivery::Mode::eval;
-                if (ImGui::Checkbox("eval()", &eval)) session.turn_knob(name, eval ? "eval" : "train");
-                ImGui::SameLine();
-                ImGui::PushStyleColor(ImGuiCol_Text, theme::vec(eval ? theme::good_rgb : theme::bad_rgb));
-                ImGui::TextUnformatted(eval ? tr(lang, "eval mode") : tr(lang, "train mode"));
-                ImGui::PopStyleColor();
-            } else if (name == "dropout") {
-                float p = static_cast<float>(st.settings.dropout);
-                ImGui::SliderFloat("##v", &p, 0.0f, 0.9f, "%.2f");
-                if (ImGui::IsItemDeactivatedAfterEdit()) session.turn_knob(name, pretty_number(p, 3));
-            } else if (name == "express_lane") {
-                bool on = as_number(request_value(st, name), 0) != 0;
-                if (ImGui::Checkbox(on ? "yes" : "no", &on)) session.turn_knob(name, on ? "1" : "0");
-            } else if (name == "congestion") {
-                float c = static_cast<float>(as_number(request_value(st, name), 0));
-                ImGui::SliderFloat("##v", &c, 0.0f, 1.0f, "%.2f");
-                if (ImGui::IsItemDeactivatedAfterEdit()) {
-                    char buf[32];
-                    std::snprintf(buf, sizeof buf, "%.2f", c);
-                    session.turn_knob(name, buf);
-                }
-            } else {
-                // Free text with units: "3 km", "3000 m", "2 mi". Applied on Enter.
-                auto it = v.knob_text.find(name);
-                if (it == v.knob_text.end()) it = v.knob_text.emplace(name, request_value(st, name)).first;
-                char buf[128];
-                std::snprintf(buf, sizeof buf, "%s", it->second.c_str());
-                if (ImGui::InputText("##v", buf, sizeof buf, ImGuiInputTextFlags_EnterReturnsTrue))
-                    session.turn_knob(name, buf);
-                if (ImGui::IsItemDeactivatedAfterEdit()) session.turn_knob(name, buf);
-                it->second = buf;
-            }
+            knob_widget(*k, st, v, session);
             ImGui::PopID();
         }
     }

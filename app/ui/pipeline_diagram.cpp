@@ -11,47 +11,11 @@
 #include "app/ui/i18n.h"
 #include "app/ui/panels.h"
 #include "app/ui/theme.h"
+#include "pipeline/core/trace_keys.h"
 
 namespace sixstep::ui {
 
 namespace {
-
-// What a finished stage hands on, in a few characters: "3 km · 0 · 0", "= 11".
-std::string headline(const TraceEvent& ev) {
-    auto num = [&](const char* key) -> const Field* {
-        const Field* f = ev.find(key);
-        return f && std::holds_alternative<double>(f->value) ? f : nullptr;
-    };
-    // The language model's stages name their own headline fields.
-    if (const Field* f = ev.find("top1_piece"); f && ev.stage == Stage::output) {
-        const Field* p = num("top1_prob");
-        return "\u201c" + pretty_value(f->value) + "\u201d" + (p ? " " + pretty_number(std::get<double>(p->value), 2) : "");
-    }
-    if (const Field* f = ev.find("token_piece"); f && ev.stage == Stage::postprocess)
-        return "\u201c" + pretty_value(f->value) + "\u201d";
-    switch (ev.stage) {
-        case Stage::request: {
-            std::string s;
-            for (const auto& f : ev.outputs)
-                if (std::holds_alternative<double>(f.value)) s += (s.empty() ? "" : " \u00b7 ") + field_text(f);
-            if (!s.empty()) return s;
-            break;
-        }
-        case Stage::load:
-            if (const Field* w = ev.find("weights")) return pretty_value(w->value, 3);
-            break;
-        case Stage::forward:
-        case Stage::output:
-            if (const Field* f = num("raw_output")) return pretty_value(f->value, 5);
-            break;
-        case Stage::postprocess:
-        case Stage::respond:
-            if (const Field* f = num("minutes")) return field_text(*f);
-            if (const Field* f = ev.find("text")) return pretty_value(f->value);
-            break;
-    }
-    return ev.outputs.empty() ? std::string() : field_text(ev.outputs.front());
-}
 
 // Generated text may hold line breaks; a box or the chip shows one line (↵).
 std::string one_line(std::string s) {
@@ -93,9 +57,8 @@ void draw_training_loop(const app::Snapshot& s, ViewState& v) {
         if (!l.predictions.empty() && !l.labels.empty())
             values[0] = "\u0177 " + pretty_number(l.predictions[0], 3) + "  y " + pretty_number(l.labels[0], 3);
         values[1] = pretty_number(l.loss, 4);
-        values[2] = pretty_value(std::vector<double>(l.grad.begin(), l.grad.end()), 3);
-        const auto a = l.after.as_array();
-        values[3] = pretty_value(std::vector<double>(a.begin(), a.end()), 3);
+        values[2] = pretty_value(l.grad, 3);
+        values[3] = pretty_value(l.params, 3);
     }
     // Four boxes over the width of the six.
     const Rect first = stage_box(r, 0, f), last = stage_box(r, 5, f);
@@ -210,7 +173,7 @@ void draw_pipeline_diagram(const app::Snapshot& s, ViewState& v) {
         const float line2 = b.y + pad + F.bold->FontSize + pad * 0.4f;
         const float small = F.body->FontSize * 0.8f;
         if (ev) {
-            const std::string h = one_line(headline(*ev));
+            const std::string h = one_line(headline_text(*ev, st.description));
             ImFont* hf = F.big;
             float hs = F.big->FontSize;
             if (hf->CalcTextSizeA(hs, 1e9f, 0, h.c_str()).x > b.w - 2 * pad) hf = F.bold, hs = F.bold->FontSize;
@@ -219,7 +182,7 @@ void draw_pipeline_diagram(const app::Snapshot& s, ViewState& v) {
             const float y = line2 + (F.big->FontSize - hs) * 0.5f;
             dl->AddText(hf, hs, ImVec2(b.x + pad, y), theme::col(theme::text_rgb), fitted.c_str());
             char ms[64];
-            const Field* cold = stage == Stage::load ? ev->find("cold") : nullptr;
+            const Field* cold = stage == Stage::load ? ev->find(keys::cold) : nullptr;
             if (cold && std::holds_alternative<std::string>(cold->value))
                 std::snprintf(ms, sizeof ms, "%s \u00b7 %.3f ms",
                               std::get<std::string>(cold->value) == "yes" ? tr(lang, "cold start") : tr(lang, "reused"),
@@ -290,7 +253,7 @@ void draw_pipeline_diagram(const app::Snapshot& s, ViewState& v) {
         const int passed = static_cast<int>(std::floor(v.packet_pos + 0.5f));
         for (int i = std::min(passed, stage_count - 1); i >= 0; --i)
             if (const TraceEvent* ev = st.trace.last(all_stages[static_cast<size_t>(i)])) {
-                payload = headline(*ev);
+                payload = headline_text(*ev, st.description);
                 if (i == stage_count - 1 && st.response) payload = st.response->text;
                 break;
             }

@@ -117,11 +117,10 @@ void draw_training(const app::Snapshot& s, ViewState& v) {
         ImGui::PushFont(F.bold);
         ImGui::TextUnformatted(tr(lang, "Parameters"));
         ImGui::PopFont();
-        const delivery::Params truth;  // the article's model, which the bundled data follows
-        const auto target = truth.as_array();
-        const char* names[4] = {"b", "w distance", "w congestion", "w express"};
+        const std::vector<double>& target = t.target;  // what the data was made with; may be empty
+        const std::size_t n = t.param_keys.size();
         const ImGuiTableFlags flags = ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingStretchProp;
-        if (ImGui::BeginTable("##params", 5, flags)) {
+        if (n > 0 && ImGui::BeginTable("##params", 5, flags)) {
             ImGui::TableSetupColumn("param", ImGuiTableColumnFlags_WidthStretch, 1.2f);
             ImGui::TableSetupColumn("now", ImGuiTableColumnFlags_WidthStretch, 0.9f);
             ImGui::TableSetupColumn("target", ImGuiTableColumnFlags_WidthStretch, 0.7f);
@@ -133,26 +132,27 @@ void draw_training(const app::Snapshot& s, ViewState& v) {
                 ImGui::TableNextColumn();
                 text_colored(theme::muted_rgb, h);
             }
-            for (int k = 0; k < 4; ++k) {
+            for (std::size_t k = 0; k < n; ++k) {
+                const std::string& name = k < t.param_labels.size() ? t.param_labels[k] : t.param_keys[k];
                 ImGui::TableNextRow();
                 ImGui::TableNextColumn();
-                ImGui::TextUnformatted(names[k]);
+                ImGui::TextUnformatted(name.c_str());
                 ImGui::TableNextColumn();
                 ImGui::PushFont(F.bold);
-                ImGui::TextUnformatted(t.params.empty() ? "\u2014" : pretty_number(t.params.back()[static_cast<size_t>(k)], 4).c_str());
+                ImGui::TextUnformatted(t.steps() == 0 ? "\u2014" : pretty_number(t.param(t.steps() - 1, k), 4).c_str());
                 ImGui::PopFont();
                 ImGui::TableNextColumn();
-                text_colored(theme::good_rgb, pretty_number(target[static_cast<size_t>(k)]).c_str());
+                text_colored(theme::good_rgb, k < target.size() ? pretty_number(target[k]).c_str() : "\u2014");
                 ImGui::TableNextColumn();
                 ImGui::PushFont(F.mono);
-                ImGui::TextUnformatted(t.last ? pretty_number(t.last->grad[static_cast<size_t>(k)], 3).c_str() : "\u2014");
+                ImGui::TextUnformatted(t.last && k < t.last->grad.size() ? pretty_number(t.last->grad[k], 3).c_str() : "\u2014");
                 ImGui::PopFont();
                 ImGui::TableNextColumn();
                 std::vector<float> traj;
-                for (const auto& p : t.params) traj.push_back(static_cast<float>(p[static_cast<size_t>(k)]));
-                const float tv = static_cast<float>(target[static_cast<size_t>(k)]);
-                chart(names[k], traj, ImVec2(ImGui::GetContentRegionAvail().x, ImGui::GetTextLineHeight() * 1.1f),
-                      theme::accent_rgb, &tv);
+                for (int step = 0; step < t.steps(); ++step) traj.push_back(static_cast<float>(t.param(step, k)));
+                const float tv = k < target.size() ? static_cast<float>(target[k]) : 0.0f;
+                chart(name.c_str(), traj, ImVec2(ImGui::GetContentRegionAvail().x, ImGui::GetTextLineHeight() * 1.1f),
+                      theme::accent_rgb, k < target.size() ? &tv : nullptr);
             }
             ImGui::EndTable();
         }

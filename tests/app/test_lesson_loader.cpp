@@ -19,8 +19,9 @@ const BadLesson bad_lessons[] = {
     {"bad-expect-path.yaml", 5, 7,
      "expectation \"raw_output\" must be a path like forward.raw_output, train.loss or served.count"},
     {"bad-knob.yaml", 4, 23,
-     "unknown knob \"weather\" (known: distance, congestion, express_lane, normalize, mode, dropout, "
-     "minimum_minutes, prompt, temperature, max_tokens, top_k, top_p, min_p, seed)"},
+     "unknown knob \"weather\" for the delivery model (known: distance, congestion, express_lane, normalize, "
+     "range_check, mode, dropout, seed, minimum_minutes, lang)"},
+    {"bad-lang-setting.yaml", 3, 17, "\"lang\" must be en or zh, got \"fr\""},
     {"bad-language.yaml", 2, 11, "\"language\" must be en or zh, got \"fr\""},
     {"bad-mode.yaml", 3, 17, "\"mode\" must be eval or train, got \"training\""},
     {"bad-model-kind.yaml", 3, 9, "unknown model kind \"gpt5\" (known: delivery, llm)"},
@@ -28,9 +29,14 @@ const BadLesson bad_lessons[] = {
     {"bad-run.yaml", 4, 10,
      "\"run\" must be stage, token, all or a stage name (request, load, forward, output, postprocess, respond), "
      "got \"sideways\""},
+    {"llm-unknown-knob.yaml", 5, 21,
+     "unknown knob \"temprature\" for the llm model — did you mean \"temperature\"? (known: prompt, max_tokens, "
+     "temperature, top_k, top_p, min_p, seed, stop)"},
+    {"llm-unknown-path.yaml", 7, 7,
+     "unknown path \"forward.raw_output\" for the llm model (`sixstep paths --model llm` lists them)"},
     {"llm-without-file.yaml", 3, 3, "an llm model needs \"file\": the GGUF file, relative to the lesson"},
     {"bool-expected.yaml", 3, 22, "\"normalize\" must be true or false, got \"maybe\""},
-    {"dropout-out-of-range.yaml", 3, 20, "\"dropout\" must be at least 0 and below 1"},
+    {"dropout-out-of-range.yaml", 3, 20, "\"dropout\" must be at least 0 and below 1, got 1.5"},
     {"empty-step.yaml", 3, 5,
      "step 1 does nothing: give it at least one of say, request, set, train, freeze, run, serve or expect"},
     {"fractional-steps.yaml", 3, 12, "\"train\" must be a whole number from 1 to 1000000, got 2.5"},
@@ -38,11 +44,22 @@ const BadLesson bad_lessons[] = {
     {"missing-title.yaml", 1, 1, "the lesson has no \"title\""},
     {"not-a-mapping.yaml", 1, 1, "a lesson must be a mapping with title and steps"},
     {"request-not-a-mapping.yaml", 3, 14, "\"request\" must be a mapping, got a list"},
+    {"seed-not-whole.yaml", 3, 17, "\"seed\" must be a whole number from 0 to 2147483647, got 1.5"},
+    {"setting-in-llm-lesson.yaml", 4, 11,
+     "\"temperature\" is a request field of the llm model, not a setting: give it in the request"},
+    {"setting-not-scalar.yaml", 4, 16, "\"dropout\" must be a single value (number, 0 ≤ x < 1), got a list"},
+    {"setting-without-value.yaml", 4, 7, "\"normalize\" needs a value (false | true)"},
     {"steps-not-a-list.yaml", 2, 8, "\"steps\" must be a non-empty list, got \"5\""},
     {"tol-needs-number.yaml", 5, 29, "\"tol\" needs a numeric \"value\""},
     {"unknown-step-key.yaml", 4, 5,
      "unknown key \"sya\" in step 2 — did you mean \"say\"? (expected one of: title, say, request, set, train, "
      "freeze, run, serve, knobs, expect)"},
+    {"unknown-path.yaml", 6, 7,
+     "unknown path \"forward.raw_outptu\" for the delivery model — did you mean \"forward.raw_output\"? "
+     "(`sixstep paths --model delivery` lists them)"},
+    {"unknown-setting.yaml", 3, 11,
+     "unknown setting \"normalise\" for the delivery model — did you mean \"normalize\"? (known: normalize, "
+     "range_check, mode, dropout, seed, minimum_minutes, lang)"},
     {"unknown-top-key.yaml", 1, 1,
      "unknown key \"titel\" in lesson — did you mean \"title\"? (expected one of: title, language, description, "
      "model, steps)"},
@@ -107,21 +124,22 @@ steps:
                                   "inline.yaml");
     CHECK(l.title == "T");
     CHECK(l.language == "zh");
-    CHECK(l.model.params.bias == 4);
-    CHECK(l.model.params.w[0] == 3);
-    CHECK(l.model.params.w[1] == 10);  // untouched default
+    REQUIRE(l.model.weights.size() == 2);  // the others keep the article's values
+    CHECK(l.model.weights[0] == std::pair<std::string, double>{"bias", 4});
+    CHECK(l.model.weights[1] == std::pair<std::string, double>{"distance", 3});
     REQUIRE(l.steps.size() == 2);
     const LessonStep& s = l.steps[0];
     CHECK(s.where.line == 7);
     REQUIRE(s.request);
     CHECK(s.request->at(0).first == "distance");
     CHECK(s.request->at(0).second == "2 km");
-    CHECK(*s.set.normalize == false);
-    CHECK(*s.set.mode == delivery::Mode::train);
-    CHECK(*s.set.dropout == 0.25);
-    CHECK(*s.set.seed == 3);
-    CHECK(*s.set.minimum_minutes == 10);
-    CHECK(*s.set.lang == "en");
+    // set: in the order written, values as the model takes them.
+    std::vector<std::pair<std::string, std::string>> set;
+    for (const auto& c : s.set) set.emplace_back(c.name, c.value);
+    CHECK(set == std::vector<std::pair<std::string, std::string>>{
+                     {"normalize", "false"}, {"mode", "train"}, {"dropout", "0.25"}, {"seed", "3"},
+                     {"minimum_minutes", "10"}, {"lang", "en"}});
+    CHECK(s.set[1].where.line == 9);
     CHECK(s.run->kind == RunSpec::Kind::through);
     CHECK(s.run->through == Stage::forward);
     CHECK(s.knobs == std::vector<std::string>{"distance", "mode"});

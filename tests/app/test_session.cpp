@@ -82,12 +82,18 @@ TEST_CASE("session: lesson 2 records the right answer and then the absurd one") 
     REQUIRE(snap->answers.size() >= 2);
     const auto& right = snap->answers[snap->answers.size() - 2];
     const auto& absurd = snap->answers.back();
-    CHECK(right.normalized);
-    CHECK_FALSE(absurd.normalized);
-    REQUIRE(right.minutes.has_value());
-    REQUIRE(absurd.minutes.has_value());
-    CHECK(*right.minutes == doctest::Approx(11));
-    CHECK(*absurd.minutes > 1000);
+    // The model's description marks normalization OFF as a caution.
+    CHECK(right.cautions.empty());
+    CHECK(right.checked == "normalization");
+    CHECK(absurd.cautions == std::vector<std::string>{"normalization OFF"});
+    auto minutes = [](const app::AnswerRecord& a) {
+        for (const auto& f : a.answer)
+            if (f.key == "minutes") return std::get<double>(f.value);
+        FAIL("no minutes in the answer");
+        return 0.0;
+    };
+    CHECK(minutes(right) == doctest::Approx(11));
+    CHECK(minutes(absurd) > 1000);
 }
 
 TEST_CASE("session: a knob recomputes the request, a bad value is logged, not thrown") {
