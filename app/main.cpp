@@ -65,6 +65,7 @@ int main(int argc, char** argv) {
     add_bill(app, commands);
     add_quantize(app, commands);
     add_perplexity(app, commands);
+    add_paths(app, commands);
 
     try {
         app.parse(argc, argv);

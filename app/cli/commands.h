@@ -35,6 +35,7 @@ void add_kv_calc(CLI::App& app, Commands& commands);     // sixstep kv-calc --la
 void add_bill(CLI::App& app, Commands& commands);        // sixstep bill --preset stories-3m
 void add_quantize(CLI::App& app, Commands& commands);    // sixstep quantize IN.gguf OUT.gguf --type q4_0
 void add_perplexity(CLI::App& app, Commands& commands);  // sixstep perplexity -m F.gguf [--ref R.gguf]
+void add_paths(CLI::App& app, Commands& commands);       // sixstep paths [--model KIND] [--json]
 
 // `--backend cpu|cuda|auto` for the commands that run the model, and its value.
 void add_backend_option(CLI::App* sub, std::string& value);

@@ -131,3 +131,52 @@ TEST_CASE("--headless --json prints the whole run") {
     CHECK(j["failed"] == 0);
     CHECK(j["steps"][1]["events"][2]["outputs"]["raw_output"] == 6005);
 }
+
+TEST_CASE("paths: every path of a kind with its type, unit and meaning, and its knobs") {
+    const auto r = run_command(sixstep_cmd("paths --model delivery"));
+    CHECK(r.exit_code == 0);
+    CHECK(r.output.rfind("delivery — ", 0) == 0);
+    auto line_of = [&](const std::string& out, const std::string& start) {
+        const auto at = out.find("\n  " + start + " ");
+        if (at == std::string::npos) return std::string();
+        return out.substr(at + 1, out.find('\n', at + 1) - at - 1);
+    };
+    const std::string raw = line_of(r.output, "forward.raw_output");
+    CHECK(raw.find("number") != std::string::npos);
+    CHECK(raw.find("the model's bare number") != std::string::npos);
+    CHECK(line_of(r.output, "request.distance_km").find(" km ") != std::string::npos);
+    CHECK(!line_of(r.output, "served.minutes").empty());
+    CHECK(!line_of(r.output, "train.grad_bias").empty());
+    const std::string dropout = line_of(r.output, "dropout");
+    CHECK(dropout.find("setting") != std::string::npos);
+    CHECK(dropout.find("number, 0 ≤ x < 1") != std::string::npos);
+    CHECK(r.output.find("top1_piece") == std::string::npos);  // the other kind's
+
+    const auto l = run_command(sixstep_cmd("paths --model llm"));
+    CHECK(l.exit_code == 0);
+    CHECK(!line_of(l.output, "output.top1_piece").empty());
+    CHECK(line_of(l.output, "respond.ttft_ms").find(" ms ") != std::string::npos);
+    CHECK(l.output.find("raw_output") == std::string::npos);
+}
+
+TEST_CASE("paths --json lists every kind, and an unknown kind is exit 2 with did you mean") {
+    const auto r = run_command(sixstep_cmd("paths --json"));
+    REQUIRE(r.exit_code == 0);
+    const auto j = nlohmann::json::parse(r.output);
+    REQUIRE(j["models"].size() == 2);
+    CHECK(j["models"][0]["kind"] == "delivery");
+    CHECK(j["models"][1]["kind"] == "llm");
+    bool found = false;
+    for (const auto& p : j["models"][1]["paths"])
+        if (p["path"] == "forward.kv_used_tokens") {
+            found = true;
+            CHECK(p["unit"] == "tokens");
+            CHECK(p["type"] == "number");
+        }
+    CHECK(found);
+    CHECK(j["models"][0]["knobs"][0]["name"] == "distance");
+
+    const auto bad = run_command(sixstep_cmd("paths --model lm"));
+    CHECK(bad.exit_code == 2);
+    CHECK(bad.output.find("unknown model kind \"lm\" — did you mean \"llm\"?") != std::string::npos);
+}
