@@ -4,7 +4,7 @@
 //   is streamed from memory once per layer per batch, not once per token;
 // - matmuls are tiled, SIMD and threaded (matmul.cpp), quantized weights are
 //   never dequantized as a whole;
-// - attention is parallel over (token, head) pairs and walks the paged KV
+// - attention is parallel over tokens (and chunks of heads) and walks the paged KV
 //   cache block by block;
 // - RoPE's cos/sin are computed once per token, not once per layer;
 // - named intermediate tensors are offered to an observer only if it asks.
@@ -71,6 +71,11 @@ void rope_apply(float* x, int n_heads, int head_dim, int n_rot, const float* cs)
     }
 }
 
+// The token of attention work item j: first, last, second, second to last,
+// … so that contiguous shares of the items hold short and long contexts
+// alike (in a prefill, token t attends to t + 1 positions).
+int attention_token(int j, int n) { return j % 2 == 0 ? j / 2 : n - 1 - j / 2; }
+
 template <typename Fn>
 void parallel(ThreadPool* pool, int n, Fn&& fn) {
     if (pool)
@@ -109,9 +114,18 @@ void LlamaForwardCpu::forward(KvCache& kv, const Batch& batch, std::vector<float
     }
     int max_ctx = 0;  // longest context any token attends to
     for (int i = 0; i < n; ++i) max_ctx = std::max(max_ctx, batch.pos[i] + 1);
+    // Attention work items (see the attention below): each token's KV heads
+    // in as few chunks as still give every thread work — one chunk for a
+    // batch of many sequences, several for a single decoding sequence.
+    const int n_gqa = hp.n_gqa();
+    const int att_chunks_wanted = std::clamp((2 * n_threads + n - 1) / n, 1, n_head_kv);
+    const int kv_per_chunk = (n_head_kv + att_chunks_wanted - 1) / att_chunks_wanted;
+    const int att_chunks = (n_head_kv + kv_per_chunk - 1) / kv_per_chunk;
     s.att.resize(n_threads);
-    for (auto& a : s.att)
-        if (static_cast<int>(a.size()) < max_ctx) a.resize(max_ctx);
+    for (auto& a : s.att) {
+        const std::size_t need = static_cast<std::size_t>(kv_per_chunk) * n_gqa * max_ctx;
+        if (a.size() < need) a.resize(need);
+    }
 
     // Token embeddings → x (n, n_embd); RoPE angles per token (n, n_rot/2, 2).
     for (int i = 0; i < n; ++i) {
@@ -163,34 +177,53 @@ void LlamaForwardCpu::forward(KvCache& kv, const Batch& batch, std::vector<float
         if (offer("Kcur", l)) offer.send("Kcur", l, s.k.data(), {n, n_head_kv, hd});
         if (offer("Vcur", l)) offer.send("Vcur", l, s.v.data(), {n, n_head_kv, hd});
 
-        // Grouped-query attention, one (token, head) pair per work item:
-        // softmax(q·kᵀ / sqrt(head_dim)) · v over positions 0..pos.    (n, n_head, head_dim)
+        // Grouped-query attention: softmax(q·kᵀ / sqrt(head_dim)) · v over
+        // positions 0..pos of the token's sequence.                    (n, n_head, head_dim)
+        // A work item is one token and a chunk of its KV heads: it walks the
+        // cache once, block by block, and each cached K or V row gives the
+        // chunk's heads their slices in one contiguous read (a row holds every
+        // head side by side). Walking once per head instead re-read each row
+        // n_head times, from memory once the sequences outgrow the caches
+        // (110M F32, 2 threads, batch 32, context 512: 170–183 → 127–128 ms per step).
         const bool kq_here = want_kq && offer("kq_soft_max", l);
-        parallel(pool_, n * n_head, [&](int b, int e, int thread) {
+        parallel(pool_, n * att_chunks, [&](int b, int e, int thread) {
             float* att = s.att[thread].data();
             for (int item = b; item < e; ++item) {
-                const int i = item / n_head, h = item % n_head;
-                const int g = h / hp.n_gqa();
+                const int i = attention_token(item / att_chunks, n);
+                const int g0 = (item % att_chunks) * kv_per_chunk, g1 = std::min(n_head_kv, g0 + kv_per_chunk);
+                const int h0 = g0 * n_gqa, nh = (g1 - g0) * n_gqa;
                 const int n_ctx_i = batch.pos[i] + 1;
                 const std::vector<int>& table = kv.block_table(batch.seq[i]);
-                const float* qh = s.q.data() + static_cast<std::size_t>(i) * n_q + h * hd;
-                // Scores, block by block through the block table.
+                const float* qi = s.q.data() + static_cast<std::size_t>(i) * n_q;
+                float* oi = s.attn.data() + static_cast<std::size_t>(i) * n_q;
+                // Scores, (nh, n_ctx_i), block by block through the block table.
                 for (int p0 = 0; p0 < n_ctx_i; p0 += bs) {
-                    const float* kb = cache.k(table[p0 / bs], l) + g * hd;
+                    const float* kb = cache.k(table[p0 / bs], l);
                     const int pe = std::min(n_ctx_i, p0 + bs);
-                    for (int p = p0; p < pe; ++p)
-                        att[p] = kernels::dot_f32(qh, kb + static_cast<std::size_t>(p - p0) * n_kv, hd) * scale;
+                    for (int p = p0; p < pe; ++p) {
+                        const float* krow = kb + static_cast<std::size_t>(p - p0) * n_kv;
+                        for (int h = 0; h < nh; ++h)
+                            att[static_cast<std::size_t>(h) * n_ctx_i + p] =
+                                kernels::dot_f32(qi + (h0 + h) * hd, krow + (h0 + h) / n_gqa * hd, hd) * scale;
+                    }
                 }
-                kernels::softmax_inplace(att, n_ctx_i);
-                if (kq_here) std::copy_n(att, n_ctx_i, s.kq.data() + (static_cast<std::size_t>(i) * n_head + h) * max_ctx);
+                for (int h = 0; h < nh; ++h) {
+                    float* a = att + static_cast<std::size_t>(h) * n_ctx_i;
+                    kernels::softmax_inplace(a, n_ctx_i);
+                    if (kq_here)
+                        std::copy_n(a, n_ctx_i, s.kq.data() + (static_cast<std::size_t>(i) * n_head + h0 + h) * max_ctx);
+                }
                 // Weighted sum of the values.
-                float* oh = s.attn.data() + static_cast<std::size_t>(i) * n_q + h * hd;
-                std::fill_n(oh, hd, 0.0f);
+                std::fill_n(oi + h0 * hd, nh * hd, 0.0f);
                 for (int p0 = 0; p0 < n_ctx_i; p0 += bs) {
-                    const float* vb = cache.v(table[p0 / bs], l) + g * hd;
+                    const float* vb = cache.v(table[p0 / bs], l);
                     const int pe = std::min(n_ctx_i, p0 + bs);
-                    for (int p = p0; p < pe; ++p)
-                        kernels::axpy(oh, att[p], vb + static_cast<std::size_t>(p - p0) * n_kv, hd);
+                    for (int p = p0; p < pe; ++p) {
+                        const float* vrow = vb + static_cast<std::size_t>(p - p0) * n_kv;
+                        for (int h = 0; h < nh; ++h)
+                            kernels::axpy(oi + (h0 + h) * hd, att[static_cast<std::size_t>(h) * n_ctx_i + p],
+                                          vrow + (h0 + h) / n_gqa * hd, hd);
+                    }
                 }
             }
         });
