@@ -1,0 +1,214 @@
+#include "pipeline/serving/queue_sim.h"
+
+#include <algorithm>
+#include <cmath>
+#include <deque>
+#include <limits>
+#include <random>
+
+#include <fmt/format.h>
+
+#include "pipeline/core/error.h"
+
+namespace sixstep::serving {
+
+std::string_view service_model_name(ServiceModel m) {
+    switch (m) {
+        case ServiceModel::deterministic: return "deterministic";
+        case ServiceModel::exponential: return "exponential";
+        case ServiceModel::empirical: return "empirical";
+    }
+    return "?";
+}
+
+std::string_view queue_name(ServiceModel m) {
+    switch (m) {
+        case ServiceModel::deterministic: return "M/D/1";
+        case ServiceModel::exponential: return "M/M/1";
+        case ServiceModel::empirical: return "M/G/1";
+    }
+    return "?";
+}
+
+ServiceStats service_stats(const std::vector<double>& samples) {
+    ServiceStats st;
+    if (samples.empty()) return st;
+    double sum = 0, sum2 = 0;
+    for (double s : samples) sum += s, sum2 += s * s;
+    const double n = static_cast<double>(samples.size());
+    st.mean_ms = sum / n;
+    st.scv = std::max(0.0, sum2 / n / (st.mean_ms * st.mean_ms) - 1);
+    return st;
+}
+
+double wait_mg1(double rho, double s, double scv) { return rho * s * (1 + scv) / (2 * (1 - rho)); }
+double wait_mm1(double rho, double s) { return wait_mg1(rho, s, 1); }
+double wait_md1(double rho, double s) { return wait_mg1(rho, s, 0); }
+
+double student_t_975(int df) {
+    static const double exact[] = {0, 12.7062, 4.3027, 3.1824, 2.7764};
+    if (df < 1) return std::numeric_limits<double>::infinity();
+    if (df <= 4) return exact[df];
+    const double z = 1.959963985, z2 = z * z, z3 = z2 * z, z5 = z3 * z2, z7 = z5 * z2, z9 = z7 * z2;
+    const double n = df;
+    return z + (z3 + z) / (4 * n) + (5 * z5 + 16 * z3 + 3 * z) / (96 * n * n) +
+           (3 * z7 + 19 * z5 + 17 * z3 - 15 * z) / (384 * n * n * n) +
+           (79 * z9 + 776 * z7 + 1482 * z5 - 1920 * z3 - 945 * z) / (92160 * n * n * n * n);
+}
+
+void validate_queue_params(const QueueSimParams& p) {
+    const double rho = p.utilization;
+    if (!std::isfinite(rho)) throw Error(fmt::format("queue: utilization must be a finite number, not {}", rho));
+    if (rho >= 1)
+        throw Error(fmt::format(
+            "queue: utilization {:g} is not below 1: requests would arrive at least as fast as the server finishes "
+            "them, so the queue grows without bound and the mean wait is infinite (Wq = ρ/(μ(1−ρ)) has no finite "
+            "value at ρ >= 1); a simulation would only measure how long it ran. Use a value below 1, e.g. 0.99",
+            rho));
+    if (rho <= 0)
+        throw Error(fmt::format("queue: utilization {:g} is not above 0: at 0 no request ever arrives (and a negative "
+                                "arrival rate means nothing); use a value between 0 and 1, e.g. 0.5",
+                                rho));
+    if (p.service == ServiceModel::empirical) {
+        if (p.service_samples_ms.empty()) throw Error("queue: empirical service needs measured service times, none given");
+        for (double s : p.service_samples_ms)
+            if (!std::isfinite(s) || s <= 0)
+                throw Error(fmt::format("queue: a measured service time is {} ms; every one must be a positive number", s));
+    } else if (!std::isfinite(p.mean_service_ms) || p.mean_service_ms <= 0) {
+        throw Error(fmt::format("queue: the service time must be a positive number of ms, not {}", p.mean_service_ms));
+    }
+    if (p.min_requests < 1000 || p.min_requests > 1'000'000'000)
+        throw Error(fmt::format("queue: {} requests is out of range (1000 … 1000000000)", p.min_requests));
+    if (p.n_batches < 2 || p.n_batches > 1000)
+        throw Error(fmt::format("queue: {} batches is out of range (2 … 1000)", p.n_batches));
+}
+
+namespace {
+
+double percentile(std::vector<double>& v, double q) {
+    const std::size_t k = std::min(v.size() - 1, static_cast<std::size_t>(q * static_cast<double>(v.size())));
+    std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(k), v.end());
+    return v[k];
+}
+
+}  // namespace
+
+QueueSimResult simulate_queue(const QueueSimParams& p) {
+    validate_queue_params(p);
+    QueueSimResult r;
+    r.service = p.service;
+    r.utilization = p.utilization;
+    r.n_batches = p.n_batches;
+
+    // The service distribution: its mean and c².
+    if (p.service == ServiceModel::empirical) {
+        const ServiceStats st = service_stats(p.service_samples_ms);
+        r.mean_service_ms = st.mean_ms;
+        r.service_scv = st.scv;
+    } else {
+        r.mean_service_ms = p.mean_service_ms;
+        r.service_scv = p.service == ServiceModel::exponential ? 1 : 0;
+    }
+    const double lambda = p.utilization / r.mean_service_ms;  // arrivals per ms
+    r.arrival_rate_per_s = lambda * 1000;
+
+    // How many requests: enough that each batch spans >= 10 relaxation times.
+    const double sq = std::sqrt(p.utilization);
+    r.relaxation_requests = 1 / ((1 - sq) * (1 - sq));
+    const double wanted = std::max(static_cast<double>(p.min_requests), 10.0 * r.relaxation_requests * p.n_batches);
+    long long n_measured = static_cast<long long>(std::min(wanted, static_cast<double>(std::max(p.max_requests, p.min_requests))));
+    n_measured = (n_measured + p.n_batches - 1) / p.n_batches * p.n_batches;
+    r.n_measured = n_measured;
+    r.batches_long_enough = static_cast<double>(n_measured / p.n_batches) >= 10 * r.relaxation_requests;
+    r.n_warmup = std::max<long long>(1000, static_cast<long long>(std::ceil(5 * r.relaxation_requests)));
+    const long long n_total = r.n_warmup + n_measured;
+
+    std::mt19937_64 rng(p.seed);
+    std::exponential_distribution<double> interarrival(lambda);
+    std::exponential_distribution<double> exp_service(1 / r.mean_service_ms);
+    std::uniform_int_distribution<std::size_t> pick(0, p.service_samples_ms.empty() ? 0 : p.service_samples_ms.size() - 1);
+    const auto service = [&]() -> double {
+        switch (p.service) {
+            case ServiceModel::deterministic: return r.mean_service_ms;
+            case ServiceModel::exponential: return exp_service(rng);
+            case ServiceModel::empirical: return p.service_samples_ms[pick(rng)];
+        }
+        return r.mean_service_ms;
+    };
+
+    // The event loop. Only two events can be next: the next arrival, or the
+    // end of the service in progress (infinity when the server is idle).
+    constexpr double never = std::numeric_limits<double>::infinity();
+    std::deque<double> waiting;  // arrival times of queued requests, oldest first
+    std::vector<double> waits;   // measured requests' waits, in order of service
+    waits.reserve(static_cast<std::size_t>(n_measured));
+    double now = 0, next_arrival = interarrival(rng), departure = never;
+    long long started = 0;
+    double t_measure = 0, queue_area = 0, busy_time = 0;
+    bool measuring = false;
+    const auto begin_service = [&](double arrived) {
+        if (!measuring && started == r.n_warmup) {
+            measuring = true;
+            t_measure = now;
+        }
+        if (measuring) waits.push_back(now - arrived);
+        ++started;
+        const double s = service();
+        departure = now + s;
+    };
+    const auto advance = [&](double t) {
+        if (measuring) {
+            queue_area += static_cast<double>(waiting.size()) * (t - now);
+            if (departure != never) busy_time += t - now;
+        }
+        now = t;
+    };
+    while (started < n_total) {
+        if (next_arrival <= departure) {
+            advance(next_arrival);
+            if (departure == never)
+                begin_service(now);
+            else
+                waiting.push_back(now);
+            next_arrival = now + interarrival(rng);
+        } else {
+            advance(departure);
+            departure = never;
+            if (!waiting.empty()) {
+                const double arrived = waiting.front();
+                waiting.pop_front();
+                begin_service(arrived);
+            }
+        }
+    }
+    const double span = now - t_measure;
+    r.busy_fraction = span > 0 ? busy_time / span : 0;
+    r.mean_queue_length = span > 0 ? queue_area / span : 0;
+
+    // Mean, batch means, percentiles.
+    const std::size_t per_batch = waits.size() / static_cast<std::size_t>(p.n_batches);
+    double sum = 0;
+    long long zero = 0;
+    for (std::size_t b = 0; b < static_cast<std::size_t>(p.n_batches); ++b) {
+        double s = 0;
+        for (std::size_t i = b * per_batch; i < (b + 1) * per_batch; ++i) {
+            s += waits[i];
+            zero += waits[i] == 0;
+        }
+        r.batch_means_ms.push_back(s / static_cast<double>(per_batch));
+        sum += s;
+    }
+    r.mean_wait_ms = sum / static_cast<double>(waits.size());
+    double var = 0;
+    for (double m : r.batch_means_ms) var += (m - r.mean_wait_ms) * (m - r.mean_wait_ms);
+    var /= p.n_batches - 1;
+    r.std_error_ms = std::sqrt(var / p.n_batches);
+    r.ci95_ms = student_t_975(p.n_batches - 1) * r.std_error_ms;
+    r.zero_wait_fraction = static_cast<double>(zero) / static_cast<double>(waits.size());
+    r.p50_wait_ms = percentile(waits, 0.50);
+    r.p90_wait_ms = percentile(waits, 0.90);
+    r.p99_wait_ms = percentile(waits, 0.99);
+    return r;
+}
+
+}  // namespace sixstep::serving
