@@ -60,6 +60,7 @@ int main(int argc, char** argv) {
     add_tokenize(app, commands);
     add_bench(app, commands);
     add_inspect(app, commands);
+    add_queue(app, commands);
     add_screenshot(app, commands);
     add_kv_calc(app, commands);
     add_bill(app, commands);

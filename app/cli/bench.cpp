@@ -1,5 +1,7 @@
 // sixstep bench --model FILE.gguf [-p 128] [-n 128] [-t THREADS] [-r 5] [--json]
 //   Prefill (pp) and decode (tg) tokens/s, median of repeats, like llama-bench.
+// sixstep bench --batch 1,2,4,8,16,32,64 --model FILE.gguf [--context 128] [--steps 32]
+//   Batched decode, the knee and the roofline (bench_batch.h).
 // sixstep bench --random 110m --type q8_0 --out FILE.gguf
 //   Writes a random-weight Llama model to benchmark (and to compare with
 //   llama.cpp on identical weights); with --model too, it then benchmarks it.
@@ -14,6 +16,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "app/cli/bench_batch.h"
 #include "app/cli/commands.h"
 #include "pipeline/core/error.h"
 #include "pipeline/llm/cpu/cpu_backend.h"
@@ -30,6 +33,7 @@ struct BenchOptions {
     bool json = false;
     std::string random_preset, type = "f32", out, backend = "cpu";
     std::uint64_t seed = 1;
+    BenchBatchOptions batch;  // --batch: the batched-decode sweep instead
 };
 
 int run_bench_command(const BenchOptions& o) {
@@ -48,6 +52,14 @@ int run_bench_command(const BenchOptions& o) {
         if (o.model.empty()) return exit_ok;
     }
     if (o.model.empty()) throw Error("bench needs --model FILE.gguf (or --random PRESET --out FILE.gguf)");
+    if (!o.batch.batch_sizes.empty()) {
+        BenchBatchOptions b = o.batch;
+        b.model = o.model;
+        b.backend = o.backend;
+        b.threads = o.threads;
+        b.json = o.json;
+        return run_bench_batch(b);
+    }
 
     const auto t0 = std::chrono::steady_clock::now();
     const auto model = LlamaModel::load(o.model);
@@ -114,14 +126,25 @@ void add_bench(CLI::App& app, Commands& commands) {
     sub->add_option("-n,--n-gen", o->n_gen, "Decode test: tokens generated one by one (0: skip)")
         ->check(CLI::Range(0, 1 << 20));
     sub->add_option("-t,--threads", o->threads, "Threads (0: all hardware threads)")->check(CLI::Range(0, 1024));
-    sub->add_option("-r,--repetitions", o->repetitions, "Timed runs per test")->check(CLI::Range(1, 1000));
+    auto* reps = sub->add_option("-r,--repetitions", o->repetitions, "Timed runs per test (--batch: 3 unless given)")
+                     ->check(CLI::Range(1, 1000));
     add_backend_option(sub, o->backend);
     sub->add_flag("--json", o->json, "Print machine-readable JSON instead");
     sub->add_option("--random", o->random_preset, "Write a random-weight model first: tiny, 15m or 110m");
     sub->add_option("--type", o->type, "Weight type of the random model: f32, f16, q8_0, q4_0");
     sub->add_option("--seed", o->seed, "Seed of the random weights");
     sub->add_option("--out", o->out, "Where to write the random model");
-    commands.push_back({sub, [o] { return run_bench_command(*o); }});
+    sub->add_option("--batch", o->batch.batch_sizes,
+                    "Batched decode instead: batch sizes, e.g. 1,2,4,8,16,32,64 (tokens/s, TPOT, knee, roofline)")
+        ->delimiter(',');
+    sub->add_option("--context", o->batch.n_context, "--batch: tokens each sequence holds before the timed steps")
+        ->check(CLI::Range(1, 1 << 20));
+    sub->add_option("--steps", o->batch.n_steps, "--batch: timed decode steps per run")->check(CLI::Range(1, 4096));
+    commands.push_back({sub, [o, reps] {
+                            if (reps->count() > 0) o->batch.repetitions = o->repetitions;
+                            o->batch.seed = o->seed;
+                            return run_bench_command(*o);
+                        }});
 }
 
 }  // namespace sixstep::cli

@@ -30,6 +30,7 @@ void add_generate(CLI::App& app, Commands& commands);  // sixstep generate --mod
 void add_tokenize(CLI::App& app, Commands& commands);  // sixstep tokenize --model F TEXT
 void add_bench(CLI::App& app, Commands& commands);     // sixstep bench --model F
 void add_inspect(CLI::App& app, Commands& commands);   // sixstep inspect F.gguf
+void add_queue(CLI::App& app, Commands& commands);     // sixstep queue --service-ms X | --model F
 void add_screenshot(CLI::App& app, Commands& commands);  // sixstep screenshot LESSON --out DIR
 void add_kv_calc(CLI::App& app, Commands& commands);     // sixstep kv-calc --layers 36 --kv-heads 8 --head-dim 128 ...
 void add_bill(CLI::App& app, Commands& commands);        // sixstep bill --preset stories-3m
