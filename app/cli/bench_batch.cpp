@@ -211,6 +211,7 @@ int run_bench_batch(const BenchBatchOptions& o) {
     } else {
         std::printf("roofline: not measured (the roofs are measured for the CPU backend only)\n");
     }
+    std::printf("took %.1f s (of which %.1f s prefilling the contexts, untimed)\n", r.sweep_s, r.prefill_s);
     return exit_ok;
 }
 

@@ -11,7 +11,9 @@
 //   for a 7 MB one.
 // - Peak FLOP/s: every thread runs chains of fused multiply-adds that never
 //   touch memory (12 independent chains of the widest vectors the CPU has:
-//   AVX-512, else AVX2+FMA, else scalar), 2 FLOPs per lane per FMA; best of
+//   AVX-512, else AVX2+FMA, else scalar), 2 FLOPs per lane per FMA, each
+//   thread's rate over its own CPU time (a busy machine that lends a core to
+//   another process for a moment does not halve the roof), summed; best of
 //   `repetitions`. No real kernel reaches this: it is the ceiling.
 //
 //     ThreadPool pool(2);
