@@ -47,7 +47,7 @@ public:
         // The pool is allocated block by block as it fills; refuse up front
         // what could never fit rather than fail half-way through a sweep.
         const llm::KvCacheParams kp = llm::kv_cache_params(hp, n_ctx, n_seq);
-        const double per_pos = 2.0 * kp.n_layer * kp.n_head_kv * kp.head_dim * sizeof(float);
+        const double per_pos = static_cast<double>(decode_shape(backend.model()).kv_bytes_per_token);
         const double blocks = (n_ctx + kp.block_size - 1) / kp.block_size;
         const double need = static_cast<double>(n_seq) * blocks * kp.block_size * per_pos;
         const double have = physical_memory_bytes();

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "pipeline/core/error.h"
+#include "pipeline/serving/quantity.h"
 
 namespace sixstep::serving {
 
@@ -111,9 +112,9 @@ KneeResult find_knee(const std::vector<double>& x, const std::vector<double>& y,
     }
     r.found = true;
     r.verdict = fmt::format(
-        "knee at x = {:g} (y = {:.4g}): past it the slope falls to {} of the rising slope; two lines cut the "
+        "knee at x = {} (y = {}): past it the slope falls to {} of the rising slope; two lines cut the "
         "squared error by {}; {} of the peak",
-        r.x, r.y, pct(r.tail_slope_ratio), pct(r.error_reduction), pct(r.peak_fraction));
+        significant(r.x, 6), significant(r.y, 4), pct(r.tail_slope_ratio), pct(r.error_reduction), pct(r.peak_fraction));
     return r;
 }
 

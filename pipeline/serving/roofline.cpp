@@ -7,11 +7,12 @@
 #include <fmt/format.h>
 
 #include "pipeline/core/error.h"
+#include "pipeline/llm/backend.h"
 #include "pipeline/llm/llama_model.h"
 
 namespace sixstep::serving {
 
-DecodeShape decode_shape(const llm::LlamaModel& model, int kv_bytes_per_element) {
+DecodeShape decode_shape(const llm::LlamaModel& model) {
     const llm::LlamaHparams& hp = model.hparams();
     const llm::LlamaWeights& w = model.weights();
     DecodeShape s;
@@ -27,8 +28,8 @@ DecodeShape decode_shape(const llm::LlamaModel& model, int kv_bytes_per_element)
     add(w.output);  // the head multiplies by every row, tied to the embedding or not
     s.weight_bytes += norm_bytes(w.output_norm);
     s.embd_row_bytes = w.token_embd.row_bytes;
-    s.kv_bytes_per_token = 2ull * static_cast<std::uint64_t>(hp.n_layer) * static_cast<std::uint64_t>(hp.n_embd_kv()) *
-                           static_cast<std::uint64_t>(kv_bytes_per_element);
+    // An empty cache allocates nothing: it only reports its layout.
+    s.kv_bytes_per_token = llm::KvCache(llm::kv_cache_params(hp, 1)).stats().bytes_per_token;
     s.n_layer = hp.n_layer;
     s.n_head = hp.n_head;
     s.head_dim = hp.head_dim();

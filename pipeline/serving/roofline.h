@@ -36,9 +36,9 @@ struct DecodeShape {
     int head_dim = 0;                      // floats per head
 };
 
-// The shape of a model as the engine runs it; kv_bytes_per_element is the
-// size of one cached K or V number (4: the CPU backend caches floats).
-DecodeShape decode_shape(const llm::LlamaModel& model, int kv_bytes_per_element = 4);
+// The shape of a model as the engine runs it; the KV bytes per position are
+// what the engine's own cache reports for this model (KvCacheStats).
+DecodeShape decode_shape(const llm::LlamaModel& model);
 
 // One decode step: n_seq sequences, each attending to `context` positions
 // (the new one included; a mean when contexts differ — every term is linear).

@@ -86,7 +86,7 @@ TEST_CASE("queue: a run obeys Little's law and the busy fraction") {
     }
 }
 
-TEST_CASE("queue: a seed names a run; the ci is Student's") {
+TEST_CASE("queue: a seed names a run, and the interval is Student's t") {
     const QueueSimResult a = sim(ServiceModel::exponential, 0.5, 11), b = sim(ServiceModel::exponential, 0.5, 11);
     const QueueSimResult c = sim(ServiceModel::exponential, 0.5, 12);
     CHECK(a.mean_wait_ms == b.mean_wait_ms);
