@@ -365,17 +365,33 @@ bool Scheduler::step() {
     sr.n_running = static_cast<int>(running_.size());
     sr.n_waiting = static_cast<int>(waiting_.size());
     sr.n_preempted = static_cast<int>(n_preemptions_ - preemptions_before);
-    const KvSnapshot snap = kv_snapshot();
-    sr.n_blocks_used = snap.n_used();
-    sr.n_blocks_cached = snap.n_cached_only();
-    sr.n_slots_filled = snap.n_filled();
-    sr.n_slots_held = snap.n_held();
+    record_kv_use(sr);
     sr.n_slots_stranded = stranded;
     steps_.push_back(sr);
 
     for (Live* r : sampled)
         if (r->gen->done()) finish(*r);
     return true;
+}
+
+void Scheduler::record_kv_use(StepRecord& sr) const {
+    // The same figures as kv_snapshot(), without building a view of every
+    // block each step: a block is shared only through the prefix cache, and
+    // cached blocks are full, so the others each have one owner to count.
+    const int bs = kv_.blocks().block_size();
+    sr.n_blocks_used = kv_.blocks().n_used();
+    sr.n_blocks_cached = cache_ ? cache_->n_evictable() : 0;
+    long long filled = cache_ ? static_cast<long long>(cache_->size()) * bs : 0;
+    for (const Live* r : running_) {
+        const int seq = r->gen->seq();
+        const std::vector<int>& table = kv_.block_table(seq);
+        const int n = kv_.n_tokens(seq);
+        for (std::size_t i = 0; i < table.size(); ++i)
+            if (!cache_ || !cache_->cached(table[i]))
+                filled += std::clamp(n - static_cast<int>(i) * bs, 0, bs);
+    }
+    sr.n_slots_filled = filled;
+    sr.n_slots_held = static_cast<long long>(contiguous_ ? contiguous_->n_used() : sr.n_blocks_used) * bs;
 }
 
 void Scheduler::run() {

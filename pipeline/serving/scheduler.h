@@ -174,6 +174,7 @@ private:
     void preempt(Live& r);
     void finish(Live& r);
     void add_span(Live& r, Phase phase, double t0, double t1);
+    void record_kv_use(StepRecord& sr) const;
     std::vector<KvSeqOwner> seq_owners() const;
 
     llm::Backend& backend_;

@@ -29,6 +29,7 @@ struct TrafficParams {
     int block_size = 16;        // positions per block, >= 1
     int n_ctx = 0;              // most positions per request; <= 0 → the model's context
     SloTargets targets;         // for goodput
+    bool warmup = true;         // one untimed request first (pages the weights in, sizes the buffers), as benchmarks do
 };
 
 struct TrafficRun {

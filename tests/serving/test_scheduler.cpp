@@ -213,6 +213,7 @@ TEST_CASE("scheduler: 10,000 random arrivals and departures leak no block, lose 
             REQUIRE(refs == owned + s.prefix_cache()->size());
             REQUIRE(blocks.n_free() + snap.n_used() == n_blocks);
             REQUIRE(s.n_running() <= sp.max_batch);
+            REQUIRE(s.steps().back().n_slots_filled <= s.steps().back().n_slots_held);
             ++steps;
         }
         const auto& recs = s.requests();
@@ -274,6 +275,12 @@ TEST_CASE("scheduler: the KV snapshot shows owners, shared prefix blocks and the
         CHECK(v.filled == 4);
     }
     CHECK(snap.n_shared() >= 2);
+    // The step's record counted the pool the same way, without the view.
+    const StepRecord& last = s.steps().back();
+    CHECK(last.n_blocks_used == snap.n_used());
+    CHECK(last.n_blocks_cached == snap.n_cached_only());
+    CHECK(last.n_slots_filled == snap.n_filled());
+    CHECK(last.n_slots_held == snap.n_held());
     CHECK(static_cast<int>(snap.free_list.size()) + snap.n_used() == 16);
     CHECK(s.requests()[1].n_cached_tokens == 8);
 }
