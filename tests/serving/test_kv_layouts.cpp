@@ -49,7 +49,7 @@ TEST_CASE("prefix cache: a block's key covers everything before it") {
     CHECK(grown == ha);
 }
 
-TEST_CASE("prefix cache: hits share blocks by reference count; eviction frees the least recently used, deepest first") {
+TEST_CASE("prefix cache: hits share blocks by reference count, and eviction frees the least recently used, deepest first") {
     KvBlocks b({.n_ctx = 64, .block_size = 4, .n_blocks = 8});
     PrefixCache cache(b);
     const std::vector<int> a = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};

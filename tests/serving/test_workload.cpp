@@ -32,7 +32,7 @@ std::pair<double, double> gap_stats(const std::vector<double>& t) {
 
 }  // namespace
 
-TEST_CASE("arrivals: Poisson and bursty keep the mean rate; bursty gaps vary more; a seed repeats") {
+TEST_CASE("arrivals: Poisson and bursty keep the mean rate, bursty gaps vary more, a seed repeats") {
     ArrivalParams p{.kind = ArrivalKind::poisson, .rate = 4, .count = 20000, .seed = 3};
     const std::vector<double> t = arrival_times_ms(p);
     CHECK(t.front() == 0);
@@ -146,7 +146,7 @@ TEST_CASE("workload: a shared prefix is the same tokens in every prompt that car
     CHECK(error_of([&] { make_workload(w, *m.codec, m.bos()); }) == "max tokens 0: ask for at least one token");
 }
 
-TEST_CASE("workload: a trace gives the times, prompts and lengths; its errors keep file:line") {
+TEST_CASE("workload: a trace gives the times, prompts and lengths, and its errors keep file:line") {
     sixstep::test::TinyModel m;
     const auto dir = sixstep::test::process_temp_dir("serving");
     const auto path = (dir / "trace.txt").string();
