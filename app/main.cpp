@@ -67,6 +67,7 @@ int main(int argc, char** argv) {
     add_quantize(app, commands);
     add_perplexity(app, commands);
     add_paths(app, commands);
+    add_traffic(app, commands);
 
     try {
         app.parse(argc, argv);

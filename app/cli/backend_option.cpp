@@ -1,7 +1,10 @@
 #include <fmt/format.h>
 
+#include <cstdio>
+
 #include "app/cli/commands.h"
 #include "pipeline/core/error.h"
+#include "pipeline/llm/vocab/vocab.h"
 
 namespace sixstep::cli {
 
@@ -14,6 +17,24 @@ void add_backend_option(CLI::App* sub, std::string& value) {
 llm::BackendKind backend_kind(const std::string& value) {
     if (const auto kind = llm::parse_backend_kind(value)) return *kind;
     throw Error(fmt::format("--backend {}: expected cpu, cuda or auto", value));
+}
+
+int RunnableModel::bos() const { return vocab->add_bos() ? vocab->bos() : -1; }
+
+RunnableModel load_runnable_model(const std::string& path, const std::string& backend, int n_threads) {
+    using namespace sixstep::llm;
+    RunnableModel m;
+    m.model = LlamaModel::load(path);
+    try {
+        m.vocab = std::make_shared<const Vocab>(Vocab::from_gguf(m.model->file()));
+    } catch (const Error& e) {
+        throw e.with_context(fmt::format("error loading model vocabulary from {}", path));
+    }
+    BackendChoice choice = make_backend(backend_kind(backend), m.model, {.n_threads = n_threads});
+    if (!choice.note.empty()) std::fprintf(stderr, "sixstep: %s\n", choice.note.c_str());
+    m.backend = std::move(choice.backend);
+    m.codec = make_vocab_codec(m.vocab);
+    return m;
 }
 
 }  // namespace sixstep::cli

@@ -5,11 +5,18 @@
 // 2 bad input (a broken lesson, file, argument or request).
 #pragma once
 #include <functional>
+#include <memory>
+#include <string>
 #include <vector>
 
 #include <CLI/CLI.hpp>
 
 #include "pipeline/llm/backend.h"
+#include "pipeline/llm/text_codec.h"
+
+namespace sixstep::llm {
+class Vocab;
+}
 
 namespace sixstep::cli {
 
@@ -37,10 +44,22 @@ void add_bill(CLI::App& app, Commands& commands);        // sixstep bill --prese
 void add_quantize(CLI::App& app, Commands& commands);    // sixstep quantize IN.gguf OUT.gguf --type q4_0
 void add_perplexity(CLI::App& app, Commands& commands);  // sixstep perplexity -m F.gguf [--ref R.gguf]
 void add_paths(CLI::App& app, Commands& commands);       // sixstep paths [--model KIND] [--json]
+void add_traffic(CLI::App& app, Commands& commands);     // sixstep traffic --model F --rate R …
 
 // `--backend cpu|cuda|auto` for the commands that run the model, and its value.
 void add_backend_option(CLI::App* sub, std::string& value);
 llm::BackendKind backend_kind(const std::string& value);
+
+// A GGUF model ready to run: weights, vocabulary (as a codec), and the backend
+// chosen by --backend (its note, if any, printed once on stderr).
+struct RunnableModel {
+    std::shared_ptr<llm::LlamaModel> model;
+    std::shared_ptr<const llm::Vocab> vocab;
+    std::unique_ptr<llm::TextCodec> codec;
+    std::unique_ptr<llm::Backend> backend;
+    int bos() const;  // the token prompts start with, -1 when the model adds none
+};
+RunnableModel load_runnable_model(const std::string& path, const std::string& backend, int n_threads);
 
 // Runs fn, turning a sixstep::Error (or any std::exception) into one clear
 // message on stderr and exit code 2.

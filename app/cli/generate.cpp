@@ -35,18 +35,10 @@ int run_generate(const GenerateOptions& o) {
     using namespace sixstep::llm;
     if (o.model.empty()) throw Error("generate needs --model FILE.gguf");
     const auto t0 = std::chrono::steady_clock::now();
-    auto model = LlamaModel::load(o.model);
-    std::shared_ptr<const Vocab> vocab;
-    try {
-        vocab = std::make_shared<const Vocab>(Vocab::from_gguf(model->file()));
-    } catch (const Error& e) {
-        throw e.with_context(fmt::format("error loading model vocabulary from {}", o.model));
-    }
-    BackendChoice choice = make_backend(backend_kind(o.backend), model, {.n_threads = o.threads});
-    if (!choice.note.empty()) std::fprintf(stderr, "sixstep: %s\n", choice.note.c_str());
-    Backend& backend = *choice.backend;
+    const RunnableModel m = load_runnable_model(o.model, o.backend, o.threads);
+    Backend& backend = *m.backend;
     const double load_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    const auto codec = make_vocab_codec(vocab);
+    const auto& codec = m.codec;
 
     GenerateParams p;
     p.n_predict = o.n_predict;

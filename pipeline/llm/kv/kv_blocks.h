@@ -47,6 +47,8 @@ public:
     int n_used() const { return params_.n_blocks - n_free(); }
     int n_shared() const;  // blocks with more than one owner
     int ref_count(int block) const;
+    // Free blocks; the next one handed out is the last (a stack).
+    const std::vector<int>& free_list() const { return free_; }
 
     // Sequences. Ids are small integers, reused after free_sequence.
     int add_sequence();

@@ -1,0 +1,277 @@
+// sixstep traffic -m F.gguf [--arrivals poisson|bursty|trace:FILE] [--rate R] [--count N]
+//                 [--policy static|continuous] [--max-batch B] [--kv-blocks K] [--block-size S]
+//                 [--step-tokens T] [--prefix-cache] [--system-prompt TEXT | --shared-prefix N]
+//                 [--shared-fraction F] [--max-tokens N] [--min-tokens N] [--ignore-eos] [--seed S]
+//                 [--ttft-target MS] [--tpot-target MS] [--compare-contiguous] [--json]
+// Serves a stream of requests through one model on the virtual clock (every
+// step's cost measured on the engine) and prints latency percentiles,
+// throughput, goodput, batch occupancy, KV use and preemptions — each with
+// its definition. --compare-contiguous runs the same requests with a
+// contiguous per-request KV reservation and with pages, side by side.
+#include <algorithm>
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "app/cli/commands.h"
+#include "pipeline/core/error.h"
+#include "pipeline/serving/traffic.h"
+
+namespace sixstep::cli {
+
+namespace {
+
+using namespace sixstep::serving;
+using json = nlohmann::ordered_json;
+
+struct TrafficOptions {
+    std::string model, arrivals = "poisson", policy = "continuous", backend = "cpu";
+    std::string system_prompt;
+    double rate = 4, burstiness = 0.25, shared_fraction = 1, ttft_target = 0, tpot_target = 0;
+    int count = 100, max_batch = 8, kv_blocks = 256, block_size = 16, step_tokens = 256;
+    int shared_prefix = 0, max_tokens = 64, min_tokens = 0, threads = 0;
+    std::uint64_t seed = 1;
+    bool prefix_cache = false, ignore_eos = false, compare_contiguous = false, json = false;
+};
+
+TrafficParams traffic_params(const TrafficOptions& o) {
+    TrafficParams p;
+    WorkloadParams& w = p.workload;
+    if (o.arrivals == "poisson") {
+        w.arrivals.kind = ArrivalKind::poisson;
+    } else if (o.arrivals == "bursty") {
+        w.arrivals.kind = ArrivalKind::bursty;
+    } else if (o.arrivals.rfind("trace:", 0) == 0 && o.arrivals.size() > 6) {
+        w.arrivals.kind = ArrivalKind::trace;
+        w.trace_file = o.arrivals.substr(6);
+    } else {
+        throw Error(fmt::format("--arrivals {}: use poisson, bursty or trace:FILE", o.arrivals));
+    }
+    w.arrivals.rate = o.rate;
+    w.arrivals.burstiness = o.burstiness;
+    w.arrivals.count = o.count;
+    w.arrivals.seed = o.seed;
+    w.max_tokens = o.max_tokens;
+    w.min_tokens = o.min_tokens;
+    w.system_prompt = o.system_prompt;
+    w.shared_prefix = o.shared_prefix;
+    w.shared_fraction = o.shared_fraction;
+    const auto policy = parse_batch_policy(o.policy);
+    if (!policy) throw Error(fmt::format("--policy {}: use static or continuous", o.policy));
+    p.scheduler.policy = *policy;
+    p.scheduler.max_batch = o.max_batch;
+    p.scheduler.max_step_tokens = o.step_tokens;
+    p.scheduler.prefix_cache = o.prefix_cache;
+    p.scheduler.stop_at_eog = !o.ignore_eos;
+    p.kv_blocks = o.kv_blocks;
+    p.block_size = o.block_size;
+    if (o.ttft_target < 0 || o.tpot_target < 0) throw Error("targets are milliseconds >= 0 (0: no target)");
+    p.targets = {o.ttft_target, o.tpot_target};
+    if (o.compare_contiguous && o.prefix_cache)
+        throw Error("--compare-contiguous and --prefix-cache: prefix caching needs pages; compare without it");
+    return p;
+}
+
+std::string setup_line(const TrafficParams& p, const TrafficRun& r) {
+    const SchedulerParams& s = p.scheduler;
+    std::string line = fmt::format("{} batching, max batch {}", batch_policy_name(s.policy), s.max_batch);
+    if (s.policy == BatchPolicy::continuous) line += fmt::format(", {} tokens per step", s.max_step_tokens);
+    line += fmt::format(", {} KV: {} blocks x {} positions, prefix cache {}", kv_layout_name(s.kv_layout),
+                        r.info.n_blocks, r.info.block_size, s.prefix_cache ? "on" : "off");
+    return line;
+}
+
+std::string workload_line(const TrafficParams& p, const std::vector<RequestSpec>& reqs) {
+    const WorkloadParams& w = p.workload;
+    std::string line = fmt::format("{} requests, ", reqs.size());
+    if (w.arrivals.kind == ArrivalKind::trace)
+        line += fmt::format("arrivals from {}", w.trace_file);
+    else if (w.arrivals.kind == ArrivalKind::bursty)
+        line += fmt::format("bursty arrivals {:g} req/s (gamma gaps, burstiness {:g}, seed {})", w.arrivals.rate,
+                            w.arrivals.burstiness, w.arrivals.seed);
+    else
+        line += fmt::format("Poisson arrivals {:g} req/s (seed {})", w.arrivals.rate, w.arrivals.seed);
+    int lo = 1 << 30, hi = 0, shared = 0;
+    for (const RequestSpec& r : reqs) {
+        lo = std::min(lo, static_cast<int>(r.prompt.size()));
+        hi = std::max(hi, static_cast<int>(r.prompt.size()));
+        shared += r.shares_prefix;
+    }
+    line += fmt::format(", prompts {}..{} tokens", lo, hi);
+    if (shared > 0) line += fmt::format(" ({} share a prefix)", shared);
+    if (w.arrivals.kind != ArrivalKind::trace) {
+        const int min_tokens = w.min_tokens > 0 ? w.min_tokens : std::max(1, w.max_tokens / 4);
+        line += fmt::format(", output {}..{} tokens (uniform)", min_tokens, w.max_tokens);
+    }
+    return line;
+}
+
+void print_report(const TrafficReport& rep) {
+    std::printf("\n%-26s %9s %9s %9s %9s %9s  %s\n", "latency (ms)", "mean", "p50", "p90", "p99", "max", "definition");
+    for (const LatencyMetric& m : rep.latencies) {
+        const Summary& s = m.summary;
+        std::printf("%-26s %9.1f %9.1f %9.1f %9.1f %9.1f  %s\n", m.name.c_str(), s.mean, s.p50, s.p90, s.p99, s.max,
+                    m.definition.c_str());
+    }
+    std::printf("\n%-36s %12s  %-9s %s\n", "figure", "value", "unit", "definition");
+    for (const Metric& m : rep.totals)
+        std::printf("%-36s %12s  %-9s %s\n", m.name.c_str(), fmt::format("{:.4g}", m.value).c_str(), m.unit.c_str(),
+                    m.definition.c_str());
+}
+
+json report_json(const TrafficRun& r) {
+    json j;
+    j["latencies"] = json::array();
+    for (const LatencyMetric& m : r.report.latencies) {
+        const Summary& s = m.summary;
+        j["latencies"].push_back({{"key", m.key}, {"name", m.name}, {"unit", "ms"}, {"definition", m.definition},
+                                  {"count", s.count}, {"mean", s.mean}, {"p50", s.p50}, {"p90", s.p90},
+                                  {"p99", s.p99}, {"max", s.max}});
+    }
+    j["totals"] = json::array();
+    for (const Metric& m : r.report.totals)
+        j["totals"].push_back(
+            {{"key", m.key}, {"name", m.name}, {"unit", m.unit}, {"definition", m.definition}, {"value", m.value}});
+    j["requests"] = json::array();
+    for (const RequestRecord& q : r.requests) {
+        json spans = json::array();
+        for (const PhaseSpan& s : q.spans) spans.push_back({phase_name(s.phase), s.t0_ms, s.t1_ms});
+        j["requests"].push_back({{"id", q.id},
+                                 {"arrival_ms", q.arrival_ms},
+                                 {"n_prompt", q.n_prompt},
+                                 {"n_output", q.output.size()},
+                                 {"shares_prefix", q.shares_prefix},
+                                 {"first_scheduled_ms", q.first_scheduled_ms},
+                                 {"first_token_ms", q.first_token_ms},
+                                 {"finish_ms", q.finish_ms},
+                                 {"ttft_ms", ttft_ms(q)},
+                                 {"tpot_ms", tpot_ms(q)},
+                                 {"e2e_ms", e2e_ms(q)},
+                                 {"stop_reason", q.stop_reason},
+                                 {"preemptions", q.n_preemptions},
+                                 {"cached_tokens", q.n_cached_tokens},
+                                 {"computed_tokens", q.n_computed_tokens},
+                                 {"spans", spans}});
+    }
+    // The timeline: one row per forward pass, columns named once.
+    j["steps"] = {{"columns", {"t_ms", "cost_ms", "forward_ms", "sample_ms", "n_tokens", "n_sequences", "n_running",
+                               "n_waiting", "n_preempted", "kv_blocks_used", "kv_blocks_cached", "kv_slots_filled",
+                               "kv_slots_held", "kv_slots_stranded"}},
+                  {"rows", json::array()}};
+    for (const StepRecord& s : r.steps)
+        j["steps"]["rows"].push_back({s.t_begin_ms, s.cost_ms, s.shape.forward_ms, s.shape.sample_ms, s.shape.n_tokens,
+                                      s.shape.n_sequences, s.n_running, s.n_waiting, s.n_preempted, s.n_blocks_used,
+                                      s.n_blocks_cached, s.n_slots_filled, s.n_slots_held, s.n_slots_stranded});
+    j["wall_ms"] = r.wall_ms;
+    return j;
+}
+
+// The figures that tell the two layouts apart, side by side.
+void print_comparison(const KvLayoutComparison& c) {
+    std::printf("\n%-34s %12s %12s  %s\n", "contiguous vs paged KV", "contiguous", "paged", "definition");
+    for (const char* key : {"running_peak", "running_mean", "kv_token_share", "kv_internal_waste", "kv_external_waste",
+                            "kv_blocks_mean", "preemptions", "output_throughput", "duration"}) {
+        const Metric& a = c.contiguous.report.total(key);
+        const Metric& b = c.paged.report.total(key);
+        const std::string name = a.unit.empty() ? a.name : fmt::format("{} ({})", a.name, a.unit);
+        std::printf("%-34s %12s %12s  %s\n", name.c_str(), fmt::format("{:.4g}", a.value).c_str(),
+                    fmt::format("{:.4g}", b.value).c_str(), a.definition.c_str());
+    }
+    for (const char* key : {"ttft", "queue", "e2e"}) {
+        const LatencyMetric& a = c.contiguous.report.latency(key);
+        const LatencyMetric& b = c.paged.report.latency(key);
+        const std::string name = fmt::format("{} p50 (ms)", a.name);
+        std::printf("%-34s %12.1f %12.1f  %s\n", name.c_str(), a.summary.p50, b.summary.p50, a.definition.c_str());
+    }
+}
+
+int run_traffic_command(const TrafficOptions& o) {
+    using llm::Backend;
+    const TrafficParams params = traffic_params(o);
+    const RunnableModel m = load_runnable_model(o.model, o.backend, o.threads);
+    Backend& backend = *m.backend;
+    const auto& codec = m.codec;
+    const std::vector<RequestSpec> reqs = make_workload(params.workload, *codec, m.bos());
+
+    const std::string clock_line =
+        "virtual: arrivals as drawn, each step advances it by its measured forward pass + sampling";
+    if (o.compare_contiguous) {
+        const KvLayoutComparison c = compare_kv_layouts(backend, *codec, reqs, params);
+        if (o.json) {
+            json j;
+            j["model"] = o.model;
+            j["backend"] = backend.name();
+            j["setup"] = setup_line(params, c.paged);
+            j["workload"] = workload_line(params, reqs);
+            j["clock"] = clock_line;
+            j["contiguous"] = report_json(c.contiguous);
+            j["paged"] = report_json(c.paged);
+            std::printf("%s\n", j.dump(2, ' ', false, json::error_handler_t::replace).c_str());
+            return exit_ok;
+        }
+        std::printf("traffic: %s on %s\nsetup: %s\nworkload: %s\nclock: %s\n", o.model.c_str(), backend.name().c_str(),
+                    setup_line(params, c.paged).c_str(), workload_line(params, reqs).c_str(), clock_line.c_str());
+        std::printf("contiguous: each request reserves prompt + max tokens in one run of blocks when admitted "
+                    "(first fit); paged: blocks taken as it grows\n");
+        print_comparison(c);
+        return exit_ok;
+    }
+
+    const TrafficRun run = run_traffic(backend, *codec, reqs, params);
+    if (o.json) {
+        json j;
+        j["model"] = o.model;
+        j["backend"] = backend.name();
+        j["setup"] = setup_line(params, run);
+        j["workload"] = workload_line(params, reqs);
+        j["clock"] = clock_line;
+        j.update(report_json(run));
+        std::printf("%s\n", j.dump(2, ' ', false, json::error_handler_t::replace).c_str());
+        return exit_ok;
+    }
+    std::printf("traffic: %s on %s\nsetup: %s\nworkload: %s\nclock: %s\n", o.model.c_str(), backend.name().c_str(),
+                setup_line(params, run).c_str(), workload_line(params, reqs).c_str(), clock_line.c_str());
+    std::printf("ran %zu requests in %.2f s of virtual time (%.2f s wall)\n", run.requests.size(),
+                run.info.duration_ms / 1000.0, run.wall_ms / 1000.0);
+    print_report(run.report);
+    return exit_ok;
+}
+
+}  // namespace
+
+void add_traffic(CLI::App& app, Commands& commands) {
+    auto* sub = app.add_subcommand(
+        "traffic", "Serve a stream of requests through one model on a virtual clock: latency, throughput, KV use");
+    auto o = std::make_shared<TrafficOptions>();
+    sub->add_option("-m,--model", o->model, "A GGUF model (Llama architecture)")->required();
+    sub->add_option("--arrivals", o->arrivals, "poisson, bursty (gamma gaps) or trace:FILE (arrival_ms max_tokens prompt)");
+    sub->add_option("--rate", o->rate, "Mean arrivals per second of virtual time (poisson, bursty)");
+    sub->add_option("--burstiness", o->burstiness, "bursty: gamma shape in (0, 1]; smaller is clumpier");
+    sub->add_option("--count", o->count, "Requests (poisson, bursty)");
+    sub->add_option("--policy", o->policy, "static (a batch ends with its longest request) or continuous");
+    sub->add_option("--max-batch", o->max_batch, "Most requests running at once");
+    sub->add_option("--kv-blocks", o->kv_blocks, "Blocks in the KV pool");
+    sub->add_option("--block-size", o->block_size, "Positions per KV block");
+    sub->add_option("--step-tokens", o->step_tokens, "continuous: most tokens per forward pass (prefill chunks + decode)");
+    sub->add_flag("--prefix-cache", o->prefix_cache, "Reuse KV blocks of identical prompt prefixes");
+    sub->add_option("--system-prompt", o->system_prompt, "Text in front of every prompt (a shared prefix)");
+    sub->add_option("--shared-prefix", o->shared_prefix, "Or: that many tokens of a built-in system prompt in front");
+    sub->add_option("--shared-fraction", o->shared_fraction, "Share of requests that carry the prefix, 0..1");
+    sub->add_option("--max-tokens", o->max_tokens, "Most tokens per request (each draws its own from min..max)");
+    sub->add_option("--min-tokens", o->min_tokens, "Fewest tokens drawn (0: max / 4)");
+    sub->add_flag("--ignore-eos", o->ignore_eos, "Generate every drawn token, past the end-of-text token");
+    sub->add_option("--seed", o->seed, "Seed of the arrivals, prompts and lengths");
+    sub->add_option("--ttft-target", o->ttft_target, "Goodput: TTFT target in ms (0: none)");
+    sub->add_option("--tpot-target", o->tpot_target, "Goodput: TPOT target in ms (0: none)");
+    sub->add_flag("--compare-contiguous", o->compare_contiguous,
+                  "Run twice: contiguous per-request KV reservation vs pages, side by side");
+    sub->add_option("-t,--threads", o->threads, "Threads (0: all hardware threads)")->check(CLI::Range(0, 1024));
+    add_backend_option(sub, o->backend);
+    sub->add_flag("--json", o->json, "Print machine-readable JSON instead");
+    commands.push_back({sub, [o] { return run_traffic_command(*o); }});
+}
+
+}  // namespace sixstep::cli

@@ -1,0 +1,71 @@
+#include "pipeline/serving/kv_snapshot.h"
+
+#include <algorithm>
+
+namespace sixstep::serving {
+
+int KvSnapshot::n_used() const {
+    return static_cast<int>(std::count_if(blocks.begin(), blocks.end(), [](const KvBlockView& b) { return b.refs > 0; }));
+}
+
+int KvSnapshot::n_shared() const {
+    return static_cast<int>(std::count_if(blocks.begin(), blocks.end(), [](const KvBlockView& b) { return b.refs > 1; }));
+}
+
+int KvSnapshot::n_cached_only() const {
+    return static_cast<int>(
+        std::count_if(blocks.begin(), blocks.end(), [](const KvBlockView& b) { return b.cached && b.refs == 1; }));
+}
+
+long long KvSnapshot::n_filled() const {
+    long long n = 0;
+    for (const KvBlockView& b : blocks) n += b.filled;
+    return n;
+}
+
+long long KvSnapshot::n_held() const {
+    if (contiguous) {
+        long long units = 0;
+        for (const ContiguousRegion& r : regions) units += r.size;
+        return units * block_size;
+    }
+    return static_cast<long long>(n_used()) * block_size;
+}
+
+KvSnapshot snapshot_kv(const llm::KvBlocks& kv, std::span<const KvSeqOwner> owners, const PrefixCache* cache,
+                       const ContiguousAllocator* contiguous, double t_ms) {
+    KvSnapshot s;
+    s.t_ms = t_ms;
+    s.n_blocks = kv.n_blocks();
+    s.block_size = kv.block_size();
+    s.blocks.resize(static_cast<std::size_t>(s.n_blocks));
+    for (int b = 0; b < s.n_blocks; ++b) {
+        KvBlockView& v = s.blocks[static_cast<std::size_t>(b)];
+        v.refs = kv.ref_count(b);
+        v.cached = cache && cache->cached(b);
+        if (v.cached) v.filled = s.block_size;  // only full blocks are cached
+    }
+    s.free_list = kv.free_list();
+    std::vector<KvSeqOwner> sorted(owners.begin(), owners.end());
+    std::sort(sorted.begin(), sorted.end(), [](const KvSeqOwner& a, const KvSeqOwner& b) { return a.request < b.request; });
+    for (const KvSeqOwner& o : sorted) {
+        KvTableView t;
+        t.request = o.request;
+        t.n_tokens = kv.n_tokens(o.seq);
+        t.blocks = kv.block_table(o.seq);
+        for (std::size_t i = 0; i < t.blocks.size(); ++i) {
+            KvBlockView& v = s.blocks[static_cast<std::size_t>(t.blocks[i])];
+            v.owners.push_back(o.request);
+            const int in_block = t.n_tokens - static_cast<int>(i) * s.block_size;
+            v.filled = std::max(v.filled, std::clamp(in_block, 0, s.block_size));
+        }
+        s.tables.push_back(std::move(t));
+    }
+    if (contiguous) {
+        s.contiguous = true;
+        s.regions = contiguous->regions();
+    }
+    return s;
+}
+
+}  // namespace sixstep::serving

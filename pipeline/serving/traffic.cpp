@@ -1,0 +1,77 @@
+#include "pipeline/serving/traffic.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include <fmt/format.h>
+
+#include "pipeline/core/error.h"
+#include "pipeline/llm/stepper.h"
+
+namespace sixstep::serving {
+
+namespace {
+
+// A first forward pass pays for page faults on the weights and for buffers
+// sized on first use: tens of milliseconds that belong to the cold start, not
+// to the first request. One short request through a scratch cache pays them.
+void warm_up(llm::Backend& backend, const llm::TextCodec& codec, const RequestSpec& r, const llm::KvCacheParams& kp) {
+    auto kv = backend.make_kv_cache(kp);
+    llm::Stepper st(backend, *kv);
+    llm::GenerateParams gp;
+    gp.n_predict = 2;
+    gp.sampling = greedy_sampling();
+    gp.stop_at_eog = false;
+    const std::size_t n = std::min<std::size_t>(r.prompt.size(), 16);
+    llm::Generation g(codec, std::vector<int>(r.prompt.begin(), r.prompt.begin() + static_cast<std::ptrdiff_t>(n)), gp);
+    st.attach(g);
+    while (!g.done()) {
+        st.forward_all();
+        g.sample();
+    }
+}
+
+}  // namespace
+
+TrafficRun run_traffic(llm::Backend& backend, const llm::TextCodec& codec, const std::vector<RequestSpec>& requests,
+                       const TrafficParams& params, StepCostModel cost) {
+    if (params.kv_blocks < 1 || params.kv_blocks > max_kv_blocks)
+        throw Error(fmt::format("kv blocks {}: the pool needs 1 to {} blocks", params.kv_blocks, max_kv_blocks));
+    if (params.block_size < 1)
+        throw Error(fmt::format("block size {}: a block holds at least one position", params.block_size));
+    const llm::LlamaHparams& hp = backend.model().hparams();
+    llm::KvCacheParams kp = llm::kv_cache_params(hp, params.n_ctx, 1, params.block_size);
+    kp.n_blocks = params.kv_blocks;
+    std::unique_ptr<llm::KvCache> kv = backend.make_kv_cache(kp);
+    if (params.warmup && !requests.empty() && !requests.front().prompt.empty())
+        warm_up(backend, codec, requests.front(), kp);
+
+    const auto t0 = std::chrono::steady_clock::now();
+    TrafficRun run;
+    {
+        Scheduler s(backend, *kv, codec, params.scheduler, std::move(cost));
+        s.submit(requests);
+        s.run();
+        run.requests = s.requests();
+        run.steps = s.steps();
+        run.info = s.run_info();
+    }
+    run.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    run.report = make_report(run.requests, run.steps, run.info, params.targets);
+    return run;
+}
+
+KvLayoutComparison compare_kv_layouts(llm::Backend& backend, const llm::TextCodec& codec,
+                                      const std::vector<RequestSpec>& requests, const TrafficParams& params,
+                                      StepCostModel cost) {
+    TrafficParams p = params;
+    p.scheduler.prefix_cache = false;
+    KvLayoutComparison c;
+    p.scheduler.kv_layout = KvLayout::paged;
+    c.paged = run_traffic(backend, codec, requests, p, cost);
+    p.scheduler.kv_layout = KvLayout::contiguous;
+    c.contiguous = run_traffic(backend, codec, requests, p, cost);
+    return c;
+}
+
+}  // namespace sixstep::serving

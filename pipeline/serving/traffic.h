@@ -1,0 +1,59 @@
+// A traffic run: one workload through one model under one serving setup —
+// the KV pool built, the scheduler run to the end, the report made. The
+// `traffic` command, lessons and panels all call this, so a figure on screen
+// is the figure in the terminal.
+//
+//     TrafficParams p;
+//     p.workload.arrivals = {.kind = ArrivalKind::poisson, .rate = 4, .count = 100};
+//     p.scheduler.policy = BatchPolicy::continuous;
+//     auto reqs = make_workload(p.workload, codec, bos);
+//     TrafficRun run = run_traffic(backend, codec, reqs, p);
+//     run.report.latency("ttft").summary.p50;
+//     KvLayoutComparison c = compare_kv_layouts(backend, codec, reqs, p);   // contiguous vs paged
+#pragma once
+#include <vector>
+
+#include "pipeline/llm/backend.h"
+#include "pipeline/serving/scheduler.h"
+#include "pipeline/serving/traffic_metrics.h"
+#include "pipeline/serving/workload.h"
+
+namespace sixstep::serving {
+
+inline constexpr int max_kv_blocks = 1 << 20;  // bookkeeping per block; more is a typo, not a cache
+
+struct TrafficParams {
+    WorkloadParams workload;    // arrivals, prompts, output lengths (make_workload)
+    SchedulerParams scheduler;  // policy, max batch, step budget, prefix cache, KV layout
+    int kv_blocks = 256;        // blocks in the KV pool, 1 .. max_kv_blocks
+    int block_size = 16;        // positions per block, >= 1
+    int n_ctx = 0;              // most positions per request; <= 0 → the model's context
+    SloTargets targets;         // for goodput
+    bool warmup = true;         // one untimed request first (pages the weights in, sizes the buffers), as benchmarks do
+};
+
+struct TrafficRun {
+    std::vector<RequestRecord> requests;  // in arrival order
+    std::vector<StepRecord> steps;
+    RunInfo info;
+    TrafficReport report;
+    double wall_ms = 0;  // real time the run took (passes, sampling and the scheduler's bookkeeping)
+};
+
+// Runs the requests to the end on a fresh KV pool. Throws sixstep::Error
+// for bad parameters (kv blocks, block size, max batch beyond the pool, a
+// request that could never fit) before anything runs.
+TrafficRun run_traffic(llm::Backend& backend, const llm::TextCodec& codec, const std::vector<RequestSpec>& requests,
+                       const TrafficParams& params, StepCostModel cost = measured_cost);
+
+// The same requests under the two KV layouts, the rest of the setup equal
+// (prefix caching off: it needs pages).
+struct KvLayoutComparison {
+    TrafficRun paged;
+    TrafficRun contiguous;
+};
+KvLayoutComparison compare_kv_layouts(llm::Backend& backend, const llm::TextCodec& codec,
+                                      const std::vector<RequestSpec>& requests, const TrafficParams& params,
+                                      StepCostModel cost = measured_cost);
+
+}  // namespace sixstep::serving

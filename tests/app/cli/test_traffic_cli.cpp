@@ -1,0 +1,87 @@
+// `sixstep traffic` as a user runs it: the metrics table with definitions,
+// JSON, the contiguous vs paged comparison, and one clear error (exit 2) for
+// each kind of bad input.
+#include <doctest/doctest.h>
+
+#include "run_command.h"
+#include "temp_dir.h"
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace fs = std::filesystem;
+using sixstep::test::run_command;
+using sixstep::test::sixstep_cmd;
+
+namespace {
+
+const std::string model = std::string(SIXSTEP_SOURCE_DIR) + "/assets/models/stories-3m-f16.gguf";
+
+sixstep::test::CommandResult traffic(const std::string& args) {
+    return run_command(sixstep_cmd("traffic -m '" + model + "' --threads 2 " + args));
+}
+
+}  // namespace
+
+TEST_CASE("cli traffic: the metrics table, each figure with its definition") {
+    const auto r = traffic("--rate 20 --count 12 --max-tokens 8 --max-batch 4 --kv-blocks 64 --ttft-target 500");
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+    for (const char* s : {"continuous batching, max batch 4", "TTFT (from arrival)", "TTFT (from scheduling)",
+                          "first token sampled - request arrived", "(E2E - TTFT) / (output tokens - 1)", "ITL",
+                          "goodput", "batch occupancy", "KV blocks used (peak)", "preemptions", "virtual"})
+        CHECK(r.output.find(s) != std::string::npos);
+}
+
+TEST_CASE("cli traffic: --json carries definitions, requests and the step timeline") {
+    const auto r = traffic("--rate 20 --count 6 --max-tokens 6 --policy static --prefix-cache --shared-prefix 40 --json");
+    REQUIRE(r.exit_code == 0);
+    const auto j = nlohmann::json::parse(r.output);
+    CHECK(j["requests"].size() == 6);
+    CHECK(j["latencies"][0]["key"] == "ttft");
+    CHECK_FALSE(j["latencies"][0]["definition"].get<std::string>().empty());
+    bool cached = false;
+    for (const auto& t : j["totals"])
+        if (t["key"] == "prefix_cached") cached = t["value"].get<double>() > 0;
+    CHECK(cached);
+    CHECK(j["steps"]["rows"].size() > 0);
+    CHECK(j["steps"]["columns"][0] == "t_ms");
+}
+
+TEST_CASE("cli traffic: --compare-contiguous prints both layouts side by side") {
+    const auto r = traffic("--rate 50 --count 10 --max-tokens 16 --kv-blocks 32 --compare-contiguous");
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+    CHECK(r.output.find("contiguous vs paged KV") != std::string::npos);
+    CHECK(r.output.find("internal fragmentation") != std::string::npos);
+    CHECK(r.output.find("external fragmentation") != std::string::npos);
+}
+
+TEST_CASE("cli traffic: bad input is one clear error and exit code 2") {
+    const fs::path dir = sixstep::test::process_temp_dir("traffic-cli");
+    const std::string trace = (dir / "bad.txt").string();
+    std::ofstream(trace) << "0 4 fine\n10 x broken\n";
+    const std::pair<std::string, std::string> cases[] = {
+        {"--rate 0", "rate 0: the arrival rate must be a positive number of requests per second"},
+        {"--rate -3", "rate -3: the arrival rate must be a positive number of requests per second"},
+        {"--count 0", "count 0: ask for 1 to 100000 requests"},
+        {"--count 1000000000", "count 1000000000: ask for 1 to 100000 requests"},
+        {"--max-batch 64 --kv-blocks 16", "max batch 64 is beyond the KV capacity: 16 blocks"},
+        {"--arrivals trace:" + trace, trace + ":2:4: max tokens 'x' must be a whole number >= 1"},
+        {"--arrivals trace:/nonexistent.txt", "cannot read trace file /nonexistent.txt"},
+        {"--arrivals sometimes", "--arrivals sometimes: use poisson, bursty or trace:FILE"},
+        {"--policy greedy", "--policy greedy: use static or continuous"},
+        {"--kv-blocks 2 --max-batch 1 --max-tokens 64", "it could never finish; raise --kv-blocks or lower --max-tokens"},
+        {"--block-size 0", "block size 0: a block holds at least one position"},
+    };
+    for (const auto& [args, message] : cases) {
+        const auto r = traffic(args.find("--count") == std::string::npos ? "--count 3 " + args : args);
+        INFO(args << " → " << r.output);
+        CHECK(r.exit_code == 2);
+        CHECK(r.output.find(message) != std::string::npos);
+        CHECK(r.output.find("sixstep: error:") != std::string::npos);
+    }
+}

@@ -1,0 +1,121 @@
+// The virtual clock and the metrics built on it: with an injected step cost,
+// every TTFT, TPOT, ITL and queue time is exact arithmetic.
+#include <doctest/doctest.h>
+
+#include "error_of.h"
+#include "serving_fixture.h"
+
+#include <cmath>
+#include <limits>
+
+#include "pipeline/core/error.h"
+#include "pipeline/serving/traffic_metrics.h"
+#include "pipeline/serving/virtual_clock.h"
+
+using namespace sixstep::serving;
+using sixstep::test::EchoBackend;
+using sixstep::test::TinyModel;
+using sixstep::test::error_of;
+using sixstep::test::request;
+
+TEST_CASE("virtual clock: steps add their cost, idle time jumps, nothing goes backwards") {
+    VirtualClock c;
+    c.advance(4.5);
+    c.advance_to(10);   // idle until an arrival at 10
+    c.advance_to(3);    // in the past: no-op
+    c.advance(0.5);
+    CHECK(c.now_ms() == 10.5);
+    CHECK(c.busy_ms() == 5.0);
+    CHECK(c.idle_ms() == 5.5);
+    CHECK(error_of([&] { c.advance(-1); }) == "virtual clock: a step cannot take -1 ms (finite, >= 0)");
+    CHECK(error_of([&] { c.advance(std::numeric_limits<double>::infinity()); }) ==
+          "virtual clock: a step cannot take inf ms (finite, >= 0)");
+    CHECK(c.now_ms() == 10.5);
+
+    StepShape s;
+    s.n_tokens = 12;
+    s.forward_ms = 3;
+    s.sample_ms = 0.25;
+    CHECK(measured_cost(s) == 3.25);
+    CHECK(linear_cost(2, 0.5)(s) == 8.0);
+    CHECK(error_of([] { linear_cost(-1, 0); }) == "step cost: -1 ms + 0 ms per token must be finite and >= 0");
+}
+
+TEST_CASE("virtual clock: two requests, 10 ms per step — TTFT, queue, ITL, TPOT, E2E exactly") {
+    TinyModel m;
+    EchoBackend echo(m.model);
+    auto kv = sixstep::test::make_pool(echo, 32, 4);
+    SchedulerParams sp;
+    sp.max_batch = 4;
+    sp.stop_at_eog = false;
+    Scheduler s(echo, *kv, *m.codec, sp, linear_cost(10, 0));
+    // A at 0 (5 prompt tokens, 3 new); B at 5 ms (3 prompt tokens, 2 new); C at 100 ms.
+    s.submit({request(0, 0, {1, 2, 3, 4, 5}, 3),
+              request(1, 5, {6, 7, 8}, 2),
+              request(2, 100, {9}, 1)});
+    s.run();
+    // Pass 1 [0,10): A's prompt.  Pass 2 [10,20): A decodes, B (waiting since 5)
+    // reads its prompt.  Pass 3 [20,30): both decode and finish.  Idle until
+    // 100.  Pass 4 [100,110): C.
+    const auto& r = s.requests();
+    REQUIRE(r.size() == 3);
+    CHECK(r[0].token_ms == std::vector<double>{10, 20, 30});
+    CHECK(r[1].token_ms == std::vector<double>{20, 30});
+    CHECK(r[2].token_ms == std::vector<double>{110});
+    CHECK(ttft_ms(r[0]) == 10);
+    CHECK(queue_ms(r[0]) == 0);
+    CHECK(queue_ms(r[1]) == 5);
+    CHECK(ttft_ms(r[1]) == 15);        // from arrival: includes the 5 ms wait
+    CHECK(ttft_sched_ms(r[1]) == 10);  // from scheduling: does not
+    CHECK(e2e_ms(r[0]) == 30);
+    CHECK(e2e_ms(r[1]) == 25);
+    CHECK(tpot_ms(r[0]) == 10);        // (30 − 10) / (3 − 1)
+    CHECK(tpot_ms(r[1]) == 10);        // (25 − 15) / (2 − 1)
+    CHECK(tpot_ms(r[2]) == -1);        // one token: no TPOT
+    CHECK(s.clock().now_ms() == 110);
+    CHECK(s.clock().busy_ms() == 40);
+    CHECK(s.clock().idle_ms() == 70);
+    REQUIRE(r[1].spans.size() == 3);
+    CHECK(r[1].spans[0].phase == Phase::queued);
+    CHECK(r[1].spans[0].t0_ms == 5);
+    CHECK(r[1].spans[0].t1_ms == 10);
+    CHECK(r[1].spans[1].phase == Phase::prefill);
+    CHECK(r[1].spans[2].phase == Phase::decode);
+
+    const TrafficReport rep = make_report(r, s.steps(), s.run_info(), {.ttft_ms = 12, .tpot_ms = 0});
+    CHECK(rep.total("duration").value == doctest::Approx(0.110));
+    CHECK(rep.total("output_throughput").value == doctest::Approx(6 / 0.110));
+    CHECK(rep.total("total_throughput").value == doctest::Approx((6 + 9) / 0.110));
+    CHECK(rep.total("request_throughput").value == doctest::Approx(3 / 0.110));
+    CHECK(rep.total("busy").value == doctest::Approx(100.0 * 40 / 110));
+    // TTFTs 10, 15, 10: two meet 12 ms.
+    CHECK(rep.total("goodput").value == doctest::Approx(2 / 0.110));
+    CHECK(rep.total("goodput_share").value == doctest::Approx(100.0 * 2 / 3));
+    CHECK(rep.total("goodput").definition ==
+          "requests meeting every target (TTFT <= 12 ms) / duration (DistServe; vLLM --goodput)");
+    // ITL pools every gap: A 10, 10; B 10.
+    CHECK(rep.latency("itl").summary.count == 3);
+    CHECK(rep.latency("itl").summary.mean == 10);
+    CHECK(rep.latency("ttft").summary.p50 == 10);
+    CHECK(rep.latency("ttft").summary.max == 15);
+    // Occupancy: passes of 1, 2, 2, 1 requests, 10 ms each, max batch 4.
+    CHECK(rep.total("batch_occupancy").value == doctest::Approx(100.0 * 6 / 16));
+    CHECK(rep.total("prefill_computed").value == 9);
+    for (const Metric& t : rep.totals) CHECK_FALSE(t.definition.empty());
+    for (const LatencyMetric& l : rep.latencies) CHECK_FALSE(l.definition.empty());
+}
+
+TEST_CASE("percentiles: linear interpolation between closest ranks, as numpy and vLLM") {
+    const Summary s = summarize({40, 10, 30, 20});
+    CHECK(s.count == 4);
+    CHECK(s.mean == 25);
+    CHECK(s.p50 == 25);
+    CHECK(s.p90 == doctest::Approx(37));
+    CHECK(s.p99 == doctest::Approx(39.7));
+    CHECK(s.max == 40);
+    const Summary one = summarize({7});
+    CHECK(one.p50 == 7);
+    CHECK(one.p99 == 7);
+    CHECK(summarize({}).count == 0);
+    CHECK(error_of([] { percentile({}, 50); }) == "percentile of no values");
+}

@@ -1,0 +1,166 @@
+// Arrivals, trace files and workloads: seeded, checked, and every bad line
+// named by file:line:column.
+#include <doctest/doctest.h>
+
+#include "error_of.h"
+#include "serving_fixture.h"
+
+#include <cmath>
+#include <fstream>
+#include <numeric>
+
+#include "pipeline/core/error.h"
+#include "pipeline/serving/arrivals.h"
+#include "pipeline/serving/trace_file.h"
+#include "pipeline/serving/workload.h"
+
+using namespace sixstep::serving;
+using sixstep::test::error_of;
+
+namespace {
+
+// Mean and coefficient of variation of the gaps.
+std::pair<double, double> gap_stats(const std::vector<double>& t) {
+    std::vector<double> gaps;
+    for (std::size_t i = 1; i < t.size(); ++i) gaps.push_back(t[i] - t[i - 1]);
+    const double mean = std::accumulate(gaps.begin(), gaps.end(), 0.0) / static_cast<double>(gaps.size());
+    double var = 0;
+    for (double g : gaps) var += (g - mean) * (g - mean);
+    var /= static_cast<double>(gaps.size() - 1);
+    return {mean, std::sqrt(var) / mean};
+}
+
+}  // namespace
+
+TEST_CASE("arrivals: Poisson and bursty keep the mean rate, bursty gaps vary more, a seed repeats") {
+    ArrivalParams p{.kind = ArrivalKind::poisson, .rate = 4, .count = 20000, .seed = 3};
+    const std::vector<double> t = arrival_times_ms(p);
+    CHECK(t.front() == 0);
+    CHECK(std::is_sorted(t.begin(), t.end()));
+    const auto [mean, cv] = gap_stats(t);
+    MESSAGE("poisson: mean gap " << mean << " ms (expect 250), CV " << cv << " (expect 1)");
+    CHECK(mean == doctest::Approx(250).epsilon(0.03));  // 20,000 gaps: standard error ~0.7%
+    CHECK(cv == doctest::Approx(1).epsilon(0.05));
+    CHECK(arrival_times_ms(p) == t);
+    p.seed = 4;
+    CHECK(arrival_times_ms(p) != t);
+
+    p.kind = ArrivalKind::bursty;
+    p.burstiness = 0.25;
+    const auto [bmean, bcv] = gap_stats(arrival_times_ms(p));
+    MESSAGE("bursty 0.25: mean gap " << bmean << " ms, CV " << bcv << " (expect 2)");
+    CHECK(bmean == doctest::Approx(250).epsilon(0.06));
+    CHECK(bcv == doctest::Approx(2).epsilon(0.1));
+}
+
+TEST_CASE("arrivals: a rate <= 0, a count of 0 or an absurd one, a bad burstiness are errors") {
+    ArrivalParams p;
+    p.rate = 0;
+    CHECK(error_of([&] { arrival_times_ms(p); }) ==
+          "rate 0: the arrival rate must be a positive number of requests per second");
+    p.rate = -2;
+    CHECK(error_of([&] { arrival_times_ms(p); }) ==
+          "rate -2: the arrival rate must be a positive number of requests per second");
+    p.rate = std::nan("");
+    CHECK(error_of([&] { arrival_times_ms(p); }) ==
+          "rate nan: the arrival rate must be a positive number of requests per second");
+    p.rate = 1;
+    p.count = 0;
+    CHECK(error_of([&] { arrival_times_ms(p); }) == "count 0: ask for 1 to 100000 requests");
+    p.count = 100000000;
+    CHECK(error_of([&] { arrival_times_ms(p); }) == "count 100000000: ask for 1 to 100000 requests");
+    p.count = 10;
+    p.kind = ArrivalKind::bursty;
+    p.burstiness = 0;
+    CHECK(error_of([&] { arrival_times_ms(p); }) == "burstiness 0: must be in (0, 1] (1 is Poisson; smaller is burstier)");
+}
+
+TEST_CASE("trace files: fields, escapes, comments and blank lines") {
+    const auto e = parse_trace("# arrival_ms max_tokens prompt\n"
+                               "0 32 Once upon a time\n"
+                               "\n"
+                               "   # indented comment\r\n"
+                               "12.5\t4\tThe cat  sat\\non the \\\\ mat\r\n"
+                               "12.5 1 x",
+                               "t.txt");
+    REQUIRE(e.size() == 3);
+    CHECK(e[0].arrival_ms == 0);
+    CHECK(e[0].max_tokens == 32);
+    CHECK(e[0].prompt == "Once upon a time");
+    CHECK(e[0].line == 2);
+    CHECK(e[1].arrival_ms == 12.5);
+    CHECK(e[1].prompt == "The cat  sat\non the \\ mat");
+    CHECK(e[1].line == 5);
+    CHECK(e[2].prompt == "x");
+}
+
+TEST_CASE("trace files: each bad line gives file:line(:column) and what is wrong") {
+    auto bad = [](const std::string& text) { return error_of([&] { parse_trace(text, "t.txt"); }); };
+    CHECK(bad("0 4 ok\nsoon 4 hello\n") == "t.txt:2:1: arrival time 'soon' is not a number of milliseconds");
+    CHECK(bad("  -5 4 hello") == "t.txt:1:3: arrival time -5 ms is before the start (>= 0)");
+    CHECK(bad("10 4 a\n5 4 b") == "t.txt:2:1: arrival time 5 ms comes before line 1's 10 ms (a trace is in arrival order)");
+    CHECK(bad("0 0 hello") == "t.txt:1:3: max tokens '0' must be a whole number >= 1");
+    CHECK(bad("0 2.5 hello") == "t.txt:1:3: max tokens '2.5' must be a whole number >= 1");
+    CHECK(bad("0 many hello") == "t.txt:1:3: max tokens 'many' must be a whole number >= 1");
+    CHECK(bad("0") == "t.txt:1: no max tokens and prompt after the arrival time");
+    CHECK(bad("0 4   ") == "t.txt:1: no prompt after the max tokens");
+    CHECK(bad("0 4 say \\q") == "t.txt:1:9: unknown escape '\\q' in the prompt (use \\n, \\t or \\\\)");
+    CHECK(bad("12abc 4 x") == "t.txt:1:1: arrival time '12abc' is not a number of milliseconds");
+    CHECK(bad("# nothing\n\n") == "t.txt: no requests (every line is blank or a comment)");
+    CHECK(error_of([] { load_trace("/nonexistent/trace.txt"); }) == "cannot read trace file /nonexistent/trace.txt");
+}
+
+TEST_CASE("workload: a shared prefix is the same tokens in every prompt that carries it, with one BOS") {
+    sixstep::test::TinyModel m;
+    WorkloadParams w;
+    w.arrivals = {.kind = ArrivalKind::poisson, .rate = 10, .count = 40, .seed = 2};
+    w.max_tokens = 16;
+    w.shared_prefix = 30;
+    w.shared_fraction = 0.5;
+    const auto reqs = make_workload(w, *m.codec, m.bos());
+    REQUIRE(reqs.size() == 40);
+    int shared = 0;
+    const RequestSpec* first = nullptr;
+    for (const RequestSpec& r : reqs) {
+        CHECK(r.max_tokens >= 4);  // max / 4
+        CHECK(r.max_tokens <= 16);
+        if (!r.shares_prefix) continue;
+        ++shared;
+        if (!first) first = &r;
+        CHECK(std::equal(first->prompt.begin(), first->prompt.begin() + 30, r.prompt.begin()));
+        CHECK(r.prompt.size() > 30u);
+        if (m.bos() >= 0) CHECK(std::count(r.prompt.begin(), r.prompt.end(), m.bos()) == 1);
+    }
+    CHECK(shared > 10);
+    CHECK(shared < 30);
+    CHECK(make_workload(w, *m.codec, m.bos())[7].prompt == reqs[7].prompt);  // seeded
+
+    w.system_prompt = "Be kind.";
+    CHECK(error_of([&] { make_workload(w, *m.codec, m.bos()); }) ==
+          "give either a system prompt or a shared prefix length, not both");
+    w.system_prompt.clear();
+    w.shared_fraction = 2;
+    CHECK(error_of([&] { make_workload(w, *m.codec, m.bos()); }) == "shared fraction 2: must be in [0, 1]");
+    w.shared_fraction = 1;
+    w.max_tokens = 0;
+    CHECK(error_of([&] { make_workload(w, *m.codec, m.bos()); }) == "max tokens 0: ask for at least one token");
+}
+
+TEST_CASE("workload: a trace gives the times, prompts and lengths, and its errors keep file:line") {
+    sixstep::test::TinyModel m;
+    const auto dir = sixstep::test::process_temp_dir("serving");
+    const auto path = (dir / "trace.txt").string();
+    std::ofstream(path) << "0 3 hello\n40 5 world\n";
+    WorkloadParams w;
+    w.arrivals.kind = ArrivalKind::trace;
+    w.trace_file = path;
+    const auto reqs = make_workload(w, *m.codec, m.bos());
+    REQUIRE(reqs.size() == 2);
+    CHECK(reqs[1].arrival_ms == 40);
+    CHECK(reqs[1].max_tokens == 5);
+    CHECK(reqs[1].prompt == m.codec->encode("world"));
+    CHECK(reqs[1].origin == path + ":2");
+    std::ofstream(path) << "0 3 hello\nforty 5 world\n";
+    CHECK(error_of([&] { make_workload(w, *m.codec, m.bos()); }) ==
+          path + ":2:1: arrival time 'forty' is not a number of milliseconds");
+}
