@@ -10,15 +10,18 @@
 #include <memory>
 #include <string>
 
-#include "pipeline/llm/cpu/cpu_backend.h"
+#include "pipeline/core/data_dir.h"
+#include "pipeline/llm/backend.h"
 #include "pipeline/llm/generator.h"
 #include "pipeline/llm/llama_model.h"
+#include "pipeline/llm/text_codec.h"
 #include "pipeline/llm/vocab/vocab.h"
 
 using namespace sixstep::llm;
 
 int main(int argc, char** argv) try {
-    const std::string path = argc > 1 ? argv[1] : SIXSTEP_DATA_DIR "/assets/models/stories-3m-f16.gguf";
+    const std::string path =
+        argc > 1 ? argv[1] : sixstep::data_path("assets/models/stories-3m-f16.gguf").string();
     const std::string prompt = argc > 2 ? argv[2] : "The cat sat on the";
     const int n_predict = argc > 3 ? std::stoi(argv[3]) : 8;
 
@@ -28,15 +31,17 @@ int main(int argc, char** argv) try {
     std::printf("model: %s, %d layers, n_embd %d, n_vocab %d\n", path.c_str(), hp.n_layer, hp.n_embd, hp.n_vocab);
 
     // The tokenizer stored in the same file.
-    const auto vocab = std::make_shared<const Vocab>(Vocab::from_gguf(model->file()));
-    const auto codec = make_vocab_codec(vocab);
+    const auto codec = make_vocab_codec(std::make_shared<const Vocab>(Vocab::from_gguf(model->file())));
     std::printf("prompt: \"%s\" ->", prompt.c_str());
     for (int id : codec->encode(prompt)) std::printf(" %d", id);
     std::printf("\n");
 
-    // Where the forward pass runs, and the generation loop on top of it.
-    CpuBackend cpu(model, {.n_threads = 2});
-    Generator gen(cpu, *codec);
+    // Where the forward pass runs (a GPU when one was built and is present,
+    // else the CPU), and the generation loop on top of it.
+    BackendChoice choice = make_backend(BackendKind::auto_select, model, {.n_threads = 2});
+    std::printf("backend: %s%s%s\n", choice.backend->name().c_str(), choice.note.empty() ? "" : " — ",
+                choice.note.c_str());
+    Generator gen(*choice.backend, *codec);
     GenerateParams params;
     params.n_predict = n_predict;
     params.sampling.temperature = 0;  // greedy: the same text every run
