@@ -5,13 +5,15 @@
 // by inference. A Job is one request's private state while it walks the six
 // steps. The Pipeline (pipeline.h) calls them in order and times each stage:
 //
+//     TraceEvent ev;                     // (the Pipeline records one per stage)
 //     auto job = model.start(request);   // nothing computed yet
 //     job->normalize(ev);                // 1 request
 //     model.load(ev);                    // 2 load (a no-op "reuse" once loaded)
-//     job->forward(ev);                  // 3 forward
-//     job->output(ev);                   // 4 output
-//     while (job->postprocess(ev)) {...} // 5 postprocess (true: loop to forward)
-//     job->respond(ev);                  // 6 respond
+//     do {
+//         job->forward(ev);              // 3 forward
+//         job->output(ev);               // 4 output
+//     } while (job->postprocess(ev));    // 5 postprocess (true: loop to forward)
+//     Response r = job->respond(ev);     // 6 respond
 //
 // Each model also describes itself (model_description.h): its knobs, the
 // paths its trace answers and its headline fields, so front ends never need

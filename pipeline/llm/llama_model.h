@@ -5,8 +5,8 @@
 // read-only memory map of the file, in whatever type the file stores (F32,
 // F16, Q8_0, Q4_0). Only the small norm vectors are converted to float.
 //
-//     auto model = LlamaModel::load("model.gguf");   // throws sixstep::Error
-//     const LlamaHparams& hp = model.hparams();      // n_embd, n_layer, …
+//     auto model = LlamaModel::load("model.gguf");   // shared_ptr; throws sixstep::Error
+//     const LlamaHparams& hp = model->hparams();     // n_embd, n_layer, …
 //
 // Tensor names (GGUF/llama.cpp):
 //     token_embd.weight                 [n_vocab, n_embd]   (ne = {n_embd, n_vocab})

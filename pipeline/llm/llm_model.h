@@ -9,7 +9,7 @@
 //   5 postprocess  sample with the chain; detokenize; stop? (true → back to forward)
 //   6 respond      the text with TTFT, TPOT and total time
 //
-//     LlmModel model("assets/models/tiny.gguf");
+//     LlmModel model("assets/models/stories-3m-f16.gguf");
 //     Request r;  r.set("prompt", "The cat sat on the");  r.set("max_tokens", "1");
 //     Pipeline p(model, r);
 //     p.run();   // p.trace().lookup("output.top1_piece") → " mat"

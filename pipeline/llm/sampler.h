@@ -11,7 +11,7 @@
 // each filter (SamplerTrace), so a lesson can show what top-k cut away.
 //
 //     Sampler s({.temperature = 0.8f, .top_k = 40, .seed = 42});
-//     int token = s.sample(logits, n_vocab);
+//     int token = s.sample(logits);   // logits: n_vocab floats of one position
 #pragma once
 #include <cstdint>
 #include <random>

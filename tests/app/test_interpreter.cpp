@@ -239,8 +239,13 @@ steps:
   - set: {mode: eval}
     serve: 30
 )");
-    it.step();
-    CHECK(number(it, "served.distinct") > 1);
+    // 5 + (2·3·k₁ + 10·0.5·k₂)·2 with kᵢ ∈ {0, 1}: seed 1 draws all four
+    // answers in 30 requests, 27 first (nothing dropped).
+    const auto r = it.step();
+    REQUIRE(r.served.size() == 30);
+    CHECK(r.served[0].text == "Estimated delivery time: 27 minutes");
+    CHECK(r.served[3].text == "Estimated delivery time: 15 minutes");
+    CHECK(number(it, "served.distinct") == 4);
     it.step();
     CHECK(number(it, "served.distinct") == 1);
     CHECK(number(it, "postprocess.minutes") == 16);

@@ -3,10 +3,12 @@
 
 #include "temp_dir.h"
 
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
 #include <unistd.h>
 
 #include "app/core/session.h"
@@ -17,6 +19,7 @@ using namespace sixstep;
 namespace {
 const std::string lesson1 = std::string(SIXSTEP_SOURCE_DIR) + "/lessons/01-six-steps.yaml";
 const std::string lesson2 = std::string(SIXSTEP_SOURCE_DIR) + "/lessons/02-training-serving-skew.yaml";
+const std::string lesson4 = std::string(SIXSTEP_SOURCE_DIR) + "/lessons/04-one-token-at-a-time.yaml";
 
 std::string read(const std::string& path) {
     std::ifstream in(path);
@@ -71,6 +74,42 @@ TEST_CASE("session: snapshots are immutable, a held one never changes under the 
     s.wait_idle();
     CHECK(held->state.position == before);
     CHECK(s.snapshot()->state.position == before + 1);
+}
+
+TEST_CASE("session: the language-model lesson runs its thread pool from the worker, snapshots read beside it") {
+    // Lesson 4 decodes on two threads (model.threads: 2): the pool's threads
+    // start and run inside the session's worker while this thread keeps
+    // reading snapshots, as a UI does every frame (the ThreadSanitizer run,
+    // preset tsan, watches exactly this).
+    app::Session s;
+    s.open(lesson4);
+    s.wait_idle();
+    const int n = s.snapshot()->state.step_count;
+    REQUIRE(n >= 3);
+    for (int i = 1; i < n; ++i) s.next();
+    std::uint64_t last_version = 0;
+    bool versions_grow = true;
+    for (int frame = 0; frame < 20000; ++frame) {  // at most ~20 s of 1 ms "frames"
+        const auto snap = s.snapshot();
+        versions_grow = versions_grow && snap->version >= last_version;
+        last_version = snap->version;
+        if (snap->state.position == n && !snap->busy) break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    CHECK(versions_grow);
+    s.wait_idle();
+    const auto snap = s.snapshot();
+    REQUIRE(snap->has_lesson);
+    CHECK(snap->state.position == n);
+    CHECK_FALSE(snap->state.error.has_value());
+    REQUIRE(snap->state.response.has_value());
+    CHECK(snap->state.response->text.find(" mat.") != std::string::npos);
+    for (const auto& entry : snap->log) CHECK_MESSAGE(entry.level != app::LogEntry::Level::error, entry.text);
+    // Back one step: the lesson replays on the worker, the pool runs again.
+    s.previous();
+    s.wait_idle();
+    CHECK(s.snapshot()->state.position == n - 1);
+    CHECK(format_value(*s.snapshot()->state.trace.lookup("postprocess.token_piece")) == ".");
 }
 
 TEST_CASE("session: lesson 2 records the right answer and then the absurd one") {

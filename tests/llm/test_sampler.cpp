@@ -53,7 +53,13 @@ TEST_CASE("sampler: the chain runs top-k, top-p, min-p, temperature, dist and sh
     CHECK(tr.stages[3].n_kept == 2);
     CHECK(tr.stages[4].name == "temperature");
     CHECK(tr.stages[5].name == "dist");
-    CHECK((id == 1 || id == 3));
+    // Two candidates are left, p = 0.714 (id 1) and 0.286 (id 3): seed 7's
+    // first draw lands in the second, seed 0's in the first.
+    CHECK(id == 3);
+    CHECK(tr.chosen == 3);
+    CHECK(tr.chosen_p == doctest::Approx(0.2 / 0.7).epsilon(1e-4));
+    p.seed = 0;
+    CHECK(Sampler(p).sample(known_logits()) == 1);
     // The tables are sorted and renormalized.
     CHECK(tr.stages[0].candidates[0].id == 1);
     CHECK(tr.stages[0].candidates[0].p == doctest::Approx(0.5).epsilon(1e-5));
@@ -70,6 +76,16 @@ TEST_CASE("sampler: same seed, same draws, the draw follows the distribution") {
     p.seed = 42;
     Sampler a(p), b(p);
     const auto logits = known_logits();
+    // The first draws of seed 42 (std::mt19937_64 and libstdc++'s
+    // uniform_real_distribution): a changed draw changes every lesson's text.
+    {
+        Sampler c(p);
+        std::vector<int> first;
+        for (int i = 0; i < 8; ++i) first.push_back(c.sample(logits));
+        CHECK(first == std::vector<int>{4, 3, 4, 1, 0, 1, 3, 1});
+        c.reseed(42);
+        CHECK(c.sample(logits) == 4);
+    }
     std::map<int, int> counts;
     for (int i = 0; i < 20000; ++i) {
         const int x = a.sample(logits);

@@ -27,7 +27,9 @@ if(TARGET sixstep_ui)
            COMMAND $<TARGET_FILE:sixstep> screenshot "${CMAKE_SOURCE_DIR}/lessons/01-six-steps.yaml"
                    --out "${CMAKE_BINARY_DIR}/screenshots/unused" --size 12by7)
   set_tests_properties(ui/screenshot-cli-bad-size PROPERTIES WILL_FAIL TRUE)
-  set_tests_properties(ui/window-xvfb ui/screenshot-cli ui/screenshot-cli-bad-size PROPERTIES LABELS ui)
+  set_tests_properties(ui/screenshot-cli-bad-size PROPERTIES LABELS ui)
+  # Seconds each on 2 cores (measured: window 12 s, screenshot 4 s).
+  set_tests_properties(ui/window-xvfb ui/screenshot-cli PROPERTIES LABELS "ui;slow")
 else()
   add_test(NAME ui/skipped COMMAND ${CMAKE_COMMAND} -E echo
            "SKIPPED: GUI tests need Dear ImGui, GLFW and OpenGL/EGL (apt-get install libimgui-dev libglfw3-dev libegl-dev libgl1-mesa-dri libegl-mesa0 xvfb)")

@@ -1,6 +1,6 @@
 // The bundled models against the recipe's PyTorch float64 fixtures
-// (tests/data/golden/README.md). Skipped, with a message, until the recipe's
-// model files and fixtures are in the tree.
+// (tests/data/golden/README.md). A missing fixture or model file is a
+// failure: a golden test that passes without comparing anything is no test.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -65,16 +65,23 @@ std::vector<float> last_logits(CpuBackend& cpu, const std::vector<int>& ids, boo
 
 TEST_CASE("golden: bundled models reproduce the recipe's PyTorch logits") {
     const auto files = golden_files();
-    if (files.empty()) {
-        MESSAGE("no tests/data/golden/stories-*.json yet: skipped");
-        return;
+    // Every bundled model has its fixture (tests/data/golden/README.md).
+    const fs::path models = fs::path(SIXSTEP_SOURCE_DIR) / "assets" / "models";
+    int n_models = 0;
+    for (const auto& e : fs::directory_iterator(models)) {
+        if (e.path().extension() != ".gguf") continue;
+        ++n_models;
+        const fs::path fixture = fs::path(SIXSTEP_TEST_DATA) / "golden" / e.path().filename().replace_extension(".json");
+        CHECK_MESSAGE(fs::exists(fixture), "no golden fixture " << fixture.string() << " for " << e.path().string());
     }
+    REQUIRE_MESSAGE(n_models > 0, "no bundled models in " << models.string());
+    REQUIRE_MESSAGE(!files.empty(), "no tests/data/golden/stories-*.json fixtures");
     for (const fs::path& file : files) {
         std::ifstream in(file);
         const nlohmann::json j = nlohmann::json::parse(in);
         const fs::path model_path = fs::path(SIXSTEP_SOURCE_DIR) / j["model_file"].get<std::string>();
         if (!fs::exists(model_path)) {
-            MESSAGE(file.filename().string() << ": " << model_path.string() << " is missing: skipped");
+            FAIL_CHECK(file.filename().string() << ": its model " << model_path.string() << " is missing");
             continue;
         }
         const Tolerance tol = tolerance_for(j);
