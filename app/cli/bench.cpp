@@ -82,6 +82,7 @@ int run_bench_command(const BenchOptions& o) {
         j["type"] = type;
         j["n_params"] = model->n_params();
         j["size_bytes"] = model->file().n_tensor_bytes();
+        j["decode_weight_bytes"] = decode_weight_bytes(*model);
         j["backend"] = backend.name();
         if (const auto* cpu = dynamic_cast<const CpuBackend*>(&backend)) j["threads"] = cpu->n_threads();
         j["load_ms"] = load_ms;
@@ -130,7 +131,7 @@ void add_bench(CLI::App& app, Commands& commands) {
                      ->check(CLI::Range(1, 1000));
     add_backend_option(sub, o->backend);
     sub->add_flag("--json", o->json, "Print machine-readable JSON instead");
-    sub->add_option("--random", o->random_preset, "Write a random-weight model first: tiny, 15m or 110m");
+    sub->add_option("--random", o->random_preset, "Write a random-weight model first: tiny, 15m, 110m or 1b");
     sub->add_option("--type", o->type, "Weight type of the random model: f32, f16, q8_0, q4_0");
     sub->add_option("--seed", o->seed, "Seed of the random weights");
     sub->add_option("--out", o->out, "Where to write the random model");

@@ -72,9 +72,18 @@ BackendChoice make_backend(BackendKind kind, std::shared_ptr<const LlamaModel> m
         if (const std::optional<std::string> why = backend_unavailable(BackendKind::cuda)) {
             if (kind == BackendKind::cuda) throw Error(fmt::format("backend cuda: {}", *why));
             c.note = fmt::format("{}; using the CPU", *why);
-        } else {
+        } else if (kind == BackendKind::cuda) {
             c.backend = make_cuda_backend(std::move(model), params);
             return c;
+        } else {
+            // auto: a GPU that cannot take this model (a tensor type or shape
+            // its kernels do not read, too little memory) still leaves the CPU.
+            try {
+                c.backend = make_cuda_backend(model, params);
+                return c;
+            } catch (const Error& e) {
+                c.note = fmt::format("{}; using the CPU", e.what());
+            }
         }
     }
     c.backend = std::make_unique<CpuBackend>(std::move(model), CpuBackendParams{params.n_threads});

@@ -70,7 +70,7 @@ struct BackendChoice {
 
 // The one place that knows which backends exist. cuda throws sixstep::Error
 // with the reason when it cannot run; auto falls back to the CPU and says why
-// in `note`.
+// in `note` (no usable device, or a device that cannot take this model).
 BackendChoice make_backend(BackendKind kind, std::shared_ptr<const LlamaModel> model, const BackendParams& params = {});
 
 }  // namespace sixstep::llm

@@ -66,7 +66,14 @@ RandomModelParams random_model_preset(const std::string& name) {
         p.tied_output = true;
         return p;
     }
-    throw Error(fmt::format("unknown random model preset \"{}\" (known: tiny, 15m, 110m)", name));
+    if (name == "1b") {
+        // TinyLlama-1.1B's shape: grouped-query attention (32 query heads
+        // share 4 K/V heads), an untied output head; 1.1 G parameters.
+        p.n_vocab = 32000, p.n_ctx = 2048, p.n_embd = 2048, p.n_layer = 22, p.n_head = 32, p.n_head_kv = 4,
+        p.n_ff = 5632;
+        return p;
+    }
+    throw Error(fmt::format("unknown random model preset \"{}\" (known: tiny, 15m, 110m, 1b)", name));
 }
 
 void write_random_model(const std::filesystem::path& path, const RandomModelParams& p) {

@@ -35,7 +35,9 @@ struct RandomModelParams {
 };
 
 // Presets: "tiny" (tests), "15m" and "110m" (llama2.c's stories15M/110M shapes:
-// vocabulary 32000, output head tied to the embedding). Throws sixstep::Error for an unknown name.
+// vocabulary 32000, output head tied to the embedding), "1b" (TinyLlama-1.1B's
+// shape: GQA, untied head; for GPU benchmarks). Throws sixstep::Error for an
+// unknown name.
 RandomModelParams random_model_preset(const std::string& name);
 
 // Writes the model. Throws sixstep::Error on bad parameters or I/O errors.

@@ -102,6 +102,9 @@ TEST_CASE("cli bench: prefill and decode tokens/s, as a table and as JSON") {
     CHECK(j["results"][0]["test"] == "pp16");
     CHECK(j["results"][0]["tokens_per_s"].get<double>() > 0);
     CHECK(j["type"] == "q8_0");
+    // Decode reads every tensor except the embedding table, of which one row:
+    // tiny is untied, its table 512 rows of 64 values in Q8_0 (2 blocks, 68 bytes).
+    CHECK(j["decode_weight_bytes"].get<std::uint64_t>() == j["size_bytes"].get<std::uint64_t>() - 512 * 68 + 68);
     const Run bad = run("bench --model \"" + model + "\" -p 100000");
     CHECK(bad.rc == 2);
     CHECK(bad.out.find("do not fit in the model's context") != std::string::npos);
