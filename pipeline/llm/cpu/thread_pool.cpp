@@ -1,27 +1,126 @@
 #include "pipeline/llm/cpu/thread_pool.h"
 
 #include <algorithm>
+#include <chrono>
+#include <fstream>
+#include <set>
+#include <string>
+#include <utility>
+
+#if defined(__linux__)
+#include <sched.h>
+#endif
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
 #define SIXSTEP_PAUSE() _mm_pause()
+#elif defined(__aarch64__)
+#define SIXSTEP_PAUSE() asm volatile("yield")
 #else
-#define SIXSTEP_PAUSE() std::this_thread::yield()
+#define SIXSTEP_PAUSE() ((void)0)
 #endif
 
 namespace sixstep::llm {
 
 namespace {
-// How long a worker spins before sleeping: long enough to bridge the gap
-// between two matmuls of one decode step, short enough not to burn a shared
-// core between requests.
-constexpr int spin_iterations = 200000;
-constexpr int yield_every = 64;
+
+using Clock = std::chrono::steady_clock;
+
+// How long a waiting thread spins, then yields, before it sleeps: long
+// enough to bridge the gap between two matmuls of a decode step (a few µs)
+// without a trip through the OS, short enough that an idle pool stops
+// costing CPU within a fraction of a millisecond.
+constexpr auto spin_for = std::chrono::microseconds(50);
+constexpr auto yield_until = std::chrono::microseconds(200);
+// Chunks per thread in a loop: enough that the others can take over the
+// chunks of a preempted thread, few enough that claiming them (one atomic
+// operation each) costs nothing next to the work.
+constexpr int chunks_per_thread = 8;
+constexpr int max_chunks = 0xffff;  // the claim word holds n_chunks in 16 bits
+constexpr int max_default_threads = 8;
+
+// Waits until ready() holds or the spin-and-yield budget is spent; returns
+// ready(). Spinning polls with a growing number of pause instructions
+// between checks (less traffic on the shared cache line), yielding lets
+// another program use the core while we wait.
+template <typename Ready>
+bool spin_then_yield(const Ready& ready) {
+    const auto start = Clock::now();
+    int pauses = 1;
+    for (;;) {
+        if (ready()) return true;
+        const auto waited = Clock::now() - start;
+        if (waited < spin_for) {
+            for (int i = 0; i < pauses; ++i) SIXSTEP_PAUSE();
+            pauses = std::min(pauses * 2, 64);
+        } else if (waited < yield_until) {
+            std::this_thread::yield();
+        } else {
+            return ready();
+        }
+    }
+}
+
+constexpr std::uint64_t pack_claim(std::uint32_t epoch, int n_chunks, int next) {
+    return (std::uint64_t{epoch} << 32) | (static_cast<std::uint64_t>(n_chunks) << 16) | static_cast<std::uint64_t>(next);
+}
+
+#if defined(__linux__)
+// Distinct physical cores among the CPUs this process may run on.
+int physical_cores_allowed() {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof set, &set) != 0) return 0;
+    std::set<std::pair<std::string, std::string>> cores;  // (package, core)
+    for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+        if (!CPU_ISSET(cpu, &set)) continue;
+        const std::string dir = "/sys/devices/system/cpu/cpu" + std::to_string(cpu) + "/topology/";
+        std::ifstream pkg(dir + "physical_package_id"), core(dir + "core_id");
+        std::string p, c;
+        if (!(pkg >> p) || !(core >> c)) return CPU_COUNT(&set);  // no topology: count CPUs
+        cores.insert({p, c});
+    }
+    return static_cast<int>(cores.size());
+}
+
+// The cgroup v2 CPU quota in whole CPUs (rounded up), or 0 when unlimited
+// or unknown: a container limited to 2 CPUs on a 64-core host gets 2.
+int cgroup_cpu_limit() {
+    std::ifstream cg("/proc/self/cgroup");
+    std::string line, path;
+    while (std::getline(cg, line))
+        if (line.rfind("0::", 0) == 0) path = line.substr(3);
+    for (const std::string& file : {"/sys/fs/cgroup" + path + "/cpu.max", std::string("/sys/fs/cgroup/cpu.max")}) {
+        std::ifstream in(file);
+        std::string quota;
+        long long period = 0;
+        if (!(in >> quota >> period)) continue;
+        if (quota == "max" || period <= 0) return 0;
+        try {
+            const long long q = std::stoll(quota);
+            return static_cast<int>(std::max(1LL, (q + period - 1) / period));
+        } catch (const std::exception&) {
+            return 0;
+        }
+    }
+    return 0;
+}
+#endif
+
 }  // namespace
 
+int ThreadPool::default_threads() {
+    int n = 0;
+#if defined(__linux__)
+    n = physical_cores_allowed();
+    if (const int limit = cgroup_cpu_limit(); limit > 0 && (n == 0 || limit < n)) n = limit;
+#endif
+    if (n <= 0) n = static_cast<int>(std::thread::hardware_concurrency());
+    return std::clamp(n, 1, max_default_threads);
+}
+
 ThreadPool::ThreadPool(int n_threads) {
-    if (n_threads <= 0) n_threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    n_threads_ = n_threads;
+    n_threads_ = n_threads > 0 ? n_threads : default_threads();
     for (int i = 1; i < n_threads_; ++i) threads_.emplace_back([this, i] { worker(i); });
 }
 
@@ -29,78 +128,82 @@ ThreadPool::~ThreadPool() {
     {
         std::lock_guard<std::mutex> lock(mutex_);
         stop_.store(true);
-        generation_.fetch_add(1);
+        epoch_.fetch_add(1);
     }
     wake_.notify_all();
     for (auto& t : threads_) t.join();
 }
 
-void ThreadPool::worker(int index) {
-    std::uint64_t seen = 0;
+void ThreadPool::run_chunks(std::uint32_t epoch, int thread) {
     for (;;) {
-        int spins = 0;
-        std::uint64_t g;
-        while ((g = generation_.load(std::memory_order_acquire)) == seen) {
-            if (++spins < spin_iterations) {
-                // On a busy machine the thread we wait for may be preempted:
-                // yield now and then so that it can run on this core.
-                if (spins % yield_every == 0) std::this_thread::yield();
-                SIXSTEP_PAUSE();
-                continue;
-            }
-            std::unique_lock<std::mutex> lock(mutex_);
-            sleeping_.fetch_add(1);
-            wake_.wait(lock, [&] { return generation_.load(std::memory_order_acquire) != seen; });
-            sleeping_.fetch_sub(1);
-            spins = 0;
+        std::uint64_t c = claim_.load(std::memory_order_acquire);
+        const int n_chunks = static_cast<int>((c >> 16) & 0xffff), next = static_cast<int>(c & 0xffff);
+        if ((c >> 32) != epoch || next >= n_chunks) return;
+        if (!claim_.compare_exchange_weak(c, c + 1, std::memory_order_acq_rel, std::memory_order_acquire)) continue;
+        // Claimed: the loop cannot finish (and its fields cannot change) before this chunk is done.
+        const int chunk = chunk_.load(std::memory_order_relaxed), n = n_.load(std::memory_order_relaxed);
+        const int begin = next * chunk;
+        (*fn_.load(std::memory_order_relaxed))(begin, std::min(n, begin + chunk), thread);
+        if (done_.fetch_add(1) + 1 == n_chunks && caller_sleeping_.load()) {
+            std::lock_guard<std::mutex> lock(mutex_);
+            finished_.notify_one();
         }
-        seen = g;
-        if (stop_.load()) return;
-        (*task_)(index);
-        pending_.fetch_sub(1, std::memory_order_acq_rel);
     }
 }
 
-void ThreadPool::run_on_all(const std::function<void(int)>& fn) {
-    if (n_threads_ == 1) {
-        fn(0);
-        return;
+void ThreadPool::worker(int index) {
+    std::uint32_t seen = 0;
+    for (;;) {
+        const auto fresh = [&] { return epoch_.load(std::memory_order_acquire) != seen; };
+        if (!spin_then_yield(fresh)) {
+            std::unique_lock<std::mutex> lock(mutex_);
+            // Counted before the check under the lock: parallel_for publishes
+            // the epoch, then looks at sleeping_, so one of the two sees the other.
+            sleeping_.fetch_add(1);
+            wake_.wait(lock, fresh);
+            sleeping_.fetch_sub(1);
+        }
+        if (stop_.load()) return;
+        seen = epoch_.load(std::memory_order_acquire);
+        run_chunks(seen, index);
     }
-    task_ = &fn;
-    pending_.store(n_threads_ - 1, std::memory_order_release);
-    {
-        // The lock pairs with the sleeping worker's predicate check so that a
-        // wake-up is never lost; spinning workers see the counter directly.
-        std::lock_guard<std::mutex> lock(mutex_);
-        generation_.fetch_add(1, std::memory_order_acq_rel);
-    }
-    if (sleeping_.load() > 0) wake_.notify_all();
-    fn(0);
-    for (int spins = 1; pending_.load(std::memory_order_acquire) != 0; ++spins) {
-        if (spins % yield_every == 0) std::this_thread::yield();
-        SIXSTEP_PAUSE();
-    }
-    task_ = nullptr;
 }
 
 void ThreadPool::parallel_for(int n, const RangeFn& fn, int grain) {
     if (n <= 0) return;
     grain = std::max(1, grain);
-    const int n_chunks = (n + grain - 1) / grain;
-    const int n_workers = std::min(n_threads_, n_chunks);
-    if (n_workers <= 1) {
+    const int units = (n + grain - 1) / grain;
+    if (n_threads_ == 1 || units == 1) {
         fn(0, n, 0);
         return;
     }
-    const std::function<void(int)> task = [&](int t) {
-        if (t >= n_workers) return;
-        const int c0 = static_cast<int>(static_cast<long long>(n_chunks) * t / n_workers);
-        const int c1 = static_cast<int>(static_cast<long long>(n_chunks) * (t + 1) / n_workers);
-        const int begin = c0 * grain;
-        const int end = std::min(n, c1 * grain);
-        if (begin < end) fn(begin, end, t);
-    };
-    run_on_all(task);
+    // Chunks of whole grains, about chunks_per_thread per thread.
+    const int target = std::min(max_chunks, n_threads_ * chunks_per_thread);
+    const int chunk = (units + target - 1) / target * grain;
+    const int n_chunks = (n + chunk - 1) / chunk;
+
+    fn_.store(&fn, std::memory_order_relaxed);
+    n_.store(n, std::memory_order_relaxed);
+    chunk_.store(chunk, std::memory_order_relaxed);
+    done_.store(0, std::memory_order_relaxed);
+    const std::uint32_t epoch = ++epoch_count_;
+    claim_.store(pack_claim(epoch, n_chunks, 0), std::memory_order_release);
+    epoch_.store(epoch);
+    if (sleeping_.load() > 0) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        wake_.notify_all();
+    }
+
+    // The caller works too, from the first chunk: it never waits for a
+    // worker to wake up, only for chunks already in flight.
+    run_chunks(epoch, 0);
+    const auto finished = [&] { return done_.load(std::memory_order_acquire) == n_chunks; };
+    if (!spin_then_yield(finished)) {
+        std::unique_lock<std::mutex> lock(mutex_);
+        caller_sleeping_.store(true);
+        finished_.wait(lock, finished);
+        caller_sleeping_.store(false);
+    }
 }
 
 }  // namespace sixstep::llm
