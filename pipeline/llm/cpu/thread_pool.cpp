@@ -11,13 +11,15 @@
 #include <sched.h>
 #endif
 
+// A spin-wait hint to the CPU (it lets the other hyperthread run and saves
+// power); where there is none, give the core to another thread instead.
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
 #define SIXSTEP_PAUSE() _mm_pause()
 #elif defined(__aarch64__)
 #define SIXSTEP_PAUSE() asm volatile("yield")
 #else
-#define SIXSTEP_PAUSE() ((void)0)
+#define SIXSTEP_PAUSE() std::this_thread::yield()
 #endif
 
 namespace sixstep::llm {
@@ -26,12 +28,16 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// How long a waiting thread spins, then yields, before it sleeps: long
-// enough to bridge the gap between two matmuls of a decode step (a few µs)
-// without a trip through the OS, short enough that an idle pool stops
-// costing CPU within a fraction of a millisecond.
-constexpr auto spin_for = std::chrono::microseconds(50);
-constexpr auto yield_until = std::chrono::microseconds(200);
+// How long a waiting thread spins before it sleeps. Long enough to bridge
+// the gap between two matmuls of a decode step without a trip through the
+// OS; short, because on a busy machine every microsecond spent spinning is
+// taken from our own share of the CPU, and a thread that has used up its
+// share is the one the OS preempts in the middle of a chunk, which stalls
+// the loop. Measured on 2 cores (15M F32 decode, 2 threads): quiet, 10 µs
+// and 50 µs spins decode alike (~700 tok/s; no spin at all: ~480); a
+// sched_yield phase before sleeping was dropped: with other programs
+// runnable it hands the core away for a whole time slice.
+constexpr auto spin_for = std::chrono::microseconds(10);
 // Chunks per thread in a loop: enough that the others can take over the
 // chunks of a preempted thread, few enough that claiming them (one atomic
 // operation each) costs nothing next to the work.
@@ -39,25 +45,16 @@ constexpr int chunks_per_thread = 8;
 constexpr int max_chunks = 0xffff;  // the claim word holds n_chunks in 16 bits
 constexpr int max_default_threads = 8;
 
-// Waits until ready() holds or the spin-and-yield budget is spent; returns
-// ready(). Spinning polls with a growing number of pause instructions
-// between checks (less traffic on the shared cache line), yielding lets
-// another program use the core while we wait.
+// Spins until ready() holds or spin_for has passed; returns ready(). It
+// polls with a growing number of pause instructions between checks: less
+// traffic on the shared cache line the other threads are writing.
 template <typename Ready>
-bool spin_then_yield(const Ready& ready) {
+bool spin(const Ready& ready) {
     const auto start = Clock::now();
-    int pauses = 1;
-    for (;;) {
+    for (int pauses = 1;; pauses = std::min(pauses * 2, 64)) {
         if (ready()) return true;
-        const auto waited = Clock::now() - start;
-        if (waited < spin_for) {
-            for (int i = 0; i < pauses; ++i) SIXSTEP_PAUSE();
-            pauses = std::min(pauses * 2, 64);
-        } else if (waited < yield_until) {
-            std::this_thread::yield();
-        } else {
-            return ready();
-        }
+        if (Clock::now() - start >= spin_for) return ready();
+        for (int i = 0; i < pauses; ++i) SIXSTEP_PAUSE();
     }
 }
 
@@ -155,7 +152,7 @@ void ThreadPool::worker(int index) {
     std::uint32_t seen = 0;
     for (;;) {
         const auto fresh = [&] { return epoch_.load(std::memory_order_acquire) != seen; };
-        if (!spin_then_yield(fresh)) {
+        if (!spin(fresh)) {
             std::unique_lock<std::mutex> lock(mutex_);
             // Counted before the check under the lock: parallel_for publishes
             // the epoch, then looks at sleeping_, so one of the two sees the other.
@@ -198,7 +195,7 @@ void ThreadPool::parallel_for(int n, const RangeFn& fn, int grain) {
     // worker to wake up, only for chunks already in flight.
     run_chunks(epoch, 0);
     const auto finished = [&] { return done_.load(std::memory_order_acquire) == n_chunks; };
-    if (!spin_then_yield(finished)) {
+    if (!spin(finished)) {
         std::unique_lock<std::mutex> lock(mutex_);
         caller_sleeping_.store(true);
         finished_.wait(lock, finished);

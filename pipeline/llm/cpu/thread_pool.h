@@ -19,9 +19,9 @@
 // flight. Each chunk is a whole number of `grain`s, and fn must compute the
 // same result whichever thread runs which chunk.
 //
-// A waiting thread backs off: it spins with a pause instruction for a few
-// microseconds, then yields its core to other programs, then sleeps until
-// woken, so an idle pool costs nothing and a busy machine is not made busier.
+// A waiting thread backs off: it spins with pause instructions (growing
+// pauses between checks) for about 10 microseconds, then sleeps until woken,
+// so an idle pool costs nothing and a busy machine is not made busier.
 #pragma once
 #include <atomic>
 #include <condition_variable>
