@@ -41,4 +41,17 @@ const char* cpu_simd_name();
 // between forward passes, not during one.
 void set_cpu_simd(CpuSimd level);
 
+// Forces a level for a scope, then restores the one before (tests, benchmarks).
+//     for (CpuSimd level : cpu_simd_levels()) { ScopedCpuSimd use(level); ... }
+class ScopedCpuSimd {
+public:
+    explicit ScopedCpuSimd(CpuSimd level) : saved_(cpu_simd()) { set_cpu_simd(level); }
+    ~ScopedCpuSimd() { set_cpu_simd(saved_); }
+    ScopedCpuSimd(const ScopedCpuSimd&) = delete;
+    ScopedCpuSimd& operator=(const ScopedCpuSimd&) = delete;
+
+private:
+    CpuSimd saved_;
+};
+
 }  // namespace sixstep::llm
