@@ -68,19 +68,22 @@ int run_contention(const BenchOptions& o, const std::shared_ptr<const llm::Llama
     bp.repetitions = o.repetitions;
     const double load_before = load_average();
     // Quiet first, then the same with the hogs spinning.
-    std::vector<double> quiet, hogged;
+    std::vector<double> quiet, hogged, quiet_solo, hogged_solo;
     std::string simd;
-    for (int t : thread_counts) {
+    // Decode tokens/s, and the share of parallel loops that the thread
+    // pool's contention guard ran on one thread after a preempted thread
+    // had stalled a loop.
+    const auto measure = [&](int t, std::vector<double>& tok_s, std::vector<double>& solo) {
         CpuBackend cpu(model, {t});
         simd = cpu_simd_name();
-        quiet.push_back(run_bench(cpu, bp).decode.median_tok_s);
-    }
+        tok_s.push_back(run_bench(cpu, bp).decode.median_tok_s);
+        const ThreadPool::Stats st = cpu.thread_stats();
+        solo.push_back(st.loops ? 100.0 * static_cast<double>(st.solo_loops) / static_cast<double>(st.loops) : 0.0);
+    };
+    for (int t : thread_counts) measure(t, quiet, quiet_solo);
     {
         const CpuHogs hogs(n_hogs);
-        for (int t : thread_counts) {
-            CpuBackend cpu(model, {t});
-            hogged.push_back(run_bench(cpu, bp).decode.median_tok_s);
-        }
+        for (int t : thread_counts) measure(t, hogged, hogged_solo);
     }
     const std::string test = fmt::format("tg{}", bp.n_gen);
     if (o.json) {
@@ -95,17 +98,24 @@ int run_contention(const BenchOptions& o, const std::shared_ptr<const llm::Llama
         for (std::size_t i = 0; i < thread_counts.size(); ++i)
             j["results"].push_back({{"threads", thread_counts[i]},
                                     {"quiet_tokens_per_s", quiet[i]},
-                                    {"hogged_tokens_per_s", hogged[i]}});
+                                    {"hogged_tokens_per_s", hogged[i]},
+                                    {"quiet_solo_loops_percent", quiet_solo[i]},
+                                    {"hogged_solo_loops_percent", hogged_solo[i]}});
         std::printf("%s\n", j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
         return exit_ok;
     }
     std::printf("decode %s of %s (%s, %s), tokens/s, median of %d runs; load average before: %.2f\n", test.c_str(),
                 std::filesystem::path(o.model).filename().string().c_str(),
                 std::string(ggml_type_name(model->main_type())).c_str(), simd.c_str(), o.repetitions, load_before);
-    std::printf("| threads | %9s | beside %d CPU hog%s |\n", "quiet", n_hogs, n_hogs == 1 ? "" : "s");
+    const std::string hogs_head = fmt::format("beside {} CPU hog{}", n_hogs, n_hogs == 1 ? "" : "s");
+    std::printf("| threads | %9s | %18s |\n", "quiet", hogs_head.c_str());
     std::printf("|--------:|----------:|-------------------:|\n");
     for (std::size_t i = 0; i < thread_counts.size(); ++i)
         std::printf("| %7d | %9.1f | %18.1f |\n", thread_counts[i], quiet[i], hogged[i]);
+    if (thread_counts.size() > 1)
+        std::printf("(on %d threads the pool ran %.0f %% of its loops on one thread when quiet, %.0f %% beside the "
+                    "hogs: its contention guard)\n",
+                    thread_counts.back(), quiet_solo.back(), hogged_solo.back());
     return exit_ok;
 }
 

@@ -32,6 +32,7 @@ public:
     void forward(KvCache& kv, const Batch& batch, std::vector<float>& logits,
                  TensorObserver* observer = nullptr) override;
     int n_threads() const { return pool_.n_threads(); }
+    ThreadPool::Stats thread_stats() const { return pool_.stats(); }
 
 private:
     std::shared_ptr<const LlamaModel> model_;

@@ -22,8 +22,22 @@
 // A waiting thread backs off: it spins with pause instructions (growing
 // pauses between checks) for about 10 microseconds, then sleeps until woken,
 // so an idle pool costs nothing and a busy machine is not made busier.
+//
+// A contention guard keeps n threads from being much slower than one: a
+// thread preempted in the middle of a chunk holds the loop up until the OS
+// runs it again, which on a crowded machine (a spinning program on every
+// core, or a build) takes milliseconds, far more than the other threads
+// gain. When the caller has waited that long for a chunk in flight (over
+// 1 ms and 3 of its own chunks), the pool runs loops on the caller alone for
+// 10 ms, doubling up to 1 s while such stalls keep coming, then tries its
+// threads again. And a sleeping worker is woken only for a loop that took
+// over 100 µs the last time it ran (loops are told apart by size and
+// grain): on a busy machine the wake-up costs more than a small loop gains.
+// Every chunking computes the same results.
 #pragma once
+#include <array>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -57,10 +71,18 @@ public:
     using RangeFn = std::function<void(int begin, int end, int thread)>;
     void parallel_for(int n, const RangeFn& fn, int grain = 1);
 
+    struct Stats {
+        std::uint64_t loops = 0;       // parallel_for calls with work for more than one thread
+        std::uint64_t solo_loops = 0;  // of those, run on the caller alone by the contention guard
+        std::uint64_t stalls = 0;      // loops that waited for a preempted thread
+    };
+    Stats stats() const { return stats_; }
+
 private:
     void worker(int index);
-    // Claims and runs chunks of the loop of `epoch` until none is left.
-    void run_chunks(std::uint32_t epoch, int thread);
+    // Claims and runs chunks of the loop of `epoch` until none is left;
+    // returns how many it ran.
+    int run_chunks(std::uint32_t epoch, int thread);
 
     int n_threads_ = 1;
     std::vector<std::thread> threads_;
@@ -84,6 +106,18 @@ private:
     std::atomic<bool> caller_sleeping_{false};  // the caller asleep on finished_
     std::mutex mutex_;
     std::condition_variable wake_, finished_;
+
+    // The contention guard; the caller's alone.
+    std::chrono::steady_clock::time_point solo_until_{};  // run loops on the caller alone until then
+    std::chrono::steady_clock::duration solo_for_{};      // the last solo period
+    struct LoopKind {
+        std::uint64_t key = 0;                       // from (n, grain); 0: free
+        std::chrono::steady_clock::duration last{};  // how long it took the last time
+    };
+    std::array<LoopKind, 64> kinds_{};
+    // The last time of the kind of loop (n, grain), zero if not known.
+    std::chrono::steady_clock::duration& last_time(int n, int grain);
+    Stats stats_;
 };
 
 }  // namespace sixstep::llm
