@@ -49,7 +49,7 @@ WeightMatrix weights(GGMLType type, const std::vector<std::uint8_t>& bytes, int 
 }
 }  // namespace
 
-TEST_CASE("cpu levels: scalar always, AVX2 and AVX-512 where the CPU has them; forcing one works or says why") {
+TEST_CASE("cpu levels: scalar always, AVX2 and AVX-512 where the CPU has them, and forcing one works or says why") {
     const auto v = cpu_simd_levels();
     REQUIRE(!v.empty());
     CHECK(v.front() == CpuSimd::scalar);
