@@ -261,14 +261,19 @@ TEST_CASE("thread pool: the others take over the chunks of a stalled thread") {
     CHECK(by_stalled <= 2);
 
     // The caller then waited ~170 ms for the chunk in flight: the contention
-    // guard counts a stall and runs the next loops on the caller alone.
+    // guard counts a stall and runs the loops of the next 10 ms on the
+    // caller alone (checked only if this one starts within them: a loaded
+    // test machine may preempt us here).
+    const auto stalled_end = std::chrono::steady_clock::now();
     CHECK(pool.stats().stalls == 1);
     std::atomic<int> others{0};
     pool.parallel_for(1000, [&](int b, int e, int t) {
         if (t != 0) others += e - b;
     });
-    CHECK(pool.stats().solo_loops == 1);
-    CHECK(others == 0);
+    if (std::chrono::steady_clock::now() - stalled_end < std::chrono::milliseconds(5)) {
+        CHECK(pool.stats().solo_loops == 1);
+        CHECK(others == 0);
+    }
 }
 
 TEST_CASE("thread pool: the default is one thread per physical core, at least 1 and at most 8") {
