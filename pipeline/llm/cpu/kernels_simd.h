@@ -38,8 +38,7 @@ struct SimdKernels {
     int row_grain = 1;        // rows per unit of parallel work: a multiple of every row tile below
     int gemm_tokens = 0;      // tokens per packed group of the GEMM (0: no GEMM at this level)
     int gemm_rows = 0;        // rows per GEMM tile: the per-thread buffer holds gemm_rows × n_cols floats
-    int gemm_min_tokens = 0;  // batches of at least this many tokens use the GEMM
-    bool gemm_quant = false;  // the GEMM also serves Q8_0/Q4_0 (rows dequantized per tile)
+    int gemm_min_tokens = 0;  // batches of at least this many tokens use the GEMM (all weight types)
 
     // ---- matmul: rows [r0, r1) of y[n_tokens, w.n_rows] ---------------------------
     // Dot-product tiles (decode, small batches); F32/F16 weights.

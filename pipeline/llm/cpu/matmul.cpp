@@ -46,11 +46,11 @@ void matmul_many(const WeightMatrix* const* ws, float* const* ys, int n_mats, co
     if (n_tokens <= 0 || n_mats <= 0) return;
     const SimdKernels& K = simd_kernels();
     const int n_cols = ws[0]->n_cols;
+    // Batches go through the GEMM (every weight type), decode and small
+    // batches through the dot products.
     const bool gemm = K.gemm_tokens > 0 && n_tokens >= K.gemm_min_tokens;
-    // Whether matrix w goes through the GEMM or the dot-product tiles.
-    const auto uses_gemm = [&](const WeightMatrix& w) { return gemm && (!is_quantized(w.type) || K.gemm_quant); };
     const auto padded = [&](int rows) { return (rows + K.row_grain - 1) / K.row_grain * K.row_grain; };
-    bool need_q8 = false, need_pack = false;
+    bool need_q8 = false;
     int total_rows = 0;
     for (int m = 0; m < n_mats; ++m) {
         const WeightMatrix& w = *ws[m];
@@ -59,8 +59,7 @@ void matmul_many(const WeightMatrix* const* ws, float* const* ys, int n_mats, co
         if (!q && w.type != GGMLType::F32 && w.type != GGMLType::F16)
             throw Error(fmt::format("matmul: weight type {} is not supported", ggml_type_name(w.type)));
         if (q && n_cols % QK8_0 != 0) throw Error(fmt::format("matmul: {} columns is not a multiple of 32", n_cols));
-        need_pack = need_pack || uses_gemm(w);
-        need_q8 = need_q8 || (q && !uses_gemm(w));
+        need_q8 = need_q8 || (q && !gemm);
         total_rows += padded(w.n_rows);
     }
 
@@ -77,7 +76,7 @@ void matmul_many(const WeightMatrix* const* ws, float* const* ys, int n_mats, co
         });
     }
     PackedRows packed;
-    if (need_pack) {
+    if (gemm) {
         const int n_groups = (n_tokens + K.gemm_tokens - 1) / K.gemm_tokens;
         float* data = scratch.packed.get(static_cast<std::size_t>(n_groups) * K.gemm_tokens * n_cols);
         packed = PackedRows{data, n_cols, n_groups};
@@ -99,7 +98,7 @@ void matmul_many(const WeightMatrix* const* ws, float* const* ys, int n_mats, co
             const int r0 = std::max(g0, base) - base, r1 = std::min(g1, base + w.n_rows) - base;
             base += padded(w.n_rows);
             if (r0 >= r1) continue;
-            if (uses_gemm(w)) {
+            if (gemm) {
                 float* rows = scratch.rows[static_cast<std::size_t>(thread)].get(static_cast<std::size_t>(K.gemm_rows) * n_cols);
                 K.gemm_rows_fn(w, packed, n_tokens, ys[m], r0, r1, rows);
             } else if (is_quantized(w.type)) {

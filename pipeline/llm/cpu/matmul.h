@@ -16,8 +16,10 @@
 //   or VNNI dpbusd), scaled per block of 32;
 // - batches (prefill) use a GEMM with the tokens in the vector lanes: x is
 //   packed once per matmul as columns of 16 or 32 tokens, and each weight is
-//   broadcast against a column; F16 rows are converted (and, on AVX2, Q8_0/
-//   Q4_0 rows dequantized) to F32 once per tile of rows, not once per token;
+//   broadcast against a column; F16 rows are converted and Q8_0/Q4_0 rows
+//   dequantized to F32 once per tile of rows, not once per token (on AVX2,
+//   without VNNI, an F32 FMA costs less per product than int8 maddubs with
+//   its scales; the activations then stay in F32 too);
 // - output rows are handed to the threads in chunks from a shared counter
 //   (thread_pool.h), so a thread that the OS preempts does not hold the
 //   others back; each output is computed by one tile whatever the split, so
