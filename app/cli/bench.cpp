@@ -43,15 +43,6 @@ struct BenchOptions {
     BenchBatchOptions batch;  // --batch: the batched-decode sweep instead
 };
 
-// The load average over the last minute, or -1 where the system has none.
-double load_average() {
-    double load[1] = {-1};
-#if defined(__unix__) || defined(__APPLE__)
-    if (getloadavg(load, 1) != 1) return -1;
-#endif
-    return load[0];
-}
-
 // Decode tokens/s on 1 thread and on o.threads, quiet and beside CPU hogs.
 int run_contention(const BenchOptions& o, const std::shared_ptr<const llm::LlamaModel>& model) {
     using namespace sixstep::llm;
