@@ -2,16 +2,21 @@
 //   Prefill (pp) and decode (tg) tokens/s, median of repeats, like llama-bench.
 // sixstep bench --batch 1,2,4,8,16,32,64 --model FILE.gguf [--context 128] [--steps 32]
 //   Batched decode, the knee and the roofline (bench_batch.h).
+// sixstep bench --model FILE.gguf --contention [--hogs N] [-n 128] [-t THREADS]
+//   Decode on 1 thread and on THREADS, first on a quiet machine, then beside
+//   one spinning process per CPU (CpuHogs): what a busy laptop does to it.
 // sixstep bench --random 110m --type q8_0 --out FILE.gguf
 //   Writes a random-weight Llama model to benchmark (and to compare with
 //   llama.cpp on identical weights); with --model too, it then benchmarks it.
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -21,6 +26,7 @@
 #include "pipeline/core/error.h"
 #include "pipeline/llm/cpu/cpu_backend.h"
 #include "pipeline/tools/bench.h"
+#include "pipeline/tools/cpu_hogs.h"
 #include "pipeline/tools/random_model.h"
 
 namespace sixstep::cli {
@@ -30,11 +36,79 @@ namespace {
 struct BenchOptions {
     std::string model;
     int n_prompt = 128, n_gen = 128, threads = 0, repetitions = 5;
-    bool json = false;
+    bool json = false, contention = false;
+    int hogs = 0;
     std::string random_preset, type = "f32", out, backend = "cpu";
     std::uint64_t seed = 1;
     BenchBatchOptions batch;  // --batch: the batched-decode sweep instead
 };
+
+// Decode tokens/s on 1 thread and on o.threads, quiet and beside CPU hogs.
+int run_contention(const BenchOptions& o, const std::shared_ptr<const llm::LlamaModel>& model) {
+    using namespace sixstep::llm;
+    if (CpuHogs::caller_is_realtime())
+        throw Error("bench --contention: this process runs at real-time priority (chrt), so the CPU hogs, at normal "
+                    "priority, could never take a CPU from it; run it without chrt");
+    const int n_threads = o.threads > 0 ? o.threads : ThreadPool::default_threads();
+    const int n_hogs = o.hogs > 0 ? o.hogs : CpuHogs::cpus_available();
+    std::vector<int> thread_counts = {1};
+    if (n_threads > 1) thread_counts.push_back(n_threads);
+    BenchParams bp;
+    bp.n_prompt = 0;
+    bp.n_gen = o.n_gen > 0 ? o.n_gen : 128;
+    bp.repetitions = o.repetitions;
+    const double load_before = load_average();
+    // Quiet first, then the same with the hogs spinning.
+    std::vector<double> quiet, hogged, quiet_solo, hogged_solo;
+    std::string simd;
+    // Decode tokens/s, and the share of parallel loops that the thread
+    // pool's contention guard ran on one thread after a preempted thread
+    // had stalled a loop.
+    const auto measure = [&](int t, std::vector<double>& tok_s, std::vector<double>& solo) {
+        CpuBackend cpu(model, {t});
+        simd = cpu_simd_name();
+        tok_s.push_back(run_bench(cpu, bp).decode.median_tok_s);
+        const ThreadPool::Stats st = cpu.thread_stats();
+        solo.push_back(st.loops ? 100.0 * static_cast<double>(st.solo_loops) / static_cast<double>(st.loops) : 0.0);
+    };
+    for (int t : thread_counts) measure(t, quiet, quiet_solo);
+    {
+        const CpuHogs hogs(n_hogs);
+        for (int t : thread_counts) measure(t, hogged, hogged_solo);
+    }
+    const std::string test = fmt::format("tg{}", bp.n_gen);
+    if (o.json) {
+        nlohmann::ordered_json j;
+        j["model"] = o.model;
+        j["type"] = std::string(ggml_type_name(model->main_type()));
+        j["simd"] = simd;
+        j["test"] = test;
+        j["hogs"] = n_hogs;
+        j["load_average_before"] = load_before;
+        j["results"] = nlohmann::ordered_json::array();
+        for (std::size_t i = 0; i < thread_counts.size(); ++i)
+            j["results"].push_back({{"threads", thread_counts[i]},
+                                    {"quiet_tokens_per_s", quiet[i]},
+                                    {"hogged_tokens_per_s", hogged[i]},
+                                    {"quiet_solo_loops_percent", quiet_solo[i]},
+                                    {"hogged_solo_loops_percent", hogged_solo[i]}});
+        std::printf("%s\n", j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+        return exit_ok;
+    }
+    std::printf("decode %s of %s (%s, %s), tokens/s, median of %d runs; load average before: %.2f\n", test.c_str(),
+                std::filesystem::path(o.model).filename().string().c_str(),
+                std::string(ggml_type_name(model->main_type())).c_str(), simd.c_str(), o.repetitions, load_before);
+    const std::string hogs_head = fmt::format("beside {} CPU hog{}", n_hogs, n_hogs == 1 ? "" : "s");
+    std::printf("| threads | %9s | %18s |\n", "quiet", hogs_head.c_str());
+    std::printf("|--------:|----------:|-------------------:|\n");
+    for (std::size_t i = 0; i < thread_counts.size(); ++i)
+        std::printf("| %7d | %9.1f | %18.1f |\n", thread_counts[i], quiet[i], hogged[i]);
+    if (thread_counts.size() > 1)
+        std::printf("(on %d threads the pool ran %.0f %% of its loops on one thread when quiet, %.0f %% beside the "
+                    "hogs: its contention guard)\n",
+                    thread_counts.back(), quiet_solo.back(), hogged_solo.back());
+    return exit_ok;
+}
 
 int run_bench_command(const BenchOptions& o) {
     using namespace sixstep::llm;
@@ -64,6 +138,7 @@ int run_bench_command(const BenchOptions& o) {
     const auto t0 = std::chrono::steady_clock::now();
     const auto model = LlamaModel::load(o.model);
     const double load_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    if (o.contention) return run_contention(o, model);
     BackendChoice choice = make_backend(backend_kind(o.backend), model, {.n_threads = o.threads});
     if (!choice.note.empty()) std::fprintf(stderr, "sixstep: %s\n", choice.note.c_str());
     Backend& backend = *choice.backend;
@@ -99,16 +174,16 @@ int run_bench_command(const BenchOptions& o) {
         std::printf("%s\n", j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
         return exit_ok;
     }
-    std::printf("| %-28s | %9s | %7s | %-5s | %-22s | %7s | %12s |\n", "model", "size", "params", "type", "backend",
+    std::printf("| %-28s | %9s | %7s | %-5s | %-24s | %7s | %12s |\n", "model", "size", "params", "type", "backend",
                 "test", "t/s");
     std::printf("|%s|%s|%s|%s|%s|%s|%s|\n", std::string(30, '-').c_str(), std::string(11, '-').c_str(),
-                std::string(9, '-').c_str(), std::string(7, '-').c_str(), std::string(24, '-').c_str(),
+                std::string(9, '-').c_str(), std::string(7, '-').c_str(), std::string(26, '-').c_str(),
                 std::string(9, '-').c_str(), std::string(14, '-').c_str());
     for (const BenchTest* t : {&r.prefill, &r.decode}) {
         if (t->n_tokens == 0) continue;
         double lo = t->tok_s.front(), hi = lo;
         for (double v : t->tok_s) lo = std::min(lo, v), hi = std::max(hi, v);
-        std::printf("| %-28s | %5.1f MiB | %5.1f M | %-5s | %-22s | %7s | %5.1f ± %4.1f |\n",
+        std::printf("| %-28s | %5.1f MiB | %5.1f M | %-5s | %-24s | %7s | %5.1f ± %4.1f |\n",
                     std::filesystem::path(o.model).filename().string().substr(0, 28).c_str(), size_mib, params_m,
                     type.c_str(), backend.name().c_str(), t->name.c_str(), t->median_tok_s, (hi - lo) / 2);
     }
@@ -126,7 +201,8 @@ void add_bench(CLI::App& app, Commands& commands) {
         ->check(CLI::Range(0, 1 << 20));
     sub->add_option("-n,--n-gen", o->n_gen, "Decode test: tokens generated one by one (0: skip)")
         ->check(CLI::Range(0, 1 << 20));
-    sub->add_option("-t,--threads", o->threads, "Threads (0: all hardware threads)")->check(CLI::Range(0, 1024));
+    sub->add_option("-t,--threads", o->threads, "Threads (0: one per physical core, at most 8)")
+        ->check(CLI::Range(0, 1024));
     auto* reps = sub->add_option("-r,--repetitions", o->repetitions, "Timed runs per test (--batch: 3 unless given)")
                      ->check(CLI::Range(1, 1000));
     add_backend_option(sub, o->backend);
@@ -141,6 +217,9 @@ void add_bench(CLI::App& app, Commands& commands) {
     sub->add_option("--context", o->batch.n_context, "--batch: tokens each sequence holds before the timed steps")
         ->check(CLI::Range(1, 1 << 20));
     sub->add_option("--steps", o->batch.n_steps, "--batch: timed decode steps per run")->check(CLI::Range(1, 4096));
+    sub->add_flag("--contention", o->contention,
+                  "Decode on 1 thread and on --threads, quiet and beside one spinning process per CPU");
+    sub->add_option("--hogs", o->hogs, "With --contention: how many CPU hogs (0: one per CPU)")->check(CLI::Range(0, 1024));
     commands.push_back({sub, [o, reps] {
                             if (reps->count() > 0) o->batch.repetitions = o->repetitions;
                             o->batch.seed = o->seed;

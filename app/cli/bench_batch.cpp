@@ -19,17 +19,15 @@
 
 namespace sixstep::cli {
 
-namespace {
-
-using nlohmann::ordered_json;
-
-// The load average over the last minute (-1 where the system has none): a
-// busy machine is the first suspect when figures look wrong.
 double load_average() {
     double load[1] = {-1};
     if (getloadavg(load, 1) != 1) return -1;
     return load[0];
 }
+
+namespace {
+
+using nlohmann::ordered_json;
 
 // JSON numbers must be finite: infinity (a ridge never reached) becomes null.
 ordered_json number(double v) { return std::isfinite(v) ? ordered_json(v) : ordered_json(nullptr); }

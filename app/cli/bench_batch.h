@@ -22,6 +22,11 @@ struct BenchBatchOptions {
     bool json = false;
 };
 
+// The load average over the last minute (-1 where the system has none),
+// printed beside benchmark figures: a busy machine is the first suspect when
+// they look wrong.
+double load_average();
+
 // Runs the sweep and prints it as a table or JSON; returns the exit code.
 // Throws sixstep::Error on bad input.
 int run_bench_batch(const BenchBatchOptions& options);

@@ -115,7 +115,7 @@ void add_generate(CLI::App& app, Commands& commands) {
         ->check(CLI::Range(0.0f, 0.999f));
     sub->add_option("--seed", o->sampling.seed, "Seed of the random draw");
     sub->add_option("--top", o->top, "Print the N most likely next tokens at every step")->check(CLI::Range(0, 100));
-    sub->add_option("-t,--threads", o->threads, "Threads (0: all hardware threads)")->check(CLI::Range(0, 1024));
+    sub->add_option("-t,--threads", o->threads, "Threads (0: one per physical core, at most 8)")->check(CLI::Range(0, 1024));
     sub->add_option("-c,--ctx", o->ctx, "Context size (0: the model's)")->check(CLI::Range(0, 1 << 24));
     sub->add_option("--stop", o->stop, "Stop when the text contains this (repeatable)");
     add_backend_option(sub, o->backend);

@@ -14,13 +14,14 @@
 #include <memory>
 
 #include "pipeline/llm/backend.h"
+#include "pipeline/llm/cpu/cpu_simd.h"
 #include "pipeline/llm/cpu/forward.h"
 #include "pipeline/llm/cpu/thread_pool.h"
 
 namespace sixstep::llm {
 
 struct CpuBackendParams {
-    int n_threads = 0;  // threads for the kernels; <= 0 → all hardware threads
+    int n_threads = 0;  // threads for the kernels; <= 0 → ThreadPool::default_threads()
 };
 
 class CpuBackend : public Backend {
@@ -31,14 +32,12 @@ public:
     void forward(KvCache& kv, const Batch& batch, std::vector<float>& logits,
                  TensorObserver* observer = nullptr) override;
     int n_threads() const { return pool_.n_threads(); }
+    ThreadPool::Stats thread_stats() const { return pool_.stats(); }
 
 private:
     std::shared_ptr<const LlamaModel> model_;
     ThreadPool pool_;
     LlamaForwardCpu fwd_;
 };
-
-// The SIMD level the kernels were compiled for: "avx512", "avx2" or "scalar".
-const char* cpu_simd_name();
 
 }  // namespace sixstep::llm

@@ -55,7 +55,7 @@ void forward_reference(const LlamaModel& model, KvCache& kv, const Batch& batch,
 
         // Attention RMSNorm.
         for (int t = 0; t < n; ++t)
-            kernels::rmsnorm(row(xb, t, n_embd), row(x, t, n_embd), L.attn_norm.data(), n_embd, hp.f_norm_rms_eps);
+            kernels::rmsnorm_ref(row(xb, t, n_embd), row(x, t, n_embd), L.attn_norm.data(), n_embd, hp.f_norm_rms_eps);
         offer(observer, "attn_norm", l, xb, {n, n_embd});
 
         // Q, K, V projections; RoPE rotates q and k by their position
@@ -90,7 +90,7 @@ void forward_reference(const LlamaModel& model, KvCache& kv, const Batch& batch,
                     att[p] = static_cast<float>(s / std::sqrt(static_cast<double>(hd)));
                 }
                 // Softmax over positions.
-                kernels::softmax_inplace(att, pos + 1);
+                kernels::softmax_inplace_ref(att, pos + 1);
                 // Weighted sum of the values.
                 float* oh = row(attn, t, n_head * hd) + h * hd;
                 for (int i = 0; i < hd; ++i) {
@@ -112,7 +112,7 @@ void forward_reference(const LlamaModel& model, KvCache& kv, const Batch& batch,
 
         // Feed-forward RMSNorm.
         for (int t = 0; t < n; ++t)
-            kernels::rmsnorm(row(xb, t, n_embd), row(x, t, n_embd), L.ffn_norm.data(), n_embd, hp.f_norm_rms_eps);
+            kernels::rmsnorm_ref(row(xb, t, n_embd), row(x, t, n_embd), L.ffn_norm.data(), n_embd, hp.f_norm_rms_eps);
         offer(observer, "ffn_norm", l, xb, {n, n_embd});
 
         // SwiGLU: down(silu(gate(x)) * up(x)).
@@ -139,7 +139,7 @@ void forward_reference(const LlamaModel& model, KvCache& kv, const Batch& batch,
     logits.assign(static_cast<std::size_t>(n_outputs) * hp.n_vocab, 0.0f);
     for (int t = 0, o = 0; t < n; ++t) {
         if (!batch.logits[t]) continue;
-        kernels::rmsnorm(row(xo, o, n_embd), row(x, t, n_embd), w.output_norm.data(), n_embd, hp.f_norm_rms_eps);
+        kernels::rmsnorm_ref(row(xo, o, n_embd), row(x, t, n_embd), w.output_norm.data(), n_embd, hp.f_norm_rms_eps);
         matmul_ref(w.output, row(xo, o, n_embd), 1, row(logits, o, hp.n_vocab));
         ++o;
     }

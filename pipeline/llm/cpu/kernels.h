@@ -1,10 +1,11 @@
 // CPU kernels: the element-wise and row operations of the Llama forward pass,
 // and the float dot products that matmuls are built from.
 //
-// Each has a plain scalar version (the *_ref functions, used by the reference
-// forward pass and as the fallback) and, where it matters, a SIMD version
-// chosen at compile time (AVX2/FMA/F16C with -march=native). The tests check
-// every SIMD kernel against its scalar twin.
+// Where it matters there are two versions: a plain scalar one (the *_ref
+// functions, used by the reference forward pass) and a fast one that runs
+// the SIMD kernels of the level cpu_simd() chose at run time (scalar, AVX2 or
+// AVX-512: kernels_simd.h). The tests check every level's kernels against
+// the *_ref twins.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -23,10 +24,13 @@ float dot_f16(const std::uint16_t* w, const float* x, int n);
 
 // ---- row operations ---------------------------------------------------------------
 // y = x / sqrt(mean(x²) + eps) * w   (RMSNorm; y may alias x)
+void rmsnorm_ref(float* y, const float* x, const float* w, int n, float eps);
 void rmsnorm(float* y, const float* x, const float* w, int n, float eps);
-// x = softmax(x) in place; returns nothing, stable (subtracts the max).
+// x = softmax(x) in place; stable (subtracts the max).
+void softmax_inplace_ref(float* x, int n);
 void softmax_inplace(float* x, int n);
 // gate = silu(gate) * up   (SwiGLU: silu(x) = x * sigmoid(x))
+void swiglu_ref(float* gate, const float* up, int n);
 void swiglu(float* gate, const float* up, int n);
 // y += a * x
 void axpy(float* y, float a, const float* x, int n);

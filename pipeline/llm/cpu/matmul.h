@@ -1,21 +1,29 @@
 // Matrix products of the forward pass: y = x · Wᵀ for a weight matrix stored
-// in a GGUF file (F32, F16, Q8_0 or Q4_0), without dequantizing it.
+// in a GGUF file (F32, F16, Q8_0 or Q4_0), without dequantizing it as a whole.
 //
 // W has n_rows (outputs) rows of n_cols (inputs), row-major as in GGUF/ggml:
 // ne[0] = n_cols is the contiguous dimension. x holds n_tokens rows of n_cols
 // floats; y receives n_tokens rows of n_rows floats.
 //
-// How it stays fast:
-// - every output is a dot product of one weight row and one activation row,
-//   and both are contiguous, so the inner loop is a plain SIMD stream;
-// - a tile of R weight rows × C tokens is computed at once, so each weight
-//   vector loaded from memory is used C times and each activation vector R
-//   times (decode has C = 1 and is bound by the memory read of W);
-// - for quantized weights the activation rows are quantized to Q8_0 once per
-//   matmul and the products are int8 × int8 → int32 (AVX2 maddubs, or VNNI
-//   dpbusd where present), scaled per block of 32;
-// - output rows are split across the thread pool, each thread with its own
-//   slice of W, so the threads never write the same cache line of y twice.
+// How it stays fast (the kernels are in kernels_simd.inc, one copy per
+// instruction set, picked at run time: cpu_simd.h):
+// - decode and small batches compute dot products of one weight row and C
+//   activation rows, all contiguous: each weight vector loaded from memory
+//   serves C tokens, and W is read row after row as one sequential stream
+//   (decode has C = 1 and is bound by that read);
+// - for quantized weights there, the activation rows are quantized to Q8_0
+//   once per matmul and the products are int8 × int8 → int32 (AVX2 maddubs,
+//   or VNNI dpbusd), scaled per block of 32;
+// - batches (prefill) use a GEMM with the tokens in the vector lanes: x is
+//   packed once per matmul as columns of 16 or 32 tokens, and each weight is
+//   broadcast against a column; F16 rows are converted and Q8_0/Q4_0 rows
+//   dequantized to F32 once per tile of rows, not once per token (on AVX2,
+//   without VNNI, an F32 FMA costs less per product than int8 maddubs with
+//   its scales; the activations then stay in F32 too);
+// - output rows are handed to the threads in chunks from a shared counter
+//   (thread_pool.h), so a thread that the OS preempts does not hold the
+//   others back; each output is computed by one tile whatever the split, so
+//   results are the same bits for any number of threads.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -28,18 +36,21 @@ namespace sixstep::llm {
 
 class ThreadPool;
 
-// Activations quantized to Q8_0 blocks, for quantized matmuls: scales are
-// kept as float (not fp16) since they are made once and read many times.
-struct QuantizedActivations {
-    int n_rows = 0, n_cols = 0, n_blocks = 0;  // n_blocks per row
-    std::vector<std::int8_t> qs;               // [n_rows, n_cols]
-    std::vector<float> d;                      // [n_rows, n_blocks]
-    void quantize(const float* x, int rows, int cols);
+// A float buffer aligned to a cache line (64 bytes), grown on demand.
+class AlignedFloats {
+public:
+    float* get(std::size_t n);
+
+private:
+    std::vector<float> v_;
 };
 
 // Scratch reused across calls (one per forward context).
 struct MatmulScratch {
-    QuantizedActivations q8;
+    std::vector<std::int8_t> q8_qs;  // activations in Q8_0: (n_tokens, n_cols)
+    std::vector<float> q8_d;         // their scales: (n_tokens, n_cols / 32)
+    AlignedFloats packed;            // activations packed for the GEMM
+    std::vector<AlignedFloats> rows; // per thread: weight rows converted to F32
 };
 
 // y[t, o] = Σ_i W[o, i] · x[t, i]. pool may be null (single-threaded).
@@ -52,10 +63,5 @@ void matmul_many(const WeightMatrix* const* ws, float* const* ys, int n_mats, co
 
 // The oracle: dequantizes one weight row at a time and accumulates in double.
 void matmul_ref(const WeightMatrix& w, const float* x, int n_tokens, float* y);
-
-// Q8_0 × Q8_0 dot product over n_blocks blocks (weights from the file,
-// activations quantized with QuantizedActivations).
-float dot_q8_0(const block_q8_0* w, const std::int8_t* xq, const float* xd, int n_blocks);
-float dot_q4_0(const block_q4_0* w, const std::int8_t* xq, const float* xd, int n_blocks);
 
 }  // namespace sixstep::llm

@@ -1,16 +1,43 @@
 // ThreadPool: a fixed set of worker threads that run one parallel loop at a
 // time, for the CPU backend's kernels.
 //
-//     ThreadPool pool(2);
-//     pool.parallel_for(n_rows, [&](int begin, int end, int thread) { ... });
+//     ThreadPool pool;                    // one thread per physical core (at most 8)
+//     pool.parallel_for(n_rows, [&](int begin, int end, int thread) { ... }, grain);
 //
-// Why not std::async or OpenMP: a decode step runs ~100 short parallel loops
+// Why not std::async or OpenMP: a decode step runs ~40 short parallel loops
 // (one per matmul), each a few tens of microseconds. Waking sleeping threads
-// through a condition variable costs about as much as the loop itself, so
-// workers spin on an atomic generation counter for a short while before they
-// fall asleep. The calling thread does the first share of the work itself.
+// through the OS costs about as much as the loop itself, so a waiting thread
+// spins for a short while before it sleeps.
+//
+// Why the work is handed out in chunks from a shared counter rather than one
+// fixed share per thread: on a laptop with a browser and a video call, or a
+// machine where a build is running, the OS preempts one of our threads for
+// milliseconds at a time. With fixed shares every loop then waits for the
+// preempted thread; with a counter the running threads take the chunks it
+// has not started (the calling thread works too and never waits for a thread
+// that has not picked up work), so a loop waits at most for one chunk in
+// flight. Each chunk is a whole number of `grain`s, and fn must compute the
+// same result whichever thread runs which chunk.
+//
+// A waiting thread backs off: it spins with pause instructions (growing
+// pauses between checks) for about 10 microseconds, then sleeps until woken,
+// so an idle pool costs nothing and a busy machine is not made busier.
+//
+// A contention guard keeps n threads from being much slower than one: a
+// thread preempted in the middle of a chunk holds the loop up until the OS
+// runs it again, which on a crowded machine (a spinning program on every
+// core, or a build) takes milliseconds, far more than the other threads
+// gain. When the caller has waited that long for a chunk in flight (over
+// 1 ms and 3 of its own chunks), the pool runs loops on the caller alone for
+// 10 ms, doubling up to 1 s while such stalls keep coming, then tries its
+// threads again. And a sleeping worker is woken only for a loop that took
+// over 100 µs the last time it ran (loops are told apart by size and
+// grain): on a busy machine the wake-up costs more than a small loop gains.
+// Every chunking computes the same results.
 #pragma once
+#include <array>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -22,7 +49,7 @@ namespace sixstep::llm {
 
 class ThreadPool {
 public:
-    // n_threads: total threads including the caller; <= 0 → hardware concurrency.
+    // n_threads: total threads including the caller; <= 0 → default_threads().
     explicit ThreadPool(int n_threads = 0);
     ~ThreadPool();
     ThreadPool(const ThreadPool&) = delete;
@@ -30,27 +57,67 @@ public:
 
     int n_threads() const { return n_threads_; }
 
-    // Splits [0, n) into n_threads() contiguous chunks (rounded to `grain`) and
-    // runs fn(begin, end, thread_index) on each; returns when all are done.
-    // Not reentrant: fn must not call parallel_for on the same pool.
+    // The default thread count: one per physical core this process may run
+    // on (its CPU affinity and cgroup CPU quota), at most 8. Hyperthreads are
+    // not counted: two threads on one core share its vector units and gain
+    // nothing on these kernels; beyond 8 the models sixstep runs are bound by
+    // memory bandwidth, and every extra thread adds a little to each wait.
+    static int default_threads();
+
+    // Runs fn(begin, end, thread) over chunks covering [0, n) once, each a
+    // multiple of `grain` long (but the last), thread in [0, n_threads());
+    // returns when all are done. Call it from one thread at a time; fn must
+    // not call parallel_for on the same pool.
     using RangeFn = std::function<void(int begin, int end, int thread)>;
     void parallel_for(int n, const RangeFn& fn, int grain = 1);
 
-    // Runs fn(thread_index) once on every thread.
-    void run_on_all(const std::function<void(int thread)>& fn);
+    struct Stats {
+        std::uint64_t loops = 0;       // parallel_for calls with work for more than one thread
+        std::uint64_t solo_loops = 0;  // of those, run on the caller alone by the contention guard
+        std::uint64_t stalls = 0;      // loops that waited for a preempted thread
+    };
+    Stats stats() const { return stats_; }
 
 private:
     void worker(int index);
+    // Claims and runs chunks of the loop of `epoch` until none is left;
+    // returns how many it ran.
+    int run_chunks(std::uint32_t epoch, int thread);
 
     int n_threads_ = 1;
     std::vector<std::thread> threads_;
-    const std::function<void(int)>* task_ = nullptr;
-    std::atomic<std::uint64_t> generation_{0};
-    std::atomic<int> pending_{0};
+
+    // The loop in flight. Workers claim chunk indices with a compare-and-swap
+    // on one 64-bit word: epoch (32 bits) | n_chunks (16) | next chunk (16).
+    // A worker that wakes late sees another epoch and claims nothing, so it
+    // can never run a chunk of one loop with the function of another; the
+    // fields below are read only after a claim succeeded, when they cannot
+    // change (the loop is not finished until that chunk is).
+    std::atomic<std::uint64_t> claim_{0};
+    std::atomic<const RangeFn*> fn_{nullptr};
+    std::atomic<int> n_{0}, chunk_{0};
+    std::atomic<int> done_{0};  // chunks finished in this epoch
+    std::uint32_t epoch_count_ = 0;  // the caller's copy of the current epoch
+
+    // Waking: workers watch epoch_, the caller watches done_.
+    std::atomic<std::uint32_t> epoch_{0};
     std::atomic<bool> stop_{false};
-    std::atomic<int> sleeping_{0};
+    std::atomic<int> sleeping_{0};            // workers asleep on wake_
+    std::atomic<bool> caller_sleeping_{false};  // the caller asleep on finished_
     std::mutex mutex_;
-    std::condition_variable wake_;
+    std::condition_variable wake_, finished_;
+
+    // The contention guard; the caller's alone.
+    std::chrono::steady_clock::time_point solo_until_{};  // run loops on the caller alone until then
+    std::chrono::steady_clock::duration solo_for_{};      // the last solo period
+    struct LoopKind {
+        std::uint64_t key = 0;                       // from (n, grain); 0: free
+        std::chrono::steady_clock::duration last{};  // how long it took the last time
+    };
+    std::array<LoopKind, 64> kinds_{};
+    // The last time of the kind of loop (n, grain), zero if not known.
+    std::chrono::steady_clock::duration& last_time(int n, int grain);
+    Stats stats_;
 };
 
 }  // namespace sixstep::llm

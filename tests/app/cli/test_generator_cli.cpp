@@ -9,6 +9,7 @@
 
 #include <array>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <string>
 
@@ -108,4 +109,36 @@ TEST_CASE("cli bench: prefill and decode tokens/s, as a table and as JSON") {
     const Run bad = run("bench --model \"" + model + "\" -p 100000");
     CHECK(bad.rc == 2);
     CHECK(bad.out.find("do not fit in the model's context") != std::string::npos);
+}
+
+TEST_CASE("cli bench: SIXSTEP_CPU forces the CPU kernels, and names a bad value in one clear error") {
+    const std::string model = tiny_model();
+    ::setenv("SIXSTEP_CPU", "scalar", 1);
+    const Run scalar = run("bench --model \"" + model + "\" -p 4 -n 2 -r 1 --json");
+    ::setenv("SIXSTEP_CPU", "avx9", 1);
+    const Run bad = run("bench --model \"" + model + "\" -p 4 -n 2 -r 1");
+    ::unsetenv("SIXSTEP_CPU");
+    REQUIRE(scalar.rc == 0);
+    CHECK(nlohmann::json::parse(scalar.out)["backend"].get<std::string>().find("scalar") != std::string::npos);
+    CHECK(bad.rc == 2);
+    CHECK(bad.out.find("SIXSTEP_CPU=\"avx9\" is not a CPU level (use scalar, avx2 or avx512)") != std::string::npos);
+}
+
+TEST_CASE("cli bench --contention: decode on 1 and N threads, quiet and beside CPU hogs") {
+    const std::string model = tiny_model();
+    const Run js = run("bench --model \"" + model + "\" --contention --hogs 1 -n 4 -r 1 -t 2 --json");
+    REQUIRE(js.rc == 0);
+    const auto j = nlohmann::json::parse(js.out);
+    CHECK(j["hogs"] == 1);
+    CHECK(j["test"] == "tg4");
+    REQUIRE(j["results"].size() == 2);
+    CHECK(j["results"][0]["threads"] == 1);
+    CHECK(j["results"][1]["threads"] == 2);
+    for (const auto& r : j["results"]) {
+        CHECK(r["quiet_tokens_per_s"].get<double>() > 0);
+        CHECK(r["hogged_tokens_per_s"].get<double>() > 0);
+    }
+    const Run table = run("bench --model \"" + model + "\" --contention --hogs 1 -n 4 -r 1 -t 2");
+    CHECK(table.rc == 0);
+    CHECK(table.out.find("beside 1 CPU hog |") != std::string::npos);
 }

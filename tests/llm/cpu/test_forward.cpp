@@ -19,6 +19,7 @@
 
 #include "pipeline/core/error.h"
 #include "pipeline/llm/cpu/cpu_backend.h"
+#include "pipeline/llm/cpu/cpu_simd.h"
 #include "pipeline/llm/cpu/forward.h"
 #include "pipeline/tools/random_model.h"
 
@@ -81,7 +82,7 @@ std::vector<float> run_fast(const std::shared_ptr<LlamaModel>& m, const std::vec
 
 }  // namespace
 
-TEST_CASE("forward: both paths reproduce the numpy reference logits") {
+TEST_CASE("forward: both paths reproduce the numpy reference logits, the fast one at every CPU level") {
     std::ifstream in(reference_dir / "expected.json");
     REQUIRE(in.good());
     const nlohmann::json expected = nlohmann::json::parse(in);
@@ -95,40 +96,50 @@ TEST_CASE("forward: both paths reproduce the numpy reference logits") {
             for (const auto& row : run["logits"])
                 for (const auto& v : row) want.push_back(v.get<float>());
             const auto ref = run_reference(*model, tokens, true);
-            const auto fast1 = run_fast(model, tokens, true, 1);
-            const auto fast2 = run_fast(model, tokens, true, 2);
             REQUIRE(ref.size() == want.size());
-            REQUIRE(fast2.size() == want.size());
             const float d_ref = maxdiff(ref.data(), want.data(), want.size());
-            const float d_fast = maxdiff(fast2.data(), want.data(), want.size());
-            const float d_threads = maxdiff(fast1.data(), fast2.data(), want.size());
-            MESSAGE(name << " (" << tokens.size() << " tokens, |logit| <= " << maxabs(want) << "): maxdiff reference "
-                         << d_ref << ", fast " << d_fast << ", 1 vs 2 threads " << d_threads);
             // float32 arithmetic against float64: a few ulps of logits of size ~5.
             CHECK(d_ref < 2e-4f);
-            CHECK(d_fast < 5e-4f);
-            CHECK(d_threads < 1e-5f);
+            for (CpuSimd level : cpu_simd_levels()) {
+                ScopedCpuSimd use(level);
+                const auto fast1 = run_fast(model, tokens, true, 1);
+                const auto fast2 = run_fast(model, tokens, true, 2);
+                REQUIRE(fast2.size() == want.size());
+                const float d_fast = maxdiff(fast2.data(), want.data(), want.size());
+                const float d_threads = maxdiff(fast1.data(), fast2.data(), want.size());
+                MESSAGE(name << " (" << tokens.size() << " tokens, |logit| <= " << maxabs(want) << ", "
+                             << cpu_simd_name(level) << "): maxdiff reference " << d_ref << ", fast " << d_fast
+                             << ", 1 vs 2 threads " << d_threads);
+                CHECK(d_fast < 5e-4f);
+                CHECK(d_threads == 0.0f);
+            }
         }
     }
 }
 
-TEST_CASE("forward: fast path matches the reference for every weight type") {
+TEST_CASE("forward: fast path matches the reference for every weight type, at every CPU level") {
+    // 19 tokens: prefill goes through the GEMM (AVX2, AVX-512) or the dot
+    // products (scalar); the logits of every row are compared.
     const std::vector<int> prompt = {5, 77, 12, 299, 0, 256, 40, 41, 42, 3, 8, 150, 151, 152, 9, 10, 11, 19, 200};
     for (GGMLType type : {GGMLType::F32, GGMLType::F16, GGMLType::Q8_0, GGMLType::Q4_0}) {
         for (bool tied : {false, true}) {
             const auto model = random_model(type, tied);
             const auto ref = run_reference(*model, prompt, true);
-            const auto fast = run_fast(model, prompt, true);
-            REQUIRE(ref.size() == fast.size());
-            const float d = maxdiff(ref.data(), fast.data(), ref.size());
-            const float scale = maxabs(ref);
-            // Float types: the same products in another order. Quantized types:
-            // the fast path also rounds the activations to 8 bits (Q8_0 blocks).
-            const bool quant = type == GGMLType::Q8_0 || type == GGMLType::Q4_0;
-            const float tol = quant ? 0.03f * scale : 1e-4f * scale;
-            MESSAGE(std::string(ggml_type_name(type)) << std::string(tied ? " tied" : "") << ": maxdiff fast vs reference " << d
-                                         << " (|logit| <= " << scale << ", tolerance " << tol << ")");
-            CHECK(d < tol);
+            for (CpuSimd level : cpu_simd_levels()) {
+                ScopedCpuSimd use(level);
+                const auto fast = run_fast(model, prompt, true);
+                REQUIRE(ref.size() == fast.size());
+                const float d = maxdiff(ref.data(), fast.data(), ref.size());
+                const float scale = maxabs(ref);
+                // Float types: the same products in another order. Quantized types:
+                // the fast path may also round the activations to 8 bits (Q8_0 blocks).
+                const bool quant = type == GGMLType::Q8_0 || type == GGMLType::Q4_0;
+                const float tol = quant ? 0.03f * scale : 1e-4f * scale;
+                MESSAGE(std::string(ggml_type_name(type)) << std::string(tied ? " tied" : "") << " ("
+                                                          << cpu_simd_name(level) << "): maxdiff fast vs reference " << d
+                                                          << " (|logit| <= " << scale << ", tolerance " << tol << ")");
+                CHECK(d < tol);
+            }
         }
     }
 }

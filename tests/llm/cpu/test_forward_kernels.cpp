@@ -1,75 +1,207 @@
-// Each SIMD kernel against its scalar oracle, with odd sizes to hit the tails.
+// Every SIMD level's kernels against the scalar oracles, with odd sizes to hit
+// the tails; the runtime choice of level; the thread pool.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cmath>
 #include <random>
+#include <string>
+#include <thread>
 #include <vector>
 
-#include "pipeline/llm/cpu/cpu_backend.h"
+#include "pipeline/core/error.h"
+#include "pipeline/llm/cpu/cpu_simd.h"
 #include "pipeline/llm/cpu/kernels.h"
+#include "pipeline/llm/cpu/kernels_simd.h"
 #include "pipeline/llm/cpu/matmul.h"
 #include "pipeline/llm/cpu/thread_pool.h"
 
 using namespace sixstep::llm;
 
 namespace {
-std::vector<float> randn(std::size_t n, unsigned seed) {
+std::vector<float> randn(std::size_t n, unsigned seed, float sigma = 1.0f) {
     std::mt19937 rng(seed);
-    std::normal_distribution<float> d(0.0f, 1.0f);
+    std::normal_distribution<float> d(0.0f, sigma);
     std::vector<float> v(n);
     for (auto& x : v) x = d(rng);
     return v;
 }
+
+float maxdiff(const std::vector<float>& a, const std::vector<float>& b) {
+    float m = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) m = std::max(m, std::fabs(a[i] - b[i]));
+    return m;
+}
+
+// Every level this machine runs, named in the test output.
+std::vector<CpuSimd> levels() {
+    const auto v = cpu_simd_levels();
+    std::string names;
+    for (CpuSimd l : v) names += std::string(names.empty() ? "" : ", ") + cpu_simd_name(l);
+    MESSAGE("CPU levels tested: " << names);
+    return v;
+}
+
+WeightMatrix weights(GGMLType type, const std::vector<std::uint8_t>& bytes, int n_rows, int n_cols) {
+    return WeightMatrix{type, bytes.data(), n_rows, n_cols, ggml_row_size(type, n_cols)};
+}
 }  // namespace
 
-TEST_CASE("kernels: dot products match the scalar versions") {
-    for (int n : {1, 7, 8, 31, 64, 100, 768}) {
-        const auto a = randn(n, 1), b = randn(n, 2);
-        std::vector<std::uint16_t> h(n);
-        for (int i = 0; i < n; ++i) h[i] = fp32_to_fp16(a[i]);
-        CHECK(kernels::dot_f32(a.data(), b.data(), n) ==
-              doctest::Approx(kernels::dot_f32_ref(a.data(), b.data(), n)).epsilon(1e-4));
-        CHECK(kernels::dot_f16(h.data(), b.data(), n) ==
-              doctest::Approx(kernels::dot_f16_ref(h.data(), b.data(), n)).epsilon(1e-4));
+TEST_CASE("cpu levels: scalar always, AVX2 and AVX-512 where the CPU has them, and forcing one works or says why") {
+    const auto v = cpu_simd_levels();
+    REQUIRE(!v.empty());
+    CHECK(v.front() == CpuSimd::scalar);
+    for (CpuSimd l : {CpuSimd::scalar, CpuSimd::avx2, CpuSimd::avx512}) {
+        CHECK(cpu_simd_from_name(cpu_simd_name(l)) == l);
+        if (cpu_simd_supported(l)) {
+            ScopedCpuSimd use(l);
+            CHECK(cpu_simd() == l);
+            CHECK(std::string(cpu_simd_name()) == cpu_simd_name(l));
+            CHECK(simd_kernels().level == l);
+        } else {
+            CHECK_THROWS_AS(set_cpu_simd(l), sixstep::Error);
+        }
+    }
+    CHECK(!cpu_simd_from_name("avx9").has_value());
+#if defined(__x86_64__)
+    // Every x86-64 machine sixstep is built for in CI has AVX2: the AVX2 path
+    // is tested explicitly, not only when it happens to be the best one.
+    CHECK(cpu_simd_supported(CpuSimd::avx2));
+#endif
+}
+
+TEST_CASE("kernels: dot products, axpy, fp16 rows, RMSNorm, softmax and SwiGLU match the scalar versions at every level") {
+    for (CpuSimd level : levels()) {
+        ScopedCpuSimd use(level);
+        CAPTURE(cpu_simd_name(level));
+        for (int n : {1, 7, 8, 31, 64, 100, 768}) {
+            CAPTURE(n);
+            const auto a = randn(n, 1), b = randn(n, 2), w = randn(n, 3);
+            std::vector<std::uint16_t> h(n);
+            for (int i = 0; i < n; ++i) h[i] = fp32_to_fp16(a[i]);
+            CHECK(kernels::dot_f32(a.data(), b.data(), n) ==
+                  doctest::Approx(kernels::dot_f32_ref(a.data(), b.data(), n)).epsilon(1e-4));
+            CHECK(kernels::dot_f16(h.data(), b.data(), n) ==
+                  doctest::Approx(kernels::dot_f16_ref(h.data(), b.data(), n)).epsilon(1e-4));
+
+            std::vector<float> y1 = b, y2 = b;
+            kernels::axpy(y1.data(), 0.37f, a.data(), n);
+            for (int i = 0; i < n; ++i) y2[i] += 0.37f * a[i];
+            CHECK(maxdiff(y1, y2) <= 1e-6f);
+
+            std::vector<float> f(n);
+            kernels::fp16_to_fp32_row(h.data(), f.data(), n);
+            for (int i = 0; i < n; ++i) CHECK(f[i] == fp16_to_fp32(h[i]));
+
+            std::vector<float> r1(n), r2(n);
+            kernels::rmsnorm(r1.data(), a.data(), w.data(), n, 1e-5f);
+            kernels::rmsnorm_ref(r2.data(), a.data(), w.data(), n, 1e-5f);
+            CHECK(maxdiff(r1, r2) <= 1e-5f);
+
+            // Scores over a wide range, as attention makes them: exp underflows
+            // for some and the max must still be found in every tail.
+            std::vector<float> s1 = randn(n, 4, 20.0f), s2 = s1;
+            kernels::softmax_inplace(s1.data(), n);
+            kernels::softmax_inplace_ref(s2.data(), n);
+            CHECK(maxdiff(s1, s2) <= 1e-6f);
+
+            std::vector<float> g1 = randn(n, 5, 8.0f), g2 = g1;
+            kernels::swiglu(g1.data(), b.data(), n);
+            kernels::swiglu_ref(g2.data(), b.data(), n);
+            for (int i = 0; i < n; ++i) CHECK(g1[i] == doctest::Approx(g2[i]).epsilon(1e-5).scale(1e-6));
+        }
     }
 }
 
-TEST_CASE("kernels: matmul of every type matches matmul_ref") {
+TEST_CASE("kernels: activations quantize to the same Q8_0 bytes at every level") {
+    const int n_cols = 96, rows = 5;
+    auto x = randn(static_cast<std::size_t>(rows) * n_cols, 7, 3.0f);
+    for (int i = 64; i < 96; ++i) x[i] = 0;  // an all-zero block: scale 0
+    std::vector<std::int8_t> q_ref(x.size());
+    std::vector<float> d_ref(static_cast<std::size_t>(rows) * n_cols / 32);
+    simd_kernels_scalar().quantize_q8_0(x.data(), n_cols, q_ref.data(), d_ref.data(), 0, rows);
+    for (CpuSimd level : levels()) {
+        ScopedCpuSimd use(level);
+        std::vector<std::int8_t> q(x.size());
+        std::vector<float> d(d_ref.size());
+        simd_kernels().quantize_q8_0(x.data(), n_cols, q.data(), d.data(), 0, rows);
+        CHECK_MESSAGE(q == q_ref, cpu_simd_name(level));
+        CHECK_MESSAGE(d == d_ref, cpu_simd_name(level));
+    }
+}
+
+TEST_CASE("kernels: matmul of every type matches matmul_ref at every level, for decode, small batches and the GEMM") {
     ThreadPool pool(2);
-    MESSAGE("kernels compiled for " << std::string(cpu_simd_name()));
-    for (GGMLType type : {GGMLType::F32, GGMLType::F16, GGMLType::Q8_0, GGMLType::Q4_0}) {
-        for (int n_rows : {1, 5, 67}) {
-            for (int n_tokens : {1, 3, 70}) {
-                const int n_cols = 96;
-                const auto wf = randn(static_cast<std::size_t>(n_rows) * n_cols, 3);
-                const auto x = randn(static_cast<std::size_t>(n_tokens) * n_cols, 4);
-                const auto bytes = quantize(type, wf.data(), static_cast<std::int64_t>(wf.size()));
-                WeightMatrix w;
-                w.type = type;
-                w.data = bytes.data();
-                w.n_rows = n_rows;
-                w.n_cols = n_cols;
-                w.row_bytes = ggml_row_size(type, n_cols);
-                std::vector<float> ref(static_cast<std::size_t>(n_rows) * n_tokens), y1(ref.size()), y2(ref.size());
-                matmul_ref(w, x.data(), n_tokens, ref.data());
-                MatmulScratch scratch;
-                matmul(w, x.data(), n_tokens, y1.data(), nullptr, scratch);
-                matmul(w, x.data(), n_tokens, y2.data(), &pool, scratch);
-                float d = 0, d12 = 0, scale = 0;
-                for (std::size_t i = 0; i < ref.size(); ++i) {
-                    d = std::max(d, std::fabs(ref[i] - y1[i]));
-                    d12 = std::max(d12, std::fabs(y1[i] - y2[i]));
-                    scale = std::max(scale, std::fabs(ref[i]));
+    for (CpuSimd level : levels()) {
+        ScopedCpuSimd use(level);
+        for (GGMLType type : {GGMLType::F32, GGMLType::F16, GGMLType::Q8_0, GGMLType::Q4_0}) {
+            // Token counts: decode, a small batch (dot products), batches
+            // through the GEMM with a partly filled last group of tokens.
+            for (int n_rows : {1, 5, 67}) {
+                for (int n_tokens : {1, 3, 20, 70}) {
+                    const int n_cols = 96;
+                    const auto wf = randn(static_cast<std::size_t>(n_rows) * n_cols, 3);
+                    const auto x = randn(static_cast<std::size_t>(n_tokens) * n_cols, 4);
+                    const auto bytes = quantize(type, wf.data(), static_cast<std::int64_t>(wf.size()));
+                    const WeightMatrix w = weights(type, bytes, n_rows, n_cols);
+                    std::vector<float> ref(static_cast<std::size_t>(n_rows) * n_tokens), y1(ref.size()), y2(ref.size());
+                    matmul_ref(w, x.data(), n_tokens, ref.data());
+                    MatmulScratch scratch;
+                    matmul(w, x.data(), n_tokens, y1.data(), nullptr, scratch);
+                    matmul(w, x.data(), n_tokens, y2.data(), &pool, scratch);
+                    float scale = 0;
+                    for (float v : ref) scale = std::max(scale, std::fabs(v));
+                    const float d = maxdiff(ref, y1);
+                    // Quantized weights: decode and small batches round the
+                    // activations to Q8_0 too.
+                    const bool quant = type == GGMLType::Q8_0 || type == GGMLType::Q4_0;
+                    const float tol = quant ? 0.02f * scale : 1e-5f * scale;
+                    if (n_rows == 67 && (n_tokens == 1 || n_tokens == 70))
+                        MESSAGE(cpu_simd_name(level) << " " << std::string(ggml_type_name(type)) << " " << n_rows << "x"
+                                                     << n_cols << " @ " << n_tokens << " tokens: maxdiff " << d
+                                                     << " (|y| <= " << scale << ", tolerance " << tol << ")");
+                    CAPTURE(cpu_simd_name(level));
+                    CAPTURE(ggml_type_name(type));
+                    CAPTURE(n_rows);
+                    CAPTURE(n_tokens);
+                    CHECK(d <= tol);
+                    // The same bits whatever the number of threads.
+                    CHECK(maxdiff(y1, y2) == 0.0f);
                 }
-                // Quantized weights: the fast path rounds activations to Q8_0 too.
-                const bool quant = type == GGMLType::Q8_0 || type == GGMLType::Q4_0;
-                const float tol = quant ? 0.02f * scale : 1e-5f * scale;
-                if (n_rows == 67 && n_tokens == 70)
-                    MESSAGE(std::string(ggml_type_name(type)) << " " << n_rows << "x" << n_cols << " @ " << n_tokens
-                                                 << " tokens: maxdiff " << d << " (|y| <= " << scale << ")");
-                CHECK(d <= tol);
-                CHECK(d12 == 0.0f);
             }
+        }
+    }
+}
+
+TEST_CASE("kernels: matmul_many equals separate matmuls, mixed types and odd sizes, at every level") {
+    ThreadPool pool(2);
+    const int n_cols = 64;
+    const GGMLType types[3] = {GGMLType::Q8_0, GGMLType::F32, GGMLType::F16};
+    const int rows[3] = {13, 6, 33};
+    std::vector<std::vector<std::uint8_t>> bytes(3);
+    WeightMatrix w[3];
+    for (int m = 0; m < 3; ++m) {
+        const auto wf = randn(static_cast<std::size_t>(rows[m]) * n_cols, 20 + m);
+        bytes[m] = quantize(types[m], wf.data(), static_cast<std::int64_t>(wf.size()));
+        w[m] = weights(types[m], bytes[m], rows[m], n_cols);
+    }
+    for (CpuSimd level : levels()) {
+        ScopedCpuSimd use(level);
+        for (int n_tokens : {1, 5, 40}) {
+            const auto x = randn(static_cast<std::size_t>(n_tokens) * n_cols, 9);
+            MatmulScratch scratch;
+            std::vector<float> sep[3], many[3];
+            for (int m = 0; m < 3; ++m) {
+                sep[m].resize(static_cast<std::size_t>(rows[m]) * n_tokens);
+                many[m].resize(sep[m].size());
+                matmul(w[m], x.data(), n_tokens, sep[m].data(), nullptr, scratch);
+            }
+            const WeightMatrix* ws[3] = {&w[0], &w[1], &w[2]};
+            float* ys[3] = {many[0].data(), many[1].data(), many[2].data()};
+            matmul_many(ws, ys, 3, x.data(), n_tokens, &pool, scratch);
+            for (int m = 0; m < 3; ++m) CHECK_MESSAGE(many[m] == sep[m], cpu_simd_name(level) << " @ " << n_tokens);
         }
     }
 }
@@ -86,40 +218,70 @@ TEST_CASE("kernels: rope rotates adjacent pairs by pos * base^(-2i/n_rot)") {
     CHECK(x[5] == 6);
 }
 
-TEST_CASE("thread pool: parallel_for covers the range once") {
-    ThreadPool pool(2);
-    for (int n : {0, 1, 5, 1000}) {
-        std::vector<int> hits(n, 0);
-        for (int rep = 0; rep < 50; ++rep)
-            pool.parallel_for(n, [&](int b, int e, int) {
-                for (int i = b; i < e; ++i) ++hits[i];
-            });
-        for (int i = 0; i < n; ++i) CHECK(hits[i] == 50);
+TEST_CASE("thread pool: parallel_for covers the range once, in chunks of whole grains") {
+    for (int threads : {1, 2, 3}) {
+        ThreadPool pool(threads);
+        CHECK(pool.n_threads() == threads);
+        for (int grain : {1, 4, 12}) {
+            for (int n : {0, 1, 5, 13, 1000}) {
+                std::vector<std::atomic<int>> hits(n);
+                std::atomic<bool> aligned{true}, thread_ok{true};
+                for (int rep = 0; rep < 20; ++rep)
+                    pool.parallel_for(
+                        n,
+                        [&](int b, int e, int t) {
+                            if (b % grain != 0) aligned = false;
+                            if (t < 0 || t >= threads) thread_ok = false;
+                            for (int i = b; i < e; ++i) ++hits[i];
+                        },
+                        grain);
+                for (int i = 0; i < n; ++i) CHECK(hits[i] == 20);
+                CHECK(aligned);
+                CHECK(thread_ok);
+            }
+        }
     }
 }
 
-TEST_CASE("kernels: matmul_many equals separate matmuls, mixed types and odd sizes") {
+TEST_CASE("thread pool: the others take over the chunks of a stalled thread") {
+    // Thread 1 stalls 200 ms in every chunk it runs, like a thread the OS has
+    // preempted; the caller's chunks take 2 ms, long enough for thread 1 to
+    // wake up and take one. With one fixed share per thread it would run half
+    // of the 16 chunks (1.6 s); with chunks from a counter the caller runs
+    // the ones thread 1 has not started.
     ThreadPool pool(2);
-    const int n_cols = 64, n_tokens = 5;
-    const auto x = randn(static_cast<std::size_t>(n_tokens) * n_cols, 9);
-    const GGMLType types[3] = {GGMLType::Q8_0, GGMLType::F32, GGMLType::F16};
-    const int rows[3] = {13, 6, 33};
-    std::vector<std::vector<std::uint8_t>> bytes(3);
-    WeightMatrix w[3];
-    for (int m = 0; m < 3; ++m) {
-        const auto wf = randn(static_cast<std::size_t>(rows[m]) * n_cols, 20 + m);
-        bytes[m] = quantize(types[m], wf.data(), static_cast<std::int64_t>(wf.size()));
-        w[m] = WeightMatrix{types[m], bytes[m].data(), rows[m], n_cols, ggml_row_size(types[m], n_cols)};
+    std::atomic<int> by_stalled{0}, total{0};
+    pool.parallel_for(16, [&](int b, int e, int t) {
+        total += e - b;
+        if (t == 1) by_stalled += e - b;
+        std::this_thread::sleep_for(std::chrono::milliseconds(t == 1 ? 200 : 2));
+    });
+    CHECK(total == 16);
+    MESSAGE("items run by the stalled thread: " << by_stalled.load() << " of 16");
+    CHECK(by_stalled <= 2);
+
+    // The caller then waited ~170 ms for the chunk in flight: the contention
+    // guard counts a stall and runs the loops of the next 10 ms on the
+    // caller alone (checked only if this one starts within them: a loaded
+    // test machine may preempt us here).
+    const auto stalled_end = std::chrono::steady_clock::now();
+    CHECK(pool.stats().stalls == 1);
+    std::atomic<int> others{0};
+    pool.parallel_for(1000, [&](int b, int e, int t) {
+        if (t != 0) others += e - b;
+    });
+    if (std::chrono::steady_clock::now() - stalled_end < std::chrono::milliseconds(5)) {
+        CHECK(pool.stats().solo_loops == 1);
+        CHECK(others == 0);
     }
-    MatmulScratch scratch;
-    std::vector<float> sep[3], many[3];
-    for (int m = 0; m < 3; ++m) {
-        sep[m].resize(static_cast<std::size_t>(rows[m]) * n_tokens);
-        many[m].resize(sep[m].size());
-        matmul(w[m], x.data(), n_tokens, sep[m].data(), nullptr, scratch);
-    }
-    const WeightMatrix* ws[3] = {&w[0], &w[1], &w[2]};
-    float* ys[3] = {many[0].data(), many[1].data(), many[2].data()};
-    matmul_many(ws, ys, 3, x.data(), n_tokens, &pool, scratch);
-    for (int m = 0; m < 3; ++m) CHECK(many[m] == sep[m]);
+}
+
+TEST_CASE("thread pool: the default is one thread per physical core, at least 1 and at most 8") {
+    const int n = ThreadPool::default_threads();
+    MESSAGE("default threads here: " << n);
+    CHECK(n >= 1);
+    CHECK(n <= 8);
+    const unsigned hw = std::thread::hardware_concurrency();
+    if (hw > 0) CHECK(n <= static_cast<int>(hw));
+    CHECK(ThreadPool(0).n_threads() == n);
 }
