@@ -17,6 +17,7 @@
 #include <fmt/format.h>
 
 #include "pipeline/core/error.h"
+#include "pipeline/core/file.h"
 
 namespace sixstep::llm {
 
@@ -274,12 +275,14 @@ GGUFFile::~GGUFFile() = default;
 GGUFFile GGUFFile::open(const std::filesystem::path& path) {
     GGUFFile f;
     f.name_ = path.string();
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    // O_NONBLOCK: opening a FIFO would otherwise wait for a writer forever.
+    const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) throw Error(fmt::format("cannot open {}: {}", f.name_, std::strerror(errno)));
     struct stat st {};
     if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        const std::string kind = describe_file_type(st.st_mode);
         ::close(fd);
-        throw Error(fmt::format("cannot open {}: not a regular file", f.name_));
+        throw Error(fmt::format("cannot open {}: it is {}, not a regular file", f.name_, kind));
     }
     f.mapping_ = std::make_unique<Mapping>();
     f.size_ = static_cast<size_t>(st.st_size);
@@ -383,7 +386,28 @@ size_t min_value_size(GGUFValueType t) {
 
 bool valid_value_type(uint32_t t) { return t <= static_cast<uint32_t>(GGUFValueType::FLOAT64); }
 
-GGUFValue read_value(Cursor& c, GGUFValueType type, uint32_t depth) {
+// Memory the decoded metadata may take. Each value is a GGUFValue in memory
+// (~40 bytes) however small on disk, so a file of one long u8 array would
+// need 40 times its size; real metadata (a 256K-token vocabulary) takes a few
+// tens of MiB. The allowance grows with the file, but only twice as fast.
+struct MetadataBudget {
+    uint64_t left;
+    uint64_t limit;
+    explicit MetadataBudget(uint64_t file_size) : left(64ull * 1024 * 1024 + 2 * file_size), limit(left) {}
+    // n_items: of the array at byte `at`, or 0 for a string.
+    void take(uint64_t bytes, size_t at, uint64_t n_items) {
+        if (bytes <= left) {
+            left -= bytes;
+            return;
+        }
+        const std::string what = n_items ? fmt::format("array of {} values", n_items) : std::string("string");
+        throw Error(fmt::format("{} at byte {} would take {:.0f} MiB of memory, over the {:.0f} MiB that metadata "
+                                "may use in a file of this size (64 MiB + 2 × its size)",
+                                what, at, static_cast<double>(bytes) / (1 << 20), static_cast<double>(limit) / (1 << 20)));
+    }
+};
+
+GGUFValue read_value(Cursor& c, GGUFValueType type, uint32_t depth, MetadataBudget& budget) {
     switch (type) {
         case GGUFValueType::UINT8: return GGUFValue(c.read<uint8_t>("a u8 value"));
         case GGUFValueType::INT8: return GGUFValue(c.read<int8_t>("an i8 value"));
@@ -401,7 +425,12 @@ GGUFValue read_value(Cursor& c, GGUFValueType type, uint32_t depth) {
             if (b > 1) throw Error(fmt::format("bool value at byte {} is {}, not 0 or 1", at, b));
             return GGUFValue(b == 1);
         }
-        case GGUFValueType::STRING: return GGUFValue(c.read_string("a string value"));
+        case GGUFValueType::STRING: {
+            const size_t at = c.pos();
+            std::string str = c.read_string("a string value");
+            if (str.size() > 15) budget.take(str.size(), at, 0);  // longer than the inline (SSO) buffer
+            return GGUFValue(std::move(str));
+        }
         case GGUFValueType::ARRAY: {
             const size_t at = c.pos();
             if (depth >= kMaxArrayDepth)
@@ -415,10 +444,11 @@ GGUFValue read_value(Cursor& c, GGUFValueType type, uint32_t depth) {
                 throw Error(fmt::format("array at byte {} claims {} elements of type {}: more than the {} bytes left "
                                         "in the file can hold",
                                         at, n, gguf_type_name(etype), c.remaining()));
+            budget.take(n * sizeof(GGUFValue), at, n);
             GGUFArray a;
             a.type = etype;
             a.items.reserve(static_cast<size_t>(n));
-            for (uint64_t i = 0; i < n; ++i) a.items.push_back(read_value(c, etype, depth + 1));
+            for (uint64_t i = 0; i < n; ++i) a.items.push_back(read_value(c, etype, depth + 1, budget));
             return GGUFValue(std::move(a));
         }
     }
@@ -463,6 +493,7 @@ void GGUFFile::parse() {
                                     size_));
 
         // metadata
+        MetadataBudget budget(size_);
         kv_.reserve(static_cast<size_t>(n_kv));
         for (uint64_t i = 0; i < n_kv; ++i) {
             const size_t at = c.pos();
@@ -472,7 +503,7 @@ void GGUFFile::parse() {
                 const uint32_t t = c.read<uint32_t>("its value type");
                 if (!valid_value_type(t))
                     throw Error(fmt::format("unknown value type {} at byte {}", t, type_at));
-                GGUFValue v = read_value(c, static_cast<GGUFValueType>(t), 0);
+                GGUFValue v = read_value(c, static_cast<GGUFValueType>(t), 0, budget);
                 if (kv_index_.count(key)) throw Error(fmt::format("duplicate key at byte {}", at));
                 kv_index_.emplace(key, kv_.size());
                 kv_.push_back({std::move(key), std::move(v)});
