@@ -1,0 +1,54 @@
+// Memory that grows with the input only as much as it must: tokenizing a long
+// text (and printing it as JSON) in a few bytes per input byte, not hundreds.
+#include <doctest/doctest.h>
+
+#include <random>
+
+#include "hostile.h"
+#include "pipeline/llm/gguf/gguf.h"
+#include "pipeline/llm/vocab/vocab.h"
+
+using namespace sixstep;
+using namespace sixstep::llm;
+using namespace sixstep::test;
+
+namespace {
+
+// Words and punctuation in the style of the bundled stories, some UTF-8.
+std::string long_text(size_t bytes, unsigned seed) {
+    static const char* words[] = {"the", "cat", "sat", "on", "mat", ".", "Once", "upon", "a", "time", ",",
+                                  "Lily", "said", "\"hi!\"", "3.14", "über", "naïve", "猫", "\n", "  ", "it's"};
+    std::mt19937 rng(seed);
+    std::string s;
+    while (s.size() < bytes) {
+        s += words[rng() % std::size(words)];
+        if (rng() % 4) s += ' ';
+    }
+    return s;
+}
+
+}  // namespace
+
+TEST_CASE("tokenize in chunks gives the same ids as in one piece, for both tokenizer kinds") {
+    for (const char* file : {"ggml-vocab-gpt-2.gguf", "ggml-vocab-llama-spm.gguf"}) {
+        const GGUFFile f = GGUFFile::open(std::string(SIXSTEP_TEST_DATA) + "/tokenizers/" + file);
+        const Vocab v = Vocab::from_gguf(f);
+        for (unsigned seed = 0; seed < 4; ++seed) {
+            const std::string text = long_text(20000, seed);
+            CAPTURE(file);
+            CAPTURE(seed);
+            const auto whole = v.tokenize(text, true, false, SIZE_MAX);
+            for (size_t chunk : {1, 7, 100, 1000}) CHECK(v.tokenize(text, true, false, chunk) == whole);
+        }
+    }
+}
+
+TEST_CASE("cli: tokenize --json of 4 MB fits in 300 MB of address space") {
+    // Before: a JSON tree of every token, ~200 bytes per input byte (more
+    // for other texts) — 4 MB needed most of a GB and ended in bad_alloc.
+    const std::string path = write_text("long.txt", long_text(4u << 20, 9));
+    const std::string model = std::string(SIXSTEP_SOURCE_DIR) + "/assets/models/stories-3m-f16.gguf";
+    const auto r = run_command("ulimit -v 300000; timeout -s KILL 60 " + sixstep_cmd("tokenize -m '" + model + "' --json - < '" + path + "' | tail -c 20"));
+    CHECK(r.exit_code == 0);
+    CHECK(contains(r.output, "}\n  ]\n}\n"));
+}
