@@ -75,11 +75,16 @@ void add_progress_option(CLI::App* command) {
 
 void start_terminal_front_end() {
     // SA_RESETHAND: the first Ctrl+C asks politely; the second one kills.
-    struct sigaction sa {};
-    sa.sa_handler = on_interrupt;
-    sigemptyset(&sa.sa_mask);
-    sa.sa_flags = SA_RESETHAND;
-    sigaction(SIGINT, &sa, nullptr);
+    // A process started with SIGINT ignored (a background job, nohup) keeps
+    // ignoring it, as the shell meant.
+    struct sigaction old {};
+    if (sigaction(SIGINT, nullptr, &old) == 0 && old.sa_handler != SIG_IGN) {
+        struct sigaction sa {};
+        sa.sa_handler = on_interrupt;
+        sigemptyset(&sa.sa_mask);
+        sa.sa_flags = SA_RESETHAND;
+        sigaction(SIGINT, &sa, nullptr);
+    }
 
     const bool tty = ::isatty(STDERR_FILENO) == 1;
     if (tty || g_progress_forced) {
