@@ -10,6 +10,7 @@
 #include <vector>
 
 #include <sys/stat.h>
+#include <sys/types.h>
 
 #include "pipeline/llm/gguf/gguf.h"
 #include "pipeline/llm/gguf/gguf_writer.h"
@@ -45,6 +46,19 @@ inline CommandResult run_sixstep(const std::string& args, int seconds = 20) {
 }
 
 inline bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+// Starts sixstep with stdin from `in` (empty: inherited), stdout to `out` and
+// stderr to `err` (the same path: together), SIGINT at its default
+// disposition (a test runner may have it ignored). Returns the pid.
+pid_t spawn_sixstep(const std::vector<std::string>& args, const std::string& in, const std::string& out,
+                    const std::string& err);
+
+// Waits for the process; its exit code (−1 if killed) and peak memory.
+struct Finished {
+    int exit_code = -1;
+    long max_rss_kb = 0;
+};
+Finished wait_for_exit(pid_t pid);
 
 // The tiny random model (a complete Llama GGUF with a gpt2 vocabulary).
 inline std::string tiny_model() {

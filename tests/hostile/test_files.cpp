@@ -80,7 +80,7 @@ TEST_CASE("files: a FIFO as a lesson, weights or training data is refused at onc
     CHECK(contains(r.output, weights + ": cannot open the weights file: " + fifo_msg));
 }
 
-TEST_CASE("bench --random --out: never over a FIFO, a device, a folder or a link; a file only with --force") {
+TEST_CASE("bench --random --out: never over a FIFO, a device, a folder or a link, and over a file only with --force") {
     const fs::path dir = scratch() / "out";
     fs::create_directories(dir);
     const std::string fifo = make_fifo("out/model.gguf");

@@ -8,8 +8,6 @@
 #include <sstream>
 #include <thread>
 
-#include <fcntl.h>
-#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -17,34 +15,10 @@
 
 using namespace sixstep::test;
 
-extern char** environ;
-
 namespace {
 
-// Starts sixstep with stdout and stderr to `log`, SIGINT at its default
-// disposition (a test runner may have it ignored).
 pid_t spawn_sixstep(const std::vector<std::string>& args, const std::string& log) {
-    std::vector<std::string> all = {SIXSTEP_BINARY};
-    all.insert(all.end(), args.begin(), args.end());
-    std::vector<char*> argv;
-    for (auto& a : all) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_adddup2(&fa, 1, 2);
-    posix_spawnattr_t attr;
-    posix_spawnattr_init(&attr);
-    sigset_t def;
-    sigemptyset(&def);
-    sigaddset(&def, SIGINT);
-    posix_spawnattr_setsigdefault(&attr, &def);
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF);
-    pid_t pid = -1;
-    posix_spawn(&pid, SIXSTEP_BINARY, &fa, &attr, argv.data(), environ);
-    posix_spawn_file_actions_destroy(&fa);
-    posix_spawnattr_destroy(&attr);
-    return pid;
+    return sixstep::test::spawn_sixstep(args, "", log, log);
 }
 
 std::string slurp(const std::string& path) {

@@ -55,7 +55,7 @@ TEST_CASE("lessons: a negative tolerance is an error") {
           "(valid)");
 }
 
-TEST_CASE("lessons: aliases cannot multiply the work past the budget; the error names the step") {
+TEST_CASE("lessons: aliases cannot multiply the work past the budget, and the error names the step") {
     std::string yaml = "title: A\nsteps:\n  - &t {train: 60000}\n  - *t\n";
     // An alias has no position of its own: the error points at what it repeats.
     CHECK(error_of(yaml) ==

@@ -22,7 +22,7 @@ TEST_CASE("printable: control characters, C1 controls and invalid UTF-8 become v
     CHECK(quote_text("\x1b\"x\"") == "\"\\x1b\\\"x\\\"\"");
 }
 
-TEST_CASE("errors: what() is printable and whole; message() keeps the text") {
+TEST_CASE("errors: what() is printable and whole, message() keeps the text") {
     using namespace std::string_literals;
     const Error e(SourceLocation{"f\x1b.yaml", 2, 3}, "bad key \"a\0\x1b[31mb\""s);
     CHECK(std::string(e.what()) == "f\\x1b.yaml:2:3: bad key \"a\\x00\\x1b[31mb\"");
