@@ -50,13 +50,30 @@ void put_f32(std::vector<uint8_t>& b, size_t index, float v) { std::memcpy(b.dat
 }  // namespace
 
 TEST_CASE("gguf: a long u8 array cannot take 40 bytes of memory per byte of file") {
-    // 4 MiB of u8 values: on disk 4 MiB, as GGUFValues ~160 MiB.
-    GGUFWriter w;
-    w.set("general.architecture", "llama");
-    w.set("junk", std::vector<uint8_t>(4u << 20, 7));
-    const auto bytes = w.to_bytes();
+    // Written by hand (the writer would hold the values as GGUFValues too):
+    // one key "junk" holding 4 MiB of u8 values — as GGUFValues ~160 MiB.
+    std::vector<uint8_t> bytes;
+    auto put = [&](uint64_t v, int n) {
+        for (int i = 0; i < n; ++i) bytes.push_back(static_cast<uint8_t>(v >> (8 * i)));
+    };
+    bytes = {'G', 'G', 'U', 'F'};
+    put(3, 4);          // version
+    put(0, 8);          // n_tensors
+    put(1, 8);          // n_kv
+    put(4, 8);          // key length
+    for (char c : std::string("junk")) bytes.push_back(static_cast<uint8_t>(c));
+    put(9, 4);          // ARRAY
+    put(0, 4);          // of UINT8
+    put(4u << 20, 8);   // count, at byte 44
+    bytes.resize(bytes.size() + (4u << 20), 7);
     CHECK_THROWS_WITH_AS(GGUFFile::from_bytes(bytes, "junk.gguf"),
-                         doctest::Contains("over the 72 MiB that metadata may use in a file of this size"), Error);
+                         "junk.gguf: metadata key junk: array of 4194304 values at byte 40 would take 160 MiB of "
+                         "memory, over the 72 MiB that metadata may use in a file of this size (64 MiB + 2 × its size)",
+                         Error);
+    // The same array at 1 MiB fits (40 MiB of memory for a 1 MiB file).
+    bytes.resize(bytes.size() - (3u << 20));
+    for (int i = 0; i < 8; ++i) bytes[44 + i] = static_cast<uint8_t>((1u << 20) >> (8 * i));
+    CHECK(GGUFFile::from_bytes(bytes, "ok.gguf").find("junk")->size() == (1u << 20));
     // A real vocabulary is far inside the allowance.
     const GGUFFile v = GGUFFile::open(std::string(SIXSTEP_TEST_DATA) + "/tokenizers/ggml-vocab-gpt-2.gguf");
     CHECK(v.find("tokenizer.ggml.tokens")->size() == 50257);
