@@ -7,9 +7,12 @@
 #include <filesystem>
 #include <initializer_list>
 #include <map>
+#include <optional>
 #include <set>
+#include <sstream>
 
 #include <fmt/format.h>
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include "app/core/lesson.h"
@@ -322,6 +325,29 @@ void check_structure(const Reader& r, const YAML::Node& root) {
     }
 }
 
+// Where a second YAML document starts, if the text holds one. Not
+// YAML::LoadAll: on some malformed input (a lone ",") it never returns,
+// adding empty documents until memory runs out. The parser is asked for at
+// most two documents, and only where each begins.
+std::optional<YAML::Mark> second_document(const std::string& text) {
+    struct Starts : YAML::EventHandler {
+        std::vector<YAML::Mark> marks;
+        void OnDocumentStart(const YAML::Mark& m) override { marks.push_back(m); }
+        void OnDocumentEnd() override {}
+        void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+        void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+        void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t, const std::string&) override {}
+        void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+        void OnSequenceEnd() override {}
+        void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+        void OnMapEnd() override {}
+    } starts;
+    std::istringstream in(text);
+    YAML::Parser parser(in);
+    if (!parser.HandleNextDocument(starts) || !parser.HandleNextDocument(starts)) return std::nullopt;
+    return starts.marks.size() > 1 ? starts.marks[1] : YAML::Mark();
+}
+
 Budget read_budget(const Reader& r, const YAML::Node& n) {
     r.expect_map(n, "\"budget\"");
     r.check_keys(n, "budget", {"train_steps", "served_requests", "generated_tokens"});
@@ -402,12 +428,10 @@ Lesson parse_lesson(const std::string& yaml_text, const std::string& path) {
     const Reader r(path);
     YAML::Node root;
     try {
-        const std::vector<YAML::Node> docs = YAML::LoadAll(yaml_text);
-        if (docs.size() > 1)
-            throw Error(docs[1].Mark().line >= 0 ? r.at(docs[1]) : SourceLocation{path},
-                        fmt::format("the file holds {} YAML documents; a lesson is exactly one (a stray \"---\"?)",
-                                    docs.size()));
-        if (!docs.empty()) root = docs.front();
+        root = YAML::Load(yaml_text);
+        if (const auto second = root.IsMap() ? second_document(yaml_text) : std::nullopt)
+            throw Error(second->line >= 0 ? SourceLocation{path, second->line + 1, second->column + 1} : SourceLocation{path},
+                        "a second YAML document starts here; a lesson is exactly one (a stray \"---\"?)");
         check_structure(r, root);
         return read_lesson(r, root);
     } catch (const YAML::ParserException& e) {

@@ -43,9 +43,15 @@ TEST_CASE("lessons: a key that is a list or a mapping is an error, not a crash")
     CHECK(error_of("title: A\nsteps:\n  - {say: hi, {x: 1}: 2}\n") == "3:15: a key must be plain text, got a mapping");
 }
 
+TEST_CASE("lessons: a lone comma is one clear error, not a parser that never returns") {
+    // yaml-cpp's LoadAll adds empty documents forever on this input.
+    CHECK(error_of(",") == "1:1: a lesson must be a mapping with title and steps");
+    CHECK(error_of("title: A\nsteps: [{say: hi}]\n,\n") == "3:1: invalid YAML: end of map not found");
+}
+
 TEST_CASE("lessons: a second YAML document is an error") {
     CHECK(error_of("title: A\nsteps: [{say: hi}]\n---\ntitle: B\nsteps: [{say: ho}]\n") ==
-          "4:1: the file holds 2 YAML documents; a lesson is exactly one (a stray \"---\"?)");
+          "3:1: a second YAML document starts here; a lesson is exactly one (a stray \"---\"?)");
 }
 
 TEST_CASE("lessons: a negative tolerance is an error") {
@@ -106,7 +112,7 @@ TEST_CASE("cli: check reports every file and the summary when one lesson is brok
     CHECK(r.exit_code == 2);
     CHECK(contains(r.output, "a-complex-key.yaml:2:3: a key must be plain text, got a list"));
     CHECK(contains(r.output, "✓ " + (dir / "b-good.yaml").string()));
-    CHECK(contains(r.output, "c-two-docs.yaml:4:1: the file holds 2 YAML documents"));
+    CHECK(contains(r.output, "c-two-docs.yaml:3:1: a second YAML document starts here"));
     CHECK(contains(r.output, "d-duplicate.yaml:2:19: duplicate key \"say\""));
     CHECK(contains(r.output, "e-fifo.yaml: cannot open the lesson file: it is a FIFO (named pipe), not a regular file"));
     CHECK(last_line(r.output) == "lessons: 1 passed, 0 failed, 4 invalid");
