@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <limits>
 
@@ -370,6 +371,19 @@ private:
     size_t pos_ = 0;
 };
 
+// The address alignment a tensor's data needs to be read in place as its
+// type: a plain type's size, a Q8_0/Q4_0 block's fp16 scale. A file with
+// general.alignment = 1 may place an F32 tensor at an odd byte; reading it
+// through a float* is undefined behaviour even where the CPU forgives it.
+// Types sixstep cannot compute with are never read, so they need nothing.
+size_t data_alignment(GGMLType type) {
+    const GGMLTypeTraits& t = ggml_traits(type);
+    if (!t.supported) return 1;
+    if (!t.quantized) return t.type_size;
+    if (type == GGMLType::Q4_0) return alignof(block_q4_0);
+    return alignof(block_q8_0);  // Q8_0, the only other supported block type
+}
+
 // Smallest number of bytes one value of this type takes on disk; used to
 // reject absurd counts before allocating for them.
 size_t min_value_size(GGUFValueType t) {
@@ -585,6 +599,11 @@ void GGUFFile::parse() {
                 throw Error(fmt::format("tensor {}: data [{}, {}) is beyond the end of the file (size {})", t.name,
                                         begin, begin + t.n_bytes, size_));
             t.data = base_ + begin;
+            const size_t need = data_alignment(t.type);
+            if (reinterpret_cast<uintptr_t>(t.data) % need != 0)
+                throw Error(fmt::format("tensor {}: {} data at byte {} is not aligned to {} bytes (general.alignment "
+                                        "= {})",
+                                        t.name, ggml_type_name(t.type), begin, need, alignment_));
         }
         // overlaps: sort by offset, each must end before the next begins
         std::vector<const GGUFTensorInfo*> by_offset;
