@@ -83,3 +83,17 @@ TEST_CASE("interrupt: Ctrl+C while writing a random model leaves no file behind"
     CHECK(interrupt_and_wait(pid) == 130);
     CHECK(fs::is_empty(dir));
 }
+
+TEST_CASE("interrupt: a batch sweep shows progress with --progress and stops on Ctrl+C with 130") {
+    // Before: the sweep drew its own line on a terminal only, and nothing in
+    // it looked at Ctrl+C, so it ran every batch size to the end.
+    const std::string model = std::string(SIXSTEP_SOURCE_DIR) + "/assets/models/stories-3m-f16.gguf";
+    const std::string log = (scratch() / "sweep.log").string();
+    const pid_t pid = spawn_sixstep({"bench", "-m", model, "--batch", "1,2,4,8,16,32,64", "--context", "8", "--steps",
+                                     "240", "-r", "100", "-t", "1", "--progress"},
+                                    log);
+    REQUIRE(pid > 0);
+    REQUIRE(wait_for(log, "sixstep: batch sweep: batch 1: "));
+    CHECK(interrupt_and_wait(pid) == 130);
+    CHECK(contains(slurp(log), "sixstep: interrupted"));
+}
