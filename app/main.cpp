@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 
 #include "app/cli/commands.h"
+#include "app/cli/terminal.h"
 #include "app/core/headless.h"
 #include "app/core/report.h"
 #ifdef SIXSTEP_HAVE_GUI
@@ -32,6 +33,7 @@ int run_lesson_front_end(const std::string& lesson, bool headless, bool json) {
         std::fprintf(stderr, "sixstep: error: give a lesson to narrate, e.g. sixstep --headless lessons/01-six-steps.yaml\n");
         return cli::exit_bad_input;
     }
+    cli::start_terminal_front_end();
     const app::LessonOutcome r = app::run_lesson(lesson, json ? nullptr : stdout, json);
     if (json) std::printf("%s\n", app::dump_json(r.json).c_str());
     if (!r.valid) std::fprintf(stderr, "sixstep: error: %s\n", r.error.c_str());
@@ -52,6 +54,7 @@ int main(int argc, char** argv) {
     app.add_option("lesson", lesson, "A lesson file (YAML), e.g. lessons/01-six-steps.yaml");
     app.add_flag("--headless", headless, "Narrate the lesson in the terminal and run its checks (exit 0 or 1)");
     app.add_flag("--json", json, "With --headless: print the run as JSON");
+    add_progress_option(&app);
 
     Commands commands;
     add_infer(app, commands);
@@ -75,7 +78,12 @@ int main(int argc, char** argv) {
         const int rc = app.exit(e);
         return rc == 0 ? exit_ok : exit_bad_input;
     }
-    for (const auto& c : commands)
-        if (c.app->parsed()) return guarded(c.run);
+    for (const auto& c : commands) {
+        if (!c.app->parsed()) continue;
+        // Ctrl+C and progress lines for the terminal; screenshot renders like
+        // the window and keeps the default Ctrl+C.
+        if (c.app->get_name() != "screenshot") start_terminal_front_end();
+        return guarded(c.run);
+    }
     return guarded([&] { return run_lesson_front_end(lesson, headless, json); });
 }

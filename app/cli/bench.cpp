@@ -23,7 +23,10 @@
 
 #include "app/cli/bench_batch.h"
 #include "app/cli/commands.h"
+#include "app/cli/terminal.h"
+#include "app/cli/validators.h"
 #include "pipeline/core/error.h"
+#include "pipeline/core/file.h"
 #include "pipeline/llm/cpu/cpu_backend.h"
 #include "pipeline/tools/bench.h"
 #include "pipeline/tools/cpu_hogs.h"
@@ -40,6 +43,7 @@ struct BenchOptions {
     int hogs = 0;
     std::string random_preset, type = "f32", out, backend = "cpu";
     std::uint64_t seed = 1;
+    bool force = false;
     BenchBatchOptions batch;  // --batch: the batched-decode sweep instead
 };
 
@@ -121,6 +125,8 @@ int run_bench_command(const BenchOptions& o) {
             throw Error(fmt::format("bench: --type {} is not one of f32, f16, q8_0, q4_0", o.type));
         p.type = *type;
         p.seed = o.seed;
+        // Never over a device, a FIFO, a folder or a link, nor silently over a file.
+        check_output_file(o.out, o.force, "--force");
         write_random_model(o.out, p);
         if (!o.json) std::printf("wrote %s (%s, %s)\n", o.out.c_str(), o.random_preset.c_str(), o.type.c_str());
         if (o.model.empty()) return exit_ok;
@@ -209,8 +215,10 @@ void add_bench(CLI::App& app, Commands& commands) {
     sub->add_flag("--json", o->json, "Print machine-readable JSON instead");
     sub->add_option("--random", o->random_preset, "Write a random-weight model first: tiny, 15m, 110m or 1b");
     sub->add_option("--type", o->type, "Weight type of the random model: f32, f16, q8_0, q4_0");
-    sub->add_option("--seed", o->seed, "Seed of the random weights");
-    sub->add_option("--out", o->out, "Where to write the random model");
+    sub->add_option("--seed", o->seed, "Seed of the random weights")->check(seed_number());
+    sub->add_option("--out", o->out, "Where to write the random model (a new file; see --force)");
+    sub->add_flag("--force", o->force, "Overwrite --out when it exists (a regular file only)");
+    add_progress_option(sub);
     sub->add_option("--batch", o->batch.batch_sizes,
                     "Batched decode instead: batch sizes, e.g. 1,2,4,8,16,32,64 (tokens/s, TPOT, knee, roofline)")
         ->delimiter(',');

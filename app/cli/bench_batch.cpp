@@ -13,6 +13,7 @@
 
 #include "app/cli/commands.h"
 #include "pipeline/core/error.h"
+#include "pipeline/core/progress.h"
 #include "pipeline/llm/cpu/cpu_backend.h"
 #include "pipeline/serving/batch_sweep.h"
 #include "pipeline/tools/machine_peaks.h"
@@ -78,12 +79,9 @@ int run_bench_batch(const BenchBatchOptions& o) {
     p.n_steps = o.n_steps;
     p.repetitions = o.repetitions;
     p.seed = o.seed;
+    // Progress goes to the terminal's progress line (start_terminal_front_end),
+    // like every long command's: on a terminal, or with --progress.
     const bool tty = isatty(STDERR_FILENO) != 0;
-    if (tty)
-        p.progress = [](const SweepProgress& s) {
-            std::fprintf(stderr, "\r\033[K%s: %d/%d", s.stage.c_str(), s.done, s.total);
-            std::fflush(stderr);
-        };
 
     // The machine's roofs, on as many threads as the backend, before the
     // sweep; the bandwidth buffer as large as a batch-1 step reads.
@@ -99,6 +97,7 @@ int run_bench_batch(const BenchBatchOptions& o) {
         p.roofs = MachineRoofs{peaks->read_bytes_per_s, peaks->flops_per_s};
     }
     const BatchSweepResult r = run_batch_sweep(backend, p);
+    clear_progress();
     if (tty) std::fprintf(stderr, "\r\033[K");
     const double load_after = load_average();
     const std::string type(ggml_type_name(model->main_type()));

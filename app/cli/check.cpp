@@ -6,10 +6,13 @@
 #include <fmt/format.h>
 
 #include "app/cli/commands.h"
+#include "app/cli/terminal.h"
 #include "app/core/headless.h"
 #include "app/core/lesson.h"
 #include "app/core/report.h"
 #include "pipeline/core/error.h"
+#include "pipeline/core/progress.h"
+#include "pipeline/core/text.h"
 
 namespace sixstep::cli {
 
@@ -19,35 +22,57 @@ struct CheckOptions {
     bool json = false;
 };
 
+// One lesson, whatever is wrong with it: a broken file is one invalid lesson
+// in the summary, never the end of the run (Ctrl+C still ends it).
+app::LessonOutcome check_one(const std::string& file, bool json) {
+    try {
+        return app::run_lesson(file, nullptr, json);
+    } catch (const Cancelled&) {
+        throw;
+    } catch (const std::exception& e) {
+        app::LessonOutcome r;
+        r.path = file;
+        r.valid = false;
+        r.error = printable(e.what());
+        if (json) r.json = {{"lesson", file}, {"valid", false}, {"error", r.error}};
+        return r;
+    }
+}
+
 int run_check(const CheckOptions& o) {
     int passed = 0, failed = 0, invalid = 0;
     nlohmann::ordered_json all = nlohmann::ordered_json::array();
+    std::vector<std::string> files;
     for (const auto& p : o.paths) {
-        std::vector<std::string> files;
         try {
-            files = app::find_lessons(p);
+            const auto found = app::find_lessons(p);
+            files.insert(files.end(), found.begin(), found.end());
         } catch (const Error& e) {
             std::fprintf(stderr, "sixstep: error: %s\n", e.what());
             ++invalid;
-            continue;
         }
-        for (const auto& f : files) {
-            const app::LessonOutcome r = app::run_lesson(f, nullptr, o.json);
-            if (o.json) all.push_back(r.json);
-            if (!r.valid) {
-                ++invalid;
-                if (!o.json) std::printf("✗ %s\n  invalid lesson: %s\n", f.c_str(), r.error.c_str());
-            } else if (r.failed) {
-                ++failed;
-                if (!o.json) {
-                    std::printf("✗ %s — %d of %d checks failed\n", f.c_str(), r.failed, r.checks);
-                    for (const auto& line : r.failures) std::printf("%s\n", line.c_str());
-                }
-            } else {
-                ++passed;
-                if (!o.json) std::printf("✓ %s (%d steps, %d checks)\n", f.c_str(), r.steps, r.checks);
+    }
+    for (size_t i = 0; i < files.size(); ++i) {
+        const std::string& f = files[i];
+        const std::string name = printable(f);  // a file name may hold control characters too
+        report_progress("checking lessons", i, files.size());
+        const app::LessonOutcome r = check_one(f, o.json);
+        clear_progress();
+        if (o.json) all.push_back(r.json);
+        if (!r.valid) {
+            ++invalid;
+            if (!o.json) std::printf("✗ %s\n  invalid lesson: %s\n", name.c_str(), r.error.c_str());
+        } else if (r.failed) {
+            ++failed;
+            if (!o.json) {
+                std::printf("✗ %s — %d of %d checks failed\n", name.c_str(), r.failed, r.checks);
+                for (const auto& line : r.failures) std::printf("%s\n", printable(line, true).c_str());
             }
+        } else {
+            ++passed;
+            if (!o.json) std::printf("✓ %s (%d steps, %d checks)\n", name.c_str(), r.steps, r.checks);
         }
+        std::fflush(stdout);
     }
     if (o.json) {
         const nlohmann::ordered_json summary{
@@ -65,6 +90,7 @@ void add_check(CLI::App& app, Commands& commands) {
     auto* sub = app.add_subcommand("check", "Run lessons headless and verify every expect (exit 0 pass, 1 fail, 2 invalid)");
     sub->add_option("paths", opts->paths, "Lesson files or folders")->required();
     sub->add_flag("--json", opts->json, "Print the results as JSON");
+    add_progress_option(sub);
     commands.push_back({sub, [opts] { return run_check(*opts); }});
 }
 

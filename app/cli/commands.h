@@ -2,7 +2,8 @@
 // itself on the CLI11 app; main.cpp only wires them together.
 //
 // Exit codes, for every command: 0 success; 1 a check or expectation failed;
-// 2 bad input (a broken lesson, file, argument or request).
+// 2 bad input (a broken lesson, file, argument or request); 130 interrupted
+// (Ctrl+C, as shells report SIGINT).
 #pragma once
 #include <functional>
 #include <memory>
@@ -23,6 +24,7 @@ namespace sixstep::cli {
 inline constexpr int exit_ok = 0;
 inline constexpr int exit_failed = 1;
 inline constexpr int exit_bad_input = 2;
+inline constexpr int exit_interrupted = 130;
 
 // A registered subcommand and what to run when it was chosen.
 struct Command {
@@ -62,7 +64,7 @@ struct RunnableModel {
 RunnableModel load_runnable_model(const std::string& path, const std::string& backend, int n_threads);
 
 // Runs fn, turning a sixstep::Error (or any std::exception) into one clear
-// message on stderr and exit code 2.
+// message on stderr and exit code 2, and Ctrl+C (sixstep::Cancelled) into 130.
 int guarded(const std::function<int()>& fn);
 
 }  // namespace sixstep::cli

@@ -12,6 +12,8 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/commands.h"
+#include "app/cli/terminal.h"
+#include "app/cli/validators.h"
 #include "pipeline/core/error.h"
 #include "pipeline/core/text.h"
 #include "pipeline/llm/backend.h"
@@ -107,19 +109,21 @@ void add_generate(CLI::App& app, Commands& commands) {
     sub->add_option("-m,--model", o->model, "A GGUF model (Llama architecture)")->required();
     sub->add_option("--prompt", o->prompt, "The text to continue")->required();
     sub->add_option("-n,--n-predict", o->n_predict, "Most tokens to generate")->check(CLI::Range(1, 1 << 24));
-    sub->add_option("--temp", o->sampling.temperature, "Temperature; 0 is greedy")->check(CLI::Range(0.0f, 100.0f));
+    sub->add_option("--temp", o->sampling.temperature, "Temperature; 0 is greedy, and so is a tiny one")
+        ->check(finite_number(0.0, 1e6));
     sub->add_option("--top-k", o->sampling.top_k, "Keep the K most likely tokens (0: off)")->check(CLI::Range(0, 1 << 24));
     sub->add_option("--top-p", o->sampling.top_p, "Nucleus: keep the smallest set with probability P (1: off)")
-        ->check(CLI::Range(1e-6f, 1.0f));
+        ->check(finite_number(1e-6, 1.0));
     sub->add_option("--min-p", o->sampling.min_p, "Drop tokens below M × the top probability (0: off)")
-        ->check(CLI::Range(0.0f, 0.999f));
-    sub->add_option("--seed", o->sampling.seed, "Seed of the random draw");
+        ->check(finite_number(0.0, 0.999));
+    sub->add_option("--seed", o->sampling.seed, "Seed of the random draw")->check(seed_number());
     sub->add_option("--top", o->top, "Print the N most likely next tokens at every step")->check(CLI::Range(0, 100));
     sub->add_option("-t,--threads", o->threads, "Threads (0: one per physical core, at most 8)")->check(CLI::Range(0, 1024));
     sub->add_option("-c,--ctx", o->ctx, "Context size (0: the model's)")->check(CLI::Range(0, 1 << 24));
     sub->add_option("--stop", o->stop, "Stop when the text contains this (repeatable)");
     add_backend_option(sub, o->backend);
     sub->add_flag("--json", o->json, "Print machine-readable JSON instead");
+    add_progress_option(sub);
     commands.push_back({sub, [o] { return run_generate(*o); }});
 }
 

@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "app/cli/commands.h"
+#include "app/cli/validators.h"
 #include "app/core/report.h"
 #include "pipeline/core/pipeline.h"
 #include "pipeline/delivery/delivery_model.h"
@@ -69,8 +70,9 @@ void add_infer(CLI::App& app, Commands& commands) {
     d->add_option("--express-lane", o->express_lane, "Express lane: 0 or 1");
     d->add_flag("--no-normalize", o->no_normalize, "Skip unit normalization (shows training/serving skew)");
     d->add_flag("--train-mode", o->train_mode, "Forget model.eval(): dropout stays active");
-    d->add_option("--dropout", o->dropout, "Dropout probability in train mode")->check(CLI::Range(0.0, 0.99));
-    d->add_option("--minimum", o->minimum, "Business rule: never promise fewer minutes than this");
+    d->add_option("--dropout", o->dropout, "Dropout probability in train mode")->check(finite_number(0.0, 0.99));
+    d->add_option("--minimum", o->minimum, "Business rule: never promise fewer minutes than this")
+        ->check(finite_number(0.0, 1e6));
     d->add_option("--lang", o->lang, "Response language")->check(CLI::IsMember({"en", "zh"}));
     d->add_option("--weights", o->weights, "A weights file written by training (default: 5, 2, 10, -2)");
     d->add_flag("--json", o->json, "Print machine-readable JSON instead");

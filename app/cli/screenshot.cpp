@@ -1,10 +1,13 @@
 // sixstep screenshot LESSON.yaml --out DIR [--size WxH] [--font-scale F]
 // Renders the classroom app at every step of a lesson to DIR/step-NN.png,
 // with no display needed (EGL surfaceless; see app/ui/gui.h).
+#include <charconv>
 #include <cstdio>
 #include <string>
 
 #include "app/cli/commands.h"
+#include "app/cli/validators.h"
+#include "pipeline/core/text.h"
 #if SIXSTEP_HAVE_GUI
 #include "app/ui/gui.h"
 #endif
@@ -20,12 +23,27 @@ void add_screenshot(CLI::App& app, Commands& commands) {
     sub->add_option("lesson", *lesson, "the lesson file (.yaml)")->required()->check(CLI::ExistingFile);
     sub->add_option("--out", *out, "folder for the PNG files (created if missing)")->required();
     sub->add_option("--size", *size, "image size WIDTHxHEIGHT in pixels")->capture_default_str();
-    sub->add_option("--font-scale", *scale, "font size relative to the default for the height")->capture_default_str();
+    sub->add_option("--font-scale", *scale, "font size relative to the default for the height (0.25 to 4)")
+        ->capture_default_str()
+        ->check(finite_number(0.25, 4.0));
     commands.push_back({sub, [=]() -> int {
+        // Checked here, before any of it reaches ImGui or GL: an absurd size
+        // or font scale would abort in an assertion or crash the renderer.
         int w = 0, h = 0;
-        char x = 0, extra = 0;
-        if (std::sscanf(size->c_str(), "%d%c%d%c", &w, &x, &h, &extra) != 3 || (x != 'x' && x != 'X') || w <= 0 || h <= 0) {
-            std::fprintf(stderr, "sixstep: error: --size \"%s\": expected WIDTHxHEIGHT, e.g. 1280x720\n", size->c_str());
+        const std::string& sz = *size;
+        const auto x = sz.find_first_of("xX");
+        const auto whole = [](std::string_view t, int& v) {
+            const auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
+            return !t.empty() && ec == std::errc() && p == t.data() + t.size();
+        };
+        if (x == std::string::npos || !whole(std::string_view(sz).substr(0, x), w) ||
+            !whole(std::string_view(sz).substr(x + 1), h)) {
+            std::fprintf(stderr, "sixstep: error: --size \"%s\": expected WIDTHxHEIGHT, e.g. 1280x720\n",
+                         printable(sz).c_str());
+            return exit_bad_input;
+        }
+        if (w < 320 || h < 240 || w > 8192 || h > 8192) {
+            std::fprintf(stderr, "sixstep: error: --size %dx%d is out of range (320x240 to 8192x8192)\n", w, h);
             return exit_bad_input;
         }
 #if SIXSTEP_HAVE_GUI

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/commands.h"
+#include "pipeline/core/progress.h"
 #include "pipeline/llm/gguf/gguf.h"
 #include "pipeline/llm/vocab/unicode.h"
 #include "pipeline/llm/vocab/vocab.h"
@@ -67,28 +68,41 @@ std::string_view type_name(TokenType t) {
     }
 }
 
+// One JSON string; token pieces may hold half a UTF-8 character: replace, never throw.
+std::string json_string(const std::string& s) {
+    return nlohmann::json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+// The object nlohmann::json's dump(2) prints (keys sorted), written a token at
+// a time: a JSON tree of every token costs hundreds of bytes per input byte.
+void print_json(const TokenizeOptions& o, const Vocab& vocab, const std::string& text,
+                const std::vector<TokenId>& ids) {
+    std::printf("{\n  \"ids\": [");
+    for (size_t i = 0; i < ids.size(); ++i) std::printf("%s\n    %d", i ? "," : "", ids[i]);
+    std::printf("%s],\n  \"model\": %s,\n  \"n_tokens\": %zu,\n  \"pre\": %s,\n  \"text\": %s,\n  \"tokenizer\": %s,\n",
+                ids.empty() ? "" : "\n  ", json_string(o.model).c_str(), ids.size(), json_string(vocab.pre()).c_str(),
+                json_string(text).c_str(), json_string(vocab.model()).c_str());
+    std::printf("  \"tokens\": [");
+    for (size_t i = 0; i < ids.size(); ++i) {
+        if (i % 4096 == 0) throw_if_cancelled();
+        const TokenId id = ids[i];
+        std::printf("%s\n    {\n      \"id\": %d,\n      \"piece\": %s,\n      \"token\": %s,\n      \"type\": \"%s\"\n    }",
+                    i ? "," : "", id, json_string(vocab.token_to_piece(id)).c_str(),
+                    json_string(vocab.token_text(id)).c_str(), std::string(type_name(vocab.token_type(id))).c_str());
+    }
+    std::printf("%s]\n}\n", ids.empty() ? "" : "\n  ");
+}
+
 int run_tokenize(const TokenizeOptions& o) {
     std::string text = o.text;
     if (text == "-") text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+    throw_if_cancelled();  // Ctrl+C while reading standard input ends the read early: do not go on with half of it
     const GGUFFile file = GGUFFile::open(o.model);
     const Vocab vocab = Vocab::from_gguf(file);
     const auto ids = vocab.tokenize(text, /*add_special=*/!o.no_bos, o.parse_special);
 
     if (o.json) {
-        nlohmann::json tokens = nlohmann::json::array();
-        for (TokenId id : ids)
-            tokens.push_back({{"id", id},
-                              {"piece", vocab.token_to_piece(id)},
-                              {"token", vocab.token_text(id)},
-                              {"type", std::string(type_name(vocab.token_type(id)))}});
-        const nlohmann::json j = {{"model", o.model},
-                                  {"tokenizer", vocab.model()},
-                                  {"pre", vocab.pre()},
-                                  {"text", text},
-                                  {"n_tokens", ids.size()},
-                                  {"ids", ids},
-                                  {"tokens", std::move(tokens)}};
-        std::printf("%s\n", j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+        print_json(o, vocab, text, ids);
         return exit_ok;
     }
 

@@ -5,6 +5,8 @@
 #include "app/core/interpreter.h"
 #include "app/core/report.h"
 #include "pipeline/core/error.h"
+#include "pipeline/core/progress.h"
+#include "pipeline/core/text.h"
 
 namespace sixstep::app {
 
@@ -21,9 +23,11 @@ LessonOutcome run_lesson(const std::string& path, std::FILE* narrate, bool want_
         return out;
     }
     out.title = lesson.title;
+    // Narration quotes the lesson and what the engine produced: printable()
+    // keeps line breaks but no terminal escapes (pipeline/core/text.h).
     if (narrate) {
-        std::fprintf(narrate, "%s\n", lesson.title.c_str());
-        if (!lesson.description.empty()) std::fprintf(narrate, "%s\n", lesson.description.c_str());
+        std::fprintf(narrate, "%s\n", printable(lesson.title, true).c_str());
+        if (!lesson.description.empty()) std::fprintf(narrate, "%s\n", printable(lesson.description, true).c_str());
     }
     Interpreter it(std::move(lesson));
     nlohmann::ordered_json steps = nlohmann::ordered_json::array();
@@ -37,7 +41,10 @@ LessonOutcome run_lesson(const std::string& path, std::FILE* narrate, bool want_
                 out.failures.push_back(format_check(c));
             }
         }
-        if (narrate) std::fprintf(narrate, "%s", format_step(r, it.state(), it.state().step_count).c_str());
+        if (narrate) {
+            clear_progress();  // a training step may have drawn a progress line
+            std::fprintf(narrate, "%s", printable(format_step(r, it.state(), it.state().step_count), true).c_str());
+        }
         if (want_json) steps.push_back(to_json(r));
     }
     if (narrate)

@@ -81,12 +81,24 @@ struct LessonStep {
     std::vector<Expectation> expect;
 };
 
+// `budget:` — the most work a lesson may ask for, summed over all its steps,
+// so that a typo or a YAML alias repeated a thousand times cannot keep a
+// classroom machine busy for hours. The defaults are far above what the
+// bundled lessons use (10,001 training steps, 140 requests); a lesson that
+// needs more raises them. Checked when the lesson is loaded, naming the step.
+struct Budget {
+    long long train_steps = 100000;       // gradient-descent steps of all train: steps together
+    long long served_requests = 10000;    // requests of all serve: steps together
+    long long generated_tokens = 100000;  // tokens an llm lesson may generate (each run/serve at its max_tokens)
+};
+
 struct Lesson {
     std::string path;           // as given
     std::string title;
     std::string language = "en";
     std::string description;
     ModelSpec model;
+    Budget budget;
     std::vector<LessonStep> steps;
 };
 

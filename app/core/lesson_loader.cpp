@@ -5,16 +5,21 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <initializer_list>
+#include <map>
+#include <optional>
+#include <set>
 #include <sstream>
 
 #include <fmt/format.h>
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include "app/core/lesson.h"
 #include "app/core/lesson_paths.h"
+#include "pipeline/core/file.h"
 #include "pipeline/core/suggest.h"
+#include "pipeline/llm/llm_model.h"
 #include "pipeline/models.h"
 
 namespace sixstep::app {
@@ -230,6 +235,8 @@ std::vector<Expectation> read_expect(const Reader& r, const YAML::Node& n, const
                 if (v["tol"]) {
                     e.kind = Expectation::Kind::near;
                     e.tolerance = r.number(v["tol"], "tol");
+                    if (e.tolerance < 0)
+                        r.fail(v["tol"], fmt::format("\"tol\" must be 0 or more, got {}", v["tol"].Scalar()));
                     if (!std::holds_alternative<double>(e.expected))
                         r.fail(v["value"], "\"tol\" needs a numeric \"value\"");
                 }
@@ -289,6 +296,121 @@ LessonStep read_step(const Reader& r, const YAML::Node& n, size_t index, const M
     return s;
 }
 
+// Every mapping's keys must be plain text and appear once: YAML itself allows
+// a list as a key and repeated keys (of which a reader silently takes one),
+// and both are lesson typos. Walks the whole document once before anything is
+// read; aliased nodes (*name) are checked once, however often they are used.
+void check_structure(const Reader& r, const YAML::Node& root) {
+    std::set<std::pair<int, int>> seen;  // (line, column) of every collection checked
+    std::vector<YAML::Node> todo{root};
+    while (!todo.empty()) {
+        const YAML::Node n = todo.back();
+        todo.pop_back();
+        if (!n.IsMap() && !n.IsSequence()) continue;
+        if (!seen.insert({n.Mark().line, n.Mark().column}).second) continue;
+        if (n.IsSequence()) {
+            for (const auto& item : n) todo.push_back(item);
+            continue;
+        }
+        std::map<std::string, YAML::Mark> keys;
+        for (const auto& kv : n) {
+            if (!kv.first.IsScalar())
+                r.fail(kv.first, fmt::format("a key must be plain text, got {}", Reader::kind_of(kv.first)));
+            const auto [it, fresh] = keys.emplace(kv.first.Scalar(), kv.first.Mark());
+            if (!fresh)
+                r.fail(kv.first, fmt::format("duplicate key \"{}\" (first at line {}); YAML keeps only one of them",
+                                             kv.first.Scalar(), it->second.line + 1));
+            todo.push_back(kv.second);
+        }
+    }
+}
+
+// Where a second YAML document starts, if the text holds one. Not
+// YAML::LoadAll: on some malformed input (a lone ",") it never returns,
+// adding empty documents until memory runs out. The parser is asked for at
+// most two documents, and only where each begins.
+std::optional<YAML::Mark> second_document(const std::string& text) {
+    struct Starts : YAML::EventHandler {
+        std::vector<YAML::Mark> marks;
+        void OnDocumentStart(const YAML::Mark& m) override { marks.push_back(m); }
+        void OnDocumentEnd() override {}
+        void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+        void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+        void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t, const std::string&) override {}
+        void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+        void OnSequenceEnd() override {}
+        void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+        void OnMapEnd() override {}
+    } starts;
+    std::istringstream in(text);
+    YAML::Parser parser(in);
+    if (!parser.HandleNextDocument(starts) || !parser.HandleNextDocument(starts)) return std::nullopt;
+    return starts.marks.size() > 1 ? starts.marks[1] : YAML::Mark();
+}
+
+Budget read_budget(const Reader& r, const YAML::Node& n) {
+    r.expect_map(n, "\"budget\"");
+    r.check_keys(n, "budget", {"train_steps", "served_requests", "generated_tokens"});
+    constexpr int most = 1000000000;
+    Budget b;
+    if (n["train_steps"]) b.train_steps = r.integer(n["train_steps"], "train_steps", 1, most);
+    if (n["served_requests"]) b.served_requests = r.integer(n["served_requests"], "served_requests", 1, most);
+    if (n["generated_tokens"]) b.generated_tokens = r.integer(n["generated_tokens"], "generated_tokens", 1, most);
+    return b;
+}
+
+// Adds up the work a lesson asks for, step by step, and stops at the first
+// step that goes over the lesson's budget. Tokens are counted at the most a
+// request may generate (its max_tokens), since a lesson is checked before it runs.
+class WorkTally {
+public:
+    WorkTally(const Reader& r, const Budget& b, bool llm) : r_(r), budget_(b), llm_(llm) {}
+
+    void add(const LessonStep& s, const YAML::Node& n, size_t index) {
+        if (s.request) {
+            max_tokens_ = llm::LlmModelParams{}.max_tokens;
+            for (const auto& [k, v] : *s.request) {
+                if (k != "max_tokens") continue;
+                char* end = nullptr;
+                const double x = std::strtod(v.c_str(), &end);
+                if (end != v.c_str() && *end == 0 && x >= 1 && x <= 1e9) max_tokens_ = static_cast<long long>(x);
+            }
+        }
+        if (s.train) charge(train_, s.train->steps, budget_.train_steps, "training steps", "train_steps", n["train"], index);
+        if (s.serve) {
+            charge(served_, s.serve->requests, budget_.served_requests, "served requests", "served_requests", n["serve"],
+                   index);
+            if (llm_)
+                charge(tokens_, s.serve->requests * max_tokens_, budget_.generated_tokens, "generated tokens",
+                       "generated_tokens", n["serve"], index);
+        }
+        if (s.run && llm_) {
+            const bool whole = s.run->kind == RunSpec::Kind::all ||
+                               (s.run->kind == RunSpec::Kind::through && s.run->through == Stage::respond);
+            charge(tokens_, whole ? max_tokens_ : 1, budget_.generated_tokens, "generated tokens", "generated_tokens",
+                   n["run"], index);
+        }
+    }
+
+private:
+    void charge(long long& total, long long more, long long limit, const char* what, const char* key,
+                const YAML::Node& at, size_t index) const {
+        total += more;
+        if (total > limit)
+            r_.fail(at, fmt::format("step {} takes the lesson to {} {}, over its budget of {}; if it really needs "
+                                    "that many, raise it with budget: {{{}: N}}",
+                                    index + 1, total, what, limit, key));
+    }
+
+    const Reader& r_;
+    Budget budget_;
+    bool llm_;
+    long long max_tokens_ = llm::LlmModelParams{}.max_tokens;
+    long long train_ = 0, served_ = 0, tokens_ = 0;
+};
+
+Lesson read_lesson(const Reader& r, const YAML::Node& root);
+
 }  // namespace
 
 std::string Expectation::describe() const {
@@ -307,13 +429,29 @@ Lesson parse_lesson(const std::string& yaml_text, const std::string& path) {
     YAML::Node root;
     try {
         root = YAML::Load(yaml_text);
+        if (const auto second = root.IsMap() ? second_document(yaml_text) : std::nullopt)
+            throw Error(second->line >= 0 ? SourceLocation{path, second->line + 1, second->column + 1} : SourceLocation{path},
+                        "a second YAML document starts here; a lesson is exactly one (a stray \"---\"?)");
+        check_structure(r, root);
+        return read_lesson(r, root);
     } catch (const YAML::ParserException& e) {
         throw Error(SourceLocation{path, e.mark.line + 1, e.mark.column + 1}, "invalid YAML: " + e.msg);
+    } catch (const YAML::Exception& e) {
+        // Every node is checked before it is converted, so this is a gap in
+        // the checks; still one clear message, never an escaped exception.
+        throw Error(e.mark.line >= 0 ? SourceLocation{path, e.mark.line + 1, e.mark.column + 1} : SourceLocation{path},
+                    "unreadable lesson: " + e.msg);
     }
+}
+
+namespace {
+
+Lesson read_lesson(const Reader& r, const YAML::Node& root) {
+    const std::string& path = r.path();
     if (!root.IsMap())
         throw Error(r.at(root).line ? r.at(root) : SourceLocation{path, 1, 1},
                     "a lesson must be a mapping with title and steps");
-    r.check_keys(root, "lesson", {"title", "language", "description", "model", "steps"});
+    r.check_keys(root, "lesson", {"title", "language", "description", "model", "budget", "steps"});
     Lesson lesson;
     lesson.path = path;
     if (!root["title"]) throw Error(SourceLocation{path, 1, 1}, "the lesson has no \"title\"");
@@ -325,30 +463,38 @@ Lesson parse_lesson(const std::string& yaml_text, const std::string& path) {
     }
     if (root["description"]) lesson.description = r.text(root["description"], "description");
     if (root["model"]) lesson.model = read_model(r, root["model"]);
+    if (root["budget"]) lesson.budget = read_budget(r, root["budget"]);
     const auto steps = root["steps"];
     if (!steps) throw Error(SourceLocation{path, 1, 1}, "the lesson has no \"steps\"");
     if (!steps.IsSequence() || steps.size() == 0)
         r.fail(steps, fmt::format("\"steps\" must be a non-empty list, got {}", Reader::kind_of(steps)));
     const ModelDescription& model = model_description(lesson.model.kind);
-    for (size_t i = 0; i < steps.size(); ++i) lesson.steps.push_back(read_step(r, steps[i], i, model));
+    WorkTally work(r, lesson.budget, lesson.model.kind == "llm");
+    for (size_t i = 0; i < steps.size(); ++i) {
+        lesson.steps.push_back(read_step(r, steps[i], i, model));
+        work.add(lesson.steps.back(), steps[i], i);
+    }
     return lesson;
 }
 
+}  // namespace
+
 Lesson load_lesson(const std::string& path) {
-    std::ifstream f(path, std::ios::binary);
-    if (!f) throw Error(SourceLocation{path}, "cannot open the lesson file");
-    std::stringstream ss;
-    ss << f.rdbuf();
-    return parse_lesson(ss.str(), path);
+    // Lessons are a few KiB; 16 MiB is far beyond any real one.
+    return parse_lesson(read_regular_file(path, "the lesson file", 16u << 20), path);
 }
 
 std::vector<std::string> find_lessons(const std::string& path) {
     std::error_code ec;
-    if (fs::is_regular_file(path, ec)) return {path};
-    if (!fs::is_directory(path, ec)) throw Error(SourceLocation{path}, "no such lesson file or folder");
+    if (!fs::exists(fs::symlink_status(path, ec))) throw Error(SourceLocation{path}, "no such lesson file or folder");
+    // Anything but a folder is one lesson; loading it says what is wrong
+    // with a FIFO or a device.
+    if (!fs::is_directory(path, ec)) return {path};
     std::vector<std::string> out;
     for (const auto& entry : fs::recursive_directory_iterator(path, ec))
-        if (entry.is_regular_file() && entry.path().extension() == ".yaml") out.push_back(entry.path().string());
+        // Not only regular files: a FIFO or device named *.yaml is reported as
+        // an invalid lesson rather than silently skipped.
+        if (!entry.is_directory(ec) && entry.path().extension() == ".yaml") out.push_back(entry.path().string());
     std::sort(out.begin(), out.end());
     if (out.empty()) throw Error(SourceLocation{path}, "no *.yaml lessons in this folder");
     return out;

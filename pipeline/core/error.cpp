@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "pipeline/core/text.h"
+
 namespace sixstep {
 
 std::string SourceLocation::str() const {
@@ -9,6 +11,13 @@ std::string SourceLocation::str() const {
     if (column <= 0) return fmt::format("{}:{}", file, line);
     return fmt::format("{}:{}:{}", file, line, column);
 }
+
+Error::Error(const std::string& message) : std::runtime_error(printable(message)), message_(message) {}
+
+Error::Error(SourceLocation where, const std::string& message)
+    : std::runtime_error(printable(where.known() ? where.str() + ": " + message : message)),
+      where_(std::move(where)),
+      message_(message) {}
 
 Error Error::with_context(const std::string& context) const {
     if (where_.known()) return Error(where_, context + ": " + message_);

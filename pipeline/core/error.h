@@ -18,12 +18,14 @@ struct SourceLocation {
     std::string str() const;  // "file:line:column", "file:line" or "file"
 };
 
+// what() is "file:line:column: message" made printable (pipeline/core/text.h):
+// control characters and bytes that are not UTF-8 escaped, so a message that
+// quotes a file can neither drive the terminal nor be cut at a NUL byte.
+// message() keeps the text as given.
 class Error : public std::runtime_error {
 public:
-    explicit Error(const std::string& message) : std::runtime_error(message), message_(message) {}
-    Error(SourceLocation where, const std::string& message)
-        : std::runtime_error(where.known() ? where.str() + ": " + message : message),
-          where_(std::move(where)), message_(message) {}
+    explicit Error(const std::string& message);
+    Error(SourceLocation where, const std::string& message);
 
     const SourceLocation& where() const { return where_; }
     const std::string& message() const { return message_; }  // without the location

@@ -1,20 +1,77 @@
 #include "pipeline/core/text.h"
 
+#include <cstdint>
+
 #include <fmt/format.h>
 
 namespace sixstep {
 
+namespace {
+
+// Length of the valid UTF-8 sequence starting at s[i] (1 to 4), or 0 when
+// the bytes there are not one: a stray continuation byte, an overlong form,
+// a surrogate, a code point above U+10FFFF, or a sequence cut short.
+std::size_t utf8_length(std::string_view s, std::size_t i, std::uint32_t& cp) {
+    const auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[i + k]); };
+    const unsigned char c = b(0);
+    std::size_t n;
+    std::uint32_t min;
+    if (c < 0x80) {
+        cp = c;
+        return 1;
+    } else if ((c & 0xe0) == 0xc0) {
+        n = 2, cp = c & 0x1f, min = 0x80;
+    } else if ((c & 0xf0) == 0xe0) {
+        n = 3, cp = c & 0x0f, min = 0x800;
+    } else if ((c & 0xf8) == 0xf0) {
+        n = 4, cp = c & 0x07, min = 0x10000;
+    } else {
+        return 0;
+    }
+    if (i + n > s.size()) return 0;
+    for (std::size_t k = 1; k < n; ++k) {
+        if ((b(k) & 0xc0) != 0x80) return 0;
+        cp = (cp << 6) | (b(k) & 0x3f);
+    }
+    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return 0;
+    return n;
+}
+
+// Appends s with control characters and invalid bytes escaped; `quote` adds
+// the escapes quote_text needs for its quotes.
+void escape_into(std::string& out, std::string_view s, bool keep_newlines, bool quote) {
+    for (std::size_t i = 0; i < s.size();) {
+        std::uint32_t cp = 0;
+        const std::size_t n = utf8_length(s, i, cp);
+        if (n == 0) {
+            out += fmt::format("\\x{:02x}", static_cast<unsigned char>(s[i]));
+            ++i;
+            continue;
+        }
+        if (cp == '\n' && !keep_newlines) out += "\\n";
+        else if (cp == '\t' && !keep_newlines) out += "\\t";
+        else if (cp == '\r') out += "\\r";
+        else if (cp == '"' && quote) out += "\\\"";
+        else if ((cp < 0x20 && cp != '\n' && cp != '\t') || cp == 0x7f) out += fmt::format("\\x{:02x}", cp);
+        else if (cp >= 0x80 && cp <= 0x9f) out += fmt::format("\\u{:04x}", cp);
+        else out.append(s, i, n);
+        i += n;
+    }
+}
+
+}  // namespace
+
 std::string quote_text(std::string_view text) {
     std::string s = "\"";
-    for (unsigned char c : text) {
-        if (c == '\n') s += "\\n";
-        else if (c == '\t') s += "\\t";
-        else if (c == '\r') s += "\\r";
-        else if (c == '"') s += "\\\"";
-        else if (c < 0x20) s += fmt::format("\\x{:02x}", c);
-        else s += static_cast<char>(c);
-    }
+    escape_into(s, text, false, true);
     return s + "\"";
+}
+
+std::string printable(std::string_view text, bool keep_newlines) {
+    std::string s;
+    s.reserve(text.size());
+    escape_into(s, text, keep_newlines, false);
+    return s;
 }
 
 }  // namespace sixstep

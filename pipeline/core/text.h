@@ -1,6 +1,15 @@
-// Text as shown to people: a token piece or a prompt, quoted, with newlines,
-// tabs, quotes and other control characters escaped, so one value always
-// stays on one line (" mat", "\n", "\"Yes").
+// Text as shown to people.
+//
+// quote_text: a token piece or a prompt, quoted, with newlines, tabs, quotes
+// and other control characters escaped, so one value always stays on one
+// line (" mat", "\n", "\"Yes").
+//
+// printable: any text made safe for a terminal, for messages that carry what
+// a user or a file wrote (keys, names, values). Control characters — C0 and
+// DEL, and the C1 range (U+0080–U+009F, where U+009B is a terminal's CSI) —
+// and bytes that are not UTF-8 become visible escapes (\x1b, \u009b, \xff),
+// NUL included, so a message can neither drive the terminal nor be cut short
+// by C string handling. Valid UTF-8 ("—", "预计") is kept as it is.
 #pragma once
 #include <string>
 #include <string_view>
@@ -8,5 +17,8 @@
 namespace sixstep {
 
 std::string quote_text(std::string_view text);
+
+// keep_newlines keeps \n and \t as they are (narration that spans lines).
+std::string printable(std::string_view text, bool keep_newlines = false);
 
 }  // namespace sixstep

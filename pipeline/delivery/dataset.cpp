@@ -2,15 +2,16 @@
 
 #include <charconv>
 #include <cmath>
-#include <fstream>
+#include <sstream>
 
 #include "pipeline/core/error.h"
+#include "pipeline/core/file.h"
 
 namespace sixstep::delivery {
 
 std::vector<Example> load_deliveries_csv(const std::string& path) {
-    std::ifstream f(path);
-    if (!f) throw Error(SourceLocation{path}, "cannot open the training data");
+    // Regular files only (a FIFO would block); the bundled CSV is a few KiB.
+    std::istringstream f(read_regular_file(path, "the training data", 256u << 20));
     static const std::string header = "distance_km,congestion,express_lane,minutes";
     std::string line;
     int line_no = 0;

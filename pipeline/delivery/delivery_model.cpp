@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "pipeline/core/error.h"
+#include "pipeline/core/progress.h"
 #include "pipeline/core/trace_keys.h"
 #include "pipeline/delivery/trace_keys.h"
 #include "pipeline/delivery/weights_file.h"
@@ -112,6 +113,7 @@ void DeliveryJob::normalize(TraceEvent& ev) {
 }
 
 void DeliveryJob::forward(TraceEvent& ev) {
+    throw_if_cancelled();  // once per request: where Ctrl+C stops a long serve
     const Params& p = model_.weights();
     const Settings& s = model_.settings();
     std::array<double, n_features> x = x_;

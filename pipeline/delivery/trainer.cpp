@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "pipeline/core/error.h"
+#include "pipeline/core/progress.h"
 
 namespace sixstep::delivery {
 
@@ -37,6 +38,8 @@ double Trainer::loss() const {
 
 TrainStep Trainer::step() {
     if (frozen_) throw Error("the weights are frozen: training is over, the model only serves now");
+    // Once per step: the training loop's progress line, and where Ctrl+C stops it.
+    report_progress("training (steps)", static_cast<std::uint64_t>(steps_), 0);
     TrainStep s;
     s.step = ++steps_;
     s.before = params_;

@@ -1,9 +1,9 @@
 #include "pipeline/delivery/weights_file.h"
 
-#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "pipeline/core/error.h"
+#include "pipeline/core/file.h"
 
 namespace sixstep::delivery {
 
@@ -20,18 +20,17 @@ void save_weights(const std::string& path, const Params& p, const WeightsInfo& i
     for (int i = 0; i < n_features; ++i) j[weight_keys[i]] = p.w[static_cast<size_t>(i)];
     j["trained_steps"] = info.trained_steps;
     j["final_loss"] = info.final_loss;
-    std::ofstream f(path);
-    if (!f) throw Error(SourceLocation{path}, "cannot write the weights file");
-    f << j.dump(2) << "\n";
-    if (!f) throw Error(SourceLocation{path}, "writing the weights file failed");
+    // Complete or not at all: an interrupted save leaves no half-written file.
+    AtomicFile f(path);
+    f.write(j.dump(2) + "\n");
+    f.commit();
 }
 
 Params load_weights(const std::string& path) {
-    std::ifstream f(path);
-    if (!f) throw Error(SourceLocation{path}, "cannot open the weights file");
+    const std::string text = read_regular_file(path, "the weights file", 1u << 20);
     nlohmann::json j;
     try {
-        j = nlohmann::json::parse(f);
+        j = nlohmann::json::parse(text);
     } catch (const nlohmann::json::parse_error& e) {
         throw Error(SourceLocation{path}, std::string("not valid JSON: ") + e.what());
     }

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "pipeline/core/error.h"
+#include "pipeline/core/progress.h"
 
 namespace sixstep::llm {
 
@@ -36,6 +37,17 @@ void record(SamplerTrace* trace, const char* name, const std::vector<Candidate>&
 
 bool by_logit(const Candidate& a, const Candidate& b) { return a.logit > b.logit || (a.logit == b.logit && a.id < b.id); }
 
+// NaN or ±inf logits mean the forward pass overflowed (or the weights hold
+// such values); any table or draw made from them would be garbage. step: the
+// sampler's step (1 = the first token it chose), 0 when not sampling.
+void require_finite(std::span<const float> logits, const char* who, std::uint64_t step) {
+    for (std::size_t i = 0; i < logits.size(); ++i)
+        if (!std::isfinite(logits[i]))
+            throw Error(fmt::format("{}{}: the logit of token id {} is {}: the forward pass overflowed (check the "
+                                    "model's weights)",
+                                    who, step ? fmt::format(", step {}", step) : std::string(), i, logits[i]));
+}
+
 }  // namespace
 
 Sampler::Sampler(const SamplerParams& params) : params_(params), rng_(params.seed) {
@@ -53,6 +65,9 @@ void Sampler::reseed(std::uint64_t seed) {
 
 int Sampler::sample(std::span<const float> logits, SamplerTrace* trace) {
     if (logits.empty()) throw Error("sampler: no logits");
+    throw_if_cancelled();  // once per token: where Ctrl+C stops a generation
+    ++n_sampled_;
+    require_finite(logits, "sampler", n_sampled_);
     if (trace) trace->stages.clear();
     const int n_vocab = static_cast<int>(logits.size());
 
@@ -117,9 +132,16 @@ int Sampler::sample(std::span<const float> logits, SamplerTrace* trace) {
         record(trace, "min_p", cand_);
     }
 
-    // temperature: divide the surviving logits by T and renormalize.
-    for (auto& c : cand_) c.logit /= params_.temperature;
-    normalize(cand_);
+    // temperature: p ∝ exp(logit / T), computed as exp((logit − best) / T).
+    // Every exponent is then ≤ 0: a tiny T gives 1 for the best and 0 for the
+    // rest (greedy) where logit / T alone would overflow to inf − inf = NaN;
+    // a huge T gives equal odds. The logits themselves are kept as they are.
+    {
+        const double best = cand_.front().logit, t = params_.temperature;
+        double sum = 0;
+        for (auto& c : cand_) sum += c.p = static_cast<float>(std::exp((c.logit - best) / t));
+        for (auto& c : cand_) c.p = static_cast<float>(c.p / sum);
+    }
     record(trace, "temperature", cand_);
 
     // seeded draw from what is left.
@@ -145,6 +167,7 @@ int Sampler::sample(std::span<const float> logits, SamplerTrace* trace) {
 std::vector<float> softmax(std::span<const float> logits) {
     std::vector<float> p(logits.size());
     if (logits.empty()) return p;
+    require_finite(logits, "softmax", 0);
     const float m = *std::max_element(logits.begin(), logits.end());
     double sum = 0;
     for (std::size_t i = 0; i < logits.size(); ++i) {
@@ -159,6 +182,7 @@ std::vector<Candidate> top_n(std::span<const float> logits, int n) {
     const int n_vocab = static_cast<int>(logits.size());
     n = std::clamp(n, 0, n_vocab);
     if (n_vocab == 0) return {};
+    require_finite(logits, "next-token probabilities", 0);
     const float m = *std::max_element(logits.begin(), logits.end());
     double sum = 0;
     for (float l : logits) sum += std::exp(static_cast<double>(l - m));

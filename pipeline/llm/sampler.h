@@ -5,7 +5,10 @@
 // The three filters look at the distribution at temperature 1 (softmax of the
 // raw logits) and only remove candidates; temperature then reshapes what is
 // left, and a seeded generator draws one. Temperature 0 (or below) is greedy:
-// the most likely token, no randomness.
+// the most likely token, no randomness. Any positive temperature is valid: it
+// is applied in log space, so a tiny one is greedy too and a huge one gives
+// equal odds. Logits that are NaN or infinite are an error naming the token
+// being generated, never a draw.
 //
 // For teaching, sample() can record the probability table before and after
 // each filter (SamplerTrace), so a lesson can show what top-k cut away.
@@ -22,7 +25,7 @@
 namespace sixstep::llm {
 
 struct SamplerParams {
-    float temperature = 0.8f;  // > 0 scales logits (lower: sharper); <= 0 → greedy
+    float temperature = 0.8f;  // > 0 reshapes p ∝ exp(logit / T) (lower: sharper); <= 0 → greedy
     int top_k = 40;            // keep the k most likely tokens; <= 0 → off
     float top_p = 0.95f;       // keep the smallest set whose probability reaches p; >= 1 → off
     float min_p = 0.05f;       // drop tokens below min_p × p(top token); <= 0 → off
@@ -32,7 +35,7 @@ struct SamplerParams {
 // One row of a probability table.
 struct Candidate {
     int id = 0;
-    float logit = 0;  // the (possibly temperature-scaled) logit
+    float logit = 0;  // the raw logit (temperature changes p, not this)
     float p = 0;      // probability after renormalizing over the kept candidates
 };
 
@@ -64,6 +67,7 @@ private:
     SamplerParams params_;
     std::mt19937_64 rng_;
     std::vector<Candidate> cand_;
+    std::uint64_t n_sampled_ = 0;  // tokens chosen so far: the step named in errors
 };
 
 // The probabilities of every token (softmax at temperature 1), and the n most

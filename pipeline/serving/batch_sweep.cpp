@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "pipeline/core/error.h"
+#include "pipeline/core/progress.h"
 
 namespace sixstep::serving {
 
@@ -137,6 +138,8 @@ BatchSweepResult run_batch_sweep(llm::Backend& backend, const BatchSweepParams& 
 
     DecodeRig rig("batch sweep", backend, sizes.back(), p.n_context, p.n_steps, p.seed);
     const auto report = [&](const std::string& stage, int done, int total) {
+        // The front end's progress line too, and a place where Ctrl+C stops the sweep.
+        report_progress("batch sweep: " + stage, static_cast<std::uint64_t>(done), static_cast<std::uint64_t>(total));
         if (p.progress) p.progress({stage, done, total});
     };
     const auto t_prefill = Clock::now();
@@ -152,7 +155,10 @@ BatchSweepResult run_batch_sweep(llm::Backend& backend, const BatchSweepParams& 
         for (int rep = 0; rep < p.repetitions; ++rep) {
             report(stage, rep, p.repetitions);
             double total = 0;
-            for (int s = 0; s < p.n_steps; ++s) total += rig.step(b);
+            for (int s = 0; s < p.n_steps; ++s) {
+                throw_if_cancelled();  // a run of large batches on a big model takes minutes
+                total += rig.step(b);
+            }
             rig.reset(b);
             pt.run_step_ms.push_back(total / p.n_steps);
         }
@@ -186,7 +192,10 @@ std::vector<double> measure_decode_steps(llm::Backend& backend, int n_seq, int n
     rig.step(n_seq);  // warm-up
     std::vector<double> ms;
     ms.reserve(static_cast<std::size_t>(n_steps));
-    for (int s = 0; s < n_steps; ++s) ms.push_back(rig.step(n_seq));
+    for (int s = 0; s < n_steps; ++s) {
+        throw_if_cancelled();
+        ms.push_back(rig.step(n_seq));
+    }
     return ms;
 }
 

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "pipeline/core/error.h"
+#include "pipeline/core/progress.h"
 
 namespace sixstep::llm {
 
@@ -43,6 +44,8 @@ BenchResult run_bench(Backend& backend, const BenchParams& params) {
         if (n_tokens <= 0) return;
         std::vector<double> ms;
         for (int rep = -1; rep < params.repetitions; ++rep) {  // rep -1: warm-up
+            report_progress(t.name + " (runs)", static_cast<std::uint64_t>(rep + 1),
+                            static_cast<std::uint64_t>(params.repetitions + 1));
             setup();
             const int s = kv->add_sequence();
             const auto t0 = Clock::now();
@@ -56,6 +59,7 @@ BenchResult run_bench(Backend& backend, const BenchParams& params) {
         }
         t.median_ms = median(ms);
         t.median_tok_s = median(t.tok_s);
+        clear_progress();
     };
 
     BenchResult r;
@@ -69,6 +73,7 @@ BenchResult run_bench(Backend& backend, const BenchParams& params) {
     // tg: one token at a time from an empty context, as llama-bench does.
     measure(r.decode, "tg", params.n_gen, [] {}, [&](int s) {
         for (int i = 0; i < params.n_gen; ++i) {
+            throw_if_cancelled();  // a 110M decode run takes seconds: stop between tokens
             Batch b;
             b.add(any_token(rng), i, s, true);
             backend.forward(*kv, b, logits);

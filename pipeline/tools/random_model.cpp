@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "pipeline/core/error.h"
+#include "pipeline/core/progress.h"
 #include "pipeline/llm/gguf/gguf_writer.h"
 
 namespace sixstep::llm {
@@ -136,7 +137,10 @@ void write_random_model(const std::filesystem::path& path, const RandomModelPara
         for (auto& x : v) x = 1.0f + 0.1f * (2 * rng.uniform() - 1);
         return v;
     };
+    const int n_matrices = 7 * p.n_layer + (p.tied_output ? 0 : 1);
+    int n_made = 0;
     const auto mat = [&](const std::string& name, int rows, int cols) {
+        report_progress("generating random weights (matrices)", static_cast<std::uint64_t>(n_made++), n_matrices);
         const std::vector<float> v = random(static_cast<std::size_t>(rows) * cols, 1.0f / std::sqrt(static_cast<float>(cols)));
         w.add_tensor(name, p.type, {cols, rows}, v);
     };

@@ -62,7 +62,7 @@ const BadLesson bad_lessons[] = {
      "range_check, mode, dropout, seed, minimum_minutes, lang)"},
     {"unknown-top-key.yaml", 1, 1,
      "unknown key \"titel\" in lesson — did you mean \"title\"? (expected one of: title, language, description, "
-     "model, steps)"},
+     "model, budget, steps)"},
     {"unknown-weight.yaml", 3, 22,
      "unknown key \"distanse\" in weights — did you mean \"distance\"? (expected one of: bias, distance, "
      "congestion, express_lane)"},

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <limits>
 
@@ -17,6 +18,7 @@
 #include <fmt/format.h>
 
 #include "pipeline/core/error.h"
+#include "pipeline/core/file.h"
 
 namespace sixstep::llm {
 
@@ -274,12 +276,14 @@ GGUFFile::~GGUFFile() = default;
 GGUFFile GGUFFile::open(const std::filesystem::path& path) {
     GGUFFile f;
     f.name_ = path.string();
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    // O_NONBLOCK: opening a FIFO would otherwise wait for a writer forever.
+    const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) throw Error(fmt::format("cannot open {}: {}", f.name_, std::strerror(errno)));
     struct stat st {};
     if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        const std::string kind = describe_file_type(st.st_mode);
         ::close(fd);
-        throw Error(fmt::format("cannot open {}: not a regular file", f.name_));
+        throw Error(fmt::format("cannot open {}: it is {}, not a regular file", f.name_, kind));
     }
     f.mapping_ = std::make_unique<Mapping>();
     f.size_ = static_cast<size_t>(st.st_size);
@@ -367,6 +371,19 @@ private:
     size_t pos_ = 0;
 };
 
+// The address alignment a tensor's data needs to be read in place as its
+// type: a plain type's size, a Q8_0/Q4_0 block's fp16 scale. A file with
+// general.alignment = 1 may place an F32 tensor at an odd byte; reading it
+// through a float* is undefined behaviour even where the CPU forgives it.
+// Types sixstep cannot compute with are never read, so they need nothing.
+size_t data_alignment(GGMLType type) {
+    const GGMLTypeTraits& t = ggml_traits(type);
+    if (!t.supported) return 1;
+    if (!t.quantized) return t.type_size;
+    if (type == GGMLType::Q4_0) return alignof(block_q4_0);
+    return alignof(block_q8_0);  // Q8_0, the only other supported block type
+}
+
 // Smallest number of bytes one value of this type takes on disk; used to
 // reject absurd counts before allocating for them.
 size_t min_value_size(GGUFValueType t) {
@@ -383,7 +400,28 @@ size_t min_value_size(GGUFValueType t) {
 
 bool valid_value_type(uint32_t t) { return t <= static_cast<uint32_t>(GGUFValueType::FLOAT64); }
 
-GGUFValue read_value(Cursor& c, GGUFValueType type, uint32_t depth) {
+// Memory the decoded metadata may take. Each value is a GGUFValue in memory
+// (~40 bytes) however small on disk, so a file of one long u8 array would
+// need 40 times its size; real metadata (a 256K-token vocabulary) takes a few
+// tens of MiB. The allowance grows with the file, but only twice as fast.
+struct MetadataBudget {
+    uint64_t left;
+    uint64_t limit;
+    explicit MetadataBudget(uint64_t file_size) : left(64ull * 1024 * 1024 + 2 * file_size), limit(left) {}
+    // n_items: of the array at byte `at`, or 0 for a string.
+    void take(uint64_t bytes, size_t at, uint64_t n_items) {
+        if (bytes <= left) {
+            left -= bytes;
+            return;
+        }
+        const std::string what = n_items ? fmt::format("array of {} values", n_items) : std::string("string");
+        throw Error(fmt::format("{} at byte {} would take {:.0f} MiB of memory, over the {:.0f} MiB that metadata "
+                                "may use in a file of this size (64 MiB + 2 × its size)",
+                                what, at, static_cast<double>(bytes) / (1 << 20), static_cast<double>(limit) / (1 << 20)));
+    }
+};
+
+GGUFValue read_value(Cursor& c, GGUFValueType type, uint32_t depth, MetadataBudget& budget) {
     switch (type) {
         case GGUFValueType::UINT8: return GGUFValue(c.read<uint8_t>("a u8 value"));
         case GGUFValueType::INT8: return GGUFValue(c.read<int8_t>("an i8 value"));
@@ -401,7 +439,12 @@ GGUFValue read_value(Cursor& c, GGUFValueType type, uint32_t depth) {
             if (b > 1) throw Error(fmt::format("bool value at byte {} is {}, not 0 or 1", at, b));
             return GGUFValue(b == 1);
         }
-        case GGUFValueType::STRING: return GGUFValue(c.read_string("a string value"));
+        case GGUFValueType::STRING: {
+            const size_t at = c.pos();
+            std::string str = c.read_string("a string value");
+            if (str.size() > 15) budget.take(str.size(), at, 0);  // longer than the inline (SSO) buffer
+            return GGUFValue(std::move(str));
+        }
         case GGUFValueType::ARRAY: {
             const size_t at = c.pos();
             if (depth >= kMaxArrayDepth)
@@ -415,10 +458,11 @@ GGUFValue read_value(Cursor& c, GGUFValueType type, uint32_t depth) {
                 throw Error(fmt::format("array at byte {} claims {} elements of type {}: more than the {} bytes left "
                                         "in the file can hold",
                                         at, n, gguf_type_name(etype), c.remaining()));
+            budget.take(n * sizeof(GGUFValue), at, n);
             GGUFArray a;
             a.type = etype;
             a.items.reserve(static_cast<size_t>(n));
-            for (uint64_t i = 0; i < n; ++i) a.items.push_back(read_value(c, etype, depth + 1));
+            for (uint64_t i = 0; i < n; ++i) a.items.push_back(read_value(c, etype, depth + 1, budget));
             return GGUFValue(std::move(a));
         }
     }
@@ -463,6 +507,7 @@ void GGUFFile::parse() {
                                     size_));
 
         // metadata
+        MetadataBudget budget(size_);
         kv_.reserve(static_cast<size_t>(n_kv));
         for (uint64_t i = 0; i < n_kv; ++i) {
             const size_t at = c.pos();
@@ -472,7 +517,7 @@ void GGUFFile::parse() {
                 const uint32_t t = c.read<uint32_t>("its value type");
                 if (!valid_value_type(t))
                     throw Error(fmt::format("unknown value type {} at byte {}", t, type_at));
-                GGUFValue v = read_value(c, static_cast<GGUFValueType>(t), 0);
+                GGUFValue v = read_value(c, static_cast<GGUFValueType>(t), 0, budget);
                 if (kv_index_.count(key)) throw Error(fmt::format("duplicate key at byte {}", at));
                 kv_index_.emplace(key, kv_.size());
                 kv_.push_back({std::move(key), std::move(v)});
@@ -554,6 +599,11 @@ void GGUFFile::parse() {
                 throw Error(fmt::format("tensor {}: data [{}, {}) is beyond the end of the file (size {})", t.name,
                                         begin, begin + t.n_bytes, size_));
             t.data = base_ + begin;
+            const size_t need = data_alignment(t.type);
+            if (reinterpret_cast<uintptr_t>(t.data) % need != 0)
+                throw Error(fmt::format("tensor {}: {} data at byte {} is not aligned to {} bytes (general.alignment "
+                                        "= {})",
+                                        t.name, ggml_type_name(t.type), begin, need, alignment_));
         }
         // overlaps: sort by offset, each must end before the next begins
         std::vector<const GGUFTensorInfo*> by_offset;

@@ -9,6 +9,8 @@
 #include <fmt/format.h>
 
 #include "pipeline/core/error.h"
+#include "pipeline/core/file.h"
+#include "pipeline/core/progress.h"
 
 namespace sixstep::llm {
 
@@ -177,29 +179,22 @@ std::vector<uint8_t> GGUFWriter::to_bytes() const {
 }
 
 void GGUFWriter::write(const std::filesystem::path& path) const {
-    // Streamed (not via to_bytes) so a big model is not held twice in memory.
+    // Streamed (not via to_bytes) so a big model is not held twice in memory;
+    // through a temporary file, so an error or Ctrl+C leaves no half a model.
     std::vector<uint64_t> offsets;
     uint64_t data_size = 0;
     const std::vector<uint8_t> header = head(offsets, data_size);
-    const std::filesystem::path tmp = path.string() + ".tmp";
-    {
-        std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-        if (!f) throw Error(fmt::format("cannot write {}: cannot create {}", path.string(), tmp.string()));
-        f.write(reinterpret_cast<const char*>(header.data()), static_cast<std::streamsize>(header.size()));
-        uint64_t at = 0;
-        const std::vector<char> zeros(alignment_, 0);
-        for (size_t i = 0; i < tensors_.size(); ++i) {
-            f.write(zeros.data(), static_cast<std::streamsize>(offsets[i] - at));  // alignment padding
-            f.write(reinterpret_cast<const char*>(tensors_[i].bytes.data()),
-                    static_cast<std::streamsize>(tensors_[i].bytes.size()));
-            at = offsets[i] + tensors_[i].bytes.size();
-        }
-        f.close();
-        if (!f) throw Error(fmt::format("cannot write {}: write failed (disk full?)", path.string()));
+    AtomicFile f(path.string());
+    f.write(header.data(), header.size());
+    uint64_t at = 0;
+    const std::vector<char> zeros(alignment_, 0);
+    for (size_t i = 0; i < tensors_.size(); ++i) {
+        report_progress("writing the model", i, tensors_.size());
+        f.write(zeros.data(), static_cast<size_t>(offsets[i] - at));  // alignment padding
+        f.write(tensors_[i].bytes.data(), tensors_[i].bytes.size());
+        at = offsets[i] + tensors_[i].bytes.size();
     }
-    std::error_code ec;
-    std::filesystem::rename(tmp, path, ec);
-    if (ec) throw Error(fmt::format("cannot write {}: {}", path.string(), ec.message()));
+    f.commit();
 }
 
 }  // namespace sixstep::llm

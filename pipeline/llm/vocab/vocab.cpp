@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "pipeline/core/error.h"
+#include "pipeline/core/progress.h"
 #include "pipeline/llm/vocab/unicode.h"
 
 namespace sixstep::llm {
@@ -140,6 +141,13 @@ void Vocab::build_indexes() {
     std::stable_sort(specials_.begin(), specials_.end(),
                      [&](TokenId a, TokenId b) { return tokens_[a].size() > tokens_[b].size(); });
 
+    // SPM texts may be cut before a space (next_cut) unless some token holds
+    // "▁" right after another character ("a▁b"): a merge could span the cut.
+    spm_cut_ok_ = true;
+    for (const std::string& t : tokens_)
+        for (size_t at = t.find("\xe2\x96\x81", 1); at != std::string::npos; at = t.find("\xe2\x96\x81", at + 1))
+            if (at < 3 || t.compare(at - 3, 3, "\xe2\x96\x81") != 0) spm_cut_ok_ = false;
+
     byte_tokens_.assign(256, -1);
     for (int b = 0; b < 256; ++b) {
         if (type_ == VocabType::SPM) {
@@ -210,6 +218,34 @@ std::vector<Vocab::Fragment> Vocab::split_special(std::string_view text, bool pa
 }
 
 std::vector<TokenId> Vocab::tokenize(std::string_view text, bool add_special, bool parse_special) const {
+    return tokenize(text, add_special, parse_special, kTokenizeChunkBytes);
+}
+
+// Where a long text may be cut without changing its tokens: at a space that
+// follows a character other than a space, so that no token can span the cut.
+//   gpt2: the space must follow a printable ASCII character and precede an
+//     ASCII letter. Every pre-tokenizer then ends a word before the space
+//     and starts the next one with it (" word"), whatever comes before or
+//     after, and merges never cross words.
+//   llama: merged symbols are always tokens, so when no token holds "▁" after
+//     another character (spm_cut_ok_), no symbol can span "x▁".
+// Returns the first cut at or after `from`, or text.size() when there is none.
+size_t Vocab::next_cut(std::string_view text, size_t from) const {
+    if (type_ == VocabType::SPM && !spm_cut_ok_) return text.size();
+    for (size_t b = std::max<size_t>(from, 1); b + 1 < text.size(); ++b) {
+        if (text[b] != ' ') continue;
+        const unsigned char prev = static_cast<unsigned char>(text[b - 1]), next = static_cast<unsigned char>(text[b + 1]);
+        if (type_ == VocabType::SPM) {
+            if (prev != ' ') return b;
+        } else if (prev > 0x20 && prev < 0x7f && ((next | 0x20) >= 'a' && (next | 0x20) <= 'z')) {
+            return b;
+        }
+    }
+    return text.size();
+}
+
+std::vector<TokenId> Vocab::tokenize(std::string_view text, bool add_special, bool parse_special,
+                                     size_t chunk_bytes) const {
     std::vector<TokenId> out;
     if (add_special && add_bos_) out.push_back(bos_);
     bool prev_special = true;  // SPM: a space is added at the start and after each special token
@@ -220,17 +256,26 @@ std::vector<TokenId> Vocab::tokenize(std::string_view text, bool add_special, bo
             continue;
         }
         if (fr.text.empty()) continue;  // empty text adds nothing, not even the SPM space
-        if (type_ == VocabType::SPM) {
-            std::string escaped;
-            escaped.reserve(fr.text.size() + 8);
-            if (add_space_prefix_ && prev_special) escaped += "\xe2\x96\x81";  // "▁"
-            for (char c : fr.text) {
-                if (c == ' ') escaped += "\xe2\x96\x81";
-                else escaped += c;
+        // Chunk by chunk: the working memory of the tokenizers (tens of bytes
+        // per input byte) then stays that of one chunk, however long the text.
+        for (size_t begin = 0; begin < fr.text.size();) {
+            throw_if_cancelled();
+            const size_t end = chunk_bytes >= fr.text.size() - begin ? fr.text.size()
+                                                                     : next_cut(fr.text, begin + chunk_bytes);
+            const std::string_view piece = fr.text.substr(begin, end - begin);
+            if (type_ == VocabType::SPM) {
+                std::string escaped;
+                escaped.reserve(piece.size() + 8);
+                if (add_space_prefix_ && prev_special && begin == 0) escaped += "\xe2\x96\x81";  // "▁"
+                for (char c : piece) {
+                    if (c == ' ') escaped += "\xe2\x96\x81";
+                    else escaped += c;
+                }
+                tokenize_spm(escaped, out);
+            } else {
+                tokenize_bpe(piece, out);
             }
-            tokenize_spm(escaped, out);
-        } else {
-            tokenize_bpe(fr.text, out);
+            begin += piece.size();
         }
         prev_special = false;
     }

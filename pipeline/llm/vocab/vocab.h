@@ -84,7 +84,14 @@ public:
     // ---- text -> ids ----
     // add_special: add BOS/EOS as the model asks (add_bos(), add_eos()).
     // parse_special: match control tokens written in the text ("<s>").
+    // Long texts are tokenized in chunks of about kTokenizeChunkBytes, cut
+    // only where no token can span the cut, so the ids are those of one
+    // piece while memory stays that of a chunk. Ctrl+C (pipeline/core/
+    // progress.h) stops it between chunks.
     std::vector<TokenId> tokenize(std::string_view text, bool add_special = true, bool parse_special = false) const;
+    // The same with another chunk size (tests compare sizes; SIZE_MAX: one piece).
+    std::vector<TokenId> tokenize(std::string_view text, bool add_special, bool parse_special, size_t chunk_bytes) const;
+    static constexpr size_t kTokenizeChunkBytes = 64 * 1024;
 
     // ---- ids -> text ----
     // The bytes of one token: "▁" -> " " (llama), "Ġ" -> " " (gpt2), <0x0A>
@@ -111,6 +118,7 @@ private:
     void tokenize_bpe(std::string_view text, std::vector<TokenId>& out) const;   // tokenizer_bpe.cpp
     void bpe_word(std::string_view word, std::vector<TokenId>& out) const;       // tokenizer_bpe.cpp
     TokenId byte_token(uint8_t byte) const;  // <0xNN> (llama) or the mapped character (gpt2)
+    size_t next_cut(std::string_view text, size_t from) const;  // where a long text may be cut (vocab.cpp)
 
     VocabType type_ = VocabType::SPM;
     std::string model_, pre_;
@@ -127,6 +135,7 @@ private:
     TokenId bos_ = -1, eos_ = -1, unk_ = -1, pad_ = -1;
     bool add_bos_ = false, add_eos_ = false, add_space_prefix_ = false;
     bool ignore_merges_ = false;  // llama3: a word that is a token is taken whole
+    bool spm_cut_ok_ = false;     // SPM: no token holds "▁" after another character, so texts may be cut
 };
 
 }  // namespace sixstep::llm

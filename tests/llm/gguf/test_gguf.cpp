@@ -444,6 +444,36 @@ TEST_CASE("GGUF bad input: overlapping tensors, duplicates, bad alignment") {
     CHECK(parse_error(bad) == "bad.gguf: general.alignment must be a u32, found i32");
 }
 
+TEST_CASE("GGUF bad input: tensor data not aligned for its type (general.alignment = 1)") {
+    // With alignment 1, an F32 tensor after a 2-byte F16 one, or a Q8_0 one
+    // after an odd header, may start at a byte its type cannot be read from
+    // in place. Key lengths 0 … 7 place the data section at every residue.
+    int refused = 0;
+    for (int pad = 0; pad < 8; ++pad) {
+        GGUFWriter w;
+        w.set_alignment(1);
+        w.set("general.name", std::string(static_cast<size_t>(pad), 'x'));
+        w.add_tensor("h", GGMLType::F16, {1}, std::vector<float>{1.0f});
+        w.add_tensor("f", GGMLType::F32, {1}, std::vector<float>{2.0f});
+        w.add_tensor("q", GGMLType::Q8_0, {32}, std::vector<float>(32, 3.0f));
+        const auto bytes = w.to_bytes();
+        const std::string err = parse_error(bytes);
+        CAPTURE(pad);
+        CAPTURE(err);
+        if (err == "(no error)") {
+            const GGUFFile f = GGUFFile::from_buffer(bytes.data(), bytes.size(), "ok.gguf");
+            CHECK(reinterpret_cast<uintptr_t>(f.find_tensor("f")->data) % 4 == 0);
+            CHECK(reinterpret_cast<uintptr_t>(f.find_tensor("q")->data) % 2 == 0);
+            CHECK(f.find_tensor("f")->to_f32() == std::vector<float>{2.0f});
+        } else {
+            CHECK(dstr(err) == contains(" data at byte "));
+            CHECK(dstr(err) == contains(" bytes (general.alignment = 1)"));
+            ++refused;
+        }
+    }
+    CHECK(refused > 0);
+}
+
 TEST_CASE("GGUF bad input: a bool that is neither 0 nor 1, arrays nested too deep") {
     GGUFWriter w;
     w.set("flag", true);

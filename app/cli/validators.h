@@ -1,0 +1,16 @@
+// Checks for the CLI's number options, run on the text before CLI11 converts
+// it. CLI::Range alone lets NaN through (NaN compares false with both ends),
+// and the conversions accept what should be refused: "1e400" becomes inf,
+// "-1" a seed of 18446744073709551615.
+#pragma once
+#include <CLI/CLI.hpp>
+
+namespace sixstep::cli {
+
+// A finite number from lo to hi: "0.5", "1e-3"; never nan, inf or 1e400.
+CLI::Validator finite_number(double lo, double hi);
+
+// A seed: a whole number from 0 to 18446744073709551615, in decimal.
+CLI::Validator seed_number();
+
+}  // namespace sixstep::cli

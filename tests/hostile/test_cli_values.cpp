@@ -1,0 +1,74 @@
+// Numbers on the command line that must be refused before they reach the
+// engine or ImGui: NaN, infinities, "1e400", seeds that wrap around, and
+// window sizes and font scales that crash the renderer.
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "hostile.h"
+
+using namespace sixstep::test;
+
+namespace {
+const std::string model = std::string(SIXSTEP_SOURCE_DIR) + "/assets/models/stories-3m-f16.gguf";
+const std::string lesson = std::string(SIXSTEP_SOURCE_DIR) + "/lessons/01-six-steps.yaml";
+const std::string request = "infer delivery --distance '3 km' --congestion 0 --express-lane 0 ";
+
+void refused(const std::string& args, const std::string& message) {
+    CAPTURE(args);
+    const auto r = run_sixstep(args, 20);
+    CHECK(r.exit_code == 2);
+    CHECK(contains(r.output, message));
+}
+}  // namespace
+
+TEST_CASE("cli: infer refuses a minimum or dropout that is not a finite number in range") {
+    refused(request + "--minimum 1e400", "--minimum: 1e400 is not a finite number from 0 to 1000000");
+    refused(request + "--minimum inf", "--minimum: inf is not a finite number from 0 to 1000000");
+    refused(request + "--minimum nan", "--minimum: nan is not a finite number from 0 to 1000000");
+    refused(request + "--train-mode --dropout nan", "--dropout: nan is not a finite number from 0 to 0.99");
+    refused(request + "--train-mode --dropout 0.999", "--dropout: 0.999 is not a finite number from 0 to 0.99");
+    refused(request + "--minimum 12abc", "--minimum: \"12abc\" is not a number");
+    const auto ok = run_sixstep(request + "--minimum 15", 20);
+    CHECK(ok.exit_code == 0);
+    CHECK(last_line(ok.output) == "Estimated delivery time: 15 minutes");
+}
+
+TEST_CASE("cli: seeds must be whole numbers from 0 to 2^64 − 1, never wrapped around") {
+    const std::string gen = "generate -m '" + model + "' --prompt hi -n 1 ";
+    refused(gen + "--seed -1", "--seed: -1 is not a whole number from 0 to 18446744073709551615");
+    refused(gen + "--seed 18446744073709551616", "--seed: 18446744073709551616 is not a whole number");
+    refused(gen + "--seed 1e3", "--seed: 1e3 is not a whole number");
+    refused("bench --random tiny --out '" + (scratch() / "seed.gguf").string() + "' --seed -5", "--seed: -5 is not a whole number");
+    CHECK(run_sixstep(gen + "--seed 18446744073709551615", 20).exit_code == 0);
+}
+
+TEST_CASE("cli: generate refuses sampling numbers that are not finite") {
+    const std::string gen = "generate -m '" + model + "' --prompt hi -n 1 ";
+    refused(gen + "--temp nan", "--temp: nan is not a finite number");
+    refused(gen + "--temp inf", "--temp: inf is not a finite number");
+    refused(gen + "--top-p nan", "--top-p: nan is not a finite number");
+    refused(gen + "--min-p 1e400", "--min-p: 1e400 is not a finite number");
+}
+
+TEST_CASE("cli: a tiny temperature is greedy: the same text as --temp 0") {
+    const std::string gen = "generate -m '" + model + "' --prompt 'The cat sat on the' -n 8 --top-k 0 --top-p 1 --min-p 0 ";
+    const auto greedy = run_sixstep(gen + "--temp 0 --json", 30);
+    const auto tiny = run_sixstep(gen + "--temp 1e-38 --json", 30);
+    REQUIRE(greedy.exit_code == 0);
+    REQUIRE(tiny.exit_code == 0);
+    const auto g = nlohmann::json::parse(greedy.output), t = nlohmann::json::parse(tiny.output);
+    CHECK(t["text"] == g["text"]);
+    CHECK(t["text"].get<std::string>().size() > 8);
+}
+
+TEST_CASE("cli: screenshot sizes and font scales are checked before the renderer sees them") {
+    const std::string shot = "screenshot '" + lesson + "' --out '" + (scratch() / "shots").string() + "' ";
+    refused(shot + "--font-scale 0", "--font-scale: 0 is not a finite number from 0.25 to 4");
+    refused(shot + "--font-scale 1e10", "--font-scale: 1e10 is not a finite number from 0.25 to 4");
+    refused(shot + "--font-scale nan", "--font-scale: nan is not a finite number from 0.25 to 4");
+    refused(shot + "--font-scale -1", "--font-scale: -1 is not a finite number from 0.25 to 4");
+    refused(shot + "--size 99999999999x720", "--size \"99999999999x720\": expected WIDTHxHEIGHT");
+    refused(shot + "--size 100000x100000", "--size 100000x100000 is out of range (320x240 to 8192x8192)");
+    refused(shot + "--size 0x0", "--size 0x0 is out of range");
+}

@@ -1,0 +1,119 @@
+// Hostile lessons: repeated and non-text keys, extra YAML documents, a
+// negative tolerance, and work that a few aliases multiply into hours. Each
+// is an invalid lesson (exit 2) with its position, and `check` still reports
+// every file and the summary.
+#include <doctest/doctest.h>
+
+#include "app/core/lesson.h"
+#include "hostile.h"
+#include "pipeline/core/error.h"
+
+using namespace sixstep;
+using namespace sixstep::app;
+using namespace sixstep::test;
+
+namespace {
+
+// "line:column: message" of the error a lesson text gives, or "(valid)".
+std::string error_of(const std::string& yaml) {
+    try {
+        (void)parse_lesson(yaml, "x.yaml");
+    } catch (const Error& e) {
+        return std::to_string(e.where().line) + ":" + std::to_string(e.where().column) + ": " + e.message();
+    }
+    return "(valid)";
+}
+
+}  // namespace
+
+TEST_CASE("lessons: a repeated key is an error at the second one, wherever it is") {
+    CHECK(error_of("title: A\ntitle: B\nsteps: [{say: hi}]\n") ==
+          "2:1: duplicate key \"title\" (first at line 1); YAML keeps only one of them");
+    CHECK(error_of("title: A\nsteps:\n  - say: hi\n    run: all\n    say: again\n") ==
+          "5:5: duplicate key \"say\" (first at line 3); YAML keeps only one of them");
+    CHECK(error_of("title: A\nsteps:\n  - request: {distance: 3 km, distance: 5 km}\n") ==
+          "3:31: duplicate key \"distance\" (first at line 3); YAML keeps only one of them");
+    CHECK(error_of("title: A\nsteps:\n  - run: all\n    expect:\n      forward.raw_output: 11\n"
+                   "      forward.raw_output: 12\n") ==
+          "6:7: duplicate key \"forward.raw_output\" (first at line 5); YAML keeps only one of them");
+}
+
+TEST_CASE("lessons: a key that is a list or a mapping is an error, not a crash") {
+    CHECK(error_of("title: A\n? [a, b]\n: 1\nsteps: [{say: hi}]\n") == "2:3: a key must be plain text, got a list");
+    CHECK(error_of("title: A\nsteps:\n  - {say: hi, {x: 1}: 2}\n") == "3:15: a key must be plain text, got a mapping");
+}
+
+TEST_CASE("lessons: a lone comma is one clear error, not a parser that never returns") {
+    // yaml-cpp's LoadAll adds empty documents forever on this input.
+    CHECK(error_of(",") == "1:1: a lesson must be a mapping with title and steps");
+    CHECK(error_of("title: A\nsteps: [{say: hi}]\n,\n") == "3:1: invalid YAML: end of map not found");
+}
+
+TEST_CASE("lessons: a second YAML document is an error") {
+    CHECK(error_of("title: A\nsteps: [{say: hi}]\n---\ntitle: B\nsteps: [{say: ho}]\n") ==
+          "3:1: a second YAML document starts here; a lesson is exactly one (a stray \"---\"?)");
+}
+
+TEST_CASE("lessons: a negative tolerance is an error") {
+    CHECK(error_of("title: A\nsteps:\n  - run: all\n    expect:\n      forward.raw_output: {value: 11, tol: -1}\n") ==
+          "5:44: \"tol\" must be 0 or more, got -1");
+    CHECK(error_of("title: A\nsteps:\n  - run: all\n    expect:\n      forward.raw_output: {value: 11, tol: 0}\n") ==
+          "(valid)");
+}
+
+TEST_CASE("lessons: aliases cannot multiply the work past the budget, and the error names the step") {
+    std::string yaml = "title: A\nsteps:\n  - &t {train: 60000}\n  - *t\n";
+    // An alias has no position of its own: the error points at what it repeats.
+    CHECK(error_of(yaml) ==
+          "3:16: step 2 takes the lesson to 120000 training steps, over its budget of 100000; if it really needs that "
+          "many, raise it with budget: {train_steps: N}");
+    CHECK(error_of("title: A\nbudget: {train_steps: 120000}\n" + yaml.substr(9)) == "(valid)");
+
+    std::string many = "title: A\nsteps:\n  - &s {request: {distance: 3 km, congestion: 0, express_lane: 0}, serve: 9000}\n";
+    many += "  - *s\n";
+    CHECK(contains(error_of(many), "step 2 takes the lesson to 18000 served requests, over its budget of 10000"));
+
+    // An llm lesson: each request may generate max_tokens tokens.
+    const std::string llm = "title: A\nmodel: {kind: llm, file: m.gguf}\nsteps:\n"
+                            "  - {request: {prompt: hi, max_tokens: 1000}, serve: 50}\n"
+                            "  - {run: all}\n  - {serve: 50}\n";
+    CHECK(error_of(llm) ==
+          "6:13: step 3 takes the lesson to 101000 generated tokens, over its budget of 100000; if it really needs "
+          "that many, raise it with budget: {generated_tokens: N}");
+    CHECK(error_of("title: A\nbudget: {generated_tokens: 200000}\n" + llm.substr(9)) == "(valid)");
+    CHECK(error_of("title: A\nbudget: {train_steps: 0}\nsteps: [{say: hi}]\n") ==
+          "2:23: \"train_steps\" must be a whole number from 1 to 1000000000, got 0");
+}
+
+TEST_CASE("cli: a lesson of aliased training steps is refused at once, not run for hours") {
+    std::string yaml = "title: Forever\nsteps:\n  - &t {train: 1000000}\n";
+    for (int i = 0; i < 200; ++i) yaml += "  - *t\n";
+    const auto path = write_text("forever.yaml", yaml);
+    const auto r = run_sixstep("--headless '" + path + "'", 20);
+    CHECK(r.exit_code == 2);
+    CHECK(contains(r.output, "forever.yaml:3:16: step 1 takes the lesson to 1000000 training steps, over its budget "
+                             "of 100000"));
+}
+
+TEST_CASE("cli: check reports every file and the summary when one lesson is broken in odd ways") {
+    const fs::path dir = scratch() / "odd-lessons";
+    fs::create_directories(dir);
+    auto put = [&](const std::string& name, const std::string& text) {
+        FILE* f = std::fopen((dir / name).c_str(), "wb");
+        std::fwrite(text.data(), 1, text.size(), f);
+        std::fclose(f);
+    };
+    put("a-complex-key.yaml", "title: A\n? [a, b]\n: 1\nsteps: [{say: hi}]\n");
+    put("b-good.yaml", "title: B\nsteps: [{say: hi}]\n");
+    put("c-two-docs.yaml", "title: C\nsteps: [{say: hi}]\n---\n{}\n");
+    put("d-duplicate.yaml", "title: D\nsteps: [{say: hi, say: ho}]\n");
+    const std::string fifo = make_fifo("odd-lessons/e-fifo.yaml");
+    const auto r = run_sixstep("check '" + dir.string() + "'", 20);
+    CHECK(r.exit_code == 2);
+    CHECK(contains(r.output, "a-complex-key.yaml:2:3: a key must be plain text, got a list"));
+    CHECK(contains(r.output, "✓ " + (dir / "b-good.yaml").string()));
+    CHECK(contains(r.output, "c-two-docs.yaml:3:1: a second YAML document starts here"));
+    CHECK(contains(r.output, "d-duplicate.yaml:2:19: duplicate key \"say\""));
+    CHECK(contains(r.output, "e-fifo.yaml: cannot open the lesson file: it is a FIFO (named pipe), not a regular file"));
+    CHECK(last_line(r.output) == "lessons: 1 passed, 0 failed, 4 invalid");
+}
