@@ -68,6 +68,7 @@ int main(int argc, char** argv) {
     add_perplexity(app, commands);
     add_paths(app, commands);
     add_traffic(app, commands);
+    add_speculate(app, commands);
 
     try {
         app.parse(argc, argv);

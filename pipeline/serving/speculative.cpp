@@ -267,7 +267,8 @@ std::vector<SweepRow> sweep_speculative(Backend& target, std::span<const Specula
         check_params(p);
     }
     for (float t : params.temperatures)
-        if (!std::isfinite(t) || t < 0) throw Error(fmt::format("speculative sweep: temperature {} must be >= 0", t));
+        if (!std::isfinite(t) || t < 0)
+            throw Error(fmt::format("speculative sweep: temperature {} is not a finite number >= 0", t));
     std::vector<SweepRow> rows;
     for (const SpeculativeDraft& d : drafts) {
         if (!d.backend) throw Error("speculative sweep: a draft has no backend");
