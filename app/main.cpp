@@ -69,6 +69,7 @@ int main(int argc, char** argv) {
     add_paths(app, commands);
     add_traffic(app, commands);
     add_speculate(app, commands);
+    add_coldstart(app, commands);
 
     try {
         app.parse(argc, argv);
