@@ -70,6 +70,7 @@ int main(int argc, char** argv) {
     add_traffic(app, commands);
     add_speculate(app, commands);
     add_coldstart(app, commands);
+    add_waits(app, commands);
 
     try {
         app.parse(argc, argv);
