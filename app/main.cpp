@@ -71,6 +71,7 @@ int main(int argc, char** argv) {
     add_speculate(app, commands);
     add_coldstart(app, commands);
     add_waits(app, commands);
+    add_canary(app, commands);
 
     try {
         app.parse(argc, argv);

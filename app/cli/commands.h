@@ -48,6 +48,7 @@ void add_traffic(CLI::App& app, Commands& commands);     // sixstep traffic --mo
 void add_speculate(CLI::App& app, Commands& commands);   // sixstep speculate -m T.gguf --draft D.gguf --k 1,2,4,8
 void add_coldstart(CLI::App& app, Commands& commands);   // sixstep coldstart -m F.gguf
 void add_waits(CLI::App& app, Commands& commands);       // sixstep waits -m F.gguf
+void add_canary(CLI::App& app, Commands& commands);      // sixstep canary --fraction 0.1
 
 // `--backend cpu|cuda|auto` for the commands that run the model, and its value.
 void add_backend_option(CLI::App* sub, std::string& value);
