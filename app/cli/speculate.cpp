@@ -3,7 +3,8 @@
 //   acceptance rate, tokens per target pass and the speedup over the target
 //   alone, measured on the same request right after.
 // sixstep speculate -m T.gguf --draft D.gguf [--draft D2.gguf …] [--random-draft]
-//                  [--k 1,2,4,8] [--temp 0,1] [-n 64] [--prompt TEXT] [-t T] [-r 3] [--json]
+//                  [--k 1,2,4,8] [--temp 0,1] [--top-k K] [--top-p P] [--min-p M] [-n 64] [--prompt TEXT]
+//                  [-t T] [-r 3] [--json]
 //   The regimes side by side: every draft × temperature × k, each measured
 //   against the target alone, with why the losing ones lose. --random-draft
 //   adds a draft of the first draft's shape with random weights and the
@@ -134,7 +135,7 @@ struct SpeculateOptions {
     std::vector<int> ks = {1, 2, 4, 8};
     std::vector<float> temps = {0, 1};
     int n_predict = 64, threads = 0, draft_threads = 1, repetitions = 3;
-    std::uint64_t seed = 0;
+    llm::SamplerParams sampling;  // the filters (top-k, top-p, min-p) and the seed; temperature comes from --temp
 };
 
 int run_speculate(const SpeculateOptions& o) {
@@ -158,7 +159,7 @@ int run_speculate(const SpeculateOptions& o) {
     sp.ks = o.ks;
     sp.temperatures = o.temps;
     sp.base.n_predict = o.n_predict;
-    sp.base.sampling.seed = o.seed;
+    sp.base.sampling = o.sampling;
     sp.repetitions = o.repetitions;
     const std::vector<SweepRow> rows = sweep_speculative(*target.m.backend, sd, codec, prompt, sp);
 
@@ -223,7 +224,13 @@ void add_speculate(CLI::App& app, Commands& commands) {
         ->check(CLI::Range(1, 1024));
     sub->add_option("-r,--repetitions", o->repetitions, "Timed runs of each, median kept (default 3)")
         ->check(CLI::Range(1, 100));
-    sub->add_option("--seed", o->seed, "Seed of the sampled runs");
+    sub->add_option("--seed", o->sampling.seed, "Seed of the sampled runs");
+    sub->add_option("--top-k", o->sampling.top_k, "Keep the K most likely tokens before sampling (0: off)")
+        ->check(CLI::Range(0, 1 << 20));
+    sub->add_option("--top-p", o->sampling.top_p, "Keep the smallest set whose probability reaches P (1: off)")
+        ->check(CLI::Range(0.001f, 1.0f));
+    sub->add_option("--min-p", o->sampling.min_p, "Drop tokens below M × the top probability (0: off)")
+        ->check(CLI::Range(0.0f, 0.999f));
     add_backend_option(sub, o->backend);
     sub->add_flag("--json", o->json, "Print one JSON object instead");
     commands.push_back({sub, [o] { return run_speculate(*o); }});

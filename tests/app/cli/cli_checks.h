@@ -31,4 +31,13 @@ inline void bad_input(const std::string& args, const std::string& message) {
     CHECK(r.output.find('\n') == r.output.size() - 1);  // one line
 }
 
+// An option CLI11 refuses while parsing: exit 2, `message` on the first line
+// (CLI11 adds a second one pointing at --help).
+inline void bad_option(const std::string& args, const std::string& message) {
+    CAPTURE(args);
+    const auto r = run_command(sixstep_cmd(args));
+    CHECK(r.exit_code == 2);
+    CHECK(has(r.output.substr(0, r.output.find('\n')), message));
+}
+
 }  // namespace sixstep::test

@@ -15,6 +15,7 @@
 using sixstep::test::run_command;
 using sixstep::test::sixstep_cmd;
 using sixstep::test::bad_input;
+using sixstep::test::bad_option;
 using sixstep::test::has;
 using sixstep::test::run_json;
 using Json = nlohmann::json;
@@ -67,9 +68,9 @@ TEST_CASE("cli speculate: one row per draft, k and temperature, each with its ve
 
 TEST_CASE("cli generate --draft: bad input is one clear error, exit 2") {
     const std::string base = "generate -m '" + target + "' --prompt Once -n 4 ";
-    bad_input(base + "--draft '" + draft + "' --draft-k 0", "--draft-k");
-    bad_input(base + "--draft '" + draft + "' --draft-k 1000", "--draft-k");
-    bad_input(base + "--draft-k 4", "--draft");  // k without a draft
+    bad_option(base + "--draft '" + draft + "' --draft-k 0", "--draft-k: Value 0 not in range 1 to 64");
+    bad_option(base + "--draft '" + draft + "' --draft-k 1000", "--draft-k: Value 1000 not in range 1 to 64");
+    bad_option(base + "--draft-k 4", "--draft-k requires --draft");  // k without a draft
     bad_input(base + "--draft '" + draft + "' --top 3", "--top is not available with --draft");
 
     // A draft with another vocabulary: the tiny random model's 512 byte tokens.
@@ -78,6 +79,6 @@ TEST_CASE("cli generate --draft: bad input is one clear error, exit 2") {
     bad_input(base + "--draft '" + other.string() + "'", "speculative decoding needs the same tokenizer");
     bad_input("speculate -m '" + target + "' --draft '" + other.string() + "' -n 4",
               "speculative decoding needs the same tokenizer");
-    bad_input("speculate -m '" + target + "' --draft '" + draft + "' --k 0", "--k");
+    bad_option("speculate -m '" + target + "' --draft '" + draft + "' --k 0", "Value 0 not in range 1 to 64");
     bad_input("speculate -m '" + target + "'", "speculate needs --draft");
 }
