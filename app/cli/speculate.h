@@ -13,7 +13,7 @@ struct DraftGenerateOptions {
     std::string model, draft, prompt, backend = "cpu";
     int n_predict = 64;
     int n_draft = 4;         // --draft-k
-    int threads = 0;         // the target's threads (0: all)
+    int threads = 0;         // the target's threads (0: the backend's default)
     int draft_threads = 1;   // the draft's threads
     int repetitions = 3;     // timed runs of each for the speedup
     llm::SamplerParams sampling;

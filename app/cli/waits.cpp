@@ -81,7 +81,7 @@ void add_waits(CLI::App& app, Commands& commands) {
     sub->add_option("--batch-tokens", p.batch_tokens, "Tokens per batch request (default 32)");
     sub->add_option("--reading-wpm", p.reading_words_per_min, "Reading speed, words/min (default 238, Brysbaert 2019)");
     sub->add_option("--seed", p.seed, "Sampling seed of the batch job");
-    sub->add_option("-t,--threads", o->threads, "Threads (0: all hardware threads)")->check(CLI::Range(0, 1024));
+    sub->add_option("-t,--threads", o->threads, "Threads (0: one per physical core, at most 8)")->check(CLI::Range(0, 1024));
     add_backend_option(sub, o->backend);
     sub->add_flag("--json", o->json, "Print one JSON object instead");
     commands.push_back({sub, [o] { return run_waits(*o); }});

@@ -77,7 +77,7 @@ struct ColdStartParams {
     std::string prompt = "Once upon a time";
     int n_predict = 16;                    // tokens per request, 1..4096
     int n_warm = 3;                        // warm requests after the cold ones, 1..1000
-    int n_threads = 0;                     // CPU threads; <= 0 → all
+    int n_threads = 0;                     // CPU threads; <= 0 → the backend's default
     bool drop_cache = true;                // try to evict the file before the cold-from-disk request
     // Keep warm: the idle gap before each request (virtual seconds, >= 0),
     // and how long the scale-to-zero instance stays loaded while idle (> 0).
