@@ -65,7 +65,7 @@ TEST_CASE("sampler_distribution: equals the final table of Sampler::sample for e
     }
 }
 
-TEST_CASE("sampler_distribution: greedy is one-hot on the argmax; unusable logits get nothing") {
+TEST_CASE("sampler_distribution: greedy is one-hot on the argmax, unusable logits get nothing") {
     std::vector<float> logits = bumpy_logits();
     std::vector<float> p;
     sampler_distribution(logits, {.temperature = 0}, p);

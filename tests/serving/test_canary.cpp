@@ -101,7 +101,7 @@ TEST_CASE("canary: v2 trained on metres is caught on its first judgement, rolled
     CHECK(j["versions"][1]["checksum"] == checksum_hex(r.v2.checksum));
 }
 
-TEST_CASE("canary: the router sends the asked fraction; a sound v2 is promoted, not rolled back") {
+TEST_CASE("canary: the router sends the asked fraction, a sound v2 is promoted, not rolled back") {
     CanaryParams p;
     p.v2_unit = "km";
     p.fraction = 0.5;

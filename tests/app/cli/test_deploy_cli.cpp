@@ -75,7 +75,7 @@ TEST_CASE("cli waits and coldstart: bad input is one clear error, exit 2") {
     bad_input("coldstart -m '" + std::string(SIXSTEP_SOURCE_DIR) + "/README.md'", "not a GGUF file");
 }
 
-TEST_CASE("cli coldstart: cold requests first, then warm; keep-warm rows for every idle gap") {
+TEST_CASE("cli coldstart: cold requests first, then warm, keep-warm rows for every idle gap") {
     const Json j = run_json("coldstart -m '" + model + "' --no-drop --requests 2 -n 4 --idle 0,100,5 "
                             "--unload-after 60 -t 1 --json");
     REQUIRE(j["requests"].size() >= 3);
