@@ -71,6 +71,10 @@ int main(int argc, char** argv) {
     add_perplexity(app, commands);
     add_paths(app, commands);
     add_traffic(app, commands);
+    add_speculate(app, commands);
+    add_coldstart(app, commands);
+    add_waits(app, commands);
+    add_canary(app, commands);
 
     try {
         app.parse(argc, argv);

@@ -47,6 +47,10 @@ void add_quantize(CLI::App& app, Commands& commands);    // sixstep quantize IN.
 void add_perplexity(CLI::App& app, Commands& commands);  // sixstep perplexity -m F.gguf [--ref R.gguf]
 void add_paths(CLI::App& app, Commands& commands);       // sixstep paths [--model KIND] [--json]
 void add_traffic(CLI::App& app, Commands& commands);     // sixstep traffic --model F --rate R …
+void add_speculate(CLI::App& app, Commands& commands);   // sixstep speculate -m T.gguf --draft D.gguf --k 1,2,4,8
+void add_coldstart(CLI::App& app, Commands& commands);   // sixstep coldstart -m F.gguf
+void add_waits(CLI::App& app, Commands& commands);       // sixstep waits -m F.gguf
+void add_canary(CLI::App& app, Commands& commands);      // sixstep canary --fraction 0.1
 
 // `--backend cpu|cuda|auto` for the commands that run the model, and its value.
 void add_backend_option(CLI::App* sub, std::string& value);

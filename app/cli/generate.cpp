@@ -1,8 +1,9 @@
 // sixstep generate --model FILE.gguf --prompt TEXT [-n N] [--temp T] [--top-k K]
 //                  [--top-p P] [--min-p M] [--seed S] [--top N] [--threads T] [--backend B] [--json]
+//                  [--draft D.gguf [--draft-k K] [--draft-threads T]]
 // Streams the generated text token by token, then prints TTFT, TPOT and
 // tokens/s. --top N prints the N most likely next tokens at every step.
-// --temp 0 is greedy.
+// --temp 0 is greedy. With --draft, speculative decoding (speculate.cpp).
 #include <chrono>
 #include <cstdio>
 #include <memory>
@@ -14,11 +15,13 @@
 #include "app/cli/commands.h"
 #include "app/cli/terminal.h"
 #include "app/cli/validators.h"
+#include "app/cli/speculate.h"
 #include "pipeline/core/error.h"
 #include "pipeline/core/text.h"
 #include "pipeline/llm/backend.h"
 #include "pipeline/llm/generator.h"
 #include "pipeline/llm/vocab/vocab.h"
+#include "pipeline/serving/speculative.h"
 
 namespace sixstep::cli {
 
@@ -31,11 +34,23 @@ struct GenerateOptions {
     llm::SamplerParams sampling;  // the sampler's own defaults
     std::vector<std::string> stop;
     bool json = false;
+    std::string draft;              // --draft: speculative decoding
+    int draft_k = 4, draft_threads = 1;
+    CLI::Option *top_opt = nullptr, *stop_opt = nullptr, *ctx_opt = nullptr;
 };
 
 int run_generate(const GenerateOptions& o) {
     using namespace sixstep::llm;
     if (o.model.empty()) throw Error("generate needs --model FILE.gguf");
+    if (!o.draft.empty()) {
+        for (const CLI::Option* opt : {o.top_opt, o.stop_opt, o.ctx_opt})
+            if (opt->count() > 0) throw Error(fmt::format("{} is not available with --draft", opt->get_name()));
+        DraftGenerateOptions d;
+        d.model = o.model, d.draft = o.draft, d.prompt = o.prompt, d.backend = o.backend;
+        d.n_predict = o.n_predict, d.n_draft = o.draft_k, d.threads = o.threads, d.draft_threads = o.draft_threads;
+        d.sampling = o.sampling, d.json = o.json;
+        return run_generate_with_draft(d);
+    }
     const auto t0 = std::chrono::steady_clock::now();
     const RunnableModel m = load_runnable_model(o.model, o.backend, o.threads);
     Backend& backend = *m.backend;
@@ -117,10 +132,19 @@ void add_generate(CLI::App& app, Commands& commands) {
     sub->add_option("--min-p", o->sampling.min_p, "Drop tokens below M × the top probability (0: off)")
         ->check(finite_number(0.0, 0.999));
     sub->add_option("--seed", o->sampling.seed, "Seed of the random draw")->check(seed_number());
-    sub->add_option("--top", o->top, "Print the N most likely next tokens at every step")->check(CLI::Range(0, 100));
+    o->top_opt = sub->add_option("--top", o->top, "Print the N most likely next tokens at every step")->check(CLI::Range(0, 100));
     sub->add_option("-t,--threads", o->threads, "Threads (0: one per physical core, at most 8)")->check(CLI::Range(0, 1024));
-    sub->add_option("-c,--ctx", o->ctx, "Context size (0: the model's)")->check(CLI::Range(0, 1 << 24));
-    sub->add_option("--stop", o->stop, "Stop when the text contains this (repeatable)");
+    o->ctx_opt = sub->add_option("-c,--ctx", o->ctx, "Context size (0: the model's)")->check(CLI::Range(0, 1 << 24));
+    o->stop_opt = sub->add_option("--stop", o->stop, "Stop when the text contains this (repeatable)");
+    auto* draft = sub->add_option("--draft", o->draft,
+                                  "Speculative decoding with this draft model (the target's vocabulary); "
+                                  "prints acceptance, tokens per target pass and the speedup");
+    sub->add_option("--draft-k", o->draft_k, "Tokens the draft proposes per step (1..64, default 4)")
+        ->check(CLI::Range(1, serving::max_draft_tokens))
+        ->needs(draft);
+    sub->add_option("--draft-threads", o->draft_threads, "The draft's threads (default 1)")
+        ->check(CLI::Range(1, 1024))
+        ->needs(draft);
     add_backend_option(sub, o->backend);
     sub->add_flag("--json", o->json, "Print machine-readable JSON instead");
     add_progress_option(sub);

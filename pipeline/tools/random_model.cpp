@@ -1,11 +1,13 @@
 #include "pipeline/tools/random_model.h"
 
 #include <cmath>
+#include <optional>
 
 #include <fmt/format.h>
 
 #include "pipeline/core/error.h"
 #include "pipeline/core/progress.h"
+#include "pipeline/llm/gguf/gguf.h"
 #include "pipeline/llm/gguf/gguf_writer.h"
 
 namespace sixstep::llm {
@@ -77,7 +79,42 @@ RandomModelParams random_model_preset(const std::string& name) {
     throw Error(fmt::format("unknown random model preset \"{}\" (known: tiny, 15m, 110m, 1b)", name));
 }
 
-void write_random_model(const std::filesystem::path& path, const RandomModelParams& p) {
+namespace {
+
+// Vocabulary: 256 byte tokens, <|endoftext|>, then unused filler.
+void add_byte_vocabulary(GGUFWriter& w, int n_vocab) {
+    std::vector<std::string> tokens;
+    std::vector<std::int32_t> types;
+    for (int b = 0; b < 256; ++b) {
+        tokens.push_back(byte_level_piece(static_cast<unsigned char>(b)));
+        types.push_back(1);  // normal
+    }
+    const int eos = 256;
+    tokens.push_back("<|endoftext|>");
+    types.push_back(3);  // control
+    for (int i = static_cast<int>(tokens.size()); i < n_vocab; ++i) {
+        tokens.push_back(fmt::format("<unused_{}>", i));
+        types.push_back(5);  // unused: never produced by the tokenizer
+    }
+    w.set("tokenizer.ggml.model", "gpt2");
+    w.set("tokenizer.ggml.pre", "default");
+    w.set("tokenizer.ggml.tokens", tokens);
+    w.set("tokenizer.ggml.token_type", types);
+    w.set("tokenizer.ggml.merges", std::vector<std::string>{});
+    w.set("tokenizer.ggml.bos_token_id", static_cast<std::uint32_t>(eos));
+    w.set("tokenizer.ggml.eos_token_id", static_cast<std::uint32_t>(eos));
+    w.set("tokenizer.ggml.add_bos_token", false);
+}
+
+GGUFWriter random_model_writer(RandomModelParams p) {
+    std::optional<GGUFFile> vocab_file;
+    if (!p.vocab_from.empty()) {
+        vocab_file = GGUFFile::open(p.vocab_from);
+        const GGUFValue* tokens = vocab_file->find("tokenizer.ggml.tokens");
+        if (!tokens)
+            throw Error(fmt::format("random model: {} has no vocabulary (tokenizer.ggml.tokens)", p.vocab_from.string()));
+        p.n_vocab = static_cast<int>(tokens->size());
+    }
     if (p.n_vocab < 257) throw Error(fmt::format("random model: n_vocab {} < 257", p.n_vocab));
     if (p.n_head <= 0 || p.n_head_kv <= 0 || p.n_embd % p.n_head != 0 || p.n_head % p.n_head_kv != 0)
         throw Error(fmt::format("random model: n_embd {}, n_head {}, n_head_kv {} do not divide", p.n_embd, p.n_head,
@@ -101,28 +138,12 @@ void write_random_model(const std::filesystem::path& path, const RandomModelPara
     w.set("llama.rope.freq_base", p.rope_freq_base);
     w.set("llama.attention.layer_norm_rms_epsilon", p.f_norm_rms_eps);
 
-    // Vocabulary: 256 byte tokens, <|endoftext|>, then unused filler.
-    std::vector<std::string> tokens;
-    std::vector<std::int32_t> types;
-    for (int b = 0; b < 256; ++b) {
-        tokens.push_back(byte_level_piece(static_cast<unsigned char>(b)));
-        types.push_back(1);  // normal
+    if (vocab_file) {
+        for (const GGUFKeyValue& kv : vocab_file->metadata())
+            if (kv.key.starts_with("tokenizer.")) w.set(kv.key, kv.value);
+    } else {
+        add_byte_vocabulary(w, p.n_vocab);
     }
-    const int eos = 256;
-    tokens.push_back("<|endoftext|>");
-    types.push_back(3);  // control
-    for (int i = static_cast<int>(tokens.size()); i < p.n_vocab; ++i) {
-        tokens.push_back(fmt::format("<unused_{}>", i));
-        types.push_back(5);  // unused: never produced by the tokenizer
-    }
-    w.set("tokenizer.ggml.model", "gpt2");
-    w.set("tokenizer.ggml.pre", "default");
-    w.set("tokenizer.ggml.tokens", tokens);
-    w.set("tokenizer.ggml.token_type", types);
-    w.set("tokenizer.ggml.merges", std::vector<std::string>{});
-    w.set("tokenizer.ggml.bos_token_id", static_cast<std::uint32_t>(eos));
-    w.set("tokenizer.ggml.eos_token_id", static_cast<std::uint32_t>(eos));
-    w.set("tokenizer.ggml.add_bos_token", false);
 
     Rng rng{p.seed};
     // Uniform in [-a, a] with standard deviation `std`: a = std·√3.
@@ -165,6 +186,17 @@ void write_random_model(const std::filesystem::path& path, const RandomModelPara
     }
     vec("output_norm.weight", p.n_embd);
     if (!p.tied_output) mat("output.weight", p.n_vocab, p.n_embd);
+    return w;
+}
+
+}  // namespace
+
+std::vector<std::uint8_t> random_model_bytes(const RandomModelParams& params) {
+    return random_model_writer(params).to_bytes();
+}
+
+void write_random_model(const std::filesystem::path& path, const RandomModelParams& params) {
+    const GGUFWriter w = random_model_writer(params);
     try {
         w.write(path);
     } catch (const Error& e) {

@@ -32,6 +32,10 @@ struct RandomModelParams {
     GGMLType type = GGMLType::F32;       // type of the 2-D matrices (norms stay F32)
     std::uint64_t seed = 1;
     std::string name = "random";         // general.name
+    // Non-empty: copy the vocabulary (every tokenizer.* key) from this GGUF
+    // file and take its size as n_vocab — a random model that speaks the
+    // same tokens, e.g. a draft that disagrees with its target.
+    std::filesystem::path vocab_from;
 };
 
 // Presets: "tiny" (tests), "15m" and "110m" (llama2.c's stories15M/110M shapes:
@@ -42,6 +46,9 @@ RandomModelParams random_model_preset(const std::string& name);
 
 // Writes the model. Throws sixstep::Error on bad parameters or I/O errors.
 void write_random_model(const std::filesystem::path& path, const RandomModelParams& params);
+// The same file's bytes, for a model that lives only in memory
+// (GGUFFile::from_bytes, LlamaModel::from_gguf).
+std::vector<std::uint8_t> random_model_bytes(const RandomModelParams& params);
 
 // The GPT-2 byte-level alphabet: byte b is written as the code point
 // byte_to_unicode(b) (printable bytes map to themselves; others are shifted

@@ -1,0 +1,384 @@
+#include "pipeline/serving/speculative.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <random>
+
+#include <fmt/format.h>
+
+#include "pipeline/core/error.h"
+#include "pipeline/core/text.h"
+#include "pipeline/llm/sampler_dist.h"
+#include "pipeline/llm/stepper.h"
+#include "pipeline/llm/vocab/vocab.h"
+
+namespace sixstep::serving {
+
+using namespace sixstep::llm;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
+
+void check_params(const SpeculativeParams& p) {
+    if (p.n_draft < 1 || p.n_draft > max_draft_tokens)
+        throw Error(fmt::format("draft length k = {}: give 1..{} tokens per step", p.n_draft, max_draft_tokens));
+    if (p.n_predict < 1) throw Error(fmt::format("n = {}: ask for at least one token", p.n_predict));
+}
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    const std::size_t n = v.size();
+    return n == 0 ? 0 : n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+}  // namespace
+
+Verdict accept_or_correct(std::span<const float> p, std::span<const float> q, int x, std::mt19937_64& rng,
+                          std::vector<float>& scratch) {
+    const float px = p[static_cast<std::size_t>(x)], qx = q[static_cast<std::size_t>(x)];
+    // p(x) >= q(x) accepts for sure (no draw); qx > 0 since x was drawn from q.
+    if (px >= qx || std::uniform_real_distribution<double>(0.0, 1.0)(rng) < static_cast<double>(px) / qx)
+        return {true, x};
+    scratch.resize(p.size());
+    double mass = 0;
+    for (std::size_t j = 0; j < p.size(); ++j) mass += scratch[j] = std::max(0.0f, p[j] - q[j]);
+    // p(x) < q(x) leaves mass elsewhere (Σ(p−q)⁺ = Σ(q−p)⁺ > 0); only rounding could empty it.
+    return {false, sample_from(mass > 0 ? std::span<const float>(scratch) : p, rng)};
+}
+
+void check_same_vocabulary(const LlamaModel& target, const LlamaModel& draft) {
+    const int nt = target.hparams().n_vocab, nd = draft.hparams().n_vocab;
+    if (nt != nd)
+        throw Error(fmt::format("the draft's vocabulary has {} tokens but the target's has {}: speculative decoding "
+                                "needs the same tokenizer (draft {}, target {})",
+                                nd, nt, draft.file().name(), target.file().name()));
+    // Equal sizes are not enough: the ids must mean the same text.
+    const Vocab vt = Vocab::from_gguf(target.file());
+    const Vocab vd = Vocab::from_gguf(draft.file());
+    for (int id = 0; id < nt; ++id)
+        if (vt.token_text(id) != vd.token_text(id))
+            throw Error(fmt::format("the draft's and the target's vocabularies both have {} tokens but differ at id {}: "
+                                    "draft {}, target {} (speculative decoding needs the same tokenizer)",
+                                    nt, id, quote_text(vd.token_text(id)), quote_text(vt.token_text(id))));
+    if (vt.eos() != vd.eos() || vt.bos() != vd.bos())
+        throw Error(fmt::format("the draft's special tokens differ from the target's (BOS {} vs {}, EOS {} vs {})",
+                                vd.bos(), vt.bos(), vd.eos(), vt.eos()));
+}
+
+SpeculativeDecoder::SpeculativeDecoder(Backend& target, Backend& draft) : target_(target), draft_(draft) {
+    check_same_vocabulary(target.model(), draft.model());
+}
+
+SpeculativeResult SpeculativeDecoder::generate(const TextCodec& codec, std::span<const int> prompt,
+                                               const SpeculativeParams& params, const OnStep& on_step) {
+    check_params(params);
+    const int n_vocab = target_.model().hparams().n_vocab;
+    const int n_ctx = std::min(target_.model().hparams().n_ctx, draft_.model().hparams().n_ctx);
+    check_generation_fits(static_cast<int>(prompt.size()), params.n_predict, n_ctx);
+    for (int id : prompt)
+        if (id < 0 || id >= n_vocab)
+            throw Error(fmt::format("prompt token id {} does not exist: the vocabulary has ids 0..{}", id, n_vocab - 1));
+    // Bad sampler parameters fail here, before any pass.
+    std::vector<float> probe(1, 0.0f);
+    sampler_distribution(probe, params.sampling, p_);
+
+    for (auto [backend, kv] : {std::pair{&target_, &target_kv_}, std::pair{&draft_, &draft_kv_}}) {
+        if (!*kv || (*kv)->params().n_ctx != n_ctx) *kv = backend->make_kv_cache(n_ctx);
+        (*kv)->clear();
+    }
+    const int t_seq = target_kv_->add_sequence();
+    const int d_seq = draft_kv_->add_sequence();
+    const auto vocab_row = [&](int row) {
+        return std::span<const float>(logits_).subspan(static_cast<std::size_t>(row) * n_vocab, n_vocab);
+    };
+
+    SpeculativeResult r;
+    r.prompt_tokens.assign(prompt.begin(), prompt.end());
+    std::vector<int> all = r.prompt_tokens;  // prompt + generated
+    int t_past = 0, d_past = 0;              // positions held by each cache
+    std::mt19937_64 rng(params.sampling.seed);
+    const auto stream = codec.stream();
+    SpeculativeStats& st = r.stats;
+    const auto t_start = Clock::now();
+
+    while (r.stop_reason.empty()) {
+        SpeculativeStep step;
+        const int n = static_cast<int>(all.size());
+        const int remaining = params.n_predict - st.n_generated;
+        // Never draft past n_predict: a step emits at most k + 1 tokens.
+        const int k = std::min(params.n_draft, remaining - 1);
+
+        // 1. draft: the first pass reads whatever the draft has not seen yet
+        // (the prompt, or the last step's tokens), then one proposal at a time.
+        auto t0 = Clock::now();
+        if (q_.size() < static_cast<std::size_t>(k)) q_.resize(static_cast<std::size_t>(k));
+        for (int i = 0; i < k; ++i) {
+            batch_.clear();
+            if (i == 0)
+                for (int pos = d_past; pos < n; ++pos) batch_.add(all[pos], pos, d_seq, pos == n - 1);
+            else
+                batch_.add(step.drafted.back(), n - 1 + i, d_seq, true);
+            draft_.forward(*draft_kv_, batch_, logits_);
+            sampler_distribution(vocab_row(0), params.sampling, q_[i]);
+            step.drafted.push_back(sample_from(q_[i], rng));
+            ++st.n_draft_passes;
+        }
+        const int d_held = k > 0 ? n + k - 1 : d_past;
+        step.n_drafted = k;
+        step.draft_ms = ms_since(t0);
+
+        // 2. verify: the target reads its unseen tokens and the k proposals in
+        // one pass, with logits for the last k + 1 rows.
+        t0 = Clock::now();
+        batch_.clear();
+        for (int pos = t_past; pos < n; ++pos) batch_.add(all[pos], pos, t_seq, pos == n - 1);
+        for (int i = 0; i < k; ++i) batch_.add(step.drafted[i], n + i, t_seq, true);
+        step.n_verify_rows = batch_.size();
+        target_.forward(*target_kv_, batch_, logits_);
+        step.verify_ms = ms_since(t0);
+
+        // 3. accept or reject, left to right.
+        t0 = Clock::now();
+        int next = -1;
+        for (int i = 0; i < k && next < 0; ++i) {
+            sampler_distribution(vocab_row(i), params.sampling, p_);
+            const Verdict v = accept_or_correct(p_, q_[i], step.drafted[i], rng, scratch_);
+            if (v.accepted)
+                ++step.n_accepted;
+            else
+                next = v.token;
+        }
+        if (next < 0) {
+            step.all_accepted = true;
+            sampler_distribution(vocab_row(k), params.sampling, p_);
+            next = sample_from(p_, rng);
+        }
+        step.accept_ms = ms_since(t0);
+
+        // 4. roll back: both caches keep the prefix that is now the text.
+        const int kept = n + step.n_accepted;  // positions 0..kept-1 hold accepted tokens
+        target_kv_->truncate(t_seq, kept);
+        t_past = kept;
+        d_past = std::min(d_held, kept);
+        draft_kv_->truncate(d_seq, d_past);
+
+        // Emit, stopping where the target alone would have stopped.
+        std::vector<int> out(step.drafted.begin(), step.drafted.begin() + step.n_accepted);
+        out.push_back(next);
+        std::string new_text;
+        for (int tok : out) {
+            step.emitted.push_back(tok);
+            r.tokens.push_back(tok);
+            all.push_back(tok);
+            ++st.n_generated;
+            if (params.stop_at_eog && codec.is_eog(tok)) {
+                r.stop_reason = "eos";
+                break;
+            }
+            new_text += stream->push(tok);
+            if (st.n_generated >= params.n_predict) {
+                r.stop_reason = "max_tokens";
+                break;
+            }
+        }
+        if (!r.stop_reason.empty()) new_text += stream->flush();
+        r.text += new_text;
+
+        ++st.n_steps;
+        st.n_drafted += step.n_drafted;
+        st.n_accepted += step.n_accepted;
+        st.draft_ms += step.draft_ms;
+        st.verify_ms += step.verify_ms;
+        st.accept_ms += step.accept_ms;
+        if (st.n_steps == 1) st.ttft_ms = ms_since(t_start);
+        r.steps.push_back(std::move(step));
+        if (on_step && !on_step(r.steps.back(), new_text) && r.stop_reason.empty()) {
+            r.stop_reason = "cancelled";
+            r.text += stream->flush();
+        }
+    }
+    st.total_ms = ms_since(t_start);
+    return r;
+}
+
+GenerateResult generate_target_alone(Backend& target, const TextCodec& codec, std::span<const int> prompt,
+                                     const SpeculativeParams& params, KvCache* kv) {
+    check_params(params);
+    std::unique_ptr<KvCache> own;
+    if (!kv) {
+        own = target.make_kv_cache();
+        kv = own.get();
+    }
+    GenerateParams gp;
+    gp.n_predict = params.n_predict;
+    gp.sampling = params.sampling;
+    gp.stop_at_eog = params.stop_at_eog;
+    Generation g(codec, std::vector<int>(prompt.begin(), prompt.end()), gp);
+    Stepper stepper(target, *kv);
+    stepper.attach(g);
+    while (!g.done()) {
+        stepper.forward_all();
+        g.sample();
+    }
+    return g.result();
+}
+
+SpeculativeComparison compare_speculative(Backend& target, Backend& draft, const TextCodec& codec,
+                                          std::span<const int> prompt, const SpeculativeParams& params,
+                                          int repetitions) {
+    if (repetitions < 1) throw Error(fmt::format("repetitions = {}: run at least once", repetitions));
+    SpeculativeDecoder dec(target, draft);
+    const auto kv = target.make_kv_cache();
+    SpeculativeComparison c;
+    // One untimed run of each first: page faults and cold caches are the
+    // cold-start lesson's business, not this one's.
+    c.speculative = dec.generate(codec, prompt, params);
+    c.target = generate_target_alone(target, codec, prompt, params, kv.get());
+    std::vector<double> spec_ms, target_ms;
+    for (int i = 0; i < repetitions; ++i) {
+        auto t0 = Clock::now();
+        c.target = generate_target_alone(target, codec, prompt, params, kv.get());
+        target_ms.push_back(ms_since(t0));
+        t0 = Clock::now();
+        c.speculative = dec.generate(codec, prompt, params);
+        spec_ms.push_back(ms_since(t0));
+    }
+    c.target_ms = median(target_ms);
+    c.speculative_ms = median(spec_ms);
+    const double per_target = c.target_ms / std::max<std::size_t>(1, c.target.tokens.size());
+    const double per_spec = c.speculative_ms / std::max<std::size_t>(1, c.speculative.tokens.size());
+    c.speedup = per_spec > 0 ? per_target / per_spec : 0;
+    c.identical = c.target.tokens == c.speculative.tokens;
+    return c;
+}
+
+std::vector<SweepRow> sweep_speculative(Backend& target, std::span<const SpeculativeDraft> drafts,
+                                        const TextCodec& codec, std::span<const int> prompt,
+                                        const SweepParams& params) {
+    if (drafts.empty()) throw Error("speculative sweep: give at least one draft model");
+    if (params.ks.empty() || params.temperatures.empty())
+        throw Error("speculative sweep: give at least one k and one temperature");
+    for (int k : params.ks) {
+        SpeculativeParams p = params.base;
+        p.n_draft = k;
+        check_params(p);
+    }
+    for (float t : params.temperatures)
+        if (!std::isfinite(t) || t < 0)
+            throw Error(fmt::format("speculative sweep: temperature {} is not a finite number >= 0", t));
+    std::vector<SweepRow> rows;
+    for (const SpeculativeDraft& d : drafts) {
+        if (!d.backend) throw Error("speculative sweep: a draft has no backend");
+        for (float temp : params.temperatures)
+            for (int k : params.ks) {
+                SpeculativeParams p = params.base;
+                p.n_draft = k;
+                p.sampling.temperature = temp;
+                const SpeculativeComparison c = compare_speculative(target, *d.backend, codec, prompt, p,
+                                                                    params.repetitions);
+                const SpeculativeStats& s = c.speculative.stats;
+                SweepRow row;
+                row.draft = d.name;
+                row.k = k;
+                row.temperature = temp;
+                row.acceptance = s.acceptance_rate();
+                row.tokens_per_pass = s.tokens_per_pass();
+                row.target_tok_s = c.target_ms > 0 ? 1000.0 * c.target.tokens.size() / c.target_ms : 0;
+                row.speculative_tok_s = c.speculative_ms > 0 ? 1000.0 * s.n_generated / c.speculative_ms : 0;
+                row.speedup = c.speedup;
+                row.identical = c.identical;
+                // Why, in the engine's own figures: a step costs k draft
+                // passes and one verify pass, and buys tokens_per_pass tokens.
+                const double draft_pass_ms = s.n_draft_passes > 0 ? s.draft_ms / s.n_draft_passes : 0;
+                const double verify_ms = s.n_steps > 0 ? s.verify_ms / s.n_steps : 0;
+                const double target_token_ms = row.target_tok_s > 0 ? 1000.0 / row.target_tok_s : 0;
+                if (c.speedup >= 1)
+                    row.verdict = fmt::format("wins: {:.2f} tokens per target pass", row.tokens_per_pass);
+                else if (row.acceptance < 0.5)
+                    row.verdict = fmt::format("loses: the draft disagrees ({:.0f}% accepted), so each step pays {} "
+                                              "draft pass{} for about one token",
+                                              100 * row.acceptance, k, k == 1 ? "" : "es");
+                else
+                    row.verdict = fmt::format("loses: a step costs {} draft pass{} × {:.3f} ms + a {}-row verify "
+                                              "{:.3f} ms for {:.2f} tokens; the target alone makes a token in {:.3f} ms",
+                                              k, k == 1 ? "" : "es", draft_pass_ms, k + 1, verify_ms,
+                                              row.tokens_per_pass, target_token_ms);
+                rows.push_back(std::move(row));
+            }
+    }
+    return rows;
+}
+
+nlohmann::ordered_json speculative_json(const SpeculativeResult& r, const TextCodec& codec) {
+    const SpeculativeStats& s = r.stats;
+    nlohmann::ordered_json j;
+    j["text"] = r.text;
+    j["stop_reason"] = r.stop_reason;
+    j["prompt_tokens"] = r.prompt_tokens;
+    j["tokens"] = r.tokens;
+    j["stats"] = {{"n_steps", s.n_steps},
+                  {"n_draft_passes", s.n_draft_passes},
+                  {"n_drafted", s.n_drafted},
+                  {"n_accepted", s.n_accepted},
+                  {"n_generated", s.n_generated},
+                  {"acceptance_rate", s.acceptance_rate()},
+                  {"tokens_per_pass", s.tokens_per_pass()},
+                  {"draft_ms", s.draft_ms},
+                  {"verify_ms", s.verify_ms},
+                  {"accept_ms", s.accept_ms},
+                  {"ttft_ms", s.ttft_ms},
+                  {"total_ms", s.total_ms}};
+    nlohmann::ordered_json steps = nlohmann::ordered_json::array();
+    for (const SpeculativeStep& st : r.steps) {
+        nlohmann::ordered_json pieces = nlohmann::ordered_json::array();
+        for (int t : st.emitted) pieces.push_back(codec.piece(t));
+        steps.push_back({{"n_drafted", st.n_drafted},
+                         {"n_accepted", st.n_accepted},
+                         {"all_accepted", st.all_accepted},
+                         {"n_verify_rows", st.n_verify_rows},
+                         {"drafted", st.drafted},
+                         {"emitted", st.emitted},
+                         {"pieces", pieces},
+                         {"draft_ms", st.draft_ms},
+                         {"verify_ms", st.verify_ms},
+                         {"accept_ms", st.accept_ms}});
+    }
+    j["steps"] = steps;
+    return j;
+}
+
+nlohmann::ordered_json comparison_json(const SpeculativeComparison& c, const TextCodec& codec) {
+    nlohmann::ordered_json j;
+    j["speculative"] = speculative_json(c.speculative, codec);
+    j["target_alone"] = {{"text", c.target.text},
+                         {"tokens", c.target.tokens},
+                         {"stop_reason", c.target.stop_reason},
+                         {"ms", c.target_ms},
+                         {"tok_s", c.target_ms > 0 ? 1000.0 * c.target.tokens.size() / c.target_ms : 0}};
+    j["speculative_ms"] = c.speculative_ms;
+    j["speculative_tok_s"] = c.speculative_ms > 0 ? 1000.0 * c.speculative.tokens.size() / c.speculative_ms : 0;
+    j["speedup"] = c.speedup;
+    j["identical_to_target"] = c.identical;
+    return j;
+}
+
+nlohmann::ordered_json sweep_json(std::span<const SweepRow> rows) {
+    nlohmann::ordered_json j = nlohmann::ordered_json::array();
+    for (const SweepRow& r : rows)
+        j.push_back({{"draft", r.draft},
+                     {"k", r.k},
+                     {"temperature", r.temperature},
+                     {"acceptance", r.acceptance},
+                     {"tokens_per_pass", r.tokens_per_pass},
+                     {"target_tok_s", r.target_tok_s},
+                     {"speculative_tok_s", r.speculative_tok_s},
+                     {"speedup", r.speedup},
+                     {"identical", r.identical},
+                     {"verdict", r.verdict}});
+    return j;
+}
+
+}  // namespace sixstep::serving

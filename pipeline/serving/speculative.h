@@ -1,0 +1,199 @@
+// Speculative decoding: a small draft model guesses the next k tokens, the
+// target model checks all of them in ONE batched forward pass, and every
+// guess it agrees with is a token gained without a pass of its own.
+//
+// One step, with the sequence x[0..n-1] so far:
+//   1. draft   the draft model proposes d1..dk, one cheap pass each
+//              (d_i drawn from q_i, the draft's sampler distribution);
+//   2. verify  the target reads x[n-1], d1..dk in one batch and returns
+//              logits for all k+1 rows → p_1..p_{k+1} (the target's sampler
+//              distribution after each prefix);
+//   3. accept  for i = 1..k: keep d_i with probability min(1, p_i(d_i)/q_i(d_i));
+//              at the first rejection draw a replacement from
+//              normalize(max(0, p_i − q_i)) and stop; if all k survive, draw a
+//              bonus token from p_{k+1};
+//   4. roll back both KV caches to the accepted length (KvCache::truncate).
+// Each step emits between 1 and k+1 tokens for one target pass. The rule in 3
+// makes every emitted token distributed exactly as the target's sampler
+// would draw it (Leviathan et al. 2023, Chen et al. 2023); at temperature 0
+// both distributions are one-hot, so it reduces to "keep the draft's token
+// while it equals the target's argmax" and the text is the target's own,
+// token for token.
+//
+// Where it loses: every rejected guess cost a draft pass and a verify row
+// for nothing. A draft that disagrees (acceptance near 0) pays k draft passes
+// for one token; high temperature flattens p and q apart; a large k drafts
+// tokens that a rejection early in the step throws away. sweep_speculative()
+// measures those regimes instead of claiming them.
+//
+//     auto target = make_backend(BackendKind::cpu, LlamaModel::load("big.gguf"), {.n_threads = 2}).backend;
+//     auto draft  = make_backend(BackendKind::cpu, LlamaModel::load("draft.gguf"), {.n_threads = 1}).backend;
+//     SpeculativeDecoder dec(*target, *draft);      // throws when the vocabularies differ
+//     SpeculativeParams p;  p.n_draft = 4;  p.n_predict = 64;  p.sampling.temperature = 0;
+//     SpeculativeResult r = dec.generate(*codec, codec->encode("Once upon a time"), p);
+//     r.stats.acceptance_rate(), r.stats.tokens_per_pass()
+//
+// Clocks are wall time around the engine's own work (no tokenizing): the
+// draft's passes, the target's passes, and the accept/reject arithmetic.
+#pragma once
+#include <functional>
+#include <memory>
+#include <random>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "pipeline/llm/backend.h"
+#include "pipeline/llm/generation.h"
+#include "pipeline/llm/sampler.h"
+#include "pipeline/llm/text_codec.h"
+
+namespace sixstep::serving {
+
+// More draft tokens than this per step is never useful (acceptance^k of a
+// good draft is already tiny) and is refused as a mistake.
+inline constexpr int max_draft_tokens = 64;
+
+struct SpeculativeParams {
+    int n_draft = 4;               // k: tokens the draft proposes per step, 1..max_draft_tokens
+    int n_predict = 64;            // most tokens to generate, >= 1
+    llm::SamplerParams sampling;   // the target's chain (the draft proposes through the same chain); seed drives every draw
+    bool stop_at_eog = true;       // stop at the end-of-generation token
+};
+
+// One target pass.
+struct SpeculativeStep {
+    int n_drafted = 0;         // tokens the draft proposed (k, or fewer near n_predict or the context's end)
+    int n_accepted = 0;        // of those, accepted by the target
+    bool all_accepted = false; // every proposal survived: the extra token is a bonus from the last row
+    int n_verify_rows = 0;     // rows in the target's batch (the prompt is in the first step's)
+    std::vector<int> drafted;  // the proposals
+    std::vector<int> emitted;  // tokens this step adds to the text (accepted + correction or bonus; cut at a stop)
+    double draft_ms = 0;       // the draft's passes
+    double verify_ms = 0;      // the target's pass
+    double accept_ms = 0;      // distributions, accept/reject, draws
+};
+
+struct SpeculativeStats {
+    int n_steps = 0;           // target passes
+    int n_draft_passes = 0;    // draft passes
+    int n_drafted = 0;         // Σ drafted
+    int n_accepted = 0;        // Σ accepted
+    int n_generated = 0;       // tokens emitted
+    double draft_ms = 0, verify_ms = 0, accept_ms = 0;
+    double total_ms = 0;       // the whole generation, prompt included
+    double ttft_ms = 0;        // to the end of the first step (its tokens are the first out)
+    // accepted ÷ drafted
+    double acceptance_rate() const { return n_drafted > 0 ? static_cast<double>(n_accepted) / n_drafted : 0; }
+    // tokens emitted per target pass (= 1 + mean accepted, unless a stop cut the last step)
+    double tokens_per_pass() const { return n_steps > 0 ? static_cast<double>(n_generated) / n_steps : 0; }
+    double ms_per_token() const { return n_generated > 0 ? total_ms / n_generated : 0; }
+};
+
+struct SpeculativeResult {
+    std::vector<int> prompt_tokens;
+    std::vector<int> tokens;           // generated ids
+    std::string text;                  // generated text
+    std::string stop_reason;           // "eos", "max_tokens", "cancelled"
+    std::vector<SpeculativeStep> steps;
+    SpeculativeStats stats;
+};
+
+// Step 3 for one proposal: x was drawn from q; keep it with probability
+// min(1, p(x)/q(x)), else draw the correction from normalize(max(0, p − q)).
+// Whatever q is, the returned token is distributed as p. p and q are
+// n_vocab probabilities (sampler_distribution); uses rng only when needed.
+struct Verdict {
+    bool accepted = false;
+    int token = 0;  // x when accepted, else the correction
+};
+Verdict accept_or_correct(std::span<const float> p, std::span<const float> q, int x, std::mt19937_64& rng,
+                          std::vector<float>& scratch);
+
+// Throws sixstep::Error unless the draft's vocabulary is the target's, token
+// for token: "the draft's vocabulary has 512 tokens but the target's has
+// 2000: speculative decoding needs the same tokenizer" — or, with equal
+// sizes, which token differs.
+void check_same_vocabulary(const llm::LlamaModel& target, const llm::LlamaModel& draft);
+
+class SpeculativeDecoder {
+public:
+    // Checks the vocabularies (check_same_vocabulary).
+    SpeculativeDecoder(llm::Backend& target, llm::Backend& draft);
+
+    // Streams each step's emitted tokens; return false to stop (stop_reason "cancelled").
+    using OnStep = std::function<bool(const SpeculativeStep&, const std::string& new_text)>;
+    // Throws sixstep::Error for bad parameters, an empty prompt, or a request
+    // that does not fit either model's context.
+    SpeculativeResult generate(const llm::TextCodec& codec, std::span<const int> prompt, const SpeculativeParams& params,
+                               const OnStep& on_step = {});
+
+private:
+    llm::Backend& target_;
+    llm::Backend& draft_;
+    std::unique_ptr<llm::KvCache> target_kv_, draft_kv_;
+    llm::Batch batch_;
+    std::vector<float> logits_;
+    std::vector<std::vector<float>> q_;  // the draft's distributions of this step, [k][n_vocab]
+    std::vector<float> p_, scratch_;
+};
+
+// The target alone, for comparison: the same prompt and parameters through
+// the stepper (the code path `sixstep generate` uses). kv: a cache of the
+// target's to reuse (cleared of this request afterwards), or null for a new one.
+llm::GenerateResult generate_target_alone(llm::Backend& target, const llm::TextCodec& codec, std::span<const int> prompt,
+                                          const SpeculativeParams& params, llm::KvCache* kv = nullptr);
+
+// Speculative decoding beside the target alone on the same request.
+struct SpeculativeComparison {
+    SpeculativeResult speculative;
+    llm::GenerateResult target;     // the target alone (its text, for greedy, must equal speculative's)
+    double target_ms = 0;           // the target alone, whole generation (median of the repeats)
+    double speculative_ms = 0;      // speculative, whole generation (median of the repeats)
+    // Per generated token, so runs that stop at different lengths compare:
+    // (target_ms ÷ its tokens) ÷ (speculative_ms ÷ its tokens). Above 1 speculative wins.
+    double speedup = 0;
+    bool identical = false;         // the same token ids (expected when greedy)
+};
+
+// repetitions >= 1: both are run that many times, alternating, and the
+// median time of each is kept (the machine's noise hits both alike).
+SpeculativeComparison compare_speculative(llm::Backend& target, llm::Backend& draft, const llm::TextCodec& codec,
+                                          std::span<const int> prompt, const SpeculativeParams& params,
+                                          int repetitions = 3);
+
+// The regimes, measured: every (draft, k, temperature) with its acceptance,
+// tokens per pass and speedup.
+struct SpeculativeDraft {
+    std::string name;        // "stories-draft-f16.gguf", "random weights"
+    llm::Backend* backend = nullptr;
+};
+struct SweepParams {
+    std::vector<int> ks = {1, 2, 4, 8};           // draft lengths
+    std::vector<float> temperatures = {0, 1};     // 0 is greedy
+    SpeculativeParams base;                       // everything else (n_predict, seed, filters)
+    int repetitions = 3;                          // timed runs of each, median kept
+};
+struct SweepRow {
+    std::string draft;
+    int k = 0;
+    float temperature = 0;
+    double acceptance = 0;        // accepted ÷ drafted
+    double tokens_per_pass = 0;
+    double target_tok_s = 0;      // the target alone
+    double speculative_tok_s = 0;
+    double speedup = 0;
+    bool identical = false;       // greedy rows: the same text as the target alone
+    std::string verdict;          // "wins", or why it loses
+};
+std::vector<SweepRow> sweep_speculative(llm::Backend& target, std::span<const SpeculativeDraft> drafts,
+                                        const llm::TextCodec& codec, std::span<const int> prompt,
+                                        const SweepParams& params);
+
+nlohmann::ordered_json speculative_json(const SpeculativeResult& r, const llm::TextCodec& codec);
+nlohmann::ordered_json comparison_json(const SpeculativeComparison& c, const llm::TextCodec& codec);
+nlohmann::ordered_json sweep_json(std::span<const SweepRow> rows);
+
+}  // namespace sixstep::serving

@@ -1,0 +1,346 @@
+#include "pipeline/serving/user_wait.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cctype>
+#include <cmath>
+#include <iterator>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "pipeline/core/error.h"
+#include "pipeline/llm/generator.h"
+#include "pipeline/llm/stepper.h"
+
+namespace sixstep::serving {
+
+using namespace sixstep::llm;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
+
+void require_range(const char* what, int v, int lo, int hi) {
+    if (v < lo || v > hi) throw Error(fmt::format("{} = {}: give {}..{}", what, v, lo, hi));
+}
+void require_positive_finite(const char* what, double v, double max) {
+    if (!std::isfinite(v) || v <= 0 || v > max)
+        throw Error(fmt::format("{} = {}: give a finite number above 0 and at most {}", what, v, max));
+}
+
+void check_params(const UserWaitParams& p) {
+    require_range("chat tokens", p.chat_tokens, 1, 4096);
+    require_range("agent calls", p.agent_calls, 1, 100);
+    require_range("agent tokens", p.agent_tokens, 1, 4096);
+    require_range("batch requests", p.batch_requests, 1, 256);
+    require_range("batch tokens", p.batch_tokens, 1, 4096);
+    require_positive_finite("reading speed (words/min)", p.reading_words_per_min, 10000);
+    require_positive_finite("fast output (tokens/s)", p.fast_tok_s, 1e6);
+    require_positive_finite("instantaneous limit (ms)", p.instant_ms, 1e7);
+    require_positive_finite("flow limit (ms)", p.flow_ms, 1e7);
+    if (p.chat_prompt.empty() || p.agent_prompt.empty()) throw Error("the chat and agent prompts must not be empty");
+}
+
+int count_words(const std::string& text) {
+    int n = 0;
+    bool in_word = false;
+    for (unsigned char c : text) {
+        const bool space = std::isspace(c) != 0;
+        if (!space && !in_word) ++n;
+        in_word = !space;
+    }
+    return n;
+}
+
+std::string ms_text(double ms) { return ms < 1 ? fmt::format("{:.3f} ms", ms) : ms < 100 ? fmt::format("{:.1f} ms", ms) : fmt::format("{:.0f} ms", ms); }
+
+// Different openings for the batch job's requests.
+constexpr const char* batch_prompts[] = {"Once upon a time", "The cat sat on the", "One day, a little girl",
+                                         "The dog ran to the",  "In a small village", "Tom and Lily went to the",
+                                         "The sun was",         "A big red ball"};
+
+// Reading speed is quoted in words; a tokenizer splits a word into one or
+// more tokens. Counted on the streamed text when it reads like prose; a
+// random-weight model's output has hardly any spaces (dozens of tokens per
+// "word"), so then on this English passage, through the same tokenizer.
+constexpr const char* reference_prose =
+    "One day, a little girl named Lily found a needle in her room. She knew it was difficult to play with it "
+    "because it was sharp. Lily wanted to share the needle with her mom, so she could sew a button on her shirt.";
+constexpr int min_words_for_rate = 8;
+constexpr double max_plausible_tokens_per_word = 8;
+
+ChatWait chat(Generator& gen, const TextCodec& codec, const UserWaitParams& p) {
+    ChatWait c;
+    GenerateParams gp;
+    gp.n_predict = p.chat_tokens;
+    gp.sampling.temperature = 0;
+    gp.stop_at_eog = false;  // the reader gets chat_tokens tokens
+    const GenerateResult r = gen.generate(p.chat_prompt, gp, [&](const TokenEvent& e) {
+        c.arrival_ms.push_back(e.t_ms);
+        return true;
+    });
+    c.text = r.text;
+    c.ttft_ms = r.timings.ttft_ms;
+    c.tpot_ms = r.timings.tpot_ms;
+    c.decode_tok_s = r.timings.decode_tok_s();
+    c.n_tokens = r.timings.n_generated;
+    c.n_words = std::max(1, count_words(r.text));
+    c.tokens_per_word = static_cast<double>(c.n_tokens) / c.n_words;
+    c.tokens_per_word_source = "this text";
+    if (c.n_words < min_words_for_rate || c.tokens_per_word > max_plausible_tokens_per_word) {
+        c.tokens_per_word = static_cast<double>(codec.encode(reference_prose).size()) / count_words(reference_prose);
+        c.tokens_per_word_source = "English prose: the streamed text does not read like words";
+    }
+    c.reading_tok_s = p.reading_words_per_min / 60.0 * c.tokens_per_word;
+    c.stream_over_reading = c.decode_tok_s / c.reading_tok_s;
+    c.stream_over_fast = c.decode_tok_s / p.fast_tok_s;
+
+    const ReaderTimeline reader = read_along(c.arrival_ms, c.reading_tok_s);
+    c.read_ms = reader.read_ms;
+    c.reader_waited_ms = reader.waited_ms;
+    c.reader_done_ms = reader.done_ms;
+    // The same measured timeline with decode twice as fast, or TTFT halved.
+    std::vector<double> faster = c.arrival_ms, earlier = c.arrival_ms;
+    const double first = c.arrival_ms.front();
+    for (double& a : faster) a = first + (a - first) / 2;
+    for (double& a : earlier) a -= first / 2;
+    c.done_if_decode_2x_ms = read_along(faster, c.reading_tok_s).done_ms;
+    c.done_if_ttft_half_ms = read_along(earlier, c.reading_tok_s).done_ms;
+
+    c.headline.metric = "TTFT";
+    c.headline.value = c.ttft_ms;
+    c.headline.unit = "ms";
+    c.headline.verdict = c.ttft_ms < p.instant_ms ? fmt::format("under Nielsen's {}: the answer feels instantaneous", ms_text(p.instant_ms))
+                         : c.ttft_ms < p.flow_ms  ? fmt::format("under Nielsen's {}: the flow of thought is kept, but the wait is felt", ms_text(p.flow_ms))
+                                                  : fmt::format("over Nielsen's {}: the user's flow of thought breaks", ms_text(p.flow_ms));
+    c.findings.push_back(fmt::format("reading speed: {:g} words/min × {:.2f} tokens per word (measured on {}) = "
+                                     "{:.1f} tokens/s",
+                                     p.reading_words_per_min, c.tokens_per_word, c.tokens_per_word_source,
+                                     c.reading_tok_s));
+    if (c.decode_tok_s < c.reading_tok_s)
+        c.findings.push_back(fmt::format("decode {:.1f} tokens/s is slower than reading ({:.1f} tokens/s): the reader "
+                                         "waits for text, TPOT matters here",
+                                         c.decode_tok_s, c.reading_tok_s));
+    else if (c.decode_tok_s >= p.fast_tok_s)
+        c.findings.push_back(fmt::format("decode {:.0f} tokens/s is {:.0f}× reading speed and {:.0f}× {:g} tokens/s: "
+                                         "the text outruns every reader, a faster decode changes nothing they notice",
+                                         c.decode_tok_s, c.stream_over_reading, c.stream_over_fast, p.fast_tok_s));
+    else
+        c.findings.push_back(fmt::format("decode {:.1f} tokens/s keeps ahead of reading ({:.1f}×) but is under {:g} "
+                                         "tokens/s: a fast reader skimming may catch up",
+                                         c.decode_tok_s, c.stream_over_reading, p.fast_tok_s));
+    c.findings.push_back(fmt::format("a reader at that speed finishes after {} (waiting {} for text on the way); had "
+                                     "decode been twice as fast: {} ({} sooner); had TTFT been half: {} ({} sooner)",
+                                     ms_text(c.reader_done_ms), ms_text(c.reader_waited_ms),
+                                     ms_text(c.done_if_decode_2x_ms), ms_text(c.reader_done_ms - c.done_if_decode_2x_ms),
+                                     ms_text(c.done_if_ttft_half_ms), ms_text(c.reader_done_ms - c.done_if_ttft_half_ms)));
+    return c;
+}
+
+AgentWait agent(Generator& gen, const UserWaitParams& p) {
+    AgentWait a;
+    GenerateParams gp;
+    gp.n_predict = p.agent_tokens;
+    gp.sampling.temperature = 0;
+    std::string prompt = p.agent_prompt;
+    for (int i = 0; i < p.agent_calls; ++i) {
+        const GenerateResult r = gen.generate(prompt, gp);
+        AgentCall call;
+        call.prompt = prompt;
+        call.output = r.text;
+        call.n_prompt = r.timings.n_prompt;
+        call.n_generated = r.timings.n_generated;
+        call.ttft_ms = r.timings.ttft_ms;
+        call.total_ms = r.timings.total_ms;
+        a.calls.push_back(call);
+        a.end_to_end_ms += call.total_ms;
+        a.ttft_sum_ms += call.ttft_ms;
+        a.saved_if_ttft_half_ms += call.ttft_ms / 2;
+        a.saved_if_tpot_half_ms += (call.total_ms - call.ttft_ms) / 2;
+        // The next call reads this answer; an empty answer repeats the question.
+        const bool blank = count_words(r.text) == 0;
+        if (!blank) prompt = r.text;
+    }
+    a.ttft_share = a.end_to_end_ms > 0 ? a.ttft_sum_ms / a.end_to_end_ms : 0;
+    a.headline.metric = "end-to-end";
+    a.headline.value = a.end_to_end_ms;
+    a.headline.unit = "ms";
+    a.headline.verdict = fmt::format("the agent waited for {} complete answers in a row; their first tokens were {:.0f}% "
+                                     "of it",
+                                     p.agent_calls, 100 * a.ttft_share);
+    a.findings.push_back(fmt::format("halving TTFT would save {} ({:.0f}% of the chain); halving TPOT would save {} "
+                                     "({:.0f}%)",
+                                     ms_text(a.saved_if_ttft_half_ms), 100 * a.saved_if_ttft_half_ms / a.end_to_end_ms,
+                                     ms_text(a.saved_if_tpot_half_ms), 100 * a.saved_if_tpot_half_ms / a.end_to_end_ms));
+    a.findings.push_back("nobody reads the stream: a first token early is worth nothing until the last one arrives");
+    return a;
+}
+
+BatchWait batch(Backend& backend, Generator& gen, const TextCodec& codec, const UserWaitParams& p) {
+    BatchWait b;
+    b.n_requests = p.batch_requests;
+    const auto params_of = [&](int i) {
+        GenerateParams gp;
+        gp.n_predict = p.batch_tokens;
+        gp.stop_at_eog = false;  // every request the same length, both ways
+        gp.sampling.seed = p.seed + static_cast<std::uint64_t>(i);
+        return gp;
+    };
+    const auto prompt_of = [](int i) { return batch_prompts[static_cast<std::size_t>(i) % std::size(batch_prompts)]; };
+
+    // One request after another.
+    auto t0 = Clock::now();
+    double done_sum = 0;
+    for (int i = 0; i < p.batch_requests; ++i) {
+        b.n_tokens += gen.generate(prompt_of(i), params_of(i)).timings.n_generated;
+        done_sum += ms_since(t0);
+    }
+    b.sequential_ms = ms_since(t0);
+    b.sequential_mean_done_ms = done_sum / p.batch_requests;
+
+    // All at once: the stepper puts every request's next token in one pass.
+    const auto kv = backend.make_kv_cache(0, p.batch_requests);
+    std::vector<std::unique_ptr<Generation>> gens;
+    for (int i = 0; i < p.batch_requests; ++i) gens.push_back(std::make_unique<Generation>(codec, prompt_of(i), params_of(i)));
+    done_sum = 0;
+    int n_done = 0, n_tokens = 0;
+    t0 = Clock::now();
+    {
+        Stepper stepper(backend, *kv);
+        for (auto& g : gens) stepper.attach(*g);
+        while (n_done < p.batch_requests) {
+            stepper.forward_all();
+            ++b.n_forward_batched;
+            for (auto& g : gens)
+                if (g->has_logits()) {
+                    g->sample();
+                    ++n_tokens;
+                    if (g->done()) ++n_done, done_sum += ms_since(t0);
+                }
+        }
+    }
+    b.batched_ms = ms_since(t0);
+    if (n_tokens != b.n_tokens)
+        throw Error(fmt::format("batch job: {} tokens batched but {} one at a time", n_tokens, b.n_tokens));
+    b.batched_mean_done_ms = done_sum / p.batch_requests;
+    b.sequential_tok_s = 1000.0 * b.n_tokens / b.sequential_ms;
+    b.batched_tok_s = 1000.0 * b.n_tokens / b.batched_ms;
+    b.gain = b.batched_tok_s / b.sequential_tok_s;
+
+    b.headline.metric = "throughput";
+    b.headline.value = b.batched_tok_s;
+    b.headline.unit = "tokens/s";
+    b.headline.verdict = fmt::format("{} requests × {} tokens batched: {:.2f}× the throughput of one at a time "
+                                     "({:.0f} tokens/s)",
+                                     p.batch_requests, p.batch_tokens, b.gain, b.sequential_tok_s);
+    b.findings.push_back(fmt::format("the job took {} batched ({} forward passes) against {} one at a time",
+                                     ms_text(b.batched_ms), b.n_forward_batched, ms_text(b.sequential_ms)));
+    b.findings.push_back(fmt::format("mean time from the job's start to a request's end: {} batched, {} one at a time "
+                                     "— no one waits on a single request, so only the total counts",
+                                     ms_text(b.batched_mean_done_ms), ms_text(b.sequential_mean_done_ms)));
+    return b;
+}
+
+}  // namespace
+
+ReaderTimeline read_along(const std::vector<double>& arrival_ms, double tok_s) {
+    if (!(tok_s > 0)) throw Error(fmt::format("reading speed {} tokens/s must be above 0", tok_s));
+    ReaderTimeline r;
+    const double per_token = 1000.0 / tok_s;
+    double free_at = 0;  // when the reader is ready for the next token
+    for (std::size_t i = 0; i < arrival_ms.size(); ++i) {
+        const double a = arrival_ms[i];
+        if (i > 0 && a > free_at) r.waited_ms += a - free_at;
+        free_at = std::max(a, free_at) + per_token;
+        r.read_ms.push_back(free_at);
+    }
+    r.done_ms = free_at;
+    return r;
+}
+
+UserWaits measure_user_waits(Backend& backend, const TextCodec& codec, const UserWaitParams& params) {
+    check_params(params);
+    UserWaits w;
+    w.backend = backend.name();
+    w.params = params;
+    Generator gen(backend, codec);
+    GenerateParams warm_up;
+    warm_up.n_predict = 4;
+    gen.generate(params.chat_prompt, warm_up);  // untimed: the cold start is another lesson's
+    w.chat = chat(gen, codec, params);
+    w.agent = agent(gen, params);
+    w.batch = batch(backend, gen, codec, params);
+    return w;
+}
+
+namespace {
+nlohmann::ordered_json headline_json(const Headline& h) {
+    return {{"metric", h.metric}, {"value", h.value}, {"unit", h.unit}, {"verdict", h.verdict}};
+}
+}  // namespace
+
+nlohmann::ordered_json user_waits_json(const UserWaits& w) {
+    const UserWaitParams& p = w.params;
+    nlohmann::ordered_json j;
+    j["backend"] = w.backend;
+    const ChatWait& c = w.chat;
+    j["chat"] = {{"headline", headline_json(c.headline)},
+                 {"prompt", p.chat_prompt},
+                 {"text", c.text},
+                 {"ttft_ms", c.ttft_ms},
+                 {"tpot_ms", c.tpot_ms},
+                 {"decode_tok_s", c.decode_tok_s},
+                 {"n_tokens", c.n_tokens},
+                 {"n_words", c.n_words},
+                 {"tokens_per_word", c.tokens_per_word},
+                 {"tokens_per_word_measured_on", c.tokens_per_word_source},
+                 {"reading_words_per_min", p.reading_words_per_min},
+                 {"reading_tok_s", c.reading_tok_s},
+                 {"fast_tok_s", p.fast_tok_s},
+                 {"stream_over_reading", c.stream_over_reading},
+                 {"stream_over_fast", c.stream_over_fast},
+                 {"instant_ms", p.instant_ms},
+                 {"flow_ms", p.flow_ms},
+                 {"arrival_ms", c.arrival_ms},
+                 {"read_ms", c.read_ms},
+                 {"reader_waited_ms", c.reader_waited_ms},
+                 {"reader_done_ms", c.reader_done_ms},
+                 {"done_if_decode_2x_ms", c.done_if_decode_2x_ms},
+                 {"done_if_ttft_half_ms", c.done_if_ttft_half_ms},
+                 {"findings", c.findings}};
+    const AgentWait& a = w.agent;
+    nlohmann::ordered_json calls = nlohmann::ordered_json::array();
+    for (const AgentCall& call : a.calls)
+        calls.push_back({{"prompt", call.prompt},
+                         {"output", call.output},
+                         {"n_prompt", call.n_prompt},
+                         {"n_generated", call.n_generated},
+                         {"ttft_ms", call.ttft_ms},
+                         {"total_ms", call.total_ms}});
+    j["agent"] = {{"headline", headline_json(a.headline)},
+                  {"calls", calls},
+                  {"end_to_end_ms", a.end_to_end_ms},
+                  {"ttft_sum_ms", a.ttft_sum_ms},
+                  {"ttft_share", a.ttft_share},
+                  {"saved_if_ttft_half_ms", a.saved_if_ttft_half_ms},
+                  {"saved_if_tpot_half_ms", a.saved_if_tpot_half_ms},
+                  {"findings", a.findings}};
+    const BatchWait& b = w.batch;
+    j["batch"] = {{"headline", headline_json(b.headline)},
+                  {"n_requests", b.n_requests},
+                  {"n_tokens", b.n_tokens},
+                  {"sequential_ms", b.sequential_ms},
+                  {"batched_ms", b.batched_ms},
+                  {"sequential_tok_s", b.sequential_tok_s},
+                  {"batched_tok_s", b.batched_tok_s},
+                  {"gain", b.gain},
+                  {"n_forward_batched", b.n_forward_batched},
+                  {"sequential_mean_done_ms", b.sequential_mean_done_ms},
+                  {"batched_mean_done_ms", b.batched_mean_done_ms},
+                  {"findings", b.findings}};
+    return j;
+}
+
+}  // namespace sixstep::serving

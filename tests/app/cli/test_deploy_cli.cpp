@@ -1,0 +1,87 @@
+// `sixstep coldstart`, `waits` and `canary` as a user runs them: the JSON's
+// structure and the relations that tie it together (never absolute speed),
+// and one clear error with exit code 2 for each bad input.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "app/cli/cli_checks.h"
+#include "run_command.h"
+
+using sixstep::test::run_command;
+using sixstep::test::sixstep_cmd;
+using sixstep::test::bad_input;
+using sixstep::test::has;
+using sixstep::test::run_json;
+using Json = nlohmann::json;
+
+namespace {
+
+const std::string model = std::string(SIXSTEP_SOURCE_DIR) + "/assets/models/stories-3m-f16.gguf";
+
+}  // namespace
+
+TEST_CASE("cli canary: v2 trained on metres is rolled back, every request answered, versions by checksum") {
+    const Json j = run_json("canary --requests 600 --json");
+    CHECK(j["deployment"]["alarm"] == true);
+    CHECK(j["deployment"]["rolled_back"] == true);
+    CHECK(j["deployment"]["promoted"] == false);
+    CHECK(j["serving"]["lost"] == 0);
+    CHECK(j["serving"]["answered_v1"].get<int>() + j["serving"]["answered_v2"].get<int>() == 600);
+    CHECK(j["versions"][0]["checksum"] != j["versions"][1]["checksum"]);
+    CHECK(j["versions"][1]["distance_unit"] == "m");
+
+    const Json sound = run_json("canary --requests 600 --v2-unit km --json");
+    CHECK(sound["deployment"]["rolled_back"] == false);
+    CHECK(sound["deployment"]["promoted"] == true);
+    CHECK(sound["serving"]["lost"] == 0);
+
+    const auto t = run_command(sixstep_cmd("canary --requests 600"));
+    CHECK(t.exit_code == 0);
+    CHECK(has(t.output, "0 lost"));
+    CHECK(has(t.output, "INFERENCE"));
+    CHECK(has(t.output, "DEPLOYMENT"));
+}
+
+TEST_CASE("cli canary: bad input is one clear error, exit 2") {
+    bad_input("canary --fraction 1.5", "canary fraction 1.5: give a share of traffic in [0, 1]");
+    bad_input("canary --requests 0", "canary: 0 requests");
+    bad_input("canary --v2-unit ft", "give m or km");
+    bad_input("canary --mean-threshold nan", "mean threshold nan");
+}
+
+TEST_CASE("cli waits: chat, agent and batch job, each with its headline metric") {
+    const Json j = run_json("waits -m '" + model +
+                            "' --chat-tokens 12 --agent-calls 2 --agent-tokens 6 --batch-requests 4 --batch-tokens 6 "
+                            "-t 1 --json");
+    CHECK(j["chat"]["headline"]["metric"] == "TTFT");
+    CHECK(j["agent"]["headline"]["metric"] == "end-to-end");
+    CHECK(j["batch"]["headline"]["metric"] == "throughput");
+    REQUIRE(j["agent"]["calls"].size() == 2);
+    double sum = 0;
+    for (const Json& c : j["agent"]["calls"]) sum += c["total_ms"].get<double>();
+    CHECK(j["agent"]["end_to_end_ms"].get<double>() == doctest::Approx(sum));
+    CHECK(j["batch"]["n_tokens"] == 4 * 6);
+}
+
+TEST_CASE("cli waits and coldstart: bad input is one clear error, exit 2") {
+    bad_input("waits -m '" + model + "' --chat-tokens 0", "give 1..4096");
+    bad_input("waits -m '" + model + "' --batch-requests 1000", "give 1..256");
+    bad_input("waits -m '" + std::string(SIXSTEP_SOURCE_DIR) + "/README.md'", "not a GGUF file");
+    bad_input("coldstart -m '" + model + "' --idle=-5", "idle gap -5 s");
+    bad_input("coldstart -m '" + model + "' --unload-after 0", "unload after 0 s");
+    bad_input("coldstart -m '" + std::string(SIXSTEP_SOURCE_DIR) + "/README.md'", "not a GGUF file");
+}
+
+TEST_CASE("cli coldstart: cold requests first, then warm, keep-warm rows for every idle gap") {
+    const Json j = run_json("coldstart -m '" + model + "' --no-drop --requests 2 -n 4 --idle 0,100,5 "
+                            "--unload-after 60 -t 1 --json");
+    REQUIRE(j["requests"].size() >= 3);
+    CHECK(j["requests"].back()["start"] == "warm");
+    REQUIRE(j["keep_warm"]["rows"].size() == 3);
+    CHECK(j["keep_warm"]["rows"][0]["unloaded"] == false);
+    CHECK(j["keep_warm"]["rows"][1]["unloaded"] == true);   // 100 s idle > 60 s
+    CHECK(j["keep_warm"]["rows"][2]["unloaded"] == false);  // 5 s after the last request
+}

@@ -1,0 +1,84 @@
+// `sixstep generate --draft` and `sixstep speculate` as a user runs them: the
+// statistics in the JSON tie together (never speed), greedy text equals the
+// target alone's, and every bad input is one clear error with exit code 2.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "app/cli/cli_checks.h"
+#include "run_command.h"
+#include "temp_dir.h"
+
+using sixstep::test::run_command;
+using sixstep::test::sixstep_cmd;
+using sixstep::test::bad_input;
+using sixstep::test::bad_option;
+using sixstep::test::has;
+using sixstep::test::run_json;
+using Json = nlohmann::json;
+
+namespace {
+
+const std::string models = std::string(SIXSTEP_SOURCE_DIR) + "/assets/models/";
+const std::string target = models + "stories-3m-f16.gguf";
+const std::string draft = models + "stories-draft-f16.gguf";
+
+}  // namespace
+
+TEST_CASE("cli generate --draft: greedy text is the target's, and the statistics add up") {
+    const Json j = run_json("generate -m '" + target + "' --draft '" + draft +
+                            "' --draft-k 4 --prompt 'Once upon a time' -n 24 --temp 0 -t 1 --json");
+    CHECK(j["k"] == 4);
+    CHECK(j["identical_to_target"] == true);
+    CHECK(j["speculative"]["text"] == j["target_alone"]["text"]);
+    const Json& s = j["speculative"]["stats"];
+    CHECK(s["n_generated"] == 24);
+    CHECK(s["n_generated"].get<int>() == s["n_steps"].get<int>() + s["n_accepted"].get<int>());
+    CHECK(s["acceptance_rate"].get<double>() ==
+          doctest::Approx(s["n_accepted"].get<double>() / s["n_drafted"].get<double>()));
+    CHECK(s["tokens_per_pass"].get<double>() ==
+          doctest::Approx(s["n_generated"].get<double>() / s["n_steps"].get<double>()));
+    CHECK(s["n_drafted"].get<int>() <= 4 * s["n_steps"].get<int>());
+    CHECK(j["speedup"].get<double>() > 0);
+
+    // The text form streams the continuation and prints the statistics.
+    const auto t = run_command(sixstep_cmd("generate -m '" + target + "' --draft '" + draft +
+                                           "' --prompt 'Once upon a time' -n 12 --temp 0 -t 1"));
+    CHECK(t.exit_code == 0);
+    CHECK(has(t.output, "Once upon a time"));
+    CHECK(has(t.output, "tokens per target pass"));
+    CHECK(has(t.output, "acceptance"));
+    CHECK(has(t.output, "greedy: the text is identical to the target alone's"));
+}
+
+TEST_CASE("cli speculate: one row per draft, k and temperature, each with its verdict") {
+    const Json j = run_json("speculate -m '" + target + "' --draft '" + draft +
+                            "' --random-draft --k 1,4 --temp 0 -n 12 -r 1 -t 1 --json");
+    REQUIRE(j["rows"].size() == 4);  // 2 drafts × 2 k × 1 temperature
+    for (const Json& r : j["rows"]) {
+        CHECK(r["identical"] == true);  // greedy rows
+        CHECK(r["verdict"].get<std::string>().size() > 0);
+    }
+    // The random draft agrees with (almost) nothing; the trained twin with most.
+    CHECK(j["rows"][0]["acceptance"].get<double>() > j["rows"][2]["acceptance"].get<double>());
+}
+
+TEST_CASE("cli generate --draft: bad input is one clear error, exit 2") {
+    const std::string base = "generate -m '" + target + "' --prompt Once -n 4 ";
+    bad_option(base + "--draft '" + draft + "' --draft-k 0", "--draft-k: Value 0 not in range 1 to 64");
+    bad_option(base + "--draft '" + draft + "' --draft-k 1000", "--draft-k: Value 1000 not in range 1 to 64");
+    bad_option(base + "--draft-k 4", "--draft-k requires --draft");  // k without a draft
+    bad_input(base + "--draft '" + draft + "' --top 3", "--top is not available with --draft");
+
+    // A draft with another vocabulary: the tiny random model's 512 byte tokens.
+    const auto other = sixstep::test::process_temp_dir("speculate-cli") / "tiny.gguf";
+    REQUIRE(run_command(sixstep_cmd("bench --random tiny --type f32 --out '" + other.string() + "'")).exit_code == 0);
+    bad_input(base + "--draft '" + other.string() + "'", "speculative decoding needs the same tokenizer");
+    bad_input("speculate -m '" + target + "' --draft '" + other.string() + "' -n 4",
+              "speculative decoding needs the same tokenizer");
+    bad_option("speculate -m '" + target + "' --draft '" + draft + "' --k 0", "Value 0 not in range 1 to 64");
+    bad_input("speculate -m '" + target + "'", "speculate needs --draft");
+}

@@ -1,0 +1,351 @@
+// Speculative decoding: greedy text identical to the target alone, sampled
+// text distributed as the target's sampler (chi-square), consistent
+// statistics, and the mistakes it refuses.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "pipeline/core/error.h"
+#include "pipeline/llm/backend.h"
+#include "pipeline/llm/sampler_dist.h"
+#include "pipeline/llm/vocab/vocab.h"
+#include "pipeline/serving/bundled_model.h"
+#include "pipeline/serving/speculative.h"
+#include "pipeline/tools/random_model.h"
+
+using namespace sixstep;
+using namespace sixstep::llm;
+using namespace sixstep::serving;
+
+namespace {
+
+struct Loaded {
+    std::shared_ptr<const LlamaModel> model;
+    std::unique_ptr<Backend> backend;
+};
+
+Loaded load(std::shared_ptr<const LlamaModel> model) {
+    Loaded l;
+    l.model = model;
+    l.backend = make_backend(BackendKind::cpu, model, {.n_threads = 1}).backend;
+    return l;
+}
+Loaded load_bundled(const char* file) { return load(LlamaModel::load(bundled_model_path(file))); }
+Loaded load_random(RandomModelParams p) {
+    return load(LlamaModel::from_gguf(GGUFFile::from_bytes(random_model_bytes(p), p.name)));
+}
+
+std::unique_ptr<TextCodec> codec_of(const LlamaModel& m) {
+    return make_vocab_codec(std::make_shared<const Vocab>(Vocab::from_gguf(m.file())));
+}
+
+// The bundled draft's shape with random weights and the target's vocabulary:
+// a draft that costs the same and agrees with nothing.
+RandomModelParams random_draft_params() {
+    RandomModelParams p;
+    p.n_embd = 128, p.n_layer = 2, p.n_head = 4, p.n_head_kv = 2, p.n_ff = 352, p.n_ctx = 512;
+    p.tied_output = true;
+    p.vocab_from = bundled_model_path("stories-3m-f16.gguf");
+    p.seed = 11;
+    p.name = "random draft";
+    return p;
+}
+
+// The chi-square critical value for df degrees of freedom at significance
+// alpha = 0.001 (z = 3.0902), by the Wilson–Hilferty approximation (within
+// about 1% of the exact quantile for df >= 3).
+double chi2_critical_001(int df) {
+    const double z = 3.0902, a = 2.0 / (9.0 * df);
+    return df * std::pow(1 - a + z * std::sqrt(a), 3);
+}
+
+// Pearson's statistic of observed counts against expected probabilities;
+// cells expected below 5 are pooled into one. Returns {statistic, df}.
+std::pair<double, int> chi_square(const std::map<std::pair<int, int>, int>& observed,
+                                  const std::map<std::pair<int, int>, double>& expected_p, int n) {
+    double stat = 0, pooled_e = 0, pooled_o = 0;
+    int cells = 0;
+    for (const auto& [key, p] : expected_p) {
+        const double e = p * n;
+        const auto it = observed.find(key);
+        const double o = it == observed.end() ? 0 : it->second;
+        if (e < 5) {
+            pooled_e += e, pooled_o += o;
+            continue;
+        }
+        stat += (o - e) * (o - e) / e, ++cells;
+    }
+    if (pooled_e > 0) stat += (pooled_o - pooled_e) * (pooled_o - pooled_e) / pooled_e, ++cells;
+    return {stat, cells - 1};
+}
+
+}  // namespace
+
+TEST_CASE("speculative: greedy output is the target's own, token for token (bundled pair)") {
+    Loaded target = load_bundled("stories-3m-f16.gguf"), draft = load_bundled("stories-draft-f16.gguf");
+    const auto codec = codec_of(*target.model);
+    SpeculativeDecoder dec(*target.backend, *draft.backend);
+    for (const std::string prompt : {"Once upon a time", "The cat sat on the"}) {
+        const std::vector<int> ids = codec->encode(prompt);
+        for (int k : {1, 3, 4, 8}) {
+            SpeculativeParams p;
+            p.n_draft = k;
+            p.n_predict = 48;
+            p.sampling.temperature = 0;
+            const SpeculativeResult r = dec.generate(*codec, ids, p);
+            const GenerateResult alone = generate_target_alone(*target.backend, *codec, ids, p);
+            CAPTURE(prompt);
+            CAPTURE(k);
+            CHECK(r.tokens == alone.tokens);
+            CHECK(r.text == alone.text);
+            CHECK(r.stop_reason == alone.stop_reason);
+            // The draft agrees with the target's greedy choice ~90% of the
+            // time on held-out text (assets/README.md): a target pass yields
+            // well over one token.
+            CHECK(r.stats.tokens_per_pass() > (k == 1 ? 1.5 : 2.0));
+        }
+    }
+}
+
+TEST_CASE("speculative: greedy output is the target's own with a random pair, and a random draft wins nothing") {
+    RandomModelParams tp = random_model_preset("tiny");
+    tp.seed = 3;
+    RandomModelParams dp = random_model_preset("tiny");
+    dp.seed = 4, dp.n_layer = 1, dp.n_embd = 32, dp.n_ff = 64;
+    Loaded target = load_random(tp), draft = load_random(dp);
+    const auto codec = codec_of(*target.model);
+    SpeculativeDecoder dec(*target.backend, *draft.backend);
+    const std::vector<int> ids = codec->encode("random weights, same bytes");
+    for (int k : {1, 2, 5}) {
+        SpeculativeParams p;
+        p.n_draft = k;
+        p.n_predict = 40;
+        p.sampling.temperature = 0;
+        p.stop_at_eog = false;
+        const SpeculativeResult r = dec.generate(*codec, ids, p);
+        CAPTURE(k);
+        CHECK(r.tokens == generate_target_alone(*target.backend, *codec, ids, p).tokens);
+        CHECK(r.tokens.size() == 40);
+    }
+}
+
+TEST_CASE("speculative: the statistics add up") {
+    Loaded target = load_bundled("stories-3m-f16.gguf"), draft = load_bundled("stories-draft-f16.gguf");
+    const auto codec = codec_of(*target.model);
+    SpeculativeDecoder dec(*target.backend, *draft.backend);
+    const std::vector<int> ids = codec->encode("Once upon a time");
+    for (float temp : {0.0f, 1.0f}) {
+        SpeculativeParams p;
+        p.n_draft = 4;
+        p.n_predict = 61;
+        p.stop_at_eog = false;  // no stop cuts a step short: every step emits accepted + 1
+        p.sampling.temperature = temp;
+        p.sampling.seed = 5;
+        const SpeculativeResult r = dec.generate(*codec, ids, p);
+        const SpeculativeStats& s = r.stats;
+        CAPTURE(temp);
+        REQUIRE(!r.steps.empty());
+        int drafted = 0, accepted = 0, emitted = 0, generated_before = 0;
+        for (std::size_t i = 0; i < r.steps.size(); ++i) {
+            const SpeculativeStep& st = r.steps[i];
+            CHECK(st.n_accepted <= st.n_drafted);
+            CHECK(st.n_drafted == static_cast<int>(st.drafted.size()));
+            CHECK(st.n_drafted == std::min(p.n_draft, p.n_predict - generated_before - 1));
+            CHECK(st.all_accepted == (st.n_accepted == st.n_drafted));
+            CHECK(static_cast<int>(st.emitted.size()) == st.n_accepted + 1);
+            for (int j = 0; j < st.n_accepted; ++j) CHECK(st.emitted[j] == st.drafted[j]);
+            // The first verify batch carries the prompt; later ones one fed-back token and the proposals.
+            CHECK(st.n_verify_rows == (i == 0 ? static_cast<int>(ids.size()) : 1) + st.n_drafted);
+            drafted += st.n_drafted, accepted += st.n_accepted, emitted += static_cast<int>(st.emitted.size());
+            generated_before += static_cast<int>(st.emitted.size());
+        }
+        CHECK(s.n_steps == static_cast<int>(r.steps.size()));
+        CHECK(s.n_drafted == drafted);
+        CHECK(s.n_accepted == accepted);
+        CHECK(s.n_draft_passes == drafted);
+        CHECK(s.n_generated == emitted);
+        CHECK(s.n_generated == p.n_predict);
+        CHECK(static_cast<int>(r.tokens.size()) == s.n_generated);
+        CHECK(s.acceptance_rate() == doctest::Approx(double(accepted) / drafted));
+        CHECK(s.tokens_per_pass() == doctest::Approx(1.0 + double(accepted) / s.n_steps));
+        CHECK(s.total_ms >= s.draft_ms + s.verify_ms);
+        CHECK(s.ttft_ms <= s.total_ms);
+        CHECK(r.stop_reason == "max_tokens");
+    }
+}
+
+TEST_CASE("speculative: accept_or_correct emits p whatever q is (chi-square, alpha = 0.001)") {
+    const std::vector<float> p = {0.40f, 0.25f, 0.20f, 0.10f, 0.05f, 0.0f};
+    const std::vector<std::vector<float>> qs = {
+        {0.40f, 0.25f, 0.20f, 0.10f, 0.05f, 0.0f},  // the draft is the target: always accepted
+        {0.05f, 0.10f, 0.20f, 0.25f, 0.40f, 0.0f},  // reversed
+        {0.0f, 0.0f, 0.0f, 0.0f, 0.2f, 0.8f},       // mostly where p has nothing
+    };
+    std::mt19937_64 rng(17);
+    std::vector<float> scratch;
+    const int n = 100000;
+    for (std::size_t qi = 0; qi < qs.size(); ++qi) {
+        std::map<std::pair<int, int>, int> observed;
+        std::map<std::pair<int, int>, double> expected;
+        for (int i = 0; i < 5; ++i) expected[{i, 0}] = p[i];
+        int n_accepted = 0;
+        for (int s = 0; s < n; ++s) {
+            const int x = sample_from(qs[qi], rng);
+            const Verdict v = accept_or_correct(p, qs[qi], x, rng, scratch);
+            n_accepted += v.accepted;
+            ++observed[{v.token, 0}];
+        }
+        CAPTURE(qi);
+        CHECK(observed.count({5, 0}) == 0);  // never a token the target gives no chance
+        const auto [stat, df] = chi_square(observed, expected, n);
+        CHECK(stat < chi2_critical_001(df));
+        // Acceptance is Σ min(p, q): 1 for q = p, 0.5 reversed, 0.05 for the third.
+        const double expected_accept[] = {1.0, 0.5, 0.05};
+        CHECK(double(n_accepted) / n == doctest::Approx(expected_accept[qi]).epsilon(0.03));
+    }
+}
+
+TEST_CASE("speculative: sampled decoding draws the target's distribution over the first two tokens "
+          "(chi-square, alpha = 0.001)") {
+    Loaded target = load_bundled("stories-3m-f16.gguf");
+    Loaded drafts[] = {load_bundled("stories-draft-f16.gguf"), load_random(random_draft_params())};
+    const auto codec = codec_of(*target.model);
+    const std::vector<int> prompt = codec->encode("The cat sat on the");
+    SpeculativeParams p;
+    p.n_draft = 2;  // step 1 proposes both tokens: the first is row 0's verdict, the second row 1's or a bonus
+    p.n_predict = 3;
+    p.stop_at_eog = false;
+    p.sampling.temperature = 1.0f;
+    const int n_vocab = target.model->hparams().n_vocab;
+
+    // The exact joint distribution p(t1) · p(t2 | t1) from the target's own logits.
+    std::map<std::pair<int, int>, double> expected;
+    {
+        auto kv = target.backend->make_kv_cache();
+        std::vector<float> logits, p1, p2;
+        int seq = kv->add_sequence();
+        target.backend->forward(*kv, Batch::prefill(prompt, seq), logits);
+        sampler_distribution(logits, p.sampling, p1);
+        for (int t1 = 0; t1 < n_vocab; ++t1) {
+            if (p1[t1] <= 0) continue;
+            kv->truncate(seq, static_cast<int>(prompt.size()));
+            target.backend->forward(*kv, Batch::prefill({t1}, seq, static_cast<int>(prompt.size())), logits);
+            sampler_distribution(logits, p.sampling, p2);
+            for (int t2 = 0; t2 < n_vocab; ++t2)
+                if (p2[t2] > 0) expected[{t1, t2}] = double(p1[t1]) * p2[t2];
+        }
+    }
+    REQUIRE(expected.size() > 3);
+
+    // 600 runs per draft keep the test near a second of CPU; a decoder that
+    // always accepts the draft fails it by far with either draft.
+    const int n = 600;
+    // Only the first two tokens are counted: stop there.
+    int n_out = 0;
+    const auto two_tokens = [&n_out](const SpeculativeStep& st, const std::string&) {
+        n_out += static_cast<int>(st.emitted.size());
+        return n_out < 2;
+    };
+    for (Loaded& draft : drafts) {
+        SpeculativeDecoder dec(*target.backend, *draft.backend);
+        std::map<std::pair<int, int>, int> observed;
+        int impossible = 0;
+        for (int s = 0; s < n; ++s) {
+            p.sampling.seed = static_cast<std::uint64_t>(s);
+            n_out = 0;
+            const SpeculativeResult r = dec.generate(*codec, prompt, p, two_tokens);
+            REQUIRE(r.tokens.size() >= 2);
+            const std::pair<int, int> key{r.tokens[0], r.tokens[1]};
+            impossible += expected.count(key) == 0;
+            ++observed[key];
+        }
+        CAPTURE(draft.model->file().name());
+        CHECK(impossible == 0);
+        const auto [stat, df] = chi_square(observed, expected, n);
+        CAPTURE(stat);
+        CAPTURE(df);
+        CHECK(df >= 2);
+        CHECK(stat < chi2_critical_001(df));
+    }
+}
+
+TEST_CASE("speculative: a draft with another vocabulary is refused, naming both sizes") {
+    Loaded target = load_bundled("stories-3m-f16.gguf");
+    Loaded small = load_random(random_model_preset("tiny"));  // 512 byte-level tokens
+    try {
+        SpeculativeDecoder dec(*target.backend, *small.backend);
+        FAIL("expected an error");
+    } catch (const Error& e) {
+        const std::string msg = e.what();
+        CHECK(msg.find("512 tokens") != std::string::npos);
+        CHECK(msg.find("2000") != std::string::npos);
+    }
+    RandomModelParams same_size = random_model_preset("tiny");
+    same_size.n_vocab = 2000;  // the right size, other tokens
+    Loaded other = load_random(same_size);
+    try {
+        SpeculativeDecoder dec(*target.backend, *other.backend);
+        FAIL("expected an error");
+    } catch (const Error& e) {
+        CHECK(std::string(e.what()).find("differ at id") != std::string::npos);
+    }
+    // With the target's vocabulary copied in, the same random weights are accepted.
+    Loaded random_draft = load_random(random_draft_params());
+    CHECK_NOTHROW(SpeculativeDecoder(*target.backend, *random_draft.backend));
+}
+
+TEST_CASE("speculative: bad parameters are refused before any pass") {
+    Loaded target = load_bundled("stories-3m-f16.gguf"), draft = load_bundled("stories-draft-f16.gguf");
+    const auto codec = codec_of(*target.model);
+    SpeculativeDecoder dec(*target.backend, *draft.backend);
+    const std::vector<int> ids = codec->encode("Once");
+    SpeculativeParams p;
+    p.n_draft = 0;
+    CHECK_THROWS_WITH_AS(dec.generate(*codec, ids, p), "draft length k = 0: give 1..64 tokens per step", Error);
+    p.n_draft = 65;
+    CHECK_THROWS_AS(dec.generate(*codec, ids, p), Error);
+    p.n_draft = 4;
+    p.n_predict = 600;  // the context holds 512
+    CHECK_THROWS_AS(dec.generate(*codec, ids, p), Error);
+    p.n_predict = 8;
+    CHECK_THROWS_AS(dec.generate(*codec, std::vector<int>{}, p), Error);
+    CHECK_THROWS_AS(dec.generate(*codec, std::vector<int>{5000}, p), Error);
+    p.sampling.top_p = 0;
+    CHECK_THROWS_AS(dec.generate(*codec, ids, p), Error);
+}
+
+TEST_CASE("speculative: the sweep measures every regime and says why each loses") {
+    Loaded target = load_bundled("stories-3m-f16.gguf"), draft = load_bundled("stories-draft-f16.gguf");
+    Loaded random_draft = load_random(random_draft_params());
+    const auto codec = codec_of(*target.model);
+    const SpeculativeDraft drafts[] = {{"stories-draft", draft.backend.get()}, {"random", random_draft.backend.get()}};
+    SweepParams sp;
+    sp.ks = {1, 6};
+    sp.temperatures = {0, 1.5f};
+    sp.base.n_predict = 24;
+    sp.repetitions = 1;
+    const std::vector<SweepRow> rows = sweep_speculative(*target.backend, drafts, *codec, codec->encode("Once upon a time"), sp);
+    REQUIRE(rows.size() == 8);
+    for (const SweepRow& r : rows) {
+        CAPTURE(r.draft);
+        CAPTURE(r.k);
+        CHECK(r.acceptance >= 0);
+        CHECK(r.acceptance <= 1);
+        CHECK(r.tokens_per_pass >= 1);
+        CHECK(r.tokens_per_pass <= r.k + 1);
+        CHECK(r.speedup > 0);
+        CHECK(!r.verdict.empty());
+        CHECK(r.verdict.starts_with(r.speedup >= 1 ? "wins" : "loses"));
+        if (r.temperature == 0) CHECK(r.identical);
+    }
+    // The random draft agrees far less than the trained one, at every k, greedy.
+    CHECK(rows[4].acceptance < rows[0].acceptance);
+    CHECK(rows[5].acceptance < rows[1].acceptance);
+    sp.ks = {0};
+    CHECK_THROWS_AS(sweep_speculative(*target.backend, drafts, *codec, codec->encode("Once"), sp), Error);
+}
