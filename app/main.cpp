@@ -68,6 +68,8 @@ int main(int argc, char** argv) {
     add_perplexity(app, commands);
     add_paths(app, commands);
     add_traffic(app, commands);
+    add_serve(app, commands);
+    add_load(app, commands);
 
     try {
         app.parse(argc, argv);

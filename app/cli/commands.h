@@ -45,6 +45,8 @@ void add_quantize(CLI::App& app, Commands& commands);    // sixstep quantize IN.
 void add_perplexity(CLI::App& app, Commands& commands);  // sixstep perplexity -m F.gguf [--ref R.gguf]
 void add_paths(CLI::App& app, Commands& commands);       // sixstep paths [--model KIND] [--json]
 void add_traffic(CLI::App& app, Commands& commands);     // sixstep traffic --model F --rate R …
+void add_serve(CLI::App& app, Commands& commands);       // sixstep serve --model F [--port P]
+void add_load(CLI::App& app, Commands& commands);        // sixstep load --url U --rate R --requests N
 
 // `--backend cpu|cuda|auto` for the commands that run the model, and its value.
 void add_backend_option(CLI::App* sub, std::string& value);
