@@ -1,6 +1,7 @@
 #include "app/server/http_server.h"
 
 #include <csignal>
+#include <sys/socket.h>
 #include <ctime>
 #include <random>
 #include <thread>
@@ -96,8 +97,17 @@ HttpServer::HttpServer(ServingEngine& engine, const llm::TextCodec& codec, HttpS
     s.set_payload_max_length(params_.max_body_bytes);
     s.set_read_timeout(params_.read_timeout_s, 0);
     s.set_write_timeout(params_.write_timeout_s, 0);
-    s.set_keep_alive_timeout(2);
+    s.set_keep_alive_timeout(5);
     s.set_tcp_nodelay(true);  // a token is a few bytes: send it now
+    // Debian's libcpp-httplib listens with a backlog of 5: a burst of clients
+    // (64 connecting at once) overflows it, and their retransmitted handshakes
+    // can arrive after the keep-alive wait, which closes them unanswered. Keep
+    // the listening socket so bind() can raise its backlog.
+    s.set_socket_options([this](socket_t sock) {
+        int yes = 1;
+        ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+        listen_fd_ = static_cast<int>(sock);
+    });
 
     s.set_error_handler([this](const httplib::Request& req, httplib::Response& res) {
         if (!res.body.empty()) return;
@@ -289,15 +299,17 @@ HttpServer::~HttpServer() {
 }
 
 int HttpServer::bind() {
-    if (params_.port == 0) {
-        const int port = http_->bind_to_any_port(params_.host);
+    int port = params_.port;
+    if (port == 0) {
+        port = http_->bind_to_any_port(params_.host);
         if (port < 0) throw Error(fmt::format("cannot listen on {}: no free port", params_.host));
-        return port;
-    }
-    if (!http_->bind_to_port(params_.host, params_.port))
+    } else if (!http_->bind_to_port(params_.host, port)) {
         throw Error(fmt::format("cannot listen on {}:{} (in use, or not an address of this machine)", params_.host,
-                                params_.port));
-    return params_.port;
+                                port));
+    }
+    // listen() again on a listening socket sets its backlog anew (Linux).
+    if (listen_fd_ >= 0) ::listen(listen_fd_, SOMAXCONN);
+    return port;
 }
 
 void HttpServer::listen() { http_->listen_after_bind(); }

@@ -76,6 +76,7 @@ private:
     std::unique_ptr<httplib::Server> http_;
     std::atomic<int> n_active_{0};
     std::atomic<bool> shutting_down_{false};
+    int listen_fd_ = -1;  // the listening socket, once bound
 };
 
 }  // namespace sixstep::server
