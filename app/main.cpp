@@ -75,6 +75,8 @@ int main(int argc, char** argv) {
     add_coldstart(app, commands);
     add_waits(app, commands);
     add_canary(app, commands);
+    add_serve(app, commands);
+    add_load(app, commands);
 
     try {
         app.parse(argc, argv);

@@ -51,6 +51,8 @@ void add_speculate(CLI::App& app, Commands& commands);   // sixstep speculate -m
 void add_coldstart(CLI::App& app, Commands& commands);   // sixstep coldstart -m F.gguf
 void add_waits(CLI::App& app, Commands& commands);       // sixstep waits -m F.gguf
 void add_canary(CLI::App& app, Commands& commands);      // sixstep canary --fraction 0.1
+void add_serve(CLI::App& app, Commands& commands);       // sixstep serve --model F [--port P]
+void add_load(CLI::App& app, Commands& commands);        // sixstep load --url U --rate R --requests N
 
 // `--backend cpu|cuda|auto` for the commands that run the model, and its value.
 void add_backend_option(CLI::App* sub, std::string& value);

@@ -96,31 +96,36 @@ Scheduler::~Scheduler() {
     cache_.reset();
 }
 
-void Scheduler::submit(std::vector<RequestSpec> specs) {
+void Scheduler::check(const RequestSpec& s) const {
     const int n_ctx = kv_.params().n_ctx;
     const int n_vocab = backend_.model().hparams().n_vocab;
     const int n_blocks = kv_.blocks().n_blocks();
+    const std::string who = s.origin.empty() ? fmt::format("request {}", s.id) : fmt::format("{}: request {}", s.origin, s.id);
+    if (!std::isfinite(s.arrival_ms) || s.arrival_ms < 0)
+        throw Error(fmt::format("{}: arrival time {} ms must be a number >= 0", who, s.arrival_ms));
+    try {
+        llm::check_generation_fits(static_cast<int>(s.prompt.size()), s.max_tokens, n_ctx);
+    } catch (const Error& e) {
+        throw e.with_context(who);
+    }
+    for (int t : s.prompt)
+        if (t < 0 || t >= n_vocab)
+            throw Error(fmt::format("{}: token id {} is outside the vocabulary (0..{})", who, t, n_vocab - 1));
+    const int n_positions = static_cast<int>(s.prompt.size()) + s.max_tokens - 1;
+    const int need = kv_.blocks().blocks_for(n_positions);
+    if (need > n_blocks)
+        throw Error(fmt::format("{}: needs up to {} KV blocks of {} positions (prompt {} + {} new tokens) but the "
+                                "pool holds {}: it could never finish; raise --kv-blocks or lower --max-tokens",
+                                who, need, kv_.blocks().block_size(), s.prompt.size(), s.max_tokens, n_blocks));
+}
+
+void Scheduler::submit(std::vector<RequestSpec> specs) {
     std::set<int> ids;
     for (const RequestRecord& r : records_) ids.insert(r.id);
     for (const RequestSpec& s : specs) {
-        const std::string who = s.origin.empty() ? fmt::format("request {}", s.id) : fmt::format("{}: request {}", s.origin, s.id);
-        if (!std::isfinite(s.arrival_ms) || s.arrival_ms < 0)
-            throw Error(fmt::format("{}: arrival time {} ms must be a number >= 0", who, s.arrival_ms));
-        if (!ids.insert(s.id).second) throw Error(fmt::format("{}: the id is used twice", who));
-        try {
-            llm::check_generation_fits(static_cast<int>(s.prompt.size()), s.max_tokens, n_ctx);
-        } catch (const Error& e) {
-            throw e.with_context(who);
-        }
-        for (int t : s.prompt)
-            if (t < 0 || t >= n_vocab)
-                throw Error(fmt::format("{}: token id {} is outside the vocabulary (0..{})", who, t, n_vocab - 1));
-        const int n_positions = static_cast<int>(s.prompt.size()) + s.max_tokens - 1;
-        const int need = kv_.blocks().blocks_for(n_positions);
-        if (need > n_blocks)
-            throw Error(fmt::format("{}: needs up to {} KV blocks of {} positions (prompt {} + {} new tokens) but the "
-                                    "pool holds {}: it could never finish; raise --kv-blocks or lower --max-tokens",
-                                    who, need, kv_.blocks().block_size(), s.prompt.size(), s.max_tokens, n_blocks));
+        check(s);
+        if (!ids.insert(s.id).second)
+            throw Error(fmt::format("{}request {}: the id is used twice", s.origin.empty() ? "" : s.origin + ": ", s.id));
     }
     for (RequestSpec& s : specs) {
         RequestRecord rec;
@@ -143,6 +148,7 @@ void Scheduler::submit(std::vector<RequestSpec> specs) {
 void Scheduler::admit_arrivals() {
     while (next_arrival_ < live_.size() && live_[next_arrival_]->spec.arrival_ms <= clock_.now_ms()) {
         Live& r = *live_[next_arrival_++];
+        if (records_[r.record].finished()) continue;  // cancelled before it arrived
         r.wait_since = r.spec.arrival_ms;
         r.wait_phase = Phase::queued;
         waiting_.push_back(&r);
@@ -191,6 +197,55 @@ void Scheduler::finish(Live& r) {
     r.gen.reset();
     r.tokens = {};
     r.hashes = {};
+    if (observer_.on_finish) observer_.on_finish(rec);
+}
+
+bool Scheduler::cancel(int id) {
+    const auto it = std::find_if(live_.begin(), live_.end(), [&](const auto& l) { return l->spec.id == id; });
+    if (it == live_.end() || records_[(*it)->record].finished()) return false;
+    Live& r = **it;
+    RequestRecord& rec = records_[r.record];
+    if (const auto w = std::find(waiting_.begin(), waiting_.end(), &r); w != waiting_.end()) {
+        add_span(r, r.wait_phase, r.wait_since, clock_.now_ms());
+        waiting_.erase(w);
+    }
+    if (const auto run = std::find(running_.begin(), running_.end(), &r); run != running_.end()) running_.erase(run);
+    if (r.gen && r.gen->stepper()) stepper_.detach(*r.gen);
+    if (contiguous_ && contiguous_->holds(id)) contiguous_->free(id);
+    rec.finish_ms = clock_.now_ms();
+    rec.stop_reason = "cancelled";
+    r.gen.reset();
+    r.tokens = {};
+    r.hashes = {};
+    if (observer_.on_finish) observer_.on_finish(rec);
+    return true;
+}
+
+std::vector<RequestRecord> Scheduler::take_finished() {
+    std::vector<RequestRecord> done;
+    std::vector<std::size_t> new_index(records_.size(), SIZE_MAX);
+    std::vector<RequestRecord> kept;
+    for (std::size_t i = 0; i < records_.size(); ++i) {
+        if (records_[i].finished()) {
+            done.push_back(std::move(records_[i]));
+        } else {
+            new_index[i] = kept.size();
+            kept.push_back(std::move(records_[i]));
+        }
+    }
+    records_ = std::move(kept);
+    std::vector<std::unique_ptr<Live>> live;
+    std::size_t next = 0;
+    for (std::size_t i = 0; i < live_.size(); ++i) {
+        if (new_index[live_[i]->record] == SIZE_MAX) continue;  // finished: its Generation is already gone
+        live_[i]->record = new_index[live_[i]->record];
+        if (i < next_arrival_) ++next;
+        live.push_back(std::move(live_[i]));
+    }
+    live_ = std::move(live);
+    next_arrival_ = next;
+    steps_.clear();
+    return done;
 }
 
 bool Scheduler::schedule_running(std::vector<Planned>& plan, int& budget) {
@@ -253,7 +308,8 @@ void Scheduler::admit_waiting(std::vector<Planned>& plan, int& budget, long long
         if (!r.gen) {
             llm::GenerateParams gp;
             gp.n_predict = r.spec.max_tokens;
-            gp.sampling = params_.sampling;
+            gp.sampling = r.spec.sampling.value_or(params_.sampling);
+            gp.stop = r.spec.stop;
             gp.stop_at_eog = params_.stop_at_eog;
             r.gen = std::make_unique<llm::Generation>(codec_, r.spec.prompt, gp);
         }
@@ -313,8 +369,10 @@ bool Scheduler::step() {
     const auto ts = std::chrono::steady_clock::now();
     for (const Planned& p : plan) {
         if (!p.r->gen->has_logits()) continue;
-        p.r->tokens.push_back(p.r->gen->sample().token);
+        const llm::TokenEvent& ev = p.r->gen->sample();
+        p.r->tokens.push_back(ev.token);
         sampled.push_back(p.r);
+        if (observer_.on_token) observer_.on_token(p.r->spec.id, ev);
     }
     const double sample_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - ts).count();
 

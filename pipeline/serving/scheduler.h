@@ -29,6 +29,13 @@
 // adopts the longest cached run of its first blocks and skips computing
 // them. Outputs are identical with the cache on or off.
 //
+// A long-running server (pipeline/server) adds three things: cancel() takes
+// a request out wherever it is (queued, running, preempted) and gives its
+// blocks back; an observer hears every token (with its text, stop strings
+// applied) and every finish as they happen; take_finished() hands over and
+// forgets finished requests and past steps, so memory stays bounded however
+// long it runs.
+//
 // The contiguous layout (kv_layout = contiguous) admits a request only when
 // its whole maximum length fits in one free run of the pool
 // (contiguous_allocator.h) — the reservation older servers made — so the
@@ -40,6 +47,7 @@
 //     TrafficReport r = make_report(s.requests(), s.steps(), s.run_info(), targets);
 #pragma once
 #include <deque>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -133,6 +141,12 @@ struct RunInfo {
     double busy_ms = 0;      // of it, in forward passes
 };
 
+// Hears a scheduler's requests as they progress, on the thread that steps it.
+struct SchedulerObserver {
+    std::function<void(int id, const llm::TokenEvent& event)> on_token;  // a request sampled a token
+    std::function<void(const RequestRecord& record)> on_finish;          // it finished (or was cancelled)
+};
+
 class Scheduler {
 public:
     // kv must be empty; backend, kv and codec outlive the scheduler. cost
@@ -148,11 +162,22 @@ public:
     // (prompt + max_tokens beyond the context or the whole pool), a duplicate
     // id, or a bad arrival time.
     void submit(std::vector<RequestSpec> specs);
+    // The checks submit makes of one request, except the duplicate id. Reads
+    // only what never changes after construction, so another thread may ask.
+    void check(const RequestSpec& spec) const;
     // One step: jumps to the next arrival when idle, then schedules and runs
     // one forward pass. Returns false, doing nothing, when every request has
     // finished.
     bool step();
     void run();  // steps until every request has finished
+    // Takes request id out of the queue or the batch: its KV blocks go back
+    // at once and it finishes with stop reason "cancelled". Returns false for
+    // an unknown or already finished id.
+    bool cancel(int id);
+    // The records of finished requests, which the scheduler then forgets
+    // (requests() keeps only the unfinished), and it drops its step records.
+    std::vector<RequestRecord> take_finished();
+    void set_observer(SchedulerObserver observer) { observer_ = std::move(observer); }
 
     const SchedulerParams& params() const { return params_; }
     const VirtualClock& clock() const { return clock_; }
@@ -189,6 +214,7 @@ private:
     std::vector<RequestRecord> records_;
     std::vector<StepRecord> steps_;
     long long n_preemptions_ = 0;
+    SchedulerObserver observer_;
     // Declared last so they go first: a Generation detaches from the stepper
     // and gives its blocks back before the cache and the stepper go.
     std::vector<std::unique_ptr<Live>> live_;    // submitted, sorted by arrival

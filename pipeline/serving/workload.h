@@ -18,9 +18,11 @@
 //     WorkloadParams w;  w.arrivals = {.rate = 4, .count = 100};  w.shared_prefix = 200;
 //     std::vector<RequestSpec> reqs = make_workload(w, codec, vocab.add_bos() ? vocab.bos() : -1);
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "pipeline/llm/sampler.h"
 #include "pipeline/llm/text_codec.h"
 #include "pipeline/serving/arrivals.h"
 
@@ -33,6 +35,8 @@ struct RequestSpec {
     int max_tokens = 16;         // most tokens to generate, >= 1
     bool shares_prefix = false;  // the prompt starts with the workload's shared prefix
     std::string origin;          // where it came from, for errors ("trace.txt:12"); may be empty
+    std::optional<llm::SamplerParams> sampling;  // its own sampler (a server's per-request fields); none → the scheduler's
+    std::vector<std::string> stop;  // texts that end it (not included in its text); empty → none
 };
 
 struct WorkloadParams {

@@ -325,3 +325,59 @@ TEST_CASE("scheduler: bad setups and requests that could never run give one clea
     CHECK(s.requests().empty());  // nothing was half-added
     CHECK_FALSE(s.step());        // and there is nothing to run
 }
+
+TEST_CASE("scheduler: cancel frees a request's blocks wherever it is, the others finish with their tokens alone") {
+    TinyModel m;
+    auto reqs = workload(m, 8, 1000, 12);
+    const auto want = alone(m, reqs);
+    TrafficParams p = setup(BatchPolicy::continuous, 3, 64, 4);
+    sixstep::llm::KvCacheParams kp = sixstep::llm::kv_cache_params(m.backend->model().hparams(), 0, 1, p.block_size);
+    kp.n_blocks = p.kv_blocks;
+    auto kv = m.backend->make_kv_cache(kp);
+    Scheduler s(*m.backend, *kv, *m.codec, p.scheduler, linear_cost(2, 0.1));
+    std::map<int, std::string> text;
+    std::vector<int> finished;
+    s.set_observer({[&](int id, const sixstep::llm::TokenEvent& e) { text[id] += e.text; },
+                    [&](const RequestRecord& r) { finished.push_back(r.id); }});
+    s.submit(reqs);
+    // Run until three are running and some wait, then cancel one running and one waiting.
+    while (s.n_running() < 3 || s.n_waiting() == 0) REQUIRE(s.step());
+    const int running = s.requests()[0].id;
+    REQUIRE(s.requests()[0].first_scheduled_ms >= 0);
+    const int waiting = reqs.back().id;
+    const int used_before = kv->blocks().n_used();
+    CHECK(s.cancel(running));
+    CHECK(kv->blocks().n_used() < used_before);  // its blocks went back at once
+    CHECK(s.cancel(waiting));
+    CHECK_FALSE(s.cancel(running));  // already finished
+    CHECK_FALSE(s.cancel(999));      // unknown
+    s.run();
+    CHECK(kv->blocks().n_used() == 0);
+    CHECK(finished.size() == reqs.size());
+    const std::vector<RequestRecord> done = s.take_finished();
+    CHECK(done.size() == reqs.size());
+    CHECK(s.requests().empty());
+    CHECK(s.steps().empty());
+    for (const RequestRecord& r : done) {
+        INFO("request " << r.id);
+        if (r.id == running || r.id == waiting) {
+            CHECK(r.stop_reason == "cancelled");
+            CHECK(r.output.size() < want.at(r.id).size());
+        } else {
+            CHECK(r.output == want.at(r.id));
+            // What the observer heard is the text of exactly these tokens.
+            auto st = m.codec->stream();
+            std::string t;
+            for (int tok : r.output) t += st->push(tok);
+            CHECK(text[r.id] == t + st->flush());
+        }
+    }
+    // The scheduler keeps working after forgetting: new ids, fresh records.
+    std::vector<RequestSpec> more = {reqs[1]};
+    more[0].id = 100;
+    more[0].arrival_ms = s.clock().now_ms();
+    s.submit(more);
+    s.run();
+    REQUIRE(s.requests().size() == 1);
+    CHECK(s.requests()[0].output == want.at(reqs[1].id));
+}

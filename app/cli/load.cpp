@@ -1,0 +1,116 @@
+// sixstep load --url URL [--model NAME] --rate R --duration S | --requests N
+//              [--prompt-file F] [--max-tokens N] [--chat] [--json]
+// An open-loop load generator against any OpenAI-compatible server (sixstep
+// serve, llama-server, vLLM): Poisson arrivals, streamed answers, client-side
+// TTFT / TPOT / ITL / E2E percentiles and throughput, each printed with its
+// definition (app/server/load_generator.h). Exit 0 when every request
+// completed, 1 when some failed (the report says which and why), 2 for bad
+// input or a server that cannot be reached.
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <string>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "app/cli/commands.h"
+#include "app/server/load_generator.h"
+#include "pipeline/core/error.h"
+
+namespace sixstep::cli {
+
+namespace {
+
+using json = nlohmann::ordered_json;
+
+struct LoadOptions {
+    server::LoadParams params;
+    std::string prompt_file;
+    bool json = false;
+};
+
+std::vector<std::string> read_prompts(const std::string& path) {
+    std::ifstream in(path);
+    if (!in) throw Error(fmt::format("{}: cannot read the prompt file", path));
+    std::vector<std::string> prompts;
+    std::string line;
+    int n = 0;
+    while (std::getline(in, line)) {
+        ++n;
+        if (!line.empty() && line.back() == '\r') line.pop_back();
+        if (!line.empty()) prompts.push_back(line);
+    }
+    if (prompts.empty()) throw Error(fmt::format("{}:{}:1: no prompts (one prompt per line)", path, n + 1));
+    return prompts;
+}
+
+int run_load_command(LoadOptions o) {
+    if (!o.prompt_file.empty()) o.params.prompts = read_prompts(o.prompt_file);
+    const server::LoadReport r = server::run_load(o.params);
+    int n_failed = 0;
+    for (const auto& q : r.requests) n_failed += !q.ok;
+    if (o.json) {
+        json j;
+        j["url"] = o.params.url;
+        j["model"] = r.model;
+        j["latencies"] = json::array();
+        for (const auto& m : r.latencies)
+            j["latencies"].push_back({{"key", m.key}, {"name", m.name}, {"unit", "ms"}, {"definition", m.definition},
+                                      {"count", m.summary.count}, {"mean", m.summary.mean}, {"p50", m.summary.p50},
+                                      {"p90", m.summary.p90}, {"p99", m.summary.p99}, {"max", m.summary.max}});
+        j["totals"] = json::array();
+        for (const auto& m : r.totals)
+            j["totals"].push_back(
+                {{"key", m.key}, {"name", m.name}, {"unit", m.unit}, {"definition", m.definition}, {"value", m.value}});
+        j["requests"] = json::array();
+        for (const auto& q : r.requests)
+            j["requests"].push_back({{"scheduled_ms", q.scheduled_ms}, {"sent_ms", q.sent_ms},
+                                     {"ttft_ms", q.chunk_ms.empty() ? -1 : q.chunk_ms.front() - q.sent_ms},
+                                     {"done_ms", q.done_ms}, {"n_chunks", q.chunk_ms.size()},
+                                     {"n_output", q.n_output}, {"n_prompt", q.n_prompt}, {"ok", q.ok},
+                                     {"error", q.error}});
+        std::printf("%s\n", j.dump(2, ' ', false, json::error_handler_t::replace).c_str());
+    } else {
+        std::printf("load: %s, model %s, Poisson %g req/s, %zu requests, max_tokens %d, temperature %g\n",
+                    o.params.url.c_str(), r.model.c_str(), o.params.rate, r.requests.size(), o.params.max_tokens,
+                    o.params.temperature);
+        std::printf("\n%-12s %9s %9s %9s %9s %9s  %s\n", "latency (ms)", "mean", "p50", "p90", "p99", "max", "definition");
+        for (const auto& m : r.latencies)
+            std::printf("%-12s %9.1f %9.1f %9.1f %9.1f %9.1f  %s\n", m.name.c_str(), m.summary.mean, m.summary.p50,
+                        m.summary.p90, m.summary.p99, m.summary.max, m.definition.c_str());
+        std::printf("\n%-24s %10s  %-6s %s\n", "figure", "value", "unit", "definition");
+        for (const auto& m : r.totals)
+            std::printf("%-24s %10s  %-6s %s\n", m.name.c_str(), fmt::format("{:.4g}", m.value).c_str(), m.unit.c_str(),
+                        m.definition.c_str());
+        int shown = 0;
+        for (const auto& q : r.requests)
+            if (!q.ok && shown++ < 5) std::printf("failed: %s\n", q.error.c_str());
+    }
+    return n_failed == 0 ? exit_ok : exit_failed;
+}
+
+}  // namespace
+
+void add_load(CLI::App& app, Commands& commands) {
+    auto* sub = app.add_subcommand("load", "Open-loop Poisson load against an OpenAI-compatible server: TTFT, ITL, throughput");
+    auto o = std::make_shared<LoadOptions>();
+    server::LoadParams& p = o->params;
+    sub->add_option("--url", p.url, "The server: http://HOST:PORT (a trailing /v1 is fine)")->required();
+    sub->add_option("--model", p.model, "The model name to request (default: the first of GET /v1/models)");
+    sub->add_option("--rate", p.rate, "Mean requests per second (Poisson arrivals)")->required();
+    auto* duration = sub->add_option("--duration", p.duration_s, "Send requests for this many seconds");
+    auto* requests = sub->add_option("--requests", p.n_requests, "Or send this many requests");
+    duration->excludes(requests);
+    sub->add_option("--prompt-file", o->prompt_file, "Prompts, one per line, used in turn (default: story openings)");
+    sub->add_option("--max-tokens", p.max_tokens, "Most tokens per answer");
+    sub->add_option("--temperature", p.temperature, "Sampling temperature sent (0: greedy)");
+    sub->add_flag("--chat", p.chat, "Use /v1/chat/completions instead of /v1/completions");
+    sub->add_option("--max-in-flight", p.max_in_flight, "Most requests open at once (arrivals beyond wait: 'late')");
+    sub->add_option("--timeout", p.timeout_s, "Seconds before an open request is abandoned");
+    sub->add_option("--seed", p.seed, "Seed of the arrival times");
+    sub->add_flag("--json", o->json, "Print machine-readable JSON instead");
+    commands.push_back({sub, [o] { return run_load_command(*o); }});
+}
+
+}  // namespace sixstep::cli

@@ -1,0 +1,109 @@
+// sixstep serve -m M.gguf [--host 127.0.0.1] [--port 8080] [--max-batch B] [--kv-blocks K] [--prefix-cache] …
+// An OpenAI-compatible HTTP server for one model: the serving layer's
+// continuous batching on the wall clock (pipeline/server), behind
+// /v1/completions, /v1/chat/completions, /v1/models, /health and /metrics
+// (app/server/http_server.h). Runs until SIGINT or SIGTERM, then refuses new
+// requests, lets those in flight finish for --shutdown-grace seconds, cancels
+// the rest, and exits 0.
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "app/cli/commands.h"
+#include "app/server/http_server.h"
+#include "pipeline/core/error.h"
+#include "pipeline/server/serving_engine.h"
+
+namespace sixstep::cli {
+
+namespace {
+
+struct ServeOptions {
+    std::string model, host = "127.0.0.1", backend = "cpu", name;
+    int port = 8080, max_batch = 8, kv_blocks = 256, block_size = 16, step_tokens = 256, n_ctx = 0, threads = 0;
+    int max_queue = 256, max_concurrent = 64, retry_after = 1;
+    std::size_t max_body = 1 << 20;
+    double shutdown_grace = 10;
+    bool prefix_cache = false;
+};
+
+volatile std::sig_atomic_t g_stop_signal = 0;
+extern "C" void on_stop_signal(int sig) { g_stop_signal = sig; }
+
+int run_serve(const ServeOptions& o) {
+    if (o.shutdown_grace < 0) throw Error("--shutdown-grace: seconds >= 0");
+    const RunnableModel m = load_runnable_model(o.model, o.backend, o.threads);
+    server::ServingEngineParams ep;
+    ep.scheduler.max_batch = o.max_batch;
+    ep.scheduler.max_step_tokens = o.step_tokens;
+    ep.scheduler.prefix_cache = o.prefix_cache;
+    ep.kv_blocks = o.kv_blocks;
+    ep.block_size = o.block_size;
+    ep.n_ctx = o.n_ctx;
+    ep.max_queue = o.max_queue;
+    server::HttpServerParams hp;
+    hp.host = o.host;
+    hp.port = o.port;
+    hp.model_id = o.name.empty() ? std::filesystem::path(o.model).stem().string() : o.name;
+    hp.max_body_bytes = o.max_body;
+    hp.max_concurrent = o.max_concurrent;
+    hp.retry_after_s = o.retry_after;
+
+    server::ServingEngine engine(*m.backend, *m.codec, ep);
+    server::HttpServer http(engine, *m.codec, hp);
+    const int port = http.bind();
+    std::signal(SIGINT, on_stop_signal);
+    std::signal(SIGTERM, on_stop_signal);
+    std::printf("sixstep serve: model %s on http://%s:%d (max batch %d, %d KV blocks x %d, context %d, prefix cache %s)\n",
+                hp.model_id.c_str(), hp.host.c_str(), port, o.max_batch, o.kv_blocks, o.block_size, engine.n_ctx(),
+                o.prefix_cache ? "on" : "off");
+    std::fflush(stdout);
+    std::thread listener([&] { http.listen(); });
+    while (g_stop_signal == 0) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+
+    std::fprintf(stderr, "sixstep serve: %s: finishing %d requests in flight (up to %g s), then stopping\n",
+                 g_stop_signal == SIGINT ? "SIGINT" : "SIGTERM", engine.n_in_flight(), o.shutdown_grace);
+    http.begin_shutdown();
+    engine.stop(std::chrono::milliseconds(static_cast<long long>(o.shutdown_grace * 1000)));
+    http.stop();  // after the handlers wrote their last chunks
+    listener.join();
+    std::fprintf(stderr, "sixstep serve: stopped (%lld finished, %lld cancelled)\n",
+                 engine.metrics().finished("eos") + engine.metrics().finished("max_tokens") +
+                     engine.metrics().finished("stop_string"),
+                 engine.metrics().finished("cancelled"));
+    return exit_ok;
+}
+
+}  // namespace
+
+void add_serve(CLI::App& app, Commands& commands) {
+    auto* sub = app.add_subcommand("serve", "An OpenAI-compatible HTTP server with continuous batching (loopback by default)");
+    auto o = std::make_shared<ServeOptions>();
+    sub->add_option("-m,--model", o->model, "A GGUF model (Llama architecture)")->required();
+    sub->add_option("--host", o->host, "Address to listen on (127.0.0.1: this machine only)");
+    sub->add_option("--port", o->port, "Port (0: any free one, printed at start)")->check(CLI::Range(0, 65535));
+    sub->add_option("--name", o->name, "The model id clients must use (default: the file name without .gguf)");
+    sub->add_option("--max-batch", o->max_batch, "Most requests running at once");
+    sub->add_option("--kv-blocks", o->kv_blocks, "Blocks in the KV pool");
+    sub->add_option("--block-size", o->block_size, "Positions per KV block");
+    sub->add_option("--step-tokens", o->step_tokens, "Most tokens per forward pass (prefill chunks + decode)");
+    sub->add_option("--ctx", o->n_ctx, "Most positions per request (0: the model's context)");
+    sub->add_flag("--prefix-cache", o->prefix_cache, "Reuse KV blocks of identical prompt prefixes");
+    sub->add_option("--max-queue", o->max_queue, "Requests that may wait to run; beyond: 429 with Retry-After");
+    sub->add_option("--max-concurrent", o->max_concurrent, "Completions handled at once; beyond: 503 with Retry-After");
+    sub->add_option("--max-body", o->max_body, "Largest request body in bytes; beyond: 413");
+    sub->add_option("--retry-after", o->retry_after, "Seconds to tell refused clients to wait")->check(CLI::Range(1, 3600));
+    sub->add_option("--shutdown-grace", o->shutdown_grace, "On SIGINT/SIGTERM: seconds in-flight requests may finish");
+    sub->add_option("-t,--threads", o->threads, "Threads (0: all hardware threads)")->check(CLI::Range(0, 1024));
+    add_backend_option(sub, o->backend);
+    commands.push_back({sub, [o] { return run_serve(*o); }});
+}
+
+}  // namespace sixstep::cli

@@ -1,0 +1,326 @@
+#include "app/server/http_server.h"
+
+#include <csignal>
+#include <sys/socket.h>
+#include <ctime>
+#include <random>
+#include <thread>
+
+#include <fmt/format.h>
+#include <httplib.h>
+#include <nlohmann/json.hpp>
+
+#include "app/server/openai_protocol.h"
+#include "pipeline/core/error.h"
+
+namespace sixstep::server {
+
+using json = nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+// Token text can in principle hold bytes that are not UTF-8; never let that
+// turn a reply into an exception.
+std::string dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+
+void send_error(httplib::Response& res, const ApiError& e, int retry_after_s = 0) {
+    res.status = e.status;
+    if (retry_after_s > 0) res.set_header("Retry-After", std::to_string(retry_after_s));
+    res.set_content(dump(error_body(e)), "application/json");
+}
+
+std::string sse(const json& j) { return "data: " + dump(j) + "\n\n"; }
+
+// A streamed answer between calls of the content provider.
+struct StreamState {
+    std::shared_ptr<RequestStream> stream;
+    Endpoint endpoint = Endpoint::completions;
+    CompletionResult base;      // id, created, model, prompt tokens
+    bool include_usage = false;
+    bool first = true;          // no chunk sent yet
+    int n_tokens = 0;
+    Clock::time_point last_write = Clock::now();
+};
+
+// The next piece of an event stream, or "" when nothing happened.
+std::string next_events(StreamState& st, const RequestStream::News& news) {
+    std::string out;
+    st.n_tokens += news.n_tokens;
+    if (!news.text.empty()) {
+        CompletionResult c = st.base;
+        c.text = news.text;
+        out += sse(completion_chunk(st.endpoint, c, st.first, st.include_usage));
+        st.first = false;
+    }
+    if (!news.finished) return out;
+    const RequestOutcome& o = news.outcome;
+    if (o.stop_reason == "cancelled" || o.stop_reason == "error") {
+        const ApiError e = o.stop_reason == "cancelled"
+                               ? ApiError(503, "server_error", "the server shut down before the answer was complete")
+                               : ApiError(500, "server_error", "the engine failed: " + o.error);
+        out += sse(error_body(e));
+    } else {
+        CompletionResult c = st.base;
+        c.finish_reason = finish_reason_of(o.stop_reason);
+        c.completion_tokens = o.n_generated;
+        out += sse(completion_chunk(st.endpoint, c, st.first, st.include_usage));
+        if (st.include_usage) out += sse(usage_chunk(st.endpoint, c));
+    }
+    return out + "data: [DONE]\n\n";
+}
+
+std::string status_message(const httplib::Request& req, int status, std::size_t max_body) {
+    switch (status) {
+    case 404: return fmt::format("no such route: {} {}", req.method, req.path);
+    case 413: return fmt::format("the request body is larger than the limit of {} bytes", max_body);
+    case 400: return "malformed HTTP request";
+    default: return fmt::format("HTTP {}", status);
+    }
+}
+
+}  // namespace
+
+HttpServer::HttpServer(ServingEngine& engine, const llm::TextCodec& codec, HttpServerParams params)
+    : engine_(engine), codec_(codec), params_(std::move(params)), http_(std::make_unique<httplib::Server>()) {
+    if (params_.max_concurrent < 1) throw Error(fmt::format("max concurrent {}: must be >= 1", params_.max_concurrent));
+    if (params_.port < 0 || params_.port > 65535) throw Error(fmt::format("port {}: use 0..65535", params_.port));
+    if (params_.model_id.empty()) throw Error("the server needs a model id");
+    // A client that vanished must cost an error code on write, not the process.
+    std::signal(SIGPIPE, SIG_IGN);
+
+    httplib::Server& s = *http_;
+    // Enough threads for every allowed completion plus the cheap routes and
+    // the quick 503s beyond the limit.
+    const int n_threads = params_.max_concurrent + 8;
+    s.new_task_queue = [n_threads] { return new httplib::ThreadPool(static_cast<size_t>(n_threads)); };
+    s.set_payload_max_length(params_.max_body_bytes);
+    s.set_read_timeout(params_.read_timeout_s, 0);
+    s.set_write_timeout(params_.write_timeout_s, 0);
+    s.set_keep_alive_timeout(5);
+    s.set_tcp_nodelay(true);  // a token is a few bytes: send it now
+    // Debian's libcpp-httplib listens with a backlog of 5: a burst of clients
+    // (64 connecting at once) overflows it, and their retransmitted handshakes
+    // can arrive after the keep-alive wait, which closes them unanswered. Keep
+    // the listening socket so bind() can raise its backlog.
+    s.set_socket_options([this](socket_t sock) {
+        int yes = 1;
+        ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+        listen_fd_ = static_cast<int>(sock);
+    });
+
+    s.set_error_handler([this](const httplib::Request& req, httplib::Response& res) {
+        if (!res.body.empty()) return;
+        send_error(res, ApiError(res.status, error_type_for_status(res.status),
+                                 status_message(req, res.status, params_.max_body_bytes)));
+    });
+    s.set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr ep) {
+        std::string what = "unknown error";
+        try {
+            std::rethrow_exception(ep);
+        } catch (const std::exception& e) {
+            what = e.what();
+        } catch (...) {
+        }
+        send_error(res, ApiError(500, "server_error", "internal error: " + what));
+    });
+
+    s.Get("/health", [this](const httplib::Request&, httplib::Response& res) {
+        if (shutting_down_) {
+            send_error(res, ApiError(503, "server_error", "shutting down"));
+            return;
+        }
+        res.set_content(R"({"status":"ok"})", "application/json");
+    });
+    s.Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
+        res.set_content(engine_.metrics().prometheus_text(engine_.now_ms()), "text/plain; version=0.0.4");
+    });
+    s.Get("/v1/models", [this](const httplib::Request&, httplib::Response& res) {
+        const json model = {{"id", params_.model_id},
+                            {"object", "model"},
+                            {"created", 0},
+                            {"owned_by", "sixstep"},
+                            {"max_model_len", engine_.n_ctx()}};
+        res.set_content(dump({{"object", "list"}, {"data", json::array({model})}}), "application/json");
+    });
+
+    const auto completion = [this](Endpoint endpoint) {
+        return [this, endpoint](const httplib::Request& req, httplib::Response& res) {
+            if (shutting_down_) {
+                send_error(res, ApiError(503, "server_error", "the server is shutting down"), params_.retry_after_s);
+                return;
+            }
+            if (++n_active_ > params_.max_concurrent) {
+                --n_active_;
+                send_error(res,
+                           ApiError(503, "server_overloaded",
+                                    fmt::format("{} requests are being served, the most at once; retry later",
+                                                params_.max_concurrent)),
+                           params_.retry_after_s);
+                return;
+            }
+            // Whoever ends the request gives its slot back: this handler, or
+            // the stream's releaser once the last chunk is out.
+            bool handed_over = false;
+            struct Slot {
+                std::atomic<int>& n;
+                bool& handed_over;
+                ~Slot() {
+                    if (!handed_over) --n;
+                }
+            } slot{n_active_, handed_over};
+
+            std::shared_ptr<RequestStream> stream;
+            CompletionRequest cr;
+            int n_prompt = 0;
+            try {
+                cr = parse_completion_request(req.body, endpoint, params_.model_id);
+                std::vector<int> tokens = cr.prompt_tokens.empty() ? codec_.encode(cr.prompt_text) : cr.prompt_tokens;
+                n_prompt = static_cast<int>(tokens.size());
+                if (n_prompt == 0) throw ApiError(400, "invalid_request_error", "the prompt is empty", "prompt");
+                const int room = engine_.n_ctx() - n_prompt;
+                if (room < 1)
+                    throw ApiError(400, "invalid_request_error",
+                                   fmt::format("the prompt is {} tokens; this model's context holds {} in all, "
+                                               "leaving no room for an answer",
+                                               n_prompt, engine_.n_ctx()),
+                                   endpoint == Endpoint::chat ? "messages" : "prompt", "context_length_exceeded");
+                // Chat's default: whatever the context leaves, and the KV pool can hold.
+                const int room_default = std::max(1, std::min(room, engine_.n_pool_positions() - n_prompt));
+                const int max_tokens = cr.max_tokens.value_or(endpoint == Endpoint::completions ? std::min(16, room)
+                                                                                                : room_default);
+                if (max_tokens > room)
+                    throw ApiError(400, "invalid_request_error",
+                                   fmt::format("prompt {} tokens + max_tokens {} exceed the context of {} tokens; "
+                                               "ask for at most {}",
+                                               n_prompt, max_tokens, engine_.n_ctx(), room),
+                                   "max_tokens", "context_length_exceeded");
+                EngineRequest er;
+                er.prompt = std::move(tokens);
+                er.max_tokens = max_tokens;
+                er.sampling = cr.sampling;
+                if (!cr.has_seed) er.sampling->seed = std::random_device{}();
+                er.stop = cr.stop;
+                Submission sub = engine_.submit(std::move(er));
+                if (!sub.stream) {
+                    if (sub.refusal == "queue_full") {
+                        send_error(res, ApiError(429, "rate_limit_error", sub.message), params_.retry_after_s);
+                        return;
+                    }
+                    if (sub.refusal == "shutting_down") {
+                        send_error(res, ApiError(503, "server_error", sub.message), params_.retry_after_s);
+                        return;
+                    }
+                    throw ApiError(400, "invalid_request_error", sub.message);
+                }
+                stream = sub.stream;
+            } catch (const ApiError& e) {
+                send_error(res, e);
+                return;
+            }
+
+            CompletionResult base;
+            base.id = fmt::format("{}-{}", endpoint == Endpoint::chat ? "chatcmpl" : "cmpl", stream->id());
+            base.created = static_cast<long long>(std::time(nullptr));
+            base.model = params_.model_id;
+            base.prompt_tokens = n_prompt;
+
+            if (!cr.stream) {
+                // Whole answer. (A client that leaves meanwhile is not noticed
+                // until the answer is written; max_tokens bounds the waste.)
+                std::string text;
+                RequestStream::News news;
+                do {
+                    news = stream->wait(std::chrono::milliseconds(200));
+                    text += news.text;
+                } while (!news.finished);
+                const RequestOutcome& o = news.outcome;
+                if (o.stop_reason == "cancelled") {
+                    send_error(res, ApiError(503, "server_error", "the server shut down before the answer was complete"));
+                    return;
+                }
+                if (o.stop_reason == "error") {
+                    send_error(res, ApiError(500, "server_error", "the engine failed: " + o.error));
+                    return;
+                }
+                base.text = std::move(text);
+                base.finish_reason = finish_reason_of(o.stop_reason);
+                base.completion_tokens = o.n_generated;
+                res.set_content(dump(completion_response(endpoint, base)), "application/json");
+                return;
+            }
+
+            auto st = std::make_shared<StreamState>();
+            st->stream = stream;
+            st->endpoint = endpoint;
+            st->base = base;
+            st->include_usage = cr.include_usage;
+            res.set_header("Cache-Control", "no-cache");
+            handed_over = true;
+            res.set_chunked_content_provider(
+                "text/event-stream",
+                [st](std::size_t, httplib::DataSink& sink) {
+                    const RequestStream::News news = st->stream->wait(std::chrono::milliseconds(200));
+                    std::string out = next_events(*st, news);
+                    // While nothing comes (queued behind others), a comment
+                    // every second finds out whether the client is still there.
+                    if (out.empty() && Clock::now() - st->last_write > std::chrono::seconds(1)) out = ": waiting\n\n";
+                    if (!out.empty()) {
+                        if (!sink.write(out.data(), out.size())) return false;  // the client is gone
+                        st->last_write = Clock::now();
+                    }
+                    if (news.finished) sink.done();
+                    return true;
+                },
+                [this, st](bool) {
+                    if (!st->stream->finished()) engine_.cancel(st->stream->id());
+                    --n_active_;
+                });
+        };
+    };
+    s.Post("/v1/completions", completion(Endpoint::completions));
+    s.Post("/v1/chat/completions", completion(Endpoint::chat));
+    const auto wrong_method = [](const char* allowed) {
+        return [allowed](const httplib::Request& req, httplib::Response& res) {
+            res.set_header("Allow", allowed);
+            send_error(res, ApiError(405, "invalid_request_error",
+                                     fmt::format("{} {} is not allowed; use {}", req.method, req.path, allowed)));
+        };
+    };
+    s.Get("/v1/completions", wrong_method("POST"));
+    s.Get("/v1/chat/completions", wrong_method("POST"));
+    s.Post("/v1/models", wrong_method("GET"));
+    s.Post("/health", wrong_method("GET"));
+    s.Post("/metrics", wrong_method("GET"));
+}
+
+HttpServer::~HttpServer() {
+    if (http_->is_running()) http_->stop();
+}
+
+int HttpServer::bind() {
+    int port = params_.port;
+    if (port == 0) {
+        port = http_->bind_to_any_port(params_.host);
+        if (port < 0) throw Error(fmt::format("cannot listen on {}: no free port", params_.host));
+    } else if (!http_->bind_to_port(params_.host, port)) {
+        throw Error(fmt::format("cannot listen on {}:{} (in use, or not an address of this machine)", params_.host,
+                                port));
+    }
+    // listen() again on a listening socket sets its backlog anew (Linux).
+    if (listen_fd_ >= 0) ::listen(listen_fd_, SOMAXCONN);
+    return port;
+}
+
+void HttpServer::listen() { http_->listen_after_bind(); }
+
+void HttpServer::begin_shutdown() { shutting_down_ = true; }
+
+void HttpServer::stop(int wait_ms) {
+    shutting_down_ = true;
+    const auto until = Clock::now() + std::chrono::milliseconds(wait_ms);
+    while (n_active_ > 0 && Clock::now() < until) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    http_->stop();
+}
+
+}  // namespace sixstep::server

@@ -1,0 +1,82 @@
+// HttpServer: the OpenAI-compatible HTTP front of a ServingEngine
+// (pipeline/server/serving_engine.h), on cpp-httplib.
+//
+//   POST /v1/completions, POST /v1/chat/completions   whole answers or server-sent events
+//   GET  /v1/models    the one served model
+//   GET  /health       {"status": "ok"} (503 while shutting down)
+//   GET  /metrics      Prometheus text (server_metrics.h)
+//
+// Each HTTP connection has a thread from a fixed pool; a completion handler
+// submits to the engine and then waits on its RequestStream, writing chunks
+// as tokens come. A streaming client that goes away is noticed at the next
+// write (a keep-alive comment goes out every second while nothing else does)
+// and its request is cancelled, which gives its KV blocks back.
+//
+// Limits, each with an OpenAI-style error body:
+//   body over max_body_bytes                    413
+//   more than max_concurrent completions at once 503 + Retry-After
+//   engine queue full (ServingEngineParams::max_queue) 429 + Retry-After
+//   a client that sends nothing for read_timeout_s is dropped
+// Errors: 400 bad field (named), 404 unknown model or path, 405 wrong method,
+// 500 a bug (the message, never a crash).
+//
+// Shutdown: begin_shutdown() makes new completions 503 and /health 503;
+// the engine then finishes or cancels what is in flight (its stop(grace));
+// each stream ends with its last chunk and [DONE] (or an error event);
+// stop() closes the listener once the handlers are done.
+//
+//     HttpServer http(engine, codec, {.model_id = "stories-3m-f16"});
+//     int port = http.bind();      // port 0 → an ephemeral one
+//     std::thread t([&] { http.listen(); });
+#pragma once
+#include <atomic>
+#include <memory>
+#include <string>
+
+#include "pipeline/llm/text_codec.h"
+#include "pipeline/server/serving_engine.h"
+
+namespace httplib {
+class Server;
+}
+
+namespace sixstep::server {
+
+struct HttpServerParams {
+    std::string host = "127.0.0.1";  // loopback: only this machine can reach it
+    int port = 8080;                 // 0 → any free port (bind() says which)
+    std::string model_id;            // the name /v1/models lists and requests must use
+    std::size_t max_body_bytes = 1 << 20;  // bigger request bodies get 413
+    int max_concurrent = 64;         // completions handled at once; beyond → 503, >= 1
+    int retry_after_s = 1;           // the Retry-After of 429 and 503 answers, seconds
+    int read_timeout_s = 10;         // a client silent this long mid-request is dropped
+    int write_timeout_s = 10;        // a client that reads nothing this long is dropped
+};
+
+class HttpServer {
+public:
+    // engine and codec outlive the server. Throws sixstep::Error for bad params.
+    HttpServer(ServingEngine& engine, const llm::TextCodec& codec, HttpServerParams params);
+    ~HttpServer();
+    HttpServer(const HttpServer&) = delete;
+    HttpServer& operator=(const HttpServer&) = delete;
+
+    int bind();     // binds host:port and returns the port; throws sixstep::Error when it cannot
+    void listen();  // serves until stop(); call after bind()
+    void begin_shutdown();  // refuse new completions from now on
+    // Waits (up to wait_ms) for the completion handlers to finish writing,
+    // then closes the listener; listen() returns.
+    void stop(int wait_ms = 5000);
+    int n_active() const { return n_active_.load(); }  // completions being handled
+
+private:
+    ServingEngine& engine_;
+    const llm::TextCodec& codec_;
+    HttpServerParams params_;
+    std::unique_ptr<httplib::Server> http_;
+    std::atomic<int> n_active_{0};
+    std::atomic<bool> shutting_down_{false};
+    int listen_fd_ = -1;  // the listening socket, once bound
+};
+
+}  // namespace sixstep::server

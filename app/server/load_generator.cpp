@@ -1,0 +1,304 @@
+#include "app/server/load_generator.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
+#include <fmt/format.h>
+#include <httplib.h>
+#include <nlohmann/json.hpp>
+
+#include "pipeline/core/error.h"
+#include "pipeline/serving/arrivals.h"
+#include "pipeline/serving/percentiles.h"
+#include "pipeline/serving/workload.h"
+
+namespace sixstep::server {
+
+using json = nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+ServerUrl parse_server_url(const std::string& url) {
+    const std::size_t scheme = url.find("://");
+    if (scheme == std::string::npos || url.substr(0, scheme) != "http")
+        throw Error(fmt::format("--url {}: use http://HOST:PORT (https is not supported)", url));
+    const std::size_t slash = url.find('/', scheme + 3);
+    ServerUrl u;
+    u.origin = url.substr(0, slash);
+    if (u.origin.size() <= scheme + 3) throw Error(fmt::format("--url {}: no host", url));
+    std::string path = slash == std::string::npos ? "" : url.substr(slash);
+    while (!path.empty() && path.back() == '/') path.pop_back();
+    u.base = path.size() >= 3 && path.substr(path.size() - 3) == "/v1" ? path : path + "/v1";
+    return u;
+}
+
+const serving::LatencyMetric& LoadReport::latency(const std::string& key) const {
+    for (const auto& m : latencies)
+        if (m.key == key) return m;
+    throw Error(fmt::format("the load report has no latency '{}'", key));
+}
+
+const serving::Metric& LoadReport::total(const std::string& key) const {
+    for (const auto& m : totals)
+        if (m.key == key) return m;
+    throw Error(fmt::format("the load report has no figure '{}'", key));
+}
+
+namespace {
+
+double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
+
+// Reads a server-sent event stream as it comes, in any split.
+struct SseReader {
+    std::string buffer;
+    bool done = false;
+    std::string error;
+    // Returns the text of each data event's choice (may be empty), calling
+    // on_text for events with text.
+    template <class OnText, class OnUsage>
+    void feed(const char* data, std::size_t n, OnText on_text, OnUsage on_usage) {
+        for (std::size_t i = 0; i < n; ++i)
+            if (data[i] != '\r') buffer += data[i];
+        std::size_t end;
+        while ((end = buffer.find("\n\n")) != std::string::npos) {
+            const std::string event = buffer.substr(0, end);
+            buffer.erase(0, end + 2);
+            std::size_t pos = 0;
+            while (pos <= event.size()) {
+                std::size_t nl = event.find('\n', pos);
+                if (nl == std::string::npos) nl = event.size();
+                const std::string line = event.substr(pos, nl - pos);
+                pos = nl + 1;
+                if (line.rfind("data:", 0) != 0) continue;  // comments, event names
+                std::string payload = line.substr(5);
+                if (!payload.empty() && payload[0] == ' ') payload.erase(0, 1);
+                if (payload == "[DONE]") {
+                    done = true;
+                    continue;
+                }
+                const json j = json::parse(payload, nullptr, false);
+                if (j.is_discarded()) {
+                    error = "a stream event that is not JSON: " + payload.substr(0, 80);
+                    continue;
+                }
+                if (j.contains("error")) {
+                    error = "error event: " + j["error"].value("message", j["error"].dump());
+                    continue;
+                }
+                if (j.contains("usage") && j["usage"].is_object()) on_usage(j["usage"]);
+                if (!j.contains("choices") || !j["choices"].is_array() || j["choices"].empty()) continue;
+                const json& c = j["choices"][0];
+                std::string text;
+                if (c.contains("text") && c["text"].is_string()) text = c["text"].get<std::string>();
+                if (c.contains("delta") && c["delta"].is_object() && c["delta"].contains("content") &&
+                    c["delta"]["content"].is_string())
+                    text = c["delta"]["content"].get<std::string>();
+                if (!text.empty()) on_text(text);
+            }
+        }
+    }
+};
+
+std::string first_model(const ServerUrl& u) {
+    httplib::Client cli(u.origin);
+    cli.set_connection_timeout(5, 0);
+    cli.set_read_timeout(10, 0);
+    auto r = cli.Get(u.base + "/models");
+    if (!r) throw Error(fmt::format("cannot reach {}: {}", u.origin, httplib::to_string(r.error())));
+    if (r->status != 200) throw Error(fmt::format("GET {}/models answered HTTP {}", u.base, r->status));
+    const json j = json::parse(r->body, nullptr, false);
+    if (j.is_discarded() || !j.contains("data") || !j["data"].is_array() || j["data"].empty() ||
+        !j["data"][0].contains("id"))
+        throw Error(fmt::format("GET {}/models did not list a model; pass --model", u.base));
+    return j["data"][0]["id"].get<std::string>();
+}
+
+void send_one(const ServerUrl& u, const LoadParams& p, const std::string& model, const std::string& prompt,
+              Clock::time_point t0, LoadRequest& out) {
+    json body = {{"model", model},
+                 {"max_tokens", p.max_tokens},
+                 {"temperature", p.temperature},
+                 {"stream", true},
+                 {"stream_options", {{"include_usage", true}}}};
+    if (p.chat)
+        body["messages"] = json::array({{{"role", "user"}, {"content", prompt}}});
+    else
+        body["prompt"] = prompt;
+
+    httplib::Client cli(u.origin);
+    cli.set_connection_timeout(5, 0);
+    const auto timeout = std::chrono::duration<double>(p.timeout_s);
+    cli.set_read_timeout(std::chrono::duration_cast<std::chrono::microseconds>(timeout));
+    httplib::Request req;
+    req.method = "POST";
+    req.path = u.base + (p.chat ? "/chat/completions" : "/completions");
+    req.headers = {{"Accept", "text/event-stream"}};
+    req.body = body.dump();
+    req.set_header("Content-Type", "application/json");
+    int status = 0;
+    std::string error_body;
+    SseReader sse;
+    int usage_output = -1;
+    bool timed_out = false;
+    req.response_handler = [&](const httplib::Response& r) {
+        status = r.status;
+        return true;
+    };
+    req.content_receiver = [&](const char* data, std::size_t n, std::uint64_t, std::uint64_t) {
+        if (ms_since(t0) - out.sent_ms > p.timeout_s * 1000) {
+            timed_out = true;
+            return false;
+        }
+        if (status != 200) {
+            error_body.append(data, std::min<std::size_t>(n, 300 - std::min<std::size_t>(300, error_body.size())));
+            return true;
+        }
+        sse.feed(
+            data, n, [&](const std::string&) { out.chunk_ms.push_back(ms_since(t0)); },
+            [&](const json& usage) {
+                if (usage.contains("completion_tokens") && usage["completion_tokens"].is_number_integer())
+                    usage_output = usage["completion_tokens"].get<int>();
+                if (usage.contains("prompt_tokens") && usage["prompt_tokens"].is_number_integer())
+                    out.n_prompt = usage["prompt_tokens"].get<int>();
+            });
+        return true;
+    };
+    out.sent_ms = ms_since(t0);
+    httplib::Response res;
+    httplib::Error err = httplib::Error::Success;
+    const bool sent = cli.send(req, res, err);
+    out.done_ms = ms_since(t0);
+    if (timed_out) {
+        out.error = fmt::format("timeout: still open after {:g} s", p.timeout_s);
+    } else if (!sent) {
+        out.error = "connection: " + httplib::to_string(err);
+    } else if (status != 200) {
+        const json j = json::parse(error_body, nullptr, false);
+        const std::string why = !j.is_discarded() && j.contains("error") && j["error"].is_object()
+                                    ? j["error"].value("message", "")
+                                    : error_body;
+        out.error = fmt::format("HTTP {}: {}", status, why);
+    } else if (!sse.error.empty()) {
+        out.error = sse.error;
+    } else if (!sse.done) {
+        out.error = "the stream ended without [DONE]";
+    } else {
+        out.ok = true;
+    }
+    out.n_output = usage_output >= 0 ? usage_output : static_cast<int>(out.chunk_ms.size());
+}
+
+void make_figures(LoadReport& r, const LoadParams& p, int n_late) {
+    std::vector<double> ttft, tpot, itl, e2e;
+    double first_sent = -1, last_done = 0;
+    long long n_out = 0, n_in = 0;
+    int n_ok = 0;
+    for (const LoadRequest& q : r.requests) {
+        if (q.sent_ms >= 0 && (first_sent < 0 || q.sent_ms < first_sent)) first_sent = q.sent_ms;
+        last_done = std::max(last_done, q.done_ms);
+        if (!q.ok || q.chunk_ms.empty()) continue;
+        ++n_ok;
+        // The serving lab's definitions, on the client's clock.
+        serving::RequestRecord rec;
+        rec.arrival_ms = q.sent_ms;
+        rec.first_token_ms = q.chunk_ms.front();
+        rec.finish_ms = q.chunk_ms.back();
+        rec.token_ms = q.chunk_ms;
+        rec.output.resize(static_cast<std::size_t>(std::max(1, q.n_output)));
+        ttft.push_back(serving::ttft_ms(rec));
+        e2e.push_back(serving::e2e_ms(rec));
+        if (serving::tpot_ms(rec) >= 0) tpot.push_back(serving::tpot_ms(rec));
+        for (std::size_t i = 1; i < q.chunk_ms.size(); ++i) itl.push_back(q.chunk_ms[i] - q.chunk_ms[i - 1]);
+        n_out += q.n_output;
+        n_in += q.n_prompt;
+    }
+    const double duration_ms = first_sent >= 0 ? last_done - first_sent : 0;
+    const double s = duration_ms / 1000;
+    const auto per_s = [&](double x) { return s > 0 ? x / s : 0; };
+    r.latencies = {
+        {"ttft", "TTFT", "client side: first streamed chunk with text - request sent", serving::summarize(ttft)},
+        {"tpot", "TPOT", "(E2E - TTFT) / (output tokens - 1), per request; first token excluded", serving::summarize(tpot)},
+        {"itl", "ITL", "every gap between streamed text chunks, pooled over requests", serving::summarize(itl)},
+        {"e2e", "E2E latency", "request sent -> last text chunk received", serving::summarize(e2e)},
+    };
+    const int n = static_cast<int>(r.requests.size());
+    r.totals = {
+        {"requests", "requests sent", "", "requests the run sent", static_cast<double>(n)},
+        {"completed", "completed", "", "requests whose stream ended with [DONE] and no error", static_cast<double>(n_ok)},
+        {"failed", "failed", "", "requests refused (HTTP status), broken, or past the timeout", static_cast<double>(n - n_ok)},
+        {"late", "sent late", "", "arrivals that found max_in_flight requests open and waited", static_cast<double>(n_late)},
+        {"offered_rate", "offered rate", "req/s", "the Poisson rate asked for", p.rate},
+        {"duration", "duration", "s", "first request sent -> last response ended", s},
+        {"request_throughput", "request throughput", "req/s", "completed requests / duration", per_s(n_ok)},
+        {"output_throughput", "output throughput", "tok/s", "output tokens of completed requests / duration",
+         per_s(static_cast<double>(n_out))},
+        {"total_throughput", "total token throughput", "tok/s",
+         "prompt + output tokens of completed requests / duration (prompt tokens as the server's usage reports them)",
+         per_s(static_cast<double>(n_in + n_out))},
+    };
+}
+
+}  // namespace
+
+LoadReport run_load(const LoadParams& p) {
+    if (!std::isfinite(p.rate) || p.rate <= 0) throw Error(fmt::format("--rate {}: requests per second > 0", p.rate));
+    if ((p.duration_s > 0) == (p.n_requests > 0))
+        throw Error("give exactly one of --duration S (> 0) and --requests N (> 0)");
+    if (p.duration_s < 0 || p.n_requests < 0) throw Error("--duration and --requests must be positive");
+    if (p.max_tokens < 1) throw Error(fmt::format("--max-tokens {}: at least 1", p.max_tokens));
+    if (p.max_in_flight < 1) throw Error(fmt::format("--max-in-flight {}: at least 1", p.max_in_flight));
+    if (!(p.timeout_s > 0)) throw Error(fmt::format("--timeout {}: seconds > 0", p.timeout_s));
+    const ServerUrl u = parse_server_url(p.url);
+
+    // The arrival times: a count, or as many as fall inside the duration.
+    serving::ArrivalParams a;
+    a.rate = p.rate;
+    a.seed = p.seed;
+    if (p.n_requests > 0) {
+        a.count = p.n_requests;
+    } else {
+        const double expected = p.rate * p.duration_s;
+        a.count = static_cast<int>(std::min<double>(serving::max_request_count, expected + 10 * std::sqrt(expected) + 10));
+    }
+    serving::check_arrival_params(a);
+    std::vector<double> times = serving::arrival_times_ms(a);
+    if (p.duration_s > 0)
+        times.erase(std::remove_if(times.begin(), times.end(), [&](double t) { return t >= p.duration_s * 1000; }),
+                    times.end());
+
+    LoadReport r;
+    r.model = p.model.empty() ? first_model(u) : p.model;
+    const std::vector<std::string>& prompts = p.prompts.empty() ? serving::story_openings() : p.prompts;
+    r.requests.resize(times.size());
+    std::mutex mutex;
+    std::condition_variable cv;
+    int in_flight = 0, n_late = 0;
+    std::vector<std::thread> threads;
+    threads.reserve(times.size());
+    const Clock::time_point t0 = Clock::now();
+    for (std::size_t i = 0; i < times.size(); ++i) {
+        std::this_thread::sleep_until(t0 + std::chrono::duration_cast<Clock::duration>(
+                                               std::chrono::duration<double, std::milli>(times[i])));
+        {
+            std::unique_lock lock(mutex);
+            if (in_flight >= p.max_in_flight) ++n_late;
+            cv.wait(lock, [&] { return in_flight < p.max_in_flight; });
+            ++in_flight;
+        }
+        r.requests[i].scheduled_ms = times[i];
+        threads.emplace_back([&, i] {
+            send_one(u, p, r.model, prompts[i % prompts.size()], t0, r.requests[i]);
+            std::lock_guard lock(mutex);
+            --in_flight;
+            cv.notify_all();
+        });
+    }
+    for (std::thread& t : threads) t.join();
+    make_figures(r, p, n_late);
+    return r;
+}
+
+}  // namespace sixstep::server

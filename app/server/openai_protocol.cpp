@@ -1,0 +1,310 @@
+#include "app/server/openai_protocol.h"
+
+#include <climits>
+#include <cmath>
+#include <functional>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "app/server/chat_template.h"
+
+namespace sixstep::server {
+
+using json = nlohmann::json;
+
+std::string error_type_for_status(int status) {
+    switch (status) {
+    case 400: return "invalid_request_error";
+    case 401: return "authentication_error";
+    case 404: return "not_found_error";
+    case 405: return "invalid_request_error";
+    case 408: return "timeout_error";
+    case 413: return "invalid_request_error";
+    case 429: return "rate_limit_error";
+    case 503: return "server_overloaded";
+    default: return status >= 500 ? "server_error" : "invalid_request_error";
+    }
+}
+
+json error_body(const ApiError& e) {
+    json err = {{"message", e.what()}, {"type", e.type}, {"param", nullptr}, {"code", nullptr}};
+    if (!e.param.empty()) err["param"] = e.param;
+    if (!e.code.empty()) err["code"] = e.code;
+    return {{"error", err}};
+}
+
+namespace {
+
+ApiError bad(const std::string& param, const std::string& message, const std::string& code = "") {
+    return ApiError(400, "invalid_request_error", message, param, code);
+}
+
+const char* json_type(const json& v) {
+    if (v.is_null()) return "null";
+    if (v.is_boolean()) return "a boolean";
+    if (v.is_number()) return "a number";
+    if (v.is_string()) return "a string";
+    if (v.is_array()) return "an array";
+    return "an object";
+}
+
+double number(const json& v, const std::string& name, double lo, double hi) {
+    if (!v.is_number()) throw bad(name, fmt::format("'{}' must be a number, not {}", name, json_type(v)));
+    const double x = v.get<double>();
+    if (!std::isfinite(x) || x < lo || x > hi)
+        throw bad(name, fmt::format("'{}' is {:g}; it must be between {:g} and {:g}", name, x, lo, hi));
+    return x;
+}
+
+long long integer(const json& v, const std::string& name) {
+    if (!v.is_number_integer())
+        throw bad(name, fmt::format("'{}' must be an integer, not {}", name, v.is_number() ? "a fraction" : json_type(v)));
+    return v.is_number_unsigned() ? static_cast<long long>(std::min<std::uint64_t>(v.get<std::uint64_t>(), LLONG_MAX))
+                                  : v.get<long long>();
+}
+
+bool boolean(const json& v, const std::string& name) {
+    if (!v.is_boolean()) throw bad(name, fmt::format("'{}' must be true or false, not {}", name, json_type(v)));
+    return v.get<bool>();
+}
+
+std::string text_content(const json& content, const std::string& where) {
+    if (content.is_string()) return content.get<std::string>();
+    if (content.is_array()) {
+        std::string text;
+        for (const json& part : content) {
+            if (!part.is_object() || part.value("type", "") != "text" || !part.contains("text") || !part["text"].is_string())
+                throw bad(where, fmt::format("'{}': only text parts ({{\"type\": \"text\", \"text\": …}}) are supported", where));
+            text += part["text"].get<std::string>();
+        }
+        return text;
+    }
+    throw bad(where, fmt::format("'{}' must be a string or a list of text parts, not {}", where, json_type(content)));
+}
+
+std::string chat_prompt(const json& messages) {
+    if (!messages.is_array() || messages.empty())
+        throw bad("messages", "'messages' must be a non-empty list of {role, content}");
+    std::vector<ChatMessage> chat;
+    for (std::size_t i = 0; i < messages.size(); ++i) {
+        const json& m = messages[i];
+        const std::string where = fmt::format("messages[{}]", i);
+        if (!m.is_object()) throw bad(where, fmt::format("'{}' must be an object with role and content", where));
+        if (!m.contains("role") || !m["role"].is_string())
+            throw bad(where + ".role", fmt::format("'{}.role' must be a string", where));
+        const std::string role = m["role"].get<std::string>();
+        static const std::set<std::string> roles = {"system", "developer", "user", "assistant"};
+        if (!roles.count(role))
+            throw bad(where + ".role", fmt::format("'{}.role' is '{}'; use system, developer, user or assistant "
+                                                  "(tools are not supported)", where, role));
+        if (!m.contains("content")) throw bad(where + ".content", fmt::format("'{}' has no content", where));
+        chat.push_back({role, text_content(m["content"], where + ".content")});
+    }
+    return apply_plain_chat_template(chat);
+}
+
+void parse_prompt(const json& p, CompletionRequest& r) {
+    if (p.is_string()) {
+        r.prompt_text = p.get<std::string>();
+    } else if (p.is_array() && p.size() == 1 && p[0].is_string()) {
+        r.prompt_text = p[0].get<std::string>();
+    } else if (p.is_array() && !p.empty() && p[0].is_number_integer()) {
+        for (const json& t : p) {
+            if (!t.is_number_integer()) throw bad("prompt", "'prompt' as token ids must hold only integers");
+            const long long id = t.get<long long>();
+            if (id < 0 || id > INT_MAX) throw bad("prompt", fmt::format("token id {} is out of range", id));
+            r.prompt_tokens.push_back(static_cast<int>(id));
+        }
+    } else if (p.is_array() && p.size() > 1) {
+        throw bad("prompt", "one prompt per request: send a string, not a list of prompts");
+    } else {
+        throw bad("prompt", fmt::format("'prompt' must be a string or a list of token ids, not {}",
+                                        p.is_array() ? "an empty list" : json_type(p)));
+    }
+}
+
+}  // namespace
+
+CompletionRequest parse_completion_request(const std::string& body, Endpoint endpoint, const std::string& model_id) {
+    json j;
+    try {
+        j = json::parse(body);
+    } catch (const json::parse_error& e) {
+        throw bad("", fmt::format("the body is not valid JSON: {}", e.what()));
+    }
+    if (!j.is_object()) throw bad("", fmt::format("the body must be a JSON object, not {}", json_type(j)));
+    const bool chat = endpoint == Endpoint::chat;
+    static const std::set<std::string> common = {"model", "max_tokens", "stream", "stream_options", "temperature",
+                                                 "top_p", "seed", "stop", "n", "logprobs", "frequency_penalty",
+                                                 "presence_penalty", "user", "logit_bias"};
+    static const std::set<std::string> completions_only = {"prompt", "echo", "suffix", "best_of"};
+    static const std::set<std::string> chat_only = {"messages", "max_completion_tokens", "top_logprobs", "tools",
+                                                    "tool_choice", "response_format"};
+    for (const auto& [key, value] : j.items())
+        if (!common.count(key) && !(chat ? chat_only : completions_only).count(key))
+            throw bad(key, fmt::format("unrecognized request argument: '{}'", key));
+
+    CompletionRequest r;
+    r.endpoint = endpoint;
+    if (!j.contains("model")) throw bad("model", "'model' is required");
+    if (!j["model"].is_string()) throw bad("model", fmt::format("'model' must be a string, not {}", json_type(j["model"])));
+    r.model = j["model"].get<std::string>();
+    if (r.model != model_id)
+        throw ApiError(404, "not_found_error",
+                       fmt::format("the model '{}' does not exist; this server serves '{}'", r.model, model_id), "model",
+                       "model_not_found");
+
+    if (chat) {
+        if (!j.contains("messages")) throw bad("messages", "'messages' is required");
+        r.prompt_text = chat_prompt(j["messages"]);
+    } else {
+        if (!j.contains("prompt")) throw bad("prompt", "'prompt' is required");
+        parse_prompt(j["prompt"], r);
+    }
+
+    for (const char* key : {"max_tokens", "max_completion_tokens"}) {
+        if (!j.contains(key) || j[key].is_null()) continue;
+        const long long n = integer(j[key], key);
+        if (n < 1) throw bad(key, fmt::format("'{}' is {}; it must be at least 1", key, n));
+        r.max_tokens = static_cast<int>(std::min<long long>(n, INT_MAX));
+    }
+    if (j.contains("stream") && !j["stream"].is_null()) r.stream = boolean(j["stream"], "stream");
+    if (j.contains("stream_options") && !j["stream_options"].is_null()) {
+        const json& so = j["stream_options"];
+        if (!r.stream) throw bad("stream_options", "'stream_options' is only allowed with \"stream\": true");
+        if (!so.is_object()) throw bad("stream_options", "'stream_options' must be an object");
+        for (const auto& [key, value] : so.items()) {
+            if (key != "include_usage") throw bad("stream_options." + key, fmt::format("unrecognized stream option: '{}'", key));
+            r.include_usage = boolean(value, "stream_options.include_usage");
+        }
+    }
+
+    // Sampling: OpenAI's defaults (temperature 1, top_p 1); no top-k or min-p cut.
+    r.sampling.temperature = 1;
+    r.sampling.top_k = 0;
+    r.sampling.top_p = 1;
+    r.sampling.min_p = 0;
+    if (j.contains("temperature") && !j["temperature"].is_null())
+        r.sampling.temperature = static_cast<float>(number(j["temperature"], "temperature", 0, 2));
+    if (j.contains("top_p") && !j["top_p"].is_null()) {
+        r.sampling.top_p = static_cast<float>(number(j["top_p"], "top_p", 0, 1));
+        if (r.sampling.top_p <= 0) throw bad("top_p", "'top_p' must be above 0 (use temperature 0 for greedy)");
+    }
+    if (j.contains("seed") && !j["seed"].is_null()) {
+        r.sampling.seed = static_cast<std::uint64_t>(integer(j["seed"], "seed"));
+        r.has_seed = true;
+    }
+    if (j.contains("stop") && !j["stop"].is_null()) {
+        const json& s = j["stop"];
+        if (s.is_string()) {
+            r.stop.push_back(s.get<std::string>());
+        } else if (s.is_array() && s.size() <= 4) {
+            for (const json& x : s) {
+                if (!x.is_string()) throw bad("stop", "'stop' must hold only strings");
+                r.stop.push_back(x.get<std::string>());
+            }
+        } else {
+            throw bad("stop", "'stop' must be a string or a list of up to 4 strings");
+        }
+        for (const std::string& x : r.stop)
+            if (x.empty()) throw bad("stop", "a stop string must not be empty");
+    }
+
+    // Fields this server does not implement: refused unless they ask for nothing.
+    const auto refuse_unless = [&](const char* key, auto is_default, const char* what) {
+        if (j.contains(key) && !j[key].is_null() && !is_default(j[key]))
+            throw bad(key, fmt::format("'{}' is not supported: {}", key, what));
+    };
+    const auto is_one = [](const json& v) { return v.is_number_integer() && v.get<long long>() == 1; };
+    const auto is_false = [](const json& v) { return v.is_boolean() && !v.get<bool>(); };
+    const auto is_zero = [](const json& v) { return v.is_number() && v.get<double>() == 0; };
+    const auto is_empty = [](const json& v) { return (v.is_object() || v.is_array() || v.is_string()) && v.empty(); };
+    refuse_unless("n", is_one, "one choice per request (n = 1)");
+    refuse_unless("best_of", is_one, "one choice per request (best_of = 1)");
+    refuse_unless("logprobs", chat ? std::function<bool(const json&)>(is_false) : [](const json& v) {
+        return v.is_number_integer() && v.get<long long>() == 0;
+    }, "no log probabilities are returned");
+    refuse_unless("top_logprobs", is_zero, "no log probabilities are returned");
+    refuse_unless("echo", is_false, "the prompt is not echoed");
+    refuse_unless("suffix", is_empty, "no insertion (suffix)");
+    refuse_unless("frequency_penalty", is_zero, "no penalties");
+    refuse_unless("presence_penalty", is_zero, "no penalties");
+    refuse_unless("logit_bias", is_empty, "no logit bias");
+    refuse_unless("tools", is_empty, "no tool calls");
+    refuse_unless("tool_choice", [](const json& v) { return v.is_string() && v.get<std::string>() == "none"; },
+                  "no tool calls");
+    refuse_unless("response_format", [](const json& v) { return v.is_object() && v.value("type", "") == "text"; },
+                  "plain text only ({\"type\": \"text\"})");
+    if (j.contains("user") && !j["user"].is_null() && !j["user"].is_string())
+        throw bad("user", "'user' must be a string");
+    return r;
+}
+
+std::string finish_reason_of(const std::string& stop_reason) {
+    if (stop_reason == "max_tokens") return "length";
+    if (stop_reason == "eos" || stop_reason == "stop_string") return "stop";
+    return stop_reason;  // "cancelled", "error": never sent as a finish reason (the front end answers with an error)
+}
+
+json usage_json(int prompt_tokens, int completion_tokens) {
+    return {{"prompt_tokens", prompt_tokens},
+            {"completion_tokens", completion_tokens},
+            {"total_tokens", prompt_tokens + completion_tokens}};
+}
+
+namespace {
+
+json finish_json(const std::string& finish_reason) {
+    return finish_reason.empty() ? json(nullptr) : json(finish_reason);
+}
+
+}  // namespace
+
+json completion_response(Endpoint endpoint, const CompletionResult& r) {
+    json choice = {{"index", 0}};
+    if (endpoint == Endpoint::chat)
+        choice["message"] = {{"role", "assistant"}, {"content", r.text}};
+    else
+        choice["text"] = r.text;
+    choice["logprobs"] = nullptr;
+    choice["finish_reason"] = finish_json(r.finish_reason);
+    return {{"id", r.id},
+            {"object", endpoint == Endpoint::chat ? "chat.completion" : "text_completion"},
+            {"created", r.created},
+            {"model", r.model},
+            {"choices", json::array({choice})},
+            {"usage", usage_json(r.prompt_tokens, r.completion_tokens)}};
+}
+
+json completion_chunk(Endpoint endpoint, const CompletionResult& r, bool first, bool include_usage) {
+    json choice = {{"index", 0}};
+    if (endpoint == Endpoint::chat) {
+        json delta = json::object();
+        if (first) delta["role"] = "assistant";
+        if (!r.text.empty() || first) delta["content"] = r.text;
+        choice["delta"] = delta;
+    } else {
+        choice["text"] = r.text;
+    }
+    choice["logprobs"] = nullptr;
+    choice["finish_reason"] = finish_json(r.finish_reason);
+    json j = {{"id", r.id},
+              {"object", endpoint == Endpoint::chat ? "chat.completion.chunk" : "text_completion"},
+              {"created", r.created},
+              {"model", r.model},
+              {"choices", json::array({choice})}};
+    if (include_usage) j["usage"] = nullptr;
+    return j;
+}
+
+json usage_chunk(Endpoint endpoint, const CompletionResult& r) {
+    return {{"id", r.id},
+            {"object", endpoint == Endpoint::chat ? "chat.completion.chunk" : "text_completion"},
+            {"created", r.created},
+            {"model", r.model},
+            {"choices", json::array()},
+            {"usage", usage_json(r.prompt_tokens, r.completion_tokens)}};
+}
+
+}  // namespace sixstep::server

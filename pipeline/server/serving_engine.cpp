@@ -1,0 +1,165 @@
+#include "pipeline/server/serving_engine.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "pipeline/core/error.h"
+
+namespace sixstep::server {
+
+ServingEngine::ServingEngine(llm::Backend& backend, const llm::TextCodec& codec, const ServingEngineParams& params)
+    : backend_(backend), codec_(codec), params_(params) {
+    if (params_.kv_blocks < 1 || params_.kv_blocks > 1'000'000)
+        throw Error(fmt::format("kv blocks {}: the pool needs 1 to 1000000 blocks", params_.kv_blocks));
+    if (params_.block_size < 1) throw Error(fmt::format("block size {}: a block holds at least one position", params_.block_size));
+    if (params_.max_queue < 0) throw Error(fmt::format("max queue {}: must be >= 0", params_.max_queue));
+    const llm::LlamaHparams& hp = backend_.model().hparams();
+    n_ctx_ = params_.n_ctx > 0 ? std::min(params_.n_ctx, hp.n_ctx) : hp.n_ctx;
+    llm::KvCacheParams kp = llm::kv_cache_params(hp, n_ctx_, 1, params_.block_size);
+    kp.n_blocks = params_.kv_blocks;
+    kv_ = backend_.make_kv_cache(kp);
+    scheduler_ = std::make_unique<serving::Scheduler>(backend_, *kv_, codec_, params_.scheduler,
+                                                      [this](const serving::StepShape& s) { return wall_cost(s); });
+    serving::SchedulerObserver observer;
+    observer.on_token = [this](int id, const llm::TokenEvent& ev) {
+        ++n_step_tokens_;
+        if (const auto it = active_.find(id); it != active_.end()) it->second->push_token(ev.text);
+    };
+    observer.on_finish = [this](const serving::RequestRecord& r) {
+        metrics_.on_finish(r);
+        if (const auto it = active_.find(r.id); it != active_.end()) {
+            it->second->finish({r.stop_reason, "", r.n_prompt, r.n_cached_tokens, static_cast<int>(r.output.size())});
+            active_.erase(it);
+        }
+        std::lock_guard lock(mutex_);
+        --n_in_flight_;
+    };
+    scheduler_->set_observer(std::move(observer));
+    metrics_.set_gauges({0, 0, 0, 0, kv_->blocks().n_blocks()});
+    thread_ = std::thread([this] { run(); });
+}
+
+ServingEngine::~ServingEngine() { stop(std::chrono::milliseconds(0)); }
+
+double ServingEngine::now_ms() const {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0_).count();
+}
+
+// The virtual clock made the wall clock: a step "costs" whatever wall time
+// passed since the clock last moved — the forward pass and sampling, and also
+// the engine's own bookkeeping, which a real client waits through too.
+double ServingEngine::wall_cost(const serving::StepShape&) const {
+    return std::max(0.0, now_ms() - scheduler_->clock().now_ms());
+}
+
+Submission ServingEngine::submit(EngineRequest request) {
+    serving::RequestSpec spec;
+    spec.prompt = std::move(request.prompt);
+    spec.max_tokens = request.max_tokens;
+    spec.sampling = request.sampling;
+    spec.stop = std::move(request.stop);
+    std::lock_guard lock(mutex_);
+    if (stopping_) return {nullptr, "shutting_down", "the server is shutting down"};
+    if (n_waiting_ + static_cast<int>(inbox_.size()) >= params_.max_queue) {
+        metrics_.on_rejected("queue_full");
+        return {nullptr, "queue_full",
+                fmt::format("the queue is full ({} requests waiting); retry later", params_.max_queue)};
+    }
+    spec.id = next_id_;
+    spec.arrival_ms = now_ms();
+    try {
+        scheduler_->check(spec);
+    } catch (const Error& e) {
+        metrics_.on_rejected("invalid");
+        return {nullptr, "invalid", e.message()};
+    }
+    ++next_id_;
+    auto stream = std::make_shared<RequestStream>(spec.id);
+    inbox_.emplace_back(std::move(spec), stream);
+    ++n_in_flight_;
+    cv_.notify_all();
+    return {stream, "", ""};
+}
+
+void ServingEngine::cancel(int id) {
+    {
+        std::lock_guard lock(mutex_);
+        cancels_.push_back(id);
+    }
+    cv_.notify_all();
+}
+
+void ServingEngine::stop(std::chrono::milliseconds grace) {
+    {
+        std::lock_guard lock(mutex_);
+        if (!stopping_) {
+            stopping_ = true;
+            deadline_ = std::chrono::steady_clock::now() + grace;
+        }
+    }
+    cv_.notify_all();
+    if (thread_.joinable()) thread_.join();
+}
+
+int ServingEngine::n_in_flight() const {
+    std::lock_guard lock(mutex_);
+    return n_in_flight_;
+}
+
+void ServingEngine::run() {
+    for (;;) {
+        std::vector<std::pair<serving::RequestSpec, std::shared_ptr<RequestStream>>> arrivals;
+        std::vector<int> cancels;
+        bool cancel_all = false;
+        {
+            std::unique_lock lock(mutex_);
+            cv_.wait(lock, [&] { return !inbox_.empty() || !cancels_.empty() || stopping_ || !active_.empty(); });
+            arrivals.swap(inbox_);
+            cancels.swap(cancels_);
+            cancel_all = stopping_ && std::chrono::steady_clock::now() >= deadline_;
+            if (stopping_ && arrivals.empty() && active_.empty()) break;
+        }
+        for (auto& [spec, stream] : arrivals) {
+            const int id = spec.id;
+            active_[id] = stream;
+            try {
+                scheduler_->submit({std::move(spec)});
+            } catch (const std::exception& e) {  // checked in submit(): only a bug gets here
+                active_.erase(id);
+                stream->finish({"error", e.what(), 0, 0, 0});
+                std::lock_guard lock(mutex_);
+                --n_in_flight_;
+            }
+        }
+        for (int id : cancels) scheduler_->cancel(id);
+        if (cancel_all) {
+            std::vector<int> ids;
+            for (const auto& [id, s] : active_) ids.push_back(id);
+            for (int id : ids) scheduler_->cancel(id);
+        }
+        if (!active_.empty()) {
+            n_step_tokens_ = 0;
+            try {
+                scheduler_->step();
+            } catch (const std::exception& e) {
+                // A bug, never input: end every request with the reason rather than hang them.
+                std::vector<int> ids;
+                for (const auto& [id, s] : active_) ids.push_back(id);
+                for (int id : ids) {
+                    active_[id]->finish({"error", e.what(), 0, 0, 0});
+                    scheduler_->cancel(id);
+                }
+            }
+            metrics_.on_tokens(now_ms(), n_step_tokens_);
+        }
+        scheduler_->take_finished();  // already reported through the observer
+        metrics_.set_gauges({scheduler_->n_running(), scheduler_->n_waiting(), kv_->blocks().n_used(),
+                             scheduler_->prefix_cache() ? scheduler_->prefix_cache()->n_evictable() : 0,
+                             kv_->blocks().n_blocks()});
+        std::lock_guard lock(mutex_);
+        n_waiting_ = scheduler_->n_waiting();
+    }
+}
+
+}  // namespace sixstep::server

@@ -1,0 +1,117 @@
+// The OpenAI request parser on its own: what each field turns into, and that
+// every refusal names its field with status 400 (404 for another model).
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "app/server/chat_template.h"
+#include "app/server/openai_protocol.h"
+
+using namespace sixstep::server;
+using Json = nlohmann::json;
+
+namespace {
+
+CompletionRequest parse(const Json& j, Endpoint e = Endpoint::completions) {
+    return parse_completion_request(j.dump(), e, "m");
+}
+
+ApiError refusal(const std::string& body, Endpoint e = Endpoint::completions) {
+    try {
+        parse_completion_request(body, e, "m");
+    } catch (const ApiError& err) {
+        return err;
+    }
+    FAIL("accepted: " << body);
+    return ApiError(0, "", "");
+}
+
+}  // namespace
+
+TEST_CASE("openai protocol: fields become the request, with OpenAI's defaults") {
+    const CompletionRequest r = parse({{"model", "m"}, {"prompt", "Hi"}});
+    CHECK(r.prompt_text == "Hi");
+    CHECK_FALSE(r.max_tokens.has_value());
+    CHECK_FALSE(r.stream);
+    CHECK(r.sampling.temperature == 1.0f);
+    CHECK(r.sampling.top_p == 1.0f);
+    CHECK(r.sampling.top_k == 0);
+    CHECK_FALSE(r.has_seed);
+
+    const CompletionRequest t = parse({{"model", "m"},
+                                       {"prompt", {5, 6, 7}},
+                                       {"max_tokens", 9},
+                                       {"stream", true},
+                                       {"stream_options", {{"include_usage", true}}},
+                                       {"temperature", 0},
+                                       {"top_p", 0.5},
+                                       {"seed", 3},
+                                       {"stop", "\n"}});
+    CHECK(t.prompt_tokens == std::vector<int>{5, 6, 7});
+    CHECK(t.max_tokens == 9);
+    CHECK(t.stream);
+    CHECK(t.include_usage);
+    CHECK(t.sampling.temperature == 0.0f);
+    CHECK(t.sampling.top_p == 0.5f);
+    CHECK(t.sampling.seed == 3);
+    CHECK(t.stop == std::vector<std::string>{"\n"});
+}
+
+TEST_CASE("openai protocol: the plain chat template puts system text first and ends on the assistant's turn") {
+    const CompletionRequest r = parse({{"model", "m"},
+                                       {"messages", {{{"role", "user"}, {"content", "Hi"}},
+                                                     {{"role", "system"}, {"content", "Be kind."}},
+                                                     {{"role", "assistant"}, {"content", "Hello"}},
+                                                     {{"role", "user"}, {"content", "A story?"}}}}},
+                                      Endpoint::chat);
+    CHECK(r.prompt_text == "Be kind.\n\nUser: Hi\nAssistant: Hello\nUser: A story?\nAssistant:");
+}
+
+TEST_CASE("openai protocol: refusals name the field") {
+    const auto check = [](const std::string& body, int status, const std::string& param, Endpoint e = Endpoint::completions) {
+        const ApiError err = refusal(body, e);
+        INFO(body << " -> " << err.what());
+        CHECK(err.status == status);
+        CHECK(err.param == param);
+        CHECK(error_body(err)["error"]["message"] == err.what());
+    };
+    check("not json", 400, "");
+    check(R"({"prompt": "x"})", 400, "model");
+    check(R"({"model": 7, "prompt": "x"})", 400, "model");
+    check(R"({"model": "other", "prompt": "x"})", 404, "model");
+    check(R"({"model": "m", "prompt": 7})", 400, "prompt");
+    check(R"({"model": "m", "prompt": []})", 400, "prompt");
+    check(R"({"model": "m", "prompt": "x", "max_tokens": 1.5})", 400, "max_tokens");
+    check(R"({"model": "m", "prompt": "x", "max_tokens": -1})", 400, "max_tokens");
+    check(R"({"model": "m", "prompt": "x", "temperature": "hot"})", 400, "temperature");
+    check(R"({"model": "m", "prompt": "x", "seed": "s"})", 400, "seed");
+    check(R"({"model": "m", "prompt": "x", "stop": [""]})", 400, "stop");
+    check(R"({"model": "m", "prompt": "x", "stream": true, "stream_options": {"x": 1}})", 400, "stream_options.x");
+    check(R"({"model": "m", "prompt": "x", "echo": true})", 400, "echo");
+    check(R"({"model": "m", "prompt": "x", "best_of": 3})", 400, "best_of");
+    check(R"({"model": "m", "prompt": "x", "messages": []})", 400, "messages");
+    check(R"({"model": "m", "messages": [{"role": "user"}]})", 400, "messages[0].content", Endpoint::chat);
+    check(R"({"model": "m", "messages": [{"role": "user", "content": [{"type": "image_url"}]}]})", 400,
+          "messages[0].content", Endpoint::chat);
+    check(R"({"model": "m", "messages": [{"role": "user", "content": "x"}], "tools": [{}]})", 400, "tools",
+          Endpoint::chat);
+    check(R"({"model": "m", "messages": [{"role": "user", "content": "x"}], "prompt": "x"})", 400, "prompt",
+          Endpoint::chat);
+}
+
+TEST_CASE("openai protocol: finish reasons and response shapes") {
+    CHECK(finish_reason_of("eos") == "stop");
+    CHECK(finish_reason_of("stop_string") == "stop");
+    CHECK(finish_reason_of("max_tokens") == "length");
+    CompletionResult r{"cmpl-1", 100, "m", "hello", "length", 3, 2};
+    const Json c = completion_response(Endpoint::completions, r);
+    CHECK(c["choices"][0]["text"] == "hello");
+    CHECK(c["usage"]["total_tokens"] == 5);
+    const Json chat = completion_response(Endpoint::chat, r);
+    CHECK(chat["choices"][0]["message"]["content"] == "hello");
+    const Json first = completion_chunk(Endpoint::chat, {"c", 1, "m", "", "", 0, 0}, true, false);
+    CHECK(first["choices"][0]["delta"]["role"] == "assistant");
+    CHECK(first["choices"][0]["finish_reason"].is_null());
+    CHECK_FALSE(first.contains("usage"));
+    CHECK(usage_chunk(Endpoint::chat, r)["choices"].empty());
+}

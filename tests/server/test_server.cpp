@@ -1,0 +1,393 @@
+// sixstep's OpenAI-compatible server over real loopback HTTP: the protocol
+// (whole and streamed answers, the chunk format), the fields official
+// clients send, refusals with the right status and an OpenAI-style error
+// body, concurrency that changes no greedy answer, cancellation and shutdown
+// that give every KV block back, and a soak that leaks neither blocks nor
+// threads. Every wait is bounded.
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <fstream>
+#include <map>
+#include <set>
+#include <thread>
+
+#include "server_fixture.h"
+
+using namespace sixstep::test;
+namespace server = sixstep::server;
+using Json = nlohmann::json;
+
+namespace {
+
+std::string completion(const std::string& prompt, int max_tokens, bool stream = false, Json extra = Json::object()) {
+    Json j = {{"model", served_model_id}, {"prompt", prompt}, {"max_tokens", max_tokens}, {"temperature", 0}};
+    if (stream) j["stream"] = true;
+    for (auto& [k, v] : extra.items()) j[k] = v;
+    return j.dump();
+}
+
+// An OpenAI-style error body with this status, type and (optionally) param and code.
+void check_error(const HttpAnswer& a, int status, const std::string& type, const std::string& param = "",
+                 const std::string& code = "") {
+    INFO(a.body);
+    CHECK(a.status == status);
+    const Json j = a.json();
+    REQUIRE(j.is_object());
+    REQUIRE(j.contains("error"));
+    CHECK(j["error"]["message"].get<std::string>().size() > 5);
+    CHECK(j["error"]["type"] == type);
+    if (!param.empty()) CHECK(j["error"]["param"] == param);
+    if (!code.empty()) CHECK(j["error"]["code"] == code);
+}
+
+// Blocks until pred() or two seconds passed.
+template <class Pred>
+bool eventually(Pred pred) {
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    while (!pred()) {
+        if (std::chrono::steady_clock::now() > until) return false;
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    return true;
+}
+
+int process_threads() {
+    std::ifstream in("/proc/self/status");
+    std::string line;
+    while (std::getline(in, line))
+        if (line.rfind("Threads:", 0) == 0) return std::stoi(line.substr(8));
+    return -1;
+}
+
+const std::vector<std::string> prompts = {"Once upon a time", "The little dog", "Tom and Lily went to the park",
+                                          "One day, a girl named Sue", "The sun was hot and", "A big red ball"};
+
+}  // namespace
+
+TEST_CASE("server: health, models and a whole completion in OpenAI's shape") {
+    TestServer s;
+    const HttpAnswer h = http_get(s.port, "/health");
+    CHECK(h.status == 200);
+    CHECK(h.json()["status"] == "ok");
+
+    const Json models = http_get(s.port, "/v1/models").json();
+    CHECK(models["object"] == "list");
+    REQUIRE(models["data"].size() == 1);
+    CHECK(models["data"][0]["id"] == served_model_id);
+    CHECK(models["data"][0]["object"] == "model");
+
+    const HttpAnswer a = http_post(s.port, "/v1/completions", completion("Once upon a time", 12));
+    REQUIRE(a.status == 200);
+    const Json j = a.json();
+    CHECK(j["object"] == "text_completion");
+    CHECK(j["model"] == served_model_id);
+    CHECK(j["id"].get<std::string>().rfind("cmpl-", 0) == 0);
+    CHECK(j["created"].is_number_integer());
+    REQUIRE(j["choices"].size() == 1);
+    const Json& c = j["choices"][0];
+    CHECK(c["index"] == 0);
+    CHECK_FALSE(c["text"].get<std::string>().empty());
+    const int n = j["usage"]["completion_tokens"];
+    CHECK(n >= 1);
+    CHECK(n <= 12);
+    CHECK(c["finish_reason"] == (n == 12 ? "length" : "stop"));  // fewer than asked only at the end of text
+    CHECK(j["usage"]["prompt_tokens"] == static_cast<int>(s.codec->encode("Once upon a time").size()));
+    CHECK(j["usage"]["total_tokens"] == j["usage"]["prompt_tokens"].get<int>() + n);
+
+    // Greedy: the same answer again.
+    CHECK(http_post(s.port, "/v1/completions", completion("Once upon a time", 12)).json()["choices"][0]["text"] == c["text"]);
+}
+
+TEST_CASE("server: streamed chunks are server-sent events that add up to the whole answer") {
+    TestServer s;
+    const std::string whole =
+        http_post(s.port, "/v1/completions", completion("The little dog", 20)).json()["choices"][0]["text"];
+    const SseAnswer a = http_stream(s.port, "/v1/completions", completion("The little dog", 20, true));
+    CHECK(a.status == 200);
+    CHECK(a.done);
+    CHECK(a.raw.size() >= 14);
+    CHECK(a.raw.substr(a.raw.size() - 14) == "data: [DONE]\n\n");
+    REQUIRE(a.data.size() >= 2);
+    std::set<std::string> ids;
+    for (std::size_t i = 0; i < a.data.size(); ++i) {
+        const Json& d = a.data[i];
+        CHECK(d["object"] == "text_completion");
+        CHECK(d["model"] == served_model_id);
+        ids.insert(d["id"].get<std::string>());
+        REQUIRE(d["choices"].size() == 1);
+        CHECK_FALSE(d.contains("usage"));  // only with stream_options.include_usage
+        // Only the last chunk carries the finish reason.
+        CHECK(d["choices"][0]["finish_reason"].is_null() == (i + 1 < a.data.size()));
+    }
+    CHECK(ids.size() == 1);
+    CHECK(a.text() == whole);
+
+    SUBCASE("stream_options.include_usage adds a last chunk with the usage and no choices") {
+        const SseAnswer u = http_stream(s.port, "/v1/completions",
+                                        completion("The little dog", 20, true, {{"stream_options", {{"include_usage", true}}}}));
+        REQUIRE(u.data.size() >= 2);
+        const Json& last = u.data.back();
+        CHECK(last["choices"].empty());
+        CHECK(last["usage"]["completion_tokens"].get<int>() >= 1);
+        for (std::size_t i = 0; i + 1 < u.data.size(); ++i) CHECK(u.data[i]["usage"].is_null());
+        CHECK(u.text() == whole);
+    }
+    SUBCASE("chat: chat.completion.chunk deltas, the role first") {
+        const Json body = {{"model", served_model_id},
+                           {"messages", {{{"role", "system"}, {"content", "Stories."}}, {{"role", "user"}, {"content", "Tell one."}}}},
+                           {"max_tokens", 10},
+                           {"temperature", 0},
+                           {"stream", true}};
+        const SseAnswer c = http_stream(s.port, "/v1/chat/completions", body.dump());
+        CHECK(c.done);
+        REQUIRE(c.data.size() >= 2);
+        CHECK(c.data[0]["object"] == "chat.completion.chunk");
+        CHECK(c.data[0]["choices"][0]["delta"]["role"] == "assistant");
+        CHECK(c.data.back()["choices"][0]["finish_reason"].is_string());
+        Json whole_body = body;
+        whole_body.erase("stream");
+        const Json w = http_post(s.port, "/v1/chat/completions", whole_body.dump()).json();
+        CHECK(w["object"] == "chat.completion");
+        CHECK(w["choices"][0]["message"]["role"] == "assistant");
+        CHECK(w["choices"][0]["message"]["content"] == c.text());
+    }
+}
+
+TEST_CASE("server: the fields official clients send are honoured or refused by name") {
+    TestServer s;
+    SUBCASE("stop ends the text before the stop string, finish_reason stop") {
+        const std::string free_text =
+            http_post(s.port, "/v1/completions", completion("Once upon a time", 40)).json()["choices"][0]["text"];
+        const std::size_t dot = free_text.find('.');
+        REQUIRE(dot != std::string::npos);  // the bundled model writes sentences
+        const Json j = http_post(s.port, "/v1/completions", completion("Once upon a time", 40, false, {{"stop", {"."}}})).json();
+        CHECK(j["choices"][0]["text"] == free_text.substr(0, dot));
+        CHECK(j["choices"][0]["finish_reason"] == "stop");
+    }
+    SUBCASE("temperature with a seed repeats; user and null fields are accepted") {
+        const Json extra = {{"temperature", 0.9}, {"top_p", 0.9}, {"seed", 42}, {"user", "student-7"}, {"logprobs", nullptr},
+                            {"n", 1}, {"frequency_penalty", 0}};
+        const HttpAnswer a = http_post(s.port, "/v1/completions", completion("The little dog", 16, false, extra));
+        const HttpAnswer b = http_post(s.port, "/v1/completions", completion("The little dog", 16, false, extra));
+        REQUIRE(a.status == 200);
+        CHECK(a.json()["choices"][0]["text"] == b.json()["choices"][0]["text"]);
+    }
+    SUBCASE("max_completion_tokens (chat) limits the answer") {
+        const Json body = {{"model", served_model_id},
+                           {"messages", {{{"role", "user"}, {"content", {{{"type", "text"}, {"text", "Hello"}}}}}}},
+                           {"max_completion_tokens", 3},
+                           {"temperature", 0}};
+        const Json j = http_post(s.port, "/v1/chat/completions", body.dump()).json();
+        CHECK(j["usage"]["completion_tokens"].get<int>() <= 3);
+    }
+    SUBCASE("refused: what this server cannot do, each naming its field") {
+        check_error(http_post(s.port, "/v1/completions", completion("x", 4, false, {{"stream_options", {{"include_usage", true}}}})),
+                    400, "invalid_request_error", "stream_options");
+        check_error(http_post(s.port, "/v1/completions", completion("x", 4, false, {{"n", 2}})), 400,
+                    "invalid_request_error", "n");
+        check_error(http_post(s.port, "/v1/completions", completion("x", 4, false, {{"logprobs", 3}})), 400,
+                    "invalid_request_error", "logprobs");
+        check_error(http_post(s.port, "/v1/completions", completion("x", 4, false, {{"top_p", 0}})), 400,
+                    "invalid_request_error", "top_p");
+        check_error(http_post(s.port, "/v1/completions", completion("x", 4, false, {{"temperature", 3}})), 400,
+                    "invalid_request_error", "temperature");
+        check_error(http_post(s.port, "/v1/completions", completion("x", 4, false, {{"stop", {"a", "b", "c", "d", "e"}}})),
+                    400, "invalid_request_error", "stop");
+        check_error(http_post(s.port, "/v1/completions", completion("x", 4, false, {{"presence_penalty", 1}})), 400,
+                    "invalid_request_error", "presence_penalty");
+        check_error(http_post(s.port, "/v1/completions", completion("x", 4, false, {{"frobnicate", true}})), 400,
+                    "invalid_request_error", "frobnicate");
+        const Json tools = {{"model", served_model_id},
+                            {"messages", {{{"role", "tool"}, {"content", "x"}}}}};
+        check_error(http_post(s.port, "/v1/chat/completions", tools.dump()), 400, "invalid_request_error",
+                    "messages[0].role");
+    }
+}
+
+TEST_CASE("server: bad input gets the right status and an error body, and the server keeps serving") {
+    server::ServingEngineParams ep;
+    ep.kv_blocks = 4;  // 64 positions: less than one full context
+    ep.scheduler.max_batch = 4;
+    server::HttpServerParams hp;
+    hp.max_body_bytes = 64 * 1024;
+    TestServer s(ep, hp);
+    check_error(http_post(s.port, "/v1/completions", "{\"model\": \"stories"), 400, "invalid_request_error");
+    check_error(http_post(s.port, "/v1/completions", "[1, 2]"), 400, "invalid_request_error");
+    check_error(http_post(s.port, "/v1/completions", completion("x", 4, false, {{"max_tokens", "8"}})), 400,
+                "invalid_request_error", "max_tokens");
+    check_error(http_post(s.port, "/v1/completions", completion("x", 4, false, {{"max_tokens", 0}})), 400,
+                "invalid_request_error", "max_tokens");
+    check_error(http_post(s.port, "/v1/completions", completion("x", 4, false, {{"stream", "yes"}})), 400,
+                "invalid_request_error", "stream");
+    check_error(http_post(s.port, "/v1/completions", Json({{"model", served_model_id}}).dump()), 400,
+                "invalid_request_error", "prompt");
+    check_error(http_post(s.port, "/v1/completions", completion("x", 4, false, {{"prompt", {"a", "b"}}})), 400,
+                "invalid_request_error", "prompt");
+    check_error(http_post(s.port, "/v1/completions", completion("x", 4, false, {{"prompt", {1, 99999999}}})), 400,
+                "invalid_request_error");
+    check_error(http_post(s.port, "/v1/completions", completion("x", 4, false, {{"model", "gpt-4o"}})), 404,
+                "not_found_error", "model", "model_not_found");
+    check_error(http_post(s.port, "/v1/chat/completions", Json({{"model", served_model_id}, {"messages", Json::array()}}).dump()),
+                400, "invalid_request_error", "messages");
+    // Past the context: the prompt alone, and the prompt with max_tokens.
+    const int n_ctx = s.engine->n_ctx();
+    const Json over = {{"model", served_model_id}, {"prompt", std::vector<int>(static_cast<std::size_t>(n_ctx) + 1, 1)},
+                       {"max_tokens", 1}};
+    check_error(http_post(s.port, "/v1/completions", over.dump()), 400, "invalid_request_error", "prompt",
+                "context_length_exceeded");
+    check_error(http_post(s.port, "/v1/completions", completion("Once", n_ctx)), 400, "invalid_request_error", "max_tokens",
+                "context_length_exceeded");
+    // Fits the context, not the KV pool: refused with the pool's reason.
+    REQUIRE(n_ctx > 100);
+    const HttpAnswer pool = http_post(s.port, "/v1/completions", completion("Once", 100));
+    check_error(pool, 400, "invalid_request_error");
+    CHECK(pool.json()["error"]["message"].get<std::string>().find("KV blocks") != std::string::npos);
+    check_error(http_post(s.port, "/v1/completions", completion(std::string(70000, 'a'), 4)), 413, "invalid_request_error");
+    check_error(http_get(s.port, "/v2/nothing"), 404, "not_found_error");
+    check_error(http_get(s.port, "/v1/completions"), 405, "invalid_request_error");
+    // A client that sends half a body and goes silent is dropped, and costs nothing.
+    {
+        httplib::Client c("127.0.0.1", s.port);
+        c.set_read_timeout(1, 0);
+        c.set_write_timeout(1, 0);
+        httplib::Headers h = {{"Content-Length", "1000"}};
+        (void)c.Post("/v1/completions", h, std::string("{\"model\":"), "application/json");
+    }
+    // Still serving.
+    CHECK(http_post(s.port, "/v1/completions", completion("Once upon a time", 4)).status == 200);
+    CHECK(http_get(s.port, "/health").status == 200);
+    CHECK(eventually([&] { return s.engine->metrics().gauges().n_blocks_used == 0; }));
+}
+
+TEST_CASE("server: 64 concurrent streaming greedy clients each get exactly their answer alone") {
+    server::ServingEngineParams ep;
+    ep.scheduler.max_batch = 8;
+    ep.kv_blocks = 512;
+    TestServer s(ep);
+    constexpr int n = 64;
+    std::vector<std::string> alone(n);
+    for (int i = 0; i < n; ++i) {
+        const std::string p = prompts[static_cast<std::size_t>(i) % prompts.size()] + (i >= 6 ? " " + std::to_string(i) : "");
+        alone[static_cast<std::size_t>(i)] =
+            http_post(s.port, "/v1/completions", completion(p, 24)).json()["choices"][0]["text"];
+    }
+    std::vector<SseAnswer> got(n);
+    std::vector<std::thread> clients;
+    for (int i = 0; i < n; ++i)
+        clients.emplace_back([&, i] {
+            const std::string p = prompts[static_cast<std::size_t>(i) % prompts.size()] + (i >= 6 ? " " + std::to_string(i) : "");
+            got[static_cast<std::size_t>(i)] = http_stream(s.port, "/v1/completions", completion(p, 24, true));
+        });
+    for (auto& t : clients) t.join();
+    for (int i = 0; i < n; ++i) {
+        INFO("client " << i << " " << got[static_cast<std::size_t>(i)].error);
+        CHECK(got[static_cast<std::size_t>(i)].status == 200);
+        CHECK(got[static_cast<std::size_t>(i)].done);
+        CHECK(got[static_cast<std::size_t>(i)].text() == alone[static_cast<std::size_t>(i)]);
+    }
+    CHECK(eventually([&] { return s.engine->metrics().gauges().n_blocks_used == 0; }));
+}
+
+TEST_CASE("server: a client that hangs up is cancelled and its KV blocks go back") {
+    server::ServingEngineParams ep;
+    ep.scheduler.stop_at_eog = false;  // long enough to hang up in the middle
+    TestServer s(ep);
+    const SseAnswer a = http_stream(s.port, "/v1/completions", completion("Once upon a time", 200, true), 300);
+    CHECK(a.data.size() >= 1);
+    CHECK_FALSE(a.done);
+    CHECK(eventually([&] { return s.engine->metrics().finished("cancelled") == 1; }));
+    CHECK(eventually([&] { return s.engine->metrics().gauges().n_blocks_used == 0; }));
+    CHECK(s.engine->n_in_flight() == 0);
+    CHECK(eventually([&] { return s.http->n_active() == 0; }));
+    const std::string m = http_get(s.port, "/metrics").body;
+    CHECK(m.find("sixstep_requests_finished_total{reason=\"cancelled\"} 1") != std::string::npos);
+}
+
+TEST_CASE("server: over the queue limit 429 with Retry-After, over the concurrency limit 503") {
+    server::ServingEngineParams ep;
+    ep.scheduler.max_batch = 1;
+    ep.scheduler.stop_at_eog = false;
+    ep.max_queue = 1;
+    server::HttpServerParams hp;
+    hp.max_concurrent = 4;
+    hp.retry_after_s = 2;
+    TestServer s(ep, hp);
+    std::vector<HttpAnswer> got(12);
+    std::vector<std::thread> clients;
+    for (std::size_t i = 0; i < got.size(); ++i)
+        clients.emplace_back([&, i] { got[i] = http_post(s.port, "/v1/completions", completion("Once", 100)); });
+    for (auto& t : clients) t.join();
+    std::map<int, int> by_status;
+    for (const HttpAnswer& a : got) {
+        ++by_status[a.status];
+        if (a.status == 429) check_error(a, 429, "rate_limit_error");
+        if (a.status == 503) check_error(a, 503, "server_overloaded");
+        if (a.status == 429 || a.status == 503) {
+            auto it = a.headers.find("Retry-After");
+            REQUIRE(it != a.headers.end());
+            CHECK(it->second == "2");
+        }
+    }
+    CHECK(by_status[200] >= 1);
+    CHECK(by_status[200] + by_status[429] + by_status[503] == 12);
+    CHECK(by_status[429] + by_status[503] >= 1);
+    CHECK(http_post(s.port, "/v1/completions", completion("Once", 4)).status == 200);  // and it recovers
+}
+
+TEST_CASE("server: shutdown ends every stream cleanly: last events, [DONE], blocks back") {
+    server::ServingEngineParams ep;
+    ep.scheduler.stop_at_eog = false;
+    TestServer s(ep);
+    SseAnswer a;
+    std::thread client([&] { a = http_stream(s.port, "/v1/completions", completion("Once upon a time", 400, true)); });
+    REQUIRE(eventually([&] { return s.engine->metrics().gauges().n_running == 1; }));
+    s.shutdown(std::chrono::milliseconds(0));  // no grace: cancel what runs
+    client.join();
+    CHECK(a.status == 200);
+    CHECK(a.done);  // not left half-written
+    REQUIRE_FALSE(a.data.empty());
+    CHECK(a.data.back().contains("error"));
+    CHECK(s.engine->metrics().finished("cancelled") == 1);
+    CHECK(s.engine->metrics().gauges().n_blocks_used == 0);
+}
+
+TEST_CASE("server: a soak of 600 requests leaks no KV block, no request and no thread") {
+    server::ServingEngineParams ep;
+    ep.scheduler.max_batch = 8;
+    ep.scheduler.prefix_cache = true;
+    TestServer s(ep);
+    CHECK(http_post(s.port, "/v1/completions", completion("Once", 2)).status == 200);  // the pool's threads exist now
+    const int threads_before = process_threads();
+    std::atomic<int> ok{0};
+    std::vector<std::thread> clients;
+    for (int c = 0; c < 6; ++c)
+        clients.emplace_back([&, c] {
+            for (int i = 0; i < 100; ++i) {
+                const std::string p = prompts[static_cast<std::size_t>(i + c) % prompts.size()];
+                if (i % 10 == 9) {  // some hang up early
+                    http_stream(s.port, "/v1/completions", completion(p, 8, true), 100);
+                    ++ok;
+                } else if (i % 2 == 0) {
+                    ok += http_stream(s.port, "/v1/completions", completion(p, 4, true)).done;
+                } else {
+                    ok += http_post(s.port, "/v1/completions", completion(p, 4)).status == 200;
+                }
+            }
+        });
+    for (auto& t : clients) t.join();
+    CHECK(ok == 600);
+    CHECK(eventually([&] { return s.engine->n_in_flight() == 0; }));
+    // Only the prefix cache may keep blocks, and it keeps only reusable ones.
+    const auto g = s.engine->metrics().gauges();
+    CHECK(g.n_blocks_used == g.n_blocks_cached);
+    CHECK(g.n_running == 0);
+    CHECK(g.n_waiting == 0);
+    CHECK(eventually([&] { return s.http->n_active() == 0; }));
+    // httplib's pool is fixed; a finished request leaves no thread behind.
+    CHECK(eventually([&] { return process_threads() <= threads_before; }));
+    const std::string m = http_get(s.port, "/metrics").body;
+    CHECK(m.find("sixstep_time_to_first_token_seconds_count") != std::string::npos);
+    CHECK(m.find("# TYPE sixstep_inter_token_latency_seconds histogram") != std::string::npos);
+    CHECK(m.find("sixstep_e2e_request_latency_seconds_bucket{le=\"+Inf\"}") != std::string::npos);
+}

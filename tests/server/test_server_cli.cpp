@@ -1,0 +1,102 @@
+// `sixstep serve` and `sixstep load` as a user runs them: a server on an
+// ephemeral loopback port, a few seconds of Poisson load against it with
+// every figure checked for consistency, SIGTERM answered by a clean exit, and
+// bad arguments refused with exit code 2.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "run_command.h"
+#include "temp_dir.h"
+
+using sixstep::test::run_command;
+using sixstep::test::sixstep_cmd;
+using Json = nlohmann::json;
+
+namespace {
+
+const std::string model = std::string(SIXSTEP_SOURCE_DIR) + "/assets/models/stories-3m-f16.gguf";
+
+std::string read_file(const std::filesystem::path& p) {
+    std::ifstream in(p);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+}  // namespace
+
+TEST_CASE("cli serve + load: a few seconds of Poisson load, every request answered, then SIGTERM stops it") {
+    const auto dir = sixstep::test::process_temp_dir("server-cli");
+    const std::string out = (dir / "serve.out").string(), err = (dir / "serve.err").string();
+    const std::string load_json = (dir / "load.json").string();
+    // The server prints its port; load runs against it; then SIGTERM. The
+    // whole script is bounded by timeout(1).
+    const std::string script =
+        "timeout 60 sh -c '" + sixstep_cmd("serve -m \"" + model + "\" --port 0 -t 1 --max-batch 4") + " >" + out +
+        " 2>" + err + " & p=$!; i=0; while ! grep -q http " + out + "; do i=$((i+1)); [ $i -gt 200 ] && exit 9; sleep 0.05; done; "
+        "port=$(sed -n \"s/.*127.0.0.1:\\([0-9]*\\).*/\\1/p\" " + out + "); " +
+        sixstep_cmd("load --url http://127.0.0.1:$port --rate 8 --duration 3 --max-tokens 16 --json") + " >" +
+        load_json + "; echo load-exit=$?; kill -TERM $p; wait $p; echo serve-exit=$?'";
+    const auto r = run_command(script);
+    INFO(r.output << "\nserve stderr:\n" << read_file(err));
+    CHECK(r.output.find("load-exit=0") != std::string::npos);
+    CHECK(r.output.find("serve-exit=0") != std::string::npos);
+    CHECK(read_file(err).find("SIGTERM") != std::string::npos);
+    const Json j = Json::parse(read_file(load_json), nullptr, false);
+    REQUIRE(j.is_object());
+    CHECK(j["model"] == "stories-3m-f16");
+    std::map<std::string, double> totals;
+    for (const Json& t : j["totals"]) totals[t["key"]] = t["value"];
+    CHECK(totals["requests"] >= 5);  // 8/s for 3 s: about 24
+    CHECK(totals["completed"] == totals["requests"]);
+    CHECK(totals["failed"] == 0);
+    CHECK(totals["output_throughput"] > 0);
+    CHECK(totals["request_throughput"] == doctest::Approx(totals["completed"] / totals["duration"]));
+    for (const Json& l : j["latencies"]) {
+        INFO(l["key"]);
+        if (l["key"] == "ttft" || l["key"] == "e2e") CHECK(l["count"] == totals["completed"]);
+        if (l["count"] == 0) continue;
+        CHECK(l["p50"] <= l["p90"]);
+        CHECK(l["p90"] <= l["p99"]);
+        CHECK(l["p99"] <= l["max"]);
+        CHECK(l["p50"].get<double>() > 0);
+    }
+    // TTFT never exceeds E2E, request by request.
+    for (const Json& q : j["requests"]) {
+        CHECK(q["ok"] == true);
+        CHECK(q["ttft_ms"].get<double>() <= q["done_ms"].get<double>() - q["sent_ms"].get<double>());
+    }
+}
+
+TEST_CASE("cli serve and load: bad arguments and unreachable servers exit 2 with one message") {
+    auto r = run_command(sixstep_cmd("load --url http://127.0.0.1:1 --rate 1 --requests 1"));
+    CHECK(r.exit_code == 2);
+    CHECK(r.output.find("cannot reach") != std::string::npos);
+    r = run_command(sixstep_cmd("load --url ftp://x --rate 1 --requests 1"));
+    CHECK(r.exit_code == 2);
+    CHECK(r.output.find("http://") != std::string::npos);
+    r = run_command(sixstep_cmd("load --url http://127.0.0.1:1 --rate 0 --requests 1"));
+    CHECK(r.exit_code == 2);
+    CHECK(r.output.find("--rate") != std::string::npos);
+    r = run_command(sixstep_cmd("load --url http://127.0.0.1:1 --rate 1"));
+    CHECK(r.exit_code == 2);
+    CHECK(r.output.find("--duration") != std::string::npos);
+    r = run_command(sixstep_cmd("load --url http://127.0.0.1:1 --rate 1 --requests 1 --prompt-file /nonexistent/p.txt"));
+    CHECK(r.exit_code == 2);
+    CHECK(r.output.find("/nonexistent/p.txt") != std::string::npos);
+    r = run_command(sixstep_cmd("serve -m /nonexistent.gguf --port 0"));
+    CHECK(r.exit_code == 2);
+    r = run_command(sixstep_cmd("serve -m \"" + model + "\" --port 0 --max-batch 0"));
+    CHECK(r.exit_code == 2);
+    CHECK(r.output.find("max batch") != std::string::npos);
+    r = run_command(sixstep_cmd("serve -m \"" + model + "\" --host 203.0.113.1 --port 0"));
+    CHECK(r.exit_code == 2);
+    CHECK(r.output.find("cannot listen") != std::string::npos);
+}
