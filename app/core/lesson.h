@@ -113,8 +113,8 @@ Lesson load_lesson(const std::string& path);
 // Checks the text: bad YAML, unknown keys, wrong types, missing required
 // keys; settings, knobs, request fields and expect paths that the lesson's
 // model kind does not declare (with "did you mean"); `train`/`freeze` for a
-// kind that does not train, `freeze` before any training, `run`/`serve`
-// before any request. Reads no other file.
+// kind that does not train, `freeze` before any training. Reads no other
+// file.
 Lesson parse_lesson(const std::string& yaml_text, const std::string& path);
 
 // Checks every file the lesson names — model.file (a GGUF file that opens),

@@ -293,7 +293,6 @@ std::vector<Expectation> read_expect(const Reader& r, const YAML::Node& n, const
 // What the steps before the current one did, for checks of order.
 struct StepsSoFar {
     bool trained = false;      // some step trains
-    bool has_request = false;  // some step gives a request
 };
 
 // The key node of `name` in a mapping (its position), or a null node.
@@ -321,7 +320,6 @@ LessonStep read_step(const Reader& r, const YAML::Node& n, size_t index, const M
             fields.emplace_back(kv.first.Scalar(), r.text(kv.second, kv.first.Scalar()));
         }
         s.request = std::move(fields);
-        so_far.has_request = true;
     }
     if (n["set"]) s.set = read_settings(r, n["set"], model);
     if (n["train"]) {
@@ -336,11 +334,6 @@ LessonStep read_step(const Reader& r, const YAML::Node& n, size_t index, const M
             r.fail(key_of(n, "freeze"), "nothing to freeze: no step before this one trains (give train: first)");
     }
     if (n["run"]) s.run = read_run(r, n["run"]);
-    for (const char* sends : {"run", "serve"})
-        if (n[sends] && !so_far.has_request)
-            r.fail(key_of(n, sends), fmt::format("\"{}\" has no request to send: give request: in this step or an "
-                                                 "earlier one",
-                                                 sends));
     if (const auto sv = n["serve"]) {
         ServeSpec spec;
         if (sv.IsMap()) {
