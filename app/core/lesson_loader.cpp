@@ -560,7 +560,7 @@ void check_lesson_files(const Lesson& lesson) {
     auto check_file = [&](const SourceLocation& where, const std::string& what, const std::string& written,
                           const std::string& resolved, auto&& check) {
         std::error_code ec;
-        if (!fs::is_regular_file(resolved, ec)) {
+        if (!fs::exists(resolved, ec)) {
             const bool relative = fs::path(written).is_relative() && written != resolved;
             problems.emplace_back(where, fmt::format("{} \"{}\" not found{}", what, written,
                                                      relative ? fmt::format(" (relative to the lesson's folder: {})", resolved)
@@ -570,7 +570,8 @@ void check_lesson_files(const Lesson& lesson) {
         try {
             check(resolved);
         } catch (const Error& e) {
-            problems.emplace_back(where, fmt::format("{} \"{}\": {}", what, written, e.message()));
+            // e.what() names the resolved file: "…/data.csv: cannot open the training data: it is a FIFO …"
+            problems.emplace_back(where, fmt::format("{} \"{}\": {}", what, written, e.what()));
         }
     };
     const ModelSpec& m = lesson.model;
