@@ -1,16 +1,21 @@
-// sixstep paths [--model delivery|llm] [--json]
+// sixstep paths [--model delivery|llm] [--json | --markdown [--update FILE]]
 //   Every path a lesson can `expect` on, with its type, unit and meaning, and
 //   every knob a lesson can turn (`set:` takes the settings among them) —
 //   printed from the model kinds' own descriptions, so it cannot drift from
-//   what the engine emits.
+//   what the engine emits. --markdown prints lessons/README.md's reference
+//   tables; --update FILE rewrites them in FILE between their marker comments.
 #include <algorithm>
 #include <cstdio>
+#include <fstream>
 #include <memory>
+#include <sstream>
 
 #include <fmt/format.h>
 
 #include "app/cli/commands.h"
 #include "app/core/lesson_paths.h"
+#include "app/core/lesson_reference.h"
+#include "pipeline/core/error.h"
 #include "app/core/report.h"
 #include "pipeline/core/suggest.h"
 #include "pipeline/models.h"
@@ -22,22 +27,35 @@ namespace {
 struct PathsOptions {
     std::string model;  // empty: every kind
     bool json = false;
+    bool markdown = false;
+    std::string update;  // with markdown: the file whose marked tables to rewrite
 };
 
-// Stage paths in the six-step order, then response, model, train, served, error.
-int group(const std::string& path) {
-    const std::string head = path.substr(0, path.find('.'));
-    if (auto s = parse_stage(head)) return stage_index(*s);
-    static const std::vector<std::string> others = {"response", "model", "train", "served"};
-    const auto it = std::find(others.begin(), others.end(), head);
-    return stage_count + static_cast<int>(it - others.begin());
-}
-
-std::vector<PathInfo> ordered_paths(const ModelDescription& d) {
-    std::vector<PathInfo> paths = app::lesson_paths(d);
-    std::stable_sort(paths.begin(), paths.end(),
-                     [](const PathInfo& a, const PathInfo& b) { return group(a.path) < group(b.path); });
-    return paths;
+int update_file(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw Error(SourceLocation{path}, "cannot read the file");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    const std::string before = ss.str();
+    int sections = 0;
+    std::string after;
+    try {
+        after = app::update_reference(before, &sections);
+    } catch (const Error& e) {
+        throw Error(SourceLocation{path}, e.message());
+    }
+    if (sections == 0)
+        throw Error(SourceLocation{path}, fmt::format("no reference markers: put the tables between \"{}\" and \"{}\"",
+                                                      app::reference_begin_marker("KIND"),
+                                                      app::reference_end_marker("KIND")));
+    if (after == before) {
+        std::printf("%s: %d reference table section%s up to date\n", path.c_str(), sections, sections == 1 ? "" : "s");
+        return exit_ok;
+    }
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    if (!(out << after)) throw Error(SourceLocation{path}, "cannot write the file");
+    std::printf("%s: %d reference table section%s rewritten\n", path.c_str(), sections, sections == 1 ? "" : "s");
+    return exit_ok;
 }
 
 // Columns on a terminal: one per character, not per UTF-8 byte ("≤", "²").
@@ -51,7 +69,7 @@ std::string target_name(KnobTarget t) { return t == KnobTarget::request ? "reque
 
 void print_text(const ModelDescription& d) {
     std::printf("%s — %s\n\n", d.kind.c_str(), d.title.c_str());
-    const std::vector<PathInfo> paths = ordered_paths(d);
+    const std::vector<PathInfo> paths = app::ordered_lesson_paths(d);
     std::size_t w = 4;
     for (const auto& p : paths) w = std::max(w, columns(p.path));
     std::printf("  %s\n", fmt::format("{:<{}}  {:<7}  {:<6}  {}", "path", w, "type", "unit", "meaning").c_str());
@@ -77,7 +95,7 @@ nlohmann::ordered_json to_json(const ModelDescription& d) {
     j["kind"] = d.kind;
     j["title"] = d.title;
     auto& paths = j["paths"] = nlohmann::ordered_json::array();
-    for (const auto& p : ordered_paths(d))
+    for (const auto& p : app::ordered_lesson_paths(d))
         paths.push_back({{"path", p.path}, {"type", value_type_name(p.type)}, {"unit", p.unit}, {"meaning", p.meaning}});
     auto& knobs = j["knobs"] = nlohmann::ordered_json::array();
     for (const auto& k : d.knobs)
@@ -92,6 +110,7 @@ nlohmann::ordered_json to_json(const ModelDescription& d) {
 }
 
 int run_paths(const PathsOptions& o) {
+    if (!o.update.empty()) return update_file(o.update);
     std::vector<const ModelDescription*> kinds;
     if (!o.model.empty()) kinds.push_back(&model_description(o.model));  // an unknown kind throws: exit 2
     else
@@ -104,7 +123,10 @@ int run_paths(const PathsOptions& o) {
     }
     for (std::size_t i = 0; i < kinds.size(); ++i) {
         if (i) std::printf("\n");
-        print_text(*kinds[i]);
+        if (o.markdown)
+            std::printf("%s\n\n%s%s\n", app::reference_begin_marker(kinds[i]->kind).c_str(),
+                        app::reference_markdown(*kinds[i]).c_str(), app::reference_end_marker(kinds[i]->kind).c_str());
+        else print_text(*kinds[i]);
     }
     return exit_ok;
 }
@@ -115,7 +137,13 @@ void add_paths(CLI::App& app, Commands& commands) {
     auto o = std::make_shared<PathsOptions>();
     auto* sub = app.add_subcommand("paths", "List every path a lesson can expect on, and every knob, per model kind");
     sub->add_option("--model", o->model, "Only this model kind: " + join_names(model_kinds(), ", "));
-    sub->add_flag("--json", o->json, "Print them as JSON");
+    auto* json = sub->add_flag("--json", o->json, "Print them as JSON");
+    auto* markdown = sub->add_flag("--markdown", o->markdown, "Print them as lessons/README.md's Markdown tables");
+    json->excludes(markdown);
+    sub->add_option("--update", o->update,
+                    "With --markdown: rewrite the tables in this file between their marker comments")
+        ->needs(markdown)
+        ->excludes(json);
     commands.push_back({sub, [o] { return run_paths(*o); }});
 }
 

@@ -3,7 +3,6 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
-#include <cstdlib>
 #include <filesystem>
 #include <algorithm>
 #include <set>
@@ -23,12 +22,6 @@
 namespace sixstep::app {
 
 namespace fs = std::filesystem;
-
-std::string bundled_asset(const std::string& relative) {
-    const char* env = std::getenv("SIXSTEP_DATA_DIR");
-    const fs::path root = env && *env ? fs::path(env) : fs::path(SIXSTEP_DATA_DIR);
-    return (root / "assets" / relative).string();
-}
 
 const std::string& LessonState::setting(std::string_view name) const {
     static const std::string none;
@@ -155,7 +148,7 @@ void Interpreter::run_request(const RunSpec& spec, std::vector<TraceEvent>* even
 void Interpreter::train(const TrainSpec& spec, StepReport& report) {
     delivery::DeliveryModel& model = delivery("\"train\"");
     if (!trainer_ || spec.data || spec.from_zero) {
-        const std::string data = spec.data ? resolve_lesson_path(lesson_, *spec.data) : bundled_asset("data/deliveries.csv");
+        const std::string data = spec.data ? resolve_lesson_path(lesson_, *spec.data) : default_training_data();
         const delivery::Params start = spec.from_zero                ? delivery::Params{0, {0, 0, 0}}
                                        : model.weights_file().empty() ? inline_weights(lesson_.model)
                                                                       : delivery::load_weights(model.weights_file());

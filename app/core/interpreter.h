@@ -177,8 +177,4 @@ private:
     LessonState state_;
 };
 
-// The default training data: <data dir>/assets/data/deliveries.csv, where the
-// data dir is $SIXSTEP_DATA_DIR or the source tree the binary was built from.
-std::string bundled_asset(const std::string& relative);
-
 }  // namespace sixstep::app

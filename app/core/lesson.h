@@ -25,6 +25,7 @@ struct ModelSpec {
     std::string file;                          // the GGUF file, relative to the lesson
     int threads = 0;                           // CPU threads; 0: all
     int top_n = 5;                             // rows of the next-token probability table
+    SourceLocation file_at;                    // where `file` or `weights_file` is written
 };
 
 // One `expect:` entry: a trace path and what it must hold.
@@ -60,6 +61,8 @@ struct TrainSpec {
     std::optional<double> learning_rate;   // default 0.005
     std::optional<std::string> data;       // CSV, relative to the lesson; default: the bundled data
     bool from_zero = false;                // `from: zero` restarts from all-zero weights
+    SourceLocation where;                  // the `train` key
+    SourceLocation data_at;                // the `data` value, when given
 };
 
 // `serve:` — send the current request N times (load once, serve many).
@@ -102,12 +105,28 @@ struct Lesson {
     std::vector<LessonStep> steps;
 };
 
-// Parses a lesson file. Throws sixstep::Error with file:line:column on any
-// problem: bad YAML, unknown keys, wrong types, missing required keys, and
-// settings, knobs or expect paths that the lesson's model kind does not
-// declare (with "did you mean").
+// Loads a lesson and checks it as a whole before its first step runs:
+// parse_lesson, then check_lesson_files. Throws sixstep::Error with
+// file:line:column; every front end reports it as an invalid lesson (exit 2).
 Lesson load_lesson(const std::string& path);
+
+// Checks the text: bad YAML, unknown keys, wrong types, missing required
+// keys; settings, knobs, request fields and expect paths that the lesson's
+// model kind does not declare (with "did you mean"); `train`/`freeze` for a
+// kind that does not train, `freeze` before any training. Reads no other
+// file.
 Lesson parse_lesson(const std::string& yaml_text, const std::string& path);
+
+// Checks every file the lesson names — model.file (a GGUF file that opens),
+// model.weights_file, each train step's data (or, without `data`, the
+// bundled assets/data/deliveries.csv) — resolved relative to the lesson's
+// folder. Throws one sixstep::Error for all the problems found, one line
+// each, at the position of the key that names the file.
+void check_lesson_files(const Lesson& lesson);
+
+// What `train:` reads without `data:`: assets/data/deliveries.csv in the data
+// folder (pipeline/core/data_dir.h). Throws sixstep::Error when there is none.
+std::string default_training_data();
 
 // Every *.yaml under a folder (recursively) or the file itself, sorted.
 std::vector<std::string> find_lessons(const std::string& path);

@@ -17,8 +17,12 @@
 
 #include "app/core/lesson.h"
 #include "app/core/lesson_paths.h"
+#include "pipeline/core/data_dir.h"
 #include "pipeline/core/file.h"
 #include "pipeline/core/suggest.h"
+#include "pipeline/delivery/dataset.h"
+#include "pipeline/delivery/weights_file.h"
+#include "pipeline/llm/gguf/gguf.h"
 #include "pipeline/llm/llm_model.h"
 #include "pipeline/models.h"
 
@@ -139,6 +143,7 @@ ModelSpec read_model(const Reader& r, const YAML::Node& n) {
         if (n["weights"] || n["weights_file"])
             r.fail(n["weights"] ? n["weights"] : n["weights_file"], "an llm model takes its weights from \"file\"");
         m.file = r.text(n["file"], "file");
+        m.file_at = r.at(n["file"]);
         if (n["threads"]) m.threads = r.integer(n["threads"], "threads", 0, 256);
         if (n["top_n"]) m.top_n = r.integer(n["top_n"], "top_n", 1, 50);
         return m;
@@ -150,8 +155,36 @@ ModelSpec read_model(const Reader& r, const YAML::Node& n) {
         r.check_keys(w, "weights", {"bias", "distance", "congestion", "express_lane"});
         for (const auto& kv : w) m.weights.emplace_back(kv.first.Scalar(), r.number(kv.second, kv.first.Scalar()));
     }
-    if (n["weights_file"]) m.weights_file = r.text(n["weights_file"], "weights_file");
+    if (n["weights_file"]) {
+        m.weights_file = r.text(n["weights_file"], "weights_file");
+        m.file_at = r.at(n["weights_file"]);
+    }
     return m;
+}
+
+// A request field must be one of the kind's request knobs.
+void check_request_field(const Reader& r, const YAML::Node& key, const ModelDescription& model) {
+    const std::string name = r.text(key, "request");
+    const Knob* k = model.find_knob(name);
+    if (k && k->target == KnobTarget::request) return;
+    if (k)
+        r.fail(key, fmt::format("\"{}\" is a setting of the {} model, not a request field: give it under set:", name,
+                                model.kind));
+    std::vector<std::string> fields;
+    for (const auto& knob : model.knobs)
+        if (knob.target == KnobTarget::request) fields.push_back(knob.name);
+    r.fail(key, fmt::format("unknown request field \"{}\" for the {} model{} (known: {})", name, model.kind,
+                            did_you_mean(name, fields), join_names(fields)));
+}
+
+// `train:` and `freeze:` need a kind that trains.
+void check_trains(const Reader& r, const YAML::Node& key, const ModelDescription& model) {
+    if (model.trains) return;
+    std::vector<std::string> kinds;
+    for (const std::string& kind : model_kinds())
+        if (model_description(kind).trains) kinds.push_back(kind);
+    r.fail(key, fmt::format("\"{}\" needs a model that trains: the {} model is only served (kind: {} trains)",
+                            key.Scalar(), model.kind, join_names(kinds, " or ")));
 }
 
 // `set:` — each name must be a setting of the lesson's model kind, each value
@@ -179,13 +212,16 @@ RunSpec read_run(const Reader& r, const YAML::Node& n) {
     if (v == "all") return {RunSpec::Kind::all, Stage::respond};
     if (v == "token") return {RunSpec::Kind::token, Stage::postprocess};
     if (auto s = parse_stage(v)) return {RunSpec::Kind::through, *s};
+    std::vector<std::string> choices = {"stage", "token", "all"};
+    for (Stage st : all_stages) choices.push_back(std::string(stage_name(st)));
     r.fail(n, fmt::format("\"run\" must be stage, token, all or a stage name (request, load, forward, output, "
-                          "postprocess, respond), got \"{}\"",
-                          v));
+                          "postprocess, respond), got \"{}\"{}",
+                          v, did_you_mean(v, choices)));
 }
 
 TrainSpec read_train(const Reader& r, const YAML::Node& n) {
     TrainSpec t;
+    t.where = r.at(n);
     if (n.IsScalar()) {
         t.steps = r.integer(n, "train", 1, 1000000);
         return t;
@@ -197,7 +233,10 @@ TrainSpec read_train(const Reader& r, const YAML::Node& n) {
         t.learning_rate = r.number(lr, "learning_rate");
         if (*t.learning_rate <= 0) r.fail(lr, "\"learning_rate\" must be greater than 0");
     }
-    if (n["data"]) t.data = r.text(n["data"], "data");
+    if (n["data"]) {
+        t.data = r.text(n["data"], "data");
+        t.data_at = r.at(n["data"]);
+    }
     if (const auto f = n["from"]) {
         const std::string v = r.text(f, "from");
         if (v == "zero") t.from_zero = true;
@@ -251,7 +290,20 @@ std::vector<Expectation> read_expect(const Reader& r, const YAML::Node& n, const
     return out;
 }
 
-LessonStep read_step(const Reader& r, const YAML::Node& n, size_t index, const ModelDescription& model) {
+// What the steps before the current one did, for checks of order.
+struct StepsSoFar {
+    bool trained = false;      // some step trains
+};
+
+// The key node of `name` in a mapping (its position), or a null node.
+YAML::Node key_of(const YAML::Node& map, const char* name) {
+    for (const auto& kv : map)
+        if (kv.first.IsScalar() && kv.first.Scalar() == name) return kv.first;
+    return YAML::Node();
+}
+
+LessonStep read_step(const Reader& r, const YAML::Node& n, size_t index, const ModelDescription& model,
+                     StepsSoFar& so_far) {
     const std::string what = fmt::format("step {}", index + 1);
     r.expect_map(n, what);
     r.check_keys(n, what.c_str(),
@@ -263,12 +315,24 @@ LessonStep read_step(const Reader& r, const YAML::Node& n, size_t index, const M
     if (const auto req = n["request"]) {
         r.expect_map(req, "\"request\"");
         std::vector<std::pair<std::string, std::string>> fields;
-        for (const auto& kv : req) fields.emplace_back(r.text(kv.first, "request"), r.text(kv.second, kv.first.Scalar()));
+        for (const auto& kv : req) {
+            check_request_field(r, kv.first, model);
+            fields.emplace_back(kv.first.Scalar(), r.text(kv.second, kv.first.Scalar()));
+        }
         s.request = std::move(fields);
     }
     if (n["set"]) s.set = read_settings(r, n["set"], model);
-    if (n["train"]) s.train = read_train(r, n["train"]);
-    if (n["freeze"]) s.freeze = r.boolean(n["freeze"], "freeze");
+    if (n["train"]) {
+        check_trains(r, key_of(n, "train"), model);
+        s.train = read_train(r, n["train"]);
+        so_far.trained = true;
+    }
+    if (n["freeze"]) {
+        s.freeze = r.boolean(n["freeze"], "freeze");
+        if (s.freeze) check_trains(r, key_of(n, "freeze"), model);
+        if (s.freeze && !so_far.trained)
+            r.fail(key_of(n, "freeze"), "nothing to freeze: no step before this one trains (give train: first)");
+    }
     if (n["run"]) s.run = read_run(r, n["run"]);
     if (const auto sv = n["serve"]) {
         ServeSpec spec;
@@ -470,8 +534,9 @@ Lesson read_lesson(const Reader& r, const YAML::Node& root) {
         r.fail(steps, fmt::format("\"steps\" must be a non-empty list, got {}", Reader::kind_of(steps)));
     const ModelDescription& model = model_description(lesson.model.kind);
     WorkTally work(r, lesson.budget, lesson.model.kind == "llm");
+    StepsSoFar so_far;
     for (size_t i = 0; i < steps.size(); ++i) {
-        lesson.steps.push_back(read_step(r, steps[i], i, model));
+        lesson.steps.push_back(read_step(r, steps[i], i, model, so_far));
         work.add(lesson.steps.back(), steps[i], i);
     }
     return lesson;
@@ -481,7 +546,65 @@ Lesson read_lesson(const Reader& r, const YAML::Node& root) {
 
 Lesson load_lesson(const std::string& path) {
     // Lessons are a few KiB; 16 MiB is far beyond any real one.
-    return parse_lesson(read_regular_file(path, "the lesson file", 16u << 20), path);
+    Lesson lesson = parse_lesson(read_regular_file(path, "the lesson file", 16u << 20), path);
+    check_lesson_files(lesson);
+    return lesson;
+}
+
+std::string default_training_data() { return data_path("assets/data/deliveries.csv").string(); }
+
+void check_lesson_files(const Lesson& lesson) {
+    std::vector<Error> problems;
+    // Runs `check` on the file `written` in the lesson at `where`; a missing
+    // file, or the check's error, becomes one problem.
+    auto check_file = [&](const SourceLocation& where, const std::string& what, const std::string& written,
+                          const std::string& resolved, auto&& check) {
+        std::error_code ec;
+        if (!fs::exists(resolved, ec)) {
+            const bool relative = fs::path(written).is_relative() && written != resolved;
+            problems.emplace_back(where, fmt::format("{} \"{}\" not found{}", what, written,
+                                                     relative ? fmt::format(" (relative to the lesson's folder: {})", resolved)
+                                                              : std::string()));
+            return;
+        }
+        try {
+            check(resolved);
+        } catch (const Error& e) {
+            // e.what() names the resolved file: "…/data.csv: cannot open the training data: it is a FIFO …"
+            problems.emplace_back(where, fmt::format("{} \"{}\": {}", what, written, e.what()));
+        }
+    };
+    const ModelSpec& m = lesson.model;
+    if (!m.file.empty())
+        check_file(m.file_at, "model file", m.file, resolve_lesson_path(lesson, m.file),
+                   [](const std::string& p) { (void)llm::GGUFFile::open(p); });
+    if (m.weights_file)
+        check_file(m.file_at, "weights file", *m.weights_file, resolve_lesson_path(lesson, *m.weights_file),
+                   [](const std::string& p) { (void)delivery::load_weights(p); });
+    bool default_data_checked = false;
+    for (const LessonStep& st : lesson.steps) {
+        if (!st.train) continue;
+        const auto read_csv = [](const std::string& p) { (void)delivery::load_deliveries_csv(p); };
+        if (st.train->data) {
+            check_file(st.train->data_at, "training data", *st.train->data, resolve_lesson_path(lesson, *st.train->data),
+                       read_csv);
+        } else if (!default_data_checked) {
+            default_data_checked = true;
+            try {
+                const std::string bundled = default_training_data();
+                check_file(st.train->where, "the bundled training data", bundled, bundled, read_csv);
+            } catch (const Error& e) {
+                problems.emplace_back(st.train->where,
+                                      "training without data: reads the bundled assets/data/deliveries.csv, but " +
+                                          e.message());
+            }
+        }
+    }
+    if (problems.empty()) return;
+    // One error: the first problem, then each other one on its own line.
+    std::string more;
+    for (size_t i = 1; i < problems.size(); ++i) more += std::string("\n") + problems[i].what();
+    throw Error(problems.front().where(), problems.front().message() + more);
 }
 
 std::vector<std::string> find_lessons(const std::string& path) {

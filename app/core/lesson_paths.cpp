@@ -25,6 +25,24 @@ std::vector<PathInfo> lesson_paths(const ModelDescription& d) {
     return out;
 }
 
+namespace {
+// Stage paths in the six-step order, then response, model, train, served, error.
+int group(const std::string& path) {
+    const std::string head = path.substr(0, path.find('.'));
+    if (auto s = parse_stage(head)) return stage_index(*s);
+    static const std::vector<std::string> others = {"response", "model", "train", "served"};
+    const auto it = std::find(others.begin(), others.end(), head);
+    return stage_count + static_cast<int>(it - others.begin());
+}
+}  // namespace
+
+std::vector<PathInfo> ordered_lesson_paths(const ModelDescription& d) {
+    std::vector<PathInfo> paths = lesson_paths(d);
+    std::stable_sort(paths.begin(), paths.end(),
+                     [](const PathInfo& a, const PathInfo& b) { return group(a.path) < group(b.path); });
+    return paths;
+}
+
 void check_lesson_path(const ModelDescription& d, std::string_view path) {
     const std::vector<PathInfo> all = lesson_paths(d);
     if (std::any_of(all.begin(), all.end(), [&](const PathInfo& p) { return p.path == path; })) return;

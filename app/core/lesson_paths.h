@@ -15,6 +15,10 @@ namespace sixstep::app {
 // each numeric response field as a list), then error.
 std::vector<PathInfo> lesson_paths(const ModelDescription& d);
 
+// The same, in the order the docs list them: the six stages in order, then
+// response, model, train, served, error.
+std::vector<PathInfo> ordered_lesson_paths(const ModelDescription& d);
+
 // Throws sixstep::Error for a path the kind does not answer: unknown path
 // "forward.raw_outptu" for the delivery model — did you mean
 // "forward.raw_output"? (`sixstep paths --model delivery` lists them)

@@ -144,25 +144,25 @@ void Session::open(const std::string& lesson_path) {
 
 void Session::next() {
     post([this] {
-        if (interpreter_ && !interpreter_->finished()) run_step();
+        if (interpreter_ && !interpreter_->finished() && run_step()) log_step_done();
     });
 }
 
 void Session::previous() {
     post([this] {
-        if (interpreter_ && interpreter_->position() > 1) replay_to(interpreter_->position() - 1);
+        if (interpreter_ && interpreter_->position() > 1 && replay_to(interpreter_->position() - 1)) log_step_done();
     });
 }
 
 void Session::restart() {
     post([this] {
-        if (interpreter_) replay_to(1);
+        if (interpreter_ && replay_to(1)) log_step_done();
     });
 }
 
 void Session::go_to(int position) {
     post([this, position] {
-        if (interpreter_) replay_to(position);
+        if (interpreter_ && replay_to(position)) log_step_done();
     });
 }
 
@@ -214,7 +214,7 @@ void Session::log(LogEntry::Level level, const std::string& text) {
 
 // ---- worker helpers -------------------------------------------------------------
 
-void Session::run_step() {
+bool Session::run_step() {
     const StepReport r = interpreter_->step();
     work_.served_this_step = static_cast<int>(r.served.size());
     if (r.error) add_log(LogEntry::Level::error, fmt::format("step {}: {}", r.index + 1, *r.error));
@@ -226,9 +226,18 @@ void Session::run_step() {
         std::any_of(r.events.begin(), r.events.end(), [](const TraceEvent& e) { return e.stage == Stage::respond; });
     const LessonState& st = interpreter_->state();
     if (answered || !r.served.empty()) work_.answers.push_back(make_answer(st, r.index + 1));
+    last_step_checks_ = static_cast<int>(r.checks.size());
+    return !r.error && std::all_of(r.checks.begin(), r.checks.end(), [](const auto& c) { return c.passed; });
 }
 
-void Session::replay_to(int position) {
+void Session::log_step_done() {
+    const int n = last_step_checks_;
+    add_log(LogEntry::Level::info, n == 0 ? fmt::format("step {}: done", interpreter_->position())
+                                          : fmt::format("step {}: done, {} {} held", interpreter_->position(), n,
+                                                        n == 1 ? "check" : "checks"));
+}
+
+bool Session::replay_to(int position) {
     const int n = static_cast<int>(interpreter_->lesson().steps.size());
     position = std::clamp(position, std::min(1, n), n);
     interpreter_->restart();
@@ -236,7 +245,9 @@ void Session::replay_to(int position) {
     work_.served_this_step = 0;
     // Step by step rather than Interpreter::go_to, so the answers of every
     // replayed step are recorded again (they feed the comparisons).
-    while (interpreter_->position() < position) run_step();
+    bool clean = true;
+    while (interpreter_->position() < position) clean = run_step();
+    return clean;
 }
 
 void Session::load_file(const std::string& path, std::optional<int> keep_position) {

@@ -105,8 +105,13 @@ private:
     void worker();
     void publish();            // worker thread only
     void add_log(LogEntry::Level level, std::string text);  // worker thread only
-    void run_step();           // one interpreter step + records
-    void replay_to(int position);
+    // One interpreter step + records; true when it ran without an error and
+    // every check held.
+    bool run_step();
+    // A successful step says so in the log, so that the one-line log no
+    // longer shows an earlier step's error.
+    void log_step_done();
+    bool replay_to(int position);  // the last step's run_step()
     void load_file(const std::string& path, std::optional<int> keep_position);
 
     mutable std::mutex mutex_;
@@ -121,6 +126,7 @@ private:
     std::unique_ptr<Interpreter> interpreter_;
     Snapshot work_;            // log, answers, catalog, … (state is copied in publish)
     std::string path_;
+    int last_step_checks_ = 0;  // checks of the step run last (for log_step_done)
     std::chrono::steady_clock::time_point start_;
 
     std::thread thread_;       // last: starts after everything above exists

@@ -26,9 +26,32 @@ std::string pretty_value(const Value& v, int precision) {
     return real_minus(format_value(v, precision));
 }
 
+namespace {
+// A measured time is worth three significant digits, and never an exponent:
+// "3.91 ms", "0.0123 ms", "412 ms", "1235 ms" (not "3.91141 ms").
+bool is_time_unit(const std::string& unit) { return unit == "ms" || unit == "s" || unit == "\u00b5s" || unit == "us"; }
+
+std::string time_text(double x) {
+    if (std::fabs(x) >= 100 || x == std::round(x)) return pretty_number(std::round(x));
+    return pretty_number(x, 3);
+}
+
+// The unit for one of a counted thing: "1 token", not "1 tokens".
+std::string unit_for(const Value& v, const std::string& unit) {
+    static const std::pair<const char*, const char*> nouns[] = {
+        {"tokens", "token"}, {"positions", "position"}, {"steps", "step"}, {"requests", "request"}};
+    const double* x = std::get_if<double>(&v);
+    if (!x || *x != 1) return unit;
+    for (const auto& [many, one] : nouns)
+        if (unit == many) return one;
+    return unit;
+}
+}  // namespace
+
 std::string field_text(const Field& f, int precision) {
-    std::string s = pretty_value(f.value, precision);
-    if (!f.unit.empty()) s += " " + f.unit;
+    const double* x = std::get_if<double>(&f.value);
+    std::string s = x && is_time_unit(f.unit) ? time_text(*x) : pretty_value(f.value, precision);
+    if (!f.unit.empty()) s += " " + unit_for(f.value, f.unit);
     return s;
 }
 

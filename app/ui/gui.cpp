@@ -29,6 +29,8 @@
 #include "app/ui/platform.h"
 #include "app/ui/presenter_keys.h"
 #include "app/ui/theme.h"
+#include "pipeline/core/data_dir.h"
+#include "pipeline/core/error.h"
 
 namespace sixstep::ui {
 
@@ -36,11 +38,16 @@ namespace {
 
 FrameStats last_stats;
 
+// The picker's folder: $SIXSTEP_LESSONS, ./lessons, else the data folder's.
 std::string lessons_folder() {
     if (const char* env = std::getenv("SIXSTEP_LESSONS")) return env;
     std::error_code ec;
     if (std::filesystem::is_directory("lessons", ec)) return "lessons";
-    return std::string(SIXSTEP_DATA_DIR) + "/lessons";
+    try {
+        return data_path("lessons").string();
+    } catch (const Error&) {
+        return "lessons";  // the picker then says that it is empty
+    }
 }
 
 // Every character the screen may show for this snapshot: the lesson, the

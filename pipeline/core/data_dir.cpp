@@ -1,15 +1,67 @@
 #include "pipeline/core/data_dir.h"
 
 #include <cstdlib>
-#include <string>
+#include <system_error>
+
+#include <fmt/format.h>
+
+#include "pipeline/core/error.h"
+
+// Set for this file only (pipeline/CMakeLists.txt), so no other code can
+// reach for the build or source tree by itself.
+#ifndef SIXSTEP_INSTALL_DATA_DIR
+#error "SIXSTEP_INSTALL_DATA_DIR, SIXSTEP_BUILD_TREE and SIXSTEP_SOURCE_TREE come from pipeline/CMakeLists.txt"
+#endif
 
 namespace sixstep {
 
-std::filesystem::path data_dir() {
-    const char* env = std::getenv("SIXSTEP_DATA_DIR");
-    return env && *env ? std::filesystem::path(env) : std::filesystem::path(SIXSTEP_DATA_DIR);
+namespace fs = std::filesystem;
+
+namespace {
+
+fs::path executable() {
+    std::error_code ec;
+    fs::path p = fs::read_symlink("/proc/self/exe", ec);
+    return ec ? fs::path() : p;
 }
 
-std::filesystem::path data_path(std::string_view relative) { return data_dir() / std::string(relative); }
+bool inside(const fs::path& file, const fs::path& folder) {
+    const fs::path rel = file.lexically_normal().lexically_relative(folder.lexically_normal());
+    return !rel.empty() && *rel.begin() != "..";
+}
+
+bool holds_assets(const fs::path& dir) {
+    std::error_code ec;
+    return !dir.empty() && fs::is_directory(dir / "assets", ec);
+}
+
+}  // namespace
+
+std::vector<DataDirCandidate> data_dir_candidates() {
+    if (const char* env = std::getenv("SIXSTEP_DATA_DIR"); env && *env) return {{fs::path(env), "$SIXSTEP_DATA_DIR"}};
+    std::vector<DataDirCandidate> out;
+    const fs::path exe = executable();
+    if (!exe.empty()) {
+        out.push_back({exe.parent_path(), "next to the binary"});
+        out.push_back({(exe.parent_path() / ".." / "share" / "sixstep").lexically_normal(), "the binary's prefix"});
+    }
+    out.push_back({fs::path(SIXSTEP_INSTALL_DATA_DIR), "the install prefix"});
+    if (!exe.empty() && inside(exe, SIXSTEP_BUILD_TREE))
+        out.push_back({fs::path(SIXSTEP_SOURCE_TREE), "the source tree (a binary in its build tree)"});
+    return out;
+}
+
+fs::path data_dir() {
+    const std::vector<DataDirCandidate> places = data_dir_candidates();
+    for (const auto& c : places)
+        if (holds_assets(c.dir)) return c.dir;
+    std::string looked;
+    for (const auto& c : places) looked += fmt::format("{}{} ({})", looked.empty() ? "" : ", ", c.dir.string(), c.why);
+    throw Error(fmt::format("cannot find sixstep's data folder (the one with assets/ and lessons/): looked in {}; "
+                            "set SIXSTEP_DATA_DIR to it",
+                            looked));
+}
+
+fs::path data_path(std::string_view relative) { return data_dir() / std::string(relative); }
 
 }  // namespace sixstep

@@ -115,6 +115,8 @@ struct ModelDescription {
     std::vector<Knob> knobs;          // in the order the docs list them
     std::vector<PathInfo> paths;      // stage paths first, then response, model, train
     std::vector<Headline> headlines;  // at most one per stage
+    bool trains = false;              // lessons may `train:` and `freeze:` it (gradient descent
+                                      // on its data); otherwise it is only served
 
     const Knob* find_knob(std::string_view name) const;
     // Throws sixstep::Error: unknown knob "temprature" for the llm model — did

@@ -74,4 +74,8 @@ std::string printable(std::string_view text, bool keep_newlines) {
     return s;
 }
 
+std::string count_of(std::size_t n, std::string_view one, std::string_view many) {
+    return fmt::format("{} {}", n, n == 1 ? one : many);
+}
+
 }  // namespace sixstep

@@ -10,6 +10,9 @@
 // and bytes that are not UTF-8 become visible escapes (\x1b, \u009b, \xff),
 // NUL included, so a message can neither drive the terminal nor be cut short
 // by C string handling. Valid UTF-8 ("—", "预计") is kept as it is.
+//
+// count_of: a count with its noun in the singular or the plural ("1 token",
+// "6 tokens").
 #pragma once
 #include <string>
 #include <string_view>
@@ -20,5 +23,8 @@ std::string quote_text(std::string_view text);
 
 // keep_newlines keeps \n and \t as they are (narration that spans lines).
 std::string printable(std::string_view text, bool keep_newlines = false);
+
+// "1 token", "0 tokens", "6 tokens": `one` when n is 1, else `many`.
+std::string count_of(std::size_t n, std::string_view one, std::string_view many);
 
 }  // namespace sixstep

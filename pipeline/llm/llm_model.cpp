@@ -187,7 +187,7 @@ public:
         check_generation_fits(static_cast<int>(tokens_.size()), params_.n_predict, model_.n_ctx());
         std::string pieces;
         for (int t : tokens_) pieces += (pieces.empty() ? "" : " ") + quote_text(codec.piece(t));
-        ev.summary = fmt::format("tokenized the prompt into {} tokens", tokens_.size());
+        ev.summary = "tokenized the prompt into " + count_of(tokens_.size(), "token", "tokens");
         ev.in(keys::prompt, *prompt);
         ev.in(keys::max_tokens, static_cast<double>(params_.n_predict), "tokens");
         ev.in(keys::temperature, params_.sampling.temperature);
@@ -288,7 +288,8 @@ public:
         const GenerateTimings& t = r.timings;
         Response resp;
         resp.text = r.text;
-        ev.summary = fmt::format("{} tokens; TTFT {:.1f} ms, TPOT {:.1f} ms, total {:.1f} ms", t.n_generated,
+        ev.summary = fmt::format("{}; TTFT {:.1f} ms, TPOT {:.1f} ms, total {:.1f} ms",
+                                 count_of(static_cast<std::size_t>(t.n_generated), "token", "tokens"),
                                  t.ttft_ms, t.tpot_ms, t.total_ms);
         ev.out(sixstep::keys::text, r.text, "", "generated text");
         ev.out(keys::n_prompt, static_cast<double>(t.n_prompt), "tokens", "prompt tokens");

@@ -16,7 +16,7 @@ struct BadLesson {
 };
 
 const BadLesson bad_lessons[] = {
-    {"bad-expect-path.yaml", 5, 7,
+    {"bad-expect-path.yaml", 6, 7,
      "expectation \"raw_output\" must be a path like forward.raw_output, train.loss or served.count"},
     {"bad-knob.yaml", 4, 23,
      "unknown knob \"weather\" for the delivery model (known: distance, congestion, express_lane, normalize, "
@@ -35,6 +35,16 @@ const BadLesson bad_lessons[] = {
     {"llm-unknown-path.yaml", 7, 7,
      "unknown path \"forward.raw_output\" for the llm model (`sixstep paths --model llm` lists them)"},
     {"llm-without-file.yaml", 3, 3, "an llm model needs \"file\": the GGUF file, relative to the lesson"},
+    {"run-misspelt-stage.yaml", 4, 10,
+     "\"run\" must be stage, token, all or a stage name (request, load, forward, output, postprocess, respond), "
+     "got \"forwrd\" — did you mean \"forward\"?"},
+    {"unknown-request-field.yaml", 3, 15,
+     "unknown request field \"distanse\" for the delivery model — did you mean \"distance\"? (known: distance, "
+     "congestion, express_lane)"},
+    {"setting-in-request.yaml", 3, 33,
+     "\"normalize\" is a setting of the delivery model, not a request field: give it under set:"},
+    {"train-llm.yaml", 5, 5, "\"train\" needs a model that trains: the llm model is only served (kind: delivery trains)"},
+    {"freeze-before-train.yaml", 4, 5, "nothing to freeze: no step before this one trains (give train: first)"},
     {"bool-expected.yaml", 3, 22, "\"normalize\" must be true or false, got \"maybe\""},
     {"dropout-out-of-range.yaml", 3, 20, "\"dropout\" must be at least 0 and below 1, got 1.5"},
     {"empty-step.yaml", 3, 5,
@@ -50,7 +60,7 @@ const BadLesson bad_lessons[] = {
     {"setting-not-scalar.yaml", 4, 16, "\"dropout\" must be a single value (number, 0 ≤ x < 1), got a list"},
     {"setting-without-value.yaml", 4, 7, "\"normalize\" needs a value (false | true)"},
     {"steps-not-a-list.yaml", 2, 8, "\"steps\" must be a non-empty list, got \"5\""},
-    {"tol-needs-number.yaml", 5, 29, "\"tol\" needs a numeric \"value\""},
+    {"tol-needs-number.yaml", 6, 29, "\"tol\" needs a numeric \"value\""},
     {"unknown-step-key.yaml", 4, 5,
      "unknown key \"sya\" in step 2 — did you mean \"say\"? (expected one of: title, say, request, set, train, "
      "freeze, run, serve, knobs, expect)"},
@@ -90,6 +100,52 @@ TEST_CASE("every broken lesson gives its exact message and position") {
 TEST_CASE("the bad-lessons folder holds exactly the cases above") {
     const auto files = find_lessons(std::string(SIXSTEP_TEST_DATA) + "/bad-lessons");
     CHECK(files.size() == std::size(bad_lessons));
+}
+
+// Files a lesson names are checked when it loads, relative to the lesson's
+// folder, each problem at the key that names the file.
+TEST_CASE("missing or unreadable model, weights and data files are found before step 1") {
+    const std::string dir = std::string(SIXSTEP_TEST_DATA) + "/bad-lesson-files";
+    const auto fails = [&](const std::string& file) -> Error {
+        try {
+            (void)load_lesson(dir + "/" + file);
+        } catch (const Error& e) {
+            return e;
+        }
+        FAIL("loaded without an error: ", file);
+        return Error("");
+    };
+    {
+        const Error e = fails("model-file-missing.yaml");
+        CHECK(e.where().line == 4);
+        CHECK(e.where().column == 9);
+        CHECK(e.message() == "model file \"../assets/models/stories-3m-f16.gguf\" not found (relative to the lesson's "
+                             "folder: " + std::string(SIXSTEP_TEST_DATA) + "/assets/models/stories-3m-f16.gguf)");
+    }
+    {
+        const Error e = fails("model-not-gguf.yaml");
+        CHECK(e.where().line == 2);
+        CHECK(e.where().column == 26);
+        CHECK(e.message().rfind("model file \"model-not-gguf.yaml\": ", 0) == 0);
+    }
+    {
+        const Error e = fails("weights-file-missing.yaml");
+        CHECK(e.where().line == 2);
+        CHECK(e.message() == "weights file \"trained.json\" not found (relative to the lesson's folder: " + dir +
+                                 "/trained.json)");
+    }
+    {
+        // Two missing files: one error, the first at its position, the second
+        // on its own line with its own position.
+        const Error e = fails("data-missing.yaml");
+        CHECK(e.where().line == 3);
+        CHECK(e.where().column == 29);
+        CHECK(e.message() == "training data \"deliveries.csv\" not found (relative to the lesson's folder: " + dir +
+                                 "/deliveries.csv)\n" + dir + "/data-missing.yaml:6:13: training data "
+                                 "\"also-missing.csv\" not found (relative to the lesson's folder: " + dir +
+                                 "/also-missing.csv)");
+    }
+    CHECK(find_lessons(dir).size() == 4);
 }
 
 TEST_CASE("a missing lesson file is a clear error") {

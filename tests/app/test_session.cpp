@@ -155,6 +155,44 @@ TEST_CASE("session: a knob recomputes the request, a bad value is logged, not th
     CHECK(snap->has_lesson);
 }
 
+TEST_CASE("session: a step that succeeds after one that failed says so, so the one-line log drops the old error") {
+    const auto dir = sixstep::test::process_temp_dir("session-stale");
+    const fs::path path = dir / "stale.yaml";
+    std::ofstream(path) << R"(title: t
+steps:
+  - request: {distance: "3 kg", congestion: 0, express_lane: 0}
+    run: all
+  - request: {distance: "3 km", congestion: 0, express_lane: 0}
+    run: all
+    expect: {response.minutes: 11}
+  - say: nothing to check
+)";
+    app::Session s;
+    s.open(path.string());
+    s.wait_idle();
+    auto snap = s.snapshot();
+    REQUIRE(snap->state.position == 1);
+    REQUIRE_FALSE(snap->log.empty());
+    // step 1: "kg" is not a length — an error, and the check that no error was expected
+    CHECK(snap->log.back().level != app::LogEntry::Level::info);
+    CHECK(snap->log.back().text.find("step 1: ") == 0);
+    s.next();
+    s.wait_idle();
+    snap = s.snapshot();
+    CHECK(snap->log.back().level == app::LogEntry::Level::info);
+    CHECK(snap->log.back().text == "step 2: done, 1 check held");
+    s.next();
+    s.wait_idle();
+    CHECK(s.snapshot()->log.back().text == "step 3: done");
+    s.go_to(1);  // back to the failing step: its error again, no "done"
+    s.wait_idle();
+    CHECK(s.snapshot()->log.back().level != app::LogEntry::Level::info);
+    CHECK(s.snapshot()->log.back().text.find("step 1: ") == 0);
+    s.go_to(2);
+    s.wait_idle();
+    CHECK(s.snapshot()->log.back().text == "step 2: done, 1 check held");
+}
+
 TEST_CASE("session: reload keeps the step, a broken edit keeps the last good lesson and shows the error") {
     const auto dir = sixstep::test::process_temp_dir("session");
     fs::create_directories(dir);

@@ -76,3 +76,9 @@ TEST_CASE("quoted text keeps one value on one line") {
     CHECK(quote_text(std::string("\x01", 1)) == "\"\\x01\"");
     CHECK(quote_text("猫") == "\"猫\"");  // UTF-8 passes through untouched
 }
+
+TEST_CASE("a count takes its noun in the singular only for one") {
+    CHECK(count_of(1, "token", "tokens") == "1 token");
+    CHECK(count_of(0, "token", "tokens") == "0 tokens");
+    CHECK(count_of(6, "token", "tokens") == "6 tokens");
+}

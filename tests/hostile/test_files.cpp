@@ -66,17 +66,19 @@ TEST_CASE("files: a FIFO as a lesson, weights or training data is refused at onc
     CHECK(r.exit_code == 2);
     CHECK(contains(r.output, weights + ": cannot open the weights file: " + fifo_msg));
 
-    // Inside a lesson: the step fails with the message (a failed check, exit 1), and the lesson goes on.
+    // Inside a lesson: the lesson is refused when it loads, at the key that names the file (exit 2).
     const std::string data = make_fifo("data.csv");
     const std::string lesson2 = write_text("fifo-data.yaml", "title: T\nsteps:\n  - train: {steps: 1, data: data.csv}\n");
     r = run_sixstep("--headless '" + lesson2 + "'", 10);
-    CHECK(r.exit_code == 1);
+    CHECK(r.exit_code == 2);
+    CHECK(contains(r.output, lesson2 + ":3:"));
     CHECK(contains(r.output, data + ": cannot open the training data: " + fifo_msg));
     const std::string lesson3 = write_text("fifo-weights.yaml", "title: T\nmodel: {weights_file: weights.json}\n"
                                                                 "steps:\n  - request: {distance: 3 km, congestion: 0, "
                                                                 "express_lane: 0}\n    run: all\n");
     r = run_sixstep("--headless '" + lesson3 + "'", 10);
-    CHECK(r.exit_code == 1);
+    CHECK(r.exit_code == 2);
+    CHECK(contains(r.output, lesson3 + ":2:"));
     CHECK(contains(r.output, weights + ": cannot open the weights file: " + fifo_msg));
 }
 

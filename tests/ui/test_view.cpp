@@ -25,6 +25,21 @@ TEST_CASE("reflow: wrapped lines join, blank lines and list items stay, Chinese 
     CHECK(ui::reflow("第一行\n第二行") == "第一行第二行");
 }
 
+TEST_CASE("fields: times with three significant digits, one of a counted thing in the singular") {
+    const auto text = [](double v, const char* unit) { return ui::field_text(Field{"k", Value{v}, unit, ""}); };
+    CHECK(text(3.91141, "ms") == "3.91 ms");
+    CHECK(text(0.0123456, "ms") == "0.0123 ms");
+    CHECK(text(412.34, "ms") == "412 ms");
+    CHECK(text(1234.5, "ms") == "1235 ms");
+    CHECK(text(12, "ms") == "12 ms");
+    CHECK(text(3.14159, "km") == "3.14159 km");  // not a time: as precise as before
+    CHECK(text(1, "tokens") == "1 token");
+    CHECK(text(6, "tokens") == "6 tokens");
+    CHECK(text(0, "tokens") == "0 tokens");
+    CHECK(text(1, "positions") == "1 position");
+    CHECK(text(1, "min") == "1 min");
+}
+
 TEST_CASE("pretty numbers use a real minus sign") {
     CHECK(ui::pretty_number(-2) == "\u22122");
     CHECK(ui::pretty_number(11) == "11");

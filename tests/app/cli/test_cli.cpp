@@ -1,9 +1,13 @@
 // The binary as users run it: exact commands from the README and the issues.
 #include <doctest/doctest.h>
 
+#include <fstream>
+#include <sstream>
+
 #include <nlohmann/json.hpp>
 
 #include "run_command.h"
+#include "temp_dir.h"
 
 using sixstep::test::last_line;
 using sixstep::test::run_command;
@@ -179,4 +183,30 @@ TEST_CASE("paths --json lists every kind, and an unknown kind is exit 2 with did
     const auto bad = run_command(sixstep_cmd("paths --model lm"));
     CHECK(bad.exit_code == 2);
     CHECK(bad.output.find("unknown model kind \"lm\" — did you mean \"llm\"?") != std::string::npos);
+}
+
+TEST_CASE("paths --markdown --update rewrites a file's marked tables, and a file without markers is exit 2") {
+    const auto dir = sixstep::test::process_temp_dir("paths-markdown");
+    const std::string md = (dir / "ref.md").string();
+    const std::string begin = "<!-- BEGIN generated: sixstep paths --markdown --model llm -->";
+    const std::string end = "<!-- END generated: sixstep paths --markdown --model llm -->";
+    std::ofstream(md) << "# Mine\n" << begin << "\nstale\n" << end << "\ntail\n";
+    auto r = run_command(sixstep_cmd("paths --markdown --update '" + md + "'"));
+    CHECK(r.exit_code == 0);
+    CHECK(r.output.find("1 reference table section rewritten") != std::string::npos);
+    std::stringstream ss;
+    ss << std::ifstream(md).rdbuf();
+    const std::string text = ss.str();
+    CHECK(text.find("stale") == std::string::npos);
+    CHECK(text.find("| `forward.kv_used_tokens` | number | tokens |") != std::string::npos);
+    CHECK(text.rfind("\ntail\n") == text.size() - 6);
+    r = run_command(sixstep_cmd("paths --markdown --update '" + md + "'"));
+    CHECK(r.output.find("1 reference table section up to date") != std::string::npos);
+
+    const std::string plain = (dir / "plain.md").string();
+    std::ofstream(plain) << "no markers\n";
+    r = run_command(sixstep_cmd("paths --markdown --update '" + plain + "'"));
+    CHECK(r.exit_code == 2);
+    CHECK(r.output.find(plain + ": no reference markers") != std::string::npos);
+    CHECK(run_command(sixstep_cmd("paths --json --markdown")).exit_code == 2);
 }
