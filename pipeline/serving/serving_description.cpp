@@ -183,7 +183,7 @@ std::vector<Headline> headlines() {
         {Stage::request, {{keys::experiment}, {keys::compare}}},
         {Stage::load, {{llm::LlmModel::describe().headline(Stage::load)->fields.front()}}},
         {Stage::forward, {{keys::wall_ms, 3}}},
-        {Stage::output, {{"ttft_p50_ms", 3}, {keys::knee_batch}, {keys::wait_at_utilization_ms, 3}}},
+        {Stage::output, {{"ttft_p50_ms", 3}, {keys::knee}, {keys::wait_at_utilization_ms, 3}}},
         {Stage::postprocess, {{"ttft_p50_ratio", 3}, {keys::speedup_at_largest, 3}, {keys::wait_growth, 3}}},
         {Stage::respond, {{sixstep::keys::text}}},
     };
