@@ -6,6 +6,8 @@
 #include "pipeline/core/suggest.h"
 #include "pipeline/delivery/delivery_model.h"
 #include "pipeline/llm/llm_model.h"
+#include "pipeline/serving/serving_model.h"
+#include "pipeline/tools/random_model.h"
 
 namespace sixstep {
 
@@ -14,7 +16,8 @@ namespace {
 // A new model kind adds one line here.
 const std::vector<const ModelDescription*>& descriptions() {
     static const std::vector<const ModelDescription*> all = {&delivery::DeliveryModel::describe(),
-                                                             &llm::LlmModel::describe()};
+                                                             &llm::LlmModel::describe(),
+                                                             &serving::ServingModel::describe()};
     return all;
 }
 
@@ -39,6 +42,20 @@ const ModelDescription& model_description(std::string_view kind) {
     if (const ModelDescription* d = find_model_description(kind)) return *d;
     throw Error(fmt::format("unknown model kind \"{}\"{} (known: {})", kind, did_you_mean(kind, model_kinds()),
                             join_names(model_kinds())));
+}
+
+bool reads_gguf(std::string_view kind) { return kind == "llm" || kind == "serving"; }
+
+std::unique_ptr<Model> make_gguf_model(std::string_view kind, const GgufModelOptions& o) {
+    if (!reads_gguf(kind)) throw Error(fmt::format("the {} model does not read a GGUF file", kind));
+    const std::filesystem::path file = o.random.empty() ? o.file : llm::cached_random_model(o.random);
+    if (kind == "llm") {
+        llm::LlmModelParams p;
+        p.n_threads = o.n_threads;
+        p.top_n = o.top_n;
+        return std::make_unique<llm::LlmModel>(file, p);
+    }
+    return std::make_unique<serving::ServingModel>(serving::ServingModelParams{file, o.n_threads});
 }
 
 }  // namespace sixstep

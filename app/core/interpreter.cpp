@@ -17,7 +17,7 @@
 #include "pipeline/delivery/trace_keys.h"
 #include "pipeline/delivery/trainer.h"
 #include "pipeline/delivery/weights_file.h"
-#include "pipeline/llm/llm_model.h"
+#include "pipeline/models.h"
 
 namespace sixstep::app {
 
@@ -78,11 +78,10 @@ void Interpreter::reset_engine() {
     trainer_.reset();
     stages_run_ = 0;
     delivery_ = nullptr;
-    if (lesson_.model.kind == "llm") {
-        llm::LlmModelParams p;
-        p.n_threads = lesson_.model.threads;
-        p.top_n = lesson_.model.top_n;
-        model_ = std::make_unique<llm::LlmModel>(resolve_lesson_path(lesson_, lesson_.model.file), p);
+    if (reads_gguf(lesson_.model.kind)) {
+        const ModelSpec& m = lesson_.model;
+        model_ = make_gguf_model(m.kind, {m.random.empty() ? resolve_lesson_path(lesson_, m.file) : "", m.random,
+                                          m.threads, m.top_n});
         return;
     }
     auto m = std::make_unique<delivery::DeliveryModel>(inline_weights(lesson_.model));
@@ -312,6 +311,7 @@ void Interpreter::refresh_state() {
     const std::optional<Value> cold_ms = model_->property(keys::cold_load_ms);
     state_.cold_load_ms = cold_ms && std::holds_alternative<double>(*cold_ms) ? std::get<double>(*cold_ms) : 0.0;
     state_.weights_file = delivery_ ? delivery_->weights_file() : lesson_.model.file;
+    state_.exhibit = model_->exhibit();
     state_.trace = pipeline_ ? pipeline_->trace() : Trace{};
     state_.response = pipeline_ ? pipeline_->response() : std::nullopt;
     state_.last_stage.reset();

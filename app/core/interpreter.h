@@ -111,6 +111,7 @@ struct LessonState {
     TrainingState training;
     std::vector<ServedRequest> served;        // by the latest serve step
     std::vector<CheckResult> checks;          // of the current step
+    std::shared_ptr<const Exhibit> exhibit;   // the model's latest picture beyond the trace (exhibit.h)
 
     // A setting's current value ("" when the model has no such setting).
     const std::string& setting(std::string_view name) const;

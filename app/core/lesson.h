@@ -16,13 +16,15 @@ namespace sixstep::app {
 
 // What `model:` says.
 struct ModelSpec {
-    std::string kind = "delivery";             // a kind of pipeline/models.h: "delivery" or "llm"
+    std::string kind = "delivery";             // a kind of pipeline/models.h: "delivery", "llm" or "serving"
     // delivery
     std::vector<std::pair<std::string, double>> weights;  // inline weights by name (bias, distance,
                                                           // congestion, express_lane); others: 5, 2, 10, −2
     std::optional<std::string> weights_file;   // or a weights file, relative to the lesson
-    // llm
+    // llm, serving (the kinds that reads_gguf)
     std::string file;                          // the GGUF file, relative to the lesson
+    std::string random;                        // or a random-weight F32 model of this preset (tiny, 15m,
+                                               // 110m), written once to the temporary folder
     int threads = 0;                           // CPU threads; 0: all
     int top_n = 5;                             // rows of the next-token probability table
     SourceLocation file_at;                    // where `file` or `weights_file` is written

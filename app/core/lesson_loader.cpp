@@ -25,6 +25,7 @@
 #include "pipeline/llm/gguf/gguf.h"
 #include "pipeline/llm/llm_model.h"
 #include "pipeline/models.h"
+#include "pipeline/tools/random_model.h"
 
 namespace sixstep::app {
 
@@ -132,24 +133,34 @@ private:
 
 ModelSpec read_model(const Reader& r, const YAML::Node& n) {
     r.expect_map(n, "\"model\"");
-    r.check_keys(n, "model", {"kind", "weights", "weights_file", "file", "threads", "top_n"});
+    r.check_keys(n, "model", {"kind", "weights", "weights_file", "file", "random", "threads", "top_n"});
     ModelSpec m;
     if (n["kind"]) {
         m.kind = r.text(n["kind"], "kind");
         r.checked(n["kind"], [&] { return &model_description(m.kind); });
     }
-    if (m.kind == "llm") {
-        if (!n["file"]) r.fail(n, "an llm model needs \"file\": the GGUF file, relative to the lesson");
+    if (reads_gguf(m.kind)) {
+        if (!n["file"] == !n["random"])
+            r.fail(n, fmt::format("kind {} needs \"file\": the GGUF file, relative to the lesson (or \"random\": a "
+                                  "preset, for random weights; not both)",
+                                  m.kind));
         if (n["weights"] || n["weights_file"])
-            r.fail(n["weights"] ? n["weights"] : n["weights_file"], "an llm model takes its weights from \"file\"");
-        m.file = r.text(n["file"], "file");
-        m.file_at = r.at(n["file"]);
+            r.fail(n["weights"] ? n["weights"] : n["weights_file"],
+                   fmt::format("kind {} takes its weights from \"file\"", m.kind));
+        if (n["file"]) {
+            m.file = r.text(n["file"], "file");
+            m.file_at = r.at(n["file"]);
+        }
+        if (const auto rnd = n["random"]) {
+            m.random = r.text(rnd, "random");
+            r.checked(rnd, [&] { return llm::random_model_preset(m.random); });
+        }
         if (n["threads"]) m.threads = r.integer(n["threads"], "threads", 0, 256);
         if (n["top_n"]) m.top_n = r.integer(n["top_n"], "top_n", 1, 50);
         return m;
     }
-    for (const char* k : {"file", "threads", "top_n"})
-        if (n[k]) r.fail(n[k], fmt::format("\"{}\" is for llm models (kind: llm)", k));
+    for (const char* k : {"file", "random", "threads", "top_n"})
+        if (n[k]) r.fail(n[k], fmt::format("\"{}\" is for models read from GGUF files (kind: llm or serving)", k));
     if (const auto w = n["weights"]) {
         r.expect_map(w, "\"weights\"");
         r.check_keys(w, "weights", {"bias", "distance", "congestion", "express_lane"});

@@ -280,6 +280,14 @@ void training_button(const app::Snapshot& s, ViewState& v) {
     if (ImGui::SmallButton(label)) v.right_tab = 1;
 }
 
+// While a serving experiment has run, a way back to its charts.
+void serving_button(const app::Snapshot& s, ViewState& v) {
+    if (!serving_exhibit(s)) return;
+    const char* label = "charts \u2192";
+    ImGui::SameLine(ImGui::GetWindowContentRegionMax().x - ImGui::CalcTextSize(label).x - ImGui::GetStyle().FramePadding.x * 2);
+    if (ImGui::SmallButton(label)) v.right_tab = 2;
+}
+
 }  // namespace
 
 void draw_inspector(const app::Snapshot& s, ViewState& v) {
@@ -322,6 +330,7 @@ void draw_inspector(const app::Snapshot& s, ViewState& v) {
             ImGui::SameLine(0, v.font_px);
             colored(theme::muted_rgb, ms);
             training_button(s, v);
+            serving_button(s, v);
             ImGui::BeginChild("##inspect", ImVec2(0, 0), false);
             if (s.served_this_step > 0) served(st, lang);  // the point of a serve step: first
             colored(theme::muted_rgb, ev->summary, true);

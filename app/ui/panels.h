@@ -10,6 +10,10 @@
 #include "app/ui/theme.h"
 #include "app/ui/view.h"
 
+namespace sixstep::serving {
+struct ServingExhibit;
+}
+
 namespace sixstep::ui {
 
 void draw_header(const app::Snapshot& s, ViewState& v);                           // app_view.cpp
@@ -17,6 +21,7 @@ void draw_pipeline_diagram(const app::Snapshot& s, ViewState& v);               
 void draw_narration(const app::Snapshot& s, ViewState& v);                        // narration.cpp
 void draw_inspector(const app::Snapshot& s, ViewState& v);                        // inspector.cpp
 void draw_training(const app::Snapshot& s, ViewState& v);                         // training_panel.cpp
+void draw_serving(const app::Snapshot& s, ViewState& v);                          // serving_panel.cpp
 void draw_knobs(const app::Snapshot& s, ViewState& v, app::Session& session);     // knobs.cpp
 void draw_log(const app::Snapshot& s, ViewState& v);                              // log_panel.cpp
 void draw_lesson_picker(const app::Snapshot& s, ViewState& v, app::Session& session);  // lesson_picker.cpp
@@ -33,6 +38,10 @@ void draw_app(const app::Snapshot& s, ViewState& v, app::Session& session, float
 
 // Rows the knobs panel needs for this step (0 when the lesson allows none).
 int knobs_rows(const app::Snapshot& s);
+
+// The serving model's exhibit when the lesson runs serving experiments, else
+// null (serving_panel.cpp).
+const serving::ServingExhibit* serving_exhibit(const app::Snapshot& s);
 
 // Shared helpers (app_view.cpp).
 // A fixed window in r. Its background is not drawn by ImGui but cleared by

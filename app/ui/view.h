@@ -17,7 +17,9 @@ struct ViewState {
     int selected_stage = -1;          // clicked box; -1 = follow the stage that ran last
     std::uint64_t selection_version = 0;  // snapshot position when the box was clicked
     bool log_open = false;            // the log panel shows more than one line
-    int right_tab = -1;               // -1 = automatic (training while training, else inspector)
+    int right_tab = -1;               // -1 = automatic (training while training, serving charts after an
+                                      // experiment, else inspector); 0 inspector, 1 training, 2 serving
+    int serving_view = 0;             // serving charts of a traffic run: 0 the timeline, 1 the KV block map
 
     // The travelling request: where it is drawn (in box units, 0..5) and
     // where it goes. Animated towards the target; fixed dt in screenshots.

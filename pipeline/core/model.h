@@ -27,6 +27,7 @@
 #include <utility>
 #include <vector>
 
+#include "pipeline/core/exhibit.h"
 #include "pipeline/core/model_description.h"
 #include "pipeline/core/trace.h"
 
@@ -82,6 +83,9 @@ public:
     // "model.<key>" values beyond loaded and checksum (delivery: "bias",
     // "w_distance", …); nullopt for a key the model does not answer.
     virtual std::optional<Value> property(std::string_view key) const;
+    // What the latest request left for panels beyond its trace (exhibit.h);
+    // null when the kind has nothing more to show.
+    virtual std::shared_ptr<const Exhibit> exhibit() const { return nullptr; }
 
     // The checksum of the weights as last loaded: hashed once per load, then
     // remembered, so reusing a loaded model does no per-weight work.

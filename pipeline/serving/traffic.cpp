@@ -51,7 +51,14 @@ TrafficRun run_traffic(llm::Backend& backend, const llm::TextCodec& codec, const
     {
         Scheduler s(backend, *kv, codec, params.scheduler, std::move(cost));
         s.submit(requests);
-        s.run();
+        int peak = -1;
+        while (s.step()) {
+            // A snapshot costs a walk over the pool: take one only when a new peak is reached.
+            if (const int used = s.steps().back().n_blocks_used; used > peak) {
+                peak = used;
+                run.kv_peak = s.kv_snapshot();
+            }
+        }
         run.requests = s.requests();
         run.steps = s.steps();
         run.info = s.run_info();

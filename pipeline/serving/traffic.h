@@ -37,6 +37,7 @@ struct TrafficRun {
     std::vector<StepRecord> steps;
     RunInfo info;
     TrafficReport report;
+    KvSnapshot kv_peak;  // the KV pool after the step that used the most blocks (for a block map)
     double wall_ms = 0;  // real time the run took (passes, sampling and the scheduler's bookkeeping)
 };
 

@@ -2,6 +2,9 @@
 
 #include <cmath>
 #include <optional>
+#include <system_error>
+
+#include <unistd.h>
 
 #include <fmt/format.h>
 
@@ -77,6 +80,24 @@ RandomModelParams random_model_preset(const std::string& name) {
         return p;
     }
     throw Error(fmt::format("unknown random model preset \"{}\" (known: tiny, 15m, 110m, 1b)", name));
+}
+
+std::filesystem::path cached_random_model(const std::string& preset, GGMLType type) {
+    namespace fs = std::filesystem;
+    RandomModelParams p = random_model_preset(preset);
+    p.type = type;
+    const fs::path dir = fs::temp_directory_path();
+    const fs::path path = dir / fmt::format("sixstep-random-{}-{}-seed{}.gguf", preset, ggml_type_name(type), p.seed);
+    std::error_code ec;
+    if (fs::is_regular_file(path, ec) && fs::file_size(path, ec) > 0) return path;
+    const fs::path part = dir / fmt::format("{}.{}.part", path.filename().string(), ::getpid());
+    write_random_model(part, p);
+    fs::rename(part, path, ec);
+    if (ec) {
+        fs::remove(part, ec);
+        throw Error(fmt::format("cannot write {}: {}", path.string(), ec.message()));
+    }
+    return path;
 }
 
 namespace {

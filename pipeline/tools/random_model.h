@@ -50,6 +50,13 @@ void write_random_model(const std::filesystem::path& path, const RandomModelPara
 // (GGUFFile::from_bytes, LlamaModel::from_gguf).
 std::vector<std::uint8_t> random_model_bytes(const RandomModelParams& params);
 
+// The model of a preset (seed 1) in the temporary folder, written the first
+// time and reused after (identical parameters give identical bytes): for a
+// lesson that needs a model larger than the CPU's caches without shipping
+// one. Written under another name and renamed, so a reader never sees half a
+// file. Throws sixstep::Error for an unknown preset or an I/O error.
+std::filesystem::path cached_random_model(const std::string& preset, GGMLType type = GGMLType::F32);
+
 // The GPT-2 byte-level alphabet: byte b is written as the code point
 // byte_to_unicode(b) (printable bytes map to themselves; others are shifted
 // past U+0100 so that every token is printable text). Returned as UTF-8.

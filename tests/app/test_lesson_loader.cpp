@@ -24,7 +24,7 @@ const BadLesson bad_lessons[] = {
     {"bad-lang-setting.yaml", 3, 17, "\"lang\" must be en or zh, got \"fr\""},
     {"bad-language.yaml", 2, 11, "\"language\" must be en or zh, got \"fr\""},
     {"bad-mode.yaml", 3, 17, "\"mode\" must be eval or train, got \"training\""},
-    {"bad-model-kind.yaml", 3, 9, "unknown model kind \"gpt5\" (known: delivery, llm)"},
+    {"bad-model-kind.yaml", 3, 9, "unknown model kind \"gpt5\" (known: delivery, llm, serving)"},
     {"bad-number.yaml", 3, 20, "\"steps\" must be a number, got \"many\""},
     {"bad-run.yaml", 4, 10,
      "\"run\" must be stage, token, all or a stage name (request, load, forward, output, postprocess, respond), "
@@ -34,7 +34,7 @@ const BadLesson bad_lessons[] = {
      "temperature, top_k, top_p, min_p, seed, stop)"},
     {"llm-unknown-path.yaml", 7, 7,
      "unknown path \"forward.raw_output\" for the llm model (`sixstep paths --model llm` lists them)"},
-    {"llm-without-file.yaml", 3, 3, "an llm model needs \"file\": the GGUF file, relative to the lesson"},
+    {"llm-without-file.yaml", 3, 3, "kind llm needs \"file\": the GGUF file, relative to the lesson (or \"random\": a preset, for random weights; not both)"},
     {"run-misspelt-stage.yaml", 4, 10,
      "\"run\" must be stage, token, all or a stage name (request, load, forward, output, postprocess, respond), "
      "got \"forwrd\" — did you mean \"forward\"?"},
