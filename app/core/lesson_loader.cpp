@@ -294,9 +294,8 @@ std::vector<Condition> read_conditions(const Reader& r, const YAML::Node& v, con
         for (auto& c : out)
             if (c.operand.kind != Operand::Kind::literal) ref = &c.operand, ++refs;
         if (refs != 1)
-            r.fail(t, fmt::format(refs == 0 ? "\"{}\" changes a path's or a remembered value: compare with one"
-                                            : "\"{}\" would apply to two compared values: write two expectations",
-                                  key));
+            r.fail(t, refs == 0 ? fmt::format("\"{}\" changes a path's or a remembered value: compare with one", key)
+                                : fmt::format("\"{}\" would apply to two compared values: write two expectations", key));
         (key[0] == 't' ? ref->times : ref->plus) = x;
     }
     return out;
