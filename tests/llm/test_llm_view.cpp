@@ -10,6 +10,7 @@
 #include "pipeline/core/pipeline.h"
 #include "pipeline/llm/llm_model.h"
 #include "pipeline/llm/llm_view.h"
+#include "pipeline/llm/text_codec.h"
 
 using namespace sixstep;
 namespace fs = std::filesystem;
@@ -143,7 +144,7 @@ TEST_CASE("llm view: a token id that does not exist, or a malformed choice, is o
     CHECK(llm::format_forced({{0, 1}, {3, 2}}) == "0:1, 3:2");
 }
 
-TEST_CASE("llm view: a piece names its token; a near miss suggests the nearest") {
+TEST_CASE("llm view: a piece names its token, a near miss suggests the nearest") {
     llm::LlmModel model(bundled_model());
     const int id = model.token_of_piece(" cat");
     CHECK(model.codec().piece(id) == " cat");
