@@ -60,14 +60,26 @@ void draw_attention_panel(const app::Snapshot& s, ViewState& v, app::Session& se
         ImGui::SetWindowFontScale(0.8f);
         ImGui::TextDisabled("%s", tr(lang, "rows: the token that looks (query) \u00b7 columns: the tokens it looks at (key)"));
         const ImVec2 avail = ImGui::GetContentRegionAvail();
-        const float label_w = std::min(avail.x * 0.25f, ImGui::CalcTextSize("\u2423mouse").x + 6);
         const float legend_h = ImGui::GetTextLineHeightWithSpacing();
-        const float cell = std::floor(std::min({32.0f, (avail.x - label_w) / map->n_pos, (avail.y - label_w * 0.6f - legend_h) / map->n_pos}));
+        // Token pieces beside and above the map when its cells are big enough
+        // for them; otherwise position numbers at the side only, and the room
+        // the pieces would take goes to the cells.
+        auto cell_for = [&](float side, float top) {
+            return std::floor(std::min({32.0f, (avail.x - side) / map->n_pos, (avail.y - top - legend_h) / map->n_pos}));
+        };
+        float label_w = std::min(avail.x * 0.25f, ImGui::CalcTextSize("\u2423mouse").x + 6);
+        float top = std::round(label_w * 0.6f);
+        float cell = cell_for(label_w, top);
+        const bool labels = cell >= ImGui::GetFontSize() * 0.75f;
+        if (!labels) {
+            label_w = std::round(ImGui::CalcTextSize("0000").x * 0.7f + 6);
+            top = std::round(ImGui::GetFontSize() * 0.3f);
+            cell = cell_for(label_w, top);
+        }
         if (cell < 2) {
             ImGui::TextDisabled("%s", tr(lang, "too many positions to draw here"));
         } else {
             const ImVec2 p0 = ImGui::GetCursorScreenPos();
-            const float top = std::round(label_w * 0.6f);
             const ImVec2 origin(std::round(p0.x + label_w), std::round(p0.y + top));
             const int n = map->n_pos;
             const llm::AttentionMap& m = *map;
@@ -76,7 +88,6 @@ void draw_attention_panel(const app::Snapshot& s, ViewState& v, app::Session& se
             }, theme::mask_rgb);
             // Token pieces beside the rows and above the columns, when they fit.
             const auto& tokens = p.view ? p.view->tokens : std::vector<llm::ViewToken>{};
-            const bool labels = cell >= ImGui::GetFontSize() * 0.75f;
             for (int i = 0; i < n; ++i) {
                 const int pos = m.pos0 + i;
                 const std::string piece = pos < static_cast<int>(tokens.size()) ? visible_piece(tokens[static_cast<std::size_t>(pos)].piece)
