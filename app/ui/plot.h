@@ -65,7 +65,7 @@ std::uint32_t heat_rgb(float t);
 
 // A rows × cols grid of square cells at `origin`, `cell` pixels each with a
 // one-pixel gap: value(r, c) in [0, 1] is drawn with heat_rgb, a negative
-// value as a masked cell (hatched grey). Returns the grid's size.
+// value as a masked cell (solid masked_rgb). Returns the grid's size.
 ImVec2 heatmap(ImVec2 origin, int rows, int cols, float cell, const std::function<float(int, int)>& value,
                std::uint32_t masked_rgb);
 

@@ -188,6 +188,41 @@ TEST_CASE("screenshots: the KV cache grid fills as one block, then one column pe
     fs::remove_all(out_root, ec);
 }
 
+// Lesson 04's step 6 shows attention over the 6-token prompt: the 15 cells
+// above the diagonal are the causal mask, in its own colour, and the step
+// before (the next-token panel) has none of it.
+TEST_CASE("screenshots: the attention map draws the causal mask") {
+    const std::string path = std::string(SIXSTEP_SOURCE_DIR) + "/lessons/04-one-token-at-a-time.yaml";
+    const auto out_root = sixstep::test::process_temp_dir("ui-attention");
+    ui::ScreenshotOptions o;
+    o.lesson_path = path;
+    o.out_dir = out_root.string();
+    o.quiet = true;
+    std::vector<std::string> written;
+    REQUIRE(ui::render_screenshots(o, &written) == 0);
+    REQUIRE(written.size() >= 6);
+    app::Interpreter it(app::load_lesson(path));
+    for (int k = 0; k < 6; ++k) it.step();
+    const auto& map = it.state().panels.attention;
+    REQUIRE(map);
+    const int n = map->n_pos;
+    REQUIRE(n == 6);
+
+    const float f = ui::default_font_px(720);
+    const ui::Layout layout = ui::compute_layout(1280, 720, f, 0, 1, true);
+    const ui::Rect slot = ui::panel_slot(layout.inspector, 2, 0);
+    auto masked = [&](const std::string& png) {
+        const Image img = load_png(png);
+        return share(img, slot, ui::theme::mask_rgb) * slot.w * slot.h;
+    };
+    const double before = masked(written[4]), with_map = masked(written[5]);
+    CHECK(before == 0);
+    // At least n(n-1)/2 cells of 2×2 pixels (plus the legend's swatch).
+    CHECK(with_map >= n * (n - 1) / 2 * 4);
+    std::error_code ec;
+    fs::remove_all(out_root, ec);
+}
+
 TEST_CASE("screenshots: a broken lesson is one clear error, no images") {
     const auto dir = sixstep::test::process_temp_dir("ui-broken");
     fs::create_directories(dir);
