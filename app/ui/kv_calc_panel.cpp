@@ -109,7 +109,20 @@ void draw_kv_calc_panel(const app::Snapshot& s, ViewState& v, app::Session& sess
         ImGui::PushTextWrapPos(0.0f);
         ImGui::PushFont(fonts().mono);
         ImGui::SetWindowFontScale(0.85f);
-        for (const auto& f : k.formula) ImGui::TextUnformatted(f.c_str());
+        // A line too long for the panel breaks before its numbers (the second
+        // " = "), so that no number is split across two lines.
+        for (const auto& f : k.formula) {
+            const std::size_t first = f.find(" = ");
+            const std::size_t second = first == std::string::npos ? first : f.find(" = ", first + 3);
+            if (second == std::string::npos || ImGui::CalcTextSize(f.c_str()).x <= ImGui::GetContentRegionAvail().x) {
+                ImGui::TextUnformatted(f.c_str());
+                continue;
+            }
+            ImGui::TextUnformatted(f.substr(0, second).c_str());
+            ImGui::Indent(ImGui::GetFontSize());
+            ImGui::TextUnformatted(f.substr(second + 1).c_str());
+            ImGui::Unindent(ImGui::GetFontSize());
+        }
         ImGui::PopFont();
         if (!k.params.dtype_why.empty()) ImGui::TextDisabled("%s", k.params.dtype_why.c_str());
         for (const auto& n : k.notes) ImGui::TextColored(theme::vec(theme::muted_rgb), "\u2022 %s", n.c_str());
