@@ -56,11 +56,16 @@ void grid(const llm::LlmView& view, float width, float height) {
     ImGui::Dummy(ImVec2(width, top_room + rows * ch + 2));
     const std::vector<int> writer = writer_of_positions(view, cols_all);
     const int latest = static_cast<int>(view.passes.size()) - 1;
+    const bool every_row = ch >= small * 0.9f;
+    float next_label_y = -1e9f;  // rows too thin for a label each: a layer's first row, where one fits
     for (int r = 0; r < rows; ++r) {
-        if (ch >= small * 0.9f || r % kv.n_head_kv == 0) {
+        const float y = o.y + r * ch;
+        if ((every_row || r % std::max(1, kv.n_head_kv) == 0) && y >= next_label_y) {
             char name[24];
-            std::snprintf(name, sizeof name, "L%d H%d", r / std::max(1, kv.n_head_kv), r % std::max(1, kv.n_head_kv));
-            plot::label(ImVec2(o.x - 4, o.y + r * ch + (ch - small) * 0.5f), name, theme::muted_rgb, 1, 0.7f);
+            if (every_row) std::snprintf(name, sizeof name, "L%d H%d", r / std::max(1, kv.n_head_kv), r % std::max(1, kv.n_head_kv));
+            else std::snprintf(name, sizeof name, "L%d", r / std::max(1, kv.n_head_kv));
+            plot::label(ImVec2(o.x - 4, y + (ch - small) * 0.5f), name, theme::muted_rgb, 1, 0.7f);
+            next_label_y = y + small;
         }
         for (int c = 0; c < cols; ++c) {
             const int pos = first + c;
