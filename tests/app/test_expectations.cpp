@@ -36,7 +36,7 @@ steps:
       request.distance_km: {above: 0, below: 10}
       respond.text: {not: {contains: "hours"}}
       postprocess.minutes: {not: 12}
-      forward.raw_output: {equals: km, times: 2, plus: 5}
+      output.raw_output: {equals: km, times: 2, plus: 5}
 )",
                                   "inline.yaml");
     const LessonStep& s = l.steps[0];
@@ -68,18 +68,18 @@ steps:
     remember: {short_trip: response.minutes, km: request.distance_km}
     expect:
       forward.raw_output: {above: request.distance_km, times: 3}
-      forward.raw_output: {below: request.distance_km, times: 4}
+      output.raw_output: {below: request.distance_km, times: 4}
       response.minutes: {equals: short_trip}
-      forward.raw_output: {equals: km, times: 2, plus: 5}
+      postprocess.raw_output: {equals: km, times: 2, plus: 5}
       request.distance_km: {above: 0, below: 10}
   - request: {distance: "10 km", congestion: 0, express_lane: 0}
     run: all
     expect:
       response.minutes: {above: short_trip}
-      response.minutes: {equals: short_trip, plus: 14}
-      response.minutes: {below: short_trip, times: 2}
+      postprocess.minutes: {equals: short_trip, plus: 14}
+      forward.raw_output: {below: short_trip, times: 2}
       request.distance_km: {above: 0, below: 10}
-      response.minutes: {equals: short_trip, tol: 13.9}
+      output.raw_output: {equals: short_trip, tol: 13.9}
 )");
     CHECK(results(it.step()) == std::vector<bool>{true, true, true, true, true});
     // 25 minutes: above 11, = 11 + 14, not below 22, not < 10 km, not within 13.9 of 11.
@@ -99,12 +99,12 @@ steps:
     run: all
     expect:
       response.minutes: {not: 12}
-      response.minutes: {not: 11}
+      postprocess.minutes: {not: 11}
       respond.text: {not: {contains: "hours"}}
-      respond.text: {not: {contains: "minutes"}}
-      response.minutes: {not: {above: 0, below: 5}}
+      postprocess.text: {not: {contains: "minutes"}}
+      forward.raw_output: {not: {above: 0, below: 5}}
       train.loss: {not: 3}
-      response.minutes: {not: {equals: train.loss}}
+      output.raw_output: {not: {equals: train.loss}}
 )");
     const StepReport r = it.step();
     CHECK(results(r) == std::vector<bool>{true, false, true, false, true, false, false});
@@ -120,16 +120,16 @@ steps:
     remember: {answer: respond.text, first: respond.text}
     expect:
       response.text: {equals: respond.text}
-      response.text: {equals: "Estimated delivery time: 11 minutes"}
+      respond.text: {equals: "Estimated delivery time: 11 minutes"}
   - request: {distance: "4 km", congestion: 0, express_lane: 0}
     run: all
     expect:
       respond.text: {not: {equals: first}}
-      respond.text: {equals: answer}
+      postprocess.text: {equals: answer}
     remember: {answer: respond.text}
   - expect:
       respond.text: {equals: answer}
-      respond.text: {not: {equals: first}}
+      postprocess.text: {not: {equals: first}}
 )");
     CHECK(results(it.step()) == std::vector<bool>{true, true});
     // remember runs before expect: the step compares with the name it just replaced.
