@@ -1,4 +1,4 @@
-// sixstep bench --model FILE.gguf [-p 128] [-n 128] [-t THREADS] [-r 5] [--json]
+// sixstep bench --model FILE.gguf [-p 128] [-n 128] [-t THREADS] [-r 5] [--observer none|idle|panels] [--json]
 //   Prefill (pp) and decode (tg) tokens/s, median of repeats, like llama-bench.
 // sixstep bench --batch 1,2,4,8,16,32,64 --model FILE.gguf [--context 128] [--steps 32]
 //   Batched decode, the knee and the roofline (bench_batch.h).
@@ -28,6 +28,7 @@
 #include "pipeline/core/error.h"
 #include "pipeline/core/file.h"
 #include "pipeline/llm/cpu/cpu_backend.h"
+#include "pipeline/llm/panel_capture.h"
 #include "pipeline/tools/bench.h"
 #include "pipeline/tools/cpu_hogs.h"
 #include "pipeline/tools/random_model.h"
@@ -45,6 +46,13 @@ struct BenchOptions {
     std::uint64_t seed = 1;
     bool force = false;
     BenchBatchOptions batch;  // --batch: the batched-decode sweep instead
+    std::string observer = "none";  // none, idle or panels
+};
+
+// An observer that wants nothing: the cost of being asked, with no copy.
+class IdleObserver : public sixstep::llm::TensorObserver {
+public:
+    bool wants(std::string_view, int) override { return false; }
 };
 
 // Decode tokens/s on 1 thread and on o.threads, quiet and beside CPU hogs.
@@ -152,6 +160,14 @@ int run_bench_command(const BenchOptions& o) {
     bp.n_prompt = o.n_prompt;
     bp.n_gen = o.n_gen;
     bp.repetitions = o.repetitions;
+    // What the transformer panels cost the forward pass: nothing set (no panel
+    // listens), an observer that declines every tensor, or the panels' capture
+    // (one layer's attention and every layer's residual for the logit lens).
+    IdleObserver idle;
+    PanelCapture capture({.attention_layer = 0, .window = 64, .logit_lens = true});
+    if (o.observer == "idle") bp.observer = &idle;
+    else if (o.observer == "panels") bp.observer = &capture;
+    else if (o.observer != "none") throw Error(fmt::format("bench: --observer {} is not one of none, idle, panels", o.observer));
     const BenchResult r = run_bench(backend, bp);
 
     const double size_mib = static_cast<double>(model->file().n_tensor_bytes()) / (1024.0 * 1024.0);
@@ -167,6 +183,7 @@ int run_bench_command(const BenchOptions& o) {
         j["backend"] = backend.name();
         if (const auto* cpu = dynamic_cast<const CpuBackend*>(&backend)) j["threads"] = cpu->n_threads();
         j["load_ms"] = load_ms;
+        j["observer"] = o.observer;
         j["results"] = nlohmann::ordered_json::array();
         for (const BenchTest* t : {&r.prefill, &r.decode}) {
             if (t->n_tokens == 0) continue;
@@ -193,7 +210,8 @@ int run_bench_command(const BenchOptions& o) {
                     std::filesystem::path(o.model).filename().string().substr(0, 28).c_str(), size_mib, params_m,
                     type.c_str(), backend.name().c_str(), t->name.c_str(), t->median_tok_s, (hi - lo) / 2);
     }
-    std::printf("(median of %d runs after a warm-up; ± is half the range; load %.0f ms)\n", o.repetitions, load_ms);
+    std::printf("(median of %d runs after a warm-up; ± is half the range; load %.0f ms; observer: %s)\n", o.repetitions,
+                load_ms, o.observer.c_str());
     return exit_ok;
 }
 
@@ -219,6 +237,8 @@ void add_bench(CLI::App& app, Commands& commands) {
     sub->add_option("--out", o->out, "Where to write the random model (a new file; see --force)");
     sub->add_flag("--force", o->force, "Overwrite --out when it exists (a regular file only)");
     add_progress_option(sub);
+    sub->add_option("--observer", o->observer,
+                    "none (default), idle (an observer that declines every tensor) or panels (the panels' capture)");
     sub->add_option("--batch", o->batch.batch_sizes,
                     "Batched decode instead: batch sizes, e.g. 1,2,4,8,16,32,64 (tokens/s, TPOT, knee, roofline)")
         ->delimiter(',');

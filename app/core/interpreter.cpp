@@ -18,6 +18,9 @@
 #include "pipeline/delivery/trainer.h"
 #include "pipeline/delivery/weights_file.h"
 #include "pipeline/models.h"
+#include "pipeline/llm/llm_model.h"
+#include "pipeline/llm/trace_keys.h"
+#include "pipeline/llm/vocab/vocab.h"
 
 namespace sixstep::app {
 
@@ -53,6 +56,10 @@ TrainRecord record(const delivery::TrainStep& s) {
 
 }  // namespace
 
+std::string CheckResult::expected_text() const {
+    return against.empty() ? expectation.describe() : expectation.describe() + " (" + against + ")";
+}
+
 bool StepReport::passed() const {
     for (const auto& c : checks)
         if (!c.passed) return false;
@@ -76,12 +83,21 @@ void Interpreter::reset_engine() {
     remove_saved_weights();
     pipeline_.reset();
     trainer_.reset();
+    panels_.reset();  // before the model it listens to
     stages_run_ = 0;
     delivery_ = nullptr;
+    llm_ = nullptr;
     if (reads_gguf(lesson_.model.kind)) {
         const ModelSpec& m = lesson_.model;
         model_ = make_gguf_model(m.kind, {m.random.empty() ? resolve_lesson_path(lesson_, m.file) : "", m.random,
                                           m.threads, m.top_n});
+        // The transformer's panels listen to an llm model; the serving kind
+        // draws its charts from its own exhibit.
+        llm_ = dynamic_cast<llm::LlmModel*>(model_.get());
+        if (llm_) {
+            panels_ = std::make_unique<LlmPanels>(*llm_);
+            panels_->listen(lesson_panels_, window_panels_);
+        }
         return;
     }
     auto m = std::make_unique<delivery::DeliveryModel>(inline_weights(lesson_.model));
@@ -96,7 +112,15 @@ delivery::DeliveryModel& Interpreter::delivery(const char* what) {
     return *delivery_;
 }
 
+llm::LlmModel& Interpreter::llm(const char* what) {
+    if (!llm_) throw Error(fmt::format("{} needs the llm model (this lesson's model is {})", what, model_->name()));
+    return *llm_;
+}
+
 void Interpreter::restart() {
+    lesson_panels_.clear();
+    remembered_.clear();
+    panel_message_.reset();
     reset_engine();
     state_ = LessonState{};
     state_.title = lesson_.title;
@@ -238,16 +262,29 @@ StepReport Interpreter::step() {
     report.index = index;
     report.step = &st;
     state_.error.reset();
+    panel_message_.reset();
     try {
         apply_settings(st.set);
         if (st.request) {
             state_.request = Request{*st.request};
             pipeline_.reset();
         }
+        if (st.force) force(*st.force, false);
+        if (st.show) show(*st.show);
+        if (st.attention) {
+            llm("\"attention\"");
+            if (panels_->choose_attention(st.attention->layer, st.attention->head))
+                rerun(stages_run_, pipeline_ && pipeline_->done());
+        }
         if (st.train) train(*st.train, report);
         if (st.freeze) freeze();
         if (st.run) run_request(*st.run, &report.events);
         if (st.serve) serve(*st.serve, report);
+        if (st.kv_experiment) kv_experiment(*st.kv_experiment);
+        if (st.kv_calc) {
+            llm("\"kv_calc\"");
+            panels_->kv_calc(*st.kv_calc);
+        }
     } catch (const Error& e) {
         report.error = e.what();
         state_.error = e.what();
@@ -257,6 +294,10 @@ StepReport Interpreter::step() {
     state_.narration = st.say;
     state_.knobs = st.knobs;
     refresh_state();
+    for (const auto& [name, path] : st.remember) {
+        if (const std::optional<Value> v = lookup(path)) remembered_[name] = *v;
+        else remembered_.erase(name);  // nothing to remember: later comparisons with it fail
+    }
     // An engine error nobody expected is a failed check, not a crash.
     bool error_expected = false;
     for (const auto& e : st.expect) {
@@ -266,9 +307,11 @@ StepReport Interpreter::step() {
     if (report.error && !error_expected) {
         Expectation none;
         none.path = "error";
-        none.expected = std::string("(no error)");
+        Condition no_error;
+        no_error.operand.literal = std::string("(no error)");
+        none.conditions.push_back(no_error);
         none.where = st.where;
-        report.checks.push_back({none, false, *report.error});
+        report.checks.push_back({none, false, *report.error, ""});
     }
     state_.checks = report.checks;
     return report;
@@ -279,23 +322,129 @@ void Interpreter::turn_knob(const std::string& name, const std::string& value) {
     const std::string v = knob.check(value);
     if (knob.target == KnobTarget::request) state_.request.set(knob.name, v);
     else model_->apply_setting(knob.name, v);
+    // Tokens forced by hand followed the old request's choices: a new one starts free.
+    if (knob.name != llm::keys::force) state_.request.erase(llm::keys::force);
     // Recompute the current request as far as it had gone.
-    const int stages = pipeline_ ? stages_run_ : 0;
-    const bool was_done = pipeline_ && pipeline_->done();
-    pipeline_.reset();
     state_.error.reset();
-    if (stages > 0) {
-        try {
-            if (was_done) {
-                run_request({RunSpec::Kind::all, Stage::respond}, nullptr);
-            } else {
-                for (int i = 0; i < stages; ++i) run_request({RunSpec::Kind::stage, Stage::request}, nullptr);
-            }
-        } catch (const Error& e) {
-            state_.error = e.what();
-        }
+    try {
+        rerun(pipeline_ ? stages_run_ : 0, pipeline_ && pipeline_->done());
+    } catch (const Error& e) {
+        state_.error = e.what();
     }
     refresh_state();
+}
+
+void Interpreter::rerun(int stages, bool was_done) {
+    pipeline_.reset();
+    stages_run_ = 0;
+    if (stages <= 0) return;
+    if (was_done) {
+        run_request({RunSpec::Kind::all, Stage::respond}, nullptr);
+    } else {
+        for (int i = 0; i < stages; ++i) run_request({RunSpec::Kind::stage, Stage::request}, nullptr);
+    }
+}
+
+namespace {
+int count_events(const Pipeline* p, Stage s) {
+    if (!p) return 0;
+    const auto& ev = p->trace().events();
+    return static_cast<int>(std::count_if(ev.begin(), ev.end(), [&](const TraceEvent& e) { return e.stage == s; }));
+}
+}  // namespace
+
+void Interpreter::force(const Value& token, bool continue_to_output) {
+    llm::LlmModel& m = llm("\"force\"");
+    const double* number = std::get_if<double>(&token);
+    const int id = number ? static_cast<int>(*number) : m.token_of_piece(std::get<std::string>(token));
+    // Which generated token: the one whose logits wait to be sampled, else the latest taken.
+    const int outputs = count_events(pipeline_.get(), Stage::output);
+    const int taken = count_events(pipeline_.get(), Stage::postprocess);
+    const int index = outputs > taken ? taken : std::max(0, taken - 1);
+    const int n_vocab = static_cast<int>(m.vocab().n_tokens());
+    const std::string* field = state_.request.get(llm::keys::force);
+    std::map<int, int> forced = field && !field->empty() ? llm::parse_forced(*field, n_vocab) : std::map<int, int>{};
+    forced.erase(forced.upper_bound(index), forced.end());  // later choices followed another token
+    forced[index] = id;
+    const Request before = state_.request;
+    const int stages = pipeline_ ? stages_run_ : 0;
+    const bool was_done = pipeline_ && pipeline_->done();
+    state_.request.set(llm::keys::force, llm::format_forced(forced));
+    try {
+        rerun(stages, was_done);
+        if (continue_to_output) {
+            // Take the token, then on to the distribution after it (or the end).
+            auto running = [&] { return !(pipeline_ && (pipeline_->done() || pipeline_->failed())); };
+            const RunSpec one{RunSpec::Kind::stage, Stage::request};
+            while (running() && count_events(pipeline_.get(), Stage::postprocess) <= index) run_request(one, nullptr);
+            while (running() && count_events(pipeline_.get(), Stage::output) <= index + 1) run_request(one, nullptr);
+        }
+    } catch (const Error&) {
+        state_.request = before;  // the request as it was, computed as far as it had run
+        try {
+            rerun(stages, was_done);
+        } catch (const Error&) {
+        }
+        throw;
+    }
+}
+
+void Interpreter::show(const std::vector<std::string>& panels) {
+    lesson_panels_ = panels;
+    if (panels_ && panels_->listen(lesson_panels_, window_panels_)) rerun(stages_run_, pipeline_ && pipeline_->done());
+}
+
+void Interpreter::kv_experiment(int n_tokens) {
+    llm::LlmModel& m = llm("\"kv_experiment\"");
+    const std::string* prompt = state_.request.get(llm::keys::prompt);
+    if (!prompt || prompt->empty()) throw Error("the KV cache experiment needs a request with a prompt");
+    if (!m.loaded()) {
+        TraceEvent ev;
+        m.load(ev);
+    }
+    panels_->run_kv_experiment(*prompt, n_tokens);
+}
+
+template <typename F>
+void Interpreter::panel_command(const char* panel, F&& f) {
+    try {
+        f();
+        panel_message_.reset();
+    } catch (const Error& e) {
+        panel_message_ = PanelMessage{panel, e.what()};
+        refresh_state();
+        throw;
+    }
+    refresh_state();
+}
+
+void Interpreter::force_token(int id) {
+    panel_command("next_token", [&] { force(Value{static_cast<double>(id)}, true); });
+}
+
+void Interpreter::choose_attention(int layer, int head) {
+    panel_command("attention", [&] {
+        llm("the attention panel");
+        if (panels_->choose_attention(layer, head)) rerun(stages_run_, pipeline_ && pipeline_->done());
+    });
+}
+
+void Interpreter::show_in_window(const std::vector<std::string>& panels) {
+    window_panels_ = panels;
+    panel_command("", [&] {
+        if (panels_ && panels_->listen(lesson_panels_, window_panels_)) rerun(stages_run_, pipeline_ && pipeline_->done());
+    });
+}
+
+void Interpreter::run_kv_experiment(int n_tokens) {
+    panel_command("kv_experiment", [&] { kv_experiment(n_tokens); });
+}
+
+void Interpreter::kv_calc(const KvCalcSpec& spec) {
+    panel_command("kv_calc", [&] {
+        llm("the KV memory calculator");
+        panels_->kv_calc(spec);
+    });
 }
 
 void Interpreter::refresh_state() {
@@ -320,6 +469,10 @@ void Interpreter::refresh_state() {
         if (!state_.trace.empty()) state_.last_stage = state_.trace.events().back().stage;
         if (!pipeline_->done() && !pipeline_->failed()) state_.next_stage = pipeline_->next_stage();
     }
+    state_.panels = PanelsState{};
+    if (panels_) panels_->fill(state_.panels);
+    state_.panels.shown = lesson_panels_;
+    state_.panels.message = panel_message_;
 }
 
 std::optional<Value> Interpreter::lookup(const std::string& path) const {
@@ -358,6 +511,7 @@ std::optional<Value> Interpreter::lookup(const std::string& path) const {
             if (key == t.grad_keys[i]) return s.grad[i];
         return std::nullopt;
     }
+    if (head == "kv_experiment" || head == "kv_calc" || head == "logit_lens") return panel_lookup(state_.panels, head, key);
     if (head == "served") {
         const auto& sv = state_.served;
         if (sv.empty()) return std::nullopt;
@@ -383,31 +537,72 @@ std::optional<Value> Interpreter::lookup(const std::string& path) const {
     return std::nullopt;
 }
 
-CheckResult Interpreter::check(const Expectation& e) const {
-    CheckResult r{e, false, "(nothing)"};
-    const std::optional<Value> got = lookup(e.path);
-    if (!got) return r;
-    r.got = format_value(*got);
-    const double* num = std::get_if<double>(&*got);
-    switch (e.kind) {
-        case Expectation::Kind::equals:
-            if (const double* want = std::get_if<double>(&e.expected)) {
-                // "Exact" for numbers means equal to 9 significant digits, so that
-                // 0.1 + 0.2 style rounding never fails a lesson.
-                r.passed = num && std::fabs(*num - *want) <= 1e-9 * std::max(1.0, std::fabs(*want));
-            } else {
-                r.passed = r.got == std::get<std::string>(e.expected);
-            }
+std::optional<Value> Interpreter::operand(const Operand& o) const {
+    std::optional<Value> v;
+    switch (o.kind) {
+        case Operand::Kind::literal: return o.literal;
+        case Operand::Kind::path: v = lookup(o.name); break;
+        case Operand::Kind::remembered:
+            if (const auto it = remembered_.find(o.name); it != remembered_.end()) v = it->second;
             break;
-        case Expectation::Kind::near:
-            r.passed = num && std::fabs(*num - std::get<double>(e.expected)) <= e.tolerance;
-            break;
-        case Expectation::Kind::contains:
-            r.passed = r.got.find(std::get<std::string>(e.expected)) != std::string::npos;
-            break;
-        case Expectation::Kind::below: r.passed = num && *num < std::get<double>(e.expected); break;
-        case Expectation::Kind::above: r.passed = num && *num > std::get<double>(e.expected); break;
     }
+    if (v && (o.times != 1 || o.plus != 0))
+        if (const double* x = std::get_if<double>(&*v)) v = *x * o.times + o.plus;
+    return v;
+}
+
+namespace {
+
+// Equal as a lesson means it: numbers to 9 significant digits, so that
+// 0.1 + 0.2 style rounding never fails a lesson; anything else as written.
+bool same(const Value& got, const Value& want) {
+    const double* g = std::get_if<double>(&got);
+    const double* w = std::get_if<double>(&want);
+    if (g && w) return std::fabs(*g - *w) <= 1e-9 * std::max(1.0, std::fabs(*w));
+    return format_value(got) == format_value(want);
+}
+
+bool holds(const Condition& c, const Value& got, const Value& want) {
+    const double* g = std::get_if<double>(&got);
+    const double* w = std::get_if<double>(&want);
+    switch (c.op) {
+        case Condition::Op::equals: return same(got, want);
+        case Condition::Op::near: return g && w && std::fabs(*g - *w) <= c.tolerance;
+        case Condition::Op::contains: return format_value(got).find(format_value(want)) != std::string::npos;
+        case Condition::Op::below: return g && w && *g < *w;
+        case Condition::Op::above: return g && w && *g > *w;
+    }
+    return false;
+}
+
+}  // namespace
+
+CheckResult Interpreter::check(const Expectation& e) const {
+    CheckResult r{e, false, "(nothing)", ""};
+    // What it is compared with, read now.
+    std::vector<std::optional<Value>> wants;
+    bool missing = false;
+    for (const Condition& c : e.conditions) {
+        wants.push_back(operand(c.operand));
+        if (c.operand.kind == Operand::Kind::literal) continue;
+        const std::string& name = c.operand.name;
+        std::optional<Value> raw = c.operand.kind == Operand::Kind::path ? lookup(name) : std::nullopt;
+        if (c.operand.kind == Operand::Kind::remembered)
+            if (const auto it = remembered_.find(name); it != remembered_.end()) raw = it->second;
+        r.against += (r.against.empty() ? "" : "; ") + name + " = " + (raw ? format_value(*raw) : "(nothing)");
+        missing |= !wants.back().has_value();
+    }
+    const std::optional<Value> got = lookup(e.path);
+    if (!got) {
+        // Tensors from inside the forward pass are captured only while their panel is shown.
+        if (e.path.rfind("logit_lens.", 0) == 0) r.got = "(nothing: show the logit_lens panel before the forward pass)";
+        return r;
+    }
+    r.got = format_value(*got);
+    if (missing) return r;  // nothing to compare with: neither true nor, under not, false
+    bool all = true;
+    for (size_t i = 0; i < e.conditions.size(); ++i) all = all && holds(e.conditions[i], *got, *wants[i]);
+    r.passed = e.negated ? !all : all;
     return r;
 }
 

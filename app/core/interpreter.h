@@ -13,12 +13,14 @@
 // thread and hands copies of LessonState to the UI.
 #pragma once
 #include <array>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "app/core/lesson.h"
+#include "app/core/llm_panels.h"
 #include "pipeline/core/model_description.h"
 #include "pipeline/core/pipeline.h"
 
@@ -26,13 +28,19 @@ namespace sixstep::delivery {
 class DeliveryModel;
 class Trainer;
 }  // namespace sixstep::delivery
+namespace sixstep::llm {
+class LlmModel;
+}
 
 namespace sixstep::app {
 
 struct CheckResult {
     Expectation expectation;
     bool passed = false;
-    std::string got;  // what the trace held, formatted; "(nothing)" when absent
+    std::string got;      // what the trace held, formatted; "(nothing)" when absent
+    std::string against;  // the compared paths' and names' values: "respond.prefill_tok_s = 812"
+    // "> 2 × kv_experiment.cached_total_ms (kv_experiment.cached_total_ms = 31.2)"
+    std::string expected_text() const;
 };
 
 // One request served by a `serve:` step.
@@ -109,6 +117,7 @@ struct LessonState {
     double cold_load_ms = 0;                  // of the last cold load, when the model reports it
 
     TrainingState training;
+    PanelsState panels;                       // the transformer panels' data (llm lessons), what `show:` shows
     std::vector<ServedRequest> served;        // by the latest serve step
     std::vector<CheckResult> checks;          // of the current step
     std::shared_ptr<const Exhibit> exhibit;   // the model's latest picture beyond the trace (exhibit.h)
@@ -150,6 +159,23 @@ public:
     // (with "did you mean") or a value of the wrong type or range.
     void turn_knob(const std::string& name, const std::string& value);
 
+    // Commands of the panels (the window's clicks; lesson steps do the same).
+    // Each throws sixstep::Error for a bad value, which also stays in
+    // state().panels.message for the panel to show; the state stays as it was.
+    //
+    // Takes token `id` instead of sampling: the pending token when logits wait
+    // to be sampled, else the latest one taken (the request is computed again
+    // up to it); then generation continues to the next output stage.
+    void force_token(int id);
+    // The attention panel's layer and head (a new layer recomputes the request).
+    void choose_attention(int layer, int head);
+    // The panels the window shows: with the lesson's, they decide what is
+    // captured. Switching a capture on recomputes the current request.
+    void show_in_window(const std::vector<std::string>& panels);
+    // The KV cache switched off: n_tokens from the current request's prompt, both ways.
+    void run_kv_experiment(int n_tokens);
+    void kv_calc(const KvCalcSpec& spec);
+
     const LessonState& state() const { return state_; }
 
     // Looks up a path used by `expect`: "<stage>.<key>", "response.text",
@@ -160,6 +186,14 @@ private:
     void reset_engine();
     void apply_settings(const std::vector<SettingChange>& changes);
     void run_request(const RunSpec& spec, std::vector<TraceEvent>* events);
+    void rerun(int stages, bool was_done);     // the current request again, as far as it had run
+    void kv_experiment(int n_tokens);
+    void force(const Value& token, bool continue_to_output);
+    void show(const std::vector<std::string>& panels);
+    template <typename F>
+    void panel_command(const char* panel, F&& f);
+    llm::LlmModel& llm(const char* what);        // throws when the lesson's model is not the llm
+    std::optional<Value> operand(const Operand& o) const;
     void train(const TrainSpec& spec, StepReport& report);
     void freeze();
     void serve(const ServeSpec& spec, StepReport& report);
@@ -171,6 +205,12 @@ private:
     Lesson lesson_;
     std::unique_ptr<Model> model_;
     delivery::DeliveryModel* delivery_ = nullptr;  // model_, when it is the delivery model
+    llm::LlmModel* llm_ = nullptr;                 // model_, when it is the llm
+    std::unique_ptr<LlmPanels> panels_;            // with llm_
+    std::vector<std::string> lesson_panels_;       // `show:` of the latest step that had one
+    std::vector<std::string> window_panels_;       // what the window shows (kept across restarts)
+    std::optional<PanelMessage> panel_message_;
+    std::map<std::string, Value> remembered_;      // `remember:` names
     std::unique_ptr<Pipeline> pipeline_;
     std::unique_ptr<delivery::Trainer> trainer_;
     int stages_run_ = 0;        // of the current pipeline, for knob replays

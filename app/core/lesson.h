@@ -30,15 +30,35 @@ struct ModelSpec {
     SourceLocation file_at;                    // where `file` or `weights_file` is written
 };
 
-// One `expect:` entry: a trace path and what it must hold.
+// What an expectation compares a value with: a literal, another path's value
+// at the same moment, or a value an earlier step remembered (`remember:`).
+struct Operand {
+    enum class Kind { literal, path, remembered };
+    Kind kind = Kind::literal;
+    Value literal;             // a number or a text (Kind::literal)
+    std::string name;          // the path ("respond.prefill_tok_s") or the remembered name ("short_ttft")
+    double times = 1;          // a reference's number is multiplied by this: `{above: x, times: 2}`
+    double plus = 0;           // … and then this added: `{equals: prompt_tokens, plus: 1}`
+    std::string describe() const;  // "11", "\"mat\"", "2 × kv_experiment.cached_total_ms", "n + 1"
+};
+
+// One test on a value.
+struct Condition {
+    enum class Op { equals, near, contains, below, above };
+    Op op = Op::equals;
+    Operand operand;
+    double tolerance = 0;      // near: |got − operand| ≤ tolerance
+    std::string describe() const;  // "= 11", "≈ 11 ± 0.01", "contains \"min\"", "> 2 × x"
+};
+
+// One `expect:` entry: a path and what its value must satisfy — every
+// condition (`{above: 0, below: 1}` is two), or, under `not:`, not all of them.
 struct Expectation {
-    enum class Kind { equals, near, contains, below, above };
     std::string path;          // "forward.raw_output", "postprocess.text", "train.loss", "error"
-    Kind kind = Kind::equals;
-    Value expected;            // a number or a text
-    double tolerance = 0;      // for near
+    std::vector<Condition> conditions;
+    bool negated = false;      // `not:`
     SourceLocation where;
-    std::string describe() const;  // "= 11", "≈ 11 ± 0.01", "contains \"11 minutes\""
+    std::string describe() const;  // "= 11", "> 0 and < 1", "not contains \"dog\""
 };
 
 // `run:` — how far to walk the current request.
@@ -72,6 +92,22 @@ struct ServeSpec {
     int requests = 1;
 };
 
+// `kv_calc:` — the KV memory calculator (pipeline/serving/kv_calc.h): a
+// preset's shape, typed sizes over it, an element type, tokens and sessions.
+struct KvCalcSpec {
+    std::string preset;                  // "article-36l", "stories-3m"; "" = all sizes typed
+    std::optional<double> n_layer, n_head_kv, head_dim;  // override the preset's
+    std::string dtype;                   // "f16", …; "" = the preset's (typed: f16)
+    double n_tokens = 0;                 // per session; 0 = not given (an error unless typed later)
+    double n_sessions = 1;
+};
+
+// `attention:` — which layer and head the attention panel shows.
+struct AttentionSpec {
+    int layer = 0;
+    int head = 0;
+};
+
 struct LessonStep {
     SourceLocation where;       // the step's position in the file
     std::string title;
@@ -80,8 +116,14 @@ struct LessonStep {
     std::vector<SettingChange> set;
     std::optional<TrainSpec> train;
     bool freeze = false;
+    std::optional<Value> force;             // the next token taken by hand: an id, or a piece (" rug")
+    std::optional<std::vector<std::string>> show;  // panels beside the inspector from here on (first on top)
+    std::optional<AttentionSpec> attention;
     std::optional<RunSpec> run;
     std::optional<ServeSpec> serve;
+    std::optional<int> kv_experiment;       // tokens to generate with and without the KV cache
+    std::optional<KvCalcSpec> kv_calc;
+    std::vector<std::pair<std::string, std::string>> remember;  // name → path, kept for later expectations
     std::vector<std::string> knobs;  // what the class may change here: distance, congestion, …
     std::vector<Expectation> expect;
 };

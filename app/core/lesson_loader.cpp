@@ -3,6 +3,7 @@
 // yaml-cpp marks are 0-based; we report 1-based line:column. A missing key has
 // no mark of its own, so errors about it point at the parent mapping.
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <filesystem>
 #include <initializer_list>
@@ -26,6 +27,7 @@
 #include "pipeline/llm/llm_model.h"
 #include "pipeline/models.h"
 #include "pipeline/tools/random_model.h"
+#include "pipeline/serving/kv_calc.h"
 
 namespace sixstep::app {
 
@@ -256,7 +258,101 @@ TrainSpec read_train(const Reader& r, const YAML::Node& n) {
     return t;
 }
 
-std::vector<Expectation> read_expect(const Reader& r, const YAML::Node& n, const ModelDescription& model) {
+// An operand of equals, below or above: a number, a quoted text (equals
+// only), or a reference — a path the model answers (it has a dot, or is
+// "error") or a name an earlier step remembered.
+Operand read_operand(const Reader& r, const YAML::Node& v, const char* key, bool text_ok, const ModelDescription& model,
+                     const std::vector<std::string>& remembered) {
+    if (!v.IsScalar())
+        r.fail(v, fmt::format("\"{}\" must be a number{}, a path or a remembered name, got {}", key,
+                              text_ok ? ", a quoted text" : "", Reader::kind_of(v)));
+    Operand o;
+    const Value x = r.value(v, key);
+    if (std::holds_alternative<double>(x) || v.Tag() == "!") {
+        if (!std::holds_alternative<double>(x) && !text_ok)
+            r.fail(v, fmt::format("\"{}\" compares numbers: give a number, a path or a remembered name", key));
+        o.literal = x;
+        return o;
+    }
+    const std::string& word = v.Scalar();
+    if (word.find('.') != std::string::npos || word == "error") {
+        r.checked(v, [&] { check_lesson_path(model, word); });
+        o.kind = Operand::Kind::path;
+    } else if (std::find(remembered.begin(), remembered.end(), word) != remembered.end()) {
+        o.kind = Operand::Kind::remembered;
+    } else {
+        std::vector<std::string> names = remembered;
+        for (const PathInfo& p : lesson_paths(model)) names.push_back(p.path);
+        r.fail(v, fmt::format("\"{}\" is neither a path nor a name an earlier step remembers{} (quote it to compare "
+                              "with the text)",
+                              word, did_you_mean(word, names)));
+    }
+    o.name = word;
+    return o;
+}
+
+// The conditions of one expectation written as a mapping (`not:` aside).
+std::vector<Condition> read_conditions(const Reader& r, const YAML::Node& v, const ModelDescription& model,
+                                       const std::vector<std::string>& remembered) {
+    r.check_keys(v, "expectation", {"value", "equals", "tol", "contains", "below", "above", "times", "plus", "not"});
+    if (v["not"]) r.fail(v["not"], "\"not\" goes alone: {not: {above: 3}}; \"not\" inside \"not\" cancels out");
+    const int n_equal = !!v["value"] + !!v["equals"] + !!v["contains"];
+    if (n_equal > 1 || (n_equal == 1 && (v["below"] || v["above"])))
+        r.fail(v, "an expectation takes one of value, equals or contains, or below and/or above");
+    std::vector<Condition> out;
+    if (v["value"] || v["equals"]) {
+        Condition c;
+        if (v["value"]) {
+            c.operand.literal = r.value(v["value"], "value");
+        } else {
+            c.operand = read_operand(r, v["equals"], "equals", true, model, remembered);
+        }
+        const bool text = c.operand.kind == Operand::Kind::literal && !std::holds_alternative<double>(c.operand.literal);
+        if (v["tol"]) {
+            if (text) r.fail(v["value"] ? v["value"] : v["equals"], "\"tol\" needs a numeric \"value\"");
+            c.op = Condition::Op::near;
+            c.tolerance = r.number(v["tol"], "tol");
+            if (c.tolerance < 0) r.fail(v["tol"], "\"tol\" must be 0 or more");
+        }
+        out.push_back(std::move(c));
+    } else if (v["tol"]) {
+        r.fail(v["tol"], "\"tol\" goes with value or equals");
+    }
+    if (v["contains"]) {
+        Condition c;
+        c.op = Condition::Op::contains;
+        c.operand.literal = r.text(v["contains"], "contains");
+        out.push_back(std::move(c));
+    }
+    for (const char* key : {"above", "below"}) {
+        if (!v[key]) continue;
+        Condition c;
+        c.op = key[0] == 'a' ? Condition::Op::above : Condition::Op::below;
+        c.operand = read_operand(r, v[key], key, false, model, remembered);
+        out.push_back(std::move(c));
+    }
+    if (out.empty())
+        r.fail(v, "an expectation needs value (with optional tol), equals, contains, below, above or not");
+    // times and plus change the one referenced value: x × times + plus.
+    for (const char* key : {"times", "plus"}) {
+        const auto t = v[key];
+        if (!t) continue;
+        const double x = r.number(t, key);
+        if (key[0] == 't' && x <= 0) r.fail(t, "\"times\" must be greater than 0");
+        Operand* ref = nullptr;
+        int refs = 0;
+        for (auto& c : out)
+            if (c.operand.kind != Operand::Kind::literal) ref = &c.operand, ++refs;
+        if (refs != 1)
+            r.fail(t, refs == 0 ? fmt::format("\"{}\" changes a path's or a remembered value: compare with one", key)
+                                : fmt::format("\"{}\" would apply to two compared values: write two expectations", key));
+        (key[0] == 't' ? ref->times : ref->plus) = x;
+    }
+    return out;
+}
+
+std::vector<Expectation> read_expect(const Reader& r, const YAML::Node& n, const ModelDescription& model,
+                                     const std::vector<std::string>& remembered) {
     r.expect_map(n, "\"expect\"");
     std::vector<Expectation> out;
     for (const auto& kv : n) {
@@ -268,33 +364,18 @@ std::vector<Expectation> read_expect(const Reader& r, const YAML::Node& n, const
                                          "train.loss or served.count",
                                          e.path));
         r.checked(kv.first, [&] { check_lesson_path(model, e.path); });
-        const YAML::Node& v = kv.second;
+        YAML::Node v = kv.second;
+        if (v.IsMap() && v["not"]) {
+            if (v.size() != 1) r.fail(v, "\"not\" goes alone: {not: {above: 3}}, {not: \"dog\"}");
+            e.negated = true;
+            v = v["not"];
+        }
         if (v.IsMap()) {
-            r.check_keys(v, "expectation", {"value", "tol", "contains", "below", "above"});
-            if (v["contains"]) {
-                e.kind = Expectation::Kind::contains;
-                e.expected = r.text(v["contains"], "contains");
-            } else if (v["below"]) {
-                e.kind = Expectation::Kind::below;
-                e.expected = r.number(v["below"], "below");
-            } else if (v["above"]) {
-                e.kind = Expectation::Kind::above;
-                e.expected = r.number(v["above"], "above");
-            } else if (v["value"]) {
-                e.expected = r.value(v["value"], "value");
-                if (v["tol"]) {
-                    e.kind = Expectation::Kind::near;
-                    e.tolerance = r.number(v["tol"], "tol");
-                    if (e.tolerance < 0)
-                        r.fail(v["tol"], fmt::format("\"tol\" must be 0 or more, got {}", v["tol"].Scalar()));
-                    if (!std::holds_alternative<double>(e.expected))
-                        r.fail(v["value"], "\"tol\" needs a numeric \"value\"");
-                }
-            } else {
-                r.fail(v, "an expectation needs value (with optional tol), contains, below or above");
-            }
+            e.conditions = read_conditions(r, v, model, remembered);
         } else {
-            e.expected = r.value(v, e.path);
+            Condition c;
+            c.operand.literal = r.value(v, e.path);
+            e.conditions.push_back(std::move(c));
         }
         out.push_back(std::move(e));
     }
@@ -313,12 +394,95 @@ YAML::Node key_of(const YAML::Node& map, const char* name) {
     return YAML::Node();
 }
 
+// `remember: {name: path, …}` — names for later expectations to compare with.
+std::vector<std::pair<std::string, std::string>> read_remember(const Reader& r, const YAML::Node& n,
+                                                               const ModelDescription& model) {
+    r.expect_map(n, "\"remember\"");
+    std::vector<std::pair<std::string, std::string>> out;
+    for (const auto& kv : n) {
+        const std::string name = r.text(kv.first, "remember");
+        const bool ok = !name.empty() && !std::isdigit(static_cast<unsigned char>(name[0])) &&
+                        std::all_of(name.begin(), name.end(), [](char c) {
+                            return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+                        });
+        if (!ok || name == "error")
+            r.fail(kv.first, fmt::format("\"{}\" cannot name a remembered value: use letters, digits and _ (no dot: "
+                                         "names are not paths)",
+                                         name));
+        const std::string path = r.text(kv.second, name);
+        r.checked(kv.second, [&] { check_lesson_path(model, path); });
+        out.emplace_back(name, path);
+    }
+    return out;
+}
+
+// `show:` — one panel name or a list of at most two.
+std::vector<std::string> read_show(const Reader& r, const YAML::Node& n, const ModelDescription& model) {
+    std::vector<std::string> known = {"inspector"};
+    for (const PanelInfo& p : model.panels) known.push_back(p.name);
+    std::vector<YAML::Node> items;
+    if (n.IsSequence()) {
+        for (const auto& item : n) items.push_back(item);
+    } else {
+        items.push_back(n);
+    }
+    if (items.empty() || items.size() > 2)
+        r.fail(n, fmt::format("\"show\" names one panel or two (one above the other), got {}", items.size()));
+    std::vector<std::string> out;
+    for (const auto& item : items) {
+        const std::string name = r.text(item, "show");
+        if (std::find(known.begin(), known.end(), name) == known.end())
+            r.fail(item, fmt::format("unknown panel \"{}\" for the {} model{} (known: {})", name, model.kind,
+                                     did_you_mean(name, known), join_names(known)));
+        out.push_back(name);
+    }
+    return out;
+}
+
+KvCalcSpec read_kv_calc(const Reader& r, const YAML::Node& n) {
+    r.expect_map(n, "\"kv_calc\"");
+    r.check_keys(n, "kv_calc", {"preset", "layers", "kv_heads", "head_dim", "dtype", "tokens", "sessions"});
+    KvCalcSpec k;
+    if (const auto p = n["preset"]) {
+        k.preset = r.text(p, "preset");
+        const std::vector<std::string> names = serving::kv_preset_names();
+        if (std::find(names.begin(), names.end(), k.preset) == names.end())
+            r.fail(p, fmt::format("unknown preset \"{}\"{} (known: {})", k.preset, did_you_mean(k.preset, names),
+                                  join_names(names)));
+    } else if (!n["layers"] || !n["kv_heads"] || !n["head_dim"]) {
+        r.fail(n, "\"kv_calc\" needs a preset, or layers, kv_heads and head_dim");
+    }
+    auto positive = [&](const char* key) {
+        const double v = r.number(n[key], key);
+        if (v <= 0) r.fail(n[key], fmt::format("\"{}\" must be greater than 0", key));
+        return v;
+    };
+    if (n["layers"]) k.n_layer = positive("layers");
+    if (n["kv_heads"]) k.n_head_kv = positive("kv_heads");
+    if (n["head_dim"]) k.head_dim = positive("head_dim");
+    if (const auto d = n["dtype"]) {
+        k.dtype = r.text(d, "dtype");
+        if (!serving::kv_dtype_from_name(k.dtype))
+            r.fail(d, fmt::format("unknown dtype \"{}\" (known: {})", k.dtype, serving::kv_dtype_names()));
+    }
+    if (!n["tokens"]) r.fail(n, "\"kv_calc\" needs tokens: the tokens each session holds");
+    k.n_tokens = positive("tokens");
+    if (n["sessions"]) k.n_sessions = positive("sessions");
+    return k;
+}
+
+// A step key that only some model kinds support.
+void require(const Reader& r, const YAML::Node& n, bool supported, const char* key, const ModelDescription& model) {
+    if (!supported) r.fail(n, fmt::format("\"{}\" is not available for the {} model", key, model.kind));
+}
+
 LessonStep read_step(const Reader& r, const YAML::Node& n, size_t index, const ModelDescription& model,
-                     StepsSoFar& so_far) {
+                     StepsSoFar& so_far, std::vector<std::string>& remembered) {
     const std::string what = fmt::format("step {}", index + 1);
     r.expect_map(n, what);
     r.check_keys(n, what.c_str(),
-                 {"title", "say", "request", "set", "train", "freeze", "run", "serve", "knobs", "expect"});
+                 {"title", "say", "request", "set", "train", "freeze", "force", "show", "attention", "run", "serve",
+                  "kv_experiment", "kv_calc", "remember", "knobs", "expect"});
     LessonStep s;
     s.where = r.at(n);
     if (n["title"]) s.title = r.text(n["title"], "title");
@@ -344,6 +508,23 @@ LessonStep read_step(const Reader& r, const YAML::Node& n, size_t index, const M
         if (s.freeze && !so_far.trained)
             r.fail(key_of(n, "freeze"), "nothing to freeze: no step before this one trains (give train: first)");
     }
+    if (const auto f = n["force"]) {
+        require(r, f, model.find_knob("force") != nullptr, "force", model);
+        s.force = r.value(f, "force");
+        if (const double* id = std::get_if<double>(&*s.force); id && (*id < 0 || *id != std::floor(*id)))
+            r.fail(f, fmt::format("\"force\" takes a token id (a whole number from 0) or a piece in quotes, got {}",
+                                  f.Scalar()));
+    }
+    if (const auto sh = n["show"]) s.show = read_show(r, sh, model);
+    if (const auto a = n["attention"]) {
+        require(r, a, model.find_panel("attention") != nullptr, "attention", model);
+        r.expect_map(a, "\"attention\"");
+        r.check_keys(a, "attention", {"layer", "head"});
+        AttentionSpec spec;
+        if (a["layer"]) spec.layer = r.integer(a["layer"], "layer", 0, 1000000);
+        if (a["head"]) spec.head = r.integer(a["head"], "head", 0, 1000000);
+        s.attention = spec;
+    }
     if (n["run"]) s.run = read_run(r, n["run"]);
     if (const auto sv = n["serve"]) {
         ServeSpec spec;
@@ -355,6 +536,25 @@ LessonStep read_step(const Reader& r, const YAML::Node& n, size_t index, const M
         }
         s.serve = spec;
     }
+    if (const auto x = n["kv_experiment"]) {
+        require(r, x, model.answers("kv_experiment"), "kv_experiment", model);
+        if (x.IsMap()) {
+            r.check_keys(x, "kv_experiment", {"tokens"});
+            if (!x["tokens"]) r.fail(x, "\"kv_experiment\" needs tokens: how many to generate both ways");
+            s.kv_experiment = r.integer(x["tokens"], "tokens", 1, 4096);
+        } else {
+            s.kv_experiment = r.integer(x, "kv_experiment", 1, 4096);
+        }
+    }
+    if (const auto c = n["kv_calc"]) {
+        require(r, c, model.answers("kv_calc"), "kv_calc", model);
+        s.kv_calc = read_kv_calc(r, c);
+    }
+    if (const auto m = n["remember"]) {
+        s.remember = read_remember(r, m, model);
+        for (const auto& [name, path] : s.remember)
+            if (std::find(remembered.begin(), remembered.end(), name) == remembered.end()) remembered.push_back(name);
+    }
     if (const auto k = n["knobs"]) {
         if (!k.IsSequence()) r.fail(k, fmt::format("\"knobs\" must be a list, got {}", Reader::kind_of(k)));
         for (const auto& item : k) {
@@ -363,8 +563,9 @@ LessonStep read_step(const Reader& r, const YAML::Node& n, size_t index, const M
             s.knobs.push_back(name);
         }
     }
-    if (n["expect"]) s.expect = read_expect(r, n["expect"], model);
-    if (s.say.empty() && !s.request && s.set.empty() && !s.train && !s.freeze && !s.run && !s.serve && s.expect.empty())
+    if (n["expect"]) s.expect = read_expect(r, n["expect"], model, remembered);
+    if (s.say.empty() && !s.request && s.set.empty() && !s.train && !s.freeze && !s.force && !s.show &&
+        !s.attention && !s.run && !s.serve && !s.kv_experiment && !s.kv_calc && s.remember.empty() && s.expect.empty())
         r.fail(n, fmt::format("{} does nothing: give it at least one of say, request, set, train, freeze, run, "
                               "serve or expect",
                               what));
@@ -488,15 +689,32 @@ Lesson read_lesson(const Reader& r, const YAML::Node& root);
 
 }  // namespace
 
-std::string Expectation::describe() const {
-    switch (kind) {
-        case Kind::equals: return "= " + format_value(expected);
-        case Kind::near: return "≈ " + format_value(expected) + " ± " + format_value(tolerance);
-        case Kind::contains: return "contains \"" + format_value(expected) + "\"";
-        case Kind::below: return "< " + format_value(expected);
-        case Kind::above: return "> " + format_value(expected);
+std::string Operand::describe() const {
+    if (kind == Kind::literal) {
+        const std::string* t = std::get_if<std::string>(&literal);
+        return t ? "\"" + *t + "\"" : format_value(literal);
+    }
+    std::string out = times == 1 ? name : format_value(Value{times}) + " × " + name;
+    if (plus > 0) out += " + " + format_value(Value{plus});
+    if (plus < 0) out += " − " + format_value(Value{-plus});
+    return out;
+}
+
+std::string Condition::describe() const {
+    switch (op) {
+        case Op::equals: return "= " + operand.describe();
+        case Op::near: return "≈ " + operand.describe() + " ± " + format_value(Value{tolerance});
+        case Op::contains: return "contains " + operand.describe();
+        case Op::below: return "< " + operand.describe();
+        case Op::above: return "> " + operand.describe();
     }
     return "";
+}
+
+std::string Expectation::describe() const {
+    std::string out;
+    for (const auto& c : conditions) out += (out.empty() ? "" : " and ") + c.describe();
+    return negated ? "not " + out : out;
 }
 
 Lesson parse_lesson(const std::string& yaml_text, const std::string& path) {
@@ -546,8 +764,9 @@ Lesson read_lesson(const Reader& r, const YAML::Node& root) {
     const ModelDescription& model = model_description(lesson.model.kind);
     WorkTally work(r, lesson.budget, lesson.model.kind == "llm");
     StepsSoFar so_far;
+    std::vector<std::string> remembered;  // names remembered so far, in step order
     for (size_t i = 0; i < steps.size(); ++i) {
-        lesson.steps.push_back(read_step(r, steps[i], i, model, so_far));
+        lesson.steps.push_back(read_step(r, steps[i], i, model, so_far, remembered));
         work.add(lesson.steps.back(), steps[i], i);
     }
     return lesson;

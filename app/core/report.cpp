@@ -81,8 +81,8 @@ std::string format_event(const TraceEvent& ev) {
 
 std::string format_check(const CheckResult& c) {
     const Expectation& e = c.expectation;
-    if (c.passed) return fmt::format("  ✓ {} {}", e.path, e.describe());
-    return fmt::format("  ✗ {}: {}: expected {}, got {}", e.where.str(), e.path, e.describe(), c.got);
+    if (c.passed) return fmt::format("  ✓ {} {}", e.path, c.expected_text());
+    return fmt::format("  ✗ {}: {}: expected {}, got {}", e.where.str(), e.path, c.expected_text(), c.got);
 }
 
 std::string format_step(const StepReport& r, const LessonState& s, int step_count) {
@@ -173,6 +173,7 @@ nlohmann::ordered_json to_json(const CheckResult& c) {
     nlohmann::ordered_json j;
     j["path"] = c.expectation.path;
     j["expected"] = c.expectation.describe();
+    if (!c.against.empty()) j["against"] = c.against;
     j["got"] = c.got;
     j["passed"] = c.passed;
     j["where"] = c.expectation.where.str();

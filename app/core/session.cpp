@@ -31,7 +31,8 @@ std::string all_text(const Lesson& l) {
         if (s.request)
             for (const auto& [k, v] : *s.request) t += k + " " + v + "\n";
         for (const auto& e : s.expect)
-            if (const auto* text = std::get_if<std::string>(&e.expected)) t += *text + "\n";
+            for (const auto& c : e.conditions)
+                if (const auto* text = std::get_if<std::string>(&c.operand.literal)) t += *text + "\n";
     }
     return t;
 }
@@ -189,6 +190,45 @@ void Session::turn_knob(const std::string& name, const std::string& value) {
     });
 }
 
+// A panel's command: the interpreter keeps the failure for the panel to show;
+// the log says it too.
+void Session::panel_command(std::string what, std::function<void(Interpreter&)> f) {
+    post([this, what = std::move(what), f = std::move(f)] {
+        if (!interpreter_) return;
+        try {
+            f(*interpreter_);
+            if (!what.empty()) add_log(LogEntry::Level::info, what);
+        } catch (const Error& e) {
+            add_log(LogEntry::Level::error, e.what());
+        }
+    });
+}
+
+void Session::force_token(int id) {
+    panel_command(fmt::format("token {} forced", id), [id](Interpreter& it) { it.force_token(id); });
+}
+
+void Session::choose_attention(int layer, int head) {
+    panel_command(fmt::format("attention: layer {}, head {}", layer, head),
+                  [layer, head](Interpreter& it) { it.choose_attention(layer, head); });
+}
+
+void Session::show_in_window(const std::vector<std::string>& panels) {
+    post([this, panels] {
+        window_panels_ = panels;  // also for the next lesson opened
+        if (interpreter_) interpreter_->show_in_window(panels);
+    });
+}
+
+void Session::run_kv_experiment(int n_tokens) {
+    panel_command(fmt::format("KV cache experiment: {} tokens with and without the cache", n_tokens),
+                  [n_tokens](Interpreter& it) { it.run_kv_experiment(n_tokens); });
+}
+
+void Session::kv_calc(const KvCalcSpec& spec) {
+    panel_command("", [spec](Interpreter& it) { it.kv_calc(spec); });
+}
+
 void Session::scan(const std::string& folder) {
     post([this, folder] {
         work_.catalog.clear();
@@ -221,7 +261,7 @@ bool Session::run_step() {
     for (const auto& c : r.checks)
         if (!c.passed)
             add_log(LogEntry::Level::warning, fmt::format("step {}: expected {} {}, got {}", r.index + 1,
-                                                         c.expectation.path, c.expectation.describe(), c.got));
+                                                         c.expectation.path, c.expected_text(), c.got));
     const bool answered =
         std::any_of(r.events.begin(), r.events.end(), [](const TraceEvent& e) { return e.stage == Stage::respond; });
     const LessonState& st = interpreter_->state();
@@ -268,6 +308,7 @@ void Session::load_file(const std::string& path, std::optional<int> keep_positio
     for (const auto& s : lesson.steps) work_.step_titles.push_back(s.title);
     const std::string title = lesson.title;
     interpreter_ = std::make_unique<Interpreter>(std::move(lesson));
+    if (!window_panels_.empty()) interpreter_->show_in_window(window_panels_);
     add_log(LogEntry::Level::info, fmt::format("{} \"{}\" ({} steps)", keep_position ? "reloaded" : "opened", title, n));
     replay_to(keep_position ? std::min(*keep_position, n) : 1);
 }

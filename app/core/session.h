@@ -85,6 +85,13 @@ public:
     void go_to(int position);                   // 1..step_count
     void reload();                              // re-read the file, keep the position when possible
     void turn_knob(const std::string& name, const std::string& value);
+    // The transformer panels' commands (interpreter.h): a failure is logged
+    // and shown in its panel, never thrown.
+    void force_token(int id);
+    void choose_attention(int layer, int head);
+    void show_in_window(const std::vector<std::string>& panels);
+    void run_kv_experiment(int n_tokens);
+    void kv_calc(const KvCalcSpec& spec);
     void scan(const std::string& folder);       // fill Snapshot::catalog
     void log(LogEntry::Level level, const std::string& text);  // from the front end
 
@@ -102,6 +109,7 @@ public:
 private:
     using Command = std::function<void()>;
     void post(Command c);
+    void panel_command(std::string what, std::function<void(Interpreter&)> f);
     void worker();
     void publish();            // worker thread only
     void add_log(LogEntry::Level level, std::string text);  // worker thread only
@@ -127,6 +135,7 @@ private:
     Snapshot work_;            // log, answers, catalog, … (state is copied in publish)
     std::string path_;
     int last_step_checks_ = 0;  // checks of the step run last (for log_step_done)
+    std::vector<std::string> window_panels_;  // what the window shows beside the inspector
     std::chrono::steady_clock::time_point start_;
 
     std::thread thread_;       // last: starts after everything above exists

@@ -81,7 +81,8 @@ void draw_app(const app::Snapshot& s, ViewState& v, app::Session& session, float
     }
     const int knob_rows = (s.has_lesson && !v.picker) ? knobs_rows(s) : 0;
     const int log_lines = v.log_open ? 6 : 1;
-    v.layout = compute_layout(width, height, v.font_px, knob_rows, log_lines);
+    const bool tabs = s.has_lesson && !v.picker && s.state.description && !s.state.description->panels.empty();
+    v.layout = compute_layout(width, height, v.font_px, knob_rows, log_lines, tabs);
 
     draw_header(s, v);
     if (v.picker || !s.has_lesson) {
@@ -90,15 +91,7 @@ void draw_app(const app::Snapshot& s, ViewState& v, app::Session& session, float
         draw_pipeline_diagram(s, v);
         draw_narration(s, v);
         if (knob_rows > 0) draw_knobs(s, v, session);
-        // The right-hand side: training while the lesson trains, the serving
-        // charts once an experiment ran, else the inspector.
-        const bool training = s.state.training.active && !s.state.training.loss.empty();
-        const bool charts = serving_exhibit(s) != nullptr;
-        int tab = v.right_tab;
-        if (tab < 0) tab = (training && s.state.trace.empty()) ? 1 : charts ? 2 : 0;
-        if (tab == 1 && training) draw_training(s, v);
-        else if (tab == 2 && charts) draw_serving(s, v);
-        else draw_inspector(s, v);
+        draw_panel_area(s, v, session);
     }
     draw_log(s, v);
 }

@@ -72,7 +72,7 @@ bool is_cjk(unsigned cp) { return (cp >= 0x2E80 && cp <= 0x9FFF) || (cp >= 0xF90
 // (a few hundred glyphs) keeps llvmpipe's texture sampling cheap.
 constexpr const char* ui_symbols =
     "\u2212\u00d7\u00b7\u2026\u2014\u2013\u2192\u2190\u2191\u2193\u21bb\u25b2\u25bc\u25cf\u2744\u26a0\u2713\u2717"
-    "\u21b5\u03b7\u03b8\u03a3\u2202\u0177\u2248\u2264\u2265\u00b1\u2207\u201c\u201d\u2018\u2019\u2022\u03c1";
+    "\u21b5\u03b7\u03b8\u03a3\u2202\u0177\u2248\u2264\u2265\u00b1\u2207\u201c\u201d\u2018\u2019\u2022\u03c1\u2423";
 
 }  // namespace
 

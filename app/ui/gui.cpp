@@ -64,6 +64,18 @@ std::string glyph_text(const app::Snapshot& s) {
             if (std::holds_alternative<std::string>(f.value)) t += std::get<std::string>(f.value);
     }
     if (s.state.response) t += s.state.response->text;
+    // The transformer panels' token pieces (a lens row may name a token no trace did).
+    const app::PanelsState& p = s.state.panels;
+    if (p.view) {
+        for (const auto& tok : p.view->tokens) t += tok.piece;
+        for (const auto& stage : p.view->next.chain)
+            for (const auto& c : stage.rows) t += c.piece;
+    }
+    for (const auto& row : p.lens)
+        for (const auto& c : row.top) t += c.piece;
+    if (p.kv_experiment)
+        for (const auto& piece : p.kv_experiment->pieces) t += piece;
+    if (p.message) t += p.message->text;
     if (s.state.error) t += *s.state.error;
     for (const auto& l : s.log) t += l.text;
     for (const auto& c : s.catalog) t += c.title;
@@ -353,6 +365,12 @@ int render_screenshots(const ScreenshotOptions& o, std::vector<std::string>* wri
                 app.view.dt = io.DeltaTime;
                 ImGui_ImplOpenGL3_NewFrame();
                 app.draw(*snap, io.DisplaySize.x, io.DisplaySize.y);
+                if (frame == 0) {
+                    // The first frame tells the session which panels it shows
+                    // (they may need a capture): draw what that computed.
+                    app.session.wait_idle();
+                    snap = app.session.snapshot();
+                }
                 if (frame >= 3 && app.view.packet_pos == app.view.packet_target) break;
             }
             render_draw_data(o.width, o.height, app.clear_rects());

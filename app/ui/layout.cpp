@@ -9,7 +9,7 @@ namespace {
 constexpr float margin = 8;  // pixels between panels and around the screen
 }
 
-Layout compute_layout(float width, float height, float f, int knobs_lines, int log_lines) {
+Layout compute_layout(float width, float height, float f, int knobs_lines, int log_lines, bool tabs) {
     Layout l;
     const float m = margin;
     l.header = {0, 0, width, std::round(f * 2.0f)};
@@ -22,7 +22,20 @@ Layout compute_layout(float width, float height, float f, int knobs_lines, int l
     l.narration = {m, top, left_w, std::max(f * 3, bottom - top - (knobs_h > 0 ? knobs_h + m : 0))};
     l.knobs = {m, l.narration.bottom() + m, left_w, knobs_h};
     l.inspector = {2 * m + left_w, top, width - 3 * m - left_w, bottom - top};
+    if (tabs) {
+        l.tabs = {l.inspector.x, top, l.inspector.w, std::round(f * 1.5f)};
+        l.inspector.y = l.tabs.bottom() + std::round(m / 2);
+        l.inspector.h = bottom - l.inspector.y;
+    }
     return l;
+}
+
+Rect panel_slot(const Rect& area, int n, int i) {
+    if (n <= 1) return area;
+    const float m = std::round(margin / 2);
+    const float top_h = std::round((area.h - m) * 0.55f);
+    if (i == 0) return {area.x, area.y, area.w, top_h};
+    return {area.x, area.y + top_h + m, area.w, area.h - top_h - m};
 }
 
 Rect stage_box(const Rect& d, int i, float f) {

@@ -7,8 +7,9 @@
 //   | diagram: [1 request]→[2 load]→[3 forward]→…→[6 respond]     |
 //   |          the request's values travelling underneath        |
 //   +----------------------+-------------------------------------+
-//   | narration            | inspector (or training)             |
-//   | knobs                |                                     |
+//   | narration            | [tabs: the model's panels]          |
+//   | knobs                | inspector, training or one or two   |
+//   |                      | panels stacked                      |
 //   +----------------------+-------------------------------------+
 //   | log / key hints                                            |
 //   +------------------------------------------------------------+
@@ -25,11 +26,17 @@ struct Rect {
 
 struct Layout {
     Rect header, diagram, narration, knobs, inspector, log;
+    Rect tabs;  // the strip that picks the right-hand panels (empty when the model has none)
 };
 
 // `knobs_lines`: how many rows of controls the knobs panel needs (0: none);
-// `log_lines`: the log's height in lines (1: a status line).
-Layout compute_layout(float width, float height, float font_px, int knobs_lines, int log_lines);
+// `log_lines`: the log's height in lines (1: a status line); `tabs`: a strip
+// of panel tabs above the right-hand area (its height is taken from it).
+Layout compute_layout(float width, float height, float font_px, int knobs_lines, int log_lines, bool tabs = false);
+
+// Where n panels (1 or 2) go in the right-hand area: the whole of it, or two
+// stacked, the first a little taller.
+Rect panel_slot(const Rect& area, int n, int i);
 
 // Stage i's box (0..5) inside the diagram's rectangle.
 Rect stage_box(const Rect& diagram, int i, float font_px);

@@ -98,7 +98,7 @@ void draw_narration(const app::Snapshot& s, ViewState& v) {
             for (const auto& c : st.checks) {
                 if (c.passed) continue;
                 ImGui::PushStyleColor(ImGuiCol_Text, theme::vec(theme::bad_rgb));
-                const std::string t = "\u2717 " + c.expectation.path + " " + c.expectation.describe() + " (got " + c.got + ")";
+                const std::string t = "\u2717 " + c.expectation.path + " " + c.expected_text() + " (got " + c.got + ")";
                 ImGui::TextUnformatted(fit_text(ImGui::GetFont(), ImGui::GetFontSize(), t, ImGui::GetContentRegionAvail().x).c_str());
                 ImGui::PopStyleColor();
             }

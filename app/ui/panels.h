@@ -26,6 +26,25 @@ void draw_knobs(const app::Snapshot& s, ViewState& v, app::Session& session);   
 void draw_log(const app::Snapshot& s, ViewState& v);                              // log_panel.cpp
 void draw_lesson_picker(const app::Snapshot& s, ViewState& v, app::Session& session);  // lesson_picker.cpp
 
+// The right-hand area: the model's panel tabs, then the inspector, the
+// training view or one or two of the panels below (panel_area.cpp).
+void draw_panel_area(const app::Snapshot& s, ViewState& v, app::Session& session);
+// The transformer panels, each into its rectangle (one file each).
+void draw_tokens_panel(const app::Snapshot& s, ViewState& v, app::Session& session, const Rect& r);
+void draw_next_token_panel(const app::Snapshot& s, ViewState& v, app::Session& session, const Rect& r);
+void draw_kv_cache_panel(const app::Snapshot& s, ViewState& v, app::Session& session, const Rect& r);
+void draw_timeline_panel(const app::Snapshot& s, ViewState& v, app::Session& session, const Rect& r);
+void draw_attention_panel(const app::Snapshot& s, ViewState& v, app::Session& session, const Rect& r);
+void draw_logit_lens_panel(const app::Snapshot& s, ViewState& v, app::Session& session, const Rect& r);
+void draw_kv_experiment_panel(const app::Snapshot& s, ViewState& v, app::Session& session, const Rect& r);
+void draw_kv_calc_panel(const app::Snapshot& s, ViewState& v, app::Session& session, const Rect& r);
+// What the window shows on the right: the panels' names, first on top.
+std::vector<std::string> shown_panels(const app::Snapshot& s, const ViewState& v);
+// The panel-specific error of the last failed panel command, in red, when it concerns `panel`.
+void panel_message(const app::Snapshot& s, const char* panel);
+// A token piece as a chip shows it: spaces as ␣, line breaks as ↵, byte tokens as stored.
+std::string visible_piece(const std::string& piece);
+
 // The panels' backgrounds of the last frame drawn, for the renderer to clear.
 struct Backdrop {
     Rect rect;

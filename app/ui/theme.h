@@ -28,6 +28,20 @@ inline constexpr std::uint32_t warn_rgb = 0xB45309;           // warnings
 inline constexpr std::uint32_t header_rgb = 0x1F2937;         // the title bar
 inline constexpr std::uint32_t header_text_rgb = 0xFFFFFF;
 
+// The transformer panels (tests count these exact colours in screenshots).
+inline constexpr std::uint32_t token_prompt_rgb = 0xDBEAFE;     // a prompt token's chip
+inline constexpr std::uint32_t token_generated_rgb = 0xDCFCE7;  // a generated token's chip
+inline constexpr std::uint32_t token_byte_rgb = 0xE5E7EB;       // a byte-fallback token's chip
+inline constexpr std::uint32_t kv_prefill_rgb = 0x2563EB;       // KV positions written by the prefill
+inline constexpr std::uint32_t kv_decode_rgb = 0x16A34A;        // KV positions written by decode steps
+inline constexpr std::uint32_t kv_empty_rgb = 0xE5E7EB;         // reserved, not yet written
+inline constexpr std::uint32_t prefill_bar_rgb = 0x2563EB;      // the timeline's prefill bar
+inline constexpr std::uint32_t decode_bar_rgb = 0x16A34A;       // its decode bars
+inline constexpr std::uint32_t sample_bar_rgb = 0x86EFAC;       // sampling, stacked on a bar
+inline constexpr std::uint32_t mask_rgb = 0xC8CCD2;             // attention to the future: masked
+inline constexpr std::uint32_t cached_rgb = 0x1D4ED8;           // with the KV cache
+inline constexpr std::uint32_t uncached_rgb = 0xDC2626;         // without it
+
 inline ImU32 col(std::uint32_t rgb, int alpha = 255) {
     return IM_COL32((rgb >> 16) & 0xFF, (rgb >> 8) & 0xFF, rgb & 0xFF, alpha);
 }

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "app/core/session.h"
 #include "app/ui/layout.h"
@@ -30,6 +31,21 @@ struct ViewState {
     // Knob text fields being edited (distance "3 km"), by knob name.
     std::map<std::string, std::string> knob_text;
     int knob_text_position = -1;      // refilled from the request when the step changes
+
+    // The right-hand panels: tabs clicked at this step (empty: what the
+    // lesson shows), and what the session was last told the window shows.
+    std::vector<std::string> panel_choice;
+    int panel_choice_position = -1;
+    std::vector<std::string> panels_told;
+    bool panels_told_once = false;
+
+    // Panel inputs being edited.
+    int force_id = 0;                 // next token: an id typed to force
+    int kv_experiment_tokens = 32;    // with vs without the cache: tokens to generate
+    int kv_calc_position = -1;        // the step the calculator's fields were filled at
+    std::string kv_calc_preset;       // the calculator: the preset chosen
+    int kv_calc_dtype = 0;            // index into the snapshot's dtype names
+    double kv_calc_tokens = 0, kv_calc_sessions = 1;
 
     std::string lessons_folder;       // for the picker
     bool picker = false;              // show the lesson picker instead of a lesson

@@ -21,6 +21,10 @@ void Request::set(std::string key, std::string value) {
     fields.emplace_back(std::move(key), std::move(value));
 }
 
+void Request::erase(std::string_view key) {
+    std::erase_if(fields, [&](const auto& f) { return f.first == key; });
+}
+
 std::uint64_t Model::checksum_as_loaded() const {
     if (!checksum_as_loaded_) checksum_as_loaded_ = weights_checksum();
     return *checksum_as_loaded_;

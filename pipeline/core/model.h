@@ -40,6 +40,7 @@ struct Request {
 
     const std::string* get(std::string_view key) const;
     void set(std::string key, std::string value);  // replaces an existing key
+    void erase(std::string_view key);              // no-op when absent
 };
 
 // What goes back to the caller.

@@ -171,6 +171,19 @@ std::vector<std::string> ModelDescription::setting_names() const {
     return out;
 }
 
+const PanelInfo* ModelDescription::find_panel(std::string_view name) const {
+    for (const auto& p : panels)
+        if (p.name == name) return &p;
+    return nullptr;
+}
+
+bool ModelDescription::answers(std::string_view head) const {
+    for (const auto& p : paths)
+        if (p.path.size() > head.size() && p.path.compare(0, head.size(), head) == 0 && p.path[head.size()] == '.')
+            return true;
+    return false;
+}
+
 void add_common_paths(std::vector<PathInfo>& paths) {
     auto stage_path = [](Stage s, const char* key) { return std::string(stage_name(s)) + "." + key; };
     for (Stage s : all_stages) {

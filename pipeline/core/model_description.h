@@ -109,6 +109,13 @@ struct Headline {
     std::string separator = " \u00b7 ";
 };
 
+// A panel the window can show for this kind beside the inspector (a lesson
+// step names it in `show:`).
+struct PanelInfo {
+    std::string name;     // as a lesson writes it: "kv_cache"
+    std::string meaning;  // one line, for people
+};
+
 struct ModelDescription {
     std::string kind;                 // as a lesson's model.kind: "delivery", "llm"
     std::string title;                // one line: "the delivery-time linear regression"
@@ -117,6 +124,7 @@ struct ModelDescription {
     std::vector<Headline> headlines;  // at most one per stage
     bool trains = false;              // lessons may `train:` and `freeze:` it (gradient descent
                                       // on its data); otherwise it is only served
+    std::vector<PanelInfo> panels;    // beyond the inspector, in the order the window offers them
 
     const Knob* find_knob(std::string_view name) const;
     // Throws sixstep::Error: unknown knob "temprature" for the llm model — did
@@ -125,6 +133,9 @@ struct ModelDescription {
     // A knob whose target is a setting; the same error for anything else.
     const Knob& setting(std::string_view name) const;
     const PathInfo* find_path(std::string_view path) const;
+    const PanelInfo* find_panel(std::string_view name) const;
+    // True when some path starts with "<head>." ("kv_experiment").
+    bool answers(std::string_view head) const;
     const Headline* headline(Stage s) const;
 
     std::vector<std::string> knob_names() const;

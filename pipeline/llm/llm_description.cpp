@@ -60,6 +60,12 @@ std::vector<Knob> knobs() {
     stop.type = KnobType::text;
     stop.meaning = "stop when the text contains this (it is not included)";
     out.push_back(stop);
+    Knob force;
+    force.name = keys::force;
+    force.type = KnobType::text;
+    force.meaning = "tokens to take instead of sampling, as generated-index:token-id pairs (\"0:412, 3:99\"); "
+                    "a lesson writes `force:` instead";
+    out.push_back(force);
     return out;
 }
 
@@ -76,6 +82,7 @@ std::vector<PathInfo> paths() {
         {path(rq, keys::top_p), VT::number, "", "top-p filter (1: off)"},
         {path(rq, keys::min_p), VT::number, "", "min-p filter (0: off)"},
         {path(rq, keys::seed), VT::number, "", "seed of the random draw"},
+        {path(rq, keys::force), VT::text, "", "tokens chosen by hand (index:id pairs), when any"},
         {path(rq, keys::n_tokens), VT::number, "tokens", "prompt length in tokens"},
         {path(rq, keys::token_ids), VT::numbers, "", "the prompt's token ids"},
         {path(rq, keys::token_pieces), VT::text, "", "the prompt's tokens as text, quoted: \"The\" \" cat\" …"},
@@ -102,7 +109,8 @@ std::vector<PathInfo> paths() {
         {path(fw, keys::kv_used_tokens), VT::number, "tokens", "tokens in the KV cache after the pass"},
         {path(fw, keys::kv_ctx_tokens), VT::number, "tokens", "KV cache capacity"},
         {path(fw, keys::kv_blocks_used), VT::number, "", "KV cache blocks in use"},
-        {path(fw, keys::kv_bytes_used), VT::number, "B", "KV cache bytes in use"},
+        {path(fw, keys::kv_bytes_used), VT::number, "B", "KV cache bytes in use: whole blocks, all layers"},
+        {path(fw, keys::kv_bytes_allocated), VT::number, "B", "KV cache memory actually allocated (block by block, on first use)"},
         {path(fw, keys::forward_ms), VT::number, "ms", "time of the pass"},
         {path(fw, keys::tokens_per_s), VT::number, "tok/s", "tokens in / time of the pass"},
         // 4 output: logits → probabilities
@@ -121,7 +129,10 @@ std::vector<PathInfo> paths() {
         {path(pp, sixstep::keys::text), VT::text, "", "text completed by this token (may be empty mid-character)"},
         {path(pp, keys::text_so_far), VT::text, "", "all generated text so far"},
         {path(pp, keys::n_generated), VT::number, "tokens", "tokens generated so far"},
-        {path(pp, keys::sampler), VT::text, "", "\"greedy\" or \"chain\""},
+        {path(pp, keys::sampler), VT::text, "", "\"greedy\", \"chain\" or \"forced\""},
+        {path(pp, keys::forced), VT::text, "", "\"yes\" when the token was chosen by hand (force), not sampled"},
+        {path(pp, keys::final_top1_prob), VT::number, "",
+         "the most likely candidate's probability after the filters and the temperature: what the draw used (not when forced)"},
         {path(pp, keys::sampler_chain), VT::text, "", "the chain's stages with the candidates each kept"},
         {path(pp, keys::stop), VT::text, "", "\"yes\" when generation stops here"},
         {path(pp, keys::stop_reason), VT::text, "", "why: \"eos\", \"max_tokens\", \"stop_string\"; \"none\" while going on"},
@@ -149,7 +160,55 @@ std::vector<PathInfo> paths() {
         }
     p.insert(p.end(), response.begin(), response.end());
     add_common_paths(p);
+    // What the lesson interpreter answers for this kind beyond the trace: the
+    // panels' engine data and the experiments a step can run.
+    const std::vector<PathInfo> more = {
+        {"kv_experiment.tokens", VT::number, "tokens", "tokens generated twice, with and without the KV cache (greedy)"},
+        {"kv_experiment.identical_tokens", VT::text, "", "\"yes\" when both runs chose the same tokens"},
+        {"kv_experiment.max_logit_diff", VT::number, "", "largest difference between the two runs' logits"},
+        {"kv_experiment.cached_ms", VT::numbers, "ms", "each step's forward pass with the cache (the first: the prompt)"},
+        {"kv_experiment.uncached_ms", VT::numbers, "ms", "each step's forward pass without it (the whole sequence again)"},
+        {"kv_experiment.cached_total_ms", VT::number, "ms", "all forward passes with the cache"},
+        {"kv_experiment.uncached_total_ms", VT::number, "ms", "all forward passes without it"},
+        {"kv_experiment.cached_early_ms", VT::number, "ms", "median decode step with the cache, first quarter of the steps"},
+        {"kv_experiment.cached_late_ms", VT::number, "ms", "median decode step with the cache, last quarter"},
+        {"kv_experiment.uncached_early_ms", VT::number, "ms", "median step without the cache, first quarter of the decode steps"},
+        {"kv_experiment.uncached_late_ms", VT::number, "ms", "median step without the cache, last quarter"},
+        {"kv_experiment.tokens_read_cached", VT::number, "tokens", "tokens all forward passes read, with the cache"},
+        {"kv_experiment.tokens_read_uncached", VT::number, "tokens", "and without it: every step's whole context"},
+        {"kv_experiment.text", VT::text, "", "the text both runs generated (the cached run's)"},
+        {"kv_calc.shape", VT::text, "", "where the shape came from: a preset's name, or \"typed\""},
+        {"kv_calc.n_layer", VT::number, "", "layers holding K and V"},
+        {"kv_calc.n_head_kv", VT::number, "", "key/value heads per layer"},
+        {"kv_calc.head_dim", VT::number, "", "values per head"},
+        {"kv_calc.dtype", VT::text, "", "element type of the cache: f32, f16, bf16, fp8, int8, q8_0, q4_0"},
+        {"kv_calc.bytes_per_element", VT::number, "B", "bytes per stored value (q8_0: 34/32)"},
+        {"kv_calc.tokens", VT::number, "tokens", "tokens per session"},
+        {"kv_calc.sessions", VT::number, "", "sessions held at once"},
+        {"kv_calc.bytes_per_token", VT::number, "B", "2 × n_layer × n_head_kv × head_dim × bytes per element"},
+        {"kv_calc.bytes_per_session", VT::number, "B", "bytes per token × tokens"},
+        {"kv_calc.bytes_total", VT::number, "B", "bytes per session × sessions"},
+        {"kv_calc.formula", VT::text, "", "the three lines of the formula with the numbers in them"},
+        {"logit_lens.pieces", VT::text, "", "per layer, the token the residual stream predicts (quoted), first layer first"},
+        {"logit_lens.probs", VT::numbers, "", "per layer, its probability"},
+        {"logit_lens.last_piece", VT::text, "", "the last layer's token: the output stage's top token"},
+        {"logit_lens.last_prob", VT::number, "", "its probability: the output stage's"},
+    };
+    p.insert(p.end(), more.begin(), more.end());
     return p;
+}
+
+std::vector<PanelInfo> panels() {
+    return {
+        {"tokens", "the prompt as coloured pieces with ids, generated tokens appended as they come"},
+        {"next_token", "the most likely next tokens as bars, the sampler's table after each filter; click one to force it"},
+        {"kv_cache", "the KV cache filling: layer × KV head × position, its blocks and block table, bytes by the formula"},
+        {"timeline", "prefill and every decode step as bars of engine time, with TTFT and TPOT marked"},
+        {"attention", "one layer's and head's attention weights, query × key position, the causal mask visible"},
+        {"logit_lens", "per layer, the token the model would predict if it stopped there"},
+        {"kv_experiment", "the same generation with and without the KV cache, step by step"},
+        {"kv_calc", "the KV memory calculator: bytes per token, per session, for all sessions"},
+    };
 }
 
 std::vector<Headline> headlines() {
@@ -167,7 +226,7 @@ std::vector<Headline> headlines() {
 
 const ModelDescription& LlmModel::describe() {
     static const ModelDescription d{"llm", "a Llama-architecture transformer read from GGUF", knobs(), paths(),
-                                    headlines()};
+                                    headlines(), /*trains=*/false, panels()};
     return d;
 }
 

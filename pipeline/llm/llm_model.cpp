@@ -2,14 +2,17 @@
 
 #include <chrono>
 #include <cmath>
+#include <map>
 #include <optional>
 
 #include <fmt/format.h>
 
 #include "pipeline/core/error.h"
+#include "pipeline/core/suggest.h"
 #include "pipeline/core/text.h"
 #include "pipeline/core/trace_keys.h"
 #include "pipeline/llm/backend.h"
+#include "pipeline/llm/llm_view.h"
 #include "pipeline/llm/stepper.h"
 #include "pipeline/llm/trace_keys.h"
 #include "pipeline/llm/vocab/vocab.h"
@@ -40,6 +43,45 @@ double parse_number(const Request& r, const char* key, double fallback, double l
 }
 
 }  // namespace
+
+std::map<int, int> parse_forced(const std::string& text, int n_vocab) {
+    std::map<int, int> out;
+    std::string item;
+    auto bad = [&](const std::string& why) {
+        return Error(fmt::format("request field force = \"{}\": {}", text, why));
+    };
+    auto take = [&] {
+        if (item.empty()) return;
+        const auto colon = item.find(':');
+        std::size_t used_k = 0, used_id = 0;
+        long long k = -1, id = -1;
+        try {
+            if (colon == std::string::npos) throw std::invalid_argument(item);
+            k = std::stoll(item.substr(0, colon), &used_k);
+            id = std::stoll(item.substr(colon + 1), &used_id);
+        } catch (const std::exception&) {
+            throw bad(fmt::format("\"{}\" is not index:id (e.g. \"0:412\": token 412 as the first generated token)", item));
+        }
+        if (used_k != colon || used_id != item.size() - colon - 1 || k < 0)
+            throw bad(fmt::format("\"{}\" is not index:id (e.g. \"0:412\": token 412 as the first generated token)", item));
+        if (id < 0 || id >= n_vocab)
+            throw bad(fmt::format("token id {} does not exist: the vocabulary has ids 0..{}", id, n_vocab - 1));
+        out[static_cast<int>(k)] = static_cast<int>(id);
+        item.clear();
+    };
+    for (char c : text) {
+        if (c == ',' || c == ' ') take();
+        else item += c;
+    }
+    take();
+    return out;
+}
+
+std::string format_forced(const std::map<int, int>& forced) {
+    std::string out;
+    for (const auto& [k, id] : forced) out += fmt::format("{}{}:{}", out.empty() ? "" : ", ", k, id);
+    return out;
+}
 
 // ---- the model ----------------------------------------------------------------------
 
@@ -145,6 +187,25 @@ KvCache& LlmModel::kv_cache() {
     if (!kv_) throw Error("the model is not loaded yet");
     return *kv_;
 }
+int LlmModel::token_of_piece(std::string_view piece) {
+    const TextCodec& c = codec();
+    const int n = static_cast<int>(vocab().n_tokens());
+    std::vector<std::string> pieces;
+    pieces.reserve(static_cast<std::size_t>(n));
+    for (int id = 0; id < n; ++id) {
+        pieces.push_back(c.piece(id));
+        if (pieces.back() == piece) return id;
+    }
+    throw Error(fmt::format("no token of this vocabulary is exactly {}{}", quote_text(piece), did_you_mean(piece, pieces)));
+}
+
+LlmModel::AttentionShape LlmModel::attention_shape() {
+    if (llama_) return {llama_->hparams().n_layer, llama_->hparams().n_head};
+    open();
+    return {static_cast<int>(opened_->file->get_u32("llama.block_count", 0)),
+            static_cast<int>(opened_->file->get_u32("llama.attention.head_count", 0))};
+}
+
 int LlmModel::n_ctx() {
     if (params_.n_ctx > 0) return params_.n_ctx;
     if (llama_) return llama_->hparams().n_ctx;
@@ -174,6 +235,7 @@ public:
         params_.sampling.seed = static_cast<std::uint64_t>(parse_number(request_, keys::seed, static_cast<double>(d.seed), 0, 1.8e19));
         if (const std::string* stop = request_.get(keys::stop); stop && !stop->empty()) params_.stop = {*stop};
         params_.top_n = model_.params().top_n;
+        const std::string* force = request_.get(keys::force);
 
         // The first request opens the model file for its tokenizer: that is
         // load's time (added to load_ms there), not this stage's.
@@ -185,6 +247,7 @@ public:
         tokens_ = codec.encode(*prompt);
         tokenize_ms_ = ms_since(t0);
         check_generation_fits(static_cast<int>(tokens_.size()), params_.n_predict, model_.n_ctx());
+        if (force && !force->empty()) forced_ = parse_forced(*force, static_cast<int>(model_.vocab().n_tokens()));
         std::string pieces;
         for (int t : tokens_) pieces += (pieces.empty() ? "" : " ") + quote_text(codec.piece(t));
         ev.summary = "tokenized the prompt into " + count_of(tokens_.size(), "token", "tokens");
@@ -195,10 +258,19 @@ public:
         ev.in(keys::top_p, params_.sampling.top_p);
         ev.in(keys::min_p, params_.sampling.min_p);
         ev.in(keys::seed, static_cast<double>(params_.sampling.seed));
+        if (force && !force->empty()) ev.in(keys::force, *force, "", "tokens chosen by hand");
         ev.out(keys::n_tokens, static_cast<double>(tokens_.size()), "tokens", "prompt tokens");
         ev.out(keys::token_ids, as_doubles(tokens_), "", "token ids");
         ev.out(keys::token_pieces, pieces, "", "token pieces");
         ev.says(fmt::format("{} → {}", quote_text(*prompt), pieces));
+        if (LlmView* v = model_.view()) {
+            const std::uint64_t request = v->request + 1;
+            *v = LlmView{};
+            v->request = request;
+            for (int t : tokens_) v->tokens.push_back(view_token(t, true, false));
+            v->n_prompt = static_cast<int>(tokens_.size());
+            v->tokenize_ms = tokenize_ms_;
+        }
     }
 
     void forward(TraceEvent& ev) override {
@@ -228,8 +300,13 @@ public:
         ev.out(keys::kv_ctx_tokens, static_cast<double>(model_.n_ctx()), "tokens", "KV cache capacity");
         ev.out(keys::kv_blocks_used, static_cast<double>(st.n_blocks_used), "", "KV blocks used");
         ev.out(keys::kv_bytes_used, static_cast<double>(st.bytes_used), "B", "KV bytes used");
+        ev.out(keys::kv_bytes_allocated, static_cast<double>(st.bytes_allocated), "B", "KV bytes allocated");
         ev.out(keys::forward_ms, ms, "ms", "forward time");
         ev.out(keys::tokens_per_s, ms > 0 ? in_tokens.size() * 1000.0 / ms : 0.0, "tok/s");
+        if (LlmView* v = model_.view()) {
+            v->passes.push_back({prefill, in_pos.front(), static_cast<int>(in_tokens.size()), ms, false, 0});
+            view_kv(v->kv, st, kv_used);
+        }
     }
 
     void output(TraceEvent& ev) override {
@@ -254,16 +331,21 @@ public:
         ev.out(keys::top_ids, ids);
         ev.out(keys::top_pieces, pieces);
         ev.out(keys::top_probs, probs);
+        if (LlmView* v = model_.view()) view_next(v->next, logits, top);
     }
 
     bool postprocess(TraceEvent& ev) override {
         SamplerTrace trace;
         trace.max_rows = std::max(1, params_.top_n);
-        const TokenEvent& te = gen_->sample(&trace);
+        const auto f = forced_.find(static_cast<int>(gen_->tokens().size()));
+        const bool forced = f != forced_.end();
+        const double sample_ms_before = gen_->timings().sample_ms;
+        const TokenEvent& te = forced ? gen_->force(f->second) : gen_->sample(&trace);
         std::string chain;
         for (const auto& st : trace.stages) {
             chain += (chain.empty() ? "" : " → ") + fmt::format("{} ({})", st.name, st.n_kept);
         }
+        if (forced) chain = fmt::format("forced: {} (id {}) instead of sampling", quote_text(te.piece), te.token);
         const bool done = gen_->done();
         const std::string reason = gen_->stop_reason();
         ev.summary = fmt::format("sampled {} (p = {:.3f}){}", quote_text(te.piece), te.p,
@@ -275,11 +357,34 @@ public:
         ev.out(sixstep::keys::text, te.text, "", "new text");
         ev.out(keys::text_so_far, gen_->text());
         ev.out(keys::n_generated, static_cast<double>(te.index + 1), "tokens");
-        ev.out(keys::sampler, std::string(params_.sampling.temperature <= 0 ? "greedy" : "chain"));
+        ev.out(keys::sampler, std::string(forced ? "forced" : params_.sampling.temperature <= 0 ? "greedy" : "chain"));
+        ev.out(keys::forced, std::string(forced ? "yes" : "no"), "", "chosen by hand");
+        // The table the draw used: after the filters and the temperature.
+        for (auto st = trace.stages.rbegin(); st != trace.stages.rend(); ++st)
+            if (st->name != "dist" && !st->candidates.empty()) {
+                ev.out(keys::final_top1_prob, st->candidates.front().p, "", "top candidate after the chain");
+                break;
+            }
         ev.out(keys::sampler_chain, chain);
         ev.out(keys::stop, std::string(done ? "yes" : "no"));
         ev.out(keys::stop_reason, reason.empty() ? std::string("none") : reason);
         ev.out(keys::token_ms, te.dt_ms, "ms", "token latency");
+        if (LlmView* v = model_.view()) {
+            v->tokens.push_back(view_token(te.token, false, forced));
+            if (!v->passes.empty()) {
+                v->passes.back().sampled = true;
+                v->passes.back().sample_ms = gen_->timings().sample_ms - sample_ms_before;
+            }
+            ViewNext& next = v->next;
+            if (!forced) next.chain = view_chain(trace, false);
+            next.sampled = !forced;
+            next.forced = forced;
+            next.chosen = te.token;
+            next.chosen_piece = te.piece;
+            const GenerateTimings& clocks = gen_->result().timings;  // the clocks so far
+            v->ttft_ms = clocks.ttft_ms;
+            v->tpot_ms = clocks.tpot_ms;
+        }
         return !done;
     }
 
@@ -303,15 +408,95 @@ public:
         ev.says(fmt::format("TTFT = tokenize + prefill + first sample = {:.1f} ms", t.ttft_ms));
         ev.says(fmt::format("TPOT = (total − TTFT) / (n − 1) = {:.1f} ms", t.tpot_ms));
         for (const auto& f : ev.outputs) resp.fields.push_back(f);
+        if (LlmView* v = model_.view()) {
+            v->ttft_ms = t.ttft_ms;
+            v->tpot_ms = t.tpot_ms;
+        }
         stepper_.reset();  // frees the sequence's KV blocks
         gen_.reset();
+        if (LlmView* v = model_.view()) {
+            v->finished = true;
+            v->kv.released = true;
+            const KvCacheStats st = model_.kv_cache().stats();
+            v->kv.n_blocks_used = st.n_blocks_used;
+            v->kv.n_blocks_free = st.n_blocks - st.n_blocks_used;
+            v->kv.bytes_used = st.bytes_used;
+        }
         return resp;
     }
 
 private:
+    // ---- what the panels show (only while a view is set) ----
+    ViewToken view_token(int id, bool prompt, bool forced) {
+        const Vocab& vocab = model_.vocab();
+        ViewToken t;
+        t.id = id;
+        t.piece = model_.codec().piece(id);
+        t.raw = vocab.token_text(id);
+        t.byte = vocab.token_type(id) == TokenType::Byte;
+        t.special = vocab.is_control(id);
+        t.prompt = prompt;
+        t.forced = forced;
+        return t;
+    }
+
+    void view_kv(ViewKv& kv, const KvCacheStats& st, int n_filled) {
+        const LlamaHparams& hp = model_.llama().hparams();
+        kv.n_layer = hp.n_layer;
+        kv.n_head_kv = hp.n_head_kv;
+        kv.head_dim = hp.head_dim();
+        kv.bytes_per_value = static_cast<int>(st.bytes_per_token / (2ull * hp.n_layer * hp.n_head_kv * hp.head_dim()));
+        kv.block_size = st.block_size;
+        kv.n_blocks = st.n_blocks;
+        kv.n_blocks_used = st.n_blocks_used;
+        kv.n_ctx = model_.n_ctx();
+        kv.n_filled = n_filled;
+        kv.capacity_left = kv.n_ctx - n_filled;
+        kv.n_blocks_free = st.n_blocks - st.n_blocks_used;
+        kv.block_table = model_.kv_cache().block_table(gen_->seq());
+        kv.bytes_per_token = st.bytes_per_token;
+        kv.bytes_filled = st.bytes_per_token * static_cast<std::size_t>(n_filled);
+        kv.bytes_used = st.bytes_used;
+        kv.bytes_allocated = st.bytes_allocated;
+        kv.bytes_capacity = st.bytes_total;
+        kv.formula = fmt::format("2 × n_layer {} × n_head_kv {} × head_dim {} × {} B × {} tokens = {} B", kv.n_layer,
+                                 kv.n_head_kv, kv.head_dim, kv.bytes_per_value, n_filled, kv.bytes_filled);
+        kv.released = false;
+    }
+
+    std::vector<ViewCandidate> view_rows(const std::vector<Candidate>& cands) {
+        std::vector<ViewCandidate> rows;
+        for (const Candidate& c : cands) rows.push_back({c.id, model_.codec().piece(c.id), c.p, c.logit});
+        return rows;
+    }
+
+    std::vector<ViewSamplerStage> view_chain(const SamplerTrace& trace, bool preview) {
+        std::vector<ViewSamplerStage> chain;
+        for (const SamplerStage& st : trace.stages) {
+            if (preview && st.name == "dist") continue;  // a preview's draw is not the one that will happen
+            chain.push_back({st.name, st.n_kept, view_rows(st.candidates)});
+        }
+        return chain;
+    }
+
+    // The candidates, and what each filter of the request's sampler keeps of
+    // them — a preview until postprocess samples (the filters are
+    // deterministic; only the final draw is random, and it is left out).
+    void view_next(ViewNext& next, const std::vector<float>& logits, const std::vector<Candidate>& top) {
+        next = ViewNext{};
+        next.n_vocab = static_cast<int>(logits.size());
+        next.top = view_rows(top);
+        next.sampling = params_.sampling;
+        SamplerTrace preview;
+        preview.max_rows = std::max(1, params_.top_n);
+        Sampler(params_.sampling).sample(logits, &preview);
+        next.chain = view_chain(preview, true);
+    }
+
     LlmModel& model_;
     Request request_;
     GenerateParams params_;
+    std::map<int, int> forced_;  // generated token index → the id chosen by hand
     std::vector<int> tokens_;
     double tokenize_ms_ = 0;
     std::unique_ptr<Generation> gen_;

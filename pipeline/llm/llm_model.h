@@ -15,12 +15,16 @@
 //     p.run();   // p.trace().lookup("output.top1_piece") → " mat"
 //
 // Request fields: prompt (required), max_tokens (16), stop (optional string),
-// and the sampler's temperature, top_k, top_p, min_p, seed — their defaults
-// are SamplerParams' (sampler.h), the one place they are written.
+// force (tokens a person chose instead of the sampler: "0:412, 3:99", i.e.
+// generated token index : token id), and the sampler's temperature, top_k,
+// top_p, min_p, seed — their defaults are SamplerParams' (sampler.h), the one
+// place they are written.
 #pragma once
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "pipeline/core/model.h"
 #include "pipeline/llm/backend.h"
@@ -29,6 +33,7 @@ namespace sixstep::llm {
 
 class Vocab;
 class TextCodec;
+struct LlmView;
 
 struct LlmModelParams {
     BackendKind backend = BackendKind::cpu;  // where the forward pass runs (auto: a GPU when there is one)
@@ -37,6 +42,12 @@ struct LlmModelParams {
     int top_n = 5;         // rows of the probability table in the output stage
     int max_tokens = 16;   // default for requests without max_tokens
 };
+
+// The request field "force": generated token index → the id a person chose.
+// "0:412, 3:99" ↔ {0: 412, 3: 99}. parse_forced throws sixstep::Error for a
+// malformed pair or an id outside 0..n_vocab−1.
+std::map<int, int> parse_forced(const std::string& text, int n_vocab);
+std::string format_forced(const std::map<int, int>& forced);
 
 class LlmModel : public sixstep::Model {
 public:
@@ -63,12 +74,29 @@ public:
     KvCache& kv_cache();
     const LlmModelParams& params() const { return params_; }
     int n_ctx();
+    // Layers and attention heads: the loaded weights', or (before loading)
+    // the file's metadata, which opening reads without loading weights.
+    struct AttentionShape {
+        int n_layer = 0;
+        int n_head = 0;
+    };
+    AttentionShape attention_shape();
 
     // Named intermediate tensors (Qcur, kq_soft_max, result_output, …) and
     // KV-fill events of every forward stage go to this observer (null: none,
     // and the forward pass pays nothing). The observer must outlive its use.
     void set_tensor_observer(TensorObserver* observer) { observer_ = observer; }
     TensorObserver* tensor_observer() const { return observer_; }
+
+    // What the transformer panels show (llm_view.h): every request's stages
+    // write it while it is set (null: none, and nothing is written). It must
+    // outlive its use.
+    void set_view(LlmView* view) { view_ = view; }
+    LlmView* view() const { return view_; }
+
+    // The token whose text is exactly `piece` (" rug"); throws sixstep::Error
+    // with the nearest pieces when there is none.
+    int token_of_piece(std::string_view piece);
 
 private:
     void open();  // maps the file and reads the tokenizer (cheap: metadata only)
@@ -85,6 +113,7 @@ private:
     std::string backend_note_;  // why auto chose the CPU, said once at load
     double open_ms_ = 0;
     TensorObserver* observer_ = nullptr;
+    LlmView* view_ = nullptr;
 };
 
 }  // namespace sixstep::llm

@@ -15,6 +15,7 @@ inline constexpr char top_p[] = "top_p";
 inline constexpr char min_p[] = "min_p";
 inline constexpr char seed[] = "seed";
 inline constexpr char stop[] = "stop";  // also postprocess: "yes" when generation stops
+inline constexpr char force[] = "force";  // tokens chosen by a person: "0:412, 3:99"
 
 // request
 inline constexpr char n_tokens[] = "n_tokens";  // also forward: tokens in this pass
@@ -45,6 +46,7 @@ inline constexpr char kv_used_tokens[] = "kv_used_tokens";
 inline constexpr char kv_ctx_tokens[] = "kv_ctx_tokens";
 inline constexpr char kv_blocks_used[] = "kv_blocks_used";
 inline constexpr char kv_bytes_used[] = "kv_bytes_used";
+inline constexpr char kv_bytes_allocated[] = "kv_bytes_allocated";
 inline constexpr char forward_ms[] = "forward_ms";
 inline constexpr char tokens_per_s[] = "tokens_per_s";
 
@@ -67,6 +69,8 @@ inline constexpr char sampler[] = "sampler";
 inline constexpr char sampler_chain[] = "sampler_chain";
 inline constexpr char stop_reason[] = "stop_reason";  // also respond
 inline constexpr char token_ms[] = "token_ms";
+inline constexpr char forced[] = "forced";
+inline constexpr char final_top1_prob[] = "final_top1_prob";
 
 // respond ("text" is sixstep::keys::text, here and in postprocess)
 inline constexpr char n_prompt[] = "n_prompt";

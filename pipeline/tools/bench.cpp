@@ -69,14 +69,14 @@ BenchResult run_bench(Backend& backend, const BenchParams& params) {
         for (auto& t : tokens) t = any_token(rng);
     };
     measure(r.prefill, "pp", params.n_prompt, random_prompt,
-            [&](int s) { backend.forward(*kv, Batch::prefill(tokens, s), logits); });
+            [&](int s) { backend.forward(*kv, Batch::prefill(tokens, s), logits, params.observer); });
     // tg: one token at a time from an empty context, as llama-bench does.
     measure(r.decode, "tg", params.n_gen, [] {}, [&](int s) {
         for (int i = 0; i < params.n_gen; ++i) {
             throw_if_cancelled();  // a 110M decode run takes seconds: stop between tokens
             Batch b;
             b.add(any_token(rng), i, s, true);
-            backend.forward(*kv, b, logits);
+            backend.forward(*kv, b, logits, params.observer);
         }
     });
     return r;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "pipeline/llm/backend.h"
+#include "pipeline/llm/observer.h"
 
 namespace sixstep::llm {
 
@@ -19,6 +20,7 @@ struct BenchParams {
     int n_gen = 128;      // decode test: tokens generated one at a time (0 → skip)
     int repetitions = 5;  // timed runs per test (after one warm-up run)
     std::uint64_t seed = 1;  // for the random token ids
+    TensorObserver* observer = nullptr;  // offered every pass's tensors (null: none, the fast path)
 };
 
 struct BenchTest {

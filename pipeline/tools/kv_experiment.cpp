@@ -11,6 +11,34 @@
 
 namespace sixstep::llm {
 
+namespace {
+
+double median(std::vector<double> v) {
+    if (v.empty()) return 0;
+    std::sort(v.begin(), v.end());
+    const std::size_t n = v.size();
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+// Medians of the first and last quarter of the decode steps (1..n).
+void summarize(KvExperiment& e) {
+    for (const auto& s : e.steps) e.cached_total_ms += s.cached_ms, e.uncached_total_ms += s.uncached_ms;
+    const int n_decode = static_cast<int>(e.steps.size()) - 1;
+    if (n_decode < 1) return;
+    const int q = std::max(1, n_decode / 4);
+    auto med = [&](int first, bool cached) {
+        std::vector<double> v;
+        for (int k = first; k < first + q; ++k) v.push_back(cached ? e.steps[k].cached_ms : e.steps[k].uncached_ms);
+        return median(std::move(v));
+    };
+    e.cached_early_ms = med(1, true);
+    e.cached_late_ms = med(n_decode + 1 - q, true);
+    e.uncached_early_ms = med(1, false);
+    e.uncached_late_ms = med(n_decode + 1 - q, false);
+}
+
+}  // namespace
+
 KvExperiment run_kv_experiment(Backend& backend, const TextCodec& codec, std::string_view prompt, int n_tokens) {
     GenerateParams params;
     params.n_predict = n_tokens;
@@ -57,6 +85,7 @@ KvExperiment run_kv_experiment(Backend& backend, const TextCodec& codec, std::st
         context.push_back(token);
     }
     e.identical_tokens = e.tokens_cached == e.tokens_uncached;
+    summarize(e);
     return e;
 }
 

@@ -32,6 +32,13 @@ struct KvExperiment {
     float max_logit_diff = 0;     // between the two runs' logits, over every step
     int forward_tokens_cached = 0;    // tokens read by all forward passes, with the cache
     int forward_tokens_uncached = 0;  // and without: the sum of every step's context
+    double cached_total_ms = 0;       // every forward pass, with the cache
+    double uncached_total_ms = 0;     // and without
+    // Medians over the first and the last quarter of the decode steps (k >= 1;
+    // at least one step each): how a step's time moves as the context grows,
+    // robust to one step that the machine happened to delay. 0 without decode steps.
+    double cached_early_ms = 0, cached_late_ms = 0;
+    double uncached_early_ms = 0, uncached_late_ms = 0;
 };
 
 // Greedy, n_tokens >= 1; throws sixstep::Error when the prompt and n_tokens

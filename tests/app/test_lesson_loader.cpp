@@ -31,7 +31,7 @@ const BadLesson bad_lessons[] = {
      "got \"sideways\""},
     {"llm-unknown-knob.yaml", 5, 21,
      "unknown knob \"temprature\" for the llm model — did you mean \"temperature\"? (known: prompt, max_tokens, "
-     "temperature, top_k, top_p, min_p, seed, stop)"},
+     "temperature, top_k, top_p, min_p, seed, stop, force)"},
     {"llm-unknown-path.yaml", 7, 7,
      "unknown path \"forward.raw_output\" for the llm model (`sixstep paths --model llm` lists them)"},
     {"llm-without-file.yaml", 3, 3, "kind llm needs \"file\": the GGUF file, relative to the lesson (or \"random\": a preset, for random weights; not both)"},
@@ -63,7 +63,7 @@ const BadLesson bad_lessons[] = {
     {"tol-needs-number.yaml", 6, 29, "\"tol\" needs a numeric \"value\""},
     {"unknown-step-key.yaml", 4, 5,
      "unknown key \"sya\" in step 2 — did you mean \"say\"? (expected one of: title, say, request, set, train, "
-     "freeze, run, serve, knobs, expect)"},
+     "freeze, force, show, attention, run, serve, kv_experiment, kv_calc, remember, knobs, expect)"},
     {"unknown-path.yaml", 6, 7,
      "unknown path \"forward.raw_outptu\" for the delivery model — did you mean \"forward.raw_output\"? "
      "(`sixstep paths --model delivery` lists them)"},
@@ -200,15 +200,15 @@ steps:
     CHECK(s.run->through == Stage::forward);
     CHECK(s.knobs == std::vector<std::string>{"distance", "mode"});
     REQUIRE(s.expect.size() == 6);
-    CHECK(s.expect[0].kind == Expectation::Kind::equals);
-    CHECK(std::get<double>(s.expect[0].expected) == 11);
-    CHECK(s.expect[1].kind == Expectation::Kind::contains);
-    CHECK(s.expect[2].kind == Expectation::Kind::below);
-    CHECK(s.expect[3].kind == Expectation::Kind::above);
-    CHECK(s.expect[4].kind == Expectation::Kind::near);
-    CHECK(s.expect[4].tolerance == 0.5);
+    CHECK(s.expect[0].conditions.at(0).op == Condition::Op::equals);
+    CHECK(std::get<double>(s.expect[0].conditions.at(0).operand.literal) == 11);
+    CHECK(s.expect[1].conditions.at(0).op == Condition::Op::contains);
+    CHECK(s.expect[2].conditions.at(0).op == Condition::Op::below);
+    CHECK(s.expect[3].conditions.at(0).op == Condition::Op::above);
+    CHECK(s.expect[4].conditions.at(0).op == Condition::Op::near);
+    CHECK(s.expect[4].conditions.at(0).tolerance == 0.5);
     // A quoted "11" stays text; an unquoted 11 is a number.
-    CHECK(std::get<std::string>(s.expect[5].expected) == "11");
+    CHECK(std::get<std::string>(s.expect[5].conditions.at(0).operand.literal) == "11");
     const LessonStep& t = l.steps[1];
     CHECK(t.train->steps == 3);
     CHECK(*t.train->learning_rate == 0.01);

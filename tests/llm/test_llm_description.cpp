@@ -54,6 +54,11 @@ TEST_CASE("llm: runs emit only declared paths, and every declared stage path is 
     Pipeline warm(model, sampled);  // reused weights, the sampler chain
     warm.run();
     seen.add(warm);
+    Request forced = prompt("Once");
+    forced.set("force", "0:65");
+    Pipeline by_hand(model, forced);  // a token chosen by hand
+    by_hand.run();
+    seen.add(by_hand);
     CHECK(seen.size() > 40);
     seen.check_declared(llm::LlmModel::describe());
     seen.check_all_emitted(llm::LlmModel::describe());

@@ -131,6 +131,98 @@ TEST_CASE("screenshots: every lesson, every step, off-screen at 1280x720") {
     fs::remove_all(out_root, ec);
 }
 
+// Lesson 05 shows the KV cache panel (first of two stacked) while it walks a
+// prompt through prefill and two decode steps. Every cell of the grid has the
+// same size, so the decode colour's pixels over the prefill colour's are the
+// decode positions over the prompt's: one more column per decode step. The
+// legend's swatches are there at every step; the decode swatch is measured on
+// the prefill step, where no cell is green yet.
+TEST_CASE("screenshots: the KV cache grid fills as one block, then one column per decode step") {
+    const std::string path = std::string(SIXSTEP_SOURCE_DIR) + "/lessons/05-prefill-decode-kv-cache.yaml";
+    const auto out_root = sixstep::test::process_temp_dir("ui-kv-grid");
+    ui::ScreenshotOptions o;
+    o.lesson_path = path;
+    o.out_dir = out_root.string();
+    o.quiet = true;
+    std::vector<std::string> written;
+    REQUIRE(ui::render_screenshots(o, &written) == 0);
+    REQUIRE(written.size() >= 5);
+
+    const float f = ui::default_font_px(720);
+    const ui::Layout layout = ui::compute_layout(1280, 720, f, 0, 1, true);
+    const ui::Rect kv_slot = ui::panel_slot(layout.inspector, 2, 0);
+    auto pixels = [&](const Image& img, std::uint32_t rgb) {
+        return static_cast<double>(share(img, kv_slot, rgb) * kv_slot.w * kv_slot.h);
+    };
+    app::Interpreter it(app::load_lesson(path));
+    std::vector<double> prefill, decode;
+    std::vector<int> n_prompt, n_decoded;
+    for (size_t k = 0; k < 5; ++k) {
+        it.step();
+        const auto& view = it.state().panels.view;
+        n_prompt.push_back(view ? view->n_prompt : 0);
+        n_decoded.push_back(view ? view->kv.n_filled - view->n_prompt : 0);
+        const Image img = load_png(written[k]);
+        REQUIRE(img.w == 1280);
+        prefill.push_back(pixels(img, ui::theme::kv_prefill_rgb));
+        decode.push_back(pixels(img, ui::theme::kv_decode_rgb));
+    }
+    // Step 1 tokenizes only: no cell yet. Step 2 is the prefill (and step 3
+    // samples): the prompt's block, nothing green beyond the swatch.
+    CHECK(prefill[0] == 0);
+    CHECK(n_decoded[1] == 0);
+    CHECK(prefill[1] > 0);
+    CHECK(prefill[2] == prefill[1]);
+    CHECK(decode[2] == decode[1]);
+    const double swatch = decode[1];
+    REQUIRE(n_prompt[3] > 10);
+    // Steps 4 and 5: one decode step each.
+    CHECK(n_decoded[3] == 1);
+    CHECK(n_decoded[4] == 2);
+    for (size_t k : {3u, 4u}) {
+        CAPTURE(k + 1);
+        const double ratio = (decode[k] - swatch) / (prefill[k] - swatch);
+        CHECK(ratio * n_prompt[k] == doctest::Approx(n_decoded[k]).epsilon(0.05));
+    }
+    std::error_code ec;
+    fs::remove_all(out_root, ec);
+}
+
+// Lesson 04's step 6 shows attention over the 6-token prompt: the 15 cells
+// above the diagonal are the causal mask, in its own colour, and the step
+// before (the next-token panel) has none of it.
+TEST_CASE("screenshots: the attention map draws the causal mask") {
+    const std::string path = std::string(SIXSTEP_SOURCE_DIR) + "/lessons/04-one-token-at-a-time.yaml";
+    const auto out_root = sixstep::test::process_temp_dir("ui-attention");
+    ui::ScreenshotOptions o;
+    o.lesson_path = path;
+    o.out_dir = out_root.string();
+    o.quiet = true;
+    std::vector<std::string> written;
+    REQUIRE(ui::render_screenshots(o, &written) == 0);
+    REQUIRE(written.size() >= 6);
+    app::Interpreter it(app::load_lesson(path));
+    for (int k = 0; k < 6; ++k) it.step();
+    const auto& map = it.state().panels.attention;
+    REQUIRE(map);
+    const int n = map->n_pos;
+    REQUIRE(n == 6);
+
+    const float f = ui::default_font_px(720);
+    const ui::Layout layout = ui::compute_layout(1280, 720, f, 0, 1, true);
+    const ui::Rect slot = ui::panel_slot(layout.inspector, 2, 0);
+    auto masked = [&](const std::string& png) {
+        const Image img = load_png(png);
+        return share(img, slot, ui::theme::mask_rgb) * slot.w * slot.h;
+    };
+    const double before = masked(written[4]), with_map = masked(written[5]);
+    CHECK(before == 0);
+    // At least n(n-1)/2 cells of 2×2 pixels (plus the legend's swatch).
+    CHECK(with_map >= n * (n - 1) / 2 * 4);
+    std::error_code ec;
+    fs::remove_all(out_root, ec);
+}
+
 TEST_CASE("screenshots: a broken lesson is one clear error, no images") {
     const auto dir = sixstep::test::process_temp_dir("ui-broken");
     fs::create_directories(dir);

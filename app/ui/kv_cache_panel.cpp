@@ -1,0 +1,155 @@
+// KV cache: the keys and values this request has stored, as a grid of
+// (layer, KV head) rows × positions — the prefill writes its whole block of
+// positions in one pass (blue), each decode step one more column (green) —
+// framed by the paged cache's blocks with their physical ids (the block
+// table), then the pool of blocks, and the bytes: the formula with the
+// loaded model's numbers in it, the whole blocks in use, what the storage
+// has allocated, and the capacity left. Every number comes from the engine.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include <imgui.h>
+
+#include "app/ui/fonts.h"
+#include "app/ui/i18n.h"
+#include "app/ui/panels.h"
+#include "app/ui/plot.h"
+#include "app/ui/theme.h"
+
+namespace sixstep::ui {
+
+namespace {
+
+// For each position, which pass wrote it (-1: none yet).
+std::vector<int> writer_of_positions(const llm::LlmView& view, int n) {
+    std::vector<int> out(static_cast<std::size_t>(n), -1);
+    for (size_t i = 0; i < view.passes.size(); ++i) {
+        const llm::ViewPass& p = view.passes[i];
+        for (int k = p.pos0; k < p.pos0 + p.n_tokens && k < n; ++k)
+            if (k >= 0) out[static_cast<std::size_t>(k)] = static_cast<int>(i);
+    }
+    return out;
+}
+
+void grid(const llm::LlmView& view, float width, float height) {
+    const llm::ViewKv& kv = view.kv;
+    const int bs = std::max(1, kv.block_size);
+    const int cols_all = std::max(bs, static_cast<int>(kv.block_table.size()) * bs);
+    const int rows = std::max(1, kv.n_layer * kv.n_head_kv);
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const float small = ImGui::GetFontSize() * 0.7f;
+    const float label_w = std::round(ImGui::GetFont()->CalcTextSizeA(small, 1e9f, 0, "L00 H0").x + 6);
+    const float grid_w = width - label_w;
+    // Whole blocks that fit, the latest ones when not all of them do.
+    const int max_cols = std::max(bs, static_cast<int>(grid_w / 3.0f) / bs * bs);
+    const int first = cols_all > max_cols ? cols_all - max_cols : 0;
+    const int cols = cols_all - first;
+    const float cw = std::floor(std::min(28.0f, grid_w / static_cast<float>(cols)));
+    const float top_room = std::round(small * 1.3f);
+    const float ch = std::floor(std::clamp((height - top_room) / static_cast<float>(rows), 3.0f, 18.0f));
+    const float gap = cw >= 6 ? 1 : 0;
+    const ImVec2 p = ImGui::GetCursorScreenPos();
+    const ImVec2 o(std::round(p.x + label_w), std::round(p.y + top_room));
+    ImGui::Dummy(ImVec2(width, top_room + rows * ch + 2));
+    const std::vector<int> writer = writer_of_positions(view, cols_all);
+    const int latest = static_cast<int>(view.passes.size()) - 1;
+    const bool every_row = ch >= small * 0.9f;
+    float next_label_y = -1e9f;  // rows too thin for a label each: a layer's first row, where one fits
+    for (int r = 0; r < rows; ++r) {
+        const float y = o.y + r * ch;
+        if ((every_row || r % std::max(1, kv.n_head_kv) == 0) && y >= next_label_y) {
+            char name[24];
+            if (every_row) std::snprintf(name, sizeof name, "L%d H%d", r / std::max(1, kv.n_head_kv), r % std::max(1, kv.n_head_kv));
+            else std::snprintf(name, sizeof name, "L%d", r / std::max(1, kv.n_head_kv));
+            plot::label(ImVec2(o.x - 4, y + (ch - small) * 0.5f), name, theme::muted_rgb, 1, 0.7f);
+            next_label_y = y + small;
+        }
+        for (int c = 0; c < cols; ++c) {
+            const int pos = first + c;
+            const int w = pos < kv.n_filled ? writer[static_cast<std::size_t>(pos)] : -1;
+            const std::uint32_t rgb = w < 0 ? theme::kv_empty_rgb
+                                            : view.passes[static_cast<std::size_t>(w)].prefill ? theme::kv_prefill_rgb
+                                                                                                : theme::kv_decode_rgb;
+            const ImVec2 a(o.x + c * cw, o.y + r * ch);
+            dl->AddRectFilled(a, ImVec2(a.x + cw - gap, a.y + ch - gap), theme::col(rgb));
+        }
+    }
+    // The blocks: a frame each, its physical id above (the block table).
+    for (int b = first / bs; b < static_cast<int>(kv.block_table.size()); ++b) {
+        const float x0 = o.x + (b * bs - first) * cw, x1 = x0 + bs * cw - gap;
+        dl->AddRect(ImVec2(x0 - 1, o.y - 1), ImVec2(x1 + 1, o.y + rows * ch), theme::col(theme::border_rgb), 0, 0, 1.5f);
+        char id[24];
+        std::snprintf(id, sizeof id, "#%d", kv.block_table[static_cast<std::size_t>(b)]);
+        plot::label(ImVec2(x0 + 2, o.y - top_room), id, theme::muted_rgb, 0, 0.7f);
+    }
+    // The latest pass's columns, marked above the grid.
+    if (latest >= 0) {
+        const llm::ViewPass& lp = view.passes[static_cast<std::size_t>(latest)];
+        const float x0 = o.x + (std::max(lp.pos0, first) - first) * cw, x1 = o.x + (lp.pos0 + lp.n_tokens - first) * cw - gap;
+        if (x1 > x0) dl->AddRectFilled(ImVec2(x0, o.y - 4), ImVec2(x1, o.y - 2), theme::col(theme::active_rgb));
+    }
+}
+
+// The pool: every block by its id, this request's in blue (the counts above
+// say how many others hold).
+void pool(const llm::ViewKv& kv, float width) {
+    if (kv.n_blocks <= 0) return;
+    const float h = ImGui::GetTextLineHeight() * 0.7f;
+    const float w = std::floor(std::min(h, width / static_cast<float>(kv.n_blocks)));
+    const ImVec2 p = ImGui::GetCursorScreenPos();
+    ImGui::Dummy(ImVec2(width, h + 2));
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    for (int b = 0; b < kv.n_blocks; ++b) {
+        const bool mine = !kv.released && std::find(kv.block_table.begin(), kv.block_table.end(), b) != kv.block_table.end();
+        const ImVec2 a(std::round(p.x + b * w), std::round(p.y));
+        dl->AddRectFilled(a, ImVec2(a.x + std::max(1.0f, w - 1), a.y + h), theme::col(mine ? theme::accent_rgb : theme::kv_empty_rgb));
+    }
+}
+
+}  // namespace
+
+void draw_kv_cache_panel(const app::Snapshot& s, ViewState& v, app::Session&, const Rect& r) {
+    if (begin_panel("##kv_cache", r)) {
+        const std::string& lang = s.state.language;
+        const auto& view = s.state.panels.view;
+        panel_title(tr(lang, "KV cache"));
+        if (!view || view->kv.n_layer == 0) {
+            ImGui::TextDisabled("%s", tr(lang, "The cache fills at stage 3 (forward)."));
+            end_panel();
+            return;
+        }
+        const llm::ViewKv& kv = view->kv;
+        char line[256];
+        ImGui::SameLine(0, v.font_px);
+        std::snprintf(line, sizeof line, "%d / %d %s \u00b7 %s %d", kv.n_filled, kv.n_ctx, tr(lang, "positions"),
+                      tr(lang, "capacity left"), kv.capacity_left);
+        ImGui::TextDisabled("%s", line);
+        if (kv.released) ImGui::TextColored(theme::vec(theme::warn_rgb), "%s", tr(lang, "The request finished: its blocks went back to the pool."));
+        const float width = ImGui::GetContentRegionAvail().x;
+        const float text_h = ImGui::GetTextLineHeightWithSpacing();
+        grid(*view, width, std::max(text_h * 2, ImGui::GetContentRegionAvail().y - text_h * 4.6f));
+        ImGui::SetWindowFontScale(0.8f);
+        plot::legend({{theme::kv_prefill_rgb, tr(lang, "prefill")}, {theme::kv_decode_rgb, tr(lang, "decode")},
+                      {theme::kv_empty_rgb, tr(lang, "reserved")}});
+        ImGui::SameLine(0, v.font_px);
+        std::snprintf(line, sizeof line, "%s: %d %s, %d %s", tr(lang, "pool"), kv.n_blocks_used, tr(lang, "blocks in use"),
+                      kv.n_blocks_free, tr(lang, "free"));
+        ImGui::TextUnformatted(line);
+        pool(kv, width);
+        ImGui::PushFont(fonts().mono);
+        ImGui::PushTextWrapPos(0.0f);
+        ImGui::TextUnformatted(("bytes = " + kv.formula).c_str());
+        std::snprintf(line, sizeof line, "%s %zu B \u00b7 %s %zu B \u00b7 %s %zu B", tr(lang, "whole blocks"), kv.bytes_used,
+                      tr(lang, "allocated"), kv.bytes_allocated, tr(lang, "pool"), kv.bytes_capacity);
+        ImGui::TextUnformatted(line);
+        ImGui::PopTextWrapPos();
+        ImGui::PopFont();
+        ImGui::SetWindowFontScale(1.0f);
+    }
+    end_panel();
+}
+
+}  // namespace sixstep::ui

@@ -1,0 +1,180 @@
+// Next token: what the model thinks comes next, and what the sampler does
+// with it. Top-N candidates as bars (softmax at temperature 1) — click one
+// to force it and generation continues from there; the sampler's table after
+// each stage of its chain (top-k → top-p → min-p → temperature → draw), so
+// the class sees what each filter cut; the sampling knobs, which recompute
+// the request through the session; and a typed token id to force.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include <imgui.h>
+
+#include "app/ui/fonts.h"
+#include "app/ui/format.h"
+#include "app/ui/i18n.h"
+#include "app/ui/panels.h"
+#include "app/ui/plot.h"
+#include "app/ui/theme.h"
+#include "pipeline/llm/trace_keys.h"
+
+namespace sixstep::ui {
+
+namespace {
+
+// The value of a sampling knob now: the request's, else the declared default.
+std::string knob_value(const app::LessonState& st, const char* name) {
+    if (const std::string* v = st.request.get(name)) return *v;
+    const Knob* k = st.description ? st.description->find_knob(name) : nullptr;
+    return k ? k->default_value : std::string();
+}
+
+double as_number(const std::string& text) {
+    try {
+        return std::stod(text);
+    } catch (...) {
+        return 0;
+    }
+}
+
+// A slider over the usual range of one sampling knob; the session checks
+// and applies the value when the slider is released.
+void sampling_slider(const app::LessonState& st, app::Session& session, const char* name, float lo, float hi,
+                     bool whole, float width) {
+    ImGui::PushID(name);
+    ImGui::TextUnformatted(tr(st.language, name));
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(width);
+    if (whole) {
+        int x = static_cast<int>(as_number(knob_value(st, name)));
+        ImGui::SliderInt("##v", &x, static_cast<int>(lo), static_cast<int>(hi));
+        if (ImGui::IsItemDeactivatedAfterEdit()) session.turn_knob(name, std::to_string(x));
+    } else {
+        float x = static_cast<float>(as_number(knob_value(st, name)));
+        ImGui::SliderFloat("##v", &x, lo, hi, "%.2f");
+        if (ImGui::IsItemDeactivatedAfterEdit()) session.turn_knob(name, format_value(Value{double{x}}, 3));
+    }
+    ImGui::PopID();
+}
+
+// The candidates as bars; a click forces one.
+void candidate_bars(const llm::ViewNext& next, const std::string& lang, app::Session& session) {
+    const Fonts& F = fonts();
+    float piece_w = 0;
+    for (const auto& c : next.top) piece_w = std::max(piece_w, ImGui::CalcTextSize(visible_piece(c.piece).c_str()).x);
+    const float avail = ImGui::GetContentRegionAvail().x;
+    const float pct_w = ImGui::CalcTextSize("100.0%").x;
+    const float bar_w = std::max(20.0f, avail - piece_w - pct_w - 3 * ImGui::GetStyle().ItemSpacing.x);
+    for (size_t i = 0; i < next.top.size(); ++i) {
+        const llm::ViewCandidate& c = next.top[i];
+        ImGui::PushID(static_cast<int>(i));
+        const ImVec2 row = ImGui::GetCursorScreenPos();
+        if (ImGui::InvisibleButton("##pick", ImVec2(avail, ImGui::GetTextLineHeight()))) session.force_token(c.id);
+        const bool hovered = ImGui::IsItemHovered();
+        if (hovered) ImGui::SetTooltip("%s %d", tr(lang, "click to force token"), c.id);
+        ImGui::SetCursorScreenPos(row);
+        const bool chosen = c.id == next.chosen;
+        ImGui::PushFont(chosen ? F.bold : F.body);
+        ImGui::TextUnformatted(visible_piece(c.piece).c_str());
+        ImGui::PopFont();
+        ImGui::SameLine(piece_w + ImGui::GetStyle().ItemSpacing.x * 2);
+        plot::hbar(bar_w, c.p, chosen ? theme::active_rgb : hovered ? theme::active_border_rgb : theme::accent_rgb);
+        ImGui::SameLine();
+        ImGui::Text("%.1f%%", c.p * 100.0f);
+        ImGui::PopID();
+    }
+}
+
+// Rows: the candidates before any filter; columns: the chain's stages; a cell
+// holds the candidate's probability after that stage, or — when it was cut.
+void chain_table(const llm::ViewNext& next, const std::string& lang) {
+    if (next.chain.empty()) return;
+    const llm::ViewSamplerStage& first = next.chain.front();
+    const int cols = static_cast<int>(next.chain.size()) + 1;
+    const ImGuiTableFlags flags = ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchSame;
+    if (!ImGui::BeginTable("##chain", cols, flags)) return;
+    ImGui::TableNextRow(ImGuiTableRowFlags_Headers);
+    ImGui::TableNextColumn();
+    ImGui::TextDisabled("%s", tr(lang, "token"));
+    for (const auto& stage : next.chain) {
+        ImGui::TableNextColumn();
+        ImGui::TextDisabled("%s %d", stage.name.c_str(), stage.n_kept);
+    }
+    for (size_t i = 0; i < first.rows.size(); ++i) {
+        const llm::ViewCandidate& c = first.rows[i];
+        ImGui::TableNextRow();
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(visible_piece(c.piece).c_str());
+        for (const auto& stage : next.chain) {
+            ImGui::TableNextColumn();
+            const auto it = std::find_if(stage.rows.begin(), stage.rows.end(), [&](const auto& x) { return x.id == c.id; });
+            if (it == stage.rows.end()) {
+                ImGui::TextDisabled("\u2014");
+            } else {
+                if (it->id == next.chosen && next.sampled && &stage == &next.chain.back())
+                    ImGui::TextColored(theme::vec(theme::active_border_rgb), "%.3f \u2713", it->p);
+                else
+                    ImGui::Text("%.3f", it->p);
+            }
+        }
+    }
+    ImGui::EndTable();
+}
+
+}  // namespace
+
+void draw_next_token_panel(const app::Snapshot& s, ViewState& v, app::Session& session, const Rect& r) {
+    if (begin_panel("##next_token", r)) {
+        const app::LessonState& st = s.state;
+        const std::string& lang = st.language;
+        panel_title(tr(lang, "Next token"));
+        const auto& view = st.panels.view;
+        const bool has = view && !view->next.top.empty();
+        if (has) {
+            const llm::ViewNext& next = view->next;
+            ImGui::SameLine(0, v.font_px);
+            char line[200];
+            if (next.chosen >= 0)
+                std::snprintf(line, sizeof line, "%s \u201c%s\u201d", tr(lang, next.forced ? "forced:" : "sampled:"),
+                              visible_piece(next.chosen_piece).c_str());
+            else
+                std::snprintf(line, sizeof line, "%s", tr(lang, "click a candidate to force it"));
+            ImGui::TextColored(theme::vec(next.forced ? theme::active_border_rgb : theme::muted_rgb), "%s", line);
+        }
+        panel_message(s, "next_token");
+        if (!has) {
+            ImGui::TextDisabled("%s", tr(lang, "The candidates appear at stage 4 (output)."));
+        } else {
+            const llm::ViewNext& next = view->next;
+            candidate_bars(next, lang, session);
+            ImGui::SetWindowFontScale(0.8f);
+            ImGui::TextDisabled("%s", tr(lang, next.sampled || next.forced ? "The sampler's table after each stage"
+                                                                          : "The sampler's filters on these logits (the draw comes at stage 5)"));
+            chain_table(next, lang);
+            ImGui::SetWindowFontScale(1.0f);
+        }
+        // The knobs: each change recomputes the request (through the session).
+        ImGui::SetWindowFontScale(0.8f);
+        const float w = std::max(40.0f, ImGui::GetContentRegionAvail().x * 0.16f);
+        sampling_slider(st, session, llm::keys::temperature, 0.0f, 2.0f, false, w);
+        ImGui::SameLine();
+        sampling_slider(st, session, llm::keys::top_k, 0, 100, true, w);
+        ImGui::SameLine();
+        sampling_slider(st, session, llm::keys::top_p, 0.05f, 1.0f, false, w);
+        sampling_slider(st, session, llm::keys::min_p, 0.0f, 0.5f, false, w);
+        ImGui::SameLine();
+        sampling_slider(st, session, llm::keys::seed, 0, 100, true, w);
+        ImGui::SameLine();
+        ImGui::TextUnformatted(tr(lang, "force id"));
+        ImGui::SameLine();
+        ImGui::SetNextItemWidth(w);
+        ImGui::InputInt("##force", &v.force_id, 0, 0);
+        ImGui::SameLine();
+        if (ImGui::SmallButton(tr(lang, "force"))) session.force_token(v.force_id);
+        ImGui::SetWindowFontScale(1.0f);
+    }
+    end_panel();
+}
+
+}  // namespace sixstep::ui

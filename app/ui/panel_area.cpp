@@ -1,0 +1,154 @@
+// The right-hand area. For a model that offers panels (the transformer's:
+// tokens, next token, KV cache, …) a strip of tabs picks them; a lesson step
+// chooses with `show:` and a click overrides it until the next step (Shift+
+// click stacks a second panel under the first). The window tells the session
+// which panels it shows, so that tensors are captured only while a panel
+// that needs them is on screen. Without panels: the inspector, or the
+// training view while the lesson trains.
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include <imgui.h>
+
+#include "app/ui/fonts.h"
+#include "app/ui/i18n.h"
+#include "app/ui/panels.h"
+#include "app/ui/theme.h"
+
+namespace sixstep::ui {
+
+namespace {
+
+const char* inspector_name = "inspector";
+
+// Tab labels, short enough for nine tabs at 1280×720.
+const char* tab_label(const std::string& name) {
+    static const std::pair<const char*, const char*> labels[] = {
+        {"inspector", "Inspector"},  {"tokens", "Tokens"},       {"next_token", "Next token"},
+        {"kv_cache", "KV cache"},    {"timeline", "Timeline"},   {"attention", "Attention"},
+        {"logit_lens", "Logit lens"}, {"kv_experiment", "No cache?"}, {"kv_calc", "KV memory"},
+    };
+    for (const auto& [n, l] : labels)
+        if (name == n) return l;
+    return name.c_str();
+}
+
+void draw_tabs(const app::Snapshot& s, ViewState& v, const std::vector<std::string>& shown) {
+    const Rect& r = v.layout.tabs;
+    if (begin_panel("##tabs", r, false, theme::background_rgb)) {
+        const std::string& lang = s.state.language;
+        std::vector<std::string> names = {inspector_name};
+        for (const PanelInfo& p : s.state.description->panels) names.push_back(p.name);
+        // One row of tabs: shrink the text when they would not fit.
+        const ImGuiStyle& style = ImGui::GetStyle();
+        float total = 0;
+        for (const auto& n : names) total += ImGui::CalcTextSize(tr(lang, tab_label(n))).x + style.FramePadding.x * 2 + style.ItemSpacing.x;
+        const float scale = std::clamp((r.w - 2 * style.WindowPadding.x) / std::max(1.0f, total), 0.55f, 0.9f);
+        ImGui::SetWindowFontScale(scale);
+        ImGui::SetCursorPosY(std::max(0.0f, (r.h - ImGui::GetFrameHeight()) * 0.5f));
+        for (size_t i = 0; i < names.size(); ++i) {
+            if (i) ImGui::SameLine();
+            const bool on = std::find(shown.begin(), shown.end(), names[i]) != shown.end();
+            ImGui::PushStyleColor(ImGuiCol_Button, theme::vec(on ? theme::accent_rgb : theme::panel_rgb));
+            ImGui::PushStyleColor(ImGuiCol_Text, theme::vec(on ? theme::header_text_rgb : theme::text_rgb));
+            ImGui::PushID(static_cast<int>(i));
+            if (ImGui::Button(tr(lang, tab_label(names[i])))) {
+                std::vector<std::string> next = {names[i]};
+                if (ImGui::GetIO().KeyShift && !shown.empty() && shown.front() != names[i]) next = {shown.front(), names[i]};
+                v.panel_choice = next;
+                v.panel_choice_position = s.state.position;
+            }
+            ImGui::PopID();
+            ImGui::PopStyleColor(2);
+        }
+        ImGui::SetWindowFontScale(1.0f);
+    }
+    end_panel();
+}
+
+// The inspector draws into the layout's inspector rectangle; lend it the slot.
+void draw_inspector_in(const app::Snapshot& s, ViewState& v, const Rect& r) {
+    const Rect whole = v.layout.inspector;
+    v.layout.inspector = r;
+    draw_inspector(s, v);
+    v.layout.inspector = whole;
+}
+
+void draw_one(const std::string& name, const app::Snapshot& s, ViewState& v, app::Session& session, const Rect& r) {
+    if (name == "tokens") draw_tokens_panel(s, v, session, r);
+    else if (name == "next_token") draw_next_token_panel(s, v, session, r);
+    else if (name == "kv_cache") draw_kv_cache_panel(s, v, session, r);
+    else if (name == "timeline") draw_timeline_panel(s, v, session, r);
+    else if (name == "attention") draw_attention_panel(s, v, session, r);
+    else if (name == "logit_lens") draw_logit_lens_panel(s, v, session, r);
+    else if (name == "kv_experiment") draw_kv_experiment_panel(s, v, session, r);
+    else if (name == "kv_calc") draw_kv_calc_panel(s, v, session, r);
+    else draw_inspector_in(s, v, r);
+}
+
+}  // namespace
+
+std::vector<std::string> shown_panels(const app::Snapshot& s, const ViewState& v) {
+    const ModelDescription* d = s.state.description;
+    if (!d || d->panels.empty()) return {inspector_name};
+    std::vector<std::string> out;
+    const std::vector<std::string>& wanted =
+        !v.panel_choice.empty() && v.panel_choice_position == s.state.position ? v.panel_choice : s.state.panels.shown;
+    for (const auto& name : wanted)
+        if (name == inspector_name || d->find_panel(name)) out.push_back(name);
+    if (out.empty()) out.push_back(inspector_name);
+    return out;
+}
+
+void draw_panel_area(const app::Snapshot& s, ViewState& v, app::Session& session) {
+    const ModelDescription* d = s.state.description;
+    if (!d || d->panels.empty()) {
+        // Training while the lesson trains, the serving charts once an
+        // experiment ran, else the inspector.
+        const bool training = s.state.training.active && !s.state.training.loss.empty();
+        const bool charts = serving_exhibit(s) != nullptr;
+        int tab = v.right_tab;
+        if (tab < 0) tab = (training && s.state.trace.empty()) ? 1 : charts ? 2 : 0;
+        if (tab == 1 && training) draw_training(s, v);
+        else if (tab == 2 && charts) draw_serving(s, v);
+        else draw_inspector(s, v);
+        return;
+    }
+    const std::vector<std::string> shown = shown_panels(s, v);
+    // The session captures what the visible panels need (attention, logit lens).
+    if (!v.panels_told_once || shown != v.panels_told) {
+        std::vector<std::string> visible;
+        for (const auto& name : shown)
+            if (name != inspector_name) visible.push_back(name);
+        session.show_in_window(visible);
+        v.panels_told = shown;
+        v.panels_told_once = true;
+    }
+    draw_tabs(s, v, shown);
+    const int n = static_cast<int>(shown.size());
+    for (int i = 0; i < n; ++i) draw_one(shown[static_cast<size_t>(i)], s, v, session, panel_slot(v.layout.inspector, n, i));
+}
+
+void panel_message(const app::Snapshot& s, const char* panel) {
+    const auto& m = s.state.panels.message;
+    if (!m || m->panel != panel) return;
+    ImGui::PushStyleColor(ImGuiCol_Text, theme::vec(theme::bad_rgb));
+    ImGui::PushTextWrapPos(0.0f);
+    ImGui::TextUnformatted(("\u26a0 " + m->text).c_str());
+    ImGui::PopTextWrapPos();
+    ImGui::PopStyleColor();
+}
+
+std::string visible_piece(const std::string& piece) {
+    std::string out;
+    for (char c : piece) {
+        if (c == ' ') out += "\u2423";
+        else if (c == '\n') out += "\u21b5";
+        else if (c == '\t') out += "\\t";
+        else out += c;
+    }
+    return out;
+}
+
+}  // namespace sixstep::ui

@@ -1,0 +1,170 @@
+#include "app/ui/plot.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "app/ui/format.h"
+#include "app/ui/theme.h"
+
+namespace sixstep::ui::plot {
+
+namespace {
+
+float snap(float v) { return std::round(v); }
+
+ImDrawList* draw_list() { return ImGui::GetWindowDrawList(); }
+
+constexpr std::uint32_t grid_rgb = 0xE5E7EB;
+
+}  // namespace
+
+float Frame::px(double x) const {
+    const double t = x1 > x0 ? (x - x0) / (x1 - x0) : 0.0;
+    return min.x + static_cast<float>(t) * width();
+}
+
+float Frame::py(double y) const {
+    const double t = y1 > y0 ? (y - y0) / (y1 - y0) : 0.0;
+    return max.y - static_cast<float>(t) * height();
+}
+
+Frame begin(ImVec2 size, double x0, double x1, double y0, double y1, float left, float bottom, std::uint32_t background_rgb) {
+    const ImVec2 p = ImGui::GetCursorScreenPos();
+    ImGui::Dummy(size);
+    Frame f;
+    f.min = ImVec2(snap(p.x + left), snap(p.y));
+    f.max = ImVec2(snap(p.x + size.x), snap(p.y + size.y - bottom));
+    f.x0 = x0, f.x1 = x1, f.y0 = y0, f.y1 = y1;
+    draw_list()->AddRectFilled(f.min, f.max, theme::col(background_rgb));
+    return f;
+}
+
+double nice_ceiling(double x) {
+    if (!(x > 0)) return 1;
+    const double p = std::pow(10.0, std::floor(std::log10(x)));
+    for (double m : {1.0, 1.2, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0})
+        if (x <= m * p * (1 + 1e-9)) return m * p;
+    return 10 * p;
+}
+
+std::vector<double> nice_ticks(double lo, double hi, int max_ticks) {
+    std::vector<double> out;
+    if (!(hi > lo) || max_ticks < 1) return out;
+    const double raw = (hi - lo) / max_ticks;
+    const double p = std::pow(10.0, std::floor(std::log10(raw)));
+    double step = 10 * p;
+    for (double m : {1.0, 2.0, 2.5, 5.0, 10.0})
+        if (m * p >= raw) {
+            step = m * p;
+            break;
+        }
+    for (double t = std::ceil(lo / step) * step; t <= hi + step * 1e-9; t += step) out.push_back(std::fabs(t) < step * 1e-9 ? 0 : t);
+    return out;
+}
+
+void y_axis(const Frame& f, std::string_view unit, int max_ticks) {
+    ImDrawList* dl = draw_list();
+    const float scale = 0.8f;
+    for (double t : nice_ticks(f.y0, f.y1, max_ticks)) {
+        const float y = snap(f.py(t));
+        dl->AddLine(ImVec2(f.min.x, y), ImVec2(f.max.x, y), theme::col(grid_rgb), 1.0f);
+        label(ImVec2(f.min.x - 4, y - ImGui::GetFontSize() * scale * 0.5f), pretty_number(t, 3), theme::muted_rgb, 1, scale);
+    }
+    if (!unit.empty()) label(ImVec2(f.min.x - 4, f.min.y - ImGui::GetFontSize() * scale * 1.1f), unit, theme::muted_rgb, 1, scale);
+}
+
+void rect(const Frame& f, double xa, double ya, double xb, double yb, std::uint32_t rgb, int alpha) {
+    const ImVec2 a(snap(f.px(xa)), snap(f.py(yb))), b(snap(f.px(xb)), snap(f.py(ya)));
+    if (b.x > a.x && b.y > a.y) draw_list()->AddRectFilled(a, b, theme::col(rgb, alpha));
+}
+
+void bar(const Frame& f, double xa, double xb, double y, std::uint32_t rgb) {
+    const double base = std::max(0.0, f.y0);
+    const float top = snap(f.py(y)), bottom = snap(f.py(base));
+    const ImVec2 a(snap(f.px(xa)), std::min(top, bottom - 1)), b(snap(f.px(xb)), bottom);  // at least a pixel high
+    if (b.x > a.x) draw_list()->AddRectFilled(a, b, theme::col(rgb));
+}
+
+void hbar(float width, float fraction, std::uint32_t rgb, std::uint32_t track_rgb) {
+    const ImVec2 p = ImGui::GetCursorScreenPos();
+    const float h = ImGui::GetTextLineHeight();
+    ImGui::Dummy(ImVec2(width, h));
+    const float y0 = snap(p.y + h * 0.18f), y1 = snap(p.y + h * 0.82f);
+    ImDrawList* dl = draw_list();
+    dl->AddRectFilled(ImVec2(snap(p.x), y0), ImVec2(snap(p.x + width), y1), theme::col(track_rgb));
+    const float w = snap(width * std::clamp(fraction, 0.0f, 1.0f));
+    if (w > 0) dl->AddRectFilled(ImVec2(snap(p.x), y0), ImVec2(snap(p.x) + w, y1), theme::col(rgb));
+}
+
+void line(const Frame& f, const std::vector<double>& xs, const std::vector<double>& ys, std::uint32_t rgb, float thickness,
+          bool dots) {
+    const std::size_t n = std::min(xs.size(), ys.size());
+    ImDrawList* dl = draw_list();
+    for (std::size_t i = 1; i < n; ++i) dl->AddLine(f.at(xs[i - 1], ys[i - 1]), f.at(xs[i], ys[i]), theme::col(rgb), thickness);
+    if (dots)
+        for (std::size_t i = 0; i < n; ++i) dl->AddCircleFilled(f.at(xs[i], ys[i]), thickness * 1.3f, theme::col(rgb));
+}
+
+void hline(const Frame& f, double y, std::uint32_t rgb, std::string_view text) {
+    const float py = snap(f.py(y));
+    ImDrawList* dl = draw_list();
+    for (float x = f.min.x; x < f.max.x; x += 10) dl->AddLine(ImVec2(x, py), ImVec2(std::min(x + 6, f.max.x), py), theme::col(rgb), 2.0f);
+    if (!text.empty()) label(ImVec2(f.max.x - 2, py - ImGui::GetFontSize() * 0.85f), text, rgb, 1, 0.8f);
+}
+
+void vline(const Frame& f, double x, std::uint32_t rgb, std::string_view text) {
+    const float px = snap(f.px(x));
+    ImDrawList* dl = draw_list();
+    for (float y = f.min.y; y < f.max.y; y += 10) dl->AddLine(ImVec2(px, y), ImVec2(px, std::min(y + 6, f.max.y)), theme::col(rgb), 2.0f);
+    if (!text.empty()) label(ImVec2(px + 3, f.min.y), text, rgb, 0, 0.8f);
+}
+
+void label(ImVec2 at, std::string_view text, std::uint32_t rgb, float align, float scale) {
+    ImFont* font = ImGui::GetFont();
+    const float size = ImGui::GetFontSize() * scale;
+    const ImVec2 sz = font->CalcTextSizeA(size, 1e9f, 0, text.data(), text.data() + text.size());
+    draw_list()->AddText(font, size, ImVec2(snap(at.x - sz.x * align), snap(at.y)), theme::col(rgb), text.data(),
+                         text.data() + text.size());
+}
+
+std::uint32_t heat_rgb(float t) {
+    t = std::clamp(t, 0.0f, 1.0f);
+    // White → sky → deep blue: a weight of 0 disappears, a weight of 1 stands out.
+    const float stops[3][3] = {{255, 255, 255}, {125, 181, 236}, {23, 37, 130}};
+    const float u = t < 0.5f ? t * 2 : (t - 0.5f) * 2;
+    const float* a = stops[t < 0.5f ? 0 : 1];
+    const float* b = stops[t < 0.5f ? 1 : 2];
+    auto mix = [&](int i) { return static_cast<std::uint32_t>(std::lround(a[i] + (b[i] - a[i]) * u)); };
+    return (mix(0) << 16) | (mix(1) << 8) | mix(2);
+}
+
+ImVec2 heatmap(ImVec2 origin, int rows, int cols, float cell, const std::function<float(int, int)>& value,
+               std::uint32_t masked_rgb) {
+    ImDrawList* dl = draw_list();
+    const float step = snap(cell);
+    const float gap = step >= 6 ? 1 : 0;
+    const ImVec2 o(snap(origin.x), snap(origin.y));
+    for (int r = 0; r < rows; ++r)
+        for (int c = 0; c < cols; ++c) {
+            const ImVec2 a(o.x + c * step, o.y + r * step), b(a.x + step - gap, a.y + step - gap);
+            const float v = value(r, c);
+            dl->AddRectFilled(a, b, theme::col(v < 0 ? masked_rgb : heat_rgb(v)));
+        }
+    return ImVec2(cols * step, rows * step);
+}
+
+void legend(const std::vector<std::pair<std::uint32_t, std::string>>& entries) {
+    const float h = ImGui::GetTextLineHeight();
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+        if (i) ImGui::SameLine(0, h * 0.8f);
+        const ImVec2 p = ImGui::GetCursorScreenPos();
+        draw_list()->AddRectFilled(ImVec2(snap(p.x), snap(p.y + h * 0.2f)), ImVec2(snap(p.x + h * 0.6f), snap(p.y + h * 0.8f)),
+                                   theme::col(entries[i].first));
+        ImGui::Dummy(ImVec2(h * 0.75f, h));
+        ImGui::SameLine(0, 0);
+        ImGui::TextUnformatted(entries[i].second.c_str());
+    }
+}
+
+}  // namespace sixstep::ui::plot

@@ -1,0 +1,75 @@
+// Charts drawn with ImDrawList, shared by the panels (ImGui 1.86 has no
+// ImPlot): a frame that maps data to pixels, bars, lines, a heatmap, axes and
+// labels. Panels pass numbers from the snapshot and choose colours; the
+// helpers only draw. Rectangles are snapped to whole pixels, so a cell or a
+// bar covers exactly the pixels a screenshot test counts.
+//
+//     plot::Frame f = plot::begin(ImVec2(w, h), 0, n_steps, 0, max_ms);  // reserves the area
+//     plot::y_axis(f, "ms");
+//     for (int i = 0; i < n_steps; ++i) plot::bar(f, i + 0.1f, i + 0.9f, ms[i], theme::accent_rgb);
+//     plot::hline(f, tpot_ms, theme::good_rgb, "TPOT");
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <imgui.h>
+
+namespace sixstep::ui::plot {
+
+// A chart's area on screen and the data ranges of its axes; y grows upwards.
+struct Frame {
+    ImVec2 min, max;          // the plotting area (inside the axes' labels)
+    double x0 = 0, x1 = 1;    // data range along x
+    double y0 = 0, y1 = 1;    // data range along y
+    float px(double x) const;  // data → screen pixels
+    float py(double y) const;
+    ImVec2 at(double x, double y) const { return ImVec2(px(x), py(y)); }
+    float width() const { return max.x - min.x; }
+    float height() const { return max.y - min.y; }
+};
+
+// Reserves `size` at the cursor (ImGui::Dummy), draws a background and
+// returns the frame; `left`/`bottom` leave room for axis labels.
+Frame begin(ImVec2 size, double x0, double x1, double y0, double y1, float left = 0, float bottom = 0,
+            std::uint32_t background_rgb = 0xF8FAFC);
+
+// Round numbers for axis ticks between lo and hi (0, 5, 10, …), at most max_ticks.
+std::vector<double> nice_ticks(double lo, double hi, int max_ticks = 5);
+// A round upper bound for an axis: 7.3 → 8, 23 → 25.
+double nice_ceiling(double x);
+
+// Horizontal gridlines with their values left of the frame, and the unit above.
+void y_axis(const Frame& f, std::string_view unit, int max_ticks = 4);
+
+// A vertical bar from y = 0 (or the frame's y0) to y over [xa, xb].
+void bar(const Frame& f, double xa, double xb, double y, std::uint32_t rgb);
+// A filled rectangle in data coordinates.
+void rect(const Frame& f, double xa, double ya, double xb, double yb, std::uint32_t rgb, int alpha = 255);
+// A horizontal bar at the cursor: `fraction` (0..1) of `width` filled, a line high.
+void hbar(float width, float fraction, std::uint32_t rgb, std::uint32_t track_rgb = 0xE5E7EB);
+// A polyline through (xs[i], ys[i]), with a dot at each point when dots.
+void line(const Frame& f, const std::vector<double>& xs, const std::vector<double>& ys, std::uint32_t rgb,
+          float thickness = 2.5f, bool dots = true);
+// A horizontal or vertical line across the frame, dashed, with a label at its end.
+void hline(const Frame& f, double y, std::uint32_t rgb, std::string_view label = {});
+void vline(const Frame& f, double x, std::uint32_t rgb, std::string_view label = {});
+
+// Text at a screen position; align 0 = left, 0.5 = centred, 1 = right.
+void label(ImVec2 at, std::string_view text, std::uint32_t rgb, float align = 0, float scale = 1);
+
+// Colour of a weight in [0, 1]: white through light blue to dark blue.
+std::uint32_t heat_rgb(float t);
+
+// A rows × cols grid of square cells at `origin`, `cell` pixels each with a
+// one-pixel gap: value(r, c) in [0, 1] is drawn with heat_rgb, a negative
+// value as a masked cell (solid masked_rgb). Returns the grid's size.
+ImVec2 heatmap(ImVec2 origin, int rows, int cols, float cell, const std::function<float(int, int)>& value,
+               std::uint32_t masked_rgb);
+
+// Legend entries in a row at the cursor: a swatch and a label each.
+void legend(const std::vector<std::pair<std::uint32_t, std::string>>& entries);
+
+}  // namespace sixstep::ui::plot

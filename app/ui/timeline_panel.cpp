@@ -1,0 +1,94 @@
+// Timeline: the request's engine time, pass by pass. Tokenizing, the prefill
+// (the whole prompt in one forward pass) and each decode step (one token per
+// pass) as bars, the sampling after each pass stacked on it; TTFT bracketed
+// from where it starts (tokenizing) to the first token, TPOT as a line over
+// the decode steps; and a counter: N tokens took N forward passes. Only the
+// engine's own time is drawn — a class pausing between stepped stages does
+// not stretch any bar.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include <imgui.h>
+
+#include "app/ui/format.h"
+#include "app/ui/i18n.h"
+#include "app/ui/panels.h"
+#include "app/ui/plot.h"
+#include "app/ui/theme.h"
+
+namespace sixstep::ui {
+
+void draw_timeline_panel(const app::Snapshot& s, ViewState& v, app::Session&, const Rect& r) {
+    if (begin_panel("##timeline", r)) {
+        const std::string& lang = s.state.language;
+        const auto& view = s.state.panels.view;
+        panel_title(tr(lang, "Timeline (engine time)"));
+        if (!view || view->passes.empty()) {
+            ImGui::TextDisabled("%s", tr(lang, "The first bar appears with the prefill (stage 3)."));
+            end_panel();
+            return;
+        }
+        const int n_pass = static_cast<int>(view->passes.size());
+        const int n_tokens = static_cast<int>(view->tokens.size()) - view->n_prompt;
+        char line[256];
+        ImGui::SameLine(0, v.font_px);
+        std::snprintf(line, sizeof line, "%d %s \u2192 %d %s", n_pass, tr(lang, "forward passes"), n_tokens,
+                      tr(lang, "tokens"));
+        ImGui::TextColored(theme::vec(theme::accent_rgb), "%s", line);
+
+        // Slot 0: tokenizing; then one slot per forward pass.
+        double top = view->tokenize_ms;
+        for (const auto& p : view->passes) top = std::max(top, p.forward_ms + (p.sampled ? p.sample_ms : 0));
+        top = plot::nice_ceiling(std::max(top, view->tpot_ms) * 1.15);
+        const float text_h = ImGui::GetTextLineHeightWithSpacing();
+        const float chart_h = std::max(text_h * 2.5f, ImGui::GetContentRegionAvail().y - text_h * 3.3f);
+        const float left = ImGui::CalcTextSize("0000").x;
+        const plot::Frame f = plot::begin(ImVec2(ImGui::GetContentRegionAvail().x, chart_h), 0, n_pass + 1, 0, top, left,
+                                          text_h * 0.8f);
+        ImGui::SetWindowFontScale(0.8f);
+        plot::y_axis(f, "ms");
+        plot::bar(f, 0.15, 0.85, view->tokenize_ms, theme::pending_border_rgb);
+        for (int i = 0; i < n_pass; ++i) {
+            const llm::ViewPass& p = view->passes[static_cast<std::size_t>(i)];
+            const double x0 = i + 1.15, x1 = i + 1.85;
+            plot::bar(f, x0, x1, p.forward_ms, p.prefill ? theme::prefill_bar_rgb : theme::decode_bar_rgb);
+            if (p.sampled) plot::rect(f, x0, p.forward_ms, x1, p.forward_ms + p.sample_ms, theme::sample_bar_rgb);
+        }
+        // Under the bars: what each one is.
+        plot::label(ImVec2(f.px(0.5), f.max.y + 2), tr(lang, "tok"), theme::muted_rgb, 0.5f, 0.8f);
+        plot::label(ImVec2(f.px(1.5), f.max.y + 2), tr(lang, "prefill"), theme::prefill_bar_rgb, 0.5f, 0.8f);
+        if (n_pass > 1) {
+            std::snprintf(line, sizeof line, "%s 1\u2026%d", tr(lang, "decode"), n_pass - 1);
+            plot::label(ImVec2(f.px((n_pass + 3) * 0.5), f.max.y + 2), line, theme::decode_bar_rgb, 0.5f, 0.8f);
+        }
+        // TTFT from the start of tokenizing to the first token; TPOT over the decode steps.
+        if (view->ttft_ms > 0) {
+            const float y = f.min.y + 3, xa = f.px(0.1), xb = f.px(1.9);
+            ImDrawList* dl = ImGui::GetWindowDrawList();
+            dl->AddLine(ImVec2(xa, y), ImVec2(xb, y), theme::col(theme::bad_rgb), 2.0f);
+            dl->AddLine(ImVec2(xa, y), ImVec2(xa, y + 8), theme::col(theme::bad_rgb), 2.0f);
+            dl->AddLine(ImVec2(xb, y), ImVec2(xb, y + 8), theme::col(theme::bad_rgb), 2.0f);
+            std::snprintf(line, sizeof line, "TTFT %s ms", pretty_number(view->ttft_ms, 3).c_str());
+            plot::label(ImVec2(xb + 4, y - 2), line, theme::bad_rgb, 0, 0.8f);
+        }
+        if (view->tpot_ms > 0) {
+            std::snprintf(line, sizeof line, "TPOT %s ms", pretty_number(view->tpot_ms, 3).c_str());
+            plot::hline(f, view->tpot_ms, theme::good_rgb, line);
+        }
+        // Where the clocks start and stop.
+        ImGui::PushTextWrapPos(0.0f);
+        ImGui::TextColored(theme::vec(theme::bad_rgb), "%s",
+                           tr(lang, "TTFT = tokenize + prefill + first sample: from the start of tokenizing to the first "
+                                    "token."));
+        ImGui::TextColored(theme::vec(theme::good_rgb), "%s",
+                           tr(lang, "TPOT = mean of (forward + sample) over the decode steps."));
+        ImGui::TextDisabled("%s", tr(lang, "Engine time only: pauses between lesson steps are not counted."));
+        ImGui::PopTextWrapPos();
+        ImGui::SetWindowFontScale(1.0f);
+    }
+    end_panel();
+}
+
+}  // namespace sixstep::ui

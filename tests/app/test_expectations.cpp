@@ -1,0 +1,140 @@
+// Expectations that compare: a value against another path, a remembered
+// value, ratios and offsets (times, plus), ranges, and `not` — parsed, then
+// checked against what the engine computed. Broken ones are in
+// test_lesson_loader.cpp (tests/data/bad-lessons).
+#include <doctest/doctest.h>
+
+#include "app/core/interpreter.h"
+#include "app/core/report.h"
+
+using namespace sixstep;
+using namespace sixstep::app;
+
+namespace {
+
+Interpreter make(const char* yaml) { return Interpreter(parse_lesson(yaml, "test.yaml")); }
+
+// Every check of the step, passed or not, in order.
+std::vector<bool> results(const StepReport& r) {
+    std::vector<bool> out;
+    for (const auto& c : r.checks) out.push_back(c.passed);
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("expect: the grammar parses into conditions, operands and not") {
+    const Lesson l = parse_lesson(R"(
+title: t
+steps:
+  - request: {distance: "3 km", congestion: 0, express_lane: 0}
+    run: all
+    remember: {eleven: forward.raw_output, km: request.distance_km}
+    expect:
+      forward.raw_output: {above: request.distance_km, times: 3}
+      response.minutes: {equals: eleven}
+      request.distance_km: {above: 0, below: 10}
+      respond.text: {not: {contains: "hours"}}
+      postprocess.minutes: {not: 12}
+      output.raw_output: {equals: km, times: 2, plus: 5}
+)",
+                                  "inline.yaml");
+    const LessonStep& s = l.steps[0];
+    REQUIRE(s.remember.size() == 2);
+    CHECK(s.remember[0] == std::pair<std::string, std::string>{"eleven", "forward.raw_output"});
+    REQUIRE(s.expect.size() == 6);
+    const Expectation& ratio = s.expect[0];
+    REQUIRE(ratio.conditions.size() == 1);
+    CHECK(ratio.conditions[0].op == Condition::Op::above);
+    CHECK(ratio.conditions[0].operand.kind == Operand::Kind::path);
+    CHECK(ratio.conditions[0].operand.name == "request.distance_km");
+    CHECK(ratio.conditions[0].operand.times == 3);
+    CHECK(ratio.describe() == "> 3 × request.distance_km");
+    CHECK(s.expect[1].conditions[0].operand.kind == Operand::Kind::remembered);
+    CHECK(s.expect[2].conditions.size() == 2);
+    CHECK(s.expect[2].describe() == "> 0 and < 10");
+    CHECK(s.expect[3].negated);
+    CHECK(s.expect[3].describe() == "not contains \"hours\"");
+    CHECK(s.expect[4].negated);
+    CHECK(s.expect[5].describe() == "= 2 × km + 5");
+}
+
+TEST_CASE("expect: relations between paths and remembered values hold or fail as the numbers say") {
+    auto it = make(R"(
+title: t
+steps:
+  - request: {distance: "3 km", congestion: 0, express_lane: 0}
+    run: all
+    remember: {short_trip: response.minutes, km: request.distance_km}
+    expect:
+      forward.raw_output: {above: request.distance_km, times: 3}
+      output.raw_output: {below: request.distance_km, times: 4}
+      response.minutes: {equals: short_trip}
+      postprocess.raw_output: {equals: km, times: 2, plus: 5}
+      request.distance_km: {above: 0, below: 10}
+  - request: {distance: "10 km", congestion: 0, express_lane: 0}
+    run: all
+    expect:
+      response.minutes: {above: short_trip}
+      postprocess.minutes: {equals: short_trip, plus: 14}
+      forward.raw_output: {below: short_trip, times: 2}
+      request.distance_km: {above: 0, below: 10}
+      output.raw_output: {equals: short_trip, tol: 13.9}
+)");
+    CHECK(results(it.step()) == std::vector<bool>{true, true, true, true, true});
+    // 25 minutes: above 11, = 11 + 14, not below 22, not < 10 km, not within 13.9 of 11.
+    const StepReport r = it.step();
+    CHECK(results(r) == std::vector<bool>{true, true, false, false, false});
+    // A failed relation says what it was compared with.
+    CHECK(r.checks[2].against == "short_trip = 11");
+    CHECK(r.checks[2].expected_text() == "< 2 × short_trip (short_trip = 11)");
+    CHECK(format_check(r.checks[2]).find("expected < 2 × short_trip (short_trip = 11), got 25") != std::string::npos);
+}
+
+TEST_CASE("expect: not negates any expectation, a missing value fails either way") {
+    auto it = make(R"(
+title: t
+steps:
+  - request: {distance: "3 km", congestion: 0, express_lane: 0}
+    run: all
+    expect:
+      response.minutes: {not: 12}
+      postprocess.minutes: {not: 11}
+      respond.text: {not: {contains: "hours"}}
+      postprocess.text: {not: {contains: "minutes"}}
+      forward.raw_output: {not: {above: 0, below: 5}}
+      train.loss: {not: 3}
+      output.raw_output: {not: {equals: train.loss}}
+)");
+    const StepReport r = it.step();
+    CHECK(results(r) == std::vector<bool>{true, false, true, false, true, false, false});
+    CHECK(r.checks[6].against == "train.loss = (nothing)");
+}
+
+TEST_CASE("expect: text against a path text, remember replaces, restart forgets") {
+    auto it = make(R"(
+title: t
+steps:
+  - request: {distance: "3 km", congestion: 0, express_lane: 0}
+    run: all
+    remember: {answer: respond.text, first: respond.text}
+    expect:
+      response.text: {equals: respond.text}
+      respond.text: {equals: "Estimated delivery time: 11 minutes"}
+  - request: {distance: "4 km", congestion: 0, express_lane: 0}
+    run: all
+    expect:
+      respond.text: {not: {equals: first}}
+      postprocess.text: {equals: answer}
+    remember: {answer: respond.text}
+  - expect:
+      respond.text: {equals: answer}
+      postprocess.text: {not: {equals: first}}
+)");
+    CHECK(results(it.step()) == std::vector<bool>{true, true});
+    // remember runs before expect: the step compares with the name it just replaced.
+    CHECK(results(it.step()) == std::vector<bool>{true, true});
+    CHECK(results(it.step()) == std::vector<bool>{true, true});
+    it.go_to(2);  // replayed: the names hold this run's values
+    CHECK(results(it.step()) == std::vector<bool>{true, true});
+}

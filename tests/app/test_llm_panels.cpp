@@ -1,0 +1,85 @@
+// The transformer panels' commands through the interpreter, as the window's
+// clicks reach them: tensors captured only while a panel that needs them
+// listens, the attention panel's layer checked against the model, a click
+// that forces a token, each bad choice one message for its panel.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "app/core/interpreter.h"
+#include "pipeline/core/error.h"
+
+using namespace sixstep;
+using namespace sixstep::app;
+
+namespace {
+
+Interpreter stories(const char* steps) {
+    const std::string yaml = std::string("title: t\nmodel: {kind: llm, file: ") + SIXSTEP_SOURCE_DIR +
+                             "/assets/models/stories-3m-f16.gguf, threads: 1}\nsteps:\n" + steps;
+    return Interpreter(parse_lesson(yaml, "inline.yaml"));
+}
+
+}  // namespace
+
+TEST_CASE("llm panels: nothing captured until a panel listens, then the current pass is computed again") {
+    auto it = stories(R"(
+  - request: {prompt: "The cat sat on the", max_tokens: 4, temperature: 0}
+    run: forward
+)");
+    it.step();
+    const PanelsState& before = it.state().panels;
+    REQUIRE(before.view);
+    CHECK(before.view->kv.n_filled == 6);
+    CHECK(before.listening.empty());
+    CHECK_FALSE(before.attention);
+    CHECK(before.lens.empty());
+
+    it.show_in_window({"attention", "logit_lens"});
+    const PanelsState& after = it.state().panels;
+    REQUIRE(after.attention);
+    CHECK(after.attention->n_pos == 6);                // the prompt's positions, query × key
+    CHECK(after.attention->weight(0, 0, 0) == doctest::Approx(1.0f));  // the first token sees only itself
+    CHECK(after.lens.size() == static_cast<size_t>(after.n_layer));
+    CHECK(after.view->kv.n_filled == 6);              // computed again, not appended to
+
+    it.show_in_window({});
+    CHECK_FALSE(it.state().panels.attention);
+}
+
+TEST_CASE("llm panels: a layer or head the model lacks is one message in its panel, the last good choice kept") {
+    auto it = stories(R"(
+  - request: {prompt: "The cat sat on the", max_tokens: 4, temperature: 0}
+    show: attention
+    run: forward
+)");
+    it.step();
+    it.choose_attention(1, 2);
+    CHECK(it.state().panels.attention_layer == 1);
+    CHECK(it.state().panels.attention_head == 2);
+    CHECK_THROWS_AS(it.choose_attention(it.state().panels.n_layer, 0), Error);
+    REQUIRE(it.state().panels.message);
+    CHECK(it.state().panels.message->panel == "attention");
+    CHECK(it.state().panels.message->text.find("does not exist") != std::string::npos);
+    CHECK(it.state().panels.attention_layer == 1);
+    it.choose_attention(0, 0);                         // a good choice clears the message
+    CHECK_FALSE(it.state().panels.message);
+}
+
+TEST_CASE("llm panels: a clicked candidate is taken instead of the sampler's, a bad id is refused") {
+    auto it = stories(R"(
+  - request: {prompt: "The cat sat on the", max_tokens: 4, temperature: 0}
+    show: next_token
+    run: output
+)");
+    it.step();
+    const int rug = it.state().panels.view->next.top.at(1).id;  // the runner-up, " rug"
+    CHECK_THROWS_AS(it.force_token(1 << 20), Error);
+    REQUIRE(it.state().panels.message);
+    CHECK(it.state().panels.message->panel == "next_token");
+    it.force_token(rug);
+    const auto& view = *it.state().panels.view;
+    CHECK(view.tokens.back().id == rug);
+    CHECK(view.tokens.back().forced);
+    CHECK_FALSE(it.state().panels.message);
+}

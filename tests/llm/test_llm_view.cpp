@@ -1,0 +1,157 @@
+// The LlmView the six-stage adapter writes for the transformer panels: the
+// KV cache filling one block at prefill and one position per decode step,
+// the tokens as they come, the next-token tables, forced tokens, the clocks.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <string>
+
+#include "pipeline/core/error.h"
+#include "pipeline/core/pipeline.h"
+#include "pipeline/llm/llm_model.h"
+#include "pipeline/llm/llm_view.h"
+#include "pipeline/llm/text_codec.h"
+
+using namespace sixstep;
+namespace fs = std::filesystem;
+
+namespace {
+
+// The bundled story model: a real vocabulary (BOS, " cat", byte tokens).
+fs::path bundled_model() { return fs::path(SIXSTEP_SOURCE_DIR) / "assets/models/stories-3m-f16.gguf"; }
+
+Request request(const char* prompt, int max_tokens, const char* temperature = "0") {
+    Request r;
+    r.set("prompt", prompt);
+    r.set("max_tokens", std::to_string(max_tokens));
+    r.set("temperature", temperature);
+    return r;
+}
+
+const char* phase_of(const llm::LlmView& v) { return v.passes.back().prefill ? "prefill" : "decode"; }
+
+}  // namespace
+
+TEST_CASE("llm view: the KV cache fills as one block at prefill, then one position per decode step") {
+    llm::LlmModel model(bundled_model(), {.n_threads = 2, .n_ctx = 0, .top_n = 4, .max_tokens = 8});
+    llm::LlmView view;
+    model.set_view(&view);
+    Pipeline p(model, request("The cat sat on the mat and", 5));
+    p.step();  // request
+    REQUIRE(view.request == 1);
+    const int n_prompt = view.n_prompt;
+    REQUIRE(n_prompt > 2);
+    CHECK(static_cast<int>(view.tokens.size()) == n_prompt);
+    CHECK(view.tokens.front().special);  // BOS
+    CHECK(view.passes.empty());
+    p.run_through(Stage::forward);
+    REQUIRE(view.passes.size() == 1);
+    CHECK(std::string(phase_of(view)) == "prefill");
+    CHECK(view.passes[0].n_tokens == n_prompt);
+    CHECK(view.kv.n_filled == n_prompt);
+    CHECK(view.kv.capacity_left == view.kv.n_ctx - n_prompt);
+    CHECK(view.kv.bytes_filled == view.kv.bytes_per_token * static_cast<std::size_t>(n_prompt));
+    CHECK(view.kv.bytes_per_token ==
+          2u * view.kv.n_layer * view.kv.n_head_kv * view.kv.head_dim * static_cast<std::size_t>(view.kv.bytes_per_value));
+    CHECK(view.kv.formula.find("= " + std::to_string(view.kv.bytes_filled) + " B") != std::string::npos);
+    CHECK(view.kv.block_table.size() == static_cast<std::size_t>((n_prompt + view.kv.block_size - 1) / view.kv.block_size));
+    // Each decode step: one more pass, one more position, one more token.
+    for (int k = 1; k <= 4; ++k) {
+        CAPTURE(k);
+        p.run_through(Stage::postprocess);
+        CHECK(static_cast<int>(view.tokens.size()) == n_prompt + k);
+        CHECK_FALSE(view.tokens.back().prompt);
+        CHECK(view.passes.back().sampled);
+        CHECK(view.ttft_ms > 0);
+        p.run_through(Stage::forward);
+        CHECK(std::string(phase_of(view)) == "decode");
+        CHECK(view.passes.back().pos0 == n_prompt + k - 1);
+        CHECK(view.passes.back().n_tokens == 1);
+        CHECK(view.kv.n_filled == n_prompt + k);
+        CHECK(static_cast<int>(view.passes.size()) == k + 1);
+    }
+    CHECK(view.tpot_ms > 0);
+    p.run();
+    CHECK(view.finished);
+    CHECK(view.kv.released);
+    // The next request starts a new picture.
+    Pipeline q(model, request("Once", 1));
+    q.step();
+    CHECK(view.request == 2);
+    CHECK(view.passes.empty());
+}
+
+TEST_CASE("llm view: the next-token tables — a preview of the filters at output, the sampled chain after") {
+    llm::LlmModel model(bundled_model(), {.n_threads = 2, .n_ctx = 0, .top_n = 4, .max_tokens = 8});
+    llm::LlmView view;
+    model.set_view(&view);
+    Request r = request("The cat sat", 2, "0.8");
+    r.set("top_k", "3");
+    Pipeline p(model, r);
+    p.run_through(Stage::output);
+    CHECK(view.next.top.size() == 4);
+    CHECK_FALSE(view.next.sampled);
+    CHECK(view.next.chosen == -1);
+    REQUIRE(!view.next.chain.empty());
+    for (const auto& st : view.next.chain) CHECK(st.name != "dist");  // a preview does not draw
+    CHECK(view.next.chain[1].name == "top_k");
+    CHECK(view.next.chain[1].n_kept == 3);
+    p.step();  // postprocess
+    CHECK(view.next.sampled);
+    CHECK(view.next.chain.back().name == "dist");
+    const auto id = p.trace().lookup("postprocess.token_id");
+    REQUIRE(id);
+    CHECK(view.next.chosen == static_cast<int>(std::get<double>(*id)));
+    CHECK(p.trace().lookup("postprocess.final_top1_prob"));
+}
+
+TEST_CASE("llm view: a forced token is taken, marked, and generation goes on from it") {
+    llm::LlmModel model(bundled_model(), {.n_threads = 2, .n_ctx = 0, .top_n = 4, .max_tokens = 8});
+    llm::LlmView view;
+    model.set_view(&view);
+    Request r = request("The cat", 3);
+    r.set("force", "0:7, 2:9");
+    Pipeline p(model, r);
+    p.run();
+    const int n = view.n_prompt;
+    REQUIRE(static_cast<int>(view.tokens.size()) == n + 3);
+    CHECK(view.tokens[static_cast<std::size_t>(n)].id == 7);
+    CHECK(view.tokens[static_cast<std::size_t>(n)].forced);
+    CHECK_FALSE(view.tokens[static_cast<std::size_t>(n) + 1].forced);
+    CHECK(view.tokens[static_cast<std::size_t>(n) + 2].id == 9);
+    CHECK(format_value(*p.trace().lookup("postprocess.forced")) == "yes");
+    CHECK(format_value(*p.trace().lookup("postprocess.sampler")) == "forced");
+    CHECK(format_value(*p.trace().lookup("request.force")) == "0:7, 2:9");
+}
+
+TEST_CASE("llm view: a token id that does not exist, or a malformed choice, is one clear error") {
+    llm::LlmModel model(bundled_model());
+    for (const auto& [force, message] : {std::pair{"0:99999", "token id 99999 does not exist: the vocabulary has ids 0.."},
+                                         std::pair{"first:3", "\"first:3\" is not index:id"},
+                                         std::pair{"0:-1", "token id -1 does not exist"}}) {
+        CAPTURE(force);
+        Request r = request("The cat", 2);
+        r.set("force", force);
+        Pipeline p(model, r);
+        try {
+            p.step();
+            FAIL("no error");
+        } catch (const Error& e) {
+            CHECK(std::string(e.what()).find(message) != std::string::npos);
+        }
+    }
+    CHECK(llm::parse_forced("0:1, 3:2", 10) == std::map<int, int>{{0, 1}, {3, 2}});
+    CHECK(llm::format_forced({{0, 1}, {3, 2}}) == "0:1, 3:2");
+}
+
+TEST_CASE("llm view: a piece names its token, a near miss suggests the nearest") {
+    llm::LlmModel model(bundled_model());
+    const int id = model.token_of_piece(" cat");
+    CHECK(model.codec().piece(id) == " cat");
+    try {
+        model.token_of_piece(" catt");
+        FAIL("no error");
+    } catch (const Error& e) {
+        CHECK(std::string(e.what()).find("did you mean") != std::string::npos);
+    }
+}
