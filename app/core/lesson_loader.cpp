@@ -312,7 +312,7 @@ std::vector<Condition> read_conditions(const Reader& r, const YAML::Node& v, con
             if (text) r.fail(v["value"] ? v["value"] : v["equals"], "\"tol\" needs a numeric \"value\"");
             c.op = Condition::Op::near;
             c.tolerance = r.number(v["tol"], "tol");
-            if (c.tolerance < 0) r.fail(v["tol"], "\"tol\" must be 0 or more");
+            if (c.tolerance < 0) r.fail(v["tol"], fmt::format("\"tol\" must be 0 or more, got {}", v["tol"].Scalar()));
         }
         out.push_back(std::move(c));
     } else if (v["tol"]) {
