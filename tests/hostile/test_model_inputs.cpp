@@ -72,7 +72,7 @@ TEST_CASE("gguf: a long u8 array cannot take 40 bytes of memory per byte of file
                          Error);
     // The same array at 1 MiB fits (40 MiB of memory for a 1 MiB file).
     bytes.resize(bytes.size() - (3u << 20));
-    for (int i = 0; i < 8; ++i) bytes[44 + i] = static_cast<uint8_t>((1u << 20) >> (8 * i));
+    for (int i = 0; i < 8; ++i) bytes[44 + i] = static_cast<uint8_t>((std::uint64_t{1} << 20) >> (8 * i));
     CHECK(GGUFFile::from_bytes(bytes, "ok.gguf").find("junk")->size() == (1u << 20));
     // A real vocabulary is far inside the allowance.
     const GGUFFile v = GGUFFile::open(std::string(SIXSTEP_TEST_DATA) + "/tokenizers/ggml-vocab-gpt-2.gguf");
