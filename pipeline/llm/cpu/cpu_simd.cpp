@@ -6,6 +6,10 @@
 
 #include <fmt/format.h>
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
+
 #include "pipeline/core/error.h"
 #include "pipeline/llm/cpu/kernels_simd.h"
 
@@ -21,7 +25,11 @@ const CpuSimd all_levels[] = {CpuSimd::scalar, CpuSimd::avx2, CpuSimd::avx512};
 bool cpu_has(CpuSimd level) {
 #if defined(SIXSTEP_CPU_X86)
     __builtin_cpu_init();
-    const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
+    // F16C from CPUID leaf 1 (ECX bit 29): clang's __builtin_cpu_supports
+    // does not know "f16c". AVX2 implies the OS saves the YMM registers F16C uses.
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    const bool f16c = __get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & (1u << 29)) != 0;
+    const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && f16c;
     switch (level) {
         case CpuSimd::scalar: return true;
         case CpuSimd::avx2: return avx2;
