@@ -22,7 +22,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
             if (s.train) train += s.train->steps;
             if (s.serve) served += s.serve->requests;
             for (const auto& e : s.expect)
-                if (e.kind == app::Expectation::Kind::near && !(e.tolerance >= 0)) std::abort();
+                for (const auto& c : e.conditions)
+                    if (c.op == app::Condition::Op::near && !(c.tolerance >= 0)) std::abort();
         }
         if (train > l.budget.train_steps || served > l.budget.served_requests) std::abort();
     } catch (const Error& e) {
