@@ -2,7 +2,7 @@
 // lens, a forced token, and the KV cache switched off.
 #include <doctest/doctest.h>
 
-#include "temp_dir.h"
+#include "tiny_model.h"
 
 #include <cmath>
 #include <filesystem>
@@ -25,21 +25,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Fixture {
-    std::shared_ptr<LlamaModel> model;
-    std::unique_ptr<TextCodec> codec;
-    std::unique_ptr<Backend> backend;
-    Fixture() {
-        const fs::path path = sixstep::test::process_temp_dir("panels") / "tiny.gguf";
-        if (!fs::exists(path)) {
-            RandomModelParams p = random_model_preset("tiny");
-            p.n_ctx = 96;
-            write_random_model(path, p);
-        }
-        model = LlamaModel::load(path);
-        codec = make_vocab_codec(std::make_shared<const Vocab>(Vocab::from_gguf(model->file())));
-        backend = make_backend(BackendKind::cpu, model, {.n_threads = 2}).backend;
-    }
+// The tiny model with a 96-token context.
+struct Fixture : sixstep::test::TinyModel {
+    Fixture() : TinyModel(96) {}
 };
 
 GenerateParams greedy(int n) {

@@ -1,6 +1,6 @@
-// Shared by the serving tests: a tiny random-weight model (real forward
-// passes), and an "echo" backend whose next token is a pure function of
-// every token its KV cache holds for the sequence — so it runs thousands of
+// Shared by the serving tests: the tiny random-weight model (tiny_model.h,
+// real forward passes), and an "echo" backend whose next token is a pure
+// function of every token its KV cache holds for the sequence — so it runs thousands of
 // requests in a second, and any wrong block (a bad prefix-cache hit, a
 // preempted request resumed on someone else's memory) changes the output.
 #pragma once
@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "temp_dir.h"
+#include "tiny_model.h"
 
 #include "pipeline/llm/backend.h"
 #include "pipeline/llm/batch.h"
@@ -19,28 +19,6 @@
 #include "pipeline/tools/random_model.h"
 
 namespace sixstep::test {
-
-struct TinyModel {
-    std::shared_ptr<llm::LlamaModel> model;
-    std::shared_ptr<const llm::Vocab> vocab;
-    std::unique_ptr<llm::TextCodec> codec;
-    std::unique_ptr<llm::Backend> backend;
-    int bos() const { return vocab->add_bos() ? vocab->bos() : -1; }
-
-    explicit TinyModel(int n_ctx = 128) {
-        const std::filesystem::path path =
-            process_temp_dir("serving") / ("tiny-" + std::to_string(n_ctx) + ".gguf");
-        if (!std::filesystem::exists(path)) {
-            llm::RandomModelParams p = llm::random_model_preset("tiny");
-            p.n_ctx = n_ctx;
-            llm::write_random_model(path, p);
-        }
-        model = llm::LlamaModel::load(path);
-        vocab = std::make_shared<const llm::Vocab>(llm::Vocab::from_gguf(model->file()));
-        codec = llm::make_vocab_codec(vocab);
-        backend = llm::make_backend(llm::BackendKind::cpu, model, {.n_threads = 2}).backend;
-    }
-};
 
 // The echo model's next token after tokens[0..n): a hash of all of them.
 inline int echo_next(const std::vector<int>& tokens, std::size_t n, int n_vocab) {
