@@ -86,7 +86,7 @@ public:
         ev.out("tokens_per_pass", column(rows, &SweepRow::tokens_per_pass));
         ev.out("speculative_tok_s", column(rows, &SweepRow::speculative_tok_s), "tok/s");
         ev.out("target_tok_s", column(rows, &SweepRow::target_tok_s), "tok/s");
-        ev.out("speedup", column(rows, &SweepRow::speedup));
+        ev.out("spec_speedup", column(rows, &SweepRow::speedup));
         for (const SweepRow& r : rows)
             ev.says(fmt::format("k = {}, T = {}: {:.0f}% accepted, {:.2f} tokens per target pass, {:.2f}× — {}", r.k,
                                 r.temperature, 100 * r.acceptance, r.tokens_per_pass, r.speedup, r.verdict));
@@ -164,7 +164,7 @@ void declare_speculative_lab(std::vector<Knob>& knobs, std::vector<PathInfo>& pa
         {path(op, "tokens_per_pass"), VT::numbers, "", "speculative: tokens emitted per target pass, per row"},
         {path(op, "speculative_tok_s"), VT::numbers, "tok/s", "speculative: tokens/s with the draft, per row"},
         {path(op, "target_tok_s"), VT::numbers, "tok/s", "speculative: tokens/s of the target alone, per row"},
-        {path(op, "speedup"), VT::numbers, "", "speculative: speculative ÷ target alone, per generated token"},
+        {path(op, "spec_speedup"), VT::numbers, "", "speculative: speculative ÷ target alone, per generated token"},
         {path(pp, "greedy_identical"), VT::text, "", "speculative: \"yes\" when every greedy row's text is the target's"},
         {path(pp, "greedy_acceptance_min"), VT::number, "", "speculative: the lowest acceptance of the greedy rows"},
         {path(pp, "acceptance_min"), VT::number, "", "speculative: the lowest acceptance of all rows"},
