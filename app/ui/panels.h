@@ -62,6 +62,15 @@ int knobs_rows(const app::Snapshot& s);
 // null (serving_panel.cpp).
 const serving::ServingExhibit* serving_exhibit(const app::Snapshot& s);
 
+// The serving lab's later charts (lessons 12–16), drawn by the serving view
+// from its exhibit into the space left (one file per lesson group).
+void draw_quantization_chart(const serving::ServingExhibit& e, ImVec2 avail);  // quantization_panel.cpp
+void draw_speculative_chart(const serving::ServingExhibit& e, ImVec2 avail);   // speculative_panel.cpp
+void draw_cold_start_chart(const serving::ServingExhibit& e, ImVec2 avail);    // cold_start_panel.cpp
+void draw_bill_chart(const serving::ServingExhibit& e, ImVec2 avail);          // bill_panel.cpp
+void draw_waits_chart(const serving::ServingExhibit& e, ImVec2 avail);         // waits_panel.cpp
+void draw_canary_chart(const serving::ServingExhibit& e, ImVec2 avail);        // canary_panel.cpp
+
 // Shared helpers (app_view.cpp).
 // A fixed window in r. Its background is not drawn by ImGui but cleared by
 // the GL before the frame (see backdrops()): on llvmpipe a blended,

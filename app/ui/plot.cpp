@@ -154,6 +154,34 @@ ImVec2 heatmap(ImVec2 origin, int rows, int cols, float cell, const std::functio
     return ImVec2(cols * step, rows * step);
 }
 
+Frame grouped_bars(ImVec2 size, const std::vector<std::string>& groups, const std::vector<Series>& series,
+                   std::string_view unit, double y_max) {
+    if (!(y_max > 0)) {
+        for (const Series& s : series)
+            for (double v : s.values) y_max = std::max(y_max, v);
+        y_max = nice_ceiling(y_max * 1.08);
+    }
+    const float font = ImGui::GetFontSize();
+    ImGui::Dummy(ImVec2(1, font * 0.5f));  // room for the unit above the axis
+    const Frame f = begin(ImVec2(size.x, size.y - font * 0.5f), 0,
+                          static_cast<double>(std::max<std::size_t>(1, groups.size())), 0, y_max, font * 3.2f, font * 1.3f);
+    y_axis(f, unit, f.height() < font * 5 ? 2 : 4);  // a short chart: fewer gridlines, labels apart
+    const double n = static_cast<double>(std::max<std::size_t>(1, series.size()));
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+        for (std::size_t k = 0; k < series.size(); ++k) {
+            if (g >= series[k].values.size()) continue;
+            const double v = series[k].values[g];
+            const double xa = static_cast<double>(g) + 0.12 + 0.76 * static_cast<double>(k) / n;
+            const double xb = xa + 0.76 / n - 0.02;
+            bar(f, xa, xb, std::min(v, y_max), series[k].rgb);
+            const std::string text = std::fabs(v) >= 1000 ? std::to_string(std::lround(v)) : pretty_number(v, 3);
+            label(ImVec2(f.px((xa + xb) / 2), f.py(std::min(v, y_max)) - font * 0.85f), text, theme::text_rgb, 0.5f, 0.75f);
+        }
+        label(ImVec2(f.px(static_cast<double>(g) + 0.5), f.max.y + 2), groups[g], theme::muted_rgb, 0.5f, 0.8f);
+    }
+    return f;
+}
+
 void legend(const std::vector<std::pair<std::uint32_t, std::string>>& entries) {
     const float h = ImGui::GetTextLineHeight();
     for (std::size_t i = 0; i < entries.size(); ++i) {

@@ -69,6 +69,18 @@ std::uint32_t heat_rgb(float t);
 ImVec2 heatmap(ImVec2 origin, int rows, int cols, float cell, const std::function<float(int, int)>& value,
                std::uint32_t masked_rgb);
 
+// Bars side by side in groups: one group per name along x, one bar per
+// series in each, the value written above each bar, the group's name under
+// it. y runs from 0 to y_max (0: a round number above the largest value).
+// Returns the frame, for lines drawn on top.
+struct Series {
+    std::string name;
+    std::uint32_t rgb = 0;
+    std::vector<double> values;  // one per group
+};
+Frame grouped_bars(ImVec2 size, const std::vector<std::string>& groups, const std::vector<Series>& series,
+                   std::string_view unit, double y_max = 0);
+
 // Legend entries in a row at the cursor: a swatch and a label each.
 void legend(const std::vector<std::pair<std::uint32_t, std::string>>& entries);
 

@@ -1,4 +1,4 @@
-// The serving lab's view (lessons 8–11), drawn from the serving model's
+// The serving lab's view (lessons 8–16), drawn from the serving model's
 // exhibit: the batch sweep (tokens/s and TPOT against batch size, the knee
 // marked, the two fitted lines), the scheduler's timeline (one row per
 // request: queued, prefill, decode, stalled, preempted; a compared run below
@@ -7,6 +7,9 @@
 // outlined), and the queueing curve (wait in service times against
 // utilization, the formulas as lines, the simulations as dots with their
 // error bars, the utilization the knob picked marked).
+//
+// Lessons 12–16's charts are in their own files (quantization_panel.cpp, …),
+// chosen here by the exhibit's experiment.
 //
 // Charts are plain ImDrawList calls: a chart here is axes, a few polylines
 // and markers, and every number on it comes from the exhibit.
@@ -343,7 +346,17 @@ void draw_serving(const app::Snapshot& s, ViewState& v) {
     const Rect& r = v.layout.inspector;
     if (begin_panel("##serving", r)) {
         const ServingExhibit* e = serving_exhibit(s);
-        if (e && e->sweep) {
+        // The later experiments (lessons 12–16): a title and a chart each.
+        static const std::pair<const char*, const char*> later[] = {
+            {"quantization", "Quantization"}, {"speculative", "Speculative decoding"}, {"cold_start", "Cold start"},
+            {"bill", "The bill"},             {"waits", "What the user waits for"}, {"canary", "Canary and rollback"},
+        };
+        const char* later_title = nullptr;
+        for (const auto& [name, title] : later)
+            if (e && e->experiment == name) later_title = title;
+        if (later_title) {
+            panel_title(later_title);
+        } else if (e && e->sweep) {
             panel_title("Batch sweep");
         } else if (e && e->queue) {
             panel_title("Queueing");
@@ -356,7 +369,13 @@ void draw_serving(const app::Snapshot& s, ViewState& v) {
         ImGui::SameLine();
         if (ImGui::SmallButton("inspector \u2192")) v.right_tab = 0;
         const ImVec2 avail = ImGui::GetContentRegionAvail();
-        if (e && e->sweep) draw_sweep(*e->sweep, avail);
+        if (later_title && e->experiment == "quantization") draw_quantization_chart(*e, avail);
+        else if (later_title && e->experiment == "speculative") draw_speculative_chart(*e, avail);
+        else if (later_title && e->experiment == "cold_start") draw_cold_start_chart(*e, avail);
+        else if (later_title && e->experiment == "bill") draw_bill_chart(*e, avail);
+        else if (later_title && e->experiment == "waits") draw_waits_chart(*e, avail);
+        else if (later_title && e->experiment == "canary") draw_canary_chart(*e, avail);
+        else if (e && e->sweep) draw_sweep(*e->sweep, avail);
         else if (e && e->queue) draw_queue(*e, avail);
         else if (e && e->run && v.serving_view == 0) draw_timeline(*e, avail);
         else if (e && e->run) draw_blocks(*e, avail);

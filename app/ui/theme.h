@@ -41,6 +41,11 @@ inline constexpr std::uint32_t sample_bar_rgb = 0x86EFAC;       // sampling, sta
 inline constexpr std::uint32_t mask_rgb = 0xC8CCD2;             // attention to the future: masked
 inline constexpr std::uint32_t cached_rgb = 0x1D4ED8;           // with the KV cache
 inline constexpr std::uint32_t uncached_rgb = 0xDC2626;         // without it
+inline constexpr std::uint32_t canary_rgb = 0xC026D3;           // the canary version (v2) in the deployment chart
+inline constexpr std::uint32_t rollback_rgb = 0xBE123C;         // the rollback marker (tests look for it)
+inline constexpr std::uint32_t lab_a_rgb = 0x1D4ED8;            // the serving lab's first series (measured)
+inline constexpr std::uint32_t lab_b_rgb = 0xB45309;            // its second (predicted, warm, the reader)
+inline constexpr std::uint32_t lab_c_rgb = 0x15803D;            // its third
 
 inline ImU32 col(std::uint32_t rgb, int alpha = 255) {
     return IM_COL32((rgb >> 16) & 0xFF, (rgb >> 8) & 0xFF, rgb & 0xFF, alpha);

@@ -73,6 +73,7 @@ public:
     Backend& backend();
     KvCache& kv_cache();
     const LlmModelParams& params() const { return params_; }
+    const std::filesystem::path& path() const { return path_; }  // the GGUF file, as given
     int n_ctx();
     // Layers and attention heads: the loaded weights', or (before loading)
     // the file's metadata, which opening reads without loading weights.

@@ -8,42 +8,27 @@
 #include "pipeline/core/trace_keys.h"
 #include "pipeline/llm/llm_model.h"
 #include "pipeline/serving/serving_keys.h"
+#include "pipeline/serving/serving_lab.h"
 #include "pipeline/serving/serving_model.h"
 
 namespace sixstep::serving {
 
 namespace {
 
-std::string path(Stage s, const char* key) { return fmt::format("{}.{}", stage_name(s), key); }
-
+using lab::path;
+using lab::whole;
+using lab::choice;
 Knob make_knob(const char* name, KnobType type, std::string default_value, const char* meaning) {
-    Knob k;
-    k.name = name;
-    k.type = type;
-    k.target = KnobTarget::request;
-    k.default_value = std::move(default_value);
-    k.meaning = meaning;
-    return k;
-}
-
-Knob whole(const char* name, double lo, double hi, int default_value, const char* unit, const char* meaning) {
-    Knob k = make_knob(name, KnobType::number, std::to_string(default_value), meaning);
-    k.min = lo, k.max = hi, k.whole = true, k.unit = unit;
-    return k;
-}
-
-Knob choice(const char* name, std::vector<std::string> choices, const char* meaning) {
-    Knob k = make_knob(name, KnobType::choice, choices.front(), meaning);
-    k.choices = std::move(choices);
-    return k;
+    return lab::knob(name, type, std::move(default_value), meaning);
 }
 
 std::vector<Knob> knobs() {
     const BatchSweepParams sweep;
     const TrafficParams traffic;
     std::vector<Knob> out;
-    out.push_back(choice(keys::experiment, {"traffic", "batch_sweep", "queue"},
-                         "what to run: a workload through the scheduler, a batch-size sweep, or a queue"));
+    out.push_back(choice(keys::experiment, {"traffic", "batch_sweep", "queue", "quantization", "speculative", "cold_start", "bill", "waits", "canary"},
+                         "what to run: a workload through the scheduler, a batch-size sweep, a queue, or one of the "
+                         "later experiments (serving_lab.h)"));
     // batch_sweep
     out.push_back(make_knob(keys::batch_sizes, KnobType::text, "1,2,4,8,16,32",
                             "batch_sweep: sequences per decode step, ascending, comma-separated"));
@@ -93,12 +78,29 @@ std::vector<Knob> knobs() {
     return out;
 }
 
+// The three first experiments' paths, then the later experiments' knobs and
+// paths, then the paths every experiment answers.
+struct Declared {
+    std::vector<Knob> knobs;
+    std::vector<PathInfo> paths;
+};
+std::vector<PathInfo> paths();
+const Declared& declared() {
+    static const Declared d = [] {
+        Declared x{knobs(), paths()};
+        declare_lab(x.knobs, x.paths);
+        add_common_paths(x.paths);
+        return x;
+    }();
+    return d;
+}
+
 std::vector<PathInfo> paths() {
     using VT = ValueType;
     const Stage rq = Stage::request, fw = Stage::forward, op = Stage::output, pp = Stage::postprocess,
                 rs = Stage::respond;
     std::vector<PathInfo> p = {
-        {path(rq, keys::experiment), VT::text, "", "the experiment: traffic, batch_sweep or queue"},
+        {path(rq, keys::experiment), VT::text, "", "the experiment: traffic, batch_sweep, queue, quantization, speculative, cold_start, bill, waits or canary"},
         {path(rq, keys::batch_sizes), VT::numbers, "", "batch_sweep: the batch sizes"},
         {path(rq, keys::requests), VT::number, "", "traffic: requests in the workload"},
         {path(rq, keys::rate), VT::number, "req/s", "traffic: mean arrival rate"},
@@ -174,17 +176,21 @@ std::vector<PathInfo> paths() {
         {path(rs, sixstep::keys::text), VT::text, "", "what the experiment showed, in words"},
     };
     p.insert(p.end(), last.begin(), last.end());
-    add_common_paths(p);
     return p;
 }
 
-std::vector<Headline> headlines() {
+std::vector<sixstep::Headline> headlines() {
     return {
         {Stage::request, {{keys::experiment}, {keys::compare}}},
         {Stage::load, {{llm::LlmModel::describe().headline(Stage::load)->fields.front()}}},
         {Stage::forward, {{keys::wall_ms, 3}}},
-        {Stage::output, {{"ttft_p50_ms", 3}, {keys::knee}, {keys::wait_at_utilization_ms, 3}}},
-        {Stage::postprocess, {{"ttft_p50_ratio", 3}, {keys::speedup_at_largest, 3}, {keys::wait_growth, 3}}},
+        {Stage::output,
+         {{"ttft_p50_ms", 3}, {keys::knee}, {keys::wait_at_utilization_ms, 3}, {"types"}, {"crossover_day", 3},
+          {"warm_median_ms", 3}, {"chat_ttft_ms", 3}, {"rolled_back"}, {"tokens_per_pass", 3}}},
+        {Stage::postprocess,
+         {{"ttft_p50_ratio", 3}, {keys::speedup_at_largest, 3}, {keys::wait_growth, 3}, {"q4_0_file_ratio", 3},
+          {"greedy_identical"}, {"cached_over_warm", 3}, {"inference_to_training", 3}, {"stream_over_reading", 3},
+          {"answered_share", 3}}},
         {Stage::respond, {{sixstep::keys::text}}},
     };
 }
@@ -193,7 +199,7 @@ std::vector<Headline> headlines() {
 
 const ModelDescription& ServingModel::describe() {
     static const ModelDescription d{"serving", "serving experiments on a GGUF model: batching, traffic, queueing",
-                                    knobs(), paths(), headlines()};
+                                    declared().knobs, declared().paths, headlines()};
     return d;
 }
 

@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <map>
-#include <sstream>
 
 #include <fmt/format.h>
 
@@ -13,6 +11,7 @@
 #include "pipeline/llm/llm_model.h"
 #include "pipeline/llm/vocab/vocab.h"
 #include "pipeline/serving/serving_keys.h"
+#include "pipeline/serving/serving_lab.h"
 
 namespace sixstep::serving {
 
@@ -67,52 +66,7 @@ const std::vector<TrafficFigure>& traffic_figures() {
 
 namespace {
 
-// The request's fields, each checked by its knob; the rest take the knob's default.
-class Fields {
-public:
-    Fields() = default;
-    explicit Fields(const Request& r) {
-        const ModelDescription& d = ServingModel::describe();
-        for (const auto& [name, value] : r.fields) {
-            const Knob& k = d.knob(name);  // an unknown field: "did you mean"
-            values_[k.name] = k.check(value);
-        }
-    }
-    std::string text(const char* name) const {
-        auto it = values_.find(name);
-        return it != values_.end() ? it->second : ServingModel::describe().knob(name).default_value;
-    }
-    double number(const char* name) const { return std::stod(text(name)); }
-    int whole(const char* name) const { return static_cast<int>(number(name)); }
-    bool on(const char* name) const { return text(name) == ServingModel::describe().knob(name).spelled(true); }
-    bool given(const char* name) const { return values_.count(name) > 0; }
-
-private:
-    std::map<std::string, std::string, std::less<>> values_;
-};
-
-// "1,2,4" → {1, 2, 4}: each a number, ascending.
-std::vector<double> number_list(const std::string& text, const char* name) {
-    std::vector<double> out;
-    std::stringstream ss(text);
-    std::string item;
-    while (std::getline(ss, item, ',')) {
-        const auto b = item.find_first_not_of(' '), e = item.find_last_not_of(' ');
-        const std::string t = b == std::string::npos ? "" : item.substr(b, e - b + 1);
-        char* end = nullptr;
-        const double x = t.empty() ? NAN : std::strtod(t.c_str(), &end);
-        if (!std::isfinite(x) || end != t.c_str() + t.size())
-            throw Error(fmt::format("\"{}\": \"{}\" is not a number (write them like 1,2,4)", name, t));
-        if (!out.empty() && x <= out.back())
-            throw Error(fmt::format("\"{}\" must ascend: {} after {}", name, format_value(Value{x}),
-                                    format_value(Value{out.back()})));
-        out.push_back(x);
-    }
-    if (out.empty()) throw Error(fmt::format("\"{}\" is empty: give at least one value", name));
-    return out;
-}
-
-std::string yes_no(bool b) { return b ? "yes" : "no"; }
+using Fields = LabFields;
 
 class ServingJob : public Job {
 public:
@@ -123,14 +77,17 @@ public:
         ex_ = std::make_shared<ServingExhibit>();
         ex_->experiment = fields_.text(keys::experiment);
         ev.in(keys::experiment, ex_->experiment);
-        if (ex_->experiment == "batch_sweep") read_sweep(ev);
+        lab_ = make_lab_experiment(ex_->experiment);
+        if (lab_) lab_->read(fields_, ev);
+        else if (ex_->experiment == "batch_sweep") read_sweep(ev);
         else if (ex_->experiment == "queue") read_queue(ev);
         else read_traffic(ev);
     }
 
     void forward(TraceEvent& ev) override {
         const auto t0 = Clock::now();
-        if (ex_->experiment == "batch_sweep") run_sweep(ev);
+        if (lab_) lab_->run(model_, *ex_, ev);
+        else if (ex_->experiment == "batch_sweep") run_sweep(ev);
         else if (ex_->experiment == "queue") run_queue(ev);
         else run_traffic_experiment(ev);
         ev.out(keys::wall_ms, ms_since(t0), "ms", "real time");
@@ -138,13 +95,15 @@ public:
     }
 
     void output(TraceEvent& ev) override {
-        if (ex_->sweep) output_sweep(ev);
+        if (lab_) lab_->output(*ex_, ev);
+        else if (ex_->sweep) output_sweep(ev);
         else if (ex_->queue) output_queue(ev);
         else output_traffic(ev);
     }
 
     bool postprocess(TraceEvent& ev) override {
-        if (ex_->sweep) compare_sweep(ev);
+        if (lab_) answer_ = lab_->compare(*ex_, ev);
+        else if (ex_->sweep) compare_sweep(ev);
         else if (ex_->queue) compare_queue(ev);
         else compare_traffic(ev);
         return false;
@@ -421,6 +380,7 @@ private:
     ServingModel& model_;
     Request request_;
     Fields fields_;
+    std::unique_ptr<LabExperiment> lab_;  // the later experiments (serving_lab.h); null for the first three
     std::shared_ptr<ServingExhibit> ex_;
     std::string answer_;
     BatchSweepParams sweep_;

@@ -22,6 +22,8 @@
 //                 = this run ÷ the baseline
 //   queue         waiting time vs utilization, service times measured on the
 //                 engine, beside M/D/1, M/M/1 and Pollaczek–Khinchine (queue_curve.h)
+//   quantization, speculative, cold_start, bill, waits, canary
+//                 the later experiments, one file each (serving_lab.h)
 //
 // The full results (every point, every request's timeline, the KV pool at its
 // fullest) are the model's exhibit (ServingExhibit) for the window's panels.
@@ -39,8 +41,13 @@
 
 #include "pipeline/core/model.h"
 #include "pipeline/serving/batch_sweep.h"
+#include "pipeline/serving/bill.h"
+#include "pipeline/serving/canary.h"
 #include "pipeline/serving/queue_curve.h"
+#include "pipeline/serving/speculative.h"
 #include "pipeline/serving/traffic.h"
+#include "pipeline/serving/user_wait.h"
+#include "pipeline/tools/cold_start.h"
 
 namespace sixstep::llm {
 class LlmModel;
@@ -65,6 +72,19 @@ struct TrafficFigure {
 const std::vector<TrafficFigure>& traffic_figures();
 
 // Everything an experiment measured, for panels.
+// The quantization experiment: one row per weight type.
+struct QuantizationRow {
+    std::string type;              // "F16", "Q8_0", "Q4_0"
+    double file_bytes = 0;         // the whole GGUF file
+    double step_bytes = 0;         // weight bytes one decode step reads (tools/bench.h decode_weight_bytes)
+    double decode_tok_s = 0;       // measured, one stream, median of the runs
+    double predicted_tok_s = 0;    // the first row's rate × its step bytes ÷ these: the prediction from bytes alone
+    double perplexity = 0;         // on the held-out stories
+    double kl_mean = 0;            // mean KL(first row ‖ this) per position, nats (0 for the first row)
+    double max_logit_diff = 0;     // largest |logit − first row's logit|
+    double top1_agreement = 0;     // share of positions picking the first row's most likely token
+};
+
 struct ServingExhibit : Exhibit {
     std::string experiment;                // "batch_sweep", "traffic", "queue"
     std::optional<BatchSweepResult> sweep;
@@ -74,6 +94,12 @@ struct ServingExhibit : Exhibit {
     std::optional<QueueCurve> queue;
     double utilization = 0;                // queue: the utilization the lesson (or the slider) picked
     QueueSimResult at_utilization;         // queue: measured service times simulated there (M/G/1)
+    std::vector<QuantizationRow> quantization;  // quantization: the model's own type first
+    std::vector<SweepRow> speculative;     // speculative: one row per k (and temperature)
+    std::optional<llm::ColdStartResult> cold_start;
+    std::optional<BillResult> bill;
+    std::optional<UserWaits> waits;
+    std::optional<CanaryResult> canary;
 };
 
 class ServingModel : public sixstep::Model {

@@ -57,6 +57,15 @@ TEST_CASE("serving model: every experiment emits what the description declares, 
                  {"repetitions", "1"}}),
         request({{"experiment", "queue"}, {"utilizations", "0.2,0.5,0.8"}, {"utilization", "0.6"},
                  {"samples", "8"}, {"context", "8"}, {"sim_requests", "2000"}}),
+        // The later experiments (serving_lab.h); the draft is the target itself, beside itself.
+        request({{"experiment", "quantization"}, {"ppl_docs", "2"}, {"bench_tokens", "4"}}),
+        request({{"experiment", "speculative"}, {"draft", "tiny-512.gguf"}, {"draft_ks", "1,2"},
+                 {"temperatures", "0,1"}, {"spec_tokens", "8"}}),
+        request({{"experiment", "cold_start"}, {"cold_tokens", "2"}, {"idle_gaps", "0,90,5"}}),
+        request({{"experiment", "bill"}, {"bench_tokens", "4"}}),
+        request({{"experiment", "waits"}, {"chat_tokens", "4"}, {"agent_calls", "2"}, {"agent_tokens", "3"},
+                 {"batch_requests", "2"}, {"batch_tokens", "3"}}),
+        request({{"experiment", "canary"}, {"canary_requests", "400"}}),
     };
     for (const Request& r : runs) {
         Pipeline p(m, r);
@@ -102,7 +111,8 @@ TEST_CASE("serving model: bad requests fail in stage 1 with one message") {
         return error_of([&] { p.step(); });
     };
     CHECK(first_stage_error(request({{"experiment", "trafic"}})) ==
-          "\"experiment\" must be one of traffic, batch_sweep, queue, got \"trafic\"");
+          "\"experiment\" must be one of traffic, batch_sweep, queue, quantization, speculative, cold_start, bill, "
+          "waits, canary, got \"trafic\"");
     CHECK(first_stage_error(request({{"rat", "4"}})).find("did you mean \"rate\"") != std::string::npos);
     CHECK(first_stage_error(request({{"rate", "0"}})) == "\"rate\" must be above 0 and at most 1000000, got 0");
     CHECK(first_stage_error(request({{"experiment", "batch_sweep"}, {"batch_sizes", "4,2"}})) ==
@@ -115,6 +125,40 @@ TEST_CASE("serving model: bad requests fail in stage 1 with one message") {
           "compare: prefix_cache needs the paged KV layout");
     CHECK(first_stage_error(request({{"max_tokens", "4"}, {"min_tokens", "8"}})) ==
           "\"min_tokens\" 8 is above \"max_tokens\" 4");
+    CHECK(first_stage_error(request({{"experiment", "speculative"}, {"draft_ks", "0,2"}})) ==
+          "\"draft_ks\": 0 is not a draft length (whole, 1 to 64)");
+    CHECK(first_stage_error(request({{"experiment", "cold_start"}, {"idle_gaps", "0,-5"}})) ==
+          "\"idle_gaps\": an idle gap of -5 s is negative");
+    CHECK(first_stage_error(request({{"experiment", "bill"}, {"days", "0"}})) ==
+          "\"days\" must be above 0 and at most 1000000, got 0");
+}
+
+TEST_CASE("serving model: the canary experiment rolls the metre-trained v2 back and loses nothing") {
+    ServingModel m({tiny_model(), 2});
+    Pipeline p(m, request({{"experiment", "canary"}}));
+    p.run();
+    const auto& t = p.trace();
+    CHECK(std::get<std::string>(*t.lookup("output.rolled_back")) == "yes");
+    CHECK(std::get<double>(*t.lookup("output.lost")) == 0);
+    CHECK(std::get<double>(*t.lookup("postprocess.answered_share")) == 1);
+    CHECK(std::get<std::string>(*t.lookup("postprocess.same_weights")) == "no");
+    REQUIRE(exhibit_of(m).canary.has_value());
+    CHECK(exhibit_of(m).canary->answered_v1 + exhibit_of(m).canary->answered_v2 == 1000);
+    // A sound v2 (trained on kilometres) passes and is promoted.
+    Pipeline q(m, request({{"experiment", "canary"}, {"v2_unit", "km"}}));
+    q.run();
+    CHECK(std::get<std::string>(*q.trace().lookup("output.promoted")) == "yes");
+}
+
+TEST_CASE("serving model: the bill's crossover is 6·N·D ÷ (2·N·tokens/day), exactly") {
+    ServingModel m({tiny_model(), 2});
+    Pipeline p(m, request({{"experiment", "bill"}, {"bench_tokens", "4"}, {"train_tokens", "1000000"},
+                          {"requests_per_day", "500"}, {"tokens_per_request", "100"}}));
+    p.run();
+    const auto& t = p.trace();
+    const double n = std::get<double>(*t.lookup("output.n_params"));
+    CHECK(std::get<double>(*t.lookup("output.train_flops")) == doctest::Approx(6 * n * 1e6));
+    CHECK(std::get<double>(*t.lookup("output.crossover_day")) == doctest::Approx(3 * 1e6 / (500 * 100)));
 }
 
 }  // namespace sixstep::test

@@ -77,6 +77,18 @@ size_t distinct_colours(const Image& img) {
     return seen.size();
 }
 
+// Renders every step of a bundled lesson into a fresh temporary folder.
+std::vector<std::string> render_lesson(const char* file, const char* tag, fs::path& out_root) {
+    out_root = sixstep::test::process_temp_dir(tag);
+    ui::ScreenshotOptions o;
+    o.lesson_path = std::string(SIXSTEP_SOURCE_DIR) + "/lessons/" + file;
+    o.out_dir = out_root.string();
+    o.quiet = true;
+    std::vector<std::string> written;
+    REQUIRE(ui::render_screenshots(o, &written) == 0);
+    return written;
+}
+
 }  // namespace
 
 TEST_CASE("screenshots: every lesson, every step, off-screen at 1280x720") {
@@ -139,13 +151,8 @@ TEST_CASE("screenshots: every lesson, every step, off-screen at 1280x720") {
 // the prefill step, where no cell is green yet.
 TEST_CASE("screenshots: the KV cache grid fills as one block, then one column per decode step") {
     const std::string path = std::string(SIXSTEP_SOURCE_DIR) + "/lessons/05-prefill-decode-kv-cache.yaml";
-    const auto out_root = sixstep::test::process_temp_dir("ui-kv-grid");
-    ui::ScreenshotOptions o;
-    o.lesson_path = path;
-    o.out_dir = out_root.string();
-    o.quiet = true;
-    std::vector<std::string> written;
-    REQUIRE(ui::render_screenshots(o, &written) == 0);
+    fs::path out_root;
+    const std::vector<std::string> written = render_lesson("05-prefill-decode-kv-cache.yaml", "ui-kv-grid", out_root);
     REQUIRE(written.size() >= 5);
 
     const float f = ui::default_font_px(720);
@@ -193,13 +200,8 @@ TEST_CASE("screenshots: the KV cache grid fills as one block, then one column pe
 // before (the next-token panel) has none of it.
 TEST_CASE("screenshots: the attention map draws the causal mask") {
     const std::string path = std::string(SIXSTEP_SOURCE_DIR) + "/lessons/04-one-token-at-a-time.yaml";
-    const auto out_root = sixstep::test::process_temp_dir("ui-attention");
-    ui::ScreenshotOptions o;
-    o.lesson_path = path;
-    o.out_dir = out_root.string();
-    o.quiet = true;
-    std::vector<std::string> written;
-    REQUIRE(ui::render_screenshots(o, &written) == 0);
+    fs::path out_root;
+    const std::vector<std::string> written = render_lesson("04-one-token-at-a-time.yaml", "ui-attention", out_root);
     REQUIRE(written.size() >= 6);
     app::Interpreter it(app::load_lesson(path));
     for (int k = 0; k < 6; ++k) it.step();
@@ -219,6 +221,30 @@ TEST_CASE("screenshots: the attention map draws the causal mask") {
     CHECK(before == 0);
     // At least n(n-1)/2 cells of 2×2 pixels (plus the legend's swatch).
     CHECK(with_map >= n * (n - 1) / 2 * 4);
+    std::error_code ec;
+    fs::remove_all(out_root, ec);
+}
+
+// Lesson 16: step 1 runs the metre-trained v2 as a canary and rolls it back;
+// step 5 runs a sound v2 that is promoted. The deployment chart draws v2's
+// line in the canary colour both times, and the rollback marker only when
+// the engine rolled back.
+TEST_CASE("screenshots: the canary chart marks the rollback only when there is one") {
+    fs::path out_root;
+    const std::vector<std::string> written = render_lesson("16-inference-serving-deployment.yaml", "ui-canary", out_root);
+    REQUIRE(written.size() == 5);
+    const ui::Rect whole{0, 0, 1280, 720};
+    auto pixels = [&](const std::string& png, std::uint32_t rgb) {
+        const Image img = load_png(png);
+        REQUIRE(img.w == 1280);
+        return share(img, whole, rgb) * whole.w * whole.h;
+    };
+    const double rollback = pixels(written[3], ui::theme::rollback_rgb);
+    const double promoted = pixels(written[4], ui::theme::rollback_rgb);
+    CHECK(rollback > 20);  // a dashed line across the chart and its label
+    CHECK(promoted == 0);
+    CHECK(pixels(written[3], ui::theme::canary_rgb) > 20);
+    CHECK(pixels(written[4], ui::theme::canary_rgb) > 20);
     std::error_code ec;
     fs::remove_all(out_root, ec);
 }

@@ -1,0 +1,58 @@
+// The bill (lesson 14), from the serving exhibit: cumulative inference FLOPs
+// against the one-off training FLOPs over the first days of the model's
+// life, the crossover day marked, and what one request costs as the load is
+// shared by more of them.
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <imgui.h>
+
+#include "app/ui/panels.h"
+#include "app/ui/plot.h"
+#include "app/ui/theme.h"
+#include "pipeline/serving/serving_model.h"
+
+namespace sixstep::ui {
+
+void draw_bill_chart(const serving::ServingExhibit& e, ImVec2 avail) {
+    if (!e.bill) return;
+    const serving::BillResult& b = *e.bill;
+    // Days shown: the whole life, or four times the crossover when that comes early.
+    const double days = std::min(b.params.days, std::max(1.0, 4 * b.crossover_day));
+    // FLOPs in the largest power of 1000 that keeps the axis' numbers short.
+    const double top = std::max(b.train_flops, b.inference_flops_per_day * days) * 1.05;
+    static const std::pair<double, const char*> units[] = {{1e18, "EFLOP"}, {1e15, "PFLOP"}, {1e12, "TFLOP"},
+                                                            {1e9, "GFLOP"},  {1e6, "MFLOP"},  {1, "FLOP"}};
+    double scale = 1;
+    const char* unit = "FLOP";
+    for (const auto& [s, u] : units)
+        if (top >= s) {
+            scale = s, unit = u;
+            break;
+        }
+    const double y_max = plot::nice_ceiling(top / scale);
+    const float line = ImGui::GetTextLineHeightWithSpacing();
+    const float h = std::max(100.0f, avail.y - line * (4.0f + b.load_once.size()));
+    plot::legend({{theme::lab_a_rgb, "inference, cumulative"}, {theme::lab_b_rgb, "training (once)"}});
+    const float font = ImGui::GetFontSize();
+    ImGui::Dummy(ImVec2(1, font * 0.5f));  // room for the unit above the axis
+    const plot::Frame f = plot::begin(ImVec2(avail.x, h), 0, days, 0, y_max, font * 3.2f, font * 1.3f);
+    plot::y_axis(f, unit);
+    plot::line(f, {0, days}, {0, b.inference_flops_per_day * days / scale}, theme::lab_a_rgb, 2.5f, false);
+    plot::hline(f, b.train_flops / scale, theme::lab_b_rgb, "6\u00b7N\u00b7D");
+    if (b.crossover_day <= days) plot::vline(f, b.crossover_day, theme::bad_rgb, fmt::format("day {:.3g}", b.crossover_day));
+    plot::label(ImVec2(f.max.x, f.max.y + 2), fmt::format("{:.3g} days", days), theme::muted_rgb, 1, 0.8f);
+    ImGui::TextWrapped("%s", fmt::format("after {:g} days inference is {:.3g}\u00d7 training", b.params.days,
+                                       b.inference_to_training).c_str());
+    ImGui::TextUnformatted("load once, serve many: the load's share of each request's cost");
+    for (const serving::LoadOncePoint& p : b.load_once) {
+        plot::hbar(avail.x * 0.4f, static_cast<float>(p.load_share), theme::lab_b_rgb);
+        ImGui::SameLine();
+        ImGui::TextWrapped("%s", fmt::format("{:.2g}% over {:g} requests", 100 * p.load_share, p.n_requests).c_str());
+    }
+}
+
+}  // namespace sixstep::ui

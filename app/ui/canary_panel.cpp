@@ -1,0 +1,56 @@
+// Inference vs serving vs deployment (lesson 16), from the serving exhibit:
+// the monitored mean predicted minutes of each version per window of
+// requests, the canary's launch and the rollback (or promotion) marked, and
+// the traffic split — the canary's share of each window.
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <imgui.h>
+
+#include "app/ui/panels.h"
+#include "app/ui/plot.h"
+#include "app/ui/theme.h"
+#include "pipeline/serving/serving_model.h"
+
+namespace sixstep::ui {
+
+void draw_canary_chart(const serving::ServingExhibit& e, ImVec2 avail) {
+    if (!e.canary || e.canary->windows.empty()) return;
+    const serving::CanaryResult& r = *e.canary;
+    std::vector<double> x1, m1, x2, m2, share;
+    double y_max = 1;
+    for (const serving::CanaryWindow& w : r.windows) {
+        const double mid = (w.first + w.last) / 2.0;
+        if (w.n_v1) x1.push_back(mid), m1.push_back(w.v1_mean);
+        if (w.n_v2) x2.push_back(mid), m2.push_back(w.v2_mean);
+        y_max = std::max({y_max, w.v1_mean, w.v2_mean});
+        share.push_back(w.n_v1 + w.n_v2 ? static_cast<double>(w.n_v2) / (w.n_v1 + w.n_v2) : 0);
+    }
+    const float line = ImGui::GetTextLineHeightWithSpacing();
+    const float font = ImGui::GetFontSize();
+    const float h = std::max(90.0f, (avail.y - line * 4) * 0.6f);
+    plot::legend({{theme::lab_a_rgb, "v1 " + checksum_hex(r.v1.checksum)}, {theme::canary_rgb, "v2 " + checksum_hex(r.v2.checksum)}});
+    const double n = static_cast<double>(r.n_requests);
+    ImGui::Dummy(ImVec2(1, font * 0.5f));  // room for the unit above the axis
+    const plot::Frame f = plot::begin(ImVec2(avail.x, h), 0, n, 0, plot::nice_ceiling(y_max * 1.1), font * 3.2f, font * 1.3f);
+    plot::y_axis(f, "mean min");
+    plot::line(f, x1, m1, theme::lab_a_rgb);
+    plot::line(f, x2, m2, theme::canary_rgb);
+    plot::vline(f, r.params.baseline_requests, theme::muted_rgb, "canary ships");
+    if (r.rolled_back) plot::vline(f, r.decided_at, theme::rollback_rgb, "rollback");
+    else if (r.promoted) plot::vline(f, r.decided_at, theme::good_rgb, "promoted");
+    plot::label(ImVec2(f.max.x, f.max.y + 2), fmt::format("{} requests", r.n_requests), theme::muted_rgb, 1, 0.8f);
+    // The traffic split, window by window.
+    const float h2 = std::max(50.0f, (avail.y - line * 4) * 0.3f);
+    ImGui::TextUnformatted("v2's share of each window's traffic");
+    const double share_max = plot::nice_ceiling(std::max(0.1, *std::max_element(share.begin(), share.end())));
+    const plot::Frame g = plot::begin(ImVec2(avail.x, h2), 0, static_cast<double>(share.size()), 0, share_max, font * 3.2f, 2);
+    plot::y_axis(g, "", 2);
+    for (std::size_t i = 0; i < share.size(); ++i)
+        if (share[i] > 0) plot::bar(g, static_cast<double>(i) + 0.1, static_cast<double>(i) + 0.9, share[i], theme::canary_rgb);
+    ImGui::TextWrapped("%s", fmt::format("answered: v1 {}, v2 {}; lost {}", r.answered_v1, r.answered_v2, r.lost).c_str());
+}
+
+}  // namespace sixstep::ui

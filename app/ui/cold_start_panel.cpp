@@ -1,0 +1,48 @@
+// Cold start (lesson 14), from the serving exhibit: each timed request split
+// into the instance's load and the request itself, then the keep-warm
+// comparison — every request after its idle gap, served by an instance that
+// unloads when idle and by one kept warm.
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <imgui.h>
+
+#include "app/ui/panels.h"
+#include "app/ui/plot.h"
+#include "app/ui/theme.h"
+#include "pipeline/serving/serving_model.h"
+
+namespace sixstep::ui {
+
+void draw_cold_start_chart(const serving::ServingExhibit& e, ImVec2 avail) {
+    if (!e.cold_start) return;
+    const llm::ColdStartResult& r = *e.cold_start;
+    std::vector<std::string> names;
+    plot::Series load{"load", theme::lab_b_rgb, {}}, request{"request", theme::lab_a_rgb, {}};
+    for (const llm::RequestTiming& t : r.requests) {
+        names.push_back(t.start == llm::Start::warm ? "warm" : "fresh");
+        load.values.push_back(t.load_ms);
+        request.values.push_back(t.request_ms);
+    }
+    const float line = ImGui::GetTextLineHeightWithSpacing();
+    const float h = std::max(90.0f, (avail.y - line * 5) / 2);
+    plot::legend({{load.rgb, "load (map, vocabulary, backend), ms"}, {request.rgb, "the request, ms"}});
+    plot::grouped_bars(ImVec2(avail.x, h), names, {load, request}, "ms");
+    const llm::KeepWarm& k = r.keep_warm;
+    if (k.rows.empty()) return;
+    std::vector<std::string> gaps;
+    plot::Series zero{"unloads when idle", theme::lab_b_rgb, {}}, kept{"kept warm", theme::lab_a_rgb, {}};
+    for (const llm::KeepWarmRow& row : k.rows) {
+        gaps.push_back(fmt::format("{:g} s{}", row.idle_s, row.unloaded ? " (cold)" : ""));
+        zero.values.push_back(row.scale_to_zero_ms);
+        kept.values.push_back(row.kept_warm_ms);
+    }
+    plot::legend({{zero.rgb, "unloads when idle"}, {kept.rgb, "kept warm"}});
+    plot::grouped_bars(ImVec2(avail.x, h), gaps, {zero, kept}, "ms");
+    ImGui::TextWrapped("%s", fmt::format("weights held {:.0f} s against {:.0f} s; {} cold starts", k.scale_to_zero_held_s,
+                                       k.kept_warm_held_s, k.n_cold)
+                               .c_str());
+}
+
+}  // namespace sixstep::ui

@@ -1,0 +1,179 @@
+// The serving lab's speculative decoding (lesson 13): the loaded model is the
+// target, a draft file beside it proposes; for every k (and temperature) the
+// same request runs speculatively and with the target alone
+// (serving/speculative.h sweep_speculative), greedy rows checked token for
+// token against the target's own text.
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "pipeline/core/error.h"
+#include "pipeline/llm/llama_model.h"
+#include "pipeline/llm/llm_model.h"
+#include "pipeline/serving/serving_lab.h"
+#include "pipeline/serving/serving_model.h"
+
+namespace sixstep::serving {
+
+namespace {
+
+constexpr char draft[] = "draft";
+constexpr char draft_ks[] = "draft_ks";
+constexpr char temperatures[] = "temperatures";
+constexpr char spec_tokens[] = "spec_tokens";
+constexpr char spec_repetitions[] = "spec_repetitions";
+constexpr char spec_prompt[] = "spec_prompt";
+
+std::vector<double> column(const std::vector<SweepRow>& rows, double SweepRow::*field) {
+    std::vector<double> out;
+    for (const SweepRow& r : rows) out.push_back(r.*field);
+    return out;
+}
+
+class SpeculativeLab : public LabExperiment {
+public:
+    void read(const LabFields& f, TraceEvent& ev) override {
+        draft_ = f.text(draft);
+        for (double k : number_list(f.text(draft_ks), draft_ks)) {
+            if (k != std::floor(k) || k < 1 || k > max_draft_tokens)
+                throw Error(fmt::format("\"{}\": {} is not a draft length (whole, 1 to {})", draft_ks,
+                                        format_value(Value{k}), max_draft_tokens));
+            p_.ks.push_back(static_cast<int>(k));
+        }
+        p_.temperatures.clear();
+        for (double t : number_list(f.text(temperatures), temperatures)) {
+            if (t < 0 || t > 100) throw Error(fmt::format("\"{}\": {} is not a temperature (0 to 100)", temperatures, t));
+            p_.temperatures.push_back(static_cast<float>(t));
+        }
+        p_.base.n_predict = f.whole(spec_tokens);
+        p_.base.sampling.seed = 1;
+        p_.repetitions = f.whole(spec_repetitions);
+        prompt_ = f.text(spec_prompt);
+        ev.summary = fmt::format("draft {} proposing k = {} tokens, {} tokens per run", draft_,
+                                 fmt::join(p_.ks, ", "), p_.base.n_predict);
+        ev.out(draft, draft_);
+        ev.out(draft_ks, std::vector<double>(p_.ks.begin(), p_.ks.end()));
+        ev.out(temperatures, std::vector<double>(p_.temperatures.begin(), p_.temperatures.end()));
+    }
+
+    void run(ServingModel& model, ServingExhibit& ex, TraceEvent& ev) override {
+        llm::LlmModel& m = model.llm();
+        // The draft is a file beside the target's (a lesson names it by its file name).
+        const std::filesystem::path file = m.path().parent_path() / draft_;
+        if (!std::filesystem::exists(file))
+            throw Error(fmt::format("\"{}\": {} does not exist (the draft is looked up beside the target's file)", draft,
+                                    file.string()));
+        // One thread for the draft: a small draft gains little from more, and
+        // two busy pools would fight over the cores.
+        auto backend = llm::make_backend(llm::BackendKind::cpu, llm::LlamaModel::load(file), {.n_threads = 1}).backend;
+        const SpeculativeDraft d{draft_, backend.get()};
+        const std::vector<int> prompt = m.codec().encode(prompt_);
+        ex.speculative = sweep_speculative(m.backend(), std::span(&d, 1), m.codec(), prompt, p_);
+        ev.summary = fmt::format("{} settings, each speculative and target-alone, {} timed runs each",
+                                 ex.speculative.size(), p_.repetitions);
+    }
+
+    void output(const ServingExhibit& ex, TraceEvent& ev) override {
+        const std::vector<SweepRow>& rows = ex.speculative;
+        std::vector<double> ks, temps;
+        for (const SweepRow& r : rows) ks.push_back(r.k), temps.push_back(r.temperature);
+        ev.out("ks", ks);
+        ev.out("temperatures", temps);
+        ev.out("acceptance", column(rows, &SweepRow::acceptance));
+        ev.out("tokens_per_pass", column(rows, &SweepRow::tokens_per_pass));
+        ev.out("speculative_tok_s", column(rows, &SweepRow::speculative_tok_s), "tok/s");
+        ev.out("target_tok_s", column(rows, &SweepRow::target_tok_s), "tok/s");
+        ev.out("spec_speedup", column(rows, &SweepRow::speedup));
+        for (const SweepRow& r : rows)
+            ev.says(fmt::format("k = {}, T = {}: {:.0f}% accepted, {:.2f} tokens per target pass, {:.2f}× — {}", r.k,
+                                r.temperature, 100 * r.acceptance, r.tokens_per_pass, r.speedup, r.verdict));
+        ev.summary = fmt::format("{} settings measured", rows.size());
+    }
+
+    std::string compare(const ServingExhibit& ex, TraceEvent& ev) override {
+        const std::vector<SweepRow>& rows = ex.speculative;
+        bool identical = true;
+        int greedy = 0;
+        double acc_min = 1, acc_greedy_min = 1, tpp_max = 0, best_speedup = 0;
+        const SweepRow* best = &rows.front();
+        for (const SweepRow& r : rows) {
+            acc_min = std::min(acc_min, r.acceptance);
+            tpp_max = std::max(tpp_max, r.tokens_per_pass);
+            if (r.speedup > best_speedup) best_speedup = r.speedup, best = &r;
+            if (r.temperature == 0) {
+                ++greedy;
+                identical = identical && r.identical;
+                acc_greedy_min = std::min(acc_greedy_min, r.acceptance);
+            }
+        }
+        const SweepRow& first = rows.front();
+        const SweepRow& last = rows.back();
+        ev.out("greedy_identical", greedy ? yes_no(identical) : std::string("no greedy row"));
+        ev.out("greedy_acceptance_min", greedy ? acc_greedy_min : 0.0);
+        ev.out("acceptance_min", acc_min);
+        ev.out("tokens_per_pass_max", tpp_max);
+        ev.out("acceptance_last_over_first", first.acceptance > 0 ? last.acceptance / first.acceptance : 0);
+        ev.out("best_speedup", best_speedup);
+        ev.out("best_k", static_cast<double>(best->k));
+        ev.summary = fmt::format("greedy output identical: {}; best speedup {:.2f}× at k = {}", yes_no(identical),
+                                 best_speedup, best->k);
+        return fmt::format("The draft's guesses were accepted {:.0f}–{:.0f}% of the time, so one pass of the target "
+                           "produced up to {:.2f} tokens{}. The best setting, k = {}, ran {:.2f}× the target alone on "
+                           "this machine{}.",
+                           100 * acc_min, 100 * std::max(first.acceptance, last.acceptance), tpp_max,
+                           greedy ? (identical ? ", and the greedy text was the target's own, token for token"
+                                               : ", but the greedy text DIFFERED from the target's")
+                                  : "",
+                           best->k, best_speedup,
+                           best_speedup < 1 ? " — a loss: a pass of this tiny target costs about as much as the "
+                                              "draft's guesses it saves"
+                                            : "");
+    }
+
+private:
+    std::string draft_, prompt_;
+    SweepParams p_{.ks = {}, .temperatures = {}, .base = {}, .repetitions = 1};
+};
+
+}  // namespace
+
+std::unique_ptr<LabExperiment> make_speculative_lab() { return std::make_unique<SpeculativeLab>(); }
+
+void declare_speculative_lab(std::vector<Knob>& knobs, std::vector<PathInfo>& paths) {
+    using lab::path;
+    using VT = ValueType;
+    knobs.push_back(lab::knob(draft, KnobType::text, "stories-draft-f16.gguf",
+                              "speculative: the draft model's file, beside the target's (the same vocabulary)"));
+    knobs.push_back(lab::knob(draft_ks, KnobType::text, "1,2,4,8", "speculative: draft lengths k, ascending, comma-separated"));
+    knobs.push_back(lab::knob(temperatures, KnobType::text, "0",
+                              "speculative: temperatures, ascending (0: greedy, checked against the target's text)"));
+    knobs.push_back(lab::whole(spec_tokens, 1, 4096, 32, "tokens", "speculative: tokens generated per run"));
+    knobs.push_back(lab::whole(spec_repetitions, 1, 100, 1, "", "speculative: timed runs of each setting (median kept)"));
+    knobs.push_back(lab::knob(spec_prompt, KnobType::text, "Once upon a time", "speculative: the text to continue"));
+    const Stage rq = Stage::request, op = Stage::output, pp = Stage::postprocess;
+    const std::vector<PathInfo> p = {
+        {path(rq, draft), VT::text, "", "speculative: the draft's file name"},
+        {path(rq, draft_ks), VT::numbers, "", "speculative: the draft lengths"},
+        {path(rq, temperatures), VT::numbers, "", "speculative: the temperatures"},
+        {path(op, "ks"), VT::numbers, "", "speculative: k of each row"},
+        {path(op, "temperatures"), VT::numbers, "", "speculative: temperature of each row"},
+        {path(op, "acceptance"), VT::numbers, "", "speculative: drafted tokens the target accepted ÷ drafted, per row"},
+        {path(op, "tokens_per_pass"), VT::numbers, "", "speculative: tokens emitted per target pass, per row"},
+        {path(op, "speculative_tok_s"), VT::numbers, "tok/s", "speculative: tokens/s with the draft, per row"},
+        {path(op, "target_tok_s"), VT::numbers, "tok/s", "speculative: tokens/s of the target alone, per row"},
+        {path(op, "spec_speedup"), VT::numbers, "", "speculative: speculative ÷ target alone, per generated token"},
+        {path(pp, "greedy_identical"), VT::text, "", "speculative: \"yes\" when every greedy row's text is the target's"},
+        {path(pp, "greedy_acceptance_min"), VT::number, "", "speculative: the lowest acceptance of the greedy rows"},
+        {path(pp, "acceptance_min"), VT::number, "", "speculative: the lowest acceptance of all rows"},
+        {path(pp, "tokens_per_pass_max"), VT::number, "", "speculative: the most tokens per target pass"},
+        {path(pp, "acceptance_last_over_first"), VT::number, "", "speculative: the last row's acceptance ÷ the first's"},
+        {path(pp, "best_speedup"), VT::number, "", "speculative: the highest speedup measured (machine-dependent)"},
+        {path(pp, "best_k"), VT::number, "", "speculative: its k"},
+    };
+    paths.insert(paths.end(), p.begin(), p.end());
+}
+
+}  // namespace sixstep::serving

@@ -1,0 +1,103 @@
+#include "pipeline/serving/serving_lab.h"
+
+#include <cmath>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "pipeline/core/error.h"
+#include "pipeline/serving/serving_model.h"
+
+namespace sixstep::serving {
+
+LabFields::LabFields(const Request& r) {
+    const ModelDescription& d = ServingModel::describe();
+    for (const auto& [name, value] : r.fields) {
+        const Knob& k = d.knob(name);  // an unknown field: "did you mean"
+        values_[k.name] = k.check(value);
+    }
+}
+
+std::string LabFields::text(const char* name) const {
+    auto it = values_.find(name);
+    return it != values_.end() ? it->second : ServingModel::describe().knob(name).default_value;
+}
+
+bool LabFields::on(const char* name) const { return text(name) == ServingModel::describe().knob(name).spelled(true); }
+
+std::vector<double> number_list(const std::string& text, const char* name, bool ascending) {
+    std::vector<double> out;
+    std::stringstream ss(text);
+    std::string item;
+    while (std::getline(ss, item, ',')) {
+        const auto b = item.find_first_not_of(' '), e = item.find_last_not_of(' ');
+        const std::string t = b == std::string::npos ? "" : item.substr(b, e - b + 1);
+        char* end = nullptr;
+        const double x = t.empty() ? NAN : std::strtod(t.c_str(), &end);
+        if (!std::isfinite(x) || end != t.c_str() + t.size())
+            throw Error(fmt::format("\"{}\": \"{}\" is not a number (write them like 1,2,4)", name, t));
+        if (ascending && !out.empty() && x <= out.back())
+            throw Error(fmt::format("\"{}\" must ascend: {} after {}", name, format_value(Value{x}),
+                                    format_value(Value{out.back()})));
+        out.push_back(x);
+    }
+    if (out.empty()) throw Error(fmt::format("\"{}\" is empty: give at least one value", name));
+    return out;
+}
+
+std::string yes_no(bool b) { return b ? "yes" : "no"; }
+
+std::unique_ptr<LabExperiment> make_lab_experiment(std::string_view name) {
+    if (name == "quantization") return make_quantization_lab();
+    if (name == "speculative") return make_speculative_lab();
+    if (name == "cold_start") return make_cold_start_lab();
+    if (name == "bill") return make_bill_lab();
+    if (name == "waits") return make_waits_lab();
+    if (name == "canary") return make_canary_lab();
+    return nullptr;
+}
+
+void declare_lab(std::vector<Knob>& knobs, std::vector<PathInfo>& paths) {
+    declare_quantization_lab(knobs, paths);
+    declare_speculative_lab(knobs, paths);
+    declare_cold_start_lab(knobs, paths);
+    declare_bill_lab(knobs, paths);
+    declare_waits_lab(knobs, paths);
+    declare_canary_lab(knobs, paths);
+}
+
+namespace lab {
+
+Knob knob(const char* name, KnobType type, std::string default_value, const char* meaning) {
+    Knob k;
+    k.name = name;
+    k.type = type;
+    k.target = KnobTarget::request;
+    k.default_value = std::move(default_value);
+    k.meaning = meaning;
+    return k;
+}
+
+Knob whole(const char* name, double lo, double hi, int default_value, const char* unit, const char* meaning) {
+    Knob k = knob(name, KnobType::number, std::to_string(default_value), meaning);
+    k.min = lo, k.max = hi, k.whole = true, k.unit = unit;
+    return k;
+}
+
+Knob number(const char* name, double lo, double hi, double default_value, const char* unit, const char* meaning) {
+    Knob k = knob(name, KnobType::number, format_value(Value{default_value}), meaning);
+    k.min = lo, k.max = hi, k.unit = unit;
+    return k;
+}
+
+Knob choice(const char* name, std::vector<std::string> choices, const char* meaning) {
+    Knob k = knob(name, KnobType::choice, choices.front(), meaning);
+    k.choices = std::move(choices);
+    return k;
+}
+
+std::string path(Stage s, const char* key) { return fmt::format("{}.{}", stage_name(s), key); }
+
+}  // namespace lab
+
+}  // namespace sixstep::serving

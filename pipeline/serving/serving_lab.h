@@ -1,0 +1,100 @@
+// The serving lab's later experiments (lessons 12–16), each one concept in
+// its own file, behind the same six stages as the first three (batch sweep,
+// traffic, queue — serving_model.cpp). Each experiment only calls an engine
+// that already exists and publishes what it measured as declared paths:
+//
+//   quantization  lab_quantization.cpp  the model as it is, Q8_0 and Q4_0 (tools/quantize.h),
+//                                       each timed decoding (tools/bench.h) and scored on the
+//                                       held-out stories (tools/perplexity.h)
+//   speculative   lab_speculative.cpp   a draft model proposes, the target verifies, per k
+//                                       (serving/speculative.h)
+//   cold_start    lab_cold_start.cpp    a fresh instance against a warm one, and keep-warm
+//                                       against scale-to-zero (tools/cold_start.h)
+//   bill          lab_bill.cpp          6·N·D against 2·N per token over the model's life
+//                                       (serving/bill.h), decode rate measured here
+//   waits         lab_waits.cpp         chat, agent, batch job: what each user waits for
+//                                       (serving/user_wait.h)
+//   canary        lab_canary.cpp        inference vs serving vs deployment with the
+//                                       delivery model (serving/canary.h)
+//
+// Stage by stage: read (1, the request's fields, checked by their knobs),
+// run (3, the measurement; the result goes into the exhibit for the
+// window), output (4, what it measured), compare (5, the relations a lesson
+// claims — ratios that hold on any machine — and the answer in words).
+#pragma once
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "pipeline/core/model_description.h"
+#include "pipeline/core/model.h"
+#include "pipeline/core/trace.h"
+
+namespace sixstep::serving {
+
+class ServingModel;
+struct ServingExhibit;
+
+// The request's fields, each checked by the serving model's knob of that
+// name; a field not given takes the knob's default.
+class LabFields {
+public:
+    LabFields() = default;
+    explicit LabFields(const Request& r);
+    std::string text(const char* name) const;
+    double number(const char* name) const { return std::stod(text(name)); }
+    int whole(const char* name) const { return static_cast<int>(number(name)); }
+    bool on(const char* name) const;
+    bool given(const char* name) const { return values_.count(name) > 0; }
+
+private:
+    std::map<std::string, std::string, std::less<>> values_;
+};
+
+// "1,2,4" → {1, 2, 4}: each a number (ascending unless told otherwise);
+// throws sixstep::Error naming `name`.
+std::vector<double> number_list(const std::string& text, const char* name, bool ascending = true);
+std::string yes_no(bool b);
+
+class LabExperiment {
+public:
+    virtual ~LabExperiment() = default;
+    virtual void read(const LabFields& f, TraceEvent& ev) = 0;                       // 1 request
+    virtual void run(ServingModel& model, ServingExhibit& ex, TraceEvent& ev) = 0;   // 3 forward
+    virtual void output(const ServingExhibit& ex, TraceEvent& ev) = 0;               // 4 output
+    virtual std::string compare(const ServingExhibit& ex, TraceEvent& ev) = 0;       // 5 postprocess: the answer
+};
+
+// The experiment of that name, or null for the three the serving job runs itself.
+std::unique_ptr<LabExperiment> make_lab_experiment(std::string_view name);
+
+// What the later experiments declare: their request fields and every path
+// they emit (added to the serving model's description).
+void declare_lab(std::vector<Knob>& knobs, std::vector<PathInfo>& paths);
+
+// Declaration helpers, shared by every experiment's declaration.
+namespace lab {
+Knob knob(const char* name, KnobType type, std::string default_value, const char* meaning);
+Knob whole(const char* name, double lo, double hi, int default_value, const char* unit, const char* meaning);
+Knob number(const char* name, double lo, double hi, double default_value, const char* unit, const char* meaning);
+Knob choice(const char* name, std::vector<std::string> choices, const char* meaning);
+std::string path(Stage s, const char* key);
+}  // namespace lab
+
+// One declaration per experiment file.
+void declare_quantization_lab(std::vector<Knob>& knobs, std::vector<PathInfo>& paths);
+void declare_speculative_lab(std::vector<Knob>& knobs, std::vector<PathInfo>& paths);
+void declare_cold_start_lab(std::vector<Knob>& knobs, std::vector<PathInfo>& paths);
+void declare_bill_lab(std::vector<Knob>& knobs, std::vector<PathInfo>& paths);
+void declare_waits_lab(std::vector<Knob>& knobs, std::vector<PathInfo>& paths);
+void declare_canary_lab(std::vector<Knob>& knobs, std::vector<PathInfo>& paths);
+std::unique_ptr<LabExperiment> make_quantization_lab();
+std::unique_ptr<LabExperiment> make_speculative_lab();
+std::unique_ptr<LabExperiment> make_cold_start_lab();
+std::unique_ptr<LabExperiment> make_bill_lab();
+std::unique_ptr<LabExperiment> make_waits_lab();
+std::unique_ptr<LabExperiment> make_canary_lab();
+
+}  // namespace sixstep::serving
