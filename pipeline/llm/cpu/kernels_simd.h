@@ -33,16 +33,31 @@ struct PackedRows {
     int n_cols = 0, n_groups = 0;
 };
 
+// Which matmul path a batch of n tokens takes, for one kind of weight: the
+// one-row dot products below tile_min_tokens, tile_rows_float from there,
+// the GEMM from gemm_min_tokens. The crossovers are measured (see [TABLE] in
+// kernels_simd.inc) and differ by weight type and level.
+struct MatmulPaths {
+    int tile_min_tokens = 0;  // batches of at least this many tokens use tile_rows_float (0: never)
+    int gemm_min_tokens = 0;  // batches of at least this many tokens use the GEMM (0: never)
+};
+
 struct SimdKernels {
     CpuSimd level = CpuSimd::scalar;
     int row_grain = 1;        // rows per unit of parallel work: a multiple of every row tile below
     int gemm_tokens = 0;      // tokens per packed group of the GEMM (0: no GEMM at this level)
     int gemm_rows = 0;        // rows per GEMM tile: the per-thread buffer holds gemm_rows × n_cols floats
-    int gemm_min_tokens = 0;  // batches of at least this many tokens use the GEMM (all weight types)
+    int tile_rows = 1;        // rows per tile of tile_rows_float
+    MatmulPaths f32;          // F32 weights
+    MatmulPaths f16;          // F16 weights
+    MatmulPaths quant;        // Q8_0 and Q4_0 weights (no tile_rows_float: tile_min_tokens 0)
 
     // ---- matmul: rows [r0, r1) of y[n_tokens, w.n_rows] ---------------------------
     // Dot-product tiles (decode, small batches); F32/F16 weights.
     void (*dot_rows_float)(const WeightMatrix& w, const float* x, int n_tokens, float* y, int r0, int r1) = nullptr;
+    // Tiles of tile_rows rows × several tokens (batches below the GEMM); F32/F16
+    // weights, r1 - r0 a multiple of tile_rows.
+    void (*tile_rows_float)(const WeightMatrix& w, const float* x, int n_tokens, float* y, int r0, int r1) = nullptr;
     // Dot-product tiles on int8; Q8_0/Q4_0 weights, activations in Q8_0.
     void (*dot_rows_quant)(const WeightMatrix& w, const Q8Rows& x, int n_tokens, float* y, int r0, int r1) = nullptr;
     // The GEMM (prefill): wbuf holds gemm_rows × n_cols floats of this thread.

@@ -46,9 +46,23 @@ void matmul_many(const WeightMatrix* const* ws, float* const* ys, int n_mats, co
     if (n_tokens <= 0 || n_mats <= 0) return;
     const SimdKernels& K = simd_kernels();
     const int n_cols = ws[0]->n_cols;
-    // Batches go through the GEMM (every weight type), decode and small
-    // batches through the dot products.
-    const bool gemm = K.gemm_tokens > 0 && n_tokens >= K.gemm_min_tokens;
+    // Decode and small batches go through the one-row dot products, F32/F16
+    // batches a little larger through tiles of several rows, large batches
+    // through the GEMM; where one path overtakes another depends on the
+    // weight type (see [TABLE] in kernels_simd.inc), so matrices sharing an
+    // input may take different paths.
+    const auto paths = [&](const WeightMatrix& w) -> const MatmulPaths& {
+        return w.type == GGMLType::F32 ? K.f32 : w.type == GGMLType::F16 ? K.f16 : K.quant;
+    };
+    const auto use_gemm = [&](const WeightMatrix& w) {
+        const int min_tokens = paths(w).gemm_min_tokens;
+        return K.gemm_tokens > 0 && min_tokens > 0 && n_tokens >= min_tokens;
+    };
+    const auto use_tiles = [&](const WeightMatrix& w) {
+        const int min_tokens = paths(w).tile_min_tokens;
+        return K.tile_rows_float != nullptr && min_tokens > 0 && n_tokens >= min_tokens;
+    };
+    bool gemm = false;
     const auto padded = [&](int rows) { return (rows + K.row_grain - 1) / K.row_grain * K.row_grain; };
     bool need_q8 = false;
     int total_rows = 0;
@@ -59,7 +73,8 @@ void matmul_many(const WeightMatrix* const* ws, float* const* ys, int n_mats, co
         if (!q && w.type != GGMLType::F32 && w.type != GGMLType::F16)
             throw Error(fmt::format("matmul: weight type {} is not supported", ggml_type_name(w.type)));
         if (q && n_cols % QK8_0 != 0) throw Error(fmt::format("matmul: {} columns is not a multiple of 32", n_cols));
-        need_q8 = need_q8 || (q && !gemm);
+        need_q8 = need_q8 || (q && !use_gemm(w));
+        gemm = gemm || use_gemm(w);
         total_rows += padded(w.n_rows);
     }
 
@@ -98,11 +113,19 @@ void matmul_many(const WeightMatrix* const* ws, float* const* ys, int n_mats, co
             const int r0 = std::max(g0, base) - base, r1 = std::min(g1, base + w.n_rows) - base;
             base += padded(w.n_rows);
             if (r0 >= r1) continue;
-            if (gemm) {
+            if (use_gemm(w)) {
                 float* rows = scratch.rows[static_cast<std::size_t>(thread)].get(static_cast<std::size_t>(K.gemm_rows) * n_cols);
                 K.gemm_rows_fn(w, packed, n_tokens, ys[m], r0, r1, rows);
             } else if (is_quantized(w.type)) {
                 K.dot_rows_quant(w, q8, n_tokens, ys[m], r0, r1);
+            } else if (use_tiles(w)) {
+                // Whole tiles of rows; the last rows of a matrix one at a time.
+                // r0 is a multiple of row_grain, itself a multiple of
+                // tile_rows, so each row falls into the same tile whatever the
+                // split across threads (the same bits).
+                const int r_tiles = r0 + (r1 - r0) / K.tile_rows * K.tile_rows;
+                K.tile_rows_float(w, x, n_tokens, ys[m], r0, r_tiles);
+                if (r_tiles < r1) K.dot_rows_float(w, x, n_tokens, ys[m], r_tiles, r1);
             } else {
                 K.dot_rows_float(w, x, n_tokens, ys[m], r0, r1);
             }

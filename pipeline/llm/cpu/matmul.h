@@ -10,11 +10,15 @@
 // - decode and small batches compute dot products of one weight row and C
 //   activation rows, all contiguous: each weight vector loaded from memory
 //   serves C tokens, and W is read row after row as one sequential stream
-//   (decode has C = 1 and is bound by that read);
+//   (decode has C = 1 and is bound by that read); from 4–5 (F32) or 6 (F16)
+//   tokens up to the GEMM, F32 and F16 weights go through tiles of several
+//   rows × several tokens instead, which load each activation vector once
+//   per tile of rows;
 // - for quantized weights there, the activation rows are quantized to Q8_0
 //   once per matmul and the products are int8 × int8 → int32 (AVX2 maddubs,
 //   or VNNI dpbusd), scaled per block of 32;
-// - batches (prefill) use a GEMM with the tokens in the vector lanes: x is
+// - larger batches (prefill) use a GEMM with the tokens in the vector lanes
+//   (from a batch size that depends on the weight type): x is
 //   packed once per matmul as columns of 16 or 32 tokens, and each weight is
 //   broadcast against a column; F16 rows are converted and Q8_0/Q4_0 rows
 //   dequantized to F32 once per tile of rows, not once per token (on AVX2,

@@ -137,11 +137,25 @@ TEST_CASE("kernels: matmul of every type matches matmul_ref at every level, for 
     for (CpuSimd level : levels()) {
         ScopedCpuSimd use(level);
         for (GGMLType type : {GGMLType::F32, GGMLType::F16, GGMLType::Q8_0, GGMLType::Q4_0}) {
-            // Token counts: decode, a small batch (dot products), batches
-            // through the GEMM with a partly filled last group of tokens.
+            // Token counts: decode and a small batch, then either side of
+            // each crossover this level's table names for this type (one-row
+            // dots → several-row tiles → GEMM), so every path and every tail
+            // of tokens runs whatever the thresholds are; the GEMM also with a
+            // partly filled last group. Rows: fewer than a tile, and 67
+            // (whole tiles and a last row). Float rows of 100 leave a tail of
+            // columns past the last vector.
+            const bool quant = type == GGMLType::Q8_0 || type == GGMLType::Q4_0;
+            const SimdKernels& K = simd_kernels();
+            const MatmulPaths& paths = type == GGMLType::F32 ? K.f32 : type == GGMLType::F16 ? K.f16 : K.quant;
+            std::vector<int> token_counts = {1, 3};
+            for (int edge : {paths.tile_min_tokens, paths.gemm_min_tokens})
+                if (edge > 0)
+                    for (int n : {edge - 1, edge, edge + 1, edge + 2, edge + 5}) token_counts.push_back(n);
+            std::sort(token_counts.begin(), token_counts.end());
+            token_counts.erase(std::unique(token_counts.begin(), token_counts.end()), token_counts.end());
             for (int n_rows : {1, 5, 67}) {
-                for (int n_tokens : {1, 3, 20, 70}) {
-                    const int n_cols = 96;
+                for (int n_tokens : token_counts) {
+                    const int n_cols = quant ? 96 : 100;
                     const auto wf = randn(static_cast<std::size_t>(n_rows) * n_cols, 3);
                     const auto x = randn(static_cast<std::size_t>(n_tokens) * n_cols, 4);
                     const auto bytes = quantize(type, wf.data(), static_cast<std::int64_t>(wf.size()));
@@ -156,9 +170,8 @@ TEST_CASE("kernels: matmul of every type matches matmul_ref at every level, for 
                     const float d = maxdiff(ref, y1);
                     // Quantized weights: decode and small batches round the
                     // activations to Q8_0 too.
-                    const bool quant = type == GGMLType::Q8_0 || type == GGMLType::Q4_0;
                     const float tol = quant ? 0.02f * scale : 1e-5f * scale;
-                    if (n_rows == 67 && (n_tokens == 1 || n_tokens == 70))
+                    if (n_rows == 67 && (n_tokens == 1 || n_tokens == token_counts.back()))
                         MESSAGE(cpu_simd_name(level) << " " << std::string(ggml_type_name(type)) << " " << n_rows << "x"
                                                      << n_cols << " @ " << n_tokens << " tokens: maxdiff " << d
                                                      << " (|y| <= " << scale << ", tolerance " << tol << ")");
@@ -189,7 +202,10 @@ TEST_CASE("kernels: matmul_many equals separate matmuls, mixed types and odd siz
     }
     for (CpuSimd level : levels()) {
         ScopedCpuSimd use(level);
-        for (int n_tokens : {1, 5, 40}) {
+        // 12 at AVX2 and 28 at AVX-512: the F32 matrix through the GEMM, the
+        // F16 one through several-row tiles and the Q8_0 one through dot
+        // products, in the same call.
+        for (int n_tokens : {1, 5, 12, 28, 40}) {
             const auto x = randn(static_cast<std::size_t>(n_tokens) * n_cols, 9);
             MatmulScratch scratch;
             std::vector<float> sep[3], many[3];
