@@ -6,6 +6,8 @@
 
 #include "temp_dir.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -88,6 +90,101 @@ std::vector<std::string> render_lesson(const char* file, const char* tag, fs::pa
     REQUIRE(ui::render_screenshots(o, &written) == 0);
     return written;
 }
+
+// The connected regions (4-neighbours) of exactly rgb in r with at least
+// min_px pixels: a chip, a bar, a legend swatch (glyphs drawn over a fill do
+// not split it while the fill has a margin around them).
+struct Region {
+    int x0, y0, x1, y1;  // bounding box, exclusive ends
+    long px;
+};
+std::vector<Region> regions(const Image& img, const ui::Rect& r, std::uint32_t rgb, long min_px) {
+    const int X0 = static_cast<int>(r.x), Y0 = static_cast<int>(r.y);
+    const int W = static_cast<int>(r.right()) - X0, H = static_cast<int>(r.bottom()) - Y0;
+    std::vector<char> seen(static_cast<size_t>(W) * H, 0);
+    std::vector<Region> out;
+    std::vector<std::pair<int, int>> stack;
+    for (int y = 0; y < H; ++y)
+        for (int x = 0; x < W; ++x) {
+            if (seen[static_cast<size_t>(y) * W + x] || img.at(X0 + x, Y0 + y) != rgb) continue;
+            Region g{x, y, x + 1, y + 1, 0};
+            stack.push_back({x, y});
+            seen[static_cast<size_t>(y) * W + x] = 1;
+            while (!stack.empty()) {
+                const auto [cx, cy] = stack.back();
+                stack.pop_back();
+                ++g.px;
+                g.x0 = std::min(g.x0, cx), g.y0 = std::min(g.y0, cy), g.x1 = std::max(g.x1, cx + 1), g.y1 = std::max(g.y1, cy + 1);
+                const int nx[4] = {cx - 1, cx + 1, cx, cx}, ny[4] = {cy, cy, cy - 1, cy + 1};
+                for (int k = 0; k < 4; ++k) {
+                    if (nx[k] < 0 || ny[k] < 0 || nx[k] >= W || ny[k] >= H) continue;
+                    char& s = seen[static_cast<size_t>(ny[k]) * W + nx[k]];
+                    if (!s && img.at(X0 + nx[k], Y0 + ny[k]) == rgb) s = 1, stack.push_back({nx[k], ny[k]});
+                }
+            }
+            if (g.px >= min_px) out.push_back({g.x0 + X0, g.y0 + Y0, g.x1 + X0, g.y1 + Y0, g.px});
+        }
+    return out;
+}
+
+// Horizontal bars as plot::hbar draws them: a fill in one of `fills` from the
+// left, then the grey track to the bar's full width. One entry per bar, top
+// to bottom, from the pixel rows that show both parts.
+struct HBar {
+    int y = 0, x = 0;     // first row, left edge
+    int fill = 0, width = 0;
+    std::uint32_t rgb = 0;
+    double fraction() const { return static_cast<double>(fill) / width; }
+};
+constexpr std::uint32_t hbar_track_rgb = 0xE5E7EB;  // plot::hbar's default track
+std::vector<HBar> hbars(const Image& img, const ui::Rect& r, const std::vector<std::uint32_t>& fills) {
+    std::vector<HBar> out;
+    auto is_fill = [&](std::uint32_t c) { return std::find(fills.begin(), fills.end(), c) != fills.end(); };
+    int last_row = -2;
+    for (int y = static_cast<int>(r.y); y < static_cast<int>(r.bottom()); ++y) {
+        bool found = false;
+        for (int x = static_cast<int>(r.x); x < static_cast<int>(r.right()) && !found;) {
+            const std::uint32_t c = img.at(x, y);
+            if (!is_fill(c)) { ++x; continue; }
+            int a = x;
+            while (x < static_cast<int>(r.right()) && img.at(x, y) == c) ++x;
+            const int b = x;
+            while (x < static_cast<int>(r.right()) && img.at(x, y) == hbar_track_rgb) ++x;
+            if (x - b >= 1 && x - a >= 40) {
+                const HBar h{y, a, b - a, x - a, c};
+                const bool same = !out.empty() && last_row == y - 1 && out.back().x == h.x && out.back().fill == h.fill &&
+                                  out.back().width == h.width;
+                if (!same) out.push_back(h);
+                last_row = y;
+                found = true;
+            }
+        }
+    }
+    return out;
+}
+
+// The pixel row with the most pixels of the given colours (a bar chart's
+// baseline, which every bar reaches), and on it the runs of `rgb` — runs
+// closer than `gap` pixels joined (a dashed line may cross the bars).
+int runs_on_baseline(const Image& img, const ui::Rect& r, const std::vector<std::uint32_t>& bars, std::uint32_t rgb, int gap) {
+    int best_y = -1;
+    long best = 0;
+    for (int y = static_cast<int>(r.y); y < static_cast<int>(r.bottom()); ++y) {
+        long n = 0;
+        for (int x = static_cast<int>(r.x); x < static_cast<int>(r.right()); ++x)
+            if (std::find(bars.begin(), bars.end(), img.at(x, y)) != bars.end()) ++n;
+        if (n > best) best = n, best_y = y;
+    }
+    if (best_y < 0) return 0;
+    std::vector<std::pair<int, int>> runs;  // [first, last] pixel
+    for (int x = static_cast<int>(r.x); x < static_cast<int>(r.right()); ++x)
+        if (img.at(x, best_y) == rgb) {
+            if (runs.empty() || x - runs.back().second > gap) runs.push_back({x, x});
+            else runs.back().second = x;
+        }
+    return static_cast<int>(std::count_if(runs.begin(), runs.end(), [](const auto& run) { return run.second - run.first >= 2; }));
+}
+
 
 }  // namespace
 
@@ -191,8 +288,6 @@ TEST_CASE("screenshots: the KV cache grid fills as one block, then one column pe
         const double ratio = (decode[k] - swatch) / (prefill[k] - swatch);
         CHECK(ratio * n_prompt[k] == doctest::Approx(n_decoded[k]).epsilon(0.05));
     }
-    std::error_code ec;
-    fs::remove_all(out_root, ec);
 }
 
 // Lesson 04's step 6 shows attention over the 6-token prompt: the 15 cells
@@ -221,8 +316,142 @@ TEST_CASE("screenshots: the attention map draws the causal mask") {
     CHECK(before == 0);
     // At least n(n-1)/2 cells of 2×2 pixels (plus the legend's swatch).
     CHECK(with_map >= n * (n - 1) / 2 * 4);
-    std::error_code ec;
-    fs::remove_all(out_root, ec);
+}
+
+// Lesson 04 shows the tokens, next-token, timeline and logit-lens panels at
+// several steps. Each panel's picture is checked against the engine's
+// snapshot of that step (the lesson run again by an interpreter: greedy, so
+// the same tokens and probabilities) — nothing from one run typed in:
+// - Tokens: one chip per token, coloured prompt / generated / byte-or-control
+//   (plus one legend swatch of each colour), so the generated chips grow by
+//   one per token;
+// - Next token: one bar per candidate, top to bottom, each filled to its
+//   probability (so the first is the longest), the chosen one highlighted;
+// - Timeline: on the chart's baseline one prefill bar and one bar per decode
+//   step;
+// - Logit lens: one bar per layer filled to that layer's top probability,
+//   the last (the output stage's) highlighted; and its token is the output
+//   stage's top token.
+// One rendering serves the four (doctest runs each subcase in the same process).
+TEST_CASE("screenshots: the tokens, next-token, timeline and logit-lens panels show the engine's numbers") {
+    const std::string path = std::string(SIXSTEP_SOURCE_DIR) + "/lessons/04-one-token-at-a-time.yaml";
+    static fs::path out_root;
+    static const std::vector<std::string> written = render_lesson("04-one-token-at-a-time.yaml", "ui-llm-panels", out_root);
+    static const std::vector<app::PanelsState> panels = [&] {
+        app::Interpreter it(app::load_lesson(path));
+        std::vector<app::PanelsState> out;
+        while (!it.finished()) {
+            it.step();
+            out.push_back(it.state().panels);
+        }
+        return out;
+    }();
+    REQUIRE(written.size() == panels.size());
+
+    const float f = ui::default_font_px(720);
+    const ui::Layout layout = ui::compute_layout(1280, 720, f, 0, 1, true);
+    // The steps showing `name`, each with its image and the panel's rectangle.
+    struct Shown {
+        size_t step;
+        Image img;
+        ui::Rect slot;
+    };
+    auto showing = [&](const std::string& name) {
+        std::vector<Shown> out;
+        for (size_t k = 0; k < panels.size(); ++k) {
+            const auto& shown = panels[k].shown;
+            const auto at = std::find(shown.begin(), shown.end(), name);
+            if (at == shown.end()) continue;
+            const int n = static_cast<int>(shown.size()), i = static_cast<int>(at - shown.begin());
+            out.push_back({k, load_png(written[k]), ui::panel_slot(layout.inspector, n, i)});
+        }
+        return out;
+    };
+
+    SUBCASE("tokens: one chip per token, in its kind's colour") {
+        int most_generated = 0, steps = 0;
+        for (const Shown& sh : showing("tokens")) {
+            const auto& view = panels[sh.step].view;
+            if (!view || view->tokens.empty()) continue;
+            CAPTURE(sh.step + 1);
+            long prompt = 0, generated = 0, other = 0;
+            for (const auto& t : view->tokens) (t.byte || t.special ? other : t.prompt ? prompt : generated) += 1;
+            // Each count plus the legend's swatch.
+            CHECK(regions(sh.img, sh.slot, ui::theme::token_prompt_rgb, 40).size() == prompt + 1);
+            CHECK(regions(sh.img, sh.slot, ui::theme::token_generated_rgb, 40).size() == generated + 1);
+            CHECK(regions(sh.img, sh.slot, ui::theme::token_byte_rgb, 40).size() == other + 1);
+            most_generated = std::max(most_generated, static_cast<int>(generated));
+            ++steps;
+        }
+        CHECK(steps >= 2);
+        CHECK(most_generated >= 1);  // a step where generated chips were appended
+    }
+
+    SUBCASE("next token: one bar per candidate, filled to its probability") {
+        int steps = 0;
+        for (const Shown& sh : showing("next_token")) {
+            const auto& view = panels[sh.step].view;
+            if (!view || view->next.top.empty()) continue;
+            CAPTURE(sh.step + 1);
+            const auto& next = view->next;
+            const auto bars = hbars(sh.img, sh.slot, {ui::theme::accent_rgb, ui::theme::active_rgb});
+            REQUIRE(bars.size() == next.top.size());
+            for (size_t i = 0; i < bars.size(); ++i) {
+                CAPTURE(i);
+                CHECK(bars[i].x == bars[0].x);
+                CHECK(bars[i].width == bars[0].width);
+                CHECK(std::abs(bars[i].fraction() - next.top[i].p) <= 1.5 / bars[i].width);
+                CHECK(bars[i].rgb == (next.top[i].id == next.chosen ? ui::theme::active_rgb : ui::theme::accent_rgb));
+                if (i) CHECK(bars[i].fill <= bars[0].fill);
+            }
+            ++steps;
+        }
+        CHECK(steps >= 2);
+    }
+
+    SUBCASE("timeline: one prefill bar, then one bar per decode step") {
+        int most_decode = 0, steps = 0;
+        for (const Shown& sh : showing("timeline")) {
+            const auto& view = panels[sh.step].view;
+            if (!view || view->passes.empty()) continue;
+            CAPTURE(sh.step + 1);
+            const int n_prefill = static_cast<int>(std::count_if(view->passes.begin(), view->passes.end(),
+                                                                 [](const auto& p) { return p.prefill; }));
+            const int n_decode = static_cast<int>(view->passes.size()) - n_prefill;
+            const std::vector<std::uint32_t> bar_rgb = {ui::theme::prefill_bar_rgb, ui::theme::decode_bar_rgb};
+            CHECK(runs_on_baseline(sh.img, sh.slot, bar_rgb, ui::theme::prefill_bar_rgb, 6) == n_prefill);
+            CHECK(runs_on_baseline(sh.img, sh.slot, bar_rgb, ui::theme::decode_bar_rgb, 6) == n_decode);
+            most_decode = std::max(most_decode, n_decode);
+            ++steps;
+        }
+        CHECK(steps >= 2);
+        CHECK(most_decode >= 2);
+    }
+
+    SUBCASE("logit lens: one row per layer, the last one the output stage's") {
+        int steps = 0;
+        for (const Shown& sh : showing("logit_lens")) {
+            const auto& p = panels[sh.step];
+            if (p.lens.empty()) continue;
+            CAPTURE(sh.step + 1);
+            REQUIRE(p.n_layer > 1);
+            REQUIRE(p.lens.size() == static_cast<size_t>(p.n_layer));
+            REQUIRE(p.view);
+            REQUIRE(!p.view->next.top.empty());
+            CHECK(p.lens.back().top.front().id == p.view->next.top.front().id);
+            CHECK(p.lens.back().top.front().p == doctest::Approx(p.view->next.top.front().p).epsilon(1e-4));
+            const auto bars = hbars(sh.img, sh.slot, {ui::theme::accent_rgb, ui::theme::active_rgb});
+            REQUIRE(bars.size() == p.lens.size());
+            for (size_t i = 0; i < bars.size(); ++i) {
+                CAPTURE(i);
+                REQUIRE(!p.lens[i].top.empty());
+                CHECK(std::abs(bars[i].fraction() - p.lens[i].top.front().p) <= 1.5 / bars[i].width);
+                CHECK(bars[i].rgb == (i + 1 == bars.size() ? ui::theme::active_rgb : ui::theme::accent_rgb));
+            }
+            ++steps;
+        }
+        CHECK(steps >= 1);
+    }
 }
 
 // Lesson 16: step 1 runs the metre-trained v2 as a canary and rolls it back;
