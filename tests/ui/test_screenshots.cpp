@@ -476,6 +476,79 @@ TEST_CASE("screenshots: the canary chart marks the rollback only when there is o
     CHECK(pixels(written[4], ui::theme::canary_rgb) > 20);
     std::error_code ec;
     fs::remove_all(out_root, ec);
+
+// Nothing the window lays out may be cut or hidden: at both projector sizes,
+// at every step of a lesson, each pane's content (and each table cell) fits
+// in it (gui.h: render_screenshots' overflow lines). The quick case checks
+// the lesson with the most panels; the `slow` one every bundled lesson.
+
+// The overflow lines of one lesson rendered at one size.
+static std::vector<std::string> overflows_of(const std::string& lesson_path, int width, int height) {
+    ui::ScreenshotOptions o;
+    o.lesson_path = lesson_path;
+    o.out_dir = sixstep::test::process_temp_dir("ui-fit").string();
+    o.width = width;
+    o.height = height;
+    o.quiet = true;
+    std::vector<std::string> written, overflows;
+    REQUIRE(ui::render_screenshots(o, &written, &overflows) == 0);
+    REQUIRE(!written.empty());
+    return overflows;
+}
+
+TEST_CASE("screenshots: every pane's content fits, lesson 04 at 1280x720 and 1920x1080") {
+    for (const auto& [w, h] : {std::pair{1280, 720}, std::pair{1920, 1080}}) {
+        CAPTURE(w);
+        std::string all;
+        for (const auto& line : overflows_of(std::string(SIXSTEP_SOURCE_DIR) + "/lessons/04-one-token-at-a-time.yaml", w, h))
+            all += "\n  " + line;
+        CHECK_MESSAGE(all.empty(), "04-one-token-at-a-time.yaml at " << w << "x" << h << ":" << all);
+    }
+}
+
+// Panes that still overflow in some lesson (issue 12, item 5, open): the
+// inspector's field list and the narration of long steps scroll, the
+// training, serving and KV-memory panes are taller than half the screen.
+// Any other overflow fails the case, and so does a listed one that no longer
+// happens (take it off the list).
+TEST_CASE("screenshots: every pane's content fits, every lesson at 1280x720 and 1920x1080") {
+    const std::set<std::pair<std::string, std::string>> known = {
+        {"01-six-steps.yaml", "##inspector"},
+        {"02-training-serving-skew.yaml", "##inspector"},
+        {"03-training-vs-inference.yaml", "##inspector"},
+        {"03-training-vs-inference.yaml", "##training"},
+        {"05-prefill-decode-kv-cache.yaml", "##kv_cache"},
+        {"06-kv-memory.yaml", "##kv_calc"},
+        {"07-sampling.yaml", "##narration"},
+        {"08-batching-and-the-knee.yaml", "##inspector"},
+        {"08-batching-and-the-knee.yaml", "##narration"},
+        {"09-queueing-headroom.yaml", "##narration"},
+        {"09-queueing-headroom.yaml", "##serving"},
+        {"10-continuous-batching-and-paged-kv.yaml", "##narration"},
+        {"zh/01-six-steps.yaml", "##inspector"},
+        {"zh/02-training-serving-skew.yaml", "##inspector"},
+        {"zh/03-training-vs-inference.yaml", "##inspector"},
+        {"zh/03-training-vs-inference.yaml", "##training"},
+    };
+    const fs::path root = fs::path(SIXSTEP_SOURCE_DIR) / "lessons";
+    // lessons/ and lessons/zh/ (find_lessons walks the subfolders).
+    const std::vector<std::string> paths = app::find_lessons(root.string());
+    REQUIRE(paths.size() >= 15);
+    std::set<std::pair<std::string, std::string>> seen;
+    std::string unexpected;
+    for (const auto& path : paths) {
+        const std::string lesson = fs::relative(path, root).generic_string();
+        for (const auto& [w, h] : {std::pair{1280, 720}, std::pair{1920, 1080}})
+            for (const std::string& line : overflows_of(path, w, h)) {
+                // "step 3: ##inspector/##inspect_2D8E0C51: content below ..."
+                const size_t a = line.find("##"), b = line.find_first_of("/:", a);
+                const std::pair<std::string, std::string> key{lesson, line.substr(a, b - a)};
+                if (known.count(key)) seen.insert(key);
+                else unexpected += "\n  " + lesson + " at " + std::to_string(w) + "x" + std::to_string(h) + ", " + line;
+            }
+    }
+    CHECK_MESSAGE(unexpected.empty(), "content that does not fit its pane:" << unexpected);
+    for (const auto& k : known) CHECK_MESSAGE(seen.count(k), k.first << " " << k.second << " fits now: take it off the list");
 }
 
 TEST_CASE("screenshots: a broken lesson is one clear error, no images") {
