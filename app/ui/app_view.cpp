@@ -6,6 +6,7 @@
 
 #include "app/ui/fonts.h"
 #include "app/ui/i18n.h"
+#include "app/ui/overflow.h"
 #include "app/ui/panels.h"
 #include "app/ui/theme.h"
 
@@ -30,7 +31,10 @@ bool begin_panel(const char* id, const Rect& r, bool border, std::uint32_t backg
     return open;
 }
 
-void end_panel() { ImGui::End(); }
+void end_panel() {
+    check_overflow();
+    ImGui::End();
+}
 
 void panel_title(const char* text) {
     ImGui::PushFont(fonts().bold);

@@ -25,6 +25,7 @@
 #include "app/core/session.h"
 #include "app/ui/fonts.h"
 #include "app/ui/i18n.h"
+#include "app/ui/overflow.h"
 #include "app/ui/panels.h"
 #include "app/ui/platform.h"
 #include "app/ui/presenter_keys.h"
@@ -307,7 +308,7 @@ int run_app(const std::string& lesson_path, const AppOptions& options) {
     return 0;
 }
 
-int render_screenshots(const ScreenshotOptions& o, std::vector<std::string>* written) {
+int render_screenshots(const ScreenshotOptions& o, std::vector<std::string>* written, std::vector<std::string>* overflows) {
     if (o.width < 320 || o.height < 240 || o.width > 8192 || o.height > 8192) {
         std::fprintf(stderr, "sixstep: error: screenshot size %dx%d is out of range (320x240 .. 8192x8192)\n", o.width,
                      o.height);
@@ -349,6 +350,8 @@ int render_screenshots(const ScreenshotOptions& o, std::vector<std::string>* wri
             rc = 2;
         }
         ImGuiIO& io = ImGui::GetIO();
+        std::vector<std::string> frame_overflows;  // of the frame drawn last
+        if (overflows) set_overflow_sink(&frame_overflows);
         for (int k = 1; rc == 0 && k <= snap->state.step_count; ++k) {
             app.session.go_to(k);
             app.session.wait_idle();
@@ -363,6 +366,7 @@ int render_screenshots(const ScreenshotOptions& o, std::vector<std::string>* wri
                 io.DeltaTime = 1.0f / 60.0f;
                 io.MousePos = ImVec2(-FLT_MAX, -FLT_MAX);
                 app.view.dt = io.DeltaTime;
+                frame_overflows.clear();
                 ImGui_ImplOpenGL3_NewFrame();
                 app.draw(*snap, io.DisplaySize.x, io.DisplaySize.y);
                 if (frame == 0) {
@@ -373,6 +377,8 @@ int render_screenshots(const ScreenshotOptions& o, std::vector<std::string>* wri
                 }
                 if (frame >= 3 && app.view.packet_pos == app.view.packet_target) break;
             }
+            if (overflows)
+                for (const std::string& line : frame_overflows) overflows->push_back("step " + std::to_string(k) + ": " + line);
             render_draw_data(o.width, o.height, app.clear_rects());
             std::vector<std::uint8_t> rgba = canvas.read_rgba();
             for (size_t i = 3; i < rgba.size(); i += 4) rgba[i] = 255;  // opaque, whatever blending left
@@ -388,6 +394,7 @@ int render_screenshots(const ScreenshotOptions& o, std::vector<std::string>* wri
             if (!o.quiet) std::printf("wrote %s\n", path.c_str());
         }
         Canvas::unbind();
+        set_overflow_sink(nullptr);
     }
     window.reset();
     offscreen.reset();

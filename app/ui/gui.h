@@ -72,7 +72,10 @@ struct ScreenshotOptions {
 // 01), with EGL surfaceless (no X server needed), or a hidden GLFW window
 // when EGL is unavailable and a display exists. Returns 0, or 2 for a bad
 // lesson or when no GL context could be made (with one message on stderr).
-// `written` (optional) receives the paths of the PNG files.
-int render_screenshots(const ScreenshotOptions& options, std::vector<std::string>* written = nullptr);
+// `written` (optional) receives the paths of the PNG files. `overflows`
+// (optional, a test aid) receives one line per pane whose content did not fit
+// in it at a step: "step 3: ##next_token: content below the pane by 41 px".
+int render_screenshots(const ScreenshotOptions& options, std::vector<std::string>* written = nullptr,
+                       std::vector<std::string>* overflows = nullptr);
 
 }  // namespace sixstep::ui

@@ -130,7 +130,20 @@ void draw_kv_cache_panel(const app::Snapshot& s, ViewState& v, app::Session&, co
         if (kv.released) ImGui::TextColored(theme::vec(theme::warn_rgb), "%s", tr(lang, "The request finished: its blocks went back to the pool."));
         const float width = ImGui::GetContentRegionAvail().x;
         const float text_h = ImGui::GetTextLineHeightWithSpacing();
-        grid(*view, width, std::max(text_h * 2, ImGui::GetContentRegionAvail().y - text_h * 4.6f));
+        // Under the grid, at 0.8 of the body size: the legend, the pool's
+        // blocks and the two lines of bytes (wrapped); the grid takes the rest.
+        const std::string formula = "bytes = " + kv.formula;
+        std::snprintf(line, sizeof line, "%s %zu B \u00b7 %s %zu B \u00b7 %s %zu B", tr(lang, "whole blocks"), kv.bytes_used,
+                      tr(lang, "allocated"), kv.bytes_allocated, tr(lang, "pool"), kv.bytes_capacity);
+        const std::string bytes = line;
+        const float spacing = ImGui::GetStyle().ItemSpacing.y;
+        ImGui::SetWindowFontScale(0.8f);
+        float below = ImGui::GetTextLineHeightWithSpacing() + (kv.n_blocks > 0 ? ImGui::GetTextLineHeight() * 0.7f + 2 + spacing : 0);
+        ImGui::PushFont(fonts().mono);
+        for (const std::string* t : {&formula, &bytes}) below += ImGui::CalcTextSize(t->c_str(), nullptr, false, width).y + spacing;
+        ImGui::PopFont();
+        ImGui::SetWindowFontScale(1.0f);
+        grid(*view, width, std::max(text_h, ImGui::GetContentRegionAvail().y - below - spacing));
         ImGui::SetWindowFontScale(0.8f);
         plot::legend({{theme::kv_prefill_rgb, tr(lang, "prefill")}, {theme::kv_decode_rgb, tr(lang, "decode")},
                       {theme::kv_empty_rgb, tr(lang, "reserved")}});
@@ -141,10 +154,8 @@ void draw_kv_cache_panel(const app::Snapshot& s, ViewState& v, app::Session&, co
         pool(kv, width);
         ImGui::PushFont(fonts().mono);
         ImGui::PushTextWrapPos(0.0f);
-        ImGui::TextUnformatted(("bytes = " + kv.formula).c_str());
-        std::snprintf(line, sizeof line, "%s %zu B \u00b7 %s %zu B \u00b7 %s %zu B", tr(lang, "whole blocks"), kv.bytes_used,
-                      tr(lang, "allocated"), kv.bytes_allocated, tr(lang, "pool"), kv.bytes_capacity);
-        ImGui::TextUnformatted(line);
+        ImGui::TextUnformatted(formula.c_str());
+        ImGui::TextUnformatted(bytes.c_str());
         ImGui::PopTextWrapPos();
         ImGui::PopFont();
         ImGui::SetWindowFontScale(1.0f);

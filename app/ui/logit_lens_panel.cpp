@@ -28,10 +28,13 @@ void draw_logit_lens_panel(const app::Snapshot& s, ViewState& v, app::Session&, 
             end_panel();
             return;
         }
+        // A little smaller than the body, so a small model's layers fit in
+        // half the area; the layer and token columns as wide as their text.
+        ImGui::SetWindowFontScale(0.8f);
         const ImGuiTableFlags flags = ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp;
         if (ImGui::BeginTable("##lens", 4, flags)) {
-            ImGui::TableSetupColumn(tr(lang, "layer"), ImGuiTableColumnFlags_WidthStretch, 0.7f);
-            ImGui::TableSetupColumn(tr(lang, "token"), ImGuiTableColumnFlags_WidthStretch, 1.0f);
+            ImGui::TableSetupColumn(tr(lang, "layer"), ImGuiTableColumnFlags_WidthFixed);
+            ImGui::TableSetupColumn(tr(lang, "token"), ImGuiTableColumnFlags_WidthFixed);
             ImGui::TableSetupColumn("p", ImGuiTableColumnFlags_WidthStretch, 1.6f);
             ImGui::TableSetupColumn(tr(lang, "then"), ImGuiTableColumnFlags_WidthStretch, 1.6f);
             ImGui::TableHeadersRow();
@@ -64,6 +67,7 @@ void draw_logit_lens_panel(const app::Snapshot& s, ViewState& v, app::Session&, 
             }
             ImGui::EndTable();
         }
+        ImGui::SetWindowFontScale(1.0f);
     }
     end_panel();
 }

@@ -73,7 +73,9 @@ void draw_narration(const app::Snapshot& s, ViewState& v) {
             const float wrap_w = avail.x - ImGui::GetStyle().ScrollbarSize;
             std::vector<std::string> lines = wrap_lines(F.narration, F.narration->FontSize, text, wrap_w);
             ImFont* font = F.narration;
-            if (static_cast<float>(lines.size()) * F.narration->FontSize * 1.05f > avail.y) {
+            // Lines are a font size apart plus the item spacing.
+            const float n = static_cast<float>(lines.size());
+            if (n * F.narration->FontSize + std::max(0.0f, n - 1) * ImGui::GetStyle().ItemSpacing.y > avail.y) {
                 font = F.body;
                 lines = wrap_lines(F.body, F.body->FontSize, text, wrap_w);
             }

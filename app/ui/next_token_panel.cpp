@@ -88,8 +88,9 @@ void candidate_bars(const llm::ViewNext& next, const std::string& lang, app::Ses
 
 // Rows: the candidates before any filter; columns: the chain's stages; a cell
 // holds the candidate's probability after that stage, or — when it was cut.
-void chain_table(const llm::ViewNext& next, const std::string& lang) {
-    if (next.chain.empty()) return;
+// At most `max_rows` candidates (the most likely), as many as the pane has room for.
+void chain_table(const llm::ViewNext& next, const std::string& lang, size_t max_rows) {
+    if (next.chain.empty() || max_rows == 0) return;
     const llm::ViewSamplerStage& first = next.chain.front();
     const int cols = static_cast<int>(next.chain.size()) + 1;
     const ImGuiTableFlags flags = ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchSame;
@@ -101,7 +102,7 @@ void chain_table(const llm::ViewNext& next, const std::string& lang) {
         ImGui::TableNextColumn();
         ImGui::TextDisabled("%s %d", stage.name.c_str(), stage.n_kept);
     }
-    for (size_t i = 0; i < first.rows.size(); ++i) {
+    for (size_t i = 0; i < std::min(first.rows.size(), max_rows); ++i) {
         const llm::ViewCandidate& c = first.rows[i];
         ImGui::TableNextRow();
         ImGui::TableNextColumn();
@@ -143,16 +144,40 @@ void draw_next_token_panel(const app::Snapshot& s, ViewState& v, app::Session& s
             ImGui::TextColored(theme::vec(next.forced ? theme::active_border_rgb : theme::muted_rgb), "%s", line);
         }
         panel_message(s, "next_token");
+        // What fits, in this order: the candidates (smaller when the pane is
+        // short), the knobs, then as many rows of the sampler's table as
+        // there is room for. Shown under another panel, the table and
+        // even the knobs may not fit: shown alone, they do.
+        const ImGuiStyle& style = ImGui::GetStyle();
+        ImGui::SetWindowFontScale(0.8f);
+        const float knobs_h = 2 * ImGui::GetFrameHeightWithSpacing();
+        const float caption_h = ImGui::GetTextLineHeightWithSpacing();
+        const float row_h = ImGui::GetTextLineHeight() + 2 * style.CellPadding.y + 1;  // + the inner border
+        ImGui::SetWindowFontScale(1.0f);
+        bool knobs = true;
         if (!has) {
             ImGui::TextDisabled("%s", tr(lang, "The candidates appear at stage 4 (output)."));
         } else {
             const llm::ViewNext& next = view->next;
+            const float bars_h = static_cast<float>(next.top.size()) * ImGui::GetTextLineHeightWithSpacing();
+            ImGui::SetWindowFontScale(bars_h + knobs_h <= ImGui::GetContentRegionAvail().y ? 1.0f : 0.8f);
             candidate_bars(next, lang, session);
-            ImGui::SetWindowFontScale(0.8f);
-            ImGui::TextDisabled("%s", tr(lang, next.sampled || next.forced ? "The sampler's table after each stage"
-                                                                          : "The sampler's filters on these logits (the draw comes at stage 5)"));
-            chain_table(next, lang);
             ImGui::SetWindowFontScale(1.0f);
+            const float left = ImGui::GetContentRegionAvail().y;
+            knobs = left >= knobs_h;
+            const float table_h = left - (knobs ? knobs_h : 0.0f) - caption_h - row_h;
+            const size_t rows = table_h >= row_h ? static_cast<size_t>(table_h / row_h) : 0;
+            if (rows > 0) {
+                ImGui::SetWindowFontScale(0.8f);
+                ImGui::TextDisabled("%s", tr(lang, next.sampled || next.forced ? "The sampler's table after each stage"
+                                                                              : "The sampler's filters on these logits (the draw comes at stage 5)"));
+                chain_table(next, lang, rows);
+                ImGui::SetWindowFontScale(1.0f);
+            }
+        }
+        if (!knobs) {
+            end_panel();
+            return;
         }
         // The knobs: each change recomputes the request (through the session).
         ImGui::SetWindowFontScale(0.8f);

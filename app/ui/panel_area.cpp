@@ -40,11 +40,16 @@ void draw_tabs(const app::Snapshot& s, ViewState& v, const std::vector<std::stri
         const std::string& lang = s.state.language;
         std::vector<std::string> names = {inspector_name};
         for (const PanelInfo& p : s.state.description->panels) names.push_back(p.name);
-        // One row of tabs: shrink the text when they would not fit.
+        // One row of tabs: shrink the text when they would not fit. Only the
+        // text scales with the window's font scale, not the buttons' padding
+        // and the spacing between them.
         const ImGuiStyle& style = ImGui::GetStyle();
-        float total = 0;
-        for (const auto& n : names) total += ImGui::CalcTextSize(tr(lang, tab_label(n))).x + style.FramePadding.x * 2 + style.ItemSpacing.x;
-        const float scale = std::clamp((r.w - 2 * style.WindowPadding.x) / std::max(1.0f, total), 0.55f, 0.9f);
+        float text = 0, fixed = 2 * style.WindowPadding.x + 2 * style.WindowBorderSize;
+        for (size_t i = 0; i < names.size(); ++i) {
+            text += ImGui::CalcTextSize(tr(lang, tab_label(names[i]))).x;
+            fixed += style.FramePadding.x * 2 + (i ? style.ItemSpacing.x : 0.0f);
+        }
+        const float scale = std::clamp((r.w - fixed) / std::max(1.0f, text), 0.55f, 0.9f);
         ImGui::SetWindowFontScale(scale);
         ImGui::SetCursorPosY(std::max(0.0f, (r.h - ImGui::GetFrameHeight()) * 0.5f));
         for (size_t i = 0; i < names.size(); ++i) {

@@ -42,8 +42,27 @@ void draw_timeline_panel(const app::Snapshot& s, ViewState& v, app::Session&, co
         double top = view->tokenize_ms;
         for (const auto& p : view->passes) top = std::max(top, p.forward_ms + (p.sampled ? p.sample_ms : 0));
         top = plot::nice_ceiling(std::max(top, view->tpot_ms) * 1.15);
+        // Where the clocks start and stop: three notes under the chart, at
+        // 0.8 of the body size, wrapped; the chart takes what they leave.
+        const char* notes[] = {
+            tr(lang, "TTFT = tokenize + prefill + first sample: from the start of tokenizing to the first token."),
+            tr(lang, "TPOT = mean of (forward + sample) over the decode steps."),
+            tr(lang, "Engine time only: pauses between lesson steps are not counted."),
+        };
+        const std::uint32_t note_rgb[] = {theme::bad_rgb, theme::good_rgb, theme::muted_rgb};
+        const float avail_w = ImGui::GetContentRegionAvail().x, spacing = ImGui::GetStyle().ItemSpacing.y;
+        ImGui::SetWindowFontScale(0.8f);
+        float note_h[3];
+        for (int i = 0; i < 3; ++i) note_h[i] = ImGui::CalcTextSize(notes[i], nullptr, false, avail_w).y + spacing;
+        ImGui::SetWindowFontScale(1.0f);
         const float text_h = ImGui::GetTextLineHeightWithSpacing();
-        const float chart_h = std::max(text_h * 2.5f, ImGui::GetContentRegionAvail().y - text_h * 3.3f);
+        // The last note repeats the title's "engine time": left out when the
+        // chart would be too flat to read.
+        const float room = ImGui::GetContentRegionAvail().y - 2 * spacing;
+        const int n_notes = room - note_h[0] - note_h[1] - note_h[2] >= text_h * 2 ? 3 : 2;
+        float notes_h = 0;
+        for (int i = 0; i < n_notes; ++i) notes_h += note_h[i];
+        const float chart_h = std::max(text_h * 2.0f, room - notes_h);
         const float left = ImGui::CalcTextSize("0000").x;
         const plot::Frame f = plot::begin(ImVec2(ImGui::GetContentRegionAvail().x, chart_h), 0, n_pass + 1, 0, top, left,
                                           text_h * 0.8f);
@@ -77,14 +96,8 @@ void draw_timeline_panel(const app::Snapshot& s, ViewState& v, app::Session&, co
             std::snprintf(line, sizeof line, "TPOT %s ms", pretty_number(view->tpot_ms, 3).c_str());
             plot::hline(f, view->tpot_ms, theme::good_rgb, line);
         }
-        // Where the clocks start and stop.
         ImGui::PushTextWrapPos(0.0f);
-        ImGui::TextColored(theme::vec(theme::bad_rgb), "%s",
-                           tr(lang, "TTFT = tokenize + prefill + first sample: from the start of tokenizing to the first "
-                                    "token."));
-        ImGui::TextColored(theme::vec(theme::good_rgb), "%s",
-                           tr(lang, "TPOT = mean of (forward + sample) over the decode steps."));
-        ImGui::TextDisabled("%s", tr(lang, "Engine time only: pauses between lesson steps are not counted."));
+        for (int i = 0; i < n_notes; ++i) ImGui::TextColored(theme::vec(note_rgb[i]), "%s", notes[i]);
         ImGui::PopTextWrapPos();
         ImGui::SetWindowFontScale(1.0f);
     }

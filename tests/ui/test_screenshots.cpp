@@ -6,6 +6,8 @@
 
 #include "temp_dir.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -88,6 +90,101 @@ std::vector<std::string> render_lesson(const char* file, const char* tag, fs::pa
     REQUIRE(ui::render_screenshots(o, &written) == 0);
     return written;
 }
+
+// The connected regions (4-neighbours) of exactly rgb in r with at least
+// min_px pixels: a chip, a bar, a legend swatch (glyphs drawn over a fill do
+// not split it while the fill has a margin around them).
+struct Region {
+    int x0, y0, x1, y1;  // bounding box, exclusive ends
+    long px;
+};
+std::vector<Region> regions(const Image& img, const ui::Rect& r, std::uint32_t rgb, long min_px) {
+    const int X0 = static_cast<int>(r.x), Y0 = static_cast<int>(r.y);
+    const int W = static_cast<int>(r.right()) - X0, H = static_cast<int>(r.bottom()) - Y0;
+    std::vector<char> seen(static_cast<size_t>(W) * H, 0);
+    std::vector<Region> out;
+    std::vector<std::pair<int, int>> stack;
+    for (int y = 0; y < H; ++y)
+        for (int x = 0; x < W; ++x) {
+            if (seen[static_cast<size_t>(y) * W + x] || img.at(X0 + x, Y0 + y) != rgb) continue;
+            Region g{x, y, x + 1, y + 1, 0};
+            stack.push_back({x, y});
+            seen[static_cast<size_t>(y) * W + x] = 1;
+            while (!stack.empty()) {
+                const auto [cx, cy] = stack.back();
+                stack.pop_back();
+                ++g.px;
+                g.x0 = std::min(g.x0, cx), g.y0 = std::min(g.y0, cy), g.x1 = std::max(g.x1, cx + 1), g.y1 = std::max(g.y1, cy + 1);
+                const int nx[4] = {cx - 1, cx + 1, cx, cx}, ny[4] = {cy, cy, cy - 1, cy + 1};
+                for (int k = 0; k < 4; ++k) {
+                    if (nx[k] < 0 || ny[k] < 0 || nx[k] >= W || ny[k] >= H) continue;
+                    char& s = seen[static_cast<size_t>(ny[k]) * W + nx[k]];
+                    if (!s && img.at(X0 + nx[k], Y0 + ny[k]) == rgb) s = 1, stack.push_back({nx[k], ny[k]});
+                }
+            }
+            if (g.px >= min_px) out.push_back({g.x0 + X0, g.y0 + Y0, g.x1 + X0, g.y1 + Y0, g.px});
+        }
+    return out;
+}
+
+// Horizontal bars as plot::hbar draws them: a fill in one of `fills` from the
+// left, then the grey track to the bar's full width. One entry per bar, top
+// to bottom, from the pixel rows that show both parts.
+struct HBar {
+    int y = 0, x = 0;     // first row, left edge
+    int fill = 0, width = 0;
+    std::uint32_t rgb = 0;
+    double fraction() const { return static_cast<double>(fill) / width; }
+};
+constexpr std::uint32_t hbar_track_rgb = 0xE5E7EB;  // plot::hbar's default track
+std::vector<HBar> hbars(const Image& img, const ui::Rect& r, const std::vector<std::uint32_t>& fills) {
+    std::vector<HBar> out;
+    auto is_fill = [&](std::uint32_t c) { return std::find(fills.begin(), fills.end(), c) != fills.end(); };
+    int last_row = -2;
+    for (int y = static_cast<int>(r.y); y < static_cast<int>(r.bottom()); ++y) {
+        bool found = false;
+        for (int x = static_cast<int>(r.x); x < static_cast<int>(r.right()) && !found;) {
+            const std::uint32_t c = img.at(x, y);
+            if (!is_fill(c)) { ++x; continue; }
+            int a = x;
+            while (x < static_cast<int>(r.right()) && img.at(x, y) == c) ++x;
+            const int b = x;
+            while (x < static_cast<int>(r.right()) && img.at(x, y) == hbar_track_rgb) ++x;
+            if (x - b >= 1 && x - a >= 40) {
+                const HBar h{y, a, b - a, x - a, c};
+                const bool same = !out.empty() && last_row == y - 1 && out.back().x == h.x && out.back().fill == h.fill &&
+                                  out.back().width == h.width;
+                if (!same) out.push_back(h);
+                last_row = y;
+                found = true;
+            }
+        }
+    }
+    return out;
+}
+
+// The pixel row with the most pixels of the given colours (a bar chart's
+// baseline, which every bar reaches), and on it the runs of `rgb` — runs
+// closer than `gap` pixels joined (a dashed line may cross the bars).
+int runs_on_baseline(const Image& img, const ui::Rect& r, const std::vector<std::uint32_t>& bars, std::uint32_t rgb, int gap) {
+    int best_y = -1;
+    long best = 0;
+    for (int y = static_cast<int>(r.y); y < static_cast<int>(r.bottom()); ++y) {
+        long n = 0;
+        for (int x = static_cast<int>(r.x); x < static_cast<int>(r.right()); ++x)
+            if (std::find(bars.begin(), bars.end(), img.at(x, y)) != bars.end()) ++n;
+        if (n > best) best = n, best_y = y;
+    }
+    if (best_y < 0) return 0;
+    std::vector<std::pair<int, int>> runs;  // [first, last] pixel
+    for (int x = static_cast<int>(r.x); x < static_cast<int>(r.right()); ++x)
+        if (img.at(x, best_y) == rgb) {
+            if (runs.empty() || x - runs.back().second > gap) runs.push_back({x, x});
+            else runs.back().second = x;
+        }
+    return static_cast<int>(std::count_if(runs.begin(), runs.end(), [](const auto& run) { return run.second - run.first >= 2; }));
+}
+
 
 }  // namespace
 
@@ -191,8 +288,6 @@ TEST_CASE("screenshots: the KV cache grid fills as one block, then one column pe
         const double ratio = (decode[k] - swatch) / (prefill[k] - swatch);
         CHECK(ratio * n_prompt[k] == doctest::Approx(n_decoded[k]).epsilon(0.05));
     }
-    std::error_code ec;
-    fs::remove_all(out_root, ec);
 }
 
 // Lesson 04's step 6 shows attention over the 6-token prompt: the 15 cells
@@ -221,8 +316,142 @@ TEST_CASE("screenshots: the attention map draws the causal mask") {
     CHECK(before == 0);
     // At least n(n-1)/2 cells of 2×2 pixels (plus the legend's swatch).
     CHECK(with_map >= n * (n - 1) / 2 * 4);
-    std::error_code ec;
-    fs::remove_all(out_root, ec);
+}
+
+// Lesson 04 shows the tokens, next-token, timeline and logit-lens panels at
+// several steps. Each panel's picture is checked against the engine's
+// snapshot of that step (the lesson run again by an interpreter: greedy, so
+// the same tokens and probabilities) — nothing from one run typed in:
+// - Tokens: one chip per token, coloured prompt / generated / byte-or-control
+//   (plus one legend swatch of each colour), so the generated chips grow by
+//   one per token;
+// - Next token: one bar per candidate, top to bottom, each filled to its
+//   probability (so the first is the longest), the chosen one highlighted;
+// - Timeline: on the chart's baseline one prefill bar and one bar per decode
+//   step;
+// - Logit lens: one bar per layer filled to that layer's top probability,
+//   the last (the output stage's) highlighted; and its token is the output
+//   stage's top token.
+// One rendering serves the four (doctest runs each subcase in the same process).
+TEST_CASE("screenshots: the tokens, next-token, timeline and logit-lens panels show the engine's numbers") {
+    const std::string path = std::string(SIXSTEP_SOURCE_DIR) + "/lessons/04-one-token-at-a-time.yaml";
+    static fs::path out_root;
+    static const std::vector<std::string> written = render_lesson("04-one-token-at-a-time.yaml", "ui-llm-panels", out_root);
+    static const std::vector<app::PanelsState> panels = [&] {
+        app::Interpreter it(app::load_lesson(path));
+        std::vector<app::PanelsState> out;
+        while (!it.finished()) {
+            it.step();
+            out.push_back(it.state().panels);
+        }
+        return out;
+    }();
+    REQUIRE(written.size() == panels.size());
+
+    const float f = ui::default_font_px(720);
+    const ui::Layout layout = ui::compute_layout(1280, 720, f, 0, 1, true);
+    // The steps showing `name`, each with its image and the panel's rectangle.
+    struct Shown {
+        size_t step;
+        Image img;
+        ui::Rect slot;
+    };
+    auto showing = [&](const std::string& name) {
+        std::vector<Shown> out;
+        for (size_t k = 0; k < panels.size(); ++k) {
+            const auto& shown = panels[k].shown;
+            const auto at = std::find(shown.begin(), shown.end(), name);
+            if (at == shown.end()) continue;
+            const int n = static_cast<int>(shown.size()), i = static_cast<int>(at - shown.begin());
+            out.push_back({k, load_png(written[k]), ui::panel_slot(layout.inspector, n, i)});
+        }
+        return out;
+    };
+
+    SUBCASE("tokens: one chip per token, in its kind's colour") {
+        int most_generated = 0, steps = 0;
+        for (const Shown& sh : showing("tokens")) {
+            const auto& view = panels[sh.step].view;
+            if (!view || view->tokens.empty()) continue;
+            CAPTURE(sh.step + 1);
+            long prompt = 0, generated = 0, other = 0;
+            for (const auto& t : view->tokens) (t.byte || t.special ? other : t.prompt ? prompt : generated) += 1;
+            // Each count plus the legend's swatch.
+            CHECK(regions(sh.img, sh.slot, ui::theme::token_prompt_rgb, 40).size() == prompt + 1);
+            CHECK(regions(sh.img, sh.slot, ui::theme::token_generated_rgb, 40).size() == generated + 1);
+            CHECK(regions(sh.img, sh.slot, ui::theme::token_byte_rgb, 40).size() == other + 1);
+            most_generated = std::max(most_generated, static_cast<int>(generated));
+            ++steps;
+        }
+        CHECK(steps >= 2);
+        CHECK(most_generated >= 1);  // a step where generated chips were appended
+    }
+
+    SUBCASE("next token: one bar per candidate, filled to its probability") {
+        int steps = 0;
+        for (const Shown& sh : showing("next_token")) {
+            const auto& view = panels[sh.step].view;
+            if (!view || view->next.top.empty()) continue;
+            CAPTURE(sh.step + 1);
+            const auto& next = view->next;
+            const auto bars = hbars(sh.img, sh.slot, {ui::theme::accent_rgb, ui::theme::active_rgb});
+            REQUIRE(bars.size() == next.top.size());
+            for (size_t i = 0; i < bars.size(); ++i) {
+                CAPTURE(i);
+                CHECK(bars[i].x == bars[0].x);
+                CHECK(bars[i].width == bars[0].width);
+                CHECK(std::abs(bars[i].fraction() - next.top[i].p) <= 1.5 / bars[i].width);
+                CHECK(bars[i].rgb == (next.top[i].id == next.chosen ? ui::theme::active_rgb : ui::theme::accent_rgb));
+                if (i) CHECK(bars[i].fill <= bars[0].fill);
+            }
+            ++steps;
+        }
+        CHECK(steps >= 2);
+    }
+
+    SUBCASE("timeline: one prefill bar, then one bar per decode step") {
+        int most_decode = 0, steps = 0;
+        for (const Shown& sh : showing("timeline")) {
+            const auto& view = panels[sh.step].view;
+            if (!view || view->passes.empty()) continue;
+            CAPTURE(sh.step + 1);
+            const int n_prefill = static_cast<int>(std::count_if(view->passes.begin(), view->passes.end(),
+                                                                 [](const auto& p) { return p.prefill; }));
+            const int n_decode = static_cast<int>(view->passes.size()) - n_prefill;
+            const std::vector<std::uint32_t> bar_rgb = {ui::theme::prefill_bar_rgb, ui::theme::decode_bar_rgb};
+            CHECK(runs_on_baseline(sh.img, sh.slot, bar_rgb, ui::theme::prefill_bar_rgb, 6) == n_prefill);
+            CHECK(runs_on_baseline(sh.img, sh.slot, bar_rgb, ui::theme::decode_bar_rgb, 6) == n_decode);
+            most_decode = std::max(most_decode, n_decode);
+            ++steps;
+        }
+        CHECK(steps >= 2);
+        CHECK(most_decode >= 2);
+    }
+
+    SUBCASE("logit lens: one row per layer, the last one the output stage's") {
+        int steps = 0;
+        for (const Shown& sh : showing("logit_lens")) {
+            const auto& p = panels[sh.step];
+            if (p.lens.empty()) continue;
+            CAPTURE(sh.step + 1);
+            REQUIRE(p.n_layer > 1);
+            REQUIRE(p.lens.size() == static_cast<size_t>(p.n_layer));
+            REQUIRE(p.view);
+            REQUIRE(!p.view->next.top.empty());
+            CHECK(p.lens.back().top.front().id == p.view->next.top.front().id);
+            CHECK(p.lens.back().top.front().p == doctest::Approx(p.view->next.top.front().p).epsilon(1e-4));
+            const auto bars = hbars(sh.img, sh.slot, {ui::theme::accent_rgb, ui::theme::active_rgb});
+            REQUIRE(bars.size() == p.lens.size());
+            for (size_t i = 0; i < bars.size(); ++i) {
+                CAPTURE(i);
+                REQUIRE(!p.lens[i].top.empty());
+                CHECK(std::abs(bars[i].fraction() - p.lens[i].top.front().p) <= 1.5 / bars[i].width);
+                CHECK(bars[i].rgb == (i + 1 == bars.size() ? ui::theme::active_rgb : ui::theme::accent_rgb));
+            }
+            ++steps;
+        }
+        CHECK(steps >= 1);
+    }
 }
 
 // Lesson 16: step 1 runs the metre-trained v2 as a canary and rolls it back;
@@ -247,6 +476,86 @@ TEST_CASE("screenshots: the canary chart marks the rollback only when there is o
     CHECK(pixels(written[4], ui::theme::canary_rgb) > 20);
     std::error_code ec;
     fs::remove_all(out_root, ec);
+}
+
+// Nothing the window lays out may be cut or hidden: at both projector sizes,
+// at every step of a lesson, each pane's content (and each table cell) fits
+// in it (gui.h: render_screenshots' overflow lines). The quick case checks
+// the lesson with the most panels; the `slow` one every bundled lesson.
+
+// The overflow lines of one lesson rendered at one size.
+static std::vector<std::string> overflows_of(const std::string& lesson_path, int width, int height) {
+    ui::ScreenshotOptions o;
+    o.lesson_path = lesson_path;
+    o.out_dir = sixstep::test::process_temp_dir("ui-fit").string();
+    o.width = width;
+    o.height = height;
+    o.quiet = true;
+    std::vector<std::string> written, overflows;
+    REQUIRE(ui::render_screenshots(o, &written, &overflows) == 0);
+    REQUIRE(!written.empty());
+    return overflows;
+}
+
+TEST_CASE("screenshots: every pane's content fits, lesson 04 at 1280x720 and 1920x1080") {
+    for (const auto& [w, h] : {std::pair{1280, 720}, std::pair{1920, 1080}}) {
+        CAPTURE(w);
+        std::string all;
+        for (const auto& line : overflows_of(std::string(SIXSTEP_SOURCE_DIR) + "/lessons/04-one-token-at-a-time.yaml", w, h))
+            all += "\n  " + line;
+        CHECK_MESSAGE(all.empty(), "04-one-token-at-a-time.yaml at " << w << "x" << h << ":" << all);
+    }
+}
+
+// Panes that still overflow in some lesson (issue 12, item 5, open): the
+// inspector's field list and the narration of long steps scroll, the
+// training, serving and KV-memory panes are taller than half the screen.
+// Any other overflow fails the case.
+TEST_CASE("screenshots: every pane's content fits, every lesson at 1280x720 and 1920x1080") {
+    const std::set<std::pair<std::string, std::string>> known = {
+        {"01-six-steps.yaml", "##inspector"},
+        {"02-training-serving-skew.yaml", "##inspector"},
+        {"03-training-vs-inference.yaml", "##inspector"},
+        {"03-training-vs-inference.yaml", "##training"},
+        {"05-prefill-decode-kv-cache.yaml", "##kv_cache"},
+        {"06-kv-memory.yaml", "##kv_calc"},
+        {"07-sampling.yaml", "##narration"},
+        {"08-batching-and-the-knee.yaml", "##inspector"},
+        {"08-batching-and-the-knee.yaml", "##narration"},
+        {"08-batching-and-the-knee.yaml", "##serving"},
+        {"09-queueing-headroom.yaml", "##narration"},
+        {"09-queueing-headroom.yaml", "##serving"},
+        {"10-continuous-batching-and-paged-kv.yaml", "##narration"},
+        {"13-speculative-decoding.yaml", "##narration"},
+        {"14-cold-start-and-the-bill.yaml", "##serving"},
+        {"zh/01-six-steps.yaml", "##inspector"},
+        {"zh/02-training-serving-skew.yaml", "##inspector"},
+        {"zh/03-training-vs-inference.yaml", "##inspector"},
+        {"zh/03-training-vs-inference.yaml", "##training"},
+    };
+    const fs::path root = fs::path(SIXSTEP_SOURCE_DIR) / "lessons";
+    // lessons/ and lessons/zh/ (find_lessons walks the subfolders).
+    const std::vector<std::string> paths = app::find_lessons(root.string());
+    REQUIRE(paths.size() >= 15);
+    std::set<std::pair<std::string, std::string>> seen;
+    std::string unexpected;
+    for (const auto& path : paths) {
+        const std::string lesson = fs::relative(path, root).generic_string();
+        for (const auto& [w, h] : {std::pair{1280, 720}, std::pair{1920, 1080}})
+            for (const std::string& line : overflows_of(path, w, h)) {
+                // "step 3: ##inspector/##inspect_2D8E0C51: content below ..."
+                const size_t a = line.find("##"), b = line.find_first_of("/:", a);
+                const std::pair<std::string, std::string> key{lesson, line.substr(a, b - a)};
+                if (known.count(key)) seen.insert(key);
+                else unexpected += "\n  " + lesson + " at " + std::to_string(w) + "x" + std::to_string(h) + ", " + line;
+            }
+    }
+    CHECK_MESSAGE(unexpected.empty(), "content that does not fit its pane:" << unexpected);
+    // Some panes show measured numbers whose width varies from run to run
+    // (lesson 08's serving pane overflows in some runs only): a listed pane
+    // that fits is reported, not failed.
+    for (const auto& k : known)
+        if (!seen.count(k)) MESSAGE(k.first << " " << k.second << " fits now: take it off the list if it always does");
 }
 
 TEST_CASE("screenshots: a broken lesson is one clear error, no images") {
