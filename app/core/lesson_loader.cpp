@@ -24,7 +24,6 @@
 #include "pipeline/delivery/dataset.h"
 #include "pipeline/delivery/weights_file.h"
 #include "pipeline/llm/gguf/gguf.h"
-#include "pipeline/llm/llm_model.h"
 #include "pipeline/models.h"
 #include "pipeline/tools/random_model.h"
 #include "pipeline/serving/kv_calc.h"
@@ -626,49 +625,93 @@ std::optional<YAML::Mark> second_document(const std::string& text) {
 
 Budget read_budget(const Reader& r, const YAML::Node& n) {
     r.expect_map(n, "\"budget\"");
-    r.check_keys(n, "budget", {"train_steps", "served_requests", "generated_tokens"});
+    r.check_keys(n, "budget", {"train_steps", "served_requests", "generated_tokens", "forward_tokens", "simulations"});
     constexpr int most = 1000000000;
     Budget b;
     if (n["train_steps"]) b.train_steps = r.integer(n["train_steps"], "train_steps", 1, most);
     if (n["served_requests"]) b.served_requests = r.integer(n["served_requests"], "served_requests", 1, most);
     if (n["generated_tokens"]) b.generated_tokens = r.integer(n["generated_tokens"], "generated_tokens", 1, most);
+    if (n["forward_tokens"]) b.forward_tokens = r.integer(n["forward_tokens"], "forward_tokens", 1, most);
+    if (n["simulations"]) b.simulations = r.integer(n["simulations"], "simulations", 1, most);
     return b;
 }
 
 // Adds up the work a lesson asks for, step by step, and stops at the first
-// step that goes over the lesson's budget. Tokens are counted at the most a
-// request may generate (its max_tokens), since a lesson is checked before it runs.
+// step that goes over the lesson's budget. A request's work is what its
+// model kind declares (ModelDescription::work), at its most, since a lesson
+// is checked before it runs: the loader knows no kind.
 class WorkTally {
 public:
-    WorkTally(const Reader& r, const Budget& b, bool llm) : r_(r), budget_(b), llm_(llm) {}
+    WorkTally(const Reader& r, const Budget& b, const ModelDescription& model)
+        : r_(r), budget_(b), model_(model), declared_(model.work) {}
 
     void add(const LessonStep& s, const YAML::Node& n, size_t index) {
-        if (s.request) {
-            max_tokens_ = llm::LlmModelParams{}.max_tokens;
-            for (const auto& [k, v] : *s.request) {
-                if (k != "max_tokens") continue;
-                char* end = nullptr;
-                const double x = std::strtod(v.c_str(), &end);
-                if (end != v.c_str() && *end == 0 && x >= 1 && x <= 1e9) max_tokens_ = static_cast<long long>(x);
-            }
-        }
+        if (s.request) fields_ = *s.request;
+        // A new request or new settings: the next run starts a fresh pipeline.
+        if (s.request || !s.set.empty()) stages_done_ = 0;
         if (s.train) charge(train_, s.train->steps, budget_.train_steps, "training steps", "train_steps", n["train"], index);
         if (s.serve) {
             charge(served_, s.serve->requests, budget_.served_requests, "served requests", "served_requests", n["serve"],
                    index);
-            if (llm_)
-                charge(tokens_, s.serve->requests * max_tokens_, budget_.generated_tokens, "generated tokens",
-                       "generated_tokens", n["serve"], index);
+            if (declared_.whole) charge(times(whole(), s.serve->requests), n["serve"], index);
         }
-        if (s.run && llm_) {
-            const bool whole = s.run->kind == RunSpec::Kind::all ||
-                               (s.run->kind == RunSpec::Kind::through && s.run->through == Stage::respond);
-            charge(tokens_, whole ? max_tokens_ : 1, budget_.generated_tokens, "generated tokens", "generated_tokens",
-                   n["run"], index);
+        if (s.run && declared_.whole) {
+            if (declared_.charge == WorkDeclaration::Charge::each_run) charge(run_work(*s.run), n["run"], index);
+            else if (passes_work_stage(*s.run)) charge(whole(), n["run"], index);
         }
     }
 
 private:
+    // The current request's field, checked by its knob; its default otherwise.
+    std::string field(std::string_view name) const {
+        const Knob* k = model_.find_knob(name);
+        for (const auto& [key, value] : fields_) {
+            if (key != name || !k) continue;
+            try {
+                return k->check(value);
+            } catch (const Error&) {
+                break;  // refused when the request starts, before any work
+            }
+        }
+        return k ? k->default_value : std::string();
+    }
+    Work whole() const {
+        return declared_.whole([this](std::string_view name) { return field(name); });
+    }
+    static Work times(Work w, long long n) {
+        w.generated_tokens *= n, w.forward_tokens *= n, w.simulations *= n;
+        return w;
+    }
+    Work run_work(const RunSpec& run) const {
+        const bool to_answer =
+            run.kind == RunSpec::Kind::all || (run.kind == RunSpec::Kind::through && run.through == Stage::respond);
+        return to_answer ? whole() : declared_.one_step;
+    }
+    // Walks the stages a run goes through, as the interpreter does, and says
+    // whether the stage doing the work is among them.
+    bool passes_work_stage(const RunSpec& run) {
+        const int last = static_cast<int>(all_stages.size());
+        if (stages_done_ == last) stages_done_ = 0;  // the request was answered: the run starts it again
+        const int from = stages_done_;
+        switch (run.kind) {
+            case RunSpec::Kind::stage: stages_done_ = from + 1; break;
+            case RunSpec::Kind::through:
+                stages_done_ = stage_index(run.through) >= from ? stage_index(run.through) + 1 : last;
+                break;
+            case RunSpec::Kind::token:
+                stages_done_ = stage_index(Stage::postprocess) >= from ? stage_index(Stage::postprocess) + 1 : last;
+                break;
+            case RunSpec::Kind::all: stages_done_ = last; break;
+        }
+        const int at = stage_index(declared_.stage);
+        return from <= at && at < stages_done_;
+    }
+
+    void charge(const Work& w, const YAML::Node& at, size_t index) {
+        charge(tokens_, w.generated_tokens, budget_.generated_tokens, "generated tokens", "generated_tokens", at, index);
+        charge(forward_, w.forward_tokens, budget_.forward_tokens, "forward tokens", "forward_tokens", at, index);
+        charge(simulations_, w.simulations, budget_.simulations, "queue simulations", "simulations", at, index);
+    }
     void charge(long long& total, long long more, long long limit, const char* what, const char* key,
                 const YAML::Node& at, size_t index) const {
         total += more;
@@ -680,9 +723,11 @@ private:
 
     const Reader& r_;
     Budget budget_;
-    bool llm_;
-    long long max_tokens_ = llm::LlmModelParams{}.max_tokens;
-    long long train_ = 0, served_ = 0, tokens_ = 0;
+    const ModelDescription& model_;
+    const WorkDeclaration& declared_;
+    std::vector<std::pair<std::string, std::string>> fields_;  // the current request's, as written
+    int stages_done_ = 0;  // at_stage: stages the current request has run
+    long long train_ = 0, served_ = 0, tokens_ = 0, forward_ = 0, simulations_ = 0;
 };
 
 Lesson read_lesson(const Reader& r, const YAML::Node& root);
@@ -762,7 +807,7 @@ Lesson read_lesson(const Reader& r, const YAML::Node& root) {
     if (!steps.IsSequence() || steps.size() == 0)
         r.fail(steps, fmt::format("\"steps\" must be a non-empty list, got {}", Reader::kind_of(steps)));
     const ModelDescription& model = model_description(lesson.model.kind);
-    WorkTally work(r, lesson.budget, lesson.model.kind == "llm");
+    WorkTally work(r, lesson.budget, model);
     StepsSoFar so_far;
     std::vector<std::string> remembered;  // names remembered so far, in step order
     for (size_t i = 0; i < steps.size(); ++i) {

@@ -391,6 +391,7 @@ int render_screenshots(const ScreenshotOptions& o, std::vector<std::string>* wri
                 break;
             }
             if (written) written->push_back(path);
+            if (o.on_image) o.on_image(path, *snap);
             if (!o.quiet) std::printf("wrote %s\n", path.c_str());
         }
         Canvas::unbind();

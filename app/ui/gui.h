@@ -13,8 +13,13 @@
 //     o.out_dir = "shots";
 //     sixstep::ui::render_screenshots(o);  // DIR/step-01.png, step-02.png, ...
 #pragma once
+#include <functional>
 #include <string>
 #include <vector>
+
+namespace sixstep::app {
+struct Snapshot;
+}
 
 namespace sixstep::ui {
 
@@ -66,6 +71,9 @@ struct ScreenshotOptions {
     int height = 720;
     float font_scale = 1.0f;   // 1 = the default projector size
     bool quiet = false;        // no "wrote DIR/step-01.png" lines
+    // Called after each image is written, with the snapshot it was drawn
+    // from, so a test can hold the pixels against the measured numbers.
+    std::function<void(const std::string& png, const app::Snapshot& shown)> on_image;
 };
 
 // Renders the app at every step of a lesson to out_dir/step-NN.png (NN from

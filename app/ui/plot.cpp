@@ -17,15 +17,26 @@ ImDrawList* draw_list() { return ImGui::GetWindowDrawList(); }
 
 constexpr std::uint32_t grid_rgb = 0xE5E7EB;
 
+// A tick's value in few characters, for the narrow margin: 191000 → "191k".
+std::string tick_text(double t) {
+    const double a = std::fabs(t);
+    if (a >= 1e6) return pretty_number(t / 1e6, 3) + "M";
+    if (a >= 1e4) return pretty_number(t / 1e3, 3) + "k";
+    return pretty_number(t, 3);
+}
+
 }  // namespace
 
 float Frame::px(double x) const {
-    const double t = x1 > x0 ? (x - x0) / (x1 - x0) : 0.0;
+    double t = 0;
+    if (log_x && x0 > 0 && x1 > x0 && x > 0) t = (std::log2(x) - std::log2(x0)) / (std::log2(x1) - std::log2(x0));
+    else if (!log_x && x1 > x0) t = (x - x0) / (x1 - x0);
     return min.x + static_cast<float>(t) * width();
 }
 
 float Frame::py(double y) const {
-    const double t = y1 > y0 ? (y - y0) / (y1 - y0) : 0.0;
+    double t = y1 > y0 ? (y - y0) / (y1 - y0) : 0.0;
+    if (clamp_y) t = std::clamp(t, -0.02, 1.02);
     return max.y - static_cast<float>(t) * height();
 }
 
@@ -182,10 +193,15 @@ Frame grouped_bars(ImVec2 size, const std::vector<std::string>& groups, const st
     return f;
 }
 
-void legend(const std::vector<std::pair<std::uint32_t, std::string>>& entries) {
+void legend(const std::vector<std::pair<std::uint32_t, std::string>>& entries, bool wrap) {
     const float h = ImGui::GetTextLineHeight();
+    const float right = ImGui::GetCursorScreenPos().x + ImGui::GetContentRegionAvail().x;
     for (std::size_t i = 0; i < entries.size(); ++i) {
-        if (i) ImGui::SameLine(0, h * 0.8f);
+        if (i) {
+            ImGui::SameLine(0, h * 0.8f);
+            const float w = h * 0.75f + ImGui::CalcTextSize(entries[i].second.c_str()).x;
+            if (wrap && ImGui::GetCursorScreenPos().x + w > right) ImGui::NewLine();
+        }
         const ImVec2 p = ImGui::GetCursorScreenPos();
         draw_list()->AddRectFilled(ImVec2(snap(p.x), snap(p.y + h * 0.2f)), ImVec2(snap(p.x + h * 0.6f), snap(p.y + h * 0.8f)),
                                    theme::col(entries[i].first));
@@ -193,6 +209,103 @@ void legend(const std::vector<std::pair<std::uint32_t, std::string>>& entries) {
         ImGui::SameLine(0, 0);
         ImGui::TextUnformatted(entries[i].second.c_str());
     }
+}
+
+void x_axis(const Frame& f, const std::vector<double>& ticks, std::string_view name) {
+    ImDrawList* dl = draw_list();
+    const float scale = 0.85f, line = ImGui::GetFontSize() * scale;
+    for (double t : ticks) {
+        const float x = snap(f.px(t));
+        dl->AddLine(ImVec2(x, f.min.y), ImVec2(x, f.max.y), theme::col(grid_rgb), 1.0f);
+        label(ImVec2(x, f.max.y + 2), tick_text(t), theme::muted_rgb, 0.5f, scale);
+    }
+    if (!name.empty()) label(ImVec2((f.min.x + f.max.x) / 2, f.max.y + line + 2), name, theme::muted_rgb, 0.5f, scale);
+}
+
+void y_axis(const Frame& f, std::string_view unit, const std::vector<double>& ticks) {
+    ImDrawList* dl = draw_list();
+    const float scale = 0.85f;
+    for (double t : ticks) {
+        const float y = snap(f.py(t));
+        dl->AddLine(ImVec2(f.min.x, y), ImVec2(f.max.x, y), theme::col(grid_rgb), 1.0f);
+        label(ImVec2(f.min.x - 4, y - ImGui::GetFontSize() * scale * 0.5f), tick_text(t), theme::muted_rgb, 1, scale);
+    }
+    if (!unit.empty()) label(ImVec2(f.min.x, f.min.y - ImGui::GetFontSize() * scale * 1.2f), unit, theme::muted_rgb, 0, scale);
+}
+
+void outline(const Frame& f, std::uint32_t rgb) { draw_list()->AddRect(f.min, f.max, theme::col(rgb)); }
+
+void segment(const Frame& f, double xa, double ya, double xb, double yb, std::uint32_t rgb, float thickness, bool dashed) {
+    ImDrawList* dl = draw_list();
+    const ImVec2 a = f.at(xa, ya), b = f.at(xb, yb);
+    if (!dashed) {
+        dl->AddLine(a, b, theme::col(rgb), thickness);
+        return;
+    }
+    const float len = std::hypot(b.x - a.x, b.y - a.y);
+    for (float t = 0; t < len; t += 12) {  // 6 pixels drawn, 6 left out
+        const float u0 = t / len, u1 = std::min(t + 6, len) / len;
+        dl->AddLine(ImVec2(a.x + (b.x - a.x) * u0, a.y + (b.y - a.y) * u0),
+                    ImVec2(a.x + (b.x - a.x) * u1, a.y + (b.y - a.y) * u1), theme::col(rgb), thickness);
+    }
+}
+
+void vmarker(const Frame& f, double x, std::uint32_t rgb, std::string_view text) {
+    const float px = snap(f.px(x));
+    draw_list()->AddRectFilled(ImVec2(px - 1, f.min.y), ImVec2(px + 1, f.max.y), theme::col(rgb));
+    if (!text.empty()) label(ImVec2(px + 4, f.min.y + 2), text, rgb, 0, 0.85f);
+}
+
+void dot(const Frame& f, double x, double y, std::uint32_t rgb, float radius) {
+    draw_list()->AddCircleFilled(f.at(x, y), radius, theme::col(rgb));
+}
+
+void error_bar(const Frame& f, double x, double y, double half_width, std::uint32_t rgb) {
+    ImDrawList* dl = draw_list();
+    const float px = f.px(x);
+    dl->AddLine(ImVec2(px, f.py(y - half_width)), ImVec2(px, f.py(y + half_width)), theme::col(rgb), 1.5f);
+    dl->AddCircle(ImVec2(px, f.py(y)), 5, theme::col(rgb), 12, 2);
+}
+
+void span(const Frame& f, int row, double xa, double xb, std::uint32_t rgb) {
+    const double n_rows = f.y1 - f.y0;
+    if (!(n_rows > 0)) return;
+    const float h = f.height() / static_cast<float>(n_rows);
+    const float top = snap(f.min.y + h * static_cast<float>(row));
+    const float bottom = snap(f.min.y + h * static_cast<float>(row + 1)) - (h > 4 ? 1 : 0);
+    const float a = snap(f.px(xa)), b = std::max(snap(f.px(xb)), a + 1);
+    draw_list()->AddRectFilled(ImVec2(a, top), ImVec2(b, std::max(bottom, top + 1)), theme::col(rgb));
+}
+
+std::uint32_t category_rgb(int i) {
+    const float h = std::fmod(static_cast<float>(i) * 0.618034f, 1.0f);
+    float r, g, b;
+    ImGui::ColorConvertHSVtoRGB(h, 0.55f, 0.85f, r, g, b);
+    return (static_cast<std::uint32_t>(r * 255) << 16) | (static_cast<std::uint32_t>(g * 255) << 8) |
+           static_cast<std::uint32_t>(b * 255);
+}
+
+float cell_grid(ImVec2 origin, ImVec2 size, int n, const std::function<Cell(int)>& cell, std::uint32_t outline_rgb) {
+    if (n <= 0) return 0;
+    // The largest square cell that fits every one.
+    int cols = 1;
+    float side = 0;
+    for (int c = 1; c <= n; ++c) {
+        const int rows = (n + c - 1) / c;
+        const float s = std::floor(std::min(size.x / static_cast<float>(c), size.y / static_cast<float>(rows)));
+        if (s > side) side = s, cols = c;
+    }
+    ImDrawList* dl = draw_list();
+    const ImVec2 o(snap(origin.x), snap(origin.y));
+    for (int i = 0; i < n; ++i) {
+        const Cell c = cell(i);
+        const ImVec2 a(o.x + side * static_cast<float>(i % cols) + 1, o.y + side * static_cast<float>(i / cols) + 1);
+        const ImVec2 b(a.x + side - 2, a.y + side - 2);
+        dl->AddRectFilled(a, b, theme::col(c.rgb));
+        if (c.solid < 1) dl->AddRectFilled(ImVec2(a.x, snap(a.y + (b.y - a.y) * std::max(c.solid, 0.0f))), b, theme::col(0xFFFFFF, 150));
+        if (c.outlined) dl->AddRect(a, b, theme::col(outline_rgb), 0, 0, std::max(2.0f, side / 8));
+    }
+    return side;
 }
 
 }  // namespace sixstep::ui::plot

@@ -24,6 +24,9 @@ struct Frame {
     ImVec2 min, max;          // the plotting area (inside the axes' labels)
     double x0 = 0, x1 = 1;    // data range along x
     double y0 = 0, y1 = 1;    // data range along y
+    bool log_x = false;       // x on a log scale (x0, x1 > 0): batch sizes 1, 2, 4 … evenly spaced
+    bool clamp_y = false;     // y beyond y0 … y1 drawn just past the edge (2 %): a curve that leaves
+                              // the chart on purpose (a hockey stick) stays visible at the top
     float px(double x) const;  // data → screen pixels
     float py(double y) const;
     ImVec2 at(double x, double y) const { return ImVec2(px(x), py(y)); }
@@ -81,7 +84,52 @@ struct Series {
 Frame grouped_bars(ImVec2 size, const std::vector<std::string>& groups, const std::vector<Series>& series,
                    std::string_view unit, double y_max = 0);
 
-// Legend entries in a row at the cursor: a swatch and a label each.
-void legend(const std::vector<std::pair<std::uint32_t, std::string>>& entries);
+// Legend entries in a row at the cursor: a swatch and a label each; with
+// wrap, an entry that would pass the right edge starts a new line.
+void legend(const std::vector<std::pair<std::uint32_t, std::string>>& entries, bool wrap = false);
+
+// ---- line charts with markers and a time axis (the serving lab's charts) ----
+
+// Vertical gridlines at `ticks` with their values under the frame (short:
+// 191000 → "191k"), and the axis' name centred under those (leave `bottom`
+// ≈ 2.4 lines in begin()).
+void x_axis(const Frame& f, const std::vector<double>& ticks, std::string_view name = {});
+// Gridlines at the values given, with those values left of the frame, and
+// the unit above the frame's left corner (room for a long one: "mean wait, in
+// service times"; leave a line above the frame for it).
+void y_axis(const Frame& f, std::string_view unit, const std::vector<double>& ticks);
+// A one-pixel border around the frame.
+void outline(const Frame& f, std::uint32_t rgb);
+// A straight line from (xa, ya) to (xb, yb), dashed or solid: a fitted line, a guide.
+void segment(const Frame& f, double xa, double ya, double xb, double yb, std::uint32_t rgb, float thickness = 1.5f,
+             bool dashed = false);
+// A solid vertical marker two pixels wide across the frame (snapped, so a
+// test finds its column), with a label right of its top: "knee: batch 8".
+void vmarker(const Frame& f, double x, std::uint32_t rgb, std::string_view label = {});
+// A filled dot of `radius` pixels at (x, y).
+void dot(const Frame& f, double x, double y, std::uint32_t rgb, float radius = 6);
+// A measured point with its interval: a ring at (x, y) and a vertical line
+// from y − half_width to y + half_width (a 95 % confidence interval).
+void error_bar(const Frame& f, double x, double y, double half_width, std::uint32_t rgb);
+
+// One bar of a Gantt chart whose frame has y0 = 0, y1 = n_rows: row 0 at
+// the top, from xa to xb, at least one pixel wide, a one-pixel gap under it
+// when rows are taller than four pixels.
+void span(const Frame& f, int row, double xa, double xb, std::uint32_t rgb);
+
+// The colour of the i-th of many things (requests, sequences): hues spread
+// by the golden angle, mid lightness, so neighbours differ and text stays legible.
+std::uint32_t category_rgb(int i);
+
+// One square of cell_grid: its colour, the part of it (from the top) drawn
+// solid — the rest washed out, like a block partly written — and an outline.
+struct Cell {
+    std::uint32_t rgb = 0xF3F4F6;
+    float solid = 1;        // 0 … 1
+    bool outlined = false;  // drawn with outline_rgb, an eighth of the cell thick
+};
+// n square cells, row-major, the largest that fit `size` at `origin`, each
+// inset by a pixel. Returns the side of a cell, in pixels.
+float cell_grid(ImVec2 origin, ImVec2 size, int n, const std::function<Cell(int)>& cell, std::uint32_t outline_rgb);
 
 }  // namespace sixstep::ui::plot

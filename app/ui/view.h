@@ -20,7 +20,8 @@ struct ViewState {
     bool log_open = false;            // the log panel shows more than one line
     int right_tab = -1;               // -1 = automatic (training while training, serving charts after an
                                       // experiment, else inspector); 0 inspector, 1 training, 2 serving
-    int serving_view = 0;             // serving charts of a traffic run: 0 the timeline, 1 the KV block map
+    int serving_view = -1;            // serving charts of a traffic run: 0 the timeline, 1 the KV block map;
+                                      // -1 = automatic (the block map when the run compares KV memory)
 
     // The travelling request: where it is drawn (in box units, 0..5) and
     // where it goes. Animated towards the target; fixed dt in screenshots.

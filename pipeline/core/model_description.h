@@ -7,7 +7,9 @@
 //   paths      every "<stage>.<key>" its trace events carry and the other
 //              values it answers ("model.checksum", "train.loss"), with
 //              meaning, unit and value type: what a lesson may `expect`;
-//   headlines  which fields of each stage the window shows large.
+//   headlines  which fields of each stage the window shows large;
+//   work       what one request costs the engine, from its fields, so that
+//              a lesson's work budget is added up before it runs.
 //
 // A description is static data, available without loading any weights, so a
 // lesson is checked against it before its first step runs. pipeline/models.h
@@ -19,6 +21,7 @@
 //     model.apply_setting(k.name, v);
 #pragma once
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <optional>
 #include <string>
@@ -116,6 +119,40 @@ struct PanelInfo {
     std::string meaning;  // one line, for people
 };
 
+// The engine work one request asks for, in the units of a lesson's work
+// budget (app/core/lesson.h, Budget), so that a lesson is bounded before it
+// runs: a YAML alias repeated a thousand times cannot keep a classroom
+// machine busy for hours.
+struct Work {
+    long long generated_tokens = 0;  // tokens sampled one at a time (an llm request: its max_tokens)
+    long long forward_tokens = 0;    // token positions computed by batched forward passes (serving
+                                     // experiments: prompts, contexts and generated tokens together)
+    long long simulations = 0;       // queue simulations (each stops at a bounded number of requests)
+};
+
+// A request's field as the lesson gives it (checked by its knob), or the
+// knob's default when the lesson leaves it out or the knob refuses it.
+using FieldLookup = std::function<std::string(std::string_view name)>;
+
+// How a kind declares the work of its requests, from the fields alone (no
+// weights loaded): the lesson loader adds it up, step by step, without
+// knowing which kind it checks.
+struct WorkDeclaration {
+    // How runs are charged.
+    enum class Charge {
+        at_stage,  // `stage` does the whole request's work, once: a run that passes it pays
+                   // `whole` (serving: forward runs every pass of the experiment)
+        each_run,  // every run asks for more: a run to the answer pays `whole`, a run of one
+                   // stage or one token pays `one_step` (the llm's decode loop)
+    };
+    // The most work one whole request may cost; empty: too little to count
+    // (the delivery model's few multiply-adds).
+    std::function<Work(const FieldLookup& field)> whole;
+    Charge charge = Charge::at_stage;
+    Stage stage = Stage::forward;  // at_stage: the stage that does the work
+    Work one_step;                 // each_run: what a run of one stage or one token costs
+};
+
 struct ModelDescription {
     std::string kind;                 // as a lesson's model.kind: "delivery", "llm"
     std::string title;                // one line: "the delivery-time linear regression"
@@ -125,6 +162,7 @@ struct ModelDescription {
     bool trains = false;              // lessons may `train:` and `freeze:` it (gradient descent
                                       // on its data); otherwise it is only served
     std::vector<PanelInfo> panels;    // beyond the inspector, in the order the window offers them
+    WorkDeclaration work;             // what a request costs, for a lesson's work budget
 
     const Knob* find_knob(std::string_view name) const;
     // Throws sixstep::Error: unknown knob "temprature" for the llm model — did

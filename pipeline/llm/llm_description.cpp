@@ -1,7 +1,7 @@
 // What the language model declares about itself: its knobs (the request's
 // fields: the prompt and the sampling settings), every path its six stages
-// emit, and what each stage shows large. tests/llm/test_llm_description.cpp
-// runs the model and checks that it emits exactly these paths, and that the
+// emit, what each stage shows large, and what a request costs.
+// tests/llm/test_llm_description.cpp runs the model and checks that it emits exactly these paths, and that the
 // request stage's defaults and ranges are the declared ones.
 #include <fmt/format.h>
 
@@ -222,11 +222,25 @@ std::vector<Headline> headlines() {
     };
 }
 
+// A request generates at most max_tokens, one decode step each; a run of one
+// stage or one token moves the loop on by at most one.
+WorkDeclaration work() {
+    WorkDeclaration w;
+    w.charge = WorkDeclaration::Charge::each_run;
+    w.whole = [](const FieldLookup& field) {
+        Work x;
+        x.generated_tokens = static_cast<long long>(std::stod(field(keys::max_tokens)));
+        return x;
+    };
+    w.one_step.generated_tokens = 1;
+    return w;
+}
+
 }  // namespace
 
 const ModelDescription& LlmModel::describe() {
     static const ModelDescription d{"llm", "a Llama-architecture transformer read from GGUF", knobs(), paths(),
-                                    headlines(), /*trains=*/false, panels()};
+                                    headlines(), /*trains=*/false, panels(), work()};
     return d;
 }
 

@@ -91,6 +91,8 @@ struct ServingExhibit : Exhibit {
     std::optional<TrafficRun> run;         // traffic: the run as asked
     std::optional<TrafficRun> baseline;    // traffic with compare: the other arm
     std::string run_label, baseline_label;  // "continuous" / "static", "prefix cache on" / "off", …
+    bool about_memory = false;             // traffic: the comparison changes KV memory (its layout, the
+                                           // prefix cache): the block map shows it better than the timeline
     std::optional<QueueCurve> queue;
     double utilization = 0;                // queue: the utilization the lesson (or the slider) picked
     QueueSimResult at_utilization;         // queue: measured service times simulated there (M/G/1)

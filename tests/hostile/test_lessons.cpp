@@ -85,6 +85,50 @@ TEST_CASE("lessons: aliases cannot multiply the work past the budget, and the er
           "2:23: \"train_steps\" must be a whole number from 1 to 1000000000, got 0");
 }
 
+// The serving kind's experiments are counted as their model declares them,
+// at their most: here a batch sweep of 64 × 16 prefilled positions and
+// 1 + 2 + … + 64 = 127 sequences × (1 warm-up + 10 × 64 timed) steps.
+TEST_CASE("lessons: a serving lesson's aliased experiments go over the budget at the step that does it") {
+    const long long sweep = 64 * 16 + 127 * (1 + 10 * 64);
+    REQUIRE(sweep == 82431);
+    std::string yaml = "title: A\nmodel: {kind: serving, random: tiny}\nsteps:\n"
+                       "  - &s {request: {experiment: batch_sweep, batch_sizes: \"1,2,4,8,16,32,64\", context: 16, "
+                       "steps: 64, repetitions: 10}, run: all}\n";
+    for (int i = 0; i < 12; ++i) yaml += "  - *s\n";
+    // Twelve sweeps fit in the default 1,000,000; the thirteenth does not.
+    CHECK(error_of(yaml) == "4:124: step 13 takes the lesson to " + std::to_string(13 * sweep) +
+                                " forward tokens, over its budget of 1000000; if it really needs that many, raise it "
+                                "with budget: {forward_tokens: N}");
+    CHECK(error_of("title: A\nbudget: {forward_tokens: 2000000}\n" + yaml.substr(9)) == "(valid)");
+
+    // The forward stage runs the experiment once per request: stepping through
+    // it stage by stage costs one sweep, and a run after the answer starts it again.
+    const std::string once = "title: A\nmodel: {kind: serving, random: tiny}\nbudget: {forward_tokens: 82431}\nsteps:\n"
+                             "  - {request: {experiment: batch_sweep, batch_sizes: \"1,2,4,8,16,32,64\", context: 16, "
+                             "steps: 64, repetitions: 10}}\n"
+                             "  - {run: load}\n  - {run: forward}\n  - {run: postprocess}\n  - {run: all}\n";
+    CHECK(error_of(once) == "(valid)");
+    CHECK(contains(error_of(once + "  - {run: all}\n"), "step 6 takes the lesson to 164862 forward tokens"));
+
+    // Traffic: requests × (prompt + max_tokens), both arms of a comparison.
+    const std::string traffic = "title: A\nmodel: {kind: serving, random: tiny}\nsteps:\n"
+                                "  - {request: {experiment: traffic, requests: 10000, max_tokens: 4096, compare: policy}, "
+                                "run: all}\n";
+    CHECK(contains(error_of(traffic), "step 1 takes the lesson to "));
+    CHECK(contains(error_of(traffic), " forward tokens, over its budget of 1000000"));
+    CHECK(contains(error_of("title: A\nmodel: {kind: serving, random: tiny}\nsteps:\n"
+                            "  - &q {request: {experiment: traffic, requests: 100, max_tokens: 64}, serve: 200}\n"),
+                   "step 1 takes the lesson to "));
+
+    // Queue: three simulations per utilization and one more at the one looked at.
+    std::string queue = "title: A\nmodel: {kind: serving, random: tiny}\nbudget: {simulations: 25}\nsteps:\n"
+                        "  - &q {request: {experiment: queue, utilizations: \"0.1,0.5,0.9\"}, run: all}\n  - *q\n";
+    CHECK(error_of(queue) == "(valid)");
+    CHECK(error_of(queue + "  - *q\n") ==
+          "5:73: step 3 takes the lesson to 30 queue simulations, over its budget of 25; if it really needs that many, "
+          "raise it with budget: {simulations: N}");
+}
+
 TEST_CASE("cli: a lesson of aliased training steps is refused at once, not run for hours") {
     std::string yaml = "title: Forever\nsteps:\n  - &t {train: 1000000}\n";
     for (int i = 0; i < 200; ++i) yaml += "  - *t\n";
@@ -93,6 +137,21 @@ TEST_CASE("cli: a lesson of aliased training steps is refused at once, not run f
     CHECK(r.exit_code == 2);
     CHECK(contains(r.output, "forever.yaml:3:16: step 1 takes the lesson to 1000000 training steps, over its budget "
                              "of 100000"));
+}
+
+TEST_CASE("cli: a serving lesson of aliased batch sweeps is refused at load, exit 2") {
+    std::string yaml = "title: Sweeps\nmodel: {kind: serving, random: tiny}\nsteps:\n"
+                       "  - &s {request: {experiment: batch_sweep, batch_sizes: \"1,2,4,8,16,32,64\", context: 16, "
+                       "steps: 64, repetitions: 10}, run: all}\n";
+    for (int i = 0; i < 200; ++i) yaml += "  - *s\n";
+    const auto path = write_text("sweeps.yaml", yaml);
+    for (const char* how : {"--headless", "check"}) {
+        CAPTURE(how);
+        const auto r = run_sixstep(std::string(how) + " '" + path + "'", 20);
+        CHECK(r.exit_code == 2);
+        CHECK(contains(r.output, "sweeps.yaml:4:124: step 13 takes the lesson to 1071603 forward tokens, over its "
+                                 "budget of 1000000"));
+    }
 }
 
 TEST_CASE("cli: check reports every file and the summary when one lesson is broken in odd ways") {

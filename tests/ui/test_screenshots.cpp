@@ -20,10 +20,13 @@
 
 #include "app/core/interpreter.h"
 #include "app/core/lesson.h"
+#include "app/core/session.h"
 #include "app/ui/fonts.h"
 #include "app/ui/gui.h"
 #include "app/ui/layout.h"
+#include "app/ui/plot.h"
 #include "app/ui/theme.h"
+#include "pipeline/serving/serving_model.h"
 
 namespace fs = std::filesystem;
 using namespace sixstep;
@@ -572,4 +575,257 @@ TEST_CASE("screenshots: a broken lesson is one clear error, no images") {
     CHECK(written.empty());
     std::error_code ec;
     fs::remove_all(dir, ec);
+}
+
+// ---- the serving lab's views ------------------------------------------------
+// A small serving lesson on the tiny random model, rendered once: a batch
+// sweep (1 … 1024 sequences: a second's work), a traffic run (the timeline), a traffic run comparing KV layouts (the
+// block map) and a queue. Each view is checked against the snapshot the image
+// was drawn from, since the engine's times differ from run to run.
+
+namespace {
+
+struct ServingShot {
+    Image img;
+    std::shared_ptr<const serving::ServingExhibit> exhibit;
+};
+
+const std::vector<ServingShot>& serving_shots() {
+    static const std::vector<ServingShot> shots = [] {
+        const auto dir = sixstep::test::process_temp_dir("ui-serving");
+        fs::create_directories(dir);
+        const fs::path lesson = dir / "serving-views.yaml";
+        {
+            std::FILE* f = std::fopen(lesson.c_str(), "w");
+            std::fputs("title: Serving views\nmodel: {kind: serving, random: tiny}\nsteps:\n"
+                       "  - say: A sweep.\n"
+                       "    request: {experiment: batch_sweep, batch_sizes: \"1,4,16,64,256,1024\", context: 8, steps: 8, "
+                       "repetitions: 3}\n    run: all\n"
+                       "  - say: A burst, three waves of two.\n"
+                       "    request: {experiment: traffic, requests: 6, rate: 100000, max_batch: 2, max_tokens: 8, "
+                       "min_tokens: 8}\n    run: all\n"
+                       "  - say: The same burst in both KV layouts.\n"
+                       "    request: {experiment: traffic, requests: 6, rate: 100000, max_batch: 3, max_tokens: 8, "
+                       "min_tokens: 8, kv_blocks: 48, block_size: 8, compare: kv_layout}\n    run: all\n"
+                       "  - say: A queue.\n"
+                       "    request: {experiment: queue, utilizations: \"0.2,0.5,0.8\", utilization: 0.6, samples: 8, "
+                       "context: 8, sim_requests: 1000}\n    run: all\n",
+                       f);
+            std::fclose(f);
+        }
+        std::vector<ServingShot> out;
+        ui::ScreenshotOptions o;
+        o.lesson_path = lesson.string();
+        o.out_dir = (dir / "out").string();
+        o.quiet = true;
+        o.on_image = [&](const std::string& png, const app::Snapshot& shown) {
+            ServingShot s;
+            s.img = load_png(png);
+            s.exhibit = std::dynamic_pointer_cast<const serving::ServingExhibit>(shown.state.exhibit);
+            out.push_back(std::move(s));
+        };
+        const int rc = ui::render_screenshots(o);
+        std::error_code ec;
+        fs::remove_all(dir, ec);
+        if (rc != 0) out.clear();
+        return out;
+    }();
+    return shots;
+}
+
+// The image of step k (0-based) and the exhibit it was drawn from.
+const ServingShot& serving_shot(size_t k) {
+    const auto& shots = serving_shots();
+    REQUIRE_MESSAGE(shots.size() == 4, "the serving lesson did not render");
+    REQUIRE(shots[k].exhibit);
+    return shots[k];
+}
+
+// The serving panel's rectangle at 1280×720.
+ui::Rect serving_rect() {
+    const float f = ui::default_font_px(720);
+    return ui::compute_layout(1280, 720, f, 0, 1).inspector;
+}
+
+// The solid vertical marker of colour rgb: the mean of the columns holding
+// nearly as many of its pixels as the fullest one, and the run's middle row.
+struct Marker {
+    double x = -1;
+    int mid_y = -1;
+    long pixels = 0;  // in the fullest column
+};
+Marker find_marker(const Image& img, const ui::Rect& r, std::uint32_t rgb) {
+    Marker m;
+    std::vector<long> count(static_cast<size_t>(img.w), 0);
+    for (int x = static_cast<int>(r.x); x < static_cast<int>(r.right()); ++x)
+        for (int y = static_cast<int>(r.y); y < static_cast<int>(r.bottom()); ++y)
+            if (img.at(x, y) == rgb) ++count[static_cast<size_t>(x)];
+    m.pixels = *std::max_element(count.begin(), count.end());
+    if (m.pixels == 0) return m;
+    double sum = 0;
+    int n = 0, col = 0;
+    for (int x = 0; x < img.w; ++x)
+        if (count[static_cast<size_t>(x)] >= m.pixels * 8 / 10) sum += x, ++n, col = x;
+    m.x = sum / n + 0.5;  // the centre of the columns
+    int top = -1, bottom = -1;
+    for (int y = static_cast<int>(r.y); y < static_cast<int>(r.bottom()); ++y)
+        if (img.at(col, y) == rgb) bottom = y, top = top < 0 ? y : top;
+    m.mid_y = (top + bottom) / 2;
+    return m;
+}
+
+constexpr std::uint32_t chart_background = 0xF8FAFC;
+
+// A chart's frame on screen, found from its background around a point
+// inside it: the background fills it but for a one-pixel outline (the scan
+// steps over gridlines, curves and markers, a few pixels wide).
+struct Box {
+    int left = 0, right = 0, top = 0, bottom = 0;  // right and bottom one past the frame
+};
+Box frame_around(const Image& img, int x, int y) {
+    auto bg = [&](int px, int py) {
+        return px >= 0 && py >= 0 && px < img.w && py < img.h && img.at(px, py) == chart_background;
+    };
+    auto along = [&](int from, int step, auto&& hit) {  // the last position still in the frame
+        int last = from;
+        for (int p = from, misses = 0; misses < 10 && p >= 0 && p < std::max(img.w, img.h); p += step) {
+            if (hit(p)) last = p, misses = 0;
+            else ++misses;
+        }
+        return last;
+    };
+    auto row = [&](int px) { return bg(px, y) || bg(px, y - 3) || bg(px, y + 3); };
+    auto col = [&](int py) { return bg(x, py) || bg(x - 3, py) || bg(x + 3, py); };
+    return {along(x, -1, row) - 1, along(x, 1, row) + 2, along(y, -1, col) - 1, along(y, 1, col) + 2};
+}
+
+// How many pixels a marker lies from where a fraction t of its chart's
+// width puts it.
+double marker_miss(const Image& img, const Marker& m, double t) {
+    const Box box = frame_around(img, static_cast<int>(m.x), m.mid_y);
+    return std::abs(m.x - (box.left + t * (box.right - box.left)));
+}
+
+// Regions of 4-connected pixels whose colour is one of `colours`, of at least
+// min_area pixels (stray anti-aliased text pixels are smaller).
+int regions(const Image& img, const ui::Rect& r, const std::set<std::uint32_t>& colours, int min_area) {
+    const int x0 = static_cast<int>(r.x), y0 = static_cast<int>(r.y), w = static_cast<int>(r.w), h = static_cast<int>(r.h);
+    std::vector<char> seen(static_cast<size_t>(w) * h, 0);
+    auto in = [&](int x, int y) { return colours.count(img.at(x0 + x, y0 + y)) > 0; };
+    int n = 0;
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) {
+            if (seen[static_cast<size_t>(y) * w + x] || !in(x, y)) continue;
+            int area = 0;
+            std::vector<std::pair<int, int>> todo{{x, y}};
+            seen[static_cast<size_t>(y) * w + x] = 1;
+            while (!todo.empty()) {
+                const auto [cx, cy] = todo.back();
+                todo.pop_back();
+                ++area;
+                const int nx[] = {cx + 1, cx - 1, cx, cx}, ny[] = {cy, cy, cy + 1, cy - 1};
+                for (int k = 0; k < 4; ++k) {
+                    if (nx[k] < 0 || ny[k] < 0 || nx[k] >= w || ny[k] >= h) continue;
+                    char& s = seen[static_cast<size_t>(ny[k]) * w + nx[k]];
+                    if (!s && in(nx[k], ny[k])) s = 1, todo.push_back({nx[k], ny[k]});
+                }
+            }
+            if (area >= min_area) ++n;
+        }
+    return n;
+}
+
+}  // namespace
+
+TEST_CASE("screenshots: the batch sweep draws the snapshot's points and marks its knee at its knee batch") {
+    const ServingShot& s = serving_shot(0);
+    REQUIRE(s.exhibit->sweep);
+    const serving::BatchSweepResult& r = *s.exhibit->sweep;
+    // The tokens/s chart is the first chart background from the top; each
+    // measured point is a dot of the curve's colour where its batch size
+    // (on a log axis) and its tokens/s put it.
+    const ui::Rect rect = serving_rect();
+    const int x_mid = static_cast<int>(rect.x + rect.w / 2);
+    int y_in = -1;
+    for (int y = static_cast<int>(rect.y); y < static_cast<int>(rect.bottom()) && y_in < 0; ++y)
+        if (s.img.at(x_mid, y) == chart_background) y_in = y;
+    REQUIRE(y_in > 0);
+    const Box box = frame_around(s.img, x_mid, y_in);
+    double tps_max = 0;
+    for (const serving::BatchSweepPoint& p : r.points) tps_max = std::max(tps_max, p.tokens_per_s);
+    const double lx0 = std::log2(r.points.front().n_batch), lx1 = std::log2(r.points.back().n_batch);
+    for (const serving::BatchSweepPoint& p : r.points) {
+        CAPTURE(p.n_batch);
+        const int x = static_cast<int>(std::lround(box.left + (std::log2(p.n_batch) - lx0) / (lx1 - lx0) * (box.right - box.left)));
+        const int y = static_cast<int>(std::lround(box.bottom - p.tokens_per_s / (tps_max * 1.1) * (box.bottom - box.top)));
+        if (r.knee.found && p.n_batch == r.knee.x) continue;  // under the knee's marker
+        int hits = 0;  // a dot fills about 20 of these 25 pixels; the curve through them about 8
+        for (int dy = -2; dy <= 2; ++dy)
+            for (int dx = -2; dx <= 2; ++dx) hits += s.img.at(x + dx, y + dy) == 0x1D4ED8;
+        CHECK(hits >= 14);
+    }
+    const Marker m = find_marker(s.img, rect, ui::theme::bad_rgb);
+    if (!r.knee.found) {
+        // No knee on this machine's curve: then no marker either.
+        MESSAGE("no knee found: " << r.knee.verdict);
+        CHECK(m.pixels < 20);
+        return;
+    }
+    REQUIRE(m.pixels >= 30);  // a line across the chart, not a letter of its label
+    // Batch sizes 1 … 1024 on a log axis (the tiny model's throughput flattens
+    // past a few dozen sequences: the knee).
+    const double t = std::log2(r.knee.x / r.points.front().n_batch) /
+                     std::log2(static_cast<double>(r.points.back().n_batch) / r.points.front().n_batch);
+    CAPTURE(r.knee.x);
+    CHECK(marker_miss(s.img, m, t) <= 2.0);
+}
+
+TEST_CASE("screenshots: the scheduler timeline has one row per request of the snapshot") {
+    const ServingShot& s = serving_shot(1);
+    REQUIRE(s.exhibit->run);
+    REQUIRE_FALSE(s.exhibit->baseline);
+    const std::set<std::uint32_t> phases = {0xD1D5DB, 0xF59E0B, 0x2563EB, 0xFDE68A, 0xDC2626};
+    const ui::Rect rect = serving_rect();
+    // A line of the chart is covered by its background and the bars (the
+    // legend's swatches and text are not); a row is a run of such lines
+    // holding bars, and rows are a background line apart.
+    int rows = 0;
+    bool in_row = false;
+    for (int y = static_cast<int>(rect.y); y < static_cast<int>(rect.bottom()); ++y) {
+        int bars = 0, background = 0;
+        for (int x = static_cast<int>(rect.x); x < static_cast<int>(rect.right()); ++x) {
+            const std::uint32_t c = s.img.at(x, y);
+            bars += phases.count(c) ? 1 : 0;
+            background += c == chart_background ? 1 : 0;
+        }
+        const bool row = bars > 0 && bars + background >= rect.w / 2;
+        rows += row && !in_row;
+        in_row = row;
+    }
+    CHECK(rows == static_cast<int>(s.exhibit->run->requests.size()));
+    CHECK(rows == 6);
+}
+
+TEST_CASE("screenshots: the KV block map fills one cell per block in use at the pool's fullest") {
+    const ServingShot& s = serving_shot(2);
+    REQUIRE(s.exhibit->run);
+    REQUIRE(s.exhibit->baseline);
+    REQUIRE(s.exhibit->about_memory);  // so the panel opens on the block map
+    std::set<std::uint32_t> owners;
+    int owned = 0;
+    for (const serving::KvSnapshot* k : {&s.exhibit->run->kv_peak, &s.exhibit->baseline->kv_peak})
+        for (const serving::KvBlockView& b : k->blocks)
+            if (!b.owners.empty()) owners.insert(ui::plot::category_rgb(b.owners.front())), ++owned;
+    REQUIRE(owned > 0);
+    CHECK(owned == s.exhibit->run->kv_peak.n_used() + s.exhibit->baseline->kv_peak.n_used());
+    CHECK(regions(s.img, serving_rect(), owners, 4) == owned);
+}
+
+TEST_CASE("screenshots: the queueing curve marks the snapshot's utilization") {
+    const ServingShot& s = serving_shot(3);
+    REQUIRE(s.exhibit->queue);
+    const Marker m = find_marker(s.img, serving_rect(), ui::theme::bad_rgb);
+    REQUIRE(m.pixels >= 30);
+    CHECK(s.exhibit->utilization == doctest::Approx(0.6));
+    CHECK(marker_miss(s.img, m, s.exhibit->utilization) <= 2.0);
 }
