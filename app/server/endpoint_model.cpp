@@ -322,6 +322,7 @@ int EndpointModel::max_batch() const { return server_ ? server_->params().max_ba
 const ModelDescription& EndpointModel::description() const { return endpoint_description(); }
 
 void EndpointModel::load(TraceEvent& ev) {
+    const bool cold = !loaded() || (own_server() && server_->params().max_batch != wanted_max_batch_);
     if (!own_server()) {
         if (served_model_.empty()) served_model_ = first_served_model(params_.url);
         url_ = params_.url;
@@ -345,6 +346,7 @@ void EndpointModel::load(TraceEvent& ev) {
     ev.out(k::url, url_);
     ev.out(k::served_model, served_model_);
     ev.out(k::own_server, std::string(own_server() ? "yes" : "no"));
+    ev.out(sixstep::keys::cold, std::string(cold ? "yes" : "no"), "", "cold start");
 }
 
 std::uint64_t EndpointModel::weights_checksum() const {

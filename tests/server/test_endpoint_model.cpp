@@ -17,6 +17,7 @@
 
 #include "app/core/lesson.h"
 #include "app/server/endpoint_model.h"
+#include "app/server/load_generator.h"
 #include "pipeline/core/pipeline.h"
 #include "pipeline/server/endpoint_description.h"
 
@@ -59,7 +60,9 @@ std::vector<double> numbers(const Pipeline& p, const char* path) {
 }  // namespace
 
 TEST_CASE("endpoint model: another server by url — rates from the measured service time, every path declared") {
-    TestServer s({}, {});
+    server::ServingEngineParams one_at_a_time;  // a single server, as the prediction assumes
+    one_at_a_time.scheduler.max_batch = 1;
+    TestServer s(one_at_a_time, {});
     EndpointModel m({.url = s.url()});
     Pipeline p(m, sweep_request());
     p.run();
@@ -145,9 +148,9 @@ TEST_CASE("endpoint model: a bad url or a server that does not answer makes the 
     const auto path = (dir / "both.yaml").string();
     std::ofstream(path) << "title: t\nmodel:\n  kind: endpoint\n  url: http://127.0.0.1:1\n  file: x.gguf\n"
                            "steps:\n  - run: all\n";
-    CHECK(error_of([&] { (void)app::load_lesson(path); }).find("both.yaml:5:3:") != std::string::npos);
+    CHECK(error_of([&] { (void)app::load_lesson(path); }).find("both.yaml:5:9:") != std::string::npos);
     // And url is for the endpoint kind only.
     const auto other = (dir / "other.yaml").string();
     std::ofstream(other) << "title: t\nmodel:\n  kind: serving\n  url: http://127.0.0.1:1\nsteps:\n  - run: all\n";
-    CHECK(error_of([&] { (void)app::load_lesson(other); }).find("other.yaml:4:3:") != std::string::npos);
+    CHECK(error_of([&] { (void)app::load_lesson(other); }).find("other.yaml:4:8:") != std::string::npos);
 }
