@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <map>
+#include <random>
 
 #include <fmt/format.h>
 
@@ -14,7 +15,6 @@
 #include "pipeline/llm/llm_model.h"
 #include "pipeline/server/endpoint_description.h"
 #include "pipeline/serving/percentiles.h"
-#include "pipeline/serving/queue_sim.h"
 
 namespace sixstep::server {
 
@@ -75,8 +75,8 @@ Settings read_settings(const Request& r) {
 
 // The service, measured two ways. Alone: `samples` requests sent one after
 // another (one in flight), each finding the server idle — their median TTFT
-// is the TTFT without a queue. Saturated: `samples` requests sent at once;
-// while they queue the server never idles, so the gaps between consecutive
+// is the TTFT without a queue. Saturated: `samples` requests, four open at
+// a time; while they queue the server never idles, so the gaps between consecutive
 // completions are its service times (for a server that batches, its time per
 // request at full batch): their mean is 1 ÷ the service rate. The HTTP and
 // client overheads, which overlap with other requests' service, stay out of
@@ -110,11 +110,21 @@ Service time_service(const std::string& url, const std::string& model, const Set
         ttft.push_back(alone.requests[i].chunk_ms.front() - alone.requests[i].sent_ms);
     out.alone_ttft_ms = serving::summarize(ttft).p50;
 
-    const LoadReport burst = send_back_to_back(url, model, s, s.samples + 1);
+    // A queue of a few is enough to keep the server busy; more would only
+    // crowd the CPU the server runs on with client and handler threads.
+    const LoadReport burst = send_back_to_back(url, model, s, 4);
     std::vector<double> done;
     for (const LoadRequest& q : burst.requests) done.push_back(q.done_ms);
     std::sort(done.begin(), done.end());
-    for (std::size_t i = 1; i < done.size(); ++i) out.gaps_ms.push_back(std::max(1e-3, done[i] - done[i - 1]));
+    std::vector<double> gaps;
+    for (std::size_t i = 1; i < done.size(); ++i) gaps.push_back(std::max(1e-3, done[i] - done[i - 1]));
+    // A gap of many services is the whole process put aside by the OS (a
+    // busy classroom or CI machine), not a service: measured here, 8 of 10
+    // runs had no gap over 2× the median, the others one of 5–10×, which
+    // would have halved every rate of the sweep.
+    const double median = serving::summarize(gaps).p50;
+    for (double g : gaps)
+        if (g <= 4 * median) out.gaps_ms.push_back(g);
     double sum = 0, sq = 0;
     for (double x : out.gaps_ms) sum += x, sq += x * x;
     const double n = static_cast<double>(out.gaps_ms.size());
@@ -169,15 +179,16 @@ public:
             pt.request_throughput = r.total("request_throughput").value;
             pt.output_throughput = r.total("output_throughput").value;
             // The arrivals as drawn: a short Poisson run comes denser or
-            // sparser than its rate, and the throughput follows what came.
-            const double span_ms = r.requests.empty() ? 0 : r.requests.back().scheduled_ms - r.requests.front().scheduled_ms;
-            predict(pt, span_ms);
+            // sparser than its rate, and the queue follows what came.
+            std::vector<double> arrivals;
+            for (const LoadRequest& q : r.requests) arrivals.push_back(q.scheduled_ms);
+            predict(pt, arrivals);
             sent += pt.n_sent, failed += pt.n_failed;
             ex_->points.push_back(pt);
         }
         ev.summary = fmt::format("one service takes {:.2f} ms; {} requests sent at {} rates", service_.mean_ms, sent,
                                  ex_->points.size());
-        ev.says(fmt::format("service = mean gap between {} completions of requests sent at once = {:.2f} ms (c² = "
+        ev.says(fmt::format("service = mean gap between {} completions of requests kept queued = {:.2f} ms (c² = "
                             "{:.3f}); TTFT alone {:.2f} ms",
                             service_.gaps_ms.size() + 1, service_.mean_ms, service_.scv, service_.alone_ttft_ms));
         for (const EndpointPoint& pt : ex_->points)
@@ -269,23 +280,34 @@ public:
     }
 
 private:
-    // The serving lab's prediction for this rate: one server, first come
-    // first served, Poisson arrivals, each service drawn from the measured
-    // ones (M/G/1, queue_sim.h). A request's TTFT is its wait plus the TTFT
-    // it has alone. Below saturation every arrival is served: the requests
-    // sent over their arrivals' span plus one service.
-    void predict(EndpointPoint& pt, double span_ms) const {
-        serving::QueueSimParams q;
-        q.utilization = pt.utilization;
-        q.service = serving::ServiceModel::empirical;
-        q.service_samples_ms = service_.gaps_ms;
-        q.min_requests = 20000;
-        q.seed = s_.seed;
-        const serving::QueueSimResult r = serving::simulate_queue(q);
-        pt.predicted_wait_ms = r.mean_wait_ms;
-        pt.predicted_ttft_p50_ms = r.p50_wait_ms + service_.alone_ttft_ms;
-        pt.predicted_ttft_p90_ms = r.p90_wait_ms + service_.alone_ttft_ms;
-        pt.predicted_ttft_p99_ms = r.p99_wait_ms + service_.alone_ttft_ms;
+    // The prediction for this rate: lesson 09's single server, first come
+    // first served, fed the very arrival times the load generator used, each
+    // service drawn from the measured ones (M/G/1 on those arrivals, repeated
+    // over many draws). A short run starts empty and does not reach the
+    // steady state of the closed forms, so the same run is simulated rather
+    // than a long one. A request's TTFT is its wait plus the TTFT it has
+    // alone. Below saturation every arrival is served: the requests sent over
+    // their arrivals' span plus one service.
+    void predict(EndpointPoint& pt, const std::vector<double>& arrivals_ms) const {
+        constexpr int n_draws = 200;
+        std::mt19937_64 rng(s_.seed);
+        std::uniform_int_distribution<std::size_t> pick(0, service_.gaps_ms.size() - 1);
+        std::vector<double> waits;
+        waits.reserve(arrivals_ms.size() * n_draws);
+        for (int d = 0; d < n_draws; ++d) {
+            double free_at = 0;  // when the server finishes what it holds
+            for (double a : arrivals_ms) {
+                const double start = std::max(a, free_at);
+                waits.push_back(start - a);
+                free_at = start + service_.gaps_ms[pick(rng)];
+            }
+        }
+        const serving::Summary w = serving::summarize(waits);
+        pt.predicted_wait_ms = w.mean;
+        pt.predicted_ttft_p50_ms = w.p50 + service_.alone_ttft_ms;
+        pt.predicted_ttft_p90_ms = w.p90 + service_.alone_ttft_ms;
+        pt.predicted_ttft_p99_ms = w.p99 + service_.alone_ttft_ms;
+        const double span_ms = arrivals_ms.empty() ? 0 : arrivals_ms.back() - arrivals_ms.front();
         pt.predicted_throughput = pt.n_sent * 1000.0 / (span_ms + service_.mean_ms);
     }
 

@@ -11,13 +11,14 @@
 //   1 request      the loads to send (utilizations), requests per rate, max_tokens
 //   2 load         start the own server (weights mapped once), or reach the url
 //   3 forward      time the service: `samples` requests one after another
-//                  (TTFT alone), then `samples` at once (the gaps between their
-//                  completions: the service rate); then, for each utilization ρ, send
-//                  `requests` requests at rate ρ ÷ service time (load_generator.h)
+//                  (TTFT alone), then `samples` kept queued (the gaps between
+//                  their completions: the service rate); then, for each
+//                  utilization ρ, send `requests` requests at rate ρ ÷ service
+//                  time (load_generator.h)
 //   4 output       per rate: measured TTFT p50/p90/p99 and throughput, and the
-//                  prediction — the serving lab's single-server queue
-//                  (queue_sim.h, M/G/1) drawing from the measured service
-//                  times: TTFT = simulated wait + the TTFT of a request alone
+//                  prediction — lesson 09's single-server queue (M/G/1) fed
+//                  the same arrival times, services drawn from the measured
+//                  ones: TTFT = simulated wait + the TTFT of a request alone
 //   5 postprocess  the relations a lesson claims (growth, measured ÷ predicted)
 //   6 respond      one paragraph
 //
@@ -58,7 +59,7 @@ struct EndpointPoint {
     double ttft_p50_ms = 0, ttft_p90_ms = 0, ttft_p99_ms = 0;  // measured at the client
     double request_throughput = 0;    // completed ÷ duration, req/s
     double output_throughput = 0;     // tok/s
-    double predicted_wait_ms = 0;     // mean, M/G/1 simulation
+    double predicted_wait_ms = 0;     // mean, M/G/1 simulated on the same arrivals
     double predicted_ttft_p50_ms = 0, predicted_ttft_p90_ms = 0, predicted_ttft_p99_ms = 0;
     double predicted_throughput = 0;  // req/s
 };
