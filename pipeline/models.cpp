@@ -6,6 +6,7 @@
 #include "pipeline/core/suggest.h"
 #include "pipeline/delivery/delivery_model.h"
 #include "pipeline/llm/llm_model.h"
+#include "pipeline/server/endpoint_description.h"
 #include "pipeline/serving/serving_model.h"
 #include "pipeline/tools/random_model.h"
 
@@ -17,7 +18,8 @@ namespace {
 const std::vector<const ModelDescription*>& descriptions() {
     static const std::vector<const ModelDescription*> all = {&delivery::DeliveryModel::describe(),
                                                              &llm::LlmModel::describe(),
-                                                             &serving::ServingModel::describe()};
+                                                             &serving::ServingModel::describe(),
+                                                             &server::endpoint_description()};
     return all;
 }
 

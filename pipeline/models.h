@@ -16,7 +16,9 @@
 
 namespace sixstep {
 
-// "delivery", "llm", "serving": in the order the docs list them.
+// "delivery", "llm", "serving", "endpoint": in the order the docs list them.
+// (The endpoint kind speaks HTTP, so its model is built by the app:
+// app/server/endpoint_model.h; only its description is here.)
 const std::vector<std::string>& model_kinds();
 
 // The kind's description, or null when there is no such kind.

@@ -11,12 +11,12 @@
 using namespace sixstep;
 
 TEST_CASE("the registry lists every kind, and an unknown one gets did you mean") {
-    CHECK(model_kinds() == std::vector<std::string>{"delivery", "llm", "serving"});
+    CHECK(model_kinds() == std::vector<std::string>{"delivery", "llm", "serving", "endpoint"});
     for (const auto& k : model_kinds()) CHECK(model_description(k).kind == k);
     CHECK(find_model_description("gpt5") == nullptr);
-    CHECK_THROWS_WITH_AS(model_description("lm"), "unknown model kind \"lm\" \u2014 did you mean \"llm\"? (known: delivery, llm, serving)",
+    CHECK_THROWS_WITH_AS(model_description("lm"), "unknown model kind \"lm\" \u2014 did you mean \"llm\"? (known: delivery, llm, serving, endpoint)",
                          Error);
-    CHECK_THROWS_WITH_AS(model_description("gpt5"), "unknown model kind \"gpt5\" (known: delivery, llm, serving)", Error);
+    CHECK_THROWS_WITH_AS(model_description("gpt5"), "unknown model kind \"gpt5\" (known: delivery, llm, serving, endpoint)", Error);
 }
 
 TEST_CASE("every description is consistent") {

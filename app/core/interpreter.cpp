@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include "app/server/endpoint_model.h"
 #include "pipeline/core/error.h"
 #include "pipeline/core/trace_keys.h"
 #include "pipeline/delivery/dataset.h"
@@ -21,6 +22,7 @@
 #include "pipeline/llm/llm_model.h"
 #include "pipeline/llm/trace_keys.h"
 #include "pipeline/llm/vocab/vocab.h"
+#include "pipeline/tools/random_model.h"
 
 namespace sixstep::app {
 
@@ -87,6 +89,19 @@ void Interpreter::reset_engine() {
     stages_run_ = 0;
     delivery_ = nullptr;
     llm_ = nullptr;
+    if (lesson_.model.kind == endpoint_kind) {
+        // A real server: the lesson's own (file or random, served on
+        // loopback) or the one `url` names. It draws its panel from its exhibit.
+        const ModelSpec& m = lesson_.model;
+        server::EndpointModelParams p;
+        if (m.url.empty())
+            p.file = m.random.empty() ? std::filesystem::path(resolve_lesson_path(lesson_, m.file))
+                                      : llm::cached_random_model(m.random);
+        p.url = m.url;
+        p.n_threads = m.threads;
+        model_ = std::make_unique<server::EndpointModel>(p);
+        return;
+    }
     if (reads_gguf(lesson_.model.kind)) {
         const ModelSpec& m = lesson_.model;
         model_ = make_gguf_model(m.kind, {m.random.empty() ? resolve_lesson_path(lesson_, m.file) : "", m.random,

@@ -16,7 +16,7 @@ namespace sixstep::app {
 
 // What `model:` says.
 struct ModelSpec {
-    std::string kind = "delivery";             // a kind of pipeline/models.h: "delivery", "llm" or "serving"
+    std::string kind = "delivery";             // a kind of pipeline/models.h: "delivery", "llm", "serving", "endpoint"
     // delivery
     std::vector<std::pair<std::string, double>> weights;  // inline weights by name (bias, distance,
                                                           // congestion, express_lane); others: 5, 2, 10, −2
@@ -28,7 +28,14 @@ struct ModelSpec {
     int threads = 0;                           // CPU threads; 0: all
     int top_n = 5;                             // rows of the next-token probability table
     SourceLocation file_at;                    // where `file` or `weights_file` is written
+    // endpoint: another OpenAI-compatible server, http://host:port; "" → the
+    // lesson serves `file` itself, in-process, on an ephemeral loopback port
+    std::string url;
+    SourceLocation url_at;                     // where `url` is written
 };
+
+// The model kind that measures a real server (app/server/endpoint_model.h).
+inline constexpr char endpoint_kind[] = "endpoint";
 
 // What an expectation compares a value with: a literal, another path's value
 // at the same moment, or a value an earlier step remembered (`remember:`).

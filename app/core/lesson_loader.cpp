@@ -18,6 +18,7 @@
 
 #include "app/core/lesson.h"
 #include "app/core/lesson_paths.h"
+#include "app/server/load_generator.h"
 #include "pipeline/core/data_dir.h"
 #include "pipeline/core/file.h"
 #include "pipeline/core/suggest.h"
@@ -134,17 +135,32 @@ private:
 
 ModelSpec read_model(const Reader& r, const YAML::Node& n) {
     r.expect_map(n, "\"model\"");
-    r.check_keys(n, "model", {"kind", "weights", "weights_file", "file", "random", "threads", "top_n"});
+    r.check_keys(n, "model", {"kind", "weights", "weights_file", "file", "random", "threads", "top_n", "url"});
     ModelSpec m;
     if (n["kind"]) {
         m.kind = r.text(n["kind"], "kind");
         r.checked(n["kind"], [&] { return &model_description(m.kind); });
     }
-    if (reads_gguf(m.kind)) {
+    const bool endpoint = m.kind == endpoint_kind;
+    if (n["url"] && !endpoint)
+        r.fail(n["url"], fmt::format("\"url\" is for kind {}: an OpenAI-compatible server to measure", endpoint_kind));
+    if (endpoint && n["url"]) {
+        // Another server: the lesson measures it and starts none of its own.
+        m.url = r.text(n["url"], "url");
+        m.url_at = r.at(n["url"]);
+        r.checked(n["url"], [&] { return server::parse_server_url(m.url); });
+        for (const char* k : {"file", "random", "threads", "top_n", "weights", "weights_file"})
+            if (n[k])
+                r.fail(n[k], fmt::format("\"{}\" is for the lesson's own server; with \"url\" the lesson measures "
+                                         "that server instead",
+                                         k));
+        return m;
+    }
+    if (reads_gguf(m.kind) || endpoint) {
         if (!n["file"] == !n["random"])
             r.fail(n, fmt::format("kind {} needs \"file\": the GGUF file, relative to the lesson (or \"random\": a "
-                                  "preset, for random weights; not both)",
-                                  m.kind));
+                                  "preset, for random weights; not both){}",
+                                  m.kind, endpoint ? "; or \"url\": another server to measure" : ""));
         if (n["weights"] || n["weights_file"])
             r.fail(n["weights"] ? n["weights"] : n["weights_file"],
                    fmt::format("kind {} takes its weights from \"file\"", m.kind));
@@ -850,6 +866,14 @@ void check_lesson_files(const Lesson& lesson) {
         }
     };
     const ModelSpec& m = lesson.model;
+    if (!m.url.empty()) {
+        // A server is to a lesson what a file is: it must answer before step 1.
+        try {
+            (void)server::first_served_model(m.url);
+        } catch (const Error& e) {
+            problems.emplace_back(m.url_at, fmt::format("model url \"{}\": {}", m.url, e.message()));
+        }
+    }
     if (!m.file.empty())
         check_file(m.file_at, "model file", m.file, resolve_lesson_path(lesson, m.file),
                    [](const std::string& p) { (void)llm::GGUFFile::open(p); });

@@ -243,6 +243,8 @@ void make_figures(LoadReport& r, const LoadParams& p, int n_late) {
 
 }  // namespace
 
+std::string first_served_model(const std::string& url) { return first_model(parse_server_url(url)); }
+
 LoadReport run_load(const LoadParams& p) {
     if (!std::isfinite(p.rate) || p.rate <= 0) throw Error(fmt::format("--rate {}: requests per second > 0", p.rate));
     if ((p.duration_s > 0) == (p.n_requests > 0))

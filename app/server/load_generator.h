@@ -74,4 +74,8 @@ struct ServerUrl {
 };
 ServerUrl parse_server_url(const std::string& url);  // throws sixstep::Error
 
+// The id of the first model GET /v1/models lists: a server that answers it
+// is up and speaks the protocol. Throws sixstep::Error ("cannot reach …").
+std::string first_served_model(const std::string& url);
+
 }  // namespace sixstep::server

@@ -28,6 +28,7 @@ const char* tab_label(const std::string& name) {
         {"inspector", "Inspector"},  {"tokens", "Tokens"},       {"next_token", "Next token"},
         {"kv_cache", "KV cache"},    {"timeline", "Timeline"},   {"attention", "Attention"},
         {"logit_lens", "Logit lens"}, {"kv_experiment", "No cache?"}, {"kv_calc", "KV memory"},
+        {"real_server", "Real server"},
     };
     for (const auto& [n, l] : labels)
         if (name == n) return l;
@@ -89,6 +90,7 @@ void draw_one(const std::string& name, const app::Snapshot& s, ViewState& v, app
     else if (name == "logit_lens") draw_logit_lens_panel(s, v, session, r);
     else if (name == "kv_experiment") draw_kv_experiment_panel(s, v, session, r);
     else if (name == "kv_calc") draw_kv_calc_panel(s, v, session, r);
+    else if (name == "real_server") draw_real_server_panel(s, v, session, r);
     else draw_inspector_in(s, v, r);
 }
 

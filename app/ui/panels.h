@@ -38,6 +38,8 @@ void draw_attention_panel(const app::Snapshot& s, ViewState& v, app::Session& se
 void draw_logit_lens_panel(const app::Snapshot& s, ViewState& v, app::Session& session, const Rect& r);
 void draw_kv_experiment_panel(const app::Snapshot& s, ViewState& v, app::Session& session, const Rect& r);
 void draw_kv_calc_panel(const app::Snapshot& s, ViewState& v, app::Session& session, const Rect& r);
+// A real server's measured queueing curve beside the prediction (the endpoint kind).
+void draw_real_server_panel(const app::Snapshot& s, ViewState& v, app::Session& session, const Rect& r);
 // What the window shows on the right: the panels' names, first on top.
 std::vector<std::string> shown_panels(const app::Snapshot& s, const ViewState& v);
 // The panel-specific error of the last failed panel command, in red, when it concerns `panel`.

@@ -161,10 +161,11 @@ TEST_CASE("paths --json lists every kind, and an unknown kind is exit 2 with did
     const auto r = run_command(sixstep_cmd("paths --json"));
     REQUIRE(r.exit_code == 0);
     const auto j = nlohmann::json::parse(r.output);
-    REQUIRE(j["models"].size() == 3);
+    REQUIRE(j["models"].size() == 4);
     CHECK(j["models"][0]["kind"] == "delivery");
     CHECK(j["models"][1]["kind"] == "llm");
     CHECK(j["models"][2]["kind"] == "serving");
+    CHECK(j["models"][3]["kind"] == "endpoint");
     bool found = false;
     for (const auto& p : j["models"][1]["paths"])
         if (p["path"] == "forward.kv_used_tokens") {

@@ -1,0 +1,99 @@
+// A real server under load (lesson 17), drawn from the endpoint model's
+// exhibit: TTFT p50, p90 and p99 against the arrival rate, measured at the
+// client (solid, with dots) beside the serving lab's prediction for the same
+// rates (thin, no dots), and below it the throughput against the rate —
+// measured requests per second, and the prediction (every arrival served).
+// Every number on it is the exhibit's.
+#include <algorithm>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include <imgui.h>
+
+#include "app/server/endpoint_model.h"
+#include "app/ui/format.h"
+#include "app/ui/i18n.h"
+#include "app/ui/panels.h"
+#include "app/ui/plot.h"
+#include "app/ui/theme.h"
+
+namespace sixstep::ui {
+
+namespace {
+
+constexpr std::uint32_t p50_rgb = 0x15803D;
+constexpr std::uint32_t p90_rgb = 0x1D4ED8;
+constexpr std::uint32_t p99_rgb = 0xB91C1C;
+constexpr std::uint32_t predicted_rgb = 0x9CA3AF;
+
+// A chart of series against the rate: solid measured lines, thin predicted ones.
+struct Series {
+    std::vector<double> ys;
+    std::uint32_t rgb;
+    bool measured;
+};
+
+void rate_chart(const std::vector<double>& rates, const std::vector<Series>& series, const char* unit, float height) {
+    double top = 0;
+    for (const Series& s : series)
+        for (double y : s.ys) top = std::max(top, y);
+    const float text_h = ImGui::GetTextLineHeightWithSpacing();
+    const double x1 = plot::nice_ceiling(rates.back() * 1.05);
+    const plot::Frame f = plot::begin(ImVec2(ImGui::GetContentRegionAvail().x, height), 0, x1, 0,
+                                      plot::nice_ceiling(std::max(top, 1e-9) * 1.1), ImGui::CalcTextSize("00000").x,
+                                      text_h * 0.8f);
+    plot::y_axis(f, unit);
+    for (const Series& s : series)
+        if (s.measured) plot::line(f, rates, s.ys, s.rgb, 2.5f, true);
+        else plot::line(f, rates, s.ys, s.rgb, 1.2f, false);
+    for (double x : plot::nice_ticks(0, x1, 5))
+        plot::label(ImVec2(f.px(x), f.max.y + 2), pretty_number(x, 3), theme::muted_rgb, 0.5f, 0.8f);
+    plot::label(ImVec2(f.max.x, f.min.y - text_h * 0.9f), "req/s", theme::muted_rgb, 1, 0.8f);
+}
+
+}  // namespace
+
+void draw_real_server_panel(const app::Snapshot& s, ViewState& v, app::Session&, const Rect& r) {
+    (void)v;
+    if (begin_panel("##real_server", r)) {
+        const std::string& lang = s.state.language;
+        panel_title(tr(lang, "A real server under load"));
+        const auto* e = dynamic_cast<const server::EndpointExhibit*>(s.state.exhibit.get());
+        if (!e || e->points.empty()) {
+            ImGui::TextDisabled("%s", tr(lang, "Runs when the step times the service and sweeps the arrival rate."));
+            end_panel();
+            return;
+        }
+        ImGui::SetWindowFontScale(0.85f);
+        char line[256];
+        std::snprintf(line, sizeof line, "%s \u00b7 %s \u00b7 %s %s ms \u00b7 %s %s ms", e->url.c_str(),
+                      e->served_model.c_str(), tr(lang, "a request alone"), pretty_number(e->service_ms, 3).c_str(),
+                      tr(lang, "its TTFT"), pretty_number(e->alone_ttft_ms, 3).c_str());
+        ImGui::TextUnformatted(line);
+        std::vector<double> rates;
+        Series m50{{}, p50_rgb, true}, m90{{}, p90_rgb, true}, m99{{}, p99_rgb, true};
+        Series q50{{}, p50_rgb, false}, q90{{}, p90_rgb, false}, q99{{}, p99_rgb, false};
+        Series thr{{}, theme::accent_rgb, true}, qthr{{}, predicted_rgb, false};
+        for (const server::EndpointPoint& p : e->points) {
+            rates.push_back(p.rate);
+            m50.ys.push_back(p.ttft_p50_ms), m90.ys.push_back(p.ttft_p90_ms), m99.ys.push_back(p.ttft_p99_ms);
+            q50.ys.push_back(p.predicted_ttft_p50_ms), q90.ys.push_back(p.predicted_ttft_p90_ms);
+            q99.ys.push_back(p.predicted_ttft_p99_ms);
+            thr.ys.push_back(p.request_throughput), qthr.ys.push_back(p.predicted_throughput);
+        }
+        const float text_h = ImGui::GetTextLineHeightWithSpacing();
+        const float avail = ImGui::GetContentRegionAvail().y - text_h * 4.2f;
+        ImGui::TextUnformatted(tr(lang, "TTFT against the arrival rate"));
+        rate_chart(rates, {q50, q90, q99, m50, m90, m99}, "ms", std::max(text_h * 3, avail * 0.6f));
+        plot::legend({{p50_rgb, "p50"}, {p90_rgb, "p90"}, {p99_rgb, "p99"},
+                      {predicted_rgb, tr(lang, "thin: predicted (M/G/1, measured service)")}});
+        ImGui::TextUnformatted(tr(lang, "Throughput against the arrival rate"));
+        rate_chart(rates, {qthr, thr}, "req/s", std::max(text_h * 2, avail * 0.4f));
+        plot::legend({{theme::accent_rgb, tr(lang, "measured")}, {predicted_rgb, tr(lang, "predicted: every arrival served")}});
+        ImGui::SetWindowFontScale(1.0f);
+    }
+    end_panel();
+}
+
+}  // namespace sixstep::ui

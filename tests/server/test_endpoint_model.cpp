@@ -1,0 +1,162 @@
+// The endpoint model kind: a real server under Poisson load at rates derived
+// from its measured service time, the measured curve beside the M/G/1
+// prediction. Against a server the test starts on loopback (what an
+// instructor's `url:` does) and against the lesson's own server; what it
+// emits must be what its description declares; a lesson whose url is
+// malformed or answers nothing is invalid, at the url's position. Every
+// request has a bounded timeout and the runs are a few hundred milliseconds.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "description_coverage.h"
+#include "error_of.h"
+#include "server_fixture.h"
+#include "temp_dir.h"
+
+#include "app/core/lesson.h"
+#include "app/server/endpoint_model.h"
+#include "app/server/load_generator.h"
+#include "pipeline/core/pipeline.h"
+#include "pipeline/server/endpoint_description.h"
+
+using namespace sixstep;
+using namespace sixstep::test;
+using server::EndpointExhibit;
+using server::EndpointModel;
+
+namespace {
+
+Request sweep_request(const char* utilizations = "0.2,0.7") {
+    Request r;
+    r.set("utilizations", utilizations);
+    r.set("requests", "12");
+    r.set("max_tokens", "4");
+    r.set("samples", "3");
+    return r;
+}
+
+const EndpointExhibit& exhibit_of(const EndpointModel& m) {
+    const auto* e = dynamic_cast<const EndpointExhibit*>(m.exhibit().get());
+    REQUIRE(e != nullptr);
+    return *e;
+}
+
+double number(const Pipeline& p, const char* path) {
+    const auto v = p.trace().lookup(path);
+    REQUIRE(v);
+    REQUIRE(std::holds_alternative<double>(*v));
+    return std::get<double>(*v);
+}
+
+std::vector<double> numbers(const Pipeline& p, const char* path) {
+    const auto v = p.trace().lookup(path);
+    REQUIRE(v);
+    REQUIRE(std::holds_alternative<std::vector<double>>(*v));
+    return std::get<std::vector<double>>(*v);
+}
+
+}  // namespace
+
+TEST_CASE("endpoint model: another server by url — rates from the measured service time, every path declared") {
+    server::ServingEngineParams one_at_a_time;  // a single server, as the prediction assumes
+    one_at_a_time.scheduler.max_batch = 1;
+    TestServer s(one_at_a_time, {});
+    server::EndpointModelParams params;
+    params.url = s.url();
+    EndpointModel m(params);
+    Pipeline p(m, sweep_request());
+    p.run();
+    REQUIRE_FALSE(p.failed());
+    CHECK(p.trace().lookup("load.own_server") == Value{std::string("no")});
+    CHECK(p.trace().lookup("load.served_model") == Value{served_model_id});
+    CHECK(number(p, "forward.failed") == 0);
+    CHECK(number(p, "forward.sent") == 24);
+    const double service = number(p, "forward.service_ms");
+    CHECK(service > 0);
+    CHECK(number(p, "forward.alone_ttft_ms") > 0);
+    // The rates are the loads over the measured service time, not typed in.
+    const std::vector<double> u = numbers(p, "output.utilizations"), rates = numbers(p, "output.rates");
+    REQUIRE(rates.size() == 2);
+    for (std::size_t i = 0; i < 2; ++i) CHECK(rates[i] == doctest::Approx(u[i] * 1000 / service));
+    // Every request served: about the rate (a 12-request Poisson run is
+    // denser or sparser than its rate), growing with it.
+    const auto served = numbers(p, "output.predicted_throughput");
+    for (std::size_t i = 0; i < 2; ++i) CHECK((served[i] > rates[i] / 3 && served[i] < rates[i] * 3));
+    CHECK(served[1] > served[0]);
+    // The prediction: waits grow with the load, and TTFT percentiles are ordered.
+    const auto w = numbers(p, "output.predicted_wait_ms");
+    CHECK(w[1] > w[0]);
+    for (const char* prefix : {"output.", "output.predicted_"}) {
+        const auto p50 = numbers(p, (std::string(prefix) + "ttft_p50_ms").c_str());
+        const auto p99 = numbers(p, (std::string(prefix) + "ttft_p99_ms").c_str());
+        for (std::size_t i = 0; i < 2; ++i) CHECK(p99[i] >= p50[i]);
+    }
+    CHECK(number(p, "postprocess.rate_growth") == doctest::Approx(3.5));
+    CHECK(number(p, "postprocess.worst_p90_factor") >= 1);
+    const EndpointExhibit& e = exhibit_of(m);
+    CHECK_FALSE(e.own_server);
+    CHECK(e.points.size() == 2);
+    CHECK(e.points[1].n_sent == 12);
+
+    EmittedPaths seen;
+    seen.add(p);
+    seen.check_declared(server::endpoint_description());
+    seen.check_all_emitted(server::endpoint_description());
+}
+
+TEST_CASE("endpoint model: the lesson's own server runs on an ephemeral loopback port and stops with the model") {
+    std::string url;
+    {
+        server::EndpointModelParams params;
+        params.file = bundled_model_file;
+        params.n_threads = 1;
+        EndpointModel m(params);
+        Request r = sweep_request("0.5");
+        Pipeline p(m, r);
+        p.run();
+        REQUIRE_FALSE(p.failed());
+        CHECK(p.trace().lookup("load.own_server") == Value{std::string("yes")});
+        const auto v = p.trace().lookup("load.url");
+        REQUIRE(v);
+        url = std::get<std::string>(*v);
+        CHECK(url.rfind("http://127.0.0.1:", 0) == 0);
+        CHECK(url != "http://127.0.0.1:0");
+        CHECK(exhibit_of(m).max_batch == 1);
+        CHECK(number(p, "forward.failed") == 0);
+        // A second request reuses the server; another max_batch restarts it.
+        r.set("max_batch", "2");
+        Pipeline q(m, r);
+        q.run();
+        CHECK(exhibit_of(m).max_batch == 2);
+    }
+    // Gone with the model: nothing answers there any more.
+    CHECK(error_of([&] { (void)server::first_served_model(url); }).find("cannot reach") != std::string::npos);
+}
+
+TEST_CASE("endpoint model: a bad url or a server that does not answer makes the lesson invalid, at the url") {
+    const auto dir = process_temp_dir("endpoint-lessons");
+    auto lesson_with = [&](const std::string& url) {
+        const auto path = (dir / "l.yaml").string();
+        std::ofstream(path) << "title: t\nmodel:\n  kind: endpoint\n  url: " << url
+                            << "\nsteps:\n  - request: {utilizations: \"0.5\"}\n    run: all\n";
+        return error_of([&] { (void)app::load_lesson(path); });
+    };
+    const std::string bad = lesson_with("ftp://example.org");
+    CHECK(bad.find("l.yaml:4:8:") != std::string::npos);
+    CHECK(bad.find("http://HOST:PORT") != std::string::npos);
+    // A port nothing listens on: the OS refuses at once.
+    const std::string gone = lesson_with("http://127.0.0.1:1");
+    CHECK(gone.find("l.yaml:4:8:") != std::string::npos);
+    CHECK(gone.find("cannot reach") != std::string::npos);
+    // A url beside a file is one or the other.
+    const auto path = (dir / "both.yaml").string();
+    std::ofstream(path) << "title: t\nmodel:\n  kind: endpoint\n  url: http://127.0.0.1:1\n  file: x.gguf\n"
+                           "steps:\n  - run: all\n";
+    CHECK(error_of([&] { (void)app::load_lesson(path); }).find("both.yaml:5:9:") != std::string::npos);
+    // And url is for the endpoint kind only.
+    const auto other = (dir / "other.yaml").string();
+    std::ofstream(other) << "title: t\nmodel:\n  kind: serving\n  url: http://127.0.0.1:1\nsteps:\n  - run: all\n";
+    CHECK(error_of([&] { (void)app::load_lesson(other); }).find("other.yaml:4:8:") != std::string::npos);
+}
