@@ -1,6 +1,7 @@
 #include "app/server/load_generator.h"
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
@@ -29,6 +30,19 @@ ServerUrl parse_server_url(const std::string& url) {
     ServerUrl u;
     u.origin = url.substr(0, slash);
     if (u.origin.size() <= scheme + 3) throw Error(fmt::format("--url {}: no host", url));
+    // HOST[:PORT] checked here: the HTTP client parses it with std::regex,
+    // which overflows the stack on a megabyte of host and throws a bare
+    // "stoi" on a port past int.
+    const std::string host_port = u.origin.substr(scheme + 3);
+    const std::size_t colon = host_port.rfind(':');
+    const std::string host = host_port.substr(0, colon), port = colon == std::string::npos ? "" : host_port.substr(colon + 1);
+    const bool host_ok = !host.empty() && host.size() <= 253 &&
+                         std::all_of(host.begin(), host.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-'; });
+    if (!host_ok) throw Error(fmt::format("--url {}: the host must be a name or IPv4 address of at most 253 letters, digits, '.' or '-'", url.substr(0, 120)));
+    const bool port_ok = colon == std::string::npos ||
+                         (!port.empty() && port.size() <= 5 && std::all_of(port.begin(), port.end(), [](char c) { return c >= '0' && c <= '9'; }) &&
+                          std::stoi(port) >= 1 && std::stoi(port) <= 65535);
+    if (!port_ok) throw Error(fmt::format("--url {}: the port must be a number from 1 to 65535", url.substr(0, 120)));
     std::string path = slash == std::string::npos ? "" : url.substr(slash);
     while (!path.empty() && path.back() == '/') path.pop_back();
     u.base = path.size() >= 3 && path.substr(path.size() - 3) == "/v1" ? path : path + "/v1";

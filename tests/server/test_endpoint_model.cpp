@@ -160,3 +160,14 @@ TEST_CASE("endpoint model: a bad url or a server that does not answer makes the 
     std::ofstream(other) << "title: t\nmodel:\n  kind: serving\n  url: http://127.0.0.1:1\nsteps:\n  - run: all\n";
     CHECK(error_of([&] { (void)app::load_lesson(other); }).find("other.yaml:4:8:") != std::string::npos);
 }
+
+TEST_CASE("endpoint url: a megabyte of host, a port past int or out of range is one clear error, never the HTTP client's") {
+    using server::parse_server_url;
+    CHECK(error_of([] { parse_server_url("http://" + std::string(1 << 20, 'a') + ":80"); }).find("the host must be") !=
+          std::string::npos);
+    for (const char* port : {"99999999999", "0", "65536", "", "8o80"})
+        CHECK(error_of([&] { parse_server_url(std::string("http://127.0.0.1:") + port); }).find("the port must be a number from 1 to 65535") !=
+              std::string::npos);
+    CHECK(parse_server_url("http://localhost:8080/v1").origin == "http://localhost:8080");
+    CHECK(parse_server_url("http://127.0.0.1").base == "/v1");
+}
