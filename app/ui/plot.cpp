@@ -17,11 +17,12 @@ ImDrawList* draw_list() { return ImGui::GetWindowDrawList(); }
 
 constexpr std::uint32_t grid_rgb = 0xE5E7EB;
 
-// A tick's value in few characters, for the narrow margin: 191000 → "191k".
+// A tick's value in few characters, for the narrow margin: 191000 → "191k",
+// 1853 → "1.85k" (three significant digits would print "1.85e+03").
 std::string tick_text(double t) {
     const double a = std::fabs(t);
     if (a >= 1e6) return pretty_number(t / 1e6, 3) + "M";
-    if (a >= 1e4) return pretty_number(t / 1e3, 3) + "k";
+    if (a >= 1e3) return pretty_number(t / 1e3, 3) + "k";
     return pretty_number(t, 3);
 }
 
@@ -253,7 +254,10 @@ void segment(const Frame& f, double xa, double ya, double xb, double yb, std::ui
 void vmarker(const Frame& f, double x, std::uint32_t rgb, std::string_view text) {
     const float px = snap(f.px(x));
     draw_list()->AddRectFilled(ImVec2(px - 1, f.min.y), ImVec2(px + 1, f.max.y), theme::col(rgb));
-    if (!text.empty()) label(ImVec2(px + 4, f.min.y + 2), text, rgb, 0, 0.85f);
+    // The label sits right of the line's foot: a knee's plateau runs along the
+    // top right of its chart, and a label there hid its points.
+    const float size = ImGui::GetFontSize() * 0.85f;
+    if (!text.empty()) label(ImVec2(px + 4, f.max.y - size - 3), text, rgb, 0, 0.85f);
 }
 
 void dot(const Frame& f, double x, double y, std::uint32_t rgb, float radius) {

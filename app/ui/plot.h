@@ -104,7 +104,7 @@ void outline(const Frame& f, std::uint32_t rgb);
 void segment(const Frame& f, double xa, double ya, double xb, double yb, std::uint32_t rgb, float thickness = 1.5f,
              bool dashed = false);
 // A solid vertical marker two pixels wide across the frame (snapped, so a
-// test finds its column), with a label right of its top: "knee: batch 8".
+// test finds its column), with a label right of its foot: "knee: batch 8".
 void vmarker(const Frame& f, double x, std::uint32_t rgb, std::string_view label = {});
 // A filled dot of `radius` pixels at (x, y).
 void dot(const Frame& f, double x, double y, std::uint32_t rgb, float radius = 6);
