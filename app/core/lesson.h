@@ -138,12 +138,12 @@ struct LessonStep {
 // `budget:` — the most work a lesson may ask for, summed over all its steps,
 // so that a typo or a YAML alias repeated a thousand times cannot keep a
 // classroom machine busy for hours. The defaults are far above what the
-// bundled lessons use (10,001 training steps, 140 requests, 11,424 forward
+// bundled lessons use (10,001 training steps, 2,004 requests, 82,464 forward
 // tokens, 44 simulations); a lesson that needs more raises them. Checked when
 // the lesson is loaded, naming the step.
 struct Budget {
-    long long train_steps = 100000;       // gradient-descent steps of all train: steps together
-    long long served_requests = 10000;    // requests of all serve: steps together
+    long long train_steps = 100000;       // gradient-descent steps of all train: steps together (and canaries')
+    long long served_requests = 10000;    // requests of all serve: steps together (and canaries' streams)
     long long generated_tokens = 100000;  // tokens an llm lesson may generate (each run/serve at its max_tokens)
     long long forward_tokens = 1000000;   // token positions a serving lesson's experiments compute (each at its most)
     long long simulations = 1000;         // queue simulations of a serving lesson (up to 50 M requests each)

@@ -662,7 +662,7 @@ public:
         : r_(r), budget_(b), model_(model), declared_(model.work) {}
 
     void add(const LessonStep& s, const YAML::Node& n, size_t index) {
-        if (s.request) fields_ = *s.request;
+        if (s.request) fields_ = *s.request, request_ = n["request"];
         // A new request or new settings: the next run starts a fresh pipeline.
         if (s.request || !s.set.empty()) stages_done_ = 0;
         if (s.train) charge(train_, s.train->steps, budget_.train_steps, "training steps", "train_steps", n["train"], index);
@@ -678,24 +678,20 @@ public:
     }
 
 private:
-    // The current request's field, checked by its knob; its default otherwise.
+    // The current request's field, checked by its knob; its default when
+    // not given. A value its knob refuses is an error here, at the value:
+    // the work it would ask for cannot be counted (spec_tokens: 1e9).
     std::string field(std::string_view name) const {
         const Knob* k = model_.find_knob(name);
-        for (const auto& [key, value] : fields_) {
-            if (key != name || !k) continue;
-            try {
-                return k->check(value);
-            } catch (const Error&) {
-                break;  // refused when the request starts, before any work
-            }
-        }
+        for (const auto& [key, value] : fields_)
+            if (key == name && k) return r_.checked(request_[key], [&] { return k->check(value); });
         return k ? k->default_value : std::string();
     }
     Work whole() const {
         return declared_.whole([this](std::string_view name) { return field(name); });
     }
     static Work times(Work w, long long n) {
-        w.generated_tokens *= n, w.forward_tokens *= n, w.simulations *= n;
+        w.generated_tokens *= n, w.forward_tokens *= n, w.simulations *= n, w.train_steps *= n, w.served_requests *= n;
         return w;
     }
     Work run_work(const RunSpec& run) const {
@@ -724,6 +720,8 @@ private:
     }
 
     void charge(const Work& w, const YAML::Node& at, size_t index) {
+        charge(train_, w.train_steps, budget_.train_steps, "training steps", "train_steps", at, index);
+        charge(served_, w.served_requests, budget_.served_requests, "served requests", "served_requests", at, index);
         charge(tokens_, w.generated_tokens, budget_.generated_tokens, "generated tokens", "generated_tokens", at, index);
         charge(forward_, w.forward_tokens, budget_.forward_tokens, "forward tokens", "forward_tokens", at, index);
         charge(simulations_, w.simulations, budget_.simulations, "queue simulations", "simulations", at, index);
@@ -742,6 +740,7 @@ private:
     const ModelDescription& model_;
     const WorkDeclaration& declared_;
     std::vector<std::pair<std::string, std::string>> fields_;  // the current request's, as written
+    YAML::Node request_;                                       // and where: its mapping
     int stages_done_ = 0;  // at_stage: stages the current request has run
     long long train_ = 0, served_ = 0, tokens_ = 0, forward_ = 0, simulations_ = 0;
 };

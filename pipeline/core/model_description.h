@@ -128,6 +128,8 @@ struct Work {
     long long forward_tokens = 0;    // token positions computed by batched forward passes (serving
                                      // experiments: prompts, contexts and generated tokens together)
     long long simulations = 0;       // queue simulations (each stops at a bounded number of requests)
+    long long train_steps = 0;       // gradient-descent steps a request runs itself (the canary's fine-tuning)
+    long long served_requests = 0;   // requests a request answers through the six steps (the canary's stream)
 };
 
 // A request's field as the lesson gives it (checked by its knob), or the

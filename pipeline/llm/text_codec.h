@@ -39,6 +39,11 @@ public:
     virtual std::unique_ptr<TokenTextStream> stream() const = 0;
 };
 
+// The most ids encode() may return for a text, known before any vocabulary
+// is loaded (for work budgets): every token holds at least one byte, and a
+// tokenizer adds at most BOS and a leading space of its own.
+inline long long encoded_tokens_at_most(std::string_view text) { return static_cast<long long>(text.size()) + 2; }
+
 // The tokenizer stored in a GGUF file, as a TextCodec.
 std::unique_ptr<TextCodec> make_vocab_codec(std::shared_ptr<const Vocab> vocab);
 

@@ -22,6 +22,7 @@ constexpr char tokens_per_request[] = "tokens_per_request";
 constexpr char days[] = "days";
 constexpr char train_tokens[] = "train_tokens";
 constexpr char bench_tokens[] = "bench_tokens";
+constexpr int bench_repetitions = 3;  // timed decode runs, after one warm-up
 
 class BillLab : public LabExperiment {
 public:
@@ -51,7 +52,7 @@ public:
         llm::BenchParams bp;
         bp.n_prompt = 0;
         bp.n_gen = n_gen_;
-        bp.repetitions = 3;
+        bp.repetitions = bench_repetitions;
         p_.decode_tok_s = llm::run_bench(m.backend(), bp).decode.median_tok_s;
         ex.bill = bill(p_);
         ev.summary = fmt::format("decode measured: {:.0f} tokens/s (median of 3 runs of {}); load {:.2f} ms",
@@ -109,6 +110,14 @@ private:
 }  // namespace
 
 std::unique_ptr<LabExperiment> make_bill_lab() { return std::make_unique<BillLab>(); }
+
+// The bill itself is arithmetic; the decode rate it uses is measured by a
+// warm-up and the timed runs of bench_tokens each.
+Work bill_lab_work(const FieldLookup& field) {
+    Work w;
+    w.forward_tokens = (bench_repetitions + 1) * lab::whole_field(field, bench_tokens);
+    return w;
+}
 
 void declare_bill_lab(std::vector<Knob>& knobs, std::vector<PathInfo>& paths) {
     using lab::path;

@@ -97,6 +97,15 @@ private:
 
 std::unique_ptr<LabExperiment> make_canary_lab() { return std::make_unique<CanaryLab>(); }
 
+// Not tokens: v2's fine-tuning by gradient descent, then every request of
+// the stream through the six steps, and one on each version first.
+Work canary_lab_work(const FieldLookup& field) {
+    Work w;
+    w.train_steps = CanaryParams{}.train_steps;
+    w.served_requests = lab::whole_field(field, n_requests) + 2;
+    return w;
+}
+
 void declare_canary_lab(std::vector<Knob>& knobs, std::vector<PathInfo>& paths) {
     using lab::path;
     using VT = ValueType;

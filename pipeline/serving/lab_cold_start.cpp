@@ -97,6 +97,15 @@ private:
 
 std::unique_ptr<LabExperiment> make_cold_start_lab() { return std::make_unique<ColdStartLab>(); }
 
+Work cold_start_lab_work(const FieldLookup& field) {
+    llm::ColdStartParams p;
+    p.n_predict = static_cast<int>(lab::whole_field(field, cold_tokens));
+    p.idle_s.assign(static_cast<std::size_t>(lab::list_length(field(idle_gaps))), 0.0);
+    Work w;
+    w.forward_tokens = llm::cold_start_positions_at_most(p);
+    return w;
+}
+
 void declare_cold_start_lab(std::vector<Knob>& knobs, std::vector<PathInfo>& paths) {
     using lab::path;
     using VT = ValueType;

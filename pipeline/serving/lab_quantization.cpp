@@ -29,6 +29,8 @@ namespace {
 
 constexpr char ppl_docs[] = "ppl_docs";
 constexpr char bench_tokens[] = "bench_tokens";  // declared by the bill (lab_bill.cpp)
+constexpr char heldout_stories[] = "assets/data/heldout-stories.txt";
+constexpr int bench_repetitions = 3;  // timed decode runs per version, after one warm-up
 
 // A folder of its own under the system's temporary folder, removed with everything in it.
 struct TempFolder {
@@ -76,13 +78,13 @@ public:
 
     void run(ServingModel& model, ServingExhibit& ex, TraceEvent& ev) override {
         llm::LlmModel& m = model.llm();
-        const std::string text = read_file(data_path("assets/data/heldout-stories.txt"));
+        const std::string text = read_file(data_path(heldout_stories));
         llm::PerplexityParams pp;
         pp.max_docs = docs_;
         llm::BenchParams bp;
         bp.n_prompt = 0;
         bp.n_gen = n_gen_;
-        bp.repetitions = 3;
+        bp.repetitions = bench_repetitions;
         const int threads = m.params().n_threads;
 
         // The original: the reference every other row is compared with.
@@ -176,6 +178,20 @@ private:
 }  // namespace
 
 std::unique_ptr<LabExperiment> make_quantization_lab() { return std::make_unique<QuantizationLab>(); }
+
+// Three versions (the original, Q8_0, Q4_0), each decoding bench_tokens in a
+// warm-up and the timed runs, and scoring ppl_docs stories — the quantized
+// ones through the original too, for KL. A story is [BOS] text [EOS]; a
+// story longer than the window is scored in windows overlapping by half,
+// so each of its tokens is computed at most twice.
+Work quantization_lab_work(const FieldLookup& field) {
+    const long long decode = (bench_repetitions + 1) * lab::whole_field(field, bench_tokens);
+    const long long story = 2 * (heldout_story_bytes_at_most + 2);
+    const long long scoring = lab::whole_field(field, ppl_docs) * story;
+    Work w;
+    w.forward_tokens = 3 * decode + (1 + 2 + 2) * scoring;
+    return w;
+}
 
 void declare_quantization_lab(std::vector<Knob>& knobs, std::vector<PathInfo>& paths) {
     using lab::path;

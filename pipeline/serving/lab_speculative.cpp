@@ -142,6 +142,24 @@ private:
 
 std::unique_ptr<LabExperiment> make_speculative_lab() { return std::make_unique<SpeculativeLab>(); }
 
+// Every (temperature, k) runs speculative and target-alone repetitions + 1
+// times (one untimed). The target alone computes the prompt and each token
+// (P + N). A speculative step costs each model at most k + 1 positions (the
+// tokens it has not seen, then k drafts on one, k proposals plus the last
+// token on the other) and emits at least one token, so at most N steps:
+// P + N(k + 1) on the target, as many on the draft.
+Work speculative_lab_work(const FieldLookup& field) {
+    const long long n = lab::whole_field(field, spec_tokens);
+    const long long prompt = llm::encoded_tokens_at_most(field(spec_prompt));
+    long long per_temperature = 0;
+    for (long long k : lab::whole_numbers(field(draft_ks)))
+        per_temperature += (prompt + n) + 2 * (prompt + n * (k + 1));
+    Work w;
+    w.forward_tokens = lab::list_length(field(temperatures)) * (lab::whole_field(field, spec_repetitions) + 1) *
+                       per_temperature;
+    return w;
+}
+
 void declare_speculative_lab(std::vector<Knob>& knobs, std::vector<PathInfo>& paths) {
     using lab::path;
     using VT = ValueType;

@@ -18,15 +18,25 @@ constexpr char batch_requests[] = "batch_requests";
 constexpr char batch_tokens[] = "batch_tokens";
 constexpr char reading_wpm[] = "reading_wpm";
 
+// The request's fields as the engine's parameters; text(name) gives a
+// field's value (LabFields when running, FieldLookup when declaring work).
+template <class Text>
+UserWaitParams params_of(const Text& text) {
+    const auto whole = [&](const char* name) { return static_cast<int>(std::stod(text(name))); };
+    UserWaitParams p;
+    p.chat_tokens = whole(chat_tokens);
+    p.agent_calls = whole(agent_calls);
+    p.agent_tokens = whole(agent_tokens);
+    p.batch_requests = whole(batch_requests);
+    p.batch_tokens = whole(batch_tokens);
+    p.reading_words_per_min = std::stod(text(reading_wpm));
+    return p;
+}
+
 class WaitsLab : public LabExperiment {
 public:
     void read(const LabFields& f, TraceEvent& ev) override {
-        p_.chat_tokens = f.whole(chat_tokens);
-        p_.agent_calls = f.whole(agent_calls);
-        p_.agent_tokens = f.whole(agent_tokens);
-        p_.batch_requests = f.whole(batch_requests);
-        p_.batch_tokens = f.whole(batch_tokens);
-        p_.reading_words_per_min = f.number(reading_wpm);
+        p_ = params_of([&](const char* name) { return f.text(name); });
         ev.summary = fmt::format("chat: {} tokens streamed; agent: {} calls × {} tokens; batch job: {} requests × {} "
                                  "tokens",
                                  p_.chat_tokens, p_.agent_calls, p_.agent_tokens, p_.batch_requests, p_.batch_tokens);
@@ -91,6 +101,12 @@ private:
 }  // namespace
 
 std::unique_ptr<LabExperiment> make_waits_lab() { return std::make_unique<WaitsLab>(); }
+
+Work waits_lab_work(const FieldLookup& field) {
+    Work w;
+    w.forward_tokens = user_waits_positions_at_most(params_of([&](const char* name) { return field(name); }));
+    return w;
+}
 
 void declare_waits_lab(std::vector<Knob>& knobs, std::vector<PathInfo>& paths) {
     using lab::path;

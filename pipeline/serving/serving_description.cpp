@@ -4,9 +4,6 @@
 // tests/serving/test_serving_model.cpp runs each experiment and checks that
 // every path it emits is declared here.
 #include <algorithm>
-#include <cmath>
-#include <cstdlib>
-#include <sstream>
 
 #include <fmt/format.h>
 
@@ -202,20 +199,6 @@ std::vector<sixstep::Headline> headlines() {
     };
 }
 
-// "1,2,4" → {1, 2, 4}; what does not read as a number counts as nothing (the
-// experiment refuses it before any pass runs).
-std::vector<long long> whole_numbers(const std::string& text) {
-    std::vector<long long> out;
-    std::stringstream ss(text);
-    std::string item;
-    while (std::getline(ss, item, ',')) {
-        char* end = nullptr;
-        const double x = std::strtod(item.c_str(), &end);
-        if (end != item.c_str() && std::isfinite(x) && x >= 1 && x <= 1e9) out.push_back(static_cast<long long>(x));
-    }
-    return out;
-}
-
 // Every experiment runs in the forward stage, once per request. Counted at
 // its most: the batch sweep prefills its largest batch once, then per batch
 // size one warm-up step and repetitions × steps timed ones; traffic prefills
@@ -224,30 +207,32 @@ std::vector<long long> whole_numbers(const std::string& text) {
 // size bounds how often that happens, not the lesson); the queue times
 // samples + 1 decode steps after its context, and simulates three service
 // laws per utilization plus the one looked at. The labs of serving_lab.h
-// (quantization, speculative decoding, …) are not counted yet.
+// (quantization, speculative decoding, …) declare their own (lab_work).
 WorkDeclaration work() {
     WorkDeclaration w;
     w.charge = WorkDeclaration::Charge::at_stage;
     w.stage = Stage::forward;
     w.whole = [](const FieldLookup& field) {
-        auto whole = [&](const char* name) { return static_cast<long long>(std::stod(field(name))); };
+        auto whole = [&](const char* name) { return lab::whole_field(field, name); };
         Work x;
         const std::string experiment = field(keys::experiment);
         if (experiment == "batch_sweep") {
-            const std::vector<long long> sizes = whole_numbers(field(keys::batch_sizes));
+            const std::vector<long long> sizes = lab::whole_numbers(field(keys::batch_sizes));
             long long largest = 0, sum = 0;
             for (long long b : sizes) largest = std::max(largest, b), sum += b;
             x.forward_tokens = largest * whole(keys::context) + sum * (1 + whole(keys::repetitions) * whole(keys::steps));
         } else if (experiment == "queue") {
             x.forward_tokens = whole(keys::context) + whole(keys::samples) + 1;
             const std::string u = field(keys::utilizations);
-            x.simulations = 3 * (static_cast<long long>(std::count(u.begin(), u.end(), ',')) + 1) + 1;
+            x.simulations = 3 * lab::list_length(u) + 1;
         } else if (experiment == "traffic") {
-            std::size_t opening = 0;  // a token holds at least one byte: bytes bound the tokens
-            for (const std::string& o : story_openings()) opening = std::max(opening, o.size());
-            const long long prompt = whole(keys::shared_prefix) + static_cast<long long>(opening) + 2;  // + BOS, a leading space
+            long long opening = 0;
+            for (const std::string& o : story_openings()) opening = std::max(opening, llm::encoded_tokens_at_most(o));
+            const long long prompt = whole(keys::shared_prefix) + opening;
             const long long arms = field(keys::compare) == "none" ? 1 : 2;
             x.forward_tokens = arms * whole(keys::requests) * (prompt + whole(keys::max_tokens));
+        } else {
+            x = lab_work(experiment, field);
         }
         return x;
     };

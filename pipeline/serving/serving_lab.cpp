@@ -1,6 +1,8 @@
 #include "pipeline/serving/serving_lab.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -57,6 +59,16 @@ std::unique_ptr<LabExperiment> make_lab_experiment(std::string_view name) {
     return nullptr;
 }
 
+Work lab_work(std::string_view name, const FieldLookup& field) {
+    if (name == "quantization") return quantization_lab_work(field);
+    if (name == "speculative") return speculative_lab_work(field);
+    if (name == "cold_start") return cold_start_lab_work(field);
+    if (name == "bill") return bill_lab_work(field);
+    if (name == "waits") return waits_lab_work(field);
+    if (name == "canary") return canary_lab_work(field);
+    return {};
+}
+
 void declare_lab(std::vector<Knob>& knobs, std::vector<PathInfo>& paths) {
     declare_quantization_lab(knobs, paths);
     declare_speculative_lab(knobs, paths);
@@ -97,6 +109,26 @@ Knob choice(const char* name, std::vector<std::string> choices, const char* mean
 }
 
 std::string path(Stage s, const char* key) { return fmt::format("{}.{}", stage_name(s), key); }
+
+long long whole_field(const FieldLookup& field, const char* name) {
+    return static_cast<long long>(std::stod(field(name)));
+}
+
+std::vector<long long> whole_numbers(const std::string& text) {
+    std::vector<long long> out;
+    std::stringstream ss(text);
+    std::string item;
+    while (std::getline(ss, item, ',')) {
+        char* end = nullptr;
+        const double x = std::strtod(item.c_str(), &end);
+        if (end != item.c_str() && std::isfinite(x) && x >= 1 && x <= 1e9) out.push_back(static_cast<long long>(x));
+    }
+    return out;
+}
+
+long long list_length(std::string_view text) {
+    return static_cast<long long>(std::count(text.begin(), text.end(), ',')) + 1;
+}
 
 }  // namespace lab
 

@@ -74,6 +74,17 @@ std::unique_ptr<LabExperiment> make_lab_experiment(std::string_view name);
 // they emit (added to the serving model's description).
 void declare_lab(std::vector<Knob>& knobs, std::vector<PathInfo>& paths);
 
+// The most work the experiment of that name may cost, from the request's
+// fields alone (the serving model's WorkDeclaration, added to a lesson's
+// budget before it runs); nothing for the three the serving job runs itself.
+// Token positions are counted on both models of a pair (target and draft,
+// original and quantized); loading or rewriting a file is not counted.
+Work lab_work(std::string_view name, const FieldLookup& field);
+// The longest held-out story (assets/data/heldout-stories.txt), in bytes,
+// the quantization's work counts with: the shipped ones hold at most 505,
+// and tests/serving checks every one against it.
+inline constexpr long long heldout_story_bytes_at_most = 1024;
+
 // Declaration helpers, shared by every experiment's declaration.
 namespace lab {
 Knob knob(const char* name, KnobType type, std::string default_value, const char* meaning);
@@ -81,6 +92,13 @@ Knob whole(const char* name, double lo, double hi, int default_value, const char
 Knob number(const char* name, double lo, double hi, double default_value, const char* unit, const char* meaning);
 Knob choice(const char* name, std::vector<std::string> choices, const char* meaning);
 std::string path(Stage s, const char* key);
+// For work declarations: a whole-number field as its knob took it.
+long long whole_field(const FieldLookup& field, const char* name);
+// "1,2,4" → {1, 2, 4}, leniently: what does not read as a whole number from
+// 1 to 1e9 is left out (the experiment refuses it before any pass runs).
+std::vector<long long> whole_numbers(const std::string& text);
+// Items of a comma-separated list, empty ones included.
+long long list_length(std::string_view text);
 }  // namespace lab
 
 // One declaration per experiment file.
@@ -90,6 +108,12 @@ void declare_cold_start_lab(std::vector<Knob>& knobs, std::vector<PathInfo>& pat
 void declare_bill_lab(std::vector<Knob>& knobs, std::vector<PathInfo>& paths);
 void declare_waits_lab(std::vector<Knob>& knobs, std::vector<PathInfo>& paths);
 void declare_canary_lab(std::vector<Knob>& knobs, std::vector<PathInfo>& paths);
+Work quantization_lab_work(const FieldLookup& field);
+Work speculative_lab_work(const FieldLookup& field);
+Work cold_start_lab_work(const FieldLookup& field);
+Work bill_lab_work(const FieldLookup& field);
+Work waits_lab_work(const FieldLookup& field);
+Work canary_lab_work(const FieldLookup& field);
 std::unique_ptr<LabExperiment> make_quantization_lab();
 std::unique_ptr<LabExperiment> make_speculative_lab();
 std::unique_ptr<LabExperiment> make_cold_start_lab();

@@ -43,6 +43,14 @@ void check_params(const UserWaitParams& p) {
     if (p.chat_prompt.empty() || p.agent_prompt.empty()) throw Error("the chat and agent prompts must not be empty");
 }
 
+// At most `bytes` of text, cut before a UTF-8 continuation byte, never
+// inside a character.
+std::string utf8_prefix(const std::string& text, std::size_t bytes) {
+    if (text.size() <= bytes) return text;
+    while (bytes > 0 && (static_cast<unsigned char>(text[bytes]) & 0xC0) == 0x80) --bytes;
+    return text.substr(0, bytes);
+}
+
 int count_words(const std::string& text) {
     int n = 0;
     bool in_word = false;
@@ -55,6 +63,8 @@ int count_words(const std::string& text) {
 }
 
 std::string ms_text(double ms) { return ms < 1 ? fmt::format("{:.3f} ms", ms) : ms < 100 ? fmt::format("{:.1f} ms", ms) : fmt::format("{:.0f} ms", ms); }
+
+constexpr int warm_up_tokens = 4;  // the untimed request before the chat
 
 // Different openings for the batch job's requests.
 constexpr const char* batch_prompts[] = {"Once upon a time", "The cat sat on the", "One day, a little girl",
@@ -159,9 +169,10 @@ AgentWait agent(Generator& gen, const UserWaitParams& p) {
         a.ttft_sum_ms += call.ttft_ms;
         a.saved_if_ttft_half_ms += call.ttft_ms / 2;
         a.saved_if_tpot_half_ms += (call.total_ms - call.ttft_ms) / 2;
-        // The next call reads this answer; an empty answer repeats the question.
+        // The next call reads this answer (cut to a bounded length); an empty
+        // answer repeats the question.
         const bool blank = count_words(r.text) == 0;
-        if (!blank) prompt = r.text;
+        if (!blank) prompt = utf8_prefix(r.text, static_cast<std::size_t>(agent_reread_bytes_per_token) * p.agent_tokens);
     }
     a.ttft_share = a.end_to_end_ms > 0 ? a.ttft_sum_ms / a.end_to_end_ms : 0;
     a.headline.metric = "end-to-end";
@@ -260,6 +271,20 @@ ReaderTimeline read_along(const std::vector<double>& arrival_ms, double tok_s) {
     return r;
 }
 
+long long user_waits_positions_at_most(const UserWaitParams& p) {
+    using llm::encoded_tokens_at_most;
+    const long long chat_prompt = encoded_tokens_at_most(p.chat_prompt);
+    const long long agent_prompt = encoded_tokens_at_most(p.agent_prompt);
+    const long long reread = static_cast<long long>(agent_reread_bytes_per_token) * p.agent_tokens + 2;
+    long long batch_prompt = 0;
+    for (const char* s : batch_prompts) batch_prompt = std::max(batch_prompt, encoded_tokens_at_most(s));
+    const long long chat = (chat_prompt + warm_up_tokens) + (chat_prompt + p.chat_tokens);
+    const long long agent = (agent_prompt + p.agent_tokens) +
+                            (p.agent_calls - 1LL) * (std::max(reread, agent_prompt) + p.agent_tokens);
+    const long long batch_job = 2LL * p.batch_requests * (batch_prompt + p.batch_tokens);
+    return chat + agent + batch_job;
+}
+
 UserWaits measure_user_waits(Backend& backend, const TextCodec& codec, const UserWaitParams& params) {
     check_params(params);
     UserWaits w;
@@ -267,7 +292,7 @@ UserWaits measure_user_waits(Backend& backend, const TextCodec& codec, const Use
     w.params = params;
     Generator gen(backend, codec);
     GenerateParams warm_up;
-    warm_up.n_predict = 4;
+    warm_up.n_predict = warm_up_tokens;
     gen.generate(params.chat_prompt, warm_up);  // untimed: the cold start is another lesson's
     w.chat = chat(gen, codec, params);
     w.agent = agent(gen, params);

@@ -9,7 +9,11 @@
 //           tokens/s output outruns nearly every reader). Headline: TTFT.
 //   agent   a program chains N calls, each prompt made from the previous
 //           answer; it can do nothing with half an answer, so what counts is
-//           the end-to-end time of the chain. Headline: end-to-end.
+//           the end-to-end time of the chain. Headline: end-to-end. (An
+//           answer is passed on cut to agent_reread_bytes_per_token bytes
+//           per token it was generated from: English text is about 4, but a
+//           random model's pieces can re-read as ten tokens each, and the
+//           chain would grow without a bound a lesson's budget can count.)
 //   batch   many requests at once, nobody watching any one of them: what
 //           counts is how many tokens per second the job gets through —
 //           batched through the stepper against one at a time. Headline:
@@ -31,6 +35,9 @@
 #include "pipeline/llm/text_codec.h"
 
 namespace sixstep::serving {
+
+// The most bytes of an answer the next agent call reads, per token generated.
+inline constexpr int agent_reread_bytes_per_token = 8;
 
 struct UserWaitParams {
     // chat
@@ -124,6 +131,14 @@ struct UserWaits {
 // Runs the three live (about a second on the bundled model). Throws
 // sixstep::Error for out-of-range parameters.
 UserWaits measure_user_waits(llm::Backend& backend, const llm::TextCodec& codec, const UserWaitParams& params);
+
+// The most token positions measure_user_waits computes (for a lesson's work
+// budget): a short warm-up, the chat, every agent call, and the batch job
+// twice (one request after another, then batched), each call its prompt and
+// its tokens. An agent call's prompt is the previous answer, cut to
+// agent_reread_bytes_per_token bytes per token it came from (a token holds
+// at least a byte).
+long long user_waits_positions_at_most(const UserWaitParams& params);
 
 // The chat reader on a given timeline (arrival times in ms, the first being
 // TTFT): when each token is read at `tok_s`, and how long the reader waited.

@@ -16,6 +16,7 @@
 #include "pipeline/core/error.h"
 #include "pipeline/llm/backend.h"
 #include "pipeline/llm/generator.h"
+#include "pipeline/llm/text_codec.h"
 #include "pipeline/llm/vocab/vocab.h"
 
 namespace sixstep::llm {
@@ -158,6 +159,12 @@ PageCacheDrop drop_page_cache(const std::filesystem::path& file) {
                              "system ignores the advice): a \"cold\" request reads them from memory",
                              100 * after.fraction());
     return d;
+}
+
+long long cold_start_positions_at_most(const ColdStartParams& p) {
+    const long long gaps = static_cast<long long>(p.idle_s.size());
+    const long long requests = 2 + p.n_warm + (gaps > 0 ? 2 * (1 + gaps) : 0);
+    return requests * (encoded_tokens_at_most(p.prompt) + p.n_predict);
 }
 
 ColdStartResult measure_cold_start(const ColdStartParams& p) {

@@ -121,6 +121,12 @@ struct ColdStartResult {
 // for bad parameters or a file that is not a Llama GGUF model.
 ColdStartResult measure_cold_start(const ColdStartParams& params);
 
+// The most token positions measure_cold_start computes (for a lesson's work
+// budget): its cold and warm requests, and with idle gaps one untimed
+// request and one per gap on each instance, each the prompt and n_predict
+// tokens. The loads it times are not counted.
+long long cold_start_positions_at_most(const ColdStartParams& params);
+
 nlohmann::ordered_json cold_start_json(const ColdStartResult& r);
 
 }  // namespace sixstep::llm

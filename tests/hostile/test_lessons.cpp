@@ -2,6 +2,9 @@
 // negative tolerance, and work that a few aliases multiply into hours. Each
 // is an invalid lesson (exit 2) with its position, and `check` still reports
 // every file and the summary.
+#include <fstream>
+#include <sstream>
+
 #include <doctest/doctest.h>
 
 #include "app/core/lesson.h"
@@ -127,6 +130,152 @@ TEST_CASE("lessons: a serving lesson's aliased experiments go over the budget at
     CHECK(error_of(queue + "  - *q\n") ==
           "5:73: step 3 takes the lesson to 30 queue simulations, over its budget of 25; if it really needs that many, "
           "raise it with budget: {simulations: N}");
+}
+
+namespace {
+
+// A serving lesson that runs one request `times` times, the first step
+// anchored and the others aliases of it; and where an error about that step
+// points (its `run` value: an alias has no position of its own).
+std::string lab_lesson(const std::string& request, int times) {
+    std::string yaml = "title: A\nmodel: {kind: serving, random: tiny}\nsteps:\n  - &s {request: " + request +
+                       ", run: all}\n";
+    for (int i = 1; i < times; ++i) yaml += "  - *s\n";
+    return yaml;
+}
+std::string lab_at(const std::string& request) { return "4:" + std::to_string(25 + request.size()) + ": "; }
+std::string over(int step, long long total, const char* what, long long budget, const char* key) {
+    return "step " + std::to_string(step) + " takes the lesson to " + std::to_string(total) + " " + what +
+           ", over its budget of " + std::to_string(budget) + "; if it really needs that many, raise it with budget: {" +
+           key + ": N}";
+}
+
+std::string bundled(const char* name) {
+    std::ifstream in(std::string(SIXSTEP_SOURCE_DIR) + "/lessons/" + name);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    REQUIRE(!ss.str().empty());
+    return ss.str();
+}
+// The lesson with a budget line after its title (the first line).
+std::string with_budget(const std::string& lesson, const std::string& budget) {
+    const std::size_t eol = lesson.find('\n') + 1;
+    return lesson.substr(0, eol) + "budget: {" + budget + "}\n" + lesson.substr(eol);
+}
+
+}  // namespace
+
+// Each experiment of the serving lab (lessons 12–16) counts as its file
+// declares, at its most; the figures below are worked by hand from those
+// declarations. A prompt counts its bytes + 2 tokens ("Once upon a time": 18).
+TEST_CASE("lessons: the serving lab's experiments count their work, the bundled lessons fit, and aliases do not") {
+    // Quantization: three versions, each decoding bench_tokens (32) in a
+    // warm-up and 3 timed runs; 8 stories of at most 1024 bytes (+ BOS, EOS),
+    // each token computed at most twice, scored once on the original and
+    // twice on each quantized version (itself and the original for KL).
+    const std::string quant = "{experiment: quantization, ppl_docs: 8}";
+    const long long q = 3 * 4 * 32 + 5 * 8 * 2 * (1024 + 2);
+    REQUIRE(q == 82464);
+    CHECK(error_of(lab_lesson(quant, 12)) == "(valid)");
+    CHECK(error_of(lab_lesson(quant, 13)) ==
+          lab_at(quant) + over(13, 13 * q, "forward tokens", 1000000, "forward_tokens"));
+    const std::string quant_max = "{experiment: quantization, ppl_docs: 200, bench_tokens: 4096}";
+    CHECK(error_of(lab_lesson(quant_max, 1)) ==
+          lab_at(quant_max) + over(1, 3 * 4 * 4096 + 5 * 200 * 2 * 1026, "forward tokens", 1000000, "forward_tokens"));
+
+    // Speculative: per k, twice (one untimed run, spec_repetitions 1) the
+    // target alone (18 + 32) and each model at most 18 + 32·(k + 1).
+    const std::string spec = "{experiment: speculative, draft_ks: \"1,2,4,8\", temperatures: \"0\", spec_tokens: 32}";
+    long long s = 0;
+    for (int k : {1, 2, 4, 8}) s += 2 * ((18 + 32) + 2 * (18 + 32 * (k + 1)));
+    REQUIRE(s == 3120);
+    CHECK(error_of(lab_lesson(spec, 320)) == "(valid)");
+    CHECK(error_of(lab_lesson(spec, 321)) == lab_at(spec) + over(321, 321 * s, "forward tokens", 1000000, "forward_tokens"));
+    // Every k there is, the most tokens and repetitions: one request is 114 million.
+    const std::string spec_max = "{experiment: speculative, draft_ks: \"1,2,4,8,16,32,64\", spec_tokens: 4096, "
+                                 "spec_repetitions: 100}";
+    long long s_max = 0;
+    for (int k : {1, 2, 4, 8, 16, 32, 64}) s_max += 101 * ((18 + 4096) + 2 * (18 + 4096LL * (k + 1)));
+    REQUIRE(s_max == 113804578);
+    CHECK(error_of(lab_lesson(spec_max, 1)) == lab_at(spec_max) + over(1, s_max, "forward tokens", 1000000, "forward_tokens"));
+    // More temperatures multiply it: two of them, twice the bundled figure.
+    CHECK(error_of("title: A\nbudget: {forward_tokens: 6239}\n" +
+                   lab_lesson("{experiment: speculative, draft_ks: \"1,2,4,8\", temperatures: \"0,1\"}", 1).substr(9))
+              .find(over(1, 2 * s, "forward tokens", 6239, "forward_tokens")) != std::string::npos);
+
+    // Cold start: 2 cold and 3 warm requests, then with 6 idle gaps one
+    // untimed request and 6 on each instance: 19 requests of 18 + 8.
+    const std::string cold = "{experiment: cold_start, cold_tokens: 8, idle_gaps: \"0,20,300,5,900,30\"}";
+    REQUIRE(19 * 26 == 494);
+    CHECK(error_of(lab_lesson(cold, 2024)) == "(valid)");
+    CHECK(error_of(lab_lesson(cold, 2025)) == lab_at(cold) + over(2025, 2025 * 494, "forward tokens", 1000000, "forward_tokens"));
+    std::string gaps = "0";
+    for (int i = 1; i < 1000; ++i) gaps += ",0";
+    const std::string cold_max = "{experiment: cold_start, cold_tokens: 4096, idle_gaps: \"" + gaps + "\"}";
+    CHECK(error_of(lab_lesson(cold_max, 1)) ==
+          lab_at(cold_max) + over(1, (2 + 3 + 2 * 1001) * (18 + 4096), "forward tokens", 1000000, "forward_tokens"));
+
+    // The bill: the decode rate, a warm-up and 3 timed runs of bench_tokens.
+    const std::string bill = "{experiment: bill, bench_tokens: 4096}";
+    CHECK(error_of(lab_lesson(bill, 61)) == "(valid)");
+    CHECK(error_of(lab_lesson(bill, 62)) == lab_at(bill) + over(62, 62 * 4 * 4096, "forward tokens", 1000000, "forward_tokens"));
+
+    // Waits: a warm-up (18 + 4), the chat (18 + 48), the first agent call
+    // (18 + 24) and 3 more reading the last answer, cut to 8 bytes per token
+    // (8 · 24 + 2 + 24), and the batch job twice: 8 × (26 + 24), its longest
+    // opening 24 bytes.
+    const std::string waits = "{experiment: waits, chat_tokens: 48, agent_calls: 4, agent_tokens: 24, batch_requests: 8, "
+                              "batch_tokens: 24}";
+    const long long w = 22 + 66 + 42 + 3 * 218 + 2 * 8 * 50;
+    REQUIRE(w == 1584);
+    CHECK(error_of(lab_lesson(waits, 631)) == "(valid)");
+    CHECK(error_of(lab_lesson(waits, 632)) == lab_at(waits) + over(632, 632 * w, "forward tokens", 1000000, "forward_tokens"));
+    const std::string waits_max = "{experiment: waits, chat_tokens: 4096, agent_calls: 100, agent_tokens: 4096, "
+                                  "batch_requests: 256, batch_tokens: 4096}";
+    CHECK(error_of(lab_lesson(waits_max, 1)) ==
+          lab_at(waits_max) + over(1, 22 + (18 + 4096) + (18 + 4096) + 99 * (8 * 4096 + 2 + 4096) + 2 * 256 * (26 + 4096),
+                                   "forward tokens", 1000000, "forward_tokens"));
+
+    // Canary: no tokens, but v2's 500 training steps and every request of the
+    // stream through the six steps, one more on each version first.
+    const std::string canary = "{experiment: canary, canary_requests: 1000}";
+    CHECK(error_of(lab_lesson(canary, 9)) == "(valid)");
+    CHECK(error_of(lab_lesson(canary, 10)) == lab_at(canary) + over(10, 10 * 1002, "served requests", 10000, "served_requests"));
+    const std::string canary_max = "{experiment: canary, canary_requests: 1000000}";
+    CHECK(error_of(lab_lesson(canary_max, 1)) == lab_at(canary_max) + over(1, 1000002, "served requests", 10000, "served_requests"));
+    CHECK(error_of("title: A\nbudget: {served_requests: 1000000}\n" + lab_lesson("{experiment: canary}", 201).substr(9)) ==
+          "5:45: " + over(201, 201 * 500, "training steps", 100000, "train_steps"));
+
+    // A value the experiment's knob refuses cannot be counted: it is refused
+    // here, at the value, not when the step runs.
+    CHECK(error_of(lab_lesson("{experiment: speculative, spec_tokens: 1000000000}", 1)) ==
+          "4:57: \"spec_tokens\" must be a whole number from 1 to 4096, got 1000000000");
+    CHECK(error_of(lab_lesson("{experiment: waits, agent_calls: 1e9}", 1)) ==
+          "4:51: \"agent_calls\" must be a whole number from 1 to 100, got 1e9");
+}
+
+TEST_CASE("lessons: the bundled serving-lab lessons fit their budget, and count exactly their declared work") {
+    struct Bundled {
+        const char* file;
+        const char* key;
+        long long total;  // the lesson's, worked by hand above
+        const char* what;
+    };
+    for (const Bundled& b : {Bundled{"12-quantization.yaml", "forward_tokens", 82464, "forward tokens"},
+                             Bundled{"13-speculative-decoding.yaml", "forward_tokens", 3120 + 2 * 2 * (278 + 662), "forward tokens"},
+                             Bundled{"14-cold-start-and-the-bill.yaml", "forward_tokens", 494 + 2 * 4 * 32, "forward tokens"},
+                             Bundled{"15-what-users-wait-for.yaml", "forward_tokens", 2 * 1584, "forward tokens"},
+                             Bundled{"16-inference-serving-deployment.yaml", "served_requests", 2 * 1002, "served requests"},
+                             Bundled{"16-inference-serving-deployment.yaml", "train_steps", 2 * 500, "training steps"}}) {
+        CAPTURE(b.file);
+        CAPTURE(b.key);
+        const std::string lesson = bundled(b.file);
+        CHECK(error_of(lesson) == "(valid)");
+        CHECK(error_of(with_budget(lesson, std::string(b.key) + ": " + std::to_string(b.total))) == "(valid)");
+        const std::string e = error_of(with_budget(lesson, std::string(b.key) + ": " + std::to_string(b.total - 1)));
+        CHECK(e.find("takes the lesson to " + std::to_string(b.total) + " " + b.what + ", over its budget of " +
+                     std::to_string(b.total - 1)) != std::string::npos);
+    }
 }
 
 TEST_CASE("cli: a lesson of aliased training steps is refused at once, not run for hours") {

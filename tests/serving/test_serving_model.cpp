@@ -4,7 +4,9 @@
 // runs, and bad requests must fail in stage 1 with one clear message.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "description_coverage.h"
@@ -12,6 +14,7 @@
 #include "temp_dir.h"
 
 #include "pipeline/core/pipeline.h"
+#include "pipeline/serving/serving_lab.h"
 #include "pipeline/serving/serving_model.h"
 #include "pipeline/tools/random_model.h"
 
@@ -148,6 +151,28 @@ TEST_CASE("serving model: the canary experiment rolls the metre-trained v2 back 
     Pipeline q(m, request({{"experiment", "canary"}, {"v2_unit", "km"}}));
     q.run();
     CHECK(std::get<std::string>(*q.trace().lookup("output.promoted")) == "yes");
+}
+
+// The quantization's work (a lesson's budget) counts every held-out story
+// as at most heldout_story_bytes_at_most bytes: the shipped stories must be.
+TEST_CASE("serving model: every held-out story is within the bytes the quantization's work counts") {
+    std::ifstream in(std::filesystem::path(SIXSTEP_SOURCE_DIR) / "assets" / "data" / "heldout-stories.txt");
+    REQUIRE(in);
+    std::string line, story;
+    std::size_t longest = 0, stories = 0;
+    const auto end_story = [&] {
+        if (story.empty()) return;
+        ++stories, longest = std::max(longest, story.size());
+        story.clear();
+    };
+    while (std::getline(in, line)) {
+        if (line == "<|doc|>") end_story();
+        else story += line + "\n";
+    }
+    end_story();
+    CHECK(stories >= 200);
+    CHECK(longest > 0);
+    CHECK(static_cast<long long>(longest) <= serving::heldout_story_bytes_at_most);
 }
 
 TEST_CASE("serving model: the bill's crossover is 6·N·D ÷ (2·N·tokens/day), exactly") {

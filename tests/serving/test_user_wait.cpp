@@ -95,6 +95,9 @@ TEST_CASE("user waits: chat, agent and batch job run live and report what they m
         sum += a.calls[i].total_ms, ttft += a.calls[i].ttft_ms;
         CHECK(a.calls[i].n_generated >= 1);
         if (i > 0 && !a.calls[i - 1].output.empty()) CHECK(a.calls[i].prompt == a.calls[i - 1].output);
+        // Short English answers are passed on whole, within what a lesson's
+        // work budget counts a re-read answer as.
+        if (i > 0) CHECK(a.calls[i].n_prompt <= agent_reread_bytes_per_token * p.agent_tokens + 2);
     }
     CHECK(a.calls[0].prompt == p.agent_prompt);
     CHECK(a.end_to_end_ms == doctest::Approx(sum));
@@ -133,6 +136,31 @@ TEST_CASE("user waits: a random model's wordless output is not taken for prose")
     CHECK(c.tokens_per_word <= 8);
     CHECK(c.reading_tok_s == doctest::Approx(238.0 / 60 * c.tokens_per_word));
     check_stream_finding(c);
+}
+
+// A random model's pieces re-read as many tokens each: unbounded, the chain
+// would outgrow the context (and any work budget) within a few calls.
+TEST_CASE("user waits: an agent passes on at most 8 bytes of answer per token generated") {
+    RandomModelParams rp = random_model_preset("tiny");  // n_ctx 256
+    const auto model = LlamaModel::from_gguf(GGUFFile::from_bytes(random_model_bytes(rp), "tiny"));
+    auto backend = make_backend(BackendKind::cpu, model, {.n_threads = 1}).backend;
+    const auto codec = make_vocab_codec(std::make_shared<const Vocab>(Vocab::from_gguf(model->file())));
+    const UserWaitParams p = small_params(4, 6, 24, 1, 1);
+    const UserWaits w = measure_user_waits(*backend, *codec, p);
+    const auto& calls = w.agent.calls;
+    REQUIRE(calls.size() == 6);
+    bool cut = false;
+    for (std::size_t i = 1; i < calls.size(); ++i) {
+        CAPTURE(i);
+        const std::string& before = calls[i - 1].output;
+        if (before.empty()) continue;
+        CHECK(calls[i].prompt.size() <= 8 * 24);
+        CHECK(before.compare(0, calls[i].prompt.size(), calls[i].prompt) == 0);  // a prefix of the answer
+        CHECK(calls[i].n_prompt <= 8 * 24 + 2);
+        cut = cut || calls[i].prompt.size() < before.size();
+    }
+    CHECK(cut);  // this model's answers are longer than that
+    CHECK(user_waits_positions_at_most(p) == (18 + 4) + (18 + 4) + (18 + 24) + 5 * (8 * 24 + 2 + 24) + 2 * (26 + 1));
 }
 
 TEST_CASE("user waits: out-of-range parameters are refused") {
