@@ -148,7 +148,7 @@ ModelSpec read_model(const Reader& r, const YAML::Node& n) {
         // Another server: the lesson measures it and starts none of its own.
         m.url = r.text(n["url"], "url");
         m.url_at = r.at(n["url"]);
-        r.checked(n["url"], [&] { return server::parse_server_url(m.url); });
+        r.checked(n["url"], [&] { return server::parse_server_url(m.url, server::UrlGiven::lesson_key); });
         for (const char* k : {"file", "random", "threads", "top_n", "weights", "weights_file"})
             if (n[k])
                 r.fail(n[k], fmt::format("\"{}\" is for the lesson's own server; with \"url\" the lesson measures "

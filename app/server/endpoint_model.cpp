@@ -327,7 +327,10 @@ EndpointModel::EndpointModel(EndpointModelParams params) : params_(std::move(par
         p.n_threads = params_.n_threads;
         llm_ = std::make_unique<llm::LlmModel>(params_.file, p);
     } else {
-        (void)parse_server_url(params_.url);  // a malformed url fails here, before any request
+        // A malformed url fails here, before any request. The url is the
+        // endpoint kind's, which a lesson gives under `url:` (and the loader
+        // checks first), so its errors name that key.
+        (void)parse_server_url(params_.url, UrlGiven::lesson_key);
     }
 }
 

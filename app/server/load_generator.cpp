@@ -6,6 +6,7 @@
 #include <cmath>
 #include <condition_variable>
 #include <mutex>
+#include <string_view>
 #include <thread>
 
 #include <fmt/format.h>
@@ -22,14 +23,21 @@ namespace sixstep::server {
 using json = nlohmann::json;
 using Clock = std::chrono::steady_clock;
 
-ServerUrl parse_server_url(const std::string& url) {
+ServerUrl parse_server_url(const std::string& url, UrlGiven given) {
+    // Named as the caller gave it, at most 120 bytes of it (a megabyte of
+    // host is possible).
+    const auto fail = [&](std::string_view why) {
+        const std::string shown = url.substr(0, 120);
+        return Error(given == UrlGiven::option ? fmt::format("--url {}: {}", shown, why)
+                                               : fmt::format("url \"{}\": {}", shown, why));
+    };
     const std::size_t scheme = url.find("://");
     if (scheme == std::string::npos || url.substr(0, scheme) != "http")
-        throw Error(fmt::format("--url {}: use http://HOST:PORT (https is not supported)", url));
+        throw fail("use http://HOST:PORT (https is not supported)");
     const std::size_t slash = url.find('/', scheme + 3);
     ServerUrl u;
     u.origin = url.substr(0, slash);
-    if (u.origin.size() <= scheme + 3) throw Error(fmt::format("--url {}: no host", url));
+    if (u.origin.size() <= scheme + 3) throw fail("no host");
     // HOST[:PORT] checked here: the HTTP client parses it with std::regex,
     // which overflows the stack on a megabyte of host and throws a bare
     // "stoi" on a port past int.
@@ -38,11 +46,11 @@ ServerUrl parse_server_url(const std::string& url) {
     const std::string host = host_port.substr(0, colon), port = colon == std::string::npos ? "" : host_port.substr(colon + 1);
     const bool host_ok = !host.empty() && host.size() <= 253 &&
                          std::all_of(host.begin(), host.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-'; });
-    if (!host_ok) throw Error(fmt::format("--url {}: the host must be a name or IPv4 address of at most 253 letters, digits, '.' or '-'", url.substr(0, 120)));
+    if (!host_ok) throw fail("the host must be a name or IPv4 address of at most 253 letters, digits, '.' or '-'");
     const bool port_ok = colon == std::string::npos ||
                          (!port.empty() && port.size() <= 5 && std::all_of(port.begin(), port.end(), [](char c) { return c >= '0' && c <= '9'; }) &&
                           std::stoi(port) >= 1 && std::stoi(port) <= 65535);
-    if (!port_ok) throw Error(fmt::format("--url {}: the port must be a number from 1 to 65535", url.substr(0, 120)));
+    if (!port_ok) throw fail("the port must be a number from 1 to 65535");
     std::string path = slash == std::string::npos ? "" : url.substr(slash);
     while (!path.empty() && path.back() == '/') path.pop_back();
     u.base = path.size() >= 3 && path.substr(path.size() - 3) == "/v1" ? path : path + "/v1";

@@ -72,7 +72,12 @@ struct ServerUrl {
     std::string origin;  // scheme://host:port
     std::string base;    // the path before /completions ("/v1")
 };
-ServerUrl parse_server_url(const std::string& url);  // throws sixstep::Error
+// Where a url was given: its errors name it the way the user wrote it.
+enum class UrlGiven {
+    option,      // the CLI's option: "--url ftp://x: use http://HOST:PORT …"
+    lesson_key,  // a lesson's `url:` (the loader adds the position): "url \"ftp://x\": use http://HOST:PORT …"
+};
+ServerUrl parse_server_url(const std::string& url, UrlGiven given = UrlGiven::option);  // throws sixstep::Error
 
 // The id of the first model GET /v1/models lists: a server that answers it
 // is up and speaks the protocol. Throws sixstep::Error ("cannot reach …").

@@ -143,9 +143,15 @@ TEST_CASE("endpoint model: a bad url or a server that does not answer makes the 
                             << "\nsteps:\n  - request: {utilizations: \"0.5\"}\n    run: all\n";
         return error_of([&] { (void)app::load_lesson(path); });
     };
+    // Named as the lesson wrote it, not as the CLI's --url.
     const std::string bad = lesson_with("ftp://example.org");
-    CHECK(bad.find("l.yaml:4:8:") != std::string::npos);
-    CHECK(bad.find("http://HOST:PORT") != std::string::npos);
+    CHECK(bad.find("l.yaml:4:8: url \"ftp://example.org\": use http://HOST:PORT (https is not supported)") !=
+          std::string::npos);
+    CHECK(bad.find("--url") == std::string::npos);
+    const std::string port = lesson_with("http://127.0.0.1:99999");
+    CHECK(port.find("l.yaml:4:8: url \"http://127.0.0.1:99999\": the port must be a number from 1 to 65535") !=
+          std::string::npos);
+    CHECK(lesson_with("\"http://\"").find("l.yaml:4:8: url \"http://\": no host") != std::string::npos);
     // A port nothing listens on: the OS refuses at once.
     const std::string gone = lesson_with("http://127.0.0.1:1");
     CHECK(gone.find("l.yaml:4:8:") != std::string::npos);
@@ -168,6 +174,11 @@ TEST_CASE("endpoint url: a megabyte of host, a port past int or out of range is 
     for (const char* port : {"99999999999", "0", "65536", "", "8o80"})
         CHECK(error_of([&] { parse_server_url(std::string("http://127.0.0.1:") + port); }).find("the port must be a number from 1 to 65535") !=
               std::string::npos);
+    // The CLI's option by default, a lesson's key when told; a long url shown cut.
+    CHECK(error_of([] { parse_server_url("ftp://x"); }) == "--url ftp://x: use http://HOST:PORT (https is not supported)");
+    CHECK(error_of([] { parse_server_url("ftp://x", server::UrlGiven::lesson_key); }) ==
+          "url \"ftp://x\": use http://HOST:PORT (https is not supported)");
+    CHECK(error_of([] { parse_server_url("http://" + std::string(1 << 20, '%')); }).size() < 300);
     CHECK(parse_server_url("http://localhost:8080/v1").origin == "http://localhost:8080");
     CHECK(parse_server_url("http://127.0.0.1").base == "/v1");
 }

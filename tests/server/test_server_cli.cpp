@@ -81,7 +81,7 @@ TEST_CASE("cli serve and load: bad arguments and unreachable servers exit 2 with
     CHECK(r.output.find("cannot reach") != std::string::npos);
     r = run_command(sixstep_cmd("load --url ftp://x --rate 1 --requests 1"));
     CHECK(r.exit_code == 2);
-    CHECK(r.output.find("http://") != std::string::npos);
+    CHECK(r.output.find("--url ftp://x: use http://HOST:PORT") != std::string::npos);
     r = run_command(sixstep_cmd("load --url http://127.0.0.1:1 --rate 0 --requests 1"));
     CHECK(r.exit_code == 2);
     CHECK(r.output.find("--rate") != std::string::npos);
