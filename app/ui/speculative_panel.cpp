@@ -16,6 +16,28 @@
 
 namespace sixstep::ui {
 
+namespace {
+
+// The break-even line at 1 across a one-series chart of grouped_bars, left
+// out above a bar whose value (written just above its top) it would strike
+// through: a value a little under 1. Its name is in the chart's heading — at
+// the line's end it covered the last bar's value.
+void break_even_line(const plot::Frame& f, const std::vector<double>& values) {
+    const float font = ImGui::GetFontSize();
+    const float line_y = f.py(1);
+    double from = 0;
+    for (std::size_t g = 0; g < values.size(); ++g) {
+        const float above = f.py(std::min(values[g], f.y1)) - line_y;  // pixels from the line down to the bar's top
+        if (above < -2 || above > font) continue;  // its value is written clear of the line
+        const double bar_from = static_cast<double>(g) + 0.1, bar_to = static_cast<double>(g) + 0.9;
+        if (bar_from > from) plot::segment(f, from, 1, bar_from, 1, theme::muted_rgb, 2.0f, true);
+        from = bar_to;
+    }
+    if (from < f.x1) plot::segment(f, from, 1, f.x1, 1, theme::muted_rgb, 2.0f, true);
+}
+
+}  // namespace
+
 void draw_speculative_chart(const serving::ServingExhibit& e, ImVec2 avail) {
     const auto& rows = e.speculative;
     if (rows.empty()) return;
@@ -33,15 +55,17 @@ void draw_speculative_chart(const serving::ServingExhibit& e, ImVec2 avail) {
     }
     const float line = ImGui::GetTextLineHeightWithSpacing();
     const float h = std::max(70.0f, (avail.y - line * 6.5f) / 3);
+    // Each chart's unit is in its heading or legend, not above its axis: on
+    // charts this short it sat on the top tick's value.
     ImGui::TextUnformatted("Guesses accepted, %");
-    plot::grouped_bars(ImVec2(avail.x, h), names, {acc}, "%", 100);
+    plot::grouped_bars(ImVec2(avail.x, h), names, {acc}, "", 100);
     plot::legend({{tpp.rgb, "tokens per target pass"}, {ceiling.rgb, "at most k + 1"}});
-    plot::grouped_bars(ImVec2(avail.x, h), names, {tpp, ceiling}, "tokens");
-    ImGui::TextUnformatted("Speedup over the target alone (this machine)");
+    plot::grouped_bars(ImVec2(avail.x, h), names, {tpp, ceiling}, "");
+    ImGui::TextUnformatted("Speedup over the target alone (this machine); dashed: break-even, 1\u00d7");
     double top = 1.2;  // the break-even line below the top
     for (double v : speedup.values) top = std::max(top, v * 1.1);
-    const plot::Frame f = plot::grouped_bars(ImVec2(avail.x, h), names, {speedup}, "\u00d7", plot::nice_ceiling(top));
-    plot::hline(f, 1, theme::muted_rgb, "break-even");
+    const plot::Frame f = plot::grouped_bars(ImVec2(avail.x, h), names, {speedup}, "", plot::nice_ceiling(top));
+    break_even_line(f, speedup.values);
     ImGui::PushStyleColor(ImGuiCol_Text, theme::vec(identical ? theme::good_rgb : theme::bad_rgb));
     ImGui::TextUnformatted(identical ? "greedy text identical to the target alone" : "greedy text DIFFERS from the target");
     ImGui::PopStyleColor();
