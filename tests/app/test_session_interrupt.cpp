@@ -84,7 +84,7 @@ TEST_CASE("session: a long training step shows its progress, Esc stops it, the s
     CHECK(s.snapshot()->log.back().text == "step 1: done");
 }
 
-TEST_CASE("session: a serving lab's batch sweep reports per batch size; interrupted, the lesson goes on") {
+TEST_CASE("session: a serving lab's batch sweep reports per batch size, and the lesson goes on after an interrupt") {
     const std::string model = std::string(SIXSTEP_SOURCE_DIR) + "/assets/models/stories-3m-f16.gguf";
     // 7 batch sizes × 100 runs × 500 decode steps: many minutes on any machine.
     const std::string lesson = write_lesson("long-sweep.yaml", R"(title: Long sweep

@@ -22,7 +22,7 @@ TEST_CASE("presenter keys: autoplay names parse, an unknown one is an error") {
     CHECK_THROWS_AS(ui::parse_keys("right sideways"), std::invalid_argument);
 }
 
-TEST_CASE("work status: what runs, how far and for how long; stopping says so") {
+TEST_CASE("work status: what runs, how far and for how long, and stopping says so") {
     app::WorkStatus w;
     w.running = true;
     w.elapsed_s = 12.4;
