@@ -12,6 +12,7 @@
 
 #include "app/server/endpoint_model.h"
 #include "pipeline/core/error.h"
+#include "pipeline/core/progress.h"
 #include "pipeline/core/trace_keys.h"
 #include "pipeline/delivery/dataset.h"
 #include "pipeline/delivery/delivery_model.h"
@@ -184,6 +185,22 @@ void Interpreter::run_request(const RunSpec& spec, std::vector<TraceEvent>* even
 }
 
 void Interpreter::train(const TrainSpec& spec, StepReport& report) {
+    // An interrupted step is left undone, its training too: running the step
+    // again must not train more steps than the lesson says. The copy is
+    // cheap next to the training (the data once, the history once).
+    std::unique_ptr<delivery::Trainer> trainer_before =
+        trainer_ ? std::make_unique<delivery::Trainer>(*trainer_) : nullptr;
+    TrainingState state_before = state_.training;
+    try {
+        train_steps(spec, report);
+    } catch (const Cancelled&) {
+        trainer_ = std::move(trainer_before);
+        state_.training = std::move(state_before);
+        throw;
+    }
+}
+
+void Interpreter::train_steps(const TrainSpec& spec, StepReport& report) {
     delivery::DeliveryModel& model = delivery("\"train\"");
     if (!trainer_ || spec.data || spec.from_zero) {
         const std::string data = spec.data ? resolve_lesson_path(lesson_, *spec.data) : default_training_data();
@@ -303,6 +320,14 @@ StepReport Interpreter::step() {
     } catch (const Error& e) {
         report.error = e.what();
         state_.error = e.what();
+    } catch (const Cancelled&) {
+        // Interrupted (Ctrl+C, the window's Esc): the step stays undone and
+        // the position where it was, so the next step() runs it again. What
+        // it changed on the way is redone the same way then: settings and the
+        // request are set again, a half-run request was marked failed and is
+        // started afresh, training was rolled back (train()).
+        refresh_state();
+        throw;
     }
     state_.position = index + 1;
     state_.step_title = st.title;

@@ -148,7 +148,10 @@ public:
     int position() const { return state_.position; }
     bool finished() const { return state_.position >= static_cast<int>(lesson_.steps.size()); }
 
-    StepReport step();          // runs the next lesson step; never throws for engine errors
+    // Runs the next lesson step; never throws for engine errors. Throws
+    // sixstep::Cancelled when interrupted (pipeline/core/progress.h): the
+    // step stays undone, and the next step() runs it again.
+    StepReport step();
     void restart();             // back to before step 1
     void go_to(int position);   // restart and replay `position` steps
 
@@ -195,6 +198,7 @@ private:
     llm::LlmModel& llm(const char* what);        // throws when the lesson's model is not the llm
     std::optional<Value> operand(const Operand& o) const;
     void train(const TrainSpec& spec, StepReport& report);
+    void train_steps(const TrainSpec& spec, StepReport& report);  // train() without the rollback
     void freeze();
     void serve(const ServeSpec& spec, StepReport& report);
     CheckResult check(const Expectation& e) const;

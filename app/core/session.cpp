@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "pipeline/core/progress.h"
+
 #ifdef __linux__
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -58,6 +60,7 @@ AnswerRecord make_answer(const LessonState& st, int step) {
 
 Session::Session() : start_(std::chrono::steady_clock::now()) {
     published_ = std::make_shared<const Snapshot>();
+    previous_sink_ = set_progress_sink(&board_);
     thread_ = std::thread([this] { worker(); });
 }
 
@@ -66,9 +69,13 @@ Session::~Session() {
         std::lock_guard lock(mutex_);
         stop_ = true;
         queue_.clear();
+        // Closing the window must not wait for a sweep to finish.
+        if (running_command_) request_cancel();
     }
     cv_.notify_all();
     thread_.join();
+    // Put the previous sink back, unless another session has replaced ours since.
+    if (ProgressSink* now = set_progress_sink(previous_sink_); now != &board_) set_progress_sink(now);
 }
 
 void Session::post(Command c) {
@@ -94,17 +101,27 @@ void Session::worker() {
             c = std::move(queue_.front());
             queue_.pop_front();
             running_command_ = true;
+            command_start_ = std::chrono::steady_clock::now();
         }
+        board_.clear();  // the last command's report is not this one's
         try {
             c();
+        } catch (const Cancelled&) {
+            add_log(LogEntry::Level::warning, interrupted_message());
         } catch (const std::exception& e) {
             // Nothing a lesson or a knob does may take the app down.
             add_log(LogEntry::Level::error, e.what());
         }
+        step_running_ = 0;
+        board_.clear();
         publish();
         {
+            // Under the lock that interrupt() takes: a request that came too
+            // late to stop this command must not stop the next one.
             std::lock_guard lock(mutex_);
             running_command_ = false;
+            stopping_ = false;
+            clear_cancel();
         }
         idle_cv_.notify_all();
         if (on_publish_) on_publish_();
@@ -119,6 +136,25 @@ std::shared_ptr<const Snapshot> Session::snapshot() const {
 void Session::wait_idle() {
     std::unique_lock lock(mutex_);
     idle_cv_.wait(lock, [&] { return stop_ || (queue_.empty() && !running_command_); });
+}
+
+void Session::interrupt() {
+    std::lock_guard lock(mutex_);
+    if (!running_command_) return;
+    stopping_ = true;
+    request_cancel();
+}
+
+WorkStatus Session::work() const {
+    WorkStatus w;
+    {
+        std::lock_guard lock(mutex_);
+        w.running = running_command_;
+        w.stopping = stopping_;
+        if (w.running) w.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - command_start_).count();
+    }
+    if (w.running) w.progress = board_.latest();
+    return w;
 }
 
 void Session::publish() {
@@ -255,7 +291,9 @@ void Session::log(LogEntry::Level level, const std::string& text) {
 // ---- worker helpers -------------------------------------------------------------
 
 bool Session::run_step() {
+    step_running_ = interpreter_->position() + 1;
     const StepReport r = interpreter_->step();
+    step_running_ = 0;
     work_.served_this_step = static_cast<int>(r.served.size());
     if (r.error) add_log(LogEntry::Level::error, fmt::format("step {}: {}", r.index + 1, *r.error));
     for (const auto& c : r.checks)
@@ -288,6 +326,12 @@ bool Session::replay_to(int position) {
     bool clean = true;
     while (interpreter_->position() < position) clean = run_step();
     return clean;
+}
+
+std::string Session::interrupted_message() const {
+    if (step_running_ == 0) return "interrupted";
+    // The step stays undone (Interpreter::step): the lesson is where it was.
+    return fmt::format("interrupted: step {} is not done (\u2192 runs it again)", step_running_);
 }
 
 void Session::load_file(const std::string& path, std::optional<int> keep_position) {

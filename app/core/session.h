@@ -10,7 +10,14 @@
 //     s.wait_idle();                         // screenshots and tests only
 //
 // The UI keeps only view state (selected stage, font size); everything it
-// shows comes from the snapshot.
+// shows comes from the snapshot, and, while a command runs, from work(): the
+// latest progress report of its long work (a sweep, training, a model load),
+// which a snapshot published only after each command cannot carry.
+// interrupt() stops that work (the window's Esc).
+//
+// Progress and interruption are process-wide (pipeline/core/progress.h): a
+// session installs its ProgressBoard as the process's sink for its lifetime,
+// so one session at a time shows progress.
 #pragma once
 #include <chrono>
 #include <condition_variable>
@@ -26,6 +33,7 @@
 
 #include "app/core/interpreter.h"
 #include "app/core/lesson.h"
+#include "app/core/progress_board.h"
 
 namespace sixstep::app {
 
@@ -70,10 +78,18 @@ struct Snapshot {
     bool busy = false;              // the worker is running a command
 };
 
+// The command running now, for a status line drawn every frame.
+struct WorkStatus {
+    bool running = false;     // the worker is running a command
+    bool stopping = false;    // interrupt() was asked; the work stops at its next progress check
+    double elapsed_s = 0;     // seconds since the running command started
+    ProgressReport progress;  // its latest report (task empty: none yet, or a short command)
+};
+
 class Session {
 public:
     Session();
-    ~Session();  // finishes the running command, drops the rest, joins the worker
+    ~Session();  // interrupts the running command, drops the rest, joins the worker
     Session(const Session&) = delete;
     Session& operator=(const Session&) = delete;
 
@@ -94,6 +110,15 @@ public:
     void kv_calc(const KvCalcSpec& spec);
     void scan(const std::string& folder);       // fill Snapshot::catalog
     void log(LogEntry::Level level, const std::string& text);  // from the front end
+
+    // Asks the running command to stop (the window's Esc); any thread, at
+    // once. The engine's loops notice at their next progress check; a step
+    // is left undone (the lesson stays where it was, the next command runs
+    // it again) and the log says "interrupted". Commands queued behind it
+    // still run. Does nothing while idle.
+    void interrupt();
+    // The running command and its latest progress: two short locks, any thread.
+    WorkStatus work() const;
 
     // Called on the worker thread after each publish (e.g. to wake a UI that
     // sleeps while idle). Set it before the first command.
@@ -121,20 +146,26 @@ private:
     void log_step_done();
     bool replay_to(int position);  // the last step's run_step()
     void load_file(const std::string& path, std::optional<int> keep_position);
+    std::string interrupted_message() const;
 
     mutable std::mutex mutex_;
     std::condition_variable cv_, idle_cv_;
     std::deque<Command> queue_;
     bool running_command_ = false;
+    bool stopping_ = false;                               // interrupt() during this command
+    std::chrono::steady_clock::time_point command_start_;
     bool stop_ = false;
     std::shared_ptr<const Snapshot> published_;
     std::function<void()> on_publish_;
+    ProgressBoard board_;                    // the process's progress sink while this session lives
+    ProgressSink* previous_sink_ = nullptr;  // put back when it ends
 
     // Worker-only state.
     std::unique_ptr<Interpreter> interpreter_;
     Snapshot work_;            // log, answers, catalog, … (state is copied in publish)
     std::string path_;
     int last_step_checks_ = 0;  // checks of the step run last (for log_step_done)
+    int step_running_ = 0;      // 1-based step that run_step() is running; 0: none (for the interrupted message)
     std::vector<std::string> window_panels_;  // what the window shows beside the inspector
     std::chrono::steady_clock::time_point start_;
 

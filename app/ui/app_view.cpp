@@ -44,7 +44,7 @@ void panel_title(const char* text) {
     ImGui::PopFont();
 }
 
-void draw_header(const app::Snapshot& s, ViewState& v) {
+void draw_header(const app::Snapshot& s, const app::WorkStatus& w, ViewState& v) {
     const Rect& r = v.layout.header;
     const bool open = begin_panel("##header", r, false, theme::header_rgb);
     if (open) {
@@ -61,12 +61,15 @@ void draw_header(const app::Snapshot& s, ViewState& v) {
         const float sw = F.bold->CalcTextSizeA(F.bold->FontSize, 1e9f, 0, step).x;
         dl->AddText(F.bold, F.bold->FontSize, ImVec2(r.right() - pad - sw, y), theme::col(theme::active_rgb), step);
         // Left: the app and the lesson.
-        std::string title = s.has_lesson ? s.state.title : std::string("choose a lesson");
+        // A lesson opening (a big model loading) is not a missing lesson.
+        std::string title = s.has_lesson ? s.state.title
+                            : w.running  ? std::string("opening the lesson\u2026")
+                                         : std::string("choose a lesson");
         const float ax = r.x + pad;
         dl->AddText(F.bold, F.bold->FontSize, ImVec2(ax, y), theme::col(0x93C5FD), "sixstep");
         const float tx = ax + F.bold->CalcTextSizeA(F.bold->FontSize, 1e9f, 0, "sixstep").x + pad;
         dl->AddText(F.bold, F.bold->FontSize, ImVec2(tx, y), theme::col(theme::header_text_rgb), title.c_str());
-        if (s.busy) {
+        if (s.busy || w.running) {
             const char* busy = "\u25cf";
             dl->AddText(F.bold, F.bold->FontSize, ImVec2(r.right() - pad * 2 - sw - F.bold->FontSize, y),
                         theme::col(theme::active_rgb), busy);
@@ -88,16 +91,18 @@ void draw_app(const app::Snapshot& s, ViewState& v, app::Session& session, float
     const bool tabs = s.has_lesson && !v.picker && s.state.description && !s.state.description->panels.empty();
     v.layout = compute_layout(width, height, v.font_px, knob_rows, log_lines, tabs);
 
-    draw_header(s, v);
-    if (v.picker || !s.has_lesson) {
+    // Once per frame, like the snapshot: the command running now and how far it got.
+    const app::WorkStatus work = session.work();
+    draw_header(s, work, v);
+    if (v.picker || (!s.has_lesson && !work.running)) {
         draw_lesson_picker(s, v, session);
-    } else {
+    } else if (s.has_lesson) {
         draw_pipeline_diagram(s, v);
         draw_narration(s, v);
         if (knob_rows > 0) draw_knobs(s, v, session);
         draw_panel_area(s, v, session);
     }
-    draw_log(s, v);
+    draw_log(s, work, v);
 }
 
 }  // namespace sixstep::ui

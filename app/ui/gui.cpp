@@ -217,7 +217,9 @@ int run_app(const std::string& lesson_path, const AppOptions& options) {
             // Nothing moving, nothing queued, nobody typing: sleep until input
             // or a new snapshot (the session wakes us).
             // A projector laptop on battery should not redraw an idle slide at 60 fps.
-            if (script.empty() && idle_frames > 2) window->wait_events(0.5);
+            // While long work runs, ten frames a second move its progress bar
+            // and leave the cores to the work.
+            if (script.empty() && idle_frames > 2) window->wait_events(app.session.work().running ? 0.1 : 0.5);
             const auto t0 = clock::now();
             const double cpu0 = process_cpu_ms();
             window->poll_events();

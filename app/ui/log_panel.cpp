@@ -1,5 +1,7 @@
 // The log: every error, failed check and reload, newest last. One line (the
 // latest entry and the presenter's keys) unless opened with L or a click.
+// While a command has run for a moment, that line shows its progress instead
+// (progress_strip.cpp), and the keys say how to stop it.
 #include <cstdio>
 
 #include <imgui.h>
@@ -19,17 +21,25 @@ std::uint32_t level_rgb(app::LogEntry::Level l) {
 }
 }  // namespace
 
-void draw_log(const app::Snapshot& s, ViewState& v) {
+void draw_log(const app::Snapshot& s, const app::WorkStatus& w, ViewState& v) {
     const Rect& r = v.layout.log;
     if (begin_panel("##log", r)) {
-        const char* keys = "\u2192 next  \u2190 back  Home  F11  Ctrl\u00b1 font  Ctrl+R reload  L log";
+        // A step that ends within a blink draws nothing: no flicker on every Next.
+        const bool working = w.running && w.elapsed_s >= 0.3;
+        const char* keys = working ? "Esc stop"
+                                   : "\u2192 next  \u2190 back  Home  F11  Ctrl\u00b1 font  Ctrl+R reload  L log";
         char button[32];
         std::snprintf(button, sizeof button, "%s %zu", v.log_open ? "\u25bc" : "\u25b2", s.log.size());
         if (ImGui::SmallButton(button)) v.log_open = !v.log_open;
         ImGui::SameLine();
         const float keys_w = ImGui::CalcTextSize(keys).x;
+        if (working) {
+            draw_work_status(w, ImGui::GetWindowContentRegionMax().x - ImGui::GetCursorPosX() - keys_w - v.font_px,
+                             v.font_px);
+            ImGui::SameLine();
+        }
         if (!v.log_open) {
-            if (!s.log.empty()) {
+            if (!s.log.empty() && !working) {
                 const app::LogEntry& e = s.log.back();
                 ImGui::PushStyleColor(ImGuiCol_Text, theme::vec(level_rgb(e.level)));
                 ImGui::PushClipRect(ImGui::GetCursorScreenPos(),
@@ -44,6 +54,7 @@ void draw_log(const app::Snapshot& s, ViewState& v) {
             ImGui::TextUnformatted(keys);
             ImGui::PopStyleColor();
         } else {
+            if (working) ImGui::SetCursorPosX(ImGui::GetWindowContentRegionMax().x - keys_w);
             ImGui::PushStyleColor(ImGuiCol_Text, theme::vec(theme::muted_rgb));
             ImGui::TextUnformatted(keys);
             ImGui::PopStyleColor();

@@ -3,6 +3,7 @@
 // the session (never into the engine).
 #pragma once
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "app/core/session.h"
@@ -16,15 +17,21 @@ struct ServingExhibit;
 
 namespace sixstep::ui {
 
-void draw_header(const app::Snapshot& s, ViewState& v);                           // app_view.cpp
+void draw_header(const app::Snapshot& s, const app::WorkStatus& w, ViewState& v);  // app_view.cpp
 void draw_pipeline_diagram(const app::Snapshot& s, ViewState& v);                 // pipeline_diagram.cpp
 void draw_narration(const app::Snapshot& s, ViewState& v);                        // narration.cpp
 void draw_inspector(const app::Snapshot& s, ViewState& v);                        // inspector.cpp
 void draw_training(const app::Snapshot& s, ViewState& v);                         // training_panel.cpp
 void draw_serving(const app::Snapshot& s, ViewState& v);                          // serving_panel.cpp
 void draw_knobs(const app::Snapshot& s, ViewState& v, app::Session& session);     // knobs.cpp
-void draw_log(const app::Snapshot& s, ViewState& v);                              // log_panel.cpp
+void draw_log(const app::Snapshot& s, const app::WorkStatus& w, ViewState& v);     // log_panel.cpp
 void draw_lesson_picker(const app::Snapshot& s, ViewState& v, app::Session& session);  // lesson_picker.cpp
+
+// While a command runs: its progress as one line of `width` pixels, words
+// then a bar (progress_strip.cpp). work_text: the words, "batch sweep: batch
+// 8: 37 of 100 — 12 s", "stopping… 3 s".
+void draw_work_status(const app::WorkStatus& w, float width, float font_px);
+std::string work_text(const app::WorkStatus& w);
 
 // The right-hand area: the model's panel tabs, then the inspector, the
 // training view or one or two of the panels below (panel_area.cpp).

@@ -46,6 +46,7 @@ WindowAction handle_key(const KeyPress& k, bool typing, app::Session& session, V
         case GLFW_KEY_END: session.go_to(snap.state.step_count); break;
         case GLFW_KEY_L: v.log_open = !v.log_open; break;
         case GLFW_KEY_T: v.right_tab = v.right_tab == 1 ? 0 : 1; break;
+        case GLFW_KEY_ESCAPE: session.interrupt(); break;  // a no-op when nothing runs
         default: break;
     }
     return WindowAction::none;

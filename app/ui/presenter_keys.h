@@ -6,6 +6,7 @@
 //   Ctrl+R            reload the lesson from disk, keeping the step
 //   L                 open/close the log          T  inspector ↔ training
 //   Ctrl+O            the lesson picker           Ctrl+Q / Esc (in picker)  quit
+//   Esc               stop the long work running now (a sweep, training); the step stays undone
 #pragma once
 #include <optional>
 #include <string>

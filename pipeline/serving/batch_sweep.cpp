@@ -193,7 +193,7 @@ std::vector<double> measure_decode_steps(llm::Backend& backend, int n_seq, int n
     std::vector<double> ms;
     ms.reserve(static_cast<std::size_t>(n_steps));
     for (int s = 0; s < n_steps; ++s) {
-        throw_if_cancelled();
+        report_progress("timing decode steps", static_cast<std::uint64_t>(s), static_cast<std::uint64_t>(n_steps));
         ms.push_back(rig.step(n_seq));
     }
     return ms;

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "pipeline/core/error.h"
+#include "pipeline/core/progress.h"
 
 namespace sixstep::serving {
 
@@ -55,7 +56,9 @@ QueueCurve run_queue_curve(const QueueCurveParams& p) {
     const double s = c.mean_service_ms;
 
     std::uint64_t stream = 0;
+    const std::uint64_t n_runs = p.utilizations.size() * (with_samples ? 3 : 2);
     const auto run = [&](double u, ServiceModel m) {
+        report_progress("queue simulations", stream, n_runs);
         QueueSimParams q = base;
         q.utilization = u;
         q.service = m;

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "pipeline/core/error.h"
+#include "pipeline/core/progress.h"
 
 namespace sixstep::serving {
 
@@ -164,6 +165,9 @@ QueueSimResult simulate_queue(const QueueSimParams& p) {
         now = t;
     };
     while (started < n_total) {
+        // Up to 50 million requests take seconds: a place for Ctrl+C (and the
+        // window's Esc) to stop them, checked rarely enough to cost nothing.
+        if ((started & 0xFFFF) == 0) throw_if_cancelled();
         if (next_arrival <= departure) {
             advance(next_arrival);
             if (departure == never)

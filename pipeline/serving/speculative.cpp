@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "pipeline/core/error.h"
+#include "pipeline/core/progress.h"
 #include "pipeline/core/text.h"
 #include "pipeline/llm/sampler_dist.h"
 #include "pipeline/llm/stepper.h"
@@ -270,10 +271,12 @@ std::vector<SweepRow> sweep_speculative(Backend& target, std::span<const Specula
         if (!std::isfinite(t) || t < 0)
             throw Error(fmt::format("speculative sweep: temperature {} is not a finite number >= 0", t));
     std::vector<SweepRow> rows;
+    const std::uint64_t n_rows = drafts.size() * params.temperatures.size() * params.ks.size();
     for (const SpeculativeDraft& d : drafts) {
         if (!d.backend) throw Error("speculative sweep: a draft has no backend");
         for (float temp : params.temperatures)
             for (int k : params.ks) {
+                report_progress("speculative sweep (settings)", rows.size(), n_rows);
                 SpeculativeParams p = params.base;
                 p.n_draft = k;
                 p.sampling.temperature = temp;

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "pipeline/core/error.h"
+#include "pipeline/core/progress.h"
 #include "pipeline/llm/stepper.h"
 
 namespace sixstep::serving {
@@ -50,9 +51,14 @@ TrafficRun run_traffic(llm::Backend& backend, const llm::TextCodec& codec, const
     TrafficRun run;
     {
         Scheduler s(backend, *kv, codec, params.scheduler, std::move(cost));
+        // Progress for the front end, once per forward pass: also where
+        // Ctrl+C (the window's Esc) stops a long run between passes.
+        std::uint64_t n_finished = 0;
+        s.set_observer({nullptr, [&](const RequestRecord&) { ++n_finished; }});
         s.submit(requests);
         int peak = -1;
         while (s.step()) {
+            report_progress("serving traffic (requests finished)", n_finished, requests.size());
             // A snapshot costs a walk over the pool: take one only when a new peak is reached.
             if (const int used = s.steps().back().n_blocks_used; used > peak) {
                 peak = used;

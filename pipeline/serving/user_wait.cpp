@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "pipeline/core/error.h"
+#include "pipeline/core/progress.h"
 #include "pipeline/llm/generator.h"
 #include "pipeline/llm/stepper.h"
 
@@ -156,6 +157,7 @@ AgentWait agent(Generator& gen, const UserWaitParams& p) {
     gp.sampling.temperature = 0;
     std::string prompt = p.agent_prompt;
     for (int i = 0; i < p.agent_calls; ++i) {
+        report_progress("agent: calls", static_cast<std::uint64_t>(i), static_cast<std::uint64_t>(p.agent_calls));
         const GenerateResult r = gen.generate(prompt, gp);
         AgentCall call;
         call.prompt = prompt;
@@ -204,7 +206,9 @@ BatchWait batch(Backend& backend, Generator& gen, const TextCodec& codec, const 
     // One request after another.
     auto t0 = Clock::now();
     double done_sum = 0;
+    const auto n_requests = static_cast<std::uint64_t>(p.batch_requests);
     for (int i = 0; i < p.batch_requests; ++i) {
+        report_progress("batch job: requests one at a time", static_cast<std::uint64_t>(i), n_requests);
         b.n_tokens += gen.generate(prompt_of(i), params_of(i)).timings.n_generated;
         done_sum += ms_since(t0);
     }
@@ -222,6 +226,7 @@ BatchWait batch(Backend& backend, Generator& gen, const TextCodec& codec, const 
         Stepper stepper(backend, *kv);
         for (auto& g : gens) stepper.attach(*g);
         while (n_done < p.batch_requests) {
+            report_progress("batch job: requests all at once", static_cast<std::uint64_t>(n_done), n_requests);
             stepper.forward_all();
             ++b.n_forward_batched;
             for (auto& g : gens)

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "pipeline/core/error.h"
+#include "pipeline/core/progress.h"
 
 namespace sixstep::llm {
 
@@ -147,6 +148,8 @@ PerplexityResult perplexity(Backend& model, const Vocab& vocab, std::string_view
     };
 
     for (const auto& tokens : docs) {
+        report_progress(reference ? "perplexity and logits vs the reference (documents)" : "perplexity (documents)",
+                        static_cast<std::uint64_t>(r.n_docs), docs.size());
         const int n = static_cast<int>(tokens.size());
         int start = 0, first_target = 1;
         while (true) {

@@ -2,11 +2,15 @@
 // formatting, the layout.
 #include <doctest/doctest.h>
 
+#include <chrono>
 #include <stdexcept>
+#include <thread>
 
 #include "app/ui/format.h"
 #include "app/ui/layout.h"
+#include "app/ui/panels.h"
 #include "app/ui/presenter_keys.h"
+#include "long_work.h"
 
 using namespace sixstep;
 
@@ -16,6 +20,36 @@ TEST_CASE("presenter keys: autoplay names parse, an unknown one is an error") {
     CHECK(keys[6].mods != 0);
     CHECK(keys[0].mods == 0);
     CHECK_THROWS_AS(ui::parse_keys("right sideways"), std::invalid_argument);
+}
+
+TEST_CASE("work status: what runs, how far and for how long, and stopping says so") {
+    app::WorkStatus w;
+    w.running = true;
+    w.elapsed_s = 12.4;
+    CHECK(ui::work_text(w) == "working\u2026 12 s");  // a command that reported nothing (yet)
+    w.progress = {"batch sweep: batch 8", 37, 100};
+    CHECK(ui::work_text(w) == "batch sweep: batch 8: 37 of 100 \u2014 12 s");
+    w.progress = {"training (steps)", 5000, 0};
+    CHECK(ui::work_text(w) == "training (steps): 5000 \u2014 12 s");
+    w.stopping = true;
+    CHECK(ui::work_text(w) == "stopping\u2026 12 s");
+}
+
+TEST_CASE("presenter keys: Esc stops the long work running now, and is harmless while idle") {
+    const std::string lesson = sixstep::test::long_training_lesson("view");
+    app::Session session;
+    ui::ViewState view;
+    const auto esc = ui::parse_key("escape");
+    REQUIRE(esc);
+    session.open(lesson);
+    session.wait_idle();
+    ui::handle_key(*esc, false, session, view, *session.snapshot());  // idle: nothing happens
+    session.next();
+    while (session.work().progress.task.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    ui::handle_key(*esc, false, session, view, *session.snapshot());
+    session.wait_idle();
+    CHECK(session.snapshot()->state.position == 1);
+    CHECK(session.snapshot()->log.back().text == "interrupted: step 2 is not done (\u2192 runs it again)");
 }
 
 TEST_CASE("reflow: wrapped lines join, blank lines and list items stay, Chinese joins without a space") {
