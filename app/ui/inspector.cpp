@@ -4,6 +4,7 @@
 // under it, the answers given so far so an absurd one sits beside a right one.
 #include <algorithm>
 #include <cfloat>
+#include <cmath>
 #include <cstdio>
 #include <string>
 
@@ -76,25 +77,54 @@ bool raw_vs_normalized(const TraceEvent& ev, const std::string& lang) {
     return true;
 }
 
-void field_table(const char* id, const std::vector<Field>& fields, const std::string& lang) {
-    const ImGuiTableFlags flags = ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp;
-    if (fields.empty() || !ImGui::BeginTable(id, 2, flags)) return;
-    ImGui::TableSetupColumn(tr(lang, "field"), ImGuiTableColumnFlags_WidthStretch, 1.0f);
-    ImGui::TableSetupColumn(tr(lang, "value"), ImGuiTableColumnFlags_WidthStretch, 1.6f);
+// A stage's fields as a grid of cells, "name value" in each, packed in
+// order: a field takes as many of the k cells of a row as its text needs
+// (a long value the whole row, wrapped). A two-column table gave the
+// forward pass's sixteen fields sixteen rows, and the pane scrolled; packed,
+// they take five or six. The names are captions: muted, a little smaller.
+void field_grid(const std::vector<Field>& fields) {
+    if (fields.empty()) return;
+    const Fonts& F = fonts();
+    constexpr float caption = 0.85f;
+    const ImGuiStyle& style = ImGui::GetStyle();
+    const float avail = ImGui::GetContentRegionAvail().x, gap = style.ItemSpacing.x;
+    const float name_px = F.body->FontSize * caption;
+    const int k = std::clamp(static_cast<int>(avail / (F.body->FontSize * 2.5f)), 1, 12);
+    const float cell_w = avail / static_cast<float>(k);
+    const float x0 = ImGui::GetCursorPosX();
+    // Baselines level: the smaller name sits lower by the difference.
+    const float name_drop = F.bold->FontSize - name_px;
+    int col = 0;
+    bool first_row = true;
     for (const auto& f : fields) {
-        ImGui::TableNextRow();
-        ImGui::TableNextColumn();
-        ImGui::PushTextWrapPos(0.0f);
-        ImGui::TextUnformatted(normalize_name(field_label(f)).c_str());
+        const std::string name = normalize_name(field_label(f)), value = field_text(f);
+        const float need = F.body->CalcTextSizeA(name_px, FLT_MAX, 0, name.c_str()).x + gap +
+                           F.bold->CalcTextSizeA(F.bold->FontSize, FLT_MAX, 0, value.c_str()).x + 2 * gap;
+        const int span = std::clamp(static_cast<int>(std::ceil(need / cell_w)), 1, k);
+        if (col + span > k) col = 0;
+        if (col == 0 && !first_row) {  // a new row: a faint rule under the last
+            const ImVec2 p = ImGui::GetCursorScreenPos();
+            const float y = p.y - style.ItemSpacing.y * 0.5f;
+            ImGui::GetWindowDrawList()->AddLine(ImVec2(p.x, y), ImVec2(p.x + avail, y), theme::col(theme::pending_border_rgb, 90));
+        }
+        first_row = false;
+        if (col > 0) ImGui::SameLine(x0 + static_cast<float>(col) * cell_w);
+        const float y = ImGui::GetCursorPosY();
+        ImGui::SetCursorPosY(y + name_drop);
+        ImGui::SetWindowFontScale(caption);
+        colored(theme::muted_rgb, name);
+        ImGui::SetWindowFontScale(1.0f);
+        ImGui::SameLine(0, gap);
+        ImGui::SetCursorPosY(y);
+        ImGui::PushFont(F.bold);
+        // A value wider than the row wraps at the pane's edge.
+        ImGui::PushTextWrapPos(span == k ? 0.0f : x0 + static_cast<float>(col + span) * cell_w);
+        ImGui::TextUnformatted(value.c_str());
         ImGui::PopTextWrapPos();
-        ImGui::TableNextColumn();
-        ImGui::PushTextWrapPos(0.0f);
-        ImGui::PushFont(fonts().bold);
-        ImGui::TextUnformatted(field_text(f).c_str());
         ImGui::PopFont();
-        ImGui::PopTextWrapPos();
+        col += span;
+        if (col >= k) col = 0;
     }
-    ImGui::EndTable();
 }
 
 // The arithmetic, one line each; the forward pass's equation in the big face.
@@ -134,15 +164,22 @@ void arithmetic(const TraceEvent& ev, float width) {
     }
 }
 
-// The weights the model holds, and the checksum that proves inference never wrote them.
-void weights(const app::LessonState& st, const std::string& lang) {
+// The weights the model holds, and the checksum that proves inference never
+// wrote them — unless the load stage's outputs, shown below, carry that
+// checksum already.
+void weights(const app::LessonState& st, const std::string& lang, const TraceEvent& load) {
     if (!st.loaded) return;
+    const Field* out = load.find(keys::weights_checksum);
+    const bool in_outputs = out && field_text(*out) == st.checksum;
+    if (in_outputs && st.weights_file.empty()) return;
     section(tr(lang, "Weights"));
-    ImGui::Text("%s", tr(lang, "checksum"));
-    ImGui::SameLine();
-    ImGui::PushFont(fonts().mono);
-    ImGui::TextUnformatted(st.checksum.c_str());
-    ImGui::PopFont();
+    if (!in_outputs) {
+        ImGui::Text("%s", tr(lang, "checksum"));
+        ImGui::SameLine();
+        ImGui::PushFont(fonts().mono);
+        ImGui::TextUnformatted(st.checksum.c_str());
+        ImGui::PopFont();
+    }
     if (!st.weights_file.empty()) colored(theme::muted_rgb, st.weights_file, true);
 }
 
@@ -352,7 +389,7 @@ void draw_inspector(const app::Snapshot& s, ViewState& v) {
                     if (!ev->find(f.key) || ev->find(f.key) == &f) ins.push_back(f);
                 if (!ins.empty()) {
                     section(tr(lang, "Inputs"));
-                    field_table("##in", ins, lang);
+                    field_grid(ins);
                 }
             }
             if (!ev->arithmetic.empty() && stage != Stage::respond) {
@@ -368,7 +405,7 @@ void draw_inspector(const app::Snapshot& s, ViewState& v) {
                 ImGui::PopFont();
             }
             if (stage >= Stage::forward) answers(s, lang);
-            if (stage == Stage::load) weights(st, lang);
+            if (stage == Stage::load) weights(st, lang, *ev);
             if (stage == Stage::respond) timings(st, lang);
             if (stage != Stage::request) {
                 std::vector<Field> outs;
@@ -376,7 +413,7 @@ void draw_inspector(const app::Snapshot& s, ViewState& v) {
                     if (!(stage == Stage::respond && f.key == keys::text)) outs.push_back(f);  // shown above
                 if (!outs.empty()) {
                     section(tr(lang, "Outputs"));
-                    field_table("##out", outs, lang);
+                    field_grid(outs);
                 }
             }
             if (s.served_this_step == 0) served(st, lang);
