@@ -115,7 +115,9 @@ void draw_gantt(const TrafficRun& run, const std::string& label, double t_max, I
                 theme::text_rgb, 0, 0.85f);
     ImGui::Dummy(ImVec2(1, line * 1.4f));
     const int n = static_cast<int>(run.requests.size());
-    const plot::Frame f = plot::begin(ImVec2(size.x - 4, size.y - line * 1.4f), 0, t_max > 0 ? t_max : 1, 0, std::max(n, 1),
+    // `size` holds the label's line, the spacing under it and the chart.
+    const plot::Frame f = plot::begin(ImVec2(size.x - 4, size.y - line * 1.4f - ImGui::GetStyle().ItemSpacing.y), 0,
+                                      t_max > 0 ? t_max : 1, 0, std::max(n, 1),
                                       line * 2.5f, line * 1.3f, chart_rgb);
     if (n == 0 || t_max <= 0) return;
     for (int i = 0; i < n; ++i)
