@@ -147,7 +147,11 @@ void draw_kv_cache_panel(const app::Snapshot& s, ViewState& v, app::Session&, co
                       tr(lang, "allocated"), kv.bytes_allocated, tr(lang, "pool"), kv.bytes_capacity);
         // The formula and the bytes in one paragraph: the formula's last
         // line has room for them.
-        const std::string bytes = formula + " \u00b7 " + line;
+        std::string bytes = formula + " \u00b7 " + line;
+        // A number keeps its unit when the paragraph wraps ("12288 B", not
+        // "12288" at a line's end and "B" under it): a no-break space.
+        for (std::size_t at = bytes.find(" B"); at != std::string::npos; at = bytes.find(" B", at + 2))
+            bytes.replace(at, 1, "\u00a0");
         std::snprintf(line, sizeof line, "%s: %d %s, %d %s", tr(lang, "pool"), kv.n_blocks_used, tr(lang, "blocks in use"),
                       kv.n_blocks_free, tr(lang, "free"));
         const std::string pool_text = line;
