@@ -34,8 +34,14 @@ void draw_bill_chart(const serving::ServingExhibit& e, ImVec2 avail) {
             break;
         }
     const double y_max = plot::nice_ceiling(top / scale);
+    // Under the chart: two lines, then a bar per request count, in two
+    // columns and a smaller face (secondary to the chart; seven rows at the
+    // body size left the chart no room at 1280x720).
+    constexpr float small = 0.85f;
+    const std::size_t rows = (b.load_once.size() + 1) / 2;
     const float line = ImGui::GetTextLineHeightWithSpacing();
-    const float h = std::max(100.0f, avail.y - line * (4.0f + b.load_once.size()));
+    const float small_line = ImGui::GetTextLineHeight() * small + ImGui::GetStyle().ItemSpacing.y;
+    const float h = std::max(100.0f, avail.y - line * 4.0f - small_line * static_cast<float>(rows));
     plot::legend({{theme::lab_a_rgb, "inference, cumulative"}, {theme::lab_b_rgb, "training (once)"}});
     const float font = ImGui::GetFontSize();
     ImGui::Dummy(ImVec2(1, font * 0.5f));  // room for the unit above the axis
@@ -48,11 +54,23 @@ void draw_bill_chart(const serving::ServingExhibit& e, ImVec2 avail) {
     ImGui::TextWrapped("%s", fmt::format("after {:g} days inference is {:.3g}\u00d7 training", b.params.days,
                                        b.inference_to_training).c_str());
     ImGui::TextUnformatted("load once, serve many: the load's share of each request's cost");
-    for (const serving::LoadOncePoint& p : b.load_once) {
-        plot::hbar(avail.x * 0.4f, static_cast<float>(p.load_share), theme::lab_b_rgb);
-        ImGui::SameLine();
-        ImGui::TextWrapped("%s", fmt::format("{:.2g}% over {:g} requests", 100 * p.load_share, p.n_requests).c_str());
+    ImGui::SetWindowFontScale(small);
+    std::vector<std::string> shares;
+    float column = 0;  // the second column starts after the first's widest row
+    const float bar_w = avail.x * 0.1f, gap = ImGui::GetStyle().ItemSpacing.x;
+    for (std::size_t i = 0; i < b.load_once.size(); ++i) {
+        const serving::LoadOncePoint& p = b.load_once[i];
+        shares.push_back(fmt::format("{:.2g}% over {:g} requests", 100 * p.load_share, p.n_requests));
+        if (i < rows) column = std::max(column, bar_w + gap + ImGui::CalcTextSize(shares.back().c_str()).x + 2 * gap);
     }
+    for (std::size_t r = 0; r < rows; ++r)
+        for (std::size_t i = r; i < b.load_once.size(); i += rows) {  // down the first column, then the second
+            if (i != r) ImGui::SameLine(ImGui::GetStyle().WindowPadding.x + column);
+            plot::hbar(bar_w, static_cast<float>(b.load_once[i].load_share), theme::lab_b_rgb);
+            ImGui::SameLine();
+            ImGui::TextUnformatted(shares[i].c_str());
+        }
+    ImGui::SetWindowFontScale(1.0f);
 }
 
 }  // namespace sixstep::ui

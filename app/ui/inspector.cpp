@@ -4,6 +4,7 @@
 // under it, the answers given so far so an absurd one sits beside a right one.
 #include <algorithm>
 #include <cfloat>
+#include <cmath>
 #include <cstdio>
 #include <string>
 
@@ -41,6 +42,12 @@ void section(const char* label) {
     ImGui::PopFont();
 }
 
+// A heading with what it heads on the same line, to its right.
+void inline_section(const char* label) {
+    section(label);
+    ImGui::SameLine(0, ImGui::GetFontSize() * 0.5f);
+}
+
 // Stage 1: each raw field beside what normalization made of it.
 bool raw_vs_normalized(const TraceEvent& ev, const std::string& lang) {
     std::vector<std::pair<const Field*, const Field*>> rows;
@@ -76,25 +83,64 @@ bool raw_vs_normalized(const TraceEvent& ev, const std::string& lang) {
     return true;
 }
 
-void field_table(const char* id, const std::vector<Field>& fields, const std::string& lang) {
-    const ImGuiTableFlags flags = ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp;
-    if (fields.empty() || !ImGui::BeginTable(id, 2, flags)) return;
-    ImGui::TableSetupColumn(tr(lang, "field"), ImGuiTableColumnFlags_WidthStretch, 1.0f);
-    ImGui::TableSetupColumn(tr(lang, "value"), ImGuiTableColumnFlags_WidthStretch, 1.6f);
+// A stage's fields as a grid of cells, "name value" in each, packed in
+// order: a field takes as many of the k cells of a row as its text needs
+// (a long value the whole row, wrapped). A two-column table gave the
+// forward pass's sixteen fields sixteen rows, and the pane scrolled; packed,
+// they take five or six. The names are captions: muted, a little smaller.
+void field_grid(const std::vector<Field>& fields) {
+    if (fields.empty()) return;
+    const Fonts& F = fonts();
+    constexpr float caption = 0.8f;
+    const ImGuiStyle& style = ImGui::GetStyle();
+    const float gap = style.ItemSpacing.x;
+    // The cells span the pane's width; the first row may start beside a
+    // heading, in the first cell right of it.
+    const float left = ImGui::GetWindowContentRegionMin().x, full = ImGui::GetWindowContentRegionMax().x - left;
+    const float left_screen = ImGui::GetWindowPos().x + left;
+    // Values in the bold face at the body size: the grid is a dense table.
+    const float name_px = F.body->FontSize * caption, value_px = F.body->FontSize;
+    const int k = std::clamp(static_cast<int>(full / (F.body->FontSize * 2.5f)), 1, 12);
+    const float cell_w = full / static_cast<float>(k);
+    int col = std::clamp(static_cast<int>(std::ceil((ImGui::GetCursorPosX() - left - 0.5f) / cell_w)), 0, k);
+    // Baselines level: the smaller name sits lower by the difference.
+    const float name_drop = value_px - name_px;
+    bool first = true;
     for (const auto& f : fields) {
-        ImGui::TableNextRow();
-        ImGui::TableNextColumn();
-        ImGui::PushTextWrapPos(0.0f);
-        ImGui::TextUnformatted(normalize_name(field_label(f)).c_str());
+        const std::string name = normalize_name(field_label(f)), value = field_text(f);
+        const float need = F.body->CalcTextSizeA(name_px, FLT_MAX, 0, name.c_str()).x + gap +
+                           F.bold->CalcTextSizeA(value_px, FLT_MAX, 0, value.c_str()).x + 2 * gap;
+        const int span = std::clamp(static_cast<int>(std::ceil(need / cell_w)), 1, k);
+        if (col + span > k) {
+            if (first) ImGui::NewLine();  // no room beside the heading: under it
+            col = 0;
+        }
+        if (col == 0 && !first) {  // a new row: a faint rule under the last
+            const float y = ImGui::GetCursorScreenPos().y - style.ItemSpacing.y * 0.5f;
+            ImGui::GetWindowDrawList()->AddLine(ImVec2(left_screen, y), ImVec2(left_screen + full, y),
+                                                theme::col(theme::pending_border_rgb, 90));
+        }
+        if (col > 0 && first) ImGui::SetCursorPosX(left + static_cast<float>(col) * cell_w);
+        else if (col > 0) ImGui::SameLine(left + static_cast<float>(col) * cell_w);
+        first = false;
+        const float y = ImGui::GetCursorPosY();
+        ImGui::SetCursorPosY(y + name_drop);
+        ImGui::SetWindowFontScale(caption);
+        colored(theme::muted_rgb, name);
+        ImGui::SetWindowFontScale(1.0f);
+        ImGui::SameLine(0, gap);
+        ImGui::SetCursorPosY(y);
+        ImGui::PushFont(F.bold);
+        ImGui::SetWindowFontScale(value_px / F.bold->FontSize);
+        // A value wider than the row wraps at the pane's edge.
+        ImGui::PushTextWrapPos(col + span >= k ? 0.0f : left + static_cast<float>(col + span) * cell_w);
+        ImGui::TextUnformatted(value.c_str());
         ImGui::PopTextWrapPos();
-        ImGui::TableNextColumn();
-        ImGui::PushTextWrapPos(0.0f);
-        ImGui::PushFont(fonts().bold);
-        ImGui::TextUnformatted(field_text(f).c_str());
+        ImGui::SetWindowFontScale(1.0f);
         ImGui::PopFont();
-        ImGui::PopTextWrapPos();
+        col += span;
+        if (col >= k) col = 0;
     }
-    ImGui::EndTable();
 }
 
 // The arithmetic, one line each; the forward pass's equation in the big face.
@@ -134,40 +180,55 @@ void arithmetic(const TraceEvent& ev, float width) {
     }
 }
 
-// The weights the model holds, and the checksum that proves inference never wrote them.
-void weights(const app::LessonState& st, const std::string& lang) {
+// The weights the model holds, and the checksum that proves inference never
+// wrote them — unless the load stage's outputs, shown below, carry that
+// checksum already.
+void weights(const app::LessonState& st, const std::string& lang, const TraceEvent& load) {
     if (!st.loaded) return;
+    const Field* out = load.find(keys::weights_checksum);
+    const bool in_outputs = out && field_text(*out) == st.checksum;
+    if (in_outputs && st.weights_file.empty()) return;
     section(tr(lang, "Weights"));
-    ImGui::Text("%s", tr(lang, "checksum"));
-    ImGui::SameLine();
-    ImGui::PushFont(fonts().mono);
-    ImGui::TextUnformatted(st.checksum.c_str());
-    ImGui::PopFont();
+    if (!in_outputs) {
+        ImGui::Text("%s", tr(lang, "checksum"));
+        ImGui::SameLine();
+        ImGui::PushFont(fonts().mono);
+        ImGui::TextUnformatted(st.checksum.c_str());
+        ImGui::PopFont();
+    }
     if (!st.weights_file.empty()) colored(theme::muted_rgb, st.weights_file, true);
 }
 
+// One line beside its heading, in a smaller face: each stage's time when
+// they fit on it, else the first and last stage and the sum (each stage's
+// time stays in its box of the diagram).
 void timings(const app::LessonState& st, const std::string& lang) {
-    section(tr(lang, "Timing"));
+    inline_section(tr(lang, "Timing"));
     double total = 0;
-    std::string line;
+    std::string line, first, last;
     for (const Stage s : all_stages)
         if (const TraceEvent* ev = st.trace.last(s)) {
             total += ev->elapsed_ms;
+            last = tr(lang, std::string(stage_name(s)).c_str());
+            if (first.empty()) first = last;
             char buf[64];
-            std::snprintf(buf, sizeof buf, "%s%s %.3f", line.empty() ? "" : " \u00b7 ", tr(lang, std::string(stage_name(s)).c_str()),
-                          ev->elapsed_ms);
+            std::snprintf(buf, sizeof buf, "%s%s %.3f", line.empty() ? "" : " \u00b7 ", last.c_str(), ev->elapsed_ms);
             line += buf;
         }
     char tot[48];
     std::snprintf(tot, sizeof tot, "  =  %.3f ms", total);
-    colored(theme::text_rgb, line + tot, true);
+    ImGui::SetWindowFontScale(0.85f);
+    line += tot;
+    if (ImGui::CalcTextSize(line.c_str()).x > ImGui::GetContentRegionAvail().x) line = first + " \u2026 " + last + tot;
+    colored(theme::text_rgb, line, true);
+    ImGui::SetWindowFontScale(1.0f);
 }
 
 // Answers given so far in this lesson, newest last: the skew's absurd number
 // sits beside the right one.
 void answers(const app::Snapshot& s, const std::string& lang) {
     if (s.answers.size() < 2) return;
-    section(tr(lang, "Answers so far"));
+    inline_section(tr(lang, "Answers so far"));
     const Fonts& F = fonts();
     const size_t first = s.answers.size() > 3 ? s.answers.size() - 3 : 0;
     const float avail = ImGui::GetContentRegionAvail().x;
@@ -208,7 +269,7 @@ void answers(const app::Snapshot& s, const std::string& lang) {
 // one (which paid the load) in amber, the warm ones in blue.
 void served(const app::LessonState& st, const std::string& lang) {
     if (st.served.empty()) return;
-    section(tr(lang, "Served requests"));
+    inline_section(tr(lang, "Served requests"));
     double total = 0, warm = 0, cold = 0, top = 0;
     int warm_n = 0, cold_n = 0;
     for (const auto& r : st.served) {
@@ -252,7 +313,7 @@ void served(const app::LessonState& st, const std::string& lang) {
     }
     // The bars.
     const ImVec2 p = ImGui::GetCursorScreenPos();
-    const float w = ImGui::GetContentRegionAvail().x, h = ImGui::GetTextLineHeight() * 3.0f;
+    const float w = ImGui::GetContentRegionAvail().x, h = ImGui::GetTextLineHeight() * 1.5f;
     ImGui::Dummy(ImVec2(w, h));
     ImDrawList* dl = ImGui::GetWindowDrawList();
     dl->AddRectFilled(p, ImVec2(p.x + w, p.y + h), theme::col(0xF8FAFC), 4.0f);
@@ -280,10 +341,22 @@ void training_button(const app::Snapshot& s, ViewState& v) {
     if (ImGui::SmallButton(label)) v.right_tab = 1;
 }
 
+const char* charts_label = "charts \u2192";
+
+// The width training_button and serving_button take at the title's right.
+float title_buttons_width(const app::Snapshot& s) {
+    float w = 0;
+    const float pad = ImGui::GetStyle().FramePadding.x * 2 + ImGui::GetStyle().ItemSpacing.x;
+    if (s.state.training.active && !s.state.training.loss.empty())
+        w += ImGui::CalcTextSize(tr(s.state.language, "Training")).x + pad;
+    if (serving_exhibit(s)) w += ImGui::CalcTextSize(charts_label).x + pad;
+    return w;
+}
+
 // While a serving experiment has run, a way back to its charts.
 void serving_button(const app::Snapshot& s, ViewState& v) {
     if (!serving_exhibit(s)) return;
-    const char* label = "charts \u2192";
+    const char* label = charts_label;
     ImGui::SameLine(ImGui::GetWindowContentRegionMax().x - ImGui::CalcTextSize(label).x - ImGui::GetStyle().FramePadding.x * 2);
     if (ImGui::SmallButton(label)) v.right_tab = 2;
 }
@@ -329,11 +402,20 @@ void draw_inspector(const app::Snapshot& s, ViewState& v) {
             std::snprintf(ms, sizeof ms, "%.3f ms", ev->elapsed_ms);
             ImGui::SameLine(0, v.font_px);
             colored(theme::muted_rgb, ms);
+            // The stage's summary on the title's line when it fits between
+            // the time and the buttons at the right (one line less below).
+            const float buttons = title_buttons_width(s);
+            const float room = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x - ImGui::GetItemRectMax().x - v.font_px;
+            const bool summary_up = !ev->summary.empty() && ImGui::CalcTextSize(ev->summary.c_str()).x + buttons <= room;
+            if (summary_up) {
+                ImGui::SameLine(0, v.font_px);
+                colored(theme::muted_rgb, ev->summary);
+            }
             training_button(s, v);
             serving_button(s, v);
             ImGui::BeginChild("##inspect", ImVec2(0, 0), false);
             if (s.served_this_step > 0) served(st, lang);  // the point of a serve step: first
-            colored(theme::muted_rgb, ev->summary, true);
+            if (!summary_up) colored(theme::muted_rgb, ev->summary, true);
             // This stage's warnings, and those of earlier stages: a warning
             // raised at the request still qualifies the answer at the end.
             for (const Stage earlier : all_stages) {
@@ -351,8 +433,8 @@ void draw_inspector(const app::Snapshot& s, ViewState& v) {
                 for (const auto& f : ev->inputs)
                     if (!ev->find(f.key) || ev->find(f.key) == &f) ins.push_back(f);
                 if (!ins.empty()) {
-                    section(tr(lang, "Inputs"));
-                    field_table("##in", ins, lang);
+                    inline_section(tr(lang, "Inputs"));
+                    field_grid(ins);
                 }
             }
             if (!ev->arithmetic.empty() && stage != Stage::respond) {
@@ -360,23 +442,27 @@ void draw_inspector(const app::Snapshot& s, ViewState& v) {
                 arithmetic(*ev, ImGui::GetContentRegionAvail().x);
             }
             if (stage == Stage::respond && st.response) {
-                section(tr(lang, "Response"));
-                ImGui::PushFont(fonts().big);
+                inline_section(tr(lang, "Response"));
+                // The big face when the answer fits the rest of the line.
+                const Fonts& F = fonts();
+                const bool fits = F.big->CalcTextSizeA(F.big->FontSize, FLT_MAX, 0, st.response->text.c_str()).x <=
+                                  ImGui::GetContentRegionAvail().x;
+                ImGui::PushFont(fits ? F.big : F.bold);
                 ImGui::PushTextWrapPos(0.0f);
                 ImGui::TextUnformatted(st.response->text.c_str());
                 ImGui::PopTextWrapPos();
                 ImGui::PopFont();
             }
             if (stage >= Stage::forward) answers(s, lang);
-            if (stage == Stage::load) weights(st, lang);
+            if (stage == Stage::load) weights(st, lang, *ev);
             if (stage == Stage::respond) timings(st, lang);
             if (stage != Stage::request) {
                 std::vector<Field> outs;
                 for (const auto& f : ev->outputs)
                     if (!(stage == Stage::respond && f.key == keys::text)) outs.push_back(f);  // shown above
                 if (!outs.empty()) {
-                    section(tr(lang, "Outputs"));
-                    field_table("##out", outs, lang);
+                    inline_section(tr(lang, "Outputs"));
+                    field_grid(outs);
                 }
             }
             if (s.served_this_step == 0) served(st, lang);

@@ -3,6 +3,7 @@
 // per choice, a slider for a number with a usual range, a text field for the
 // rest ("3 km", a prompt). Every change is a command to the session; the
 // values shown always come from the snapshot.
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -16,7 +17,25 @@
 
 namespace sixstep::ui {
 
-int knobs_rows(const app::Snapshot& s) { return static_cast<int>(s.state.knobs.size()); }
+namespace {
+
+// Four knobs or more, none of them a row of radio buttons: two to a row, so
+// that the narration above keeps its room (lesson 7's five sampler knobs).
+bool two_columns(const app::LessonState& st) {
+    if (st.knobs.size() < 4) return false;
+    for (const auto& name : st.knobs) {
+        const Knob* k = st.description ? st.description->find_knob(name) : nullptr;
+        if (k && k->type == KnobType::choice) return false;
+    }
+    return true;
+}
+
+}  // namespace
+
+int knobs_rows(const app::Snapshot& s) {
+    const int n = static_cast<int>(s.state.knobs.size());
+    return two_columns(s.state) ? (n + 1) / 2 : n;
+}
 
 namespace {
 
@@ -96,15 +115,26 @@ void draw_knobs(const app::Snapshot& s, ViewState& v, app::Session& session) {
             v.knob_text.clear();
             v.knob_text_position = st.position;
         }
-        const float label_w = r.w * 0.38f;
+        const bool pairs = two_columns(st);
+        const float column_w = pairs ? ImGui::GetContentRegionAvail().x * 0.5f : r.w;
+        float label_w = r.w * 0.38f;
+        if (pairs) {  // the longest label, and the rest of the column for the field
+            label_w = 0;
+            for (const auto& name : st.knobs) label_w = std::max(label_w, ImGui::CalcTextSize(tr(lang, name.c_str())).x);
+            label_w = std::min(label_w + ImGui::GetStyle().ItemSpacing.x * 2, column_w * 0.6f);
+        }
+        int i = 0;
         for (const auto& name : st.knobs) {
             const Knob* k = st.description ? st.description->find_knob(name) : nullptr;
             if (!k) continue;  // the lesson loader only lets declared knobs through
+            const float x0 = pairs && i % 2 ? ImGui::GetCursorPosX() + column_w : 0.0f;
+            if (x0 > 0) ImGui::SameLine(x0);
+            ++i;
             ImGui::PushID(name.c_str());
             ImGui::AlignTextToFramePadding();
             ImGui::TextUnformatted(tr(lang, name.c_str()));
-            ImGui::SameLine(label_w);
-            ImGui::SetNextItemWidth(-1);
+            ImGui::SameLine(x0 + label_w);
+            ImGui::SetNextItemWidth(pairs ? column_w - label_w - ImGui::GetStyle().ItemSpacing.x * 2 : -1.0f);
             knob_widget(*k, st, v, session);
             ImGui::PopID();
         }

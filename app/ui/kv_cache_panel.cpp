@@ -95,8 +95,14 @@ void grid(const llm::LlmView& view, float width, float height) {
 
 // The pool: every block by its id, this request's in blue (the counts above
 // say how many others hold).
-void pool(const llm::ViewKv& kv, float width) {
+// `beside`: the width left on the line of the text before it, when at
+// least 4 px a block fit there (then the pool goes on that line), else 0.
+void pool(const llm::ViewKv& kv, float width, float beside) {
     if (kv.n_blocks <= 0) return;
+    if (beside > 0) {
+        ImGui::SameLine(0, ImGui::GetFontSize());
+        width = beside;
+    }
     const float h = ImGui::GetTextLineHeight() * 0.7f;
     const float w = std::floor(std::min(h, width / static_cast<float>(kv.n_blocks)));
     const ImVec2 p = ImGui::GetCursorScreenPos();
@@ -127,34 +133,50 @@ void draw_kv_cache_panel(const app::Snapshot& s, ViewState& v, app::Session&, co
         std::snprintf(line, sizeof line, "%d / %d %s \u00b7 %s %d", kv.n_filled, kv.n_ctx, tr(lang, "positions"),
                       tr(lang, "capacity left"), kv.capacity_left);
         ImGui::TextDisabled("%s", line);
-        if (kv.released) ImGui::TextColored(theme::vec(theme::warn_rgb), "%s", tr(lang, "The request finished: its blocks went back to the pool."));
+        if (kv.released) {  // at the size of the lines under the grid
+            ImGui::SetWindowFontScale(0.8f);
+            ImGui::TextColored(theme::vec(theme::warn_rgb), "%s", tr(lang, "The request finished: its blocks went back to the pool."));
+            ImGui::SetWindowFontScale(1.0f);
+        }
         const float width = ImGui::GetContentRegionAvail().x;
         const float text_h = ImGui::GetTextLineHeightWithSpacing();
         // Under the grid, at 0.8 of the body size: the legend, the pool's
-        // blocks and the two lines of bytes (wrapped); the grid takes the rest.
+        // blocks and the bytes (wrapped); the grid takes the rest.
         const std::string formula = "bytes = " + kv.formula;
         std::snprintf(line, sizeof line, "%s %zu B \u00b7 %s %zu B \u00b7 %s %zu B", tr(lang, "whole blocks"), kv.bytes_used,
                       tr(lang, "allocated"), kv.bytes_allocated, tr(lang, "pool"), kv.bytes_capacity);
-        const std::string bytes = line;
+        // The formula and the bytes in one paragraph: the formula's last
+        // line has room for them.
+        std::string bytes = formula + " \u00b7 " + line;
+        // A number keeps its unit when the paragraph wraps ("12288 B", not
+        // "12288" at a line's end and "B" under it): a no-break space.
+        for (std::size_t at = bytes.find(" B"); at != std::string::npos; at = bytes.find(" B", at + 2))
+            bytes.replace(at, 1, "\u00a0");
+        std::snprintf(line, sizeof line, "%s: %d %s, %d %s", tr(lang, "pool"), kv.n_blocks_used, tr(lang, "blocks in use"),
+                      kv.n_blocks_free, tr(lang, "free"));
+        const std::string pool_text = line;
+        const std::vector<std::pair<std::uint32_t, std::string>> legend = {
+            {theme::kv_prefill_rgb, tr(lang, "prefill")}, {theme::kv_decode_rgb, tr(lang, "decode")}, {theme::kv_empty_rgb, tr(lang, "reserved")}};
         const float spacing = ImGui::GetStyle().ItemSpacing.y;
         ImGui::SetWindowFontScale(0.8f);
-        float below = ImGui::GetTextLineHeightWithSpacing() + (kv.n_blocks > 0 ? ImGui::GetTextLineHeight() * 0.7f + 2 + spacing : 0);
+        // The legend's line as plot::legend lays it out, then the pool's text.
+        float used = ImGui::CalcTextSize(pool_text.c_str()).x + v.font_px;
+        for (const auto& [rgb, label] : legend) used += ImGui::GetTextLineHeight() * 1.55f + ImGui::CalcTextSize(label.c_str()).x;
+        const float left = width - used - ImGui::GetFontSize();
+        const float beside = left >= 4.0f * static_cast<float>(kv.n_blocks) ? left : 0.0f;
+        float below = ImGui::GetTextLineHeightWithSpacing() + (kv.n_blocks > 0 && beside == 0 ? ImGui::GetTextLineHeight() * 0.7f + 2 + spacing : 0);
         ImGui::PushFont(fonts().mono);
-        for (const std::string* t : {&formula, &bytes}) below += ImGui::CalcTextSize(t->c_str(), nullptr, false, width).y + spacing;
+        below += ImGui::CalcTextSize(bytes.c_str(), nullptr, false, width).y + spacing;
         ImGui::PopFont();
         ImGui::SetWindowFontScale(1.0f);
         grid(*view, width, std::max(text_h, ImGui::GetContentRegionAvail().y - below - spacing));
         ImGui::SetWindowFontScale(0.8f);
-        plot::legend({{theme::kv_prefill_rgb, tr(lang, "prefill")}, {theme::kv_decode_rgb, tr(lang, "decode")},
-                      {theme::kv_empty_rgb, tr(lang, "reserved")}});
+        plot::legend(legend);
         ImGui::SameLine(0, v.font_px);
-        std::snprintf(line, sizeof line, "%s: %d %s, %d %s", tr(lang, "pool"), kv.n_blocks_used, tr(lang, "blocks in use"),
-                      kv.n_blocks_free, tr(lang, "free"));
-        ImGui::TextUnformatted(line);
-        pool(kv, width);
+        ImGui::TextUnformatted(pool_text.c_str());
+        pool(kv, width, beside);
         ImGui::PushFont(fonts().mono);
         ImGui::PushTextWrapPos(0.0f);
-        ImGui::TextUnformatted(formula.c_str());
         ImGui::TextUnformatted(bytes.c_str());
         ImGui::PopTextWrapPos();
         ImGui::PopFont();

@@ -67,20 +67,32 @@ void draw_narration(const app::Snapshot& s, ViewState& v) {
         const float checks_h = (st.checks.empty() ? 0.0f : line * static_cast<float>(1 + failed)) + (st.error ? line * 2.0f : 0.0f);
         ImGui::BeginChild("##say", ImVec2(0, checks_h > 0 ? -checks_h - 4.0f : 0.0f), false);
         {
-            // A size up when it fits, the body size when it would scroll.
+            // A size up when it fits, else the body size, else the body size
+            // scaled down in steps until the text fits (to 0.8 of it, still
+            // readable from the back of the room: the text never scrolls
+            // away at the projector's sizes).
             const std::string text = reflow(st.narration);
             const ImVec2 avail = ImGui::GetContentRegionAvail();
             const float wrap_w = avail.x - ImGui::GetStyle().ScrollbarSize;
+            // Lines are a font size apart plus the item spacing.
+            auto fits = [&](const std::vector<std::string>& lines, float size) {
+                const float n = static_cast<float>(lines.size());
+                return n * size + std::max(0.0f, n - 1) * ImGui::GetStyle().ItemSpacing.y <= avail.y;
+            };
             std::vector<std::string> lines = wrap_lines(F.narration, F.narration->FontSize, text, wrap_w);
             ImFont* font = F.narration;
-            // Lines are a font size apart plus the item spacing.
-            const float n = static_cast<float>(lines.size());
-            if (n * F.narration->FontSize + std::max(0.0f, n - 1) * ImGui::GetStyle().ItemSpacing.y > avail.y) {
+            float scale = 1.0f;
+            if (!fits(lines, F.narration->FontSize)) {
                 font = F.body;
-                lines = wrap_lines(F.body, F.body->FontSize, text, wrap_w);
+                for (scale = 1.0f;; scale -= 0.05f) {
+                    lines = wrap_lines(F.body, F.body->FontSize * scale, text, wrap_w);
+                    if (scale <= 0.8f || fits(lines, F.body->FontSize * scale)) break;
+                }
             }
             ImGui::PushFont(font);
+            ImGui::SetWindowFontScale(scale);
             for (const auto& l : lines) ImGui::TextUnformatted(l.empty() ? " " : l.c_str());
+            ImGui::SetWindowFontScale(1.0f);
             ImGui::PopFont();
         }
         ImGui::EndChild();

@@ -115,7 +115,9 @@ void draw_gantt(const TrafficRun& run, const std::string& label, double t_max, I
                 theme::text_rgb, 0, 0.85f);
     ImGui::Dummy(ImVec2(1, line * 1.4f));
     const int n = static_cast<int>(run.requests.size());
-    const plot::Frame f = plot::begin(ImVec2(size.x - 4, size.y - line * 1.4f), 0, t_max > 0 ? t_max : 1, 0, std::max(n, 1),
+    // `size` holds the label's line, the spacing under it and the chart.
+    const plot::Frame f = plot::begin(ImVec2(size.x - 4, size.y - line * 1.4f - ImGui::GetStyle().ItemSpacing.y), 0,
+                                      t_max > 0 ? t_max : 1, 0, std::max(n, 1),
                                       line * 2.5f, line * 1.3f, chart_rgb);
     if (n == 0 || t_max <= 0) return;
     for (int i = 0; i < n; ++i)
@@ -205,7 +207,23 @@ void draw_queue(const ServingExhibit& e, ImVec2 avail) {
     if (s <= 0) return;
     plot::legend({{line_a_rgb, "M/D/1"}, {line_b_rgb, "M/M/1"}, {line_c_rgb, "measured steps"}}, true);
     const double y_top = 20;  // service times: the hockey stick leaves the chart, on purpose
-    const float h = avail.y - ImGui::GetTextLineHeightWithSpacing() * 3.5f;
+    // The two lines under the chart, measured as they will wrap: the chart
+    // takes the rest.
+    const double w = e.at_utilization.mean_wait_ms / s;
+    const std::string at = fmt::format("at \u03c1 = {:.2f}: a request waits {:.2f} service times ({:.3f} ms \u00b1 {:.3f}) for a "
+                                       "{:.3f} ms decode step",
+                                       e.utilization, w, e.at_utilization.mean_wait_ms, e.at_utilization.ci95_ms, s);
+    std::string headroom;
+    if (!c.headroom.empty()) {
+        headroom = "headroom \u2014 wait within";
+        for (const HeadroomRow& r : c.headroom)
+            headroom += fmt::format("  {:g}\u00d7: \u03c1 \u2264 {:.2f}", r.wait_limit_services,
+                                    c.n_service_samples > 0 ? r.max_utilization_mg1 : r.max_utilization_md1);
+    }
+    const float gap = ImGui::GetStyle().ItemSpacing.y;
+    float below = ImGui::CalcTextSize(at.c_str(), nullptr, false, avail.x).y + gap;
+    if (!headroom.empty()) below += ImGui::CalcTextSize(headroom.c_str(), nullptr, false, avail.x).y + gap;
+    const float h = ImGui::GetContentRegionAvail().y - below;
     plot::Frame f = chart(ImVec2(avail.x, h), 0, 1, 0, y_top);
     f.clamp_y = true;
     plot::x_axis(f, {0, 0.2, 0.4, 0.6, 0.8, 1}, "utilization \u03c1");
@@ -223,20 +241,11 @@ void draw_queue(const ServingExhibit& e, ImVec2 avail) {
             if (sims[k]) plot::error_bar(f, p.utilization, sims[k]->mean_wait_ms / s, sims[k]->ci95_ms / s, rgb[k]);
     }
     // The utilization the knob picked.
-    const double w = e.at_utilization.mean_wait_ms / s;
     plot::vmarker(f, e.utilization, theme::bad_rgb);
     plot::dot(f, e.utilization, w, theme::bad_rgb);
     plot::outline(f, theme::pending_border_rgb);
-    wrapped(fmt::format("at \u03c1 = {:.2f}: a request waits {:.2f} service times ({:.3f} ms \u00b1 {:.3f}) for a "
-                        "{:.3f} ms decode step",
-                        e.utilization, w, e.at_utilization.mean_wait_ms, e.at_utilization.ci95_ms, s));
-    if (!c.headroom.empty()) {
-        std::string line = "headroom \u2014 wait within";
-        for (const HeadroomRow& r : c.headroom)
-            line += fmt::format("  {:g}\u00d7: \u03c1 \u2264 {:.2f}", r.wait_limit_services,
-                                c.n_service_samples > 0 ? r.max_utilization_mg1 : r.max_utilization_md1);
-        wrapped(line);
-    }
+    wrapped(at);
+    if (!headroom.empty()) wrapped(headroom);
 }
 
 }  // namespace

@@ -65,6 +65,21 @@ void chart(const char* id, const std::vector<float>& all, ImVec2 size, std::uint
     ImGui::PopID();
 }
 
+// The height of what draw_training puts under the loss chart (the
+// parameters' table, the predictions, the weights file), so that the chart
+// takes the rest of the pane.
+float height_below(const app::TrainingState& t) {
+    const ImGuiStyle& style = ImGui::GetStyle();
+    const Fonts& F = fonts();
+    const float gap = style.ItemSpacing.y, cell = 2 * style.CellPadding.y, line = ImGui::GetTextLineHeight();
+    float h = gap + gap;  // the chart's spacing, Spacing()
+    if (!t.param_keys.empty())  // a header row, then a row per parameter as tall as its 1.1-line chart
+        h += line + cell + static_cast<float>(t.param_keys.size()) * (line * 1.1f + cell) + gap;
+    if (t.last && !t.last->predictions.empty()) h += gap + 2 * (F.mono->FontSize + gap);
+    if (t.frozen && !t.weights_file.empty()) h += line + gap;
+    return h;
+}
+
 }  // namespace
 
 void draw_training(const app::Snapshot& s, ViewState& v) {
@@ -110,13 +125,12 @@ void draw_training(const app::Snapshot& s, ViewState& v) {
                 std::snprintf(from, sizeof from, "(from %s; log scale)", pretty_number(t.loss.front(), 4).c_str());
                 text_colored(theme::muted_rgb, from);
             }
-            chart("loss", loss, ImVec2(avail, v.font_px * 4.2f), theme::bad_rgb, nullptr);
+            chart("loss", loss, ImVec2(avail, std::max(v.font_px * 2.0f, ImGui::GetContentRegionAvail().y - height_below(t))),
+                  theme::bad_rgb, nullptr);
         }
         // ---- parameters, each with its trajectory and the article's value ----
+        // (the table's first header names them: no heading above it)
         ImGui::Spacing();
-        ImGui::PushFont(F.bold);
-        ImGui::TextUnformatted(tr(lang, "Parameters"));
-        ImGui::PopFont();
         const std::vector<double>& target = t.target;  // what the data was made with; may be empty
         const std::size_t n = t.param_keys.size();
         const ImGuiTableFlags flags = ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingStretchProp;
