@@ -683,8 +683,8 @@ private:
     // the work it would ask for cannot be counted (spec_tokens: 1e9).
     std::string field(std::string_view name) const {
         const Knob* k = model_.find_knob(name);
-        for (const auto& [key, value] : fields_)
-            if (key == name && k) return r_.checked(request_[key], [&] { return k->check(value); });
+        for (const auto& kv : fields_)  // not a structured binding: clang cannot capture one
+            if (kv.first == name && k) return r_.checked(request_[kv.first], [&] { return k->check(kv.second); });
         return k ? k->default_value : std::string();
     }
     Work whole() const {
