@@ -17,12 +17,6 @@ namespace sixstep::app {
 
 namespace {
 
-std::string describe_request(const Request& r) {
-    std::string out;
-    for (const auto& [k, v] : r.fields) out += (out.empty() ? "" : ", ") + k + " " + v;
-    return out;
-}
-
 // Every word of the lesson, and the texts its checks expect: what the screen
 // will show, so the window builds its font glyphs once (a Chinese answer
 // included) instead of again when the answer first appears.
@@ -42,7 +36,7 @@ std::string all_text(const Lesson& l) {
 AnswerRecord make_answer(const LessonState& st, int step) {
     AnswerRecord a;
     a.step = step;
-    a.request = describe_request(st.request);
+    a.request = st.request;
     if (const TraceEvent* ev = st.trace.last(Stage::respond)) a.answer = ev->outputs;
     // The settings the model's kind marks as risky, as they stood for this answer.
     if (st.description)

@@ -48,7 +48,7 @@ struct LogEntry {
 // answer beside an earlier one (lesson 2's skew: 6005 beside 11).
 struct AnswerRecord {
     int step = 0;                       // 1-based lesson step that produced it
-    std::string request;                // "distance 3000 m, congestion 0, express_lane 0"
+    Request request;                    // as asked: distance "3000 m", congestion "0", express_lane "0"
     std::vector<Field> answer;          // the respond stage's outputs (its headline: "minutes" = 11)
     std::vector<std::string> cautions;  // settings that make it untrustworthy: "normalization OFF", "train mode"
     std::string checked;                // when there are none, what was checked: "normalization"

@@ -8,6 +8,7 @@
 #include "app/ui/i18n.h"
 #include "app/ui/overflow.h"
 #include "app/ui/panels.h"
+#include "app/ui/text_capture.h"
 #include "app/ui/theme.h"
 
 namespace sixstep::ui {
@@ -28,11 +29,13 @@ bool begin_panel(const char* id, const Rect& r, bool border, std::uint32_t backg
                                    ImGuiWindowFlags_NoBringToFrontOnFocus;
     const bool open = ImGui::Begin(id, nullptr, flags);
     ImGui::PopStyleVar();
+    panel_text_begin();
     return open;
 }
 
 void end_panel() {
     check_overflow();
+    panel_text_end();
     ImGui::End();
 }
 
@@ -59,19 +62,19 @@ void draw_header(const app::Snapshot& s, const app::WorkStatus& w, ViewState& v)
             std::snprintf(step, sizeof step, "%s %d %s %d", tr(lang, "Step"), s.state.position, tr(lang, "of"),
                           s.state.step_count);
         const float sw = F.bold->CalcTextSizeA(F.bold->FontSize, 1e9f, 0, step).x;
-        dl->AddText(F.bold, F.bold->FontSize, ImVec2(r.right() - pad - sw, y), theme::col(theme::active_rgb), step);
+        add_text(dl, F.bold, F.bold->FontSize, ImVec2(r.right() - pad - sw, y), theme::col(theme::active_rgb), step);
         // Left: the app and the lesson.
         // A lesson opening (a big model loading) is not a missing lesson.
         std::string title = s.has_lesson ? s.state.title
                             : w.running  ? std::string("opening the lesson\u2026")
                                          : std::string("choose a lesson");
         const float ax = r.x + pad;
-        dl->AddText(F.bold, F.bold->FontSize, ImVec2(ax, y), theme::col(0x93C5FD), "sixstep");
+        add_text(dl, F.bold, F.bold->FontSize, ImVec2(ax, y), theme::col(0x93C5FD), "sixstep");
         const float tx = ax + F.bold->CalcTextSizeA(F.bold->FontSize, 1e9f, 0, "sixstep").x + pad;
-        dl->AddText(F.bold, F.bold->FontSize, ImVec2(tx, y), theme::col(theme::header_text_rgb), title.c_str());
+        add_text(dl, F.bold, F.bold->FontSize, ImVec2(tx, y), theme::col(theme::header_text_rgb), title.c_str());
         if (s.busy || w.running) {
             const char* busy = "\u25cf";
-            dl->AddText(F.bold, F.bold->FontSize, ImVec2(r.right() - pad * 2 - sw - F.bold->FontSize, y),
+            add_text(dl, F.bold, F.bold->FontSize, ImVec2(r.right() - pad * 2 - sw - F.bold->FontSize, y),
                         theme::col(theme::active_rgb), busy);
         }
     }
@@ -80,6 +83,7 @@ void draw_header(const app::Snapshot& s, const app::WorkStatus& w, ViewState& v)
 
 void draw_app(const app::Snapshot& s, ViewState& v, app::Session& session, float width, float height) {
     frame_backdrops.clear();
+    set_frame_language(s.has_lesson ? s.state.language : "en");
     // A new step: the inspector follows the stage that just ran again.
     if (s.has_lesson && s.state.position != v.last_position) {
         v.selected_stage = -1;

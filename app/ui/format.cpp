@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "app/ui/i18n.h"
+
 namespace sixstep::ui {
 
 namespace {
@@ -22,7 +24,7 @@ std::string pretty_number(double x, int precision) {
 }
 
 std::string pretty_value(const Value& v, int precision) {
-    if (std::holds_alternative<std::string>(v)) return std::get<std::string>(v);
+    if (std::holds_alternative<std::string>(v)) return tr_value(std::get<std::string>(v));  // "yes" → "是"
     return real_minus(format_value(v, precision));
 }
 
@@ -51,11 +53,11 @@ std::string unit_for(const Value& v, const std::string& unit) {
 std::string field_text(const Field& f, int precision) {
     const double* x = std::get_if<double>(&f.value);
     std::string s = x && is_time_unit(f.unit) ? time_text(*x) : pretty_value(f.value, precision);
-    if (!f.unit.empty()) s += " " + unit_for(f.value, f.unit);
+    if (!f.unit.empty()) s += " " + tr_value(unit_for(f.value, f.unit));
     return s;
 }
 
-std::string field_label(const Field& f) { return f.label.empty() ? f.key : f.label; }
+std::string field_label(const Field& f) { return tr(f.label.empty() ? f.key : f.label); }
 
 namespace {
 

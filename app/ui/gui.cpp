@@ -29,6 +29,7 @@
 #include "app/ui/panels.h"
 #include "app/ui/platform.h"
 #include "app/ui/presenter_keys.h"
+#include "app/ui/text_capture.h"
 #include "app/ui/theme.h"
 #include "pipeline/core/data_dir.h"
 #include "pipeline/core/error.h"
@@ -121,10 +122,16 @@ public:
     }
 
     void draw(const app::Snapshot& s, float width, float height) {
+        tr_new_frame();
+        if (screen_text) begin_text_capture();
         ImGui::NewFrame();
         draw_app(s, view, session, width, height);
+        if (screen_text) *screen_text = end_text_capture();
         ImGui::Render();
     }
+
+    // When set, each frame's text is written here (a test aid: text_capture.h).
+    std::string* screen_text = nullptr;
 
     // The panels' backgrounds, for render_draw_data to clear.
     std::vector<ClearRect> clear_rects() const {
@@ -354,6 +361,8 @@ int render_screenshots(const ScreenshotOptions& o, std::vector<std::string>* wri
         ImGuiIO& io = ImGui::GetIO();
         std::vector<std::string> frame_overflows;  // of the frame drawn last
         if (overflows) set_overflow_sink(&frame_overflows);
+        std::string frame_text;  // of the frame drawn last
+        if (o.on_text) app.screen_text = &frame_text;
         for (int k = 1; rc == 0 && k <= snap->state.step_count; ++k) {
             app.session.go_to(k);
             app.session.wait_idle();
@@ -394,6 +403,7 @@ int render_screenshots(const ScreenshotOptions& o, std::vector<std::string>* wri
             }
             if (written) written->push_back(path);
             if (o.on_image) o.on_image(path, *snap);
+            if (o.on_text) o.on_text(k, frame_text);
             if (!o.quiet) std::printf("wrote %s\n", path.c_str());
         }
         Canvas::unbind();

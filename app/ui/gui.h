@@ -74,6 +74,9 @@ struct ScreenshotOptions {
     // Called after each image is written, with the snapshot it was drawn
     // from, so a test can hold the pixels against the measured numbers.
     std::function<void(const std::string& png, const app::Snapshot& shown)> on_image;
+    // Called after each step's image with the text on the screen (one
+    // rendered string per line), so a test can read what the window says.
+    std::function<void(int step, const std::string& screen_text)> on_text;
 };
 
 // Renders the app at every step of a lesson to out_dir/step-NN.png (NN from

@@ -1,169 +1,68 @@
 #include "app/ui/i18n.h"
 
-#include <array>
-#include <cstring>
-#include <utility>
+#include <optional>
+#include <unordered_map>
+
+#include "app/core/catalogue.h"
 
 namespace sixstep::ui {
 
 namespace {
-constexpr std::pair<const char*, const char*> zh[] = {
-    {"request", "请求"},
-    {"load", "加载"},
-    {"forward", "前向"},
-    {"output", "输出"},
-    {"postprocess", "后处理"},
-    {"respond", "返回"},
-    {"Step", "步骤"},
-    {"of", "/"},
-    {"Inputs", "输入"},
-    {"Outputs", "输出"},
-    {"Arithmetic", "计算过程"},
-    {"Warnings", "警告"},
-    {"Timing", "耗时"},
-    {"raw", "原始"},
-    {"normalized", "归一化后"},
-    {"Weights", "参数"},
-    {"checksum", "校验和"},
-    {"not run yet", "尚未运行"},
-    {"next", "下一步"},
-    {"Narration", "讲解"},
-    {"Knobs", "旋钮"},
-    {"Training", "训练"},
-    {"Inspector", "检查器"},
-    {"Answers so far", "已有的回答"},
-    {"the request's data", "请求数据"},
-    {"Loss", "损失"},
-    {"Gradients", "梯度"},
-    {"Parameters", "参数"},
-    {"true value", "真实值"},
-    {"frozen", "已冻结"},
-    {"Served requests", "已服务的请求"},
-    {"cold", "冷启动"},
-    {"Log", "日志"},
-    {"normalization", "归一化"},
-    {"eval mode", "推理模式"},
-    {"train mode", "训练模式"},
-    {"minutes", "分钟"},
-    {"Checks", "检查"},
-    {"unit", "单位"},
-    {"value", "数值"},
-    {"field", "字段"},
-    {"stage", "阶段"},
-    {"Response", "响应"},
-    {"loaded once, reused", "只加载一次，重复使用"},
-    {"apply", "应用"},
-    {"distance", "距离"},
-    {"congestion", "拥堵"},
-    {"express_lane", "快速通道"},
-    {"normalize", "归一化"},
-    {"mode", "模式"},
-    {"cold start", "冷启动"},
-    {"cold load", "冷加载"},
-    {"reused", "复用"},
-    {"1 · request: receive and normalize", "1 · 请求：接收并归一化"},
-    {"2 · load the weights (once)", "2 · 加载参数（只加载一次）"},
-    {"3 · forward pass only", "3 · 只做前向计算"},
-    {"4 · raw output", "4 · 原始输出"},
-    {"5 · postprocess", "5 · 后处理"},
-    {"6 · respond", "6 · 返回"},
-    {"The request as it arrives", "请求到达时的样子"},
-    {"checks passed", "项检查通过"},
-    {"normalization OFF", "未做归一化"},
-    // the transformer's panels
-    {"Tokens", "词元"},
-    {"Next token", "下一个词元"},
-    {"KV cache", "KV 缓存"},
-    {"Timeline", "时间线"},
-    {"Attention", "注意力"},
-    {"Logit lens", "Logit 透镜"},
-    {"No cache?", "不用缓存？"},
-    {"KV memory", "KV 内存"},
-    {"The prompt is tokenized at stage 1.", "提示词在第 1 步被切分成词元。"},
-    {"prompt tokens", "个提示词元"},
-    {"generated", "已生成"},
-    {"prompt", "提示词"},
-    {"byte or control token", "字节或控制词元"},
-    {"forced (outlined)", "手动指定（加框）"},
-    {"forced:", "手动指定："},
-    {"sampled:", "采样结果："},
-    {"click a candidate to force it", "点击候选词元即可手动指定"},
-    {"click to force token", "点击以手动指定词元"},
-    {"The candidates appear at stage 4 (output).", "候选词元在第 4 步（输出）出现。"},
-    {"The sampler's table after each stage", "采样器每一步之后的候选表"},
-    {"The sampler's filters on these logits (the draw comes at stage 5)", "采样器对这些 logits 的筛选（抽取在第 5 步）"},
-    {"token", "词元"},
-    {"temperature", "温度"},
-    {"seed", "随机种子"},
-    {"force id", "指定编号"},
-    {"force", "指定"},
-    {"The cache fills at stage 3 (forward).", "缓存在第 3 步（前向）被填充。"},
-    {"positions", "个位置"},
-    {"capacity left", "剩余容量"},
-    {"The request finished: its blocks went back to the pool.", "请求已结束：它的块已归还给内存池。"},
-    {"prefill", "预填充"},
-    {"decode", "解码"},
-    {"reserved", "已预留"},
-    {"pool", "内存池"},
-    {"blocks in use", "个块在用"},
-    {"free", "空闲"},
-    {"whole blocks", "整块"},
-    {"allocated", "已分配"},
-    {"Timeline (engine time)", "时间线（引擎时间）"},
-    {"The first bar appears with the prefill (stage 3).", "第一根柱子随预填充（第 3 步）出现。"},
-    {"forward passes", "次前向计算"},
-    {"tokens", "个词元"},
-    {"tok", "切分"},
-    {"TTFT = tokenize + prefill + first sample: from the start of tokenizing to the first token.",
-     "首词元时间 TTFT = 切分 + 预填充 + 第一次采样：从开始切分算到第一个词元。"},
-    {"TPOT = mean of (forward + sample) over the decode steps.", "每词元时间 TPOT = 各解码步（前向 + 采样）的平均值。"},
-    {"Engine time only: pauses between lesson steps are not counted.", "只计引擎时间：课程步骤之间的停顿不计入。"},
-    {"layer", "层"},
-    {"head", "头"},
-    {"layers", "层"},
-    {"heads", "个头"},
-    {"The weights appear with the next forward pass.", "注意力权重在下一次前向计算时出现。"},
-    {"rows: the token that looks (query) \u00b7 columns: the tokens it looks at (key)",
-     "行：发出关注的词元（query）\u00b7 列：被关注的词元（key）"},
-    {"too many positions to draw here", "位置太多，这里画不下"},
-    {"masked (the future)", "被遮住（未来）"},
-    {"if the model stopped after layer l, it would say\u2026", "如果模型在第 l 层之后停下，它会说\u2026"},
-    {"The lens reads the residual stream of the next forward pass.", "透镜读取下一次前向计算的残差流。"},
-    {"then", "其次"},
-    {"With vs without the KV cache", "有无 KV 缓存的对比"},
-    {"run both", "两种都运行"},
-    {"Generates from the current prompt twice: with the cache, then recomputing everything.",
-     "用当前提示词生成两次：一次用缓存，一次每步全部重算。"},
-    {"same tokens:", "词元相同："},
-    {"largest logit difference", "logit 最大差异"},
-    {"tokens read by the model", "模型读取的词元数"},
-    {"with the cache", "用缓存"},
-    {"without", "不用缓存"},
-    {"step", "步"},
-    {"with the cache: one new token per step", "用缓存：每步只读一个新词元"},
-    {"without: the whole sequence every step", "不用缓存：每步重读整个序列"},
-    {"all steps:", "全部步骤："},
-    {"with", "用缓存"},
-    {"KV memory calculator", "KV 内存计算器"},
-    {"dtype", "数据类型"},
-    {"sessions", "会话数"},
-    {"Pick a preset: the engine computes the bytes.", "选一个预设：字节数由引擎计算。"},
-    {"KV heads", "个 KV 头"},
-};
+
+// Translations made so far, by English text. Values are node-stable, so a
+// pointer handed out stays valid while the entry lives; the map is emptied
+// only between frames, when it has grown (timings change every step).
+std::unordered_map<std::string, std::string>& kept() {
+    static std::unordered_map<std::string, std::string> map;
+    return map;
+}
+
+std::string& language() {
+    static std::string lang;
+    return lang;
+}
+
+std::set<std::string>& missing() {
+    static std::set<std::string> set;
+    return set;
+}
+
 }  // namespace
 
-const char* tr(std::string_view lang, const char* en) {
-    if (lang != "zh") return en;
-    for (const auto& [e, z] : zh)
-        if (std::strcmp(e, en) == 0) return z;
-    return en;
+const char* tr(std::string_view lang, const std::string& en) {
+    if (!app::catalogue(lang)) return en.c_str();
+    auto& map = kept();
+    if (auto it = map.find(en); it != map.end()) return it->second.c_str();
+    std::optional<std::string> t = app::translate(lang, en);
+    if (!t) {
+        missing().insert(en);
+        t = en;
+    }
+    return map.emplace(en, std::move(*t)).first->second.c_str();
 }
 
-std::string translated_text(std::string_view lang) {
-    std::string out;
-    if (lang == "zh")
-        for (const auto& [e, z] : zh) out += z;
-    return out;
+const char* tr(std::string_view lang, const char* en) {
+    if (!app::catalogue(lang)) return en;
+    return tr(lang, std::string(en));
 }
+
+void set_frame_language(std::string_view lang) { language() = lang; }
+const char* tr(const char* en) { return tr(language(), en); }
+const char* tr(const std::string& en) { return tr(language(), en); }
+
+std::string tr_value(const std::string& v) {
+    if (!app::catalogue(language())) return v;
+    std::optional<std::string> t = app::translate(language(), v);
+    return t ? *t : v;
+}
+
+void tr_new_frame() {
+    if (kept().size() > 4096) kept().clear();
+}
+
+std::string translated_text(std::string_view lang) { return app::all_translations(lang); }
+
+const std::set<std::string>& untranslated() { return missing(); }
+void clear_untranslated() { missing().clear(); }
 
 }  // namespace sixstep::ui

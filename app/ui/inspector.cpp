@@ -14,6 +14,7 @@
 #include "app/ui/format.h"
 #include "app/ui/i18n.h"
 #include "app/ui/panels.h"
+#include "app/ui/text_capture.h"
 #include "app/ui/theme.h"
 #include "pipeline/core/trace_keys.h"
 #include "pipeline/llm/trace_keys.h"
@@ -167,7 +168,8 @@ void arithmetic(const TraceEvent& ev, float width) {
         ImGui::PopFont();
         return;
     }
-    for (const auto& line : ev.arithmetic) {
+    for (const auto& en : ev.arithmetic) {
+        const std::string line = tr(en);
         ImFont* f = F.mono;
         if (ev.stage == Stage::forward && line.find(" = ") != std::string::npos &&
             F.big->CalcTextSizeA(F.big->FontSize, 1e9f, 0, line.c_str()).x < width)
@@ -247,18 +249,20 @@ void answers(const app::Snapshot& s, const std::string& lang) {
         const float pad = 8.0f;
         const Headline* headline = s.state.description ? s.state.description->headline(Stage::respond) : nullptr;
         const std::string big = headline_text(a.answer, headline);
-        dl->AddText(F.big, F.big->FontSize, ImVec2(p.x + pad, p.y + 4), theme::col(c),
+        add_text(dl, F.big, F.big->FontSize, ImVec2(p.x + pad, p.y + 4), theme::col(c),
                     fit_text(F.big, F.big->FontSize, big, w - 2 * pad).c_str());
-        const std::string req = fit_text(F.body, F.body->FontSize * 0.8f, a.request, w - 2 * pad);
-        dl->AddText(F.body, F.body->FontSize * 0.8f, ImVec2(p.x + pad, p.y + 4 + F.big->FontSize), theme::col(theme::text_rgb),
+        std::string asked;  // "distance 3000 m, congestion 0, express_lane 0"
+        for (const auto& [k, value] : a.request.fields) asked += (asked.empty() ? "" : ", ") + std::string(tr(k)) + " " + value;
+        const std::string req = fit_text(F.body, F.body->FontSize * 0.8f, asked, w - 2 * pad);
+        add_text(dl, F.body, F.body->FontSize * 0.8f, ImVec2(p.x + pad, p.y + 4 + F.big->FontSize), theme::col(theme::text_rgb),
                     req.c_str());
         // Why a card is red: the risky settings first, then the engine's warnings.
         std::string how;
         for (const auto& caution : a.cautions)
             how += std::string(how.empty() ? "\u26a0 " : " \u00b7 ") + tr(lang, caution.c_str());
-        if (how.empty() && !a.warnings.empty()) how = "\u26a0 " + a.warnings.front();
+        if (how.empty() && !a.warnings.empty()) how = "\u26a0 " + std::string(tr(a.warnings.front()));
         if (how.empty()) how = a.checked.empty() ? "\u2713" : std::string(tr(lang, a.checked.c_str())) + " \u2713";
-        dl->AddText(F.body, F.body->FontSize * 0.8f, ImVec2(p.x + pad, p.y + 4 + F.big->FontSize + F.body->FontSize * 0.9f),
+        add_text(dl, F.body, F.body->FontSize * 0.8f, ImVec2(p.x + pad, p.y + 4 + F.big->FontSize + F.body->FontSize * 0.9f),
                     theme::col(bad ? theme::bad_rgb : theme::muted_rgb),
                     fit_text(F.body, F.body->FontSize * 0.8f, how, w - 2 * pad).c_str());
         ImGui::Dummy(ImVec2(w, h));
@@ -281,20 +285,20 @@ void served(const app::LessonState& st, const std::string& lang) {
     const Fonts& F = fonts();
     char line[200];
     std::snprintf(line, sizeof line, "%zu requests \u00b7 %.3f ms in all", st.served.size(), total);
-    colored(theme::text_rgb, line);
+    colored(theme::text_rgb, tr(line));
     ImGui::PushFont(F.bold);
     if (cold_n) {
-        std::snprintf(line, sizeof line, "%s: %.4f ms", tr(lang, "cold"), cold / cold_n);
-        colored(theme::active_border_rgb, line);
+        std::snprintf(line, sizeof line, "cold: %.4f ms", cold / cold_n);
+        colored(theme::active_border_rgb, tr(line));
         ImGui::SameLine(0, ImGui::GetFontSize());
     } else if (st.cold_load_ms > 0) {
         // Every request here was warm: the load was paid once, earlier.
-        std::snprintf(line, sizeof line, "%s: %.4f ms (once)", tr(lang, "cold load"), st.cold_load_ms);
-        colored(theme::active_border_rgb, line);
+        std::snprintf(line, sizeof line, "cold load: %.4f ms (once)", st.cold_load_ms);
+        colored(theme::active_border_rgb, tr(line));
         ImGui::SameLine(0, ImGui::GetFontSize());
     }
-    std::snprintf(line, sizeof line, "warm: %.4f ms %s", warm_n ? warm / warm_n : 0.0, warm_n ? "mean" : "");
-    colored(theme::accent_rgb, line);
+    std::snprintf(line, sizeof line, "warm: %.4f ms%s", warm_n ? warm / warm_n : 0.0, warm_n ? " mean" : "");
+    colored(theme::accent_rgb, tr(line));
     ImGui::PopFont();
     // The same question should get the same answer; dropout left on breaks that.
     const Headline* headline = st.description ? st.description->headline(Stage::respond) : nullptr;
@@ -309,7 +313,7 @@ void served(const app::LessonState& st, const std::string& lang) {
         for (size_t i = 0; i < distinct.size() && i < 6; ++i) all += (i ? ", " : "") + distinct[i];
         if (distinct.size() > 6) all += ", \u2026";
         std::snprintf(line, sizeof line, "\u26a0 %zu different answers: ", distinct.size());
-        colored(theme::bad_rgb, line + all, true);
+        colored(theme::bad_rgb, tr(line + all), true);
     }
     // The bars.
     const ImVec2 p = ImGui::GetCursorScreenPos();
@@ -406,16 +410,17 @@ void draw_inspector(const app::Snapshot& s, ViewState& v) {
             // the time and the buttons at the right (one line less below).
             const float buttons = title_buttons_width(s);
             const float room = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x - ImGui::GetItemRectMax().x - v.font_px;
-            const bool summary_up = !ev->summary.empty() && ImGui::CalcTextSize(ev->summary.c_str()).x + buttons <= room;
+            const std::string summary = ev->summary.empty() ? std::string() : tr(ev->summary);
+            const bool summary_up = !summary.empty() && ImGui::CalcTextSize(summary.c_str()).x + buttons <= room;
             if (summary_up) {
                 ImGui::SameLine(0, v.font_px);
-                colored(theme::muted_rgb, ev->summary);
+                colored(theme::muted_rgb, summary);
             }
             training_button(s, v);
             serving_button(s, v);
             ImGui::BeginChild("##inspect", ImVec2(0, 0), false);
             if (s.served_this_step > 0) served(st, lang);  // the point of a serve step: first
-            if (!summary_up) colored(theme::muted_rgb, ev->summary, true);
+            if (!summary_up) colored(theme::muted_rgb, summary, true);
             // This stage's warnings, and those of earlier stages: a warning
             // raised at the request still qualifies the answer at the end.
             for (const Stage earlier : all_stages) {
@@ -423,7 +428,7 @@ void draw_inspector(const app::Snapshot& s, ViewState& v) {
                 if (const TraceEvent* e = st.trace.last(earlier))
                     for (const auto& w : e->warnings)
                         colored(theme::bad_rgb,
-                                "\u26a0 " + (earlier == stage ? std::string() : std::string(stage_name(earlier)) + ": ") + w, true);
+                                "\u26a0 " + (earlier == stage ? std::string() : std::string(tr(stage_name(earlier).data())) + ": ") + tr(w), true);
             }
             if (stage == Stage::request) {
                 section(tr(lang, "normalization"));

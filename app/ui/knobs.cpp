@@ -72,14 +72,15 @@ void knob_widget(const Knob& k, const app::LessonState& st, ViewState& v, app::S
         case KnobType::boolean: {
             bool on = value == k.spelled(true);
             // A setting reads on/OFF (OFF is the surprise); a request field yes/no.
-            const char* label = k.target == KnobTarget::setting ? (on ? "on" : "OFF") : (on ? "yes" : "no");
+            const char* label = tr(k.target == KnobTarget::setting ? (on ? "on" : "OFF") : (on ? "yes" : "no"));
             if (ImGui::Checkbox(label, &on)) session.turn_knob(k.name, k.spelled(on));
             break;
         }
         case KnobType::choice: {
             for (size_t i = 0; i < k.choices.size(); ++i) {
                 if (i) ImGui::SameLine();
-                if (ImGui::RadioButton(k.choices[i].c_str(), value == k.choices[i])) session.turn_knob(k.name, k.choices[i]);
+                const std::string label = tr_value(k.choices[i]) + "##" + k.choices[i];  // "训练" for train
+                if (ImGui::RadioButton(label.c_str(), value == k.choices[i])) session.turn_knob(k.name, k.choices[i]);
             }
             if (k.caution) {  // "train mode" in red, "eval mode" in green
                 const bool risky = value == k.caution->value;

@@ -142,7 +142,7 @@ void draw_kv_cache_panel(const app::Snapshot& s, ViewState& v, app::Session&, co
         const float text_h = ImGui::GetTextLineHeightWithSpacing();
         // Under the grid, at 0.8 of the body size: the legend, the pool's
         // blocks and the bytes (wrapped); the grid takes the rest.
-        const std::string formula = "bytes = " + kv.formula;
+        const std::string formula = tr("bytes = " + kv.formula);
         std::snprintf(line, sizeof line, "%s %zu B \u00b7 %s %zu B \u00b7 %s %zu B", tr(lang, "whole blocks"), kv.bytes_used,
                       tr(lang, "allocated"), kv.bytes_allocated, tr(lang, "pool"), kv.bytes_capacity);
         // The formula and the bytes in one paragraph: the formula's last

@@ -6,6 +6,7 @@
 
 #include <imgui.h>
 
+#include "app/ui/i18n.h"
 #include "app/ui/panels.h"
 #include "app/ui/theme.h"
 
@@ -26,8 +27,7 @@ void draw_log(const app::Snapshot& s, const app::WorkStatus& w, ViewState& v) {
     if (begin_panel("##log", r)) {
         // A step that ends within a blink draws nothing: no flicker on every Next.
         const bool working = w.running && w.elapsed_s >= 0.3;
-        const char* keys = working ? "Esc stop"
-                                   : "\u2192 next  \u2190 back  Home  F11  Ctrl\u00b1 font  Ctrl+R reload  L log";
+        const char* keys = tr(working ? "Esc stop" : "\u2192 next  \u2190 back  Home  F11  Ctrl\u00b1 font  Ctrl+R reload  L log");
         char button[32];
         std::snprintf(button, sizeof button, "%s %zu", v.log_open ? "\u25bc" : "\u25b2", s.log.size());
         if (ImGui::SmallButton(button)) v.log_open = !v.log_open;
@@ -44,7 +44,7 @@ void draw_log(const app::Snapshot& s, const app::WorkStatus& w, ViewState& v) {
                 ImGui::PushStyleColor(ImGuiCol_Text, theme::vec(level_rgb(e.level)));
                 ImGui::PushClipRect(ImGui::GetCursorScreenPos(),
                                     ImVec2(r.right() - keys_w - 2.5f * v.font_px, r.bottom()), true);
-                ImGui::TextUnformatted(e.text.c_str());
+                ImGui::TextUnformatted(tr(e.text));
                 ImGui::PopClipRect();
                 ImGui::PopStyleColor();
                 ImGui::SameLine();
@@ -64,7 +64,7 @@ void draw_log(const app::Snapshot& s, const app::WorkStatus& w, ViewState& v) {
                 ImGui::Text("%7.1f s  ", e.time_s);
                 ImGui::SameLine();
                 ImGui::PushTextWrapPos(0.0f);
-                ImGui::TextUnformatted(e.text.c_str());
+                ImGui::TextUnformatted(tr(e.text));
                 ImGui::PopTextWrapPos();
                 ImGui::PopStyleColor();
             }

@@ -24,7 +24,9 @@ void draw_narration(const app::Snapshot& s, ViewState& v) {
         if (!s.load_error.empty()) {
             ImGui::PushStyleColor(ImGuiCol_Text, theme::vec(theme::bad_rgb));
             ImGui::PushTextWrapPos(0.0f);
-            ImGui::TextUnformatted(("\u26a0 " + s.load_error + " \u2014 showing the last good version (Ctrl+R to retry)").c_str());
+            // The loader's message as the catalogue has it (else in English), and the window's own words.
+            const std::string shown = "\u26a0 " + tr_value(s.load_error) + " \u2014 showing the last good version (Ctrl+R to retry)";
+            ImGui::TextUnformatted(tr_value(shown).c_str());
             ImGui::PopTextWrapPos();
             ImGui::PopStyleColor();
             ImGui::Separator();
@@ -100,7 +102,7 @@ void draw_narration(const app::Snapshot& s, ViewState& v) {
         if (st.error) {
             ImGui::PushStyleColor(ImGuiCol_Text, theme::vec(theme::bad_rgb));
             ImGui::PushTextWrapPos(0.0f);
-            ImGui::TextUnformatted(("\u26a0 " + *st.error).c_str());
+            ImGui::TextUnformatted((std::string("\u26a0 ") + tr(*st.error)).c_str());
             ImGui::PopTextWrapPos();
             ImGui::PopStyleColor();
         }
@@ -112,7 +114,7 @@ void draw_narration(const app::Snapshot& s, ViewState& v) {
             for (const auto& c : st.checks) {
                 if (c.passed) continue;
                 ImGui::PushStyleColor(ImGuiCol_Text, theme::vec(theme::bad_rgb));
-                const std::string t = "\u2717 " + c.expectation.path + " " + c.expected_text() + " (got " + c.got + ")";
+                const std::string t = tr_value("\u2717 " + c.expectation.path + " " + c.expected_text() + " (got " + c.got + ")");
                 ImGui::TextUnformatted(fit_text(ImGui::GetFont(), ImGui::GetFontSize(), t, ImGui::GetContentRegionAvail().x).c_str());
                 ImGui::PopStyleColor();
             }

@@ -100,7 +100,7 @@ void chain_table(const llm::ViewNext& next, const std::string& lang, size_t max_
     ImGui::TextDisabled("%s", tr(lang, "token"));
     for (const auto& stage : next.chain) {
         ImGui::TableNextColumn();
-        ImGui::TextDisabled("%s %d", stage.name.c_str(), stage.n_kept);
+        ImGui::TextDisabled("%s %d", tr(stage.name), stage.n_kept);
     }
     for (size_t i = 0; i < std::min(first.rows.size(), max_rows); ++i) {
         const llm::ViewCandidate& c = first.rows[i];

@@ -10,6 +10,7 @@
 #include "app/ui/format.h"
 #include "app/ui/i18n.h"
 #include "app/ui/panels.h"
+#include "app/ui/text_capture.h"
 #include "app/ui/theme.h"
 #include "pipeline/core/trace_keys.h"
 
@@ -72,11 +73,11 @@ void draw_training_loop(const app::Snapshot& s, ViewState& v) {
         const std::uint32_t fill = frozen ? 0xF3F4F6 : theme::done_rgb, border = frozen ? theme::pending_border_rgb : theme::done_border_rgb;
         dl->AddRectFilled(ImVec2(b.x, b.y), ImVec2(b.right(), b.bottom()), theme::col(fill), f * 0.35f);
         dl->AddRect(ImVec2(b.x, b.y), ImVec2(b.right(), b.bottom()), theme::col(border), f * 0.35f, 0, 2.5f);
-        dl->AddText(F.bold, F.bold->FontSize, ImVec2(b.x + pad, b.y + pad), theme::col(frozen ? theme::muted_rgb : theme::text_rgb),
+        add_text(dl, F.bold, F.bold->FontSize, ImVec2(b.x + pad, b.y + pad), theme::col(frozen ? theme::muted_rgb : theme::text_rgb),
                     tr(lang, names[i]));
         ImFont* hf = i == 1 ? F.big : F.bold;
         const std::string val = fit_text(hf, hf->FontSize, values[i], b.w - 2 * pad);
-        dl->AddText(hf, hf->FontSize, ImVec2(b.x + pad, b.y + pad + F.bold->FontSize + pad * 0.4f),
+        add_text(dl, hf, hf->FontSize, ImVec2(b.x + pad, b.y + pad + F.bold->FontSize + pad * 0.4f),
                     theme::col(frozen ? theme::muted_rgb : theme::text_rgb), val.c_str());
         if (i < 3) {
             const float y = b.y + b.h * 0.5f;
@@ -96,14 +97,16 @@ void draw_training_loop(const app::Snapshot& s, ViewState& v) {
     dl->AddTriangleFilled(ImVec2(x0, boxes[0].bottom() + 2), ImVec2(x0 - head * 0.6f, boxes[0].bottom() + head + 2),
                           ImVec2(x0 + head * 0.6f, boxes[0].bottom() + head + 2), loop_col);
     char label[96];
+    const char* plural = t.loss.size() == 1 ? "" : "s";
     if (frozen)
-        std::snprintf(label, sizeof label, "\u2744 %s \u2014 %zu steps, never again", tr(lang, "frozen"), t.loss.size());
+        std::snprintf(label, sizeof label, "\u2744 frozen \u2014 %zu step%s, never again", t.loss.size(), plural);
     else
-        std::snprintf(label, sizeof label, "\u21bb %zu steps", t.loss.size());
-    const ImVec2 ls = F.bold->CalcTextSizeA(F.bold->FontSize, 1e9f, 0, label);
+        std::snprintf(label, sizeof label, "\u21bb %zu step%s", t.loss.size(), plural);
+    const char* shown = tr(label);
+    const ImVec2 ls = F.bold->CalcTextSizeA(F.bold->FontSize, 1e9f, 0, shown);
     const float lx = (x0 + x3) * 0.5f - ls.x * 0.5f - pad;
     dl->AddRectFilled(ImVec2(lx, ly - ls.y * 0.5f - 2), ImVec2(lx + ls.x + 2 * pad, ly + ls.y * 0.5f + 2), loop_col, ls.y);
-    dl->AddText(F.bold, F.bold->FontSize, ImVec2(lx + pad, ly - ls.y * 0.5f), theme::col(0xFFFFFF), label);
+    add_text(dl, F.bold, F.bold->FontSize, ImVec2(lx + pad, ly - ls.y * 0.5f), theme::col(0xFFFFFF), shown);
 }
 
 }  // namespace
@@ -160,14 +163,14 @@ void draw_pipeline_diagram(const app::Snapshot& s, ViewState& v) {
         dl->AddCircleFilled(dc, disc, theme::col(done || is_active ? theme::text_rgb : theme::pending_border_rgb));
         const std::string n = std::to_string(i + 1);
         const ImVec2 ns = F.bold->CalcTextSizeA(F.bold->FontSize * 0.8f, 1e9f, 0, n.c_str());
-        dl->AddText(F.bold, F.bold->FontSize * 0.8f, ImVec2(dc.x - ns.x * 0.5f, dc.y - ns.y * 0.5f), theme::col(0xFFFFFF),
+        add_text(dl, F.bold, F.bold->FontSize * 0.8f, ImVec2(dc.x - ns.x * 0.5f, dc.y - ns.y * 0.5f), theme::col(0xFFFFFF),
                     n.c_str());
         const float tx = dc.x + disc + pad * 0.5f, tw = b.right() - pad * 0.5f - tx;
         const char* name = tr(lang, std::string(stage_name(stage)).c_str());
         float name_size = F.bold->FontSize;
         const float name_w = F.bold->CalcTextSizeA(name_size, 1e9f, 0, name).x;
         if (name_w > tw) name_size *= tw / name_w;
-        dl->AddText(F.bold, name_size, ImVec2(tx, dc.y - name_size * 0.5f), theme::col(text), name);
+        add_text(dl, F.bold, name_size, ImVec2(tx, dc.y - name_size * 0.5f), theme::col(text), name);
 
         // Its output, in the big face when it fits; its time underneath.
         const float line2 = b.y + pad + F.bold->FontSize + pad * 0.4f;
@@ -180,7 +183,7 @@ void draw_pipeline_diagram(const app::Snapshot& s, ViewState& v) {
             if (hf->CalcTextSizeA(hs, 1e9f, 0, h.c_str()).x > b.w - 2 * pad) hf = F.body, hs = F.body->FontSize;
             const std::string fitted = fit_text(hf, hs, h, b.w - 2 * pad);
             const float y = line2 + (F.big->FontSize - hs) * 0.5f;
-            dl->AddText(hf, hs, ImVec2(b.x + pad, y), theme::col(theme::text_rgb), fitted.c_str());
+            add_text(dl, hf, hs, ImVec2(b.x + pad, y), theme::col(theme::text_rgb), fitted.c_str());
             char ms[64];
             const Field* cold = stage == Stage::load ? ev->find(keys::cold) : nullptr;
             if (cold && std::holds_alternative<std::string>(cold->value))
@@ -190,17 +193,17 @@ void draw_pipeline_diagram(const app::Snapshot& s, ViewState& v) {
             else
                 std::snprintf(ms, sizeof ms, "%.3f ms", ev->elapsed_ms);
             const float ms_room = b.w - 2 * pad - (ev->warnings.empty() ? 0.0f : 2 * disc + pad * 0.5f);
-            dl->AddText(F.body, small, ImVec2(b.x + pad, b.bottom() - pad * 0.5f - small), theme::col(theme::muted_rgb),
+            add_text(dl, F.body, small, ImVec2(b.x + pad, b.bottom() - pad * 0.5f - small), theme::col(theme::muted_rgb),
                         fit_text(F.body, small, ms, ms_room).c_str());
             if (!ev->warnings.empty()) {
                 const ImVec2 c(b.right() - pad - disc, b.bottom() - pad * 0.5f - disc);
                 dl->AddCircleFilled(c, disc, theme::col(theme::bad_rgb));
                 const ImVec2 es = F.bold->CalcTextSizeA(F.bold->FontSize, 1e9f, 0, "!");
-                dl->AddText(F.bold, F.bold->FontSize, ImVec2(c.x - es.x * 0.5f, c.y - es.y * 0.5f), theme::col(0xFFFFFF), "!");
+                add_text(dl, F.bold, F.bold->FontSize, ImVec2(c.x - es.x * 0.5f, c.y - es.y * 0.5f), theme::col(0xFFFFFF), "!");
             }
         } else {
             const char* label = is_next ? tr(lang, "next") : "\u2014";
-            dl->AddText(F.body, F.body->FontSize, ImVec2(b.x + pad, line2 + (F.big->FontSize - F.body->FontSize) * 0.5f),
+            add_text(dl, F.body, F.body->FontSize, ImVec2(b.x + pad, line2 + (F.big->FontSize - F.body->FontSize) * 0.5f),
                         theme::col(is_next ? theme::accent_rgb : theme::pending_border_rgb), label);
         }
 
@@ -266,7 +269,7 @@ void draw_pipeline_diagram(const app::Snapshot& s, ViewState& v) {
         x = std::clamp(x, r.x + 4, r.right() - sz.x - 2 * padx - 4);
         const ImVec2 c0(x, cy - h * 0.5f), c1(x + sz.x + 2 * padx, cy + h * 0.5f);
         dl->AddRectFilled(c0, c1, theme::col(theme::packet_rgb), h * 0.5f);
-        dl->AddText(pf, ps, ImVec2(c0.x + padx, cy - sz.y * 0.5f), theme::col(0xFFFFFF), payload.c_str());
+        add_text(dl, pf, ps, ImVec2(c0.x + padx, cy - sz.y * 0.5f), theme::col(0xFFFFFF), payload.c_str());
     }
     end_panel();
 }

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "app/ui/format.h"
+#include "app/ui/text_capture.h"
 #include "app/ui/theme.h"
 
 namespace sixstep::ui::plot {
@@ -136,7 +137,7 @@ void label(ImVec2 at, std::string_view text, std::uint32_t rgb, float align, flo
     ImFont* font = ImGui::GetFont();
     const float size = ImGui::GetFontSize() * scale;
     const ImVec2 sz = font->CalcTextSizeA(size, 1e9f, 0, text.data(), text.data() + text.size());
-    draw_list()->AddText(font, size, ImVec2(snap(at.x - sz.x * align), snap(at.y)), theme::col(rgb), text.data(),
+    add_text(draw_list(), font, size, ImVec2(snap(at.x - sz.x * align), snap(at.y)), theme::col(rgb), text.data(),
                          text.data() + text.size());
 }
 

@@ -13,6 +13,7 @@
 #include "app/ui/i18n.h"
 #include "app/ui/panels.h"
 #include "app/ui/plot.h"
+#include "app/ui/text_capture.h"
 #include "app/ui/theme.h"
 
 namespace sixstep::ui {
@@ -66,9 +67,9 @@ void draw_tokens_panel(const app::Snapshot& s, ViewState& v, app::Session&, cons
             const ImVec2 a(std::round(x), std::round(y)), b(a.x + w, a.y + chip_h);
             dl->AddRectFilled(a, b, theme::col(chip_rgb(t)), 4.0f);
             if (t.forced) dl->AddRect(a, b, theme::col(theme::active_border_rgb), 4.0f, 0, 3.0f);
-            dl->AddText(F.body, text_px, ImVec2(a.x + pad, a.y + pad * 0.5f),
+            add_text(dl, F.body, text_px, ImVec2(a.x + pad, a.y + pad * 0.5f),
                         theme::col(t.special ? theme::muted_rgb : theme::text_rgb), text.c_str());
-            dl->AddText(F.mono, id_px, ImVec2(a.x + pad, a.y + pad * 0.5f + text_px), theme::col(theme::muted_rgb), id);
+            add_text(dl, F.mono, id_px, ImVec2(a.x + pad, a.y + pad * 0.5f + text_px), theme::col(theme::muted_rgb), id);
             x += w + gap;
         }
         ImGui::SetCursorScreenPos(ImVec2(origin.x, y + chip_h + gap));

@@ -102,9 +102,9 @@ void draw_training(const app::Snapshot& s, ViewState& v) {
             if (ImGui::SmallButton(label)) v.right_tab = 0;
         }
         char line[200];
-        std::snprintf(line, sizeof line, "%zu steps \u00b7 %d examples \u00b7 learning rate \u03b7 = %s", t.loss.size(),
-                      t.examples, pretty_number(t.learning_rate).c_str());
-        text_colored(theme::muted_rgb, line);
+        std::snprintf(line, sizeof line, "%zu step%s \u00b7 %d examples \u00b7 learning rate \u03b7 = %s", t.loss.size(),
+                      t.loss.size() == 1 ? "" : "s", t.examples, pretty_number(t.learning_rate).c_str());
+        text_colored(theme::muted_rgb, tr(line));
 
         const float avail = ImGui::GetContentRegionAvail().x;
         // ---- loss ----
@@ -123,7 +123,7 @@ void draw_training(const app::Snapshot& s, ViewState& v) {
                 ImGui::SameLine();
                 char from[64];
                 std::snprintf(from, sizeof from, "(from %s; log scale)", pretty_number(t.loss.front(), 4).c_str());
-                text_colored(theme::muted_rgb, from);
+                text_colored(theme::muted_rgb, tr(from));
             }
             chart("loss", loss, ImVec2(avail, std::max(v.font_px * 2.0f, ImGui::GetContentRegionAvail().y - height_below(t))),
                   theme::bad_rgb, nullptr);
@@ -141,7 +141,7 @@ void draw_training(const app::Snapshot& s, ViewState& v) {
             ImGui::TableSetupColumn("grad", ImGuiTableColumnFlags_WidthStretch, 1.0f);
             ImGui::TableSetupColumn("trajectory", ImGuiTableColumnFlags_WidthStretch, 1.6f);
             ImGui::TableNextRow(ImGuiTableRowFlags_Headers);
-            const char* heads[5] = {tr(lang, "Parameters"), "now", "target", "\u2202L/\u2202\u03b8", ""};
+            const char* heads[5] = {tr(lang, "Parameters"), tr("now"), tr("target"), "\u2202L/\u2202\u03b8", ""};
             for (const char* h : heads) {
                 ImGui::TableNextColumn();
                 text_colored(theme::muted_rgb, h);
@@ -150,7 +150,7 @@ void draw_training(const app::Snapshot& s, ViewState& v) {
                 const std::string& name = k < t.param_labels.size() ? t.param_labels[k] : t.param_keys[k];
                 ImGui::TableNextRow();
                 ImGui::TableNextColumn();
-                ImGui::TextUnformatted(name.c_str());
+                ImGui::TextUnformatted(tr(name));
                 ImGui::TableNextColumn();
                 ImGui::PushFont(F.bold);
                 ImGui::TextUnformatted(t.steps() == 0 ? "\u2014" : pretty_number(t.param(t.steps() - 1, k), 4).c_str());

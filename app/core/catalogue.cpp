@@ -1,0 +1,151 @@
+#include "app/core/catalogue.h"
+
+#include <algorithm>
+#include <cctype>
+
+namespace sixstep::app {
+
+Catalogue::Catalogue(Entries exact_entries, Entries pattern_entries, std::set<std::string_view> kept_words)
+    : exact(std::move(exact_entries)), patterns(std::move(pattern_entries)), kept(std::move(kept_words)) {
+    for (const auto& [en, tr] : exact) index.emplace(en, tr);
+}
+
+// Defined in catalogue_zh.cpp.
+const Catalogue& chinese_catalogue();
+
+const Catalogue* catalogue(std::string_view lang) {
+    if (lang == "zh") return &chinese_catalogue();
+    return nullptr;
+}
+
+namespace {
+
+bool letter(char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0; }
+
+// True when every word of s (a run of letters, digits and _ that starts with
+// a letter) is one the catalogue keeps: then s is its own translation.
+bool all_kept(const Catalogue& cat, std::string_view s) {
+    for (size_t i = 0; i < s.size();) {
+        if (!letter(s[i])) {
+            // A digit run may carry letters ("1e-5", "8x"): skip it whole.
+            if (std::isdigit(static_cast<unsigned char>(s[i]))) {
+                while (i < s.size() && (std::isalnum(static_cast<unsigned char>(s[i])) || s[i] == '_')) ++i;
+            } else {
+                ++i;
+            }
+            continue;
+        }
+        size_t j = i;
+        while (j < s.size() && (std::isalnum(static_cast<unsigned char>(s[j])) || s[j] == '_')) ++j;
+        if (!cat.kept.count(s.substr(i, j - i))) return false;
+        i = j;
+    }
+    return true;
+}
+
+std::optional<std::string> lookup(const Catalogue& cat, std::string_view en, int depth);
+
+// A pattern's holes: "{}" is looked up in the catalogue (numbers pass as
+// they are), "{=}" is kept verbatim (a name the lesson or the model chose).
+struct Piece {
+    std::string_view literal;  // the text before the hole (or after the last)
+    bool verbatim = false;     // the hole after `literal`
+};
+
+std::vector<Piece> split(std::string_view pattern) {
+    std::vector<Piece> out;
+    size_t from = 0;
+    while (true) {
+        const size_t a = pattern.find("{}", from), b = pattern.find("{=}", from);
+        const size_t at = std::min(a, b);
+        if (at == std::string_view::npos) {
+            out.push_back({pattern.substr(from), false});
+            return out;
+        }
+        out.push_back({pattern.substr(from, at - from), at == b});
+        from = at + (at == b ? 3 : 2);
+    }
+}
+
+// Matches `en` against an English pattern; on success fills `holes`.
+bool match(const std::vector<Piece>& pieces, std::string_view en, std::vector<std::string_view>& holes) {
+    holes.clear();
+    if (pieces.size() == 1) return en == pieces.front().literal;
+    if (en.substr(0, pieces.front().literal.size()) != pieces.front().literal) return false;
+    size_t at = pieces.front().literal.size();
+    for (size_t i = 1; i < pieces.size(); ++i) {
+        const std::string_view lit = pieces[i].literal;
+        size_t next;
+        if (i + 1 == pieces.size()) {
+            // The last literal ends the string.
+            if (en.size() < at + lit.size() + 1 || en.substr(en.size() - lit.size()) != lit) return false;
+            next = en.size() - lit.size();
+        } else {
+            if (lit.empty()) return false;  // two holes side by side: ambiguous
+            next = en.find(lit, at + 1);
+            if (next == std::string_view::npos) return false;
+        }
+        if (next <= at) return false;  // an empty hole
+        holes.push_back(en.substr(at, next - at));
+        at = next + lit.size();
+    }
+    return true;
+}
+
+std::optional<std::string> fill(const Catalogue& cat, std::string_view translated_pattern,
+                                const std::vector<Piece>& en_pieces, const std::vector<std::string_view>& holes,
+                                int depth) {
+    const std::vector<Piece> out_pieces = split(translated_pattern);
+    if (out_pieces.size() != en_pieces.size()) return std::nullopt;  // a catalogue mistake; the test names it
+    std::string out(out_pieces.front().literal);
+    for (size_t i = 0; i < holes.size(); ++i) {
+        if (en_pieces[i].verbatim) {
+            out += holes[i];
+        } else {
+            std::optional<std::string> h = lookup(cat, holes[i], depth + 1);
+            if (!h) return std::nullopt;
+            out += *h;
+        }
+        out += out_pieces[i + 1].literal;
+    }
+    return out;
+}
+
+std::optional<std::string> lookup(const Catalogue& cat, std::string_view en, int depth) {
+    if (all_kept(cat, en)) return std::string(en);
+    if (auto it = cat.index.find(en); it != cat.index.end()) return std::string(it->second);
+    // Surrounding spaces are layout, not words.
+    const size_t first = en.find_first_not_of(' '), last = en.find_last_not_of(' ');
+    if (first != 0 || last + 1 != en.size()) {
+        std::optional<std::string> inner = lookup(cat, en.substr(first, last + 1 - first), depth);
+        if (!inner) return std::nullopt;
+        return std::string(en.substr(0, first)) + *inner + std::string(en.substr(last + 1));
+    }
+    if (depth > 4) return std::nullopt;
+    std::vector<std::string_view> holes;
+    for (const auto& [pattern, translated] : cat.patterns) {
+        const std::vector<Piece> pieces = split(pattern);
+        if (!match(pieces, en, holes)) continue;
+        if (std::optional<std::string> out = fill(cat, translated, pieces, holes, depth)) return out;
+    }
+    return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<std::string> translate(std::string_view lang, std::string_view en) {
+    const Catalogue* cat = catalogue(lang);
+    if (!cat) return std::string(en);
+    return lookup(*cat, en, 0);
+}
+
+std::string all_translations(std::string_view lang) {
+    std::string out;
+    if (const Catalogue* cat = catalogue(lang)) {
+        for (const auto& [en, tr] : cat->exact) out += tr;
+        for (const auto& [en, tr] : cat->patterns) out += tr;
+    }
+    return out;
+}
+
+}  // namespace sixstep::app

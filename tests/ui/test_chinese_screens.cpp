@@ -1,0 +1,156 @@
+// A Chinese lesson's screen is Chinese: every bundled lesson under
+// lessons/zh/ is rendered off-screen at every step, and the text the window
+// put on the screen (text_capture.h) is read word by word. An English word
+// may appear only when the lesson author wrote it (the lesson file), when
+// the model said it (token pieces, the generated text), or when it is a term
+// Chinese texts keep in English (the catalogue's own list). And every string the window
+// asked the catalogue for had a translation.
+#include <doctest/doctest.h>
+
+#include "temp_dir.h"
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "app/core/catalogue.h"
+#include "app/core/interpreter.h"
+#include "app/core/session.h"
+#include "app/ui/gui.h"
+#include "app/ui/i18n.h"
+
+namespace fs = std::filesystem;
+using namespace sixstep;
+
+namespace {
+
+// The words of a text: runs of ASCII letters, digits and _ that start with a
+// letter ("7.7e-05" and "8x" are numbers). A path is data, not words.
+std::vector<std::string> english_words(const std::string& text) {
+    auto word_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+    std::vector<std::string> out;
+    size_t i = 0;
+    while (i < text.size()) {
+        const char c = text[i];
+        if (c == '/' && i + 1 < text.size() && word_char(text[i + 1]) && (i == 0 || text[i - 1] == ' ' || text[i - 1] == '\n')) {
+            while (i < text.size() && text[i] != ' ' && text[i] != '\n') ++i;  // "/tmp/x/weights.json"
+            continue;
+        }
+        if (!word_char(c)) {
+            ++i;
+            continue;
+        }
+        size_t j = i;
+        while (j < text.size() && word_char(text[j])) ++j;
+        // A letter and a number are notation: layer L0, key F11.
+        const bool notation = j - i >= 2 && std::all_of(text.begin() + i + 1, text.begin() + j, [](char d) { return std::isdigit(static_cast<unsigned char>(d)); });
+        if (std::isalpha(static_cast<unsigned char>(c)) && !notation) out.push_back(text.substr(i, j - i));
+        i = j;
+    }
+    return out;
+}
+
+std::set<std::string> words_of(const std::string& text) {
+    const std::vector<std::string> w = english_words(text);
+    return {w.begin(), w.end()};
+}
+
+// What the model itself said at this step: its token pieces and its answer.
+std::string model_text(const app::Snapshot& s) {
+    std::string t;
+    const app::PanelsState& p = s.state.panels;
+    if (!p.view) return t;
+    for (const auto& tok : p.view->tokens) t += tok.piece + " ";
+    for (const auto& stage : p.view->next.chain)
+        for (const auto& c : stage.rows) t += c.piece + " ";
+    for (const auto& row : p.lens)
+        for (const auto& c : row.top) t += c.piece + " ";
+    if (p.kv_experiment)
+        for (const auto& piece : p.kv_experiment->pieces) t += piece + " ";
+    if (s.state.response) t += s.state.response->text;
+    return t;
+}
+
+std::string read_file(const fs::path& p) {
+    std::ifstream in(p);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+}  // namespace
+
+TEST_CASE("catalogue: patterns fill their holes, and a hole is itself looked up") {
+    CHECK(app::translate("en", "anything at all") == "anything at all");
+    CHECK(app::translate("zh", "12.5") == "12.5");  // no letters: its own translation
+    CHECK(app::translate("zh", "Timing") == "耗时");
+    CHECK(app::translate("zh", "  Timing ") == "  耗时 ");
+    CHECK(app::translate("zh", "certainly not in any catalogue") == std::nullopt);
+    CHECK(app::translate("zh", "11 min") == "11 分钟");
+    CHECK(app::translate("zh", "step 8: done, 2 checks held") == "第 8 步：完成，2 项检查通过");
+}
+
+TEST_CASE("catalogue: every Chinese entry is Chinese, every pattern keeps its holes") {
+    const app::Catalogue* zh = app::catalogue("zh");
+    REQUIRE(zh != nullptr);
+    std::set<std::string_view> keys;
+    for (const auto& [en, tr] : zh->exact) {
+        CAPTURE(en);
+        CHECK(keys.insert(en).second);  // no key twice
+        CHECK(!tr.empty());
+    }
+    auto holes = [](std::string_view s) {
+        std::string h;
+        for (size_t i = 0; (i = s.find('{', i)) != std::string_view::npos; ++i) h += s.substr(i, s[i + 1] == '=' ? 3 : 2);
+        return h;
+    };
+    for (const auto& [en, tr] : zh->patterns) {
+        CAPTURE(en);
+        CHECK(!holes(en).empty());
+        CHECK(holes(en) == holes(tr));
+    }
+}
+
+TEST_CASE("screens: a Chinese lesson shows no English the catalogue should have translated") {
+    const fs::path root = fs::path(SIXSTEP_SOURCE_DIR) / "lessons" / "zh";
+    std::vector<fs::path> lessons;
+    for (const auto& e : fs::directory_iterator(root))
+        if (e.path().extension() == ".yaml") lessons.push_back(e.path());
+    std::sort(lessons.begin(), lessons.end());
+    REQUIRE(lessons.size() >= 4);
+    const app::Catalogue* zh = app::catalogue("zh");
+    REQUIRE(zh != nullptr);
+    std::map<std::string, std::set<std::string>> stray;  // word → where
+    ui::clear_untranslated();
+    for (const fs::path& lesson : lessons) {
+        const std::set<std::string> authored = words_of(read_file(lesson));
+        std::set<std::string> spoken;  // the model's words, step by step
+        ui::ScreenshotOptions o;
+        o.lesson_path = lesson.string();
+        o.out_dir = sixstep::test::process_temp_dir("ui-zh").string();
+        o.quiet = true;
+        o.on_image = [&](const std::string&, const app::Snapshot& shown) {
+            for (const std::string& w : words_of(model_text(shown))) spoken.insert(w);
+        };
+        o.on_text = [&](int step, const std::string& screen) {
+            if (std::getenv("ZH_DUMP")) std::fprintf(stderr, "=== %s step %d\n%s\n", lesson.filename().c_str(), step, screen.c_str());
+            CHECK_MESSAGE(screen.size() > 100, lesson.filename() << " step " << step << ": no text captured");
+            for (const std::string& w : english_words(screen))
+                if (!zh->kept.count(w) && !authored.count(w) && !spoken.count(w))
+                    stray[w].insert(lesson.filename().string() + " step " + std::to_string(step));
+        };
+        REQUIRE(ui::render_screenshots(o) == 0);
+    }
+    std::string report;
+    for (const auto& [word, where] : stray) report += "\n  \"" + word + "\" on " + *where.begin();
+    CHECK_MESSAGE(stray.empty(), "English words on Chinese screens:" << report);
+    std::string missing;
+    for (const std::string& en : ui::untranslated()) missing += "\n  \"" + en + "\"";
+    CHECK_MESSAGE(ui::untranslated().empty(), "strings without a Chinese translation:" << missing);
+}
