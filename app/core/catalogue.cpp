@@ -8,6 +8,22 @@ namespace sixstep::app {
 Catalogue::Catalogue(Entries exact_entries, Entries pattern_entries, std::set<std::string_view> kept_words)
     : exact(std::move(exact_entries)), patterns(std::move(pattern_entries)), kept(std::move(kept_words)) {
     for (const auto& [en, tr] : exact) index.emplace(en, tr);
+    for (const auto& [en, tr] : patterns) split.emplace_back(split_pattern(en), split_pattern(tr));
+}
+
+std::vector<PatternPiece> split_pattern(std::string_view pattern) {
+    std::vector<PatternPiece> out;
+    size_t from = 0;
+    while (true) {
+        const size_t a = pattern.find("{}", from), b = pattern.find("{=}", from);
+        const size_t at = std::min(a, b);
+        if (at == std::string_view::npos) {
+            out.push_back({pattern.substr(from), false});
+            return out;
+        }
+        out.push_back({pattern.substr(from, at - from), at == b});
+        from = at + (at == b ? 3 : 2);
+    }
 }
 
 // Defined in catalogue_zh.cpp.
@@ -47,25 +63,7 @@ std::optional<std::string> lookup(const Catalogue& cat, std::string_view en, int
 
 // A pattern's holes: "{}" is looked up in the catalogue (numbers pass as
 // they are), "{=}" is kept verbatim (a name the lesson or the model chose).
-struct Piece {
-    std::string_view literal;  // the text before the hole (or after the last)
-    bool verbatim = false;     // the hole after `literal`
-};
-
-std::vector<Piece> split(std::string_view pattern) {
-    std::vector<Piece> out;
-    size_t from = 0;
-    while (true) {
-        const size_t a = pattern.find("{}", from), b = pattern.find("{=}", from);
-        const size_t at = std::min(a, b);
-        if (at == std::string_view::npos) {
-            out.push_back({pattern.substr(from), false});
-            return out;
-        }
-        out.push_back({pattern.substr(from, at - from), at == b});
-        from = at + (at == b ? 3 : 2);
-    }
-}
+using Piece = PatternPiece;
 
 // Matches `en` against an English pattern; on success fills `holes`.
 bool match(const std::vector<Piece>& pieces, std::string_view en, std::vector<std::string_view>& holes) {
@@ -92,10 +90,9 @@ bool match(const std::vector<Piece>& pieces, std::string_view en, std::vector<st
     return true;
 }
 
-std::optional<std::string> fill(const Catalogue& cat, std::string_view translated_pattern,
+std::optional<std::string> fill(const Catalogue& cat, const std::vector<Piece>& out_pieces,
                                 const std::vector<Piece>& en_pieces, const std::vector<std::string_view>& holes,
                                 int depth) {
-    const std::vector<Piece> out_pieces = split(translated_pattern);
     if (out_pieces.size() != en_pieces.size()) return std::nullopt;  // a catalogue mistake; the test names it
     std::string out(out_pieces.front().literal);
     for (size_t i = 0; i < holes.size(); ++i) {
@@ -121,10 +118,9 @@ std::optional<std::string> lookup(const Catalogue& cat, std::string_view en, int
         if (!inner) return std::nullopt;
         return std::string(en.substr(0, first)) + *inner + std::string(en.substr(last + 1));
     }
-    if (depth > 4) return std::nullopt;
+    if (depth > 8) return std::nullopt;  // a sampler chain nests one level per stage
     std::vector<std::string_view> holes;
-    for (const auto& [pattern, translated] : cat.patterns) {
-        const std::vector<Piece> pieces = split(pattern);
+    for (const auto& [pieces, translated] : cat.split) {
         if (!match(pieces, en, holes)) continue;
         if (std::optional<std::string> out = fill(cat, translated, pieces, holes, depth)) return out;
     }

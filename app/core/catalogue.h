@@ -16,12 +16,21 @@
 
 namespace sixstep::app {
 
+// One piece of a pattern: the literal text before a hole (or after the
+// last), and whether that hole is "{=}" (kept verbatim) rather than "{}".
+struct PatternPiece {
+    std::string_view literal;
+    bool verbatim = false;
+};
+std::vector<PatternPiece> split_pattern(std::string_view pattern);
+
 struct Catalogue {
     using Entries = std::vector<std::pair<std::string_view, std::string_view>>;
     Entries exact;
     Entries patterns;                    // with {} holes, tried in order
     std::set<std::string_view> kept;     // words the language keeps in English: "KV", "ms", "b"
     std::unordered_map<std::string_view, std::string_view> index;  // of `exact`
+    std::vector<std::pair<std::vector<PatternPiece>, std::vector<PatternPiece>>> split;  // of `patterns`
 
     Catalogue(Entries exact_entries, Entries pattern_entries, std::set<std::string_view> kept_words);
 };

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "app/core/catalogue.h"
 #include "app/core/interpreter.h"
 #include "app/core/report.h"
 #include "pipeline/core/error.h"
@@ -47,9 +48,11 @@ LessonOutcome run_lesson(const std::string& path, std::FILE* narrate, bool want_
         }
         if (want_json) steps.push_back(to_json(r));
     }
-    if (narrate)
-        std::fprintf(narrate, "\n%d check%s: %d passed, %d failed\n", out.checks, out.checks == 1 ? "" : "s",
-                     out.checks - out.failed, out.failed);
+    if (narrate) {
+        const std::string tally = fmt::format("{} check{}: {} passed, {} failed", out.checks, out.checks == 1 ? "" : "s",
+                                              out.checks - out.failed, out.failed);
+        std::fprintf(narrate, "\n%s\n", translate(it.lesson().language, tally).value_or(tally).c_str());
+    }
     if (want_json) {
         out.json["lesson"] = path;
         out.json["title"] = it.lesson().title;

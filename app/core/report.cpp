@@ -2,14 +2,23 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <optional>
 
 #include <fmt/format.h>
 
+#include "app/core/catalogue.h"
 #include "pipeline/core/text.h"
 
 namespace sixstep::app {
 
 namespace {
+
+// The narration's words in the lesson's language (catalogue.h); what the
+// catalogue lacks (a prompt, a token, a path) stays as it is.
+std::string say(std::string_view lang, const std::string& en) {
+    std::optional<std::string> t = translate(lang, en);
+    return t ? *t : en;
+}
 
 // Paths inside the working folder are shown relative to it: shorter on a projector.
 std::string display_path(const std::string& path) {
@@ -27,11 +36,11 @@ std::string printable(const std::string& s) {
     return plain ? s : quote_text(s);
 }
 
-std::string field_line(const Field& f) {
-    const std::string& name = f.label.empty() ? f.key : f.label;
+std::string field_line(const Field& f, std::string_view lang) {
+    const std::string name = say(lang, f.label.empty() ? f.key : f.label);
     const auto* text = std::get_if<std::string>(&f.value);
-    const std::string v = text ? printable(*text) : format_value(f.value);
-    return fmt::format("{} = {}{}", name, v, f.unit.empty() ? "" : " " + f.unit);
+    const std::string v = text ? printable(say(lang, *text)) : format_value(f.value);
+    return fmt::format("{} = {}{}", name, v, f.unit.empty() ? "" : " " + say(lang, f.unit));
 }
 
 std::string indent(const std::string& text, const std::string& pad) {
@@ -49,7 +58,7 @@ std::string indent(const std::string& text, const std::string& pad) {
 
 // "normalize OFF, range check on, mode eval, dropout 0, seed 42, lang en":
 // every setting of the model, a switch as on/OFF, an unset optional one left out.
-std::string settings_line(const LessonState& s) {
+std::string settings_line(const LessonState& s, std::string_view lang) {
     std::string out;
     for (const auto& v : s.settings) {
         const Knob* k = s.description ? s.description->find_knob(v.name) : nullptr;
@@ -58,24 +67,24 @@ std::string settings_line(const LessonState& s) {
         if (k && k->type == KnobType::boolean) value = v.value == k->spelled(true) ? "on" : "OFF";
         std::string name = v.name;
         std::replace(name.begin(), name.end(), '_', ' ');
-        out += fmt::format("{}{} {}", out.empty() ? "" : ", ", name, value);
+        out += fmt::format("{}{} {}", out.empty() ? "" : ", ", say(lang, name), say(lang, value));
     }
     return out;
 }
 
 }  // namespace
 
-std::string format_event(const TraceEvent& ev) {
-    std::string out = fmt::format("  ▸ {}{}   ({:.3f} ms)\n", stage_title(ev.stage),
-                                  ev.iteration > 0 ? fmt::format(" [token {}]", ev.iteration) : "", ev.elapsed_ms);
-    if (!ev.summary.empty()) out += "      " + ev.summary + "\n";
-    for (const auto& line : ev.arithmetic) out += "      " + line + "\n";
+std::string format_event(const TraceEvent& ev, std::string_view lang) {
+    std::string out = fmt::format("  ▸ {}{}   ({:.3f} ms)\n", say(lang, std::string(stage_title(ev.stage))),
+                                  ev.iteration > 0 ? say(lang, fmt::format(" [token {}]", ev.iteration)) : "", ev.elapsed_ms);
+    if (!ev.summary.empty()) out += "      " + say(lang, ev.summary) + "\n";
+    for (const auto& line : ev.arithmetic) out += "      " + say(lang, line) + "\n";
     std::string ins, outs;
-    for (const auto& f : ev.inputs) ins += (ins.empty() ? "" : "; ") + field_line(f);
-    for (const auto& f : ev.outputs) outs += (outs.empty() ? "" : "; ") + field_line(f);
-    if (!ins.empty()) out += "      in:  " + ins + "\n";
-    if (!outs.empty()) out += "      out: " + outs + "\n";
-    for (const auto& w : ev.warnings) out += "      ⚠ " + w + "\n";
+    for (const auto& f : ev.inputs) ins += (ins.empty() ? "" : "; ") + field_line(f, lang);
+    for (const auto& f : ev.outputs) outs += (outs.empty() ? "" : "; ") + field_line(f, lang);
+    if (!ins.empty()) out += "      " + say(lang, "in:") + "  " + ins + "\n";
+    if (!outs.empty()) out += "      " + say(lang, "out:") + " " + outs + "\n";
+    for (const auto& w : ev.warnings) out += "      ⚠ " + say(lang, w) + "\n";
     return out;
 }
 
@@ -87,38 +96,40 @@ std::string format_check(const CheckResult& c) {
 
 std::string format_step(const StepReport& r, const LessonState& s, int step_count) {
     const LessonStep& st = *r.step;
-    std::string out = fmt::format("\n── Step {}/{}{} ──\n", r.index + 1, step_count,
-                                  st.title.empty() ? "" : ": " + st.title);
+    const std::string& lang = s.language;
+    std::string out = "\n── " + say(lang, fmt::format("Step {}/{}", r.index + 1, step_count)) +
+                      (st.title.empty() ? "" : ": " + st.title) + " ──\n";
     if (!st.say.empty()) out += indent(st.say, "  ") + "\n";
-    if (!st.set.empty()) out += "  ⚙ settings: " + settings_line(s) + "\n";
+    if (!st.set.empty()) out += "  ⚙ " + say(lang, "settings:") + " " + settings_line(s, lang) + "\n";
     if (st.request) {
         std::string fields;
         for (const auto& [k, v] : *st.request) fields += (fields.empty() ? "" : ", ") + k + ": \"" + v + "\"";
-        out += "  ✉ request: {" + fields + "}\n";
+        out += "  ✉ " + say(lang, "request:") + " {" + fields + "}\n";
     }
     if (r.train_steps > 0) {
         const auto& t = s.training;
-        out += fmt::format("  ⟳ training: {} gradient-descent step{} on {} examples ({}), learning rate {}\n",
-                           r.train_steps, r.train_steps == 1 ? "" : "s", t.examples, display_path(t.data_path), t.learning_rate);
+        out += "  ⟳ " + say(lang, fmt::format("training: {} gradient-descent step{} on {} examples ({}), learning rate {}",
+                                              r.train_steps, r.train_steps == 1 ? "" : "s", t.examples,
+                                              display_path(t.data_path), t.learning_rate)) + "\n";
         for (const auto& ts : r.train_shown) {
             // A linear model's parameters: the bias b, then the weights w.
             std::string grad, w;
             for (size_t i = 0; i < ts.grad.size(); ++i) grad += fmt::format("{}{:+.3f}", i ? ", " : "", ts.grad[i]);
             for (size_t i = 1; i < ts.params.size(); ++i) w += fmt::format("{}{:.3f}", i > 1 ? ", " : "", ts.params[i]);
-            out += fmt::format("    step {:>5}: loss {:>10.4f}  grad [{}]  →  b {:.3f}, w [{}]\n", ts.step, ts.loss, grad,
-                               ts.params.empty() ? 0.0 : ts.params[0], w);
+            out += "    " + say(lang, fmt::format("step {:>5}: loss {:>10.4f}  grad [{}]  →  b {:.3f}, w [{}]", ts.step,
+                                                      ts.loss, grad, ts.params.empty() ? 0.0 : ts.params[0], w)) + "\n";
             if (ts.step == 1 && !ts.predictions.empty()) {
                 std::string preds;
                 for (size_t i = 0; i < ts.predictions.size(); ++i)
                     preds += fmt::format("{}{:.1f} vs {:.1f}", i ? ", " : "", ts.predictions[i], ts.labels[i]);
-                out += "               predictions vs labels: " + preds + "\n";
+                out += "               " + say(lang, "predictions vs labels:") + " " + preds + "\n";
             }
         }
     }
     if (st.freeze && s.training.frozen)
-        out += fmt::format("  ❄ frozen: weights saved to {}; from now on the model only serves\n",
-                           s.training.weights_file);
-    for (const auto& ev : r.events) out += format_event(ev);
+        out += "  ❄ " + say(lang, fmt::format("frozen: weights saved to {}; from now on the model only serves",
+                                              s.training.weights_file)) + "\n";
+    for (const auto& ev : r.events) out += format_event(ev, lang);
     if (!r.served.empty()) {
         double warm = 0;
         int n_warm = 0;
@@ -129,14 +140,14 @@ std::string format_step(const StepReport& r, const LessonState& s, int step_coun
             if (i < 12) answers += fmt::format("{}{}", i ? ", " : "", format_value(sv.answer));
         }
         if (r.served.size() > 12) answers += ", …";
-        out += fmt::format("  ⇶ served {} request{}: answers [{}]\n", r.served.size(), r.served.size() == 1 ? "" : "s",
-                           answers);
-        out += fmt::format("    cold load {:.3f} ms once; each warm request {:.4f} ms on average\n", s.cold_load_ms,
-                           n_warm ? warm / n_warm : 0.0);
+        out += "  ⇶ " + say(lang, fmt::format("served {} request{}: answers [{}]", r.served.size(),
+                                              r.served.size() == 1 ? "" : "s", answers)) + "\n";
+        out += "    " + say(lang, fmt::format("cold load {:.3f} ms once; each warm request {:.4f} ms on average",
+                                          s.cold_load_ms, n_warm ? warm / n_warm : 0.0)) + "\n";
     }
     if (s.response && !r.events.empty() && r.events.back().stage == Stage::respond)
         out += "  ⇒ " + printable(s.response->text) + "\n";
-    if (r.error) out += "  ✗ error: " + *r.error + "\n";
+    if (r.error) out += "  ✗ " + say(lang, "error:") + " " + say(lang, *r.error) + "\n";
     for (const auto& c : r.checks) out += format_check(c) + "\n";
     return out;
 }

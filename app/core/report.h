@@ -4,6 +4,7 @@
 #pragma once
 #include <cstdio>
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -13,7 +14,8 @@
 namespace sixstep::app {
 
 // ---- text ----
-std::string format_event(const TraceEvent& ev);                   // one stage, several lines
+// In the lesson's language (`lang`, "en" or "zh": the message catalogue).
+std::string format_event(const TraceEvent& ev, std::string_view lang = "en");  // one stage, several lines
 std::string format_step(const StepReport& r, const LessonState& s, int step_count);  // narration of one step
 std::string format_check(const CheckResult& c);                   // "✓ …" or "✗ …"
 

@@ -48,7 +48,9 @@ void draw_attention_panel(const app::Snapshot& s, ViewState& v, app::Session& se
         stepper("head", tr(lang, "head"), head, [&](int h) { session.choose_attention(layer, h); });
         if (p.n_layer > 0) {
             ImGui::SameLine(0, v.font_px);
-            ImGui::TextDisabled("(%d %s \u00d7 %d %s)", p.n_layer, tr(lang, "layers"), p.n_head, tr(lang, "heads"));
+            char shape[96];
+            std::snprintf(shape, sizeof shape, "(%d layers \u00d7 %d heads)", p.n_layer, p.n_head);
+            ImGui::TextDisabled("%s", tr(shape));
         }
         panel_message(s, "attention");
         const auto& map = p.attention;

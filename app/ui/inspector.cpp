@@ -317,7 +317,7 @@ void served(const app::LessonState& st, const std::string& lang) {
     }
     // The bars.
     const ImVec2 p = ImGui::GetCursorScreenPos();
-    const float w = ImGui::GetContentRegionAvail().x, h = ImGui::GetTextLineHeight() * 1.5f;
+    const float w = ImGui::GetContentRegionAvail().x, h = ImGui::GetTextLineHeight() * 1.2f;
     ImGui::Dummy(ImVec2(w, h));
     ImDrawList* dl = ImGui::GetWindowDrawList();
     dl->AddRectFilled(p, ImVec2(p.x + w, p.y + h), theme::col(0xF8FAFC), 4.0f);
@@ -446,7 +446,9 @@ void draw_inspector(const app::Snapshot& s, ViewState& v) {
                 section(tr(lang, "Arithmetic"));
                 arithmetic(*ev, ImGui::GetContentRegionAvail().x);
             }
-            if (stage == Stage::respond && st.response) {
+            // On a serve step the served requests and the answer cards carry
+            // the answers (and the diagram's pill this one): no Response line.
+            if (stage == Stage::respond && st.response && s.served_this_step == 0) {
                 inline_section(tr(lang, "Response"));
                 // The big face when the answer fits the rest of the line.
                 const Fonts& F = fonts();
@@ -460,7 +462,8 @@ void draw_inspector(const app::Snapshot& s, ViewState& v) {
             }
             if (stage >= Stage::forward) answers(s, lang);
             if (stage == Stage::load) weights(st, lang, *ev);
-            if (stage == Stage::respond) timings(st, lang);
+            // A serve step's times are the served block's (per request, cold and warm).
+            if (stage == Stage::respond && s.served_this_step == 0) timings(st, lang);
             if (stage != Stage::request) {
                 std::vector<Field> outs;
                 for (const auto& f : ev->outputs)

@@ -130,9 +130,8 @@ void draw_kv_cache_panel(const app::Snapshot& s, ViewState& v, app::Session&, co
         const llm::ViewKv& kv = view->kv;
         char line[256];
         ImGui::SameLine(0, v.font_px);
-        std::snprintf(line, sizeof line, "%d / %d %s \u00b7 %s %d", kv.n_filled, kv.n_ctx, tr(lang, "positions"),
-                      tr(lang, "capacity left"), kv.capacity_left);
-        ImGui::TextDisabled("%s", line);
+        std::snprintf(line, sizeof line, "%d / %d positions \u00b7 capacity left %d", kv.n_filled, kv.n_ctx, kv.capacity_left);
+        ImGui::TextDisabled("%s", tr(line));
         if (kv.released) {  // at the size of the lines under the grid
             ImGui::SetWindowFontScale(0.8f);
             ImGui::TextColored(theme::vec(theme::warn_rgb), "%s", tr(lang, "The request finished: its blocks went back to the pool."));

@@ -72,7 +72,7 @@ void draw_kv_calc_panel(const app::Snapshot& s, ViewState& v, app::Session& sess
             ImGui::EndCombo();
         }
         ImGui::SameLine();
-        ImGui::TextUnformatted(tr(lang, "tokens"));
+        ImGui::TextUnformatted(tr(lang, "token count"));
         ImGui::SameLine();
         ImGui::SetNextItemWidth(w * 1.4f);
         ImGui::InputDouble("##tokens", &v.kv_calc_tokens, 0, 0, "%.0f");
@@ -125,7 +125,15 @@ void draw_kv_calc_panel(const app::Snapshot& s, ViewState& v, app::Session& sess
         }
         ImGui::PopFont();
         if (!k.params.dtype_why.empty()) ImGui::TextDisabled("%s", k.params.dtype_why.c_str());
-        for (const auto& n : k.notes) ImGui::TextColored(theme::vec(theme::muted_rgb), "\u2022 %s", n.c_str());
+        // The notes on this shape, then the general caveats (the same for
+        // every shape) folded under one line that names them: the formula
+        // and its numbers keep the pane at both projector sizes.
+        const std::size_t own = std::min(k.params.shape_notes.size(), k.notes.size());
+        for (std::size_t i = 0; i < own; ++i) ImGui::TextColored(theme::vec(theme::muted_rgb), "\u2022 %s", k.notes[i].c_str());
+        if (k.notes.size() > own &&
+            ImGui::CollapsingHeader(tr(lang, "Where the formula does not hold: MLA, sliding windows, recurrent layers")))
+            for (std::size_t i = own; i < k.notes.size(); ++i)
+                ImGui::TextColored(theme::vec(theme::muted_rgb), "\u2022 %s", k.notes[i].c_str());
         ImGui::SetWindowFontScale(1.0f);
         ImGui::PopTextWrapPos();
     }

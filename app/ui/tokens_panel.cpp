@@ -42,10 +42,9 @@ void draw_tokens_panel(const app::Snapshot& s, ViewState& v, app::Session&, cons
         }
         const int n_generated = static_cast<int>(view->tokens.size()) - view->n_prompt;
         char line[160];
-        std::snprintf(line, sizeof line, "%d %s \u00b7 %d %s", view->n_prompt, tr(lang, "prompt tokens"), n_generated,
-                      tr(lang, "generated"));
+        std::snprintf(line, sizeof line, "%d prompt tokens \u00b7 %d generated", view->n_prompt, n_generated);
         ImGui::SameLine(0, v.font_px);
-        ImGui::TextDisabled("%s", line);
+        ImGui::TextDisabled("%s", tr(line));
 
         // The chips flow left to right and wrap at the panel's edge.
         const Fonts& F = fonts();

@@ -4,13 +4,16 @@
 // may appear only when the lesson author wrote it (the lesson file), when
 // the model said it (token pieces, the generated text), or when it is a term
 // Chinese texts keep in English (the catalogue's own list). And every string the window
-// asked the catalogue for had a translation.
+// asked the catalogue for had a translation. ZH_DUMP=1 prints each step's
+// screen text on stderr, to see a failure's context.
 #include <doctest/doctest.h>
 
 #include "temp_dir.h"
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
