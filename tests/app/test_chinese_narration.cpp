@@ -5,15 +5,11 @@
 // Chinese keeps in English (the catalogue's list).
 #include <doctest/doctest.h>
 
-#include <algorithm>
-#include <cctype>
+#include "english_words.h"
+
 #include <cstdio>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <map>
 #include <set>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -24,34 +20,6 @@ namespace fs = std::filesystem;
 using namespace sixstep;
 
 namespace {
-
-std::set<std::string> words_of(const std::string& text) {
-    std::set<std::string> out;
-    auto path_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '/' || c == '-'; };
-    auto word_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
-    for (size_t i = 0; i < text.size();) {
-        if (!word_char(text[i])) {
-            ++i;
-            continue;
-        }
-        // A path or a file name is data, not words: "assets/data/deliveries.csv".
-        size_t end = i;
-        while (end < text.size() && path_char(text[end])) ++end;
-        const std::string run = text.substr(i, end - i);
-        auto ends_with = [&](const char* ext) { return run.size() > std::strlen(ext) && run.compare(run.size() - std::strlen(ext), std::string::npos, ext) == 0; };
-        if (run.find('/') != std::string::npos || ends_with(".gguf") || ends_with(".csv") || ends_with(".json") || ends_with(".yaml")) {
-            i = end;
-            continue;
-        }
-        size_t j = i;
-        while (j < text.size() && word_char(text[j])) ++j;
-        const bool notation = j - i >= 2 && std::all_of(text.begin() + i + 1, text.begin() + j,
-                                                        [](char d) { return std::isdigit(static_cast<unsigned char>(d)); });
-        if (std::isalpha(static_cast<unsigned char>(text[i])) && !notation) out.insert(text.substr(i, j - i));
-        i = j;
-    }
-    return out;
-}
 
 // Every text value of the run's trace (what the engine computed) and every
 // field's key (a path the lesson author names in expectations).
@@ -80,11 +48,7 @@ std::string slurp(std::FILE* f) {
 TEST_CASE("narration: a Chinese lesson's terminal narration has no English the catalogue should have translated") {
     const app::Catalogue* zh = app::catalogue("zh");
     REQUIRE(zh != nullptr);
-    const fs::path root = fs::path(SIXSTEP_SOURCE_DIR) / "lessons" / "zh";
-    std::vector<fs::path> lessons;
-    for (const auto& e : fs::directory_iterator(root))
-        if (e.path().extension() == ".yaml") lessons.push_back(e.path());
-    std::sort(lessons.begin(), lessons.end());
+    const std::vector<fs::path> lessons = test::chinese_lessons(SIXSTEP_SOURCE_DIR);
     REQUIRE(lessons.size() >= 4);
     for (const fs::path& lesson : lessons) {
         CAPTURE(lesson.filename().string());
@@ -95,10 +59,7 @@ TEST_CASE("narration: a Chinese lesson's terminal narration has no English the c
         std::fclose(f);
         REQUIRE(outcome.valid);
         REQUIRE(narration.size() > 500);
-        std::ifstream in(lesson);
-        std::stringstream authored_text;
-        authored_text << in.rdbuf();
-        const std::set<std::string> authored = words_of(authored_text.str());
+        const std::set<std::string> authored = test::english_words(test::read_text_file(lesson));
         // Text values the engine computed, not the labels around them.
         std::string values;
         for (const auto& step : outcome.json["steps"])
@@ -106,9 +67,9 @@ TEST_CASE("narration: a Chinese lesson's terminal narration has no English the c
                 computed_text(ev["inputs"], values);
                 computed_text(ev["outputs"], values);
             }
-        const std::set<std::string> computed = words_of(values);
+        const std::set<std::string> computed = test::english_words(values);
         std::string stray;
-        for (const std::string& w : words_of(narration))
+        for (const std::string& w : test::english_words(narration))
             if (!zh->kept.count(w) && !authored.count(w) && !computed.count(w)) stray += " " + w;
         CHECK_MESSAGE(stray.empty(), "English words in the narration:" << stray);
     }

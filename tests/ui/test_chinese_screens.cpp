@@ -8,17 +8,14 @@
 // screen text on stderr, to see a failure's context.
 #include <doctest/doctest.h>
 
+#include "english_words.h"
 #include "temp_dir.h"
 
-#include <algorithm>
-#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <set>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -32,37 +29,6 @@ namespace fs = std::filesystem;
 using namespace sixstep;
 
 namespace {
-
-// The words of a text: runs of ASCII letters, digits and _ that start with a
-// letter ("7.7e-05" and "8x" are numbers). A path is data, not words.
-std::vector<std::string> english_words(const std::string& text) {
-    auto word_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
-    std::vector<std::string> out;
-    size_t i = 0;
-    while (i < text.size()) {
-        const char c = text[i];
-        if (c == '/' && i + 1 < text.size() && word_char(text[i + 1]) && (i == 0 || text[i - 1] == ' ' || text[i - 1] == '\n')) {
-            while (i < text.size() && text[i] != ' ' && text[i] != '\n') ++i;  // "/tmp/x/weights.json"
-            continue;
-        }
-        if (!word_char(c)) {
-            ++i;
-            continue;
-        }
-        size_t j = i;
-        while (j < text.size() && word_char(text[j])) ++j;
-        // A letter and a number are notation: layer L0, key F11.
-        const bool notation = j - i >= 2 && std::all_of(text.begin() + i + 1, text.begin() + j, [](char d) { return std::isdigit(static_cast<unsigned char>(d)); });
-        if (std::isalpha(static_cast<unsigned char>(c)) && !notation) out.push_back(text.substr(i, j - i));
-        i = j;
-    }
-    return out;
-}
-
-std::set<std::string> words_of(const std::string& text) {
-    const std::vector<std::string> w = english_words(text);
-    return {w.begin(), w.end()};
-}
 
 // What the model itself said at this step: its token pieces and its answer.
 std::string model_text(const app::Snapshot& s) {
@@ -78,13 +44,6 @@ std::string model_text(const app::Snapshot& s) {
         for (const auto& piece : p.kv_experiment->pieces) t += piece + " ";
     if (s.state.response) t += s.state.response->text;
     return t;
-}
-
-std::string read_file(const fs::path& p) {
-    std::ifstream in(p);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
 }
 
 }  // namespace
@@ -121,30 +80,26 @@ TEST_CASE("catalogue: every Chinese entry is Chinese, every pattern keeps its ho
 }
 
 TEST_CASE("screens: a Chinese lesson shows no English the catalogue should have translated") {
-    const fs::path root = fs::path(SIXSTEP_SOURCE_DIR) / "lessons" / "zh";
-    std::vector<fs::path> lessons;
-    for (const auto& e : fs::directory_iterator(root))
-        if (e.path().extension() == ".yaml") lessons.push_back(e.path());
-    std::sort(lessons.begin(), lessons.end());
+    const std::vector<fs::path> lessons = test::chinese_lessons(SIXSTEP_SOURCE_DIR);
     REQUIRE(lessons.size() >= 4);
     const app::Catalogue* zh = app::catalogue("zh");
     REQUIRE(zh != nullptr);
     std::map<std::string, std::set<std::string>> stray;  // word → where
     ui::clear_untranslated();
     for (const fs::path& lesson : lessons) {
-        const std::set<std::string> authored = words_of(read_file(lesson));
+        const std::set<std::string> authored = test::english_words(test::read_text_file(lesson));
         std::set<std::string> spoken;  // the model's words, step by step
         ui::ScreenshotOptions o;
         o.lesson_path = lesson.string();
         o.out_dir = sixstep::test::process_temp_dir("ui-zh").string();
         o.quiet = true;
         o.on_image = [&](const std::string&, const app::Snapshot& shown) {
-            for (const std::string& w : words_of(model_text(shown))) spoken.insert(w);
+            for (const std::string& w : test::english_words(model_text(shown))) spoken.insert(w);
         };
         o.on_text = [&](int step, const std::string& screen) {
             if (std::getenv("ZH_DUMP")) std::fprintf(stderr, "=== %s step %d\n%s\n", lesson.filename().c_str(), step, screen.c_str());
             CHECK_MESSAGE(screen.size() > 100, lesson.filename() << " step " << step << ": no text captured");
-            for (const std::string& w : english_words(screen))
+            for (const std::string& w : test::english_words(screen))
                 if (!zh->kept.count(w) && !authored.count(w) && !spoken.count(w))
                     stray[w].insert(lesson.filename().string() + " step " + std::to_string(step));
         };
