@@ -14,9 +14,10 @@
 namespace sixstep::test {
 
 // Runs of ASCII letters, digits and _ that start with a letter. Not words:
-// numbers ("7.7e-05", "8x"), notation (a letter and digits: layer L0, key
-// F11), and paths or file names ("/tmp/x/weights.json",
-// "assets/data/deliveries.csv", "stories-3m-f16.gguf"): data, not language.
+// numbers ("7.7e-05", "8x"), paths or file names ("/tmp/x/weights.json",
+// "assets/data/deliveries.csv", "stories-3m-f16.gguf", a model's name
+// "stories-3m-f16"): data, not language;
+// and a word cut short by an ellipsis ("instan…"): the rest is not shown.
 inline std::set<std::string> english_words(const std::string& text) {
     auto word_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
     auto path_char = [&](char c) { return word_char(c) || c == '.' || c == '/' || c == '-'; };
@@ -25,7 +26,10 @@ inline std::set<std::string> english_words(const std::string& text) {
             const std::string e = ext;
             if (run.size() > e.size() && run.compare(run.size() - e.size(), e.size(), e) == 0) return true;
         }
-        return run.find('/') != std::string::npos;
+        // a path, or a model's name ("stories-3m-f16")
+        return run.find('/') != std::string::npos ||
+               (run.find('-') != std::string::npos && run.find_first_of("0123456789") != std::string::npos &&
+                std::isalpha(static_cast<unsigned char>(run.front())));
     };
     std::set<std::string> out;
     size_t i = 0;
@@ -46,10 +50,8 @@ inline std::set<std::string> english_words(const std::string& text) {
         }
         size_t j = i;
         while (j < text.size() && word_char(text[j])) ++j;
-        const bool notation = j - i >= 2 && std::all_of(text.begin() + static_cast<std::ptrdiff_t>(i + 1),
-                                                        text.begin() + static_cast<std::ptrdiff_t>(j),
-                                                        [](char d) { return std::isdigit(static_cast<unsigned char>(d)); });
-        if (std::isalpha(static_cast<unsigned char>(text[i])) && !notation) out.insert(text.substr(i, j - i));
+        const bool cut = text.compare(j, 3, "\u2026") == 0;
+        if (std::isalpha(static_cast<unsigned char>(text[i])) && !cut) out.insert(text.substr(i, j - i));
         i = j;
     }
     return out;

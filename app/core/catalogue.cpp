@@ -26,6 +26,14 @@ std::vector<PatternPiece> split_pattern(std::string_view pattern) {
     }
 }
 
+bool Catalogue::keeps(std::string_view w) const {
+    if (kept.count(w)) return true;
+    auto digit = [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; };
+    if (w.size() >= 2 && std::all_of(w.begin() + 1, w.end(), digit)) return true;
+    return w.size() >= 8 &&
+           std::all_of(w.begin(), w.end(), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; });
+}
+
 // Defined in catalogue_zh.cpp.
 const Catalogue& chinese_catalogue();
 
@@ -53,7 +61,7 @@ bool all_kept(const Catalogue& cat, std::string_view s) {
         }
         size_t j = i;
         while (j < s.size() && (std::isalnum(static_cast<unsigned char>(s[j])) || s[j] == '_')) ++j;
-        if (!cat.kept.count(s.substr(i, j - i))) return false;
+        if (!cat.keeps(s.substr(i, j - i))) return false;
         i = j;
     }
     return true;

@@ -33,6 +33,11 @@ struct Catalogue {
     std::vector<std::pair<std::vector<PatternPiece>, std::vector<PatternPiece>>> split;  // of `patterns`
 
     Catalogue(Entries exact_entries, Entries pattern_entries, std::set<std::string_view> kept_words);
+
+    // A word the language keeps as it is: one of `kept`, notation (a letter
+    // and digits: layer L0, head H1, p99, v2, F11) or a checksum (8 or more
+    // hex digits: "ff5fe1dc27d634d9").
+    bool keeps(std::string_view word) const;
 };
 
 // The catalogue for a language ("zh"); nullptr for English and unknown ones.

@@ -42,7 +42,7 @@ void end_panel() {
 void panel_title(const char* text) {
     ImGui::PushFont(fonts().bold);
     ImGui::PushStyleColor(ImGuiCol_Text, theme::vec(theme::accent_rgb));
-    ImGui::TextUnformatted(text);
+    ImGui::TextUnformatted(tr(text));
     ImGui::PopStyleColor();
     ImGui::PopFont();
 }
@@ -55,11 +55,10 @@ void draw_header(const app::Snapshot& s, const app::WorkStatus& w, ViewState& v)
         ImDrawList* dl = ImGui::GetWindowDrawList();
         const float y = r.y + (r.h - F.bold->FontSize) * 0.5f;
         const float pad = v.font_px * 0.6f;
-        const std::string& lang = s.state.language;
         // Right: step k of n, so the room always knows where we are.
         char step[96] = "";
         if (s.has_lesson)
-            std::snprintf(step, sizeof step, "%s %d %s %d", tr(lang, "Step"), s.state.position, tr(lang, "of"),
+            std::snprintf(step, sizeof step, "%s %d %s %d", tr("Step"), s.state.position, tr("of"),
                           s.state.step_count);
         const float sw = F.bold->CalcTextSizeA(F.bold->FontSize, 1e9f, 0, step).x;
         add_text(dl, F.bold, F.bold->FontSize, ImVec2(r.right() - pad - sw, y), theme::col(theme::active_rgb), step);
@@ -83,7 +82,7 @@ void draw_header(const app::Snapshot& s, const app::WorkStatus& w, ViewState& v)
 
 void draw_app(const app::Snapshot& s, ViewState& v, app::Session& session, float width, float height) {
     frame_backdrops.clear();
-    set_frame_language(s.has_lesson ? s.state.language : "en");
+    set_frame_language(!v.language.empty() ? v.language : s.has_lesson ? s.state.language : "en");
     // A new step: the inspector follows the stage that just ran again.
     if (s.has_lesson && s.state.position != v.last_position) {
         v.selected_stage = -1;

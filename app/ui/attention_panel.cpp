@@ -39,13 +39,12 @@ void stepper(const char* id, const char* label, int value, const std::function<v
 void draw_attention_panel(const app::Snapshot& s, ViewState& v, app::Session& session, const Rect& r) {
     if (begin_panel("##attention", r)) {
         const app::PanelsState& p = s.state.panels;
-        const std::string& lang = s.state.language;
-        panel_title(tr(lang, "Attention"));
+        panel_title(tr("Attention"));
         ImGui::SameLine(0, v.font_px);
         const int layer = p.attention_layer, head = p.attention_head;
-        stepper("layer", tr(lang, "layer"), layer, [&](int l) { session.choose_attention(l, head); });
+        stepper("layer", tr("layer"), layer, [&](int l) { session.choose_attention(l, head); });
         ImGui::SameLine(0, v.font_px);
-        stepper("head", tr(lang, "head"), head, [&](int h) { session.choose_attention(layer, h); });
+        stepper("head", tr("head"), head, [&](int h) { session.choose_attention(layer, h); });
         if (p.n_layer > 0) {
             ImGui::SameLine(0, v.font_px);
             char shape[96];
@@ -55,12 +54,12 @@ void draw_attention_panel(const app::Snapshot& s, ViewState& v, app::Session& se
         panel_message(s, "attention");
         const auto& map = p.attention;
         if (!map || map->n_pos == 0 || head >= map->n_head) {
-            ImGui::TextDisabled("%s", tr(lang, "The weights appear with the next forward pass."));
+            ImGui::TextDisabled("%s", tr("The weights appear with the next forward pass."));
             end_panel();
             return;
         }
         ImGui::SetWindowFontScale(0.8f);
-        ImGui::TextDisabled("%s", tr(lang, "rows: the token that looks (query) \u00b7 columns: the tokens it looks at (key)"));
+        ImGui::TextDisabled("%s", tr("rows: the token that looks (query) \u00b7 columns: the tokens it looks at (key)"));
         const ImVec2 avail = ImGui::GetContentRegionAvail();
         const float legend_h = ImGui::GetTextLineHeightWithSpacing();
         // Token pieces beside and above the map when its cells are big enough
@@ -79,7 +78,7 @@ void draw_attention_panel(const app::Snapshot& s, ViewState& v, app::Session& se
             cell = cell_for(label_w, top);
         }
         if (cell < 2) {
-            ImGui::TextDisabled("%s", tr(lang, "too many positions to draw here"));
+            ImGui::TextDisabled("%s", tr("too many positions to draw here"));
         } else {
             const ImVec2 p0 = ImGui::GetCursorScreenPos();
             const ImVec2 origin(std::round(p0.x + label_w), std::round(p0.y + top));
@@ -105,7 +104,7 @@ void draw_attention_panel(const app::Snapshot& s, ViewState& v, app::Session& se
             }
             ImGui::Dummy(ImVec2(label_w + size.x, top + size.y));
             plot::legend({{plot::heat_rgb(0.0f), "0"}, {plot::heat_rgb(0.5f), "0.5"}, {plot::heat_rgb(1.0f), "1"},
-                          {theme::mask_rgb, tr(lang, "masked (the future)")}});
+                          {theme::mask_rgb, tr("masked (the future)")}});
         }
         ImGui::SetWindowFontScale(1.0f);
     }

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 #include <imgui.h>
 
+#include "app/ui/i18n.h"
 #include "app/ui/panels.h"
 #include "app/ui/plot.h"
 #include "app/ui/theme.h"
@@ -51,9 +52,9 @@ void draw_bill_chart(const serving::ServingExhibit& e, ImVec2 avail) {
     plot::hline(f, b.train_flops / scale, theme::lab_b_rgb, "6\u00b7N\u00b7D");
     if (b.crossover_day <= days) plot::vline(f, b.crossover_day, theme::bad_rgb, fmt::format("day {:.3g}", b.crossover_day));
     plot::label(ImVec2(f.max.x, f.max.y + 2), fmt::format("{:.3g} days", days), theme::muted_rgb, 1, 0.8f);
-    ImGui::TextWrapped("%s", fmt::format("after {:g} days inference is {:.3g}\u00d7 training", b.params.days,
-                                       b.inference_to_training).c_str());
-    ImGui::TextUnformatted("load once, serve many: the load's share of each request's cost");
+    ImGui::TextWrapped("%s", tr(fmt::format("after {:g} days inference is {:.3g}\u00d7 training", b.params.days,
+                                          b.inference_to_training)));
+    ImGui::TextUnformatted(tr("load once, serve many: the load's share of each request's cost"));
     ImGui::SetWindowFontScale(small);
     std::vector<std::string> shares;
     float column = 0;  // the second column starts after the first's widest row

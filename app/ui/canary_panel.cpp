@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <imgui.h>
 
+#include "app/ui/i18n.h"
 #include "app/ui/panels.h"
 #include "app/ui/plot.h"
 #include "app/ui/theme.h"
@@ -44,7 +45,7 @@ void draw_canary_chart(const serving::ServingExhibit& e, ImVec2 avail) {
     plot::label(ImVec2(f.max.x, f.max.y + 2), fmt::format("{} requests", r.n_requests), theme::muted_rgb, 1, 0.8f);
     // The traffic split, window by window.
     const float h2 = std::max(50.0f, (avail.y - line * 4) * 0.3f);
-    ImGui::TextUnformatted("v2's share of each window's traffic");
+    ImGui::TextUnformatted(tr("v2's share of each window's traffic"));
     const double share_max = plot::nice_ceiling(std::max(0.1, *std::max_element(share.begin(), share.end())));
     const plot::Frame g = plot::begin(ImVec2(avail.x, h2), 0, static_cast<double>(share.size()), 0, share_max, font * 3.2f, 2);
     plot::y_axis(g, "", 2);

@@ -55,9 +55,9 @@ std::string lessons_folder() {
 // Every character the screen may show for this snapshot: the lesson, the
 // traces, the log, the app's own words in the lesson's language. (The lesson
 // text includes the answers its checks expect, a Chinese one included.)
-std::string glyph_text(const app::Snapshot& s) {
+std::string glyph_text(const app::Snapshot& s, const std::string& language) {
     std::string t = s.lesson_text;
-    t += translated_text(s.state.language);
+    t += translated_text(language.empty() ? s.state.language : language);
     for (const auto& ev : s.state.trace.events()) {
         t += ev.summary;
         for (const auto& a : ev.arithmetic) t += a;
@@ -100,12 +100,12 @@ public:
         bool rebuild = px != built_px_;
         if (s.version != glyph_version_) {
             glyph_version_ = s.version;
-            std::string text = glyph_text(s);
+            std::string text = glyph_text(s, view.language);
             if (fonts_missing_glyphs(text)) rebuild = true;
             if (rebuild) glyphs_ = std::move(text);
         }
         if (!rebuild) return false;
-        if (glyphs_.empty()) glyphs_ = glyph_text(s);
+        if (glyphs_.empty()) glyphs_ = glyph_text(s, view.language);
         build_fonts(px, glyphs_);
         if (std::getenv("SIXSTEP_FRAME_DEBUG"))
             std::fprintf(stderr, "font atlas %dx%d at %.1f px\n", ImGui::GetIO().Fonts->TexWidth, ImGui::GetIO().Fonts->TexHeight, px);
@@ -348,6 +348,7 @@ int render_screenshots(const ScreenshotOptions& o, std::vector<std::string>* wri
         Frontend app;
         app.view.lessons_folder = lessons_folder();
         app.view.font_scale = o.font_scale;
+        app.view.language = o.language;
         app.session.open(o.lesson_path);
         app.session.wait_idle();
         auto snap = app.session.snapshot();

@@ -71,6 +71,7 @@ struct ScreenshotOptions {
     int height = 720;
     float font_scale = 1.0f;   // 1 = the default projector size
     bool quiet = false;        // no "wrote DIR/step-01.png" lines
+    std::string language;      // non-empty: the window's own words in this language (a test aid)
     // Called after each image is written, with the snapshot it was drawn
     // from, so a test can hold the pixels against the measured numbers.
     std::function<void(const std::string& png, const app::Snapshot& shown)> on_image;

@@ -1,5 +1,6 @@
 #include "app/ui/i18n.h"
 
+#include <algorithm>
 #include <optional>
 #include <unordered_map>
 
@@ -35,7 +36,13 @@ const char* tr(std::string_view lang, const std::string& en) {
     if (auto it = map.find(en); it != map.end()) return it->second.c_str();
     std::optional<std::string> t = app::translate(lang, en);
     if (!t) {
-        missing().insert(en);
+        // Text with Chinese in it is a translation already (a title passed
+        // through tr() twice), or the lesson's own words: not missing.
+        const bool has_cjk = std::any_of(en.begin(), en.end(), [](char c) {
+            const auto b = static_cast<unsigned char>(c);
+            return b >= 0xE3 && b <= 0xE9;  // UTF-8 lead bytes of U+3000..U+9FFF
+        });
+        if (!has_cjk) missing().insert(en);
         t = en;
     }
     return map.emplace(en, std::move(*t)).first->second.c_str();

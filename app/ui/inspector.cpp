@@ -23,7 +23,10 @@ namespace sixstep::ui {
 
 namespace {
 
+// "express_lane" reads "express lane"; a GGUF name ("n_embd", "n_head_kv")
+// keeps its underscores: it is the name the file and the papers use.
 std::string normalize_name(std::string s) {
+    if (s.rfind("n_", 0) == 0 || s == "head_dim") return s;
     std::replace(s.begin(), s.end(), '_', ' ');
     return s;
 }
@@ -50,7 +53,7 @@ void inline_section(const char* label) {
 }
 
 // Stage 1: each raw field beside what normalization made of it.
-bool raw_vs_normalized(const TraceEvent& ev, const std::string& lang) {
+bool raw_vs_normalized(const TraceEvent& ev) {
     std::vector<std::pair<const Field*, const Field*>> rows;
     for (const auto& in : ev.inputs) {
         const std::string name = normalize_name(field_label(in));
@@ -62,9 +65,9 @@ bool raw_vs_normalized(const TraceEvent& ev, const std::string& lang) {
     if (rows.empty()) return false;
     const ImGuiTableFlags flags = ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp;
     if (ImGui::BeginTable("##rawnorm", 3, flags)) {
-        ImGui::TableSetupColumn(tr(lang, "field"), ImGuiTableColumnFlags_WidthStretch, 1.0f);
-        ImGui::TableSetupColumn(tr(lang, "raw"), ImGuiTableColumnFlags_WidthStretch, 1.0f);
-        ImGui::TableSetupColumn(tr(lang, "normalized"), ImGuiTableColumnFlags_WidthStretch, 1.2f);
+        ImGui::TableSetupColumn(tr("field"), ImGuiTableColumnFlags_WidthStretch, 1.0f);
+        ImGui::TableSetupColumn(tr("raw"), ImGuiTableColumnFlags_WidthStretch, 1.0f);
+        ImGui::TableSetupColumn(tr("normalized"), ImGuiTableColumnFlags_WidthStretch, 1.2f);
         ImGui::TableHeadersRow();
         for (const auto& [in, out] : rows) {
             ImGui::TableNextRow();
@@ -185,14 +188,14 @@ void arithmetic(const TraceEvent& ev, float width) {
 // The weights the model holds, and the checksum that proves inference never
 // wrote them — unless the load stage's outputs, shown below, carry that
 // checksum already.
-void weights(const app::LessonState& st, const std::string& lang, const TraceEvent& load) {
+void weights(const app::LessonState& st, const TraceEvent& load) {
     if (!st.loaded) return;
     const Field* out = load.find(keys::weights_checksum);
     const bool in_outputs = out && field_text(*out) == st.checksum;
     if (in_outputs && st.weights_file.empty()) return;
-    section(tr(lang, "Weights"));
+    section(tr("Weights"));
     if (!in_outputs) {
-        ImGui::Text("%s", tr(lang, "checksum"));
+        ImGui::Text("%s", tr("checksum"));
         ImGui::SameLine();
         ImGui::PushFont(fonts().mono);
         ImGui::TextUnformatted(st.checksum.c_str());
@@ -204,14 +207,14 @@ void weights(const app::LessonState& st, const std::string& lang, const TraceEve
 // One line beside its heading, in a smaller face: each stage's time when
 // they fit on it, else the first and last stage and the sum (each stage's
 // time stays in its box of the diagram).
-void timings(const app::LessonState& st, const std::string& lang) {
-    inline_section(tr(lang, "Timing"));
+void timings(const app::LessonState& st) {
+    inline_section(tr("Timing"));
     double total = 0;
     std::string line, first, last;
     for (const Stage s : all_stages)
         if (const TraceEvent* ev = st.trace.last(s)) {
             total += ev->elapsed_ms;
-            last = tr(lang, std::string(stage_name(s)).c_str());
+            last = tr(stage_name(s).data());
             if (first.empty()) first = last;
             char buf[64];
             std::snprintf(buf, sizeof buf, "%s%s %.3f", line.empty() ? "" : " \u00b7 ", last.c_str(), ev->elapsed_ms);
@@ -228,9 +231,9 @@ void timings(const app::LessonState& st, const std::string& lang) {
 
 // Answers given so far in this lesson, newest last: the skew's absurd number
 // sits beside the right one.
-void answers(const app::Snapshot& s, const std::string& lang) {
+void answers(const app::Snapshot& s) {
     if (s.answers.size() < 2) return;
-    inline_section(tr(lang, "Answers so far"));
+    inline_section(tr("Answers so far"));
     const Fonts& F = fonts();
     const size_t first = s.answers.size() > 3 ? s.answers.size() - 3 : 0;
     const float avail = ImGui::GetContentRegionAvail().x;
@@ -259,9 +262,9 @@ void answers(const app::Snapshot& s, const std::string& lang) {
         // Why a card is red: the risky settings first, then the engine's warnings.
         std::string how;
         for (const auto& caution : a.cautions)
-            how += std::string(how.empty() ? "\u26a0 " : " \u00b7 ") + tr(lang, caution.c_str());
+            how += std::string(how.empty() ? "\u26a0 " : " \u00b7 ") + tr(caution.c_str());
         if (how.empty() && !a.warnings.empty()) how = "\u26a0 " + std::string(tr(a.warnings.front()));
-        if (how.empty()) how = a.checked.empty() ? "\u2713" : std::string(tr(lang, a.checked.c_str())) + " \u2713";
+        if (how.empty()) how = a.checked.empty() ? "\u2713" : std::string(tr(a.checked.c_str())) + " \u2713";
         add_text(dl, F.body, F.body->FontSize * 0.8f, ImVec2(p.x + pad, p.y + 4 + F.big->FontSize + F.body->FontSize * 0.9f),
                     theme::col(bad ? theme::bad_rgb : theme::muted_rgb),
                     fit_text(F.body, F.body->FontSize * 0.8f, how, w - 2 * pad).c_str());
@@ -271,9 +274,9 @@ void answers(const app::Snapshot& s, const std::string& lang) {
 
 // Load once, serve many: every request of a `serve:` step as a bar, the cold
 // one (which paid the load) in amber, the warm ones in blue.
-void served(const app::LessonState& st, const std::string& lang) {
+void served(const app::LessonState& st) {
     if (st.served.empty()) return;
-    inline_section(tr(lang, "Served requests"));
+    inline_section(tr("Served requests"));
     double total = 0, warm = 0, cold = 0, top = 0;
     int warm_n = 0, cold_n = 0;
     for (const auto& r : st.served) {
@@ -340,7 +343,7 @@ void served(const app::LessonState& st, const std::string& lang) {
 // While the lesson has a training history, a way back to the training view.
 void training_button(const app::Snapshot& s, ViewState& v) {
     if (!s.state.training.active || s.state.training.loss.empty()) return;
-    const char* label = tr(s.state.language, "Training");
+    const char* label = tr("Training");
     ImGui::SameLine(ImGui::GetWindowContentRegionMax().x - ImGui::CalcTextSize(label).x - ImGui::GetStyle().FramePadding.x * 2);
     if (ImGui::SmallButton(label)) v.right_tab = 1;
 }
@@ -352,7 +355,7 @@ float title_buttons_width(const app::Snapshot& s) {
     float w = 0;
     const float pad = ImGui::GetStyle().FramePadding.x * 2 + ImGui::GetStyle().ItemSpacing.x;
     if (s.state.training.active && !s.state.training.loss.empty())
-        w += ImGui::CalcTextSize(tr(s.state.language, "Training")).x + pad;
+        w += ImGui::CalcTextSize(tr("Training")).x + pad;
     if (serving_exhibit(s)) w += ImGui::CalcTextSize(charts_label).x + pad;
     return w;
 }
@@ -371,19 +374,18 @@ void draw_inspector(const app::Snapshot& s, ViewState& v) {
     const Rect& r = v.layout.inspector;
     if (begin_panel("##inspector", r)) {
         const app::LessonState& st = s.state;
-        const std::string& lang = st.language;
         int sel = v.selected_stage >= 0 ? v.selected_stage : active_stage(s);
         if (sel < 0 && st.next_stage) sel = stage_index(*st.next_stage);
         if (sel < 0 || !st.trace.last(all_stages[static_cast<size_t>(sel)])) {
             // Nothing has run yet: the request as it arrives, still text.
-            panel_title(tr(lang, "The request as it arrives"));
+            panel_title(tr("The request as it arrives"));
             training_button(s, v);
             const ImGuiTableFlags flags = ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp;
             if (!st.request.fields.empty() && ImGui::BeginTable("##arrives", 2, flags)) {
                 for (const auto& [k, val] : st.request.fields) {
                     ImGui::TableNextRow();
                     ImGui::TableNextColumn();
-                    ImGui::TextUnformatted(lang == "zh" ? tr(lang, k.c_str()) : normalize_name(k).c_str());
+                    ImGui::TextUnformatted(normalize_name(tr(k)).c_str());
                     ImGui::TableNextColumn();
                     ImGui::PushFont(fonts().big);
                     ImGui::Text("\"%s\"", val.c_str());
@@ -394,14 +396,14 @@ void draw_inspector(const app::Snapshot& s, ViewState& v) {
             if (sel >= 0) {
                 ImGui::Spacing();
                 colored(theme::accent_rgb,
-                        std::string(tr(lang, "next")) + ": " + tr(lang, std::string(stage_title(all_stages[static_cast<size_t>(sel)])).c_str()));
+                        std::string(tr("next")) + ": " + tr(stage_title(all_stages[static_cast<size_t>(sel)]).data()));
             }
-            answers(s, lang);
-            served(st, lang);
+            answers(s);
+            served(st);
         } else {
             const Stage stage = all_stages[static_cast<size_t>(sel)];
             const TraceEvent* ev = st.trace.last(stage);
-            panel_title(tr(lang, std::string(stage_title(stage)).c_str()));
+            panel_title(tr(stage_title(stage).data()));
             char ms[48];
             std::snprintf(ms, sizeof ms, "%.3f ms", ev->elapsed_ms);
             ImGui::SameLine(0, v.font_px);
@@ -419,7 +421,7 @@ void draw_inspector(const app::Snapshot& s, ViewState& v) {
             training_button(s, v);
             serving_button(s, v);
             ImGui::BeginChild("##inspect", ImVec2(0, 0), false);
-            if (s.served_this_step > 0) served(st, lang);  // the point of a serve step: first
+            if (s.served_this_step > 0) served(st);  // the point of a serve step: first
             if (!summary_up) colored(theme::muted_rgb, summary, true);
             // This stage's warnings, and those of earlier stages: a warning
             // raised at the request still qualifies the answer at the end.
@@ -431,25 +433,25 @@ void draw_inspector(const app::Snapshot& s, ViewState& v) {
                                 "\u26a0 " + (earlier == stage ? std::string() : std::string(tr(stage_name(earlier).data())) + ": ") + tr(w), true);
             }
             if (stage == Stage::request) {
-                section(tr(lang, "normalization"));
-                raw_vs_normalized(*ev, lang);
+                section(tr("normalization"));
+                raw_vs_normalized(*ev);
             } else if (stage != Stage::load && stage != Stage::respond) {
                 std::vector<Field> ins;
                 for (const auto& f : ev->inputs)
                     if (!ev->find(f.key) || ev->find(f.key) == &f) ins.push_back(f);
                 if (!ins.empty()) {
-                    inline_section(tr(lang, "Inputs"));
+                    inline_section(tr("Inputs"));
                     field_grid(ins);
                 }
             }
             if (!ev->arithmetic.empty() && stage != Stage::respond) {
-                section(tr(lang, "Arithmetic"));
+                section(tr("Arithmetic"));
                 arithmetic(*ev, ImGui::GetContentRegionAvail().x);
             }
             // On a serve step the served requests and the answer cards carry
             // the answers (and the diagram's pill this one): no Response line.
             if (stage == Stage::respond && st.response && s.served_this_step == 0) {
-                inline_section(tr(lang, "Response"));
+                inline_section(tr("Response"));
                 // The big face when the answer fits the rest of the line.
                 const Fonts& F = fonts();
                 const bool fits = F.big->CalcTextSizeA(F.big->FontSize, FLT_MAX, 0, st.response->text.c_str()).x <=
@@ -460,20 +462,20 @@ void draw_inspector(const app::Snapshot& s, ViewState& v) {
                 ImGui::PopTextWrapPos();
                 ImGui::PopFont();
             }
-            if (stage >= Stage::forward) answers(s, lang);
-            if (stage == Stage::load) weights(st, lang, *ev);
+            if (stage >= Stage::forward) answers(s);
+            if (stage == Stage::load) weights(st, *ev);
             // A serve step's times are the served block's (per request, cold and warm).
-            if (stage == Stage::respond && s.served_this_step == 0) timings(st, lang);
+            if (stage == Stage::respond && s.served_this_step == 0) timings(st);
             if (stage != Stage::request) {
                 std::vector<Field> outs;
                 for (const auto& f : ev->outputs)
                     if (!(stage == Stage::respond && f.key == keys::text)) outs.push_back(f);  // shown above
                 if (!outs.empty()) {
-                    inline_section(tr(lang, "Outputs"));
+                    inline_section(tr("Outputs"));
                     field_grid(outs);
                 }
             }
-            if (s.served_this_step == 0) served(st, lang);
+            if (s.served_this_step == 0) served(st);
             ImGui::EndChild();
         }
     }

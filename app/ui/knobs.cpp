@@ -66,7 +66,6 @@ void text_field(const std::string& name, const std::string& value, ViewState& v,
 }
 
 void knob_widget(const Knob& k, const app::LessonState& st, ViewState& v, app::Session& session) {
-    const std::string& lang = st.language;
     const std::string value = current_value(st, k);
     switch (k.type) {
         case KnobType::boolean: {
@@ -86,7 +85,7 @@ void knob_widget(const Knob& k, const app::LessonState& st, ViewState& v, app::S
                 const bool risky = value == k.caution->value;
                 ImGui::SameLine();
                 ImGui::PushStyleColor(ImGuiCol_Text, theme::vec(risky ? theme::bad_rgb : theme::good_rgb));
-                ImGui::TextUnformatted(tr(lang, (risky ? k.caution->warning : k.caution->ok).c_str()));
+                ImGui::TextUnformatted(tr((risky ? k.caution->warning : k.caution->ok).c_str()));
                 ImGui::PopStyleColor();
             }
             break;
@@ -110,8 +109,7 @@ void draw_knobs(const app::Snapshot& s, ViewState& v, app::Session& session) {
     const Rect& r = v.layout.knobs;
     if (begin_panel("##knobs", r)) {
         const app::LessonState& st = s.state;
-        const std::string& lang = st.language;
-        panel_title(tr(lang, "Knobs"));
+        panel_title(tr("Knobs"));
         if (v.knob_text_position != st.position) {  // a new step: start from its request
             v.knob_text.clear();
             v.knob_text_position = st.position;
@@ -121,7 +119,7 @@ void draw_knobs(const app::Snapshot& s, ViewState& v, app::Session& session) {
         float label_w = r.w * 0.38f;
         if (pairs) {  // the longest label, and the rest of the column for the field
             label_w = 0;
-            for (const auto& name : st.knobs) label_w = std::max(label_w, ImGui::CalcTextSize(tr(lang, name.c_str())).x);
+            for (const auto& name : st.knobs) label_w = std::max(label_w, ImGui::CalcTextSize(tr(name.c_str())).x);
             label_w = std::min(label_w + ImGui::GetStyle().ItemSpacing.x * 2, column_w * 0.6f);
         }
         int i = 0;
@@ -133,7 +131,7 @@ void draw_knobs(const app::Snapshot& s, ViewState& v, app::Session& session) {
             ++i;
             ImGui::PushID(name.c_str());
             ImGui::AlignTextToFramePadding();
-            ImGui::TextUnformatted(tr(lang, name.c_str()));
+            ImGui::TextUnformatted(tr(name.c_str()));
             ImGui::SameLine(x0 + label_w);
             ImGui::SetNextItemWidth(pairs ? column_w - label_w - ImGui::GetStyle().ItemSpacing.x * 2 : -1.0f);
             knob_widget(*k, st, v, session);

@@ -119,11 +119,10 @@ void pool(const llm::ViewKv& kv, float width, float beside) {
 
 void draw_kv_cache_panel(const app::Snapshot& s, ViewState& v, app::Session&, const Rect& r) {
     if (begin_panel("##kv_cache", r)) {
-        const std::string& lang = s.state.language;
         const auto& view = s.state.panels.view;
-        panel_title(tr(lang, "KV cache"));
+        panel_title(tr("KV cache"));
         if (!view || view->kv.n_layer == 0) {
-            ImGui::TextDisabled("%s", tr(lang, "The cache fills at stage 3 (forward)."));
+            ImGui::TextDisabled("%s", tr("The cache fills at stage 3 (forward)."));
             end_panel();
             return;
         }
@@ -134,7 +133,7 @@ void draw_kv_cache_panel(const app::Snapshot& s, ViewState& v, app::Session&, co
         ImGui::TextDisabled("%s", tr(line));
         if (kv.released) {  // at the size of the lines under the grid
             ImGui::SetWindowFontScale(0.8f);
-            ImGui::TextColored(theme::vec(theme::warn_rgb), "%s", tr(lang, "The request finished: its blocks went back to the pool."));
+            ImGui::TextColored(theme::vec(theme::warn_rgb), "%s", tr("The request finished: its blocks went back to the pool."));
             ImGui::SetWindowFontScale(1.0f);
         }
         const float width = ImGui::GetContentRegionAvail().x;
@@ -142,8 +141,8 @@ void draw_kv_cache_panel(const app::Snapshot& s, ViewState& v, app::Session&, co
         // Under the grid, at 0.8 of the body size: the legend, the pool's
         // blocks and the bytes (wrapped); the grid takes the rest.
         const std::string formula = tr("bytes = " + kv.formula);
-        std::snprintf(line, sizeof line, "%s %zu B \u00b7 %s %zu B \u00b7 %s %zu B", tr(lang, "whole blocks"), kv.bytes_used,
-                      tr(lang, "allocated"), kv.bytes_allocated, tr(lang, "pool"), kv.bytes_capacity);
+        std::snprintf(line, sizeof line, "%s %zu B \u00b7 %s %zu B \u00b7 %s %zu B", tr("whole blocks"), kv.bytes_used,
+                      tr("allocated"), kv.bytes_allocated, tr("pool"), kv.bytes_capacity);
         // The formula and the bytes in one paragraph: the formula's last
         // line has room for them.
         std::string bytes = formula + " \u00b7 " + line;
@@ -151,11 +150,11 @@ void draw_kv_cache_panel(const app::Snapshot& s, ViewState& v, app::Session&, co
         // "12288" at a line's end and "B" under it): a no-break space.
         for (std::size_t at = bytes.find(" B"); at != std::string::npos; at = bytes.find(" B", at + 2))
             bytes.replace(at, 1, "\u00a0");
-        std::snprintf(line, sizeof line, "%s: %d %s, %d %s", tr(lang, "pool"), kv.n_blocks_used, tr(lang, "blocks in use"),
-                      kv.n_blocks_free, tr(lang, "free"));
+        std::snprintf(line, sizeof line, "%s: %d %s, %d %s", tr("pool"), kv.n_blocks_used, tr("blocks in use"),
+                      kv.n_blocks_free, tr("free"));
         const std::string pool_text = line;
         const std::vector<std::pair<std::uint32_t, std::string>> legend = {
-            {theme::kv_prefill_rgb, tr(lang, "prefill")}, {theme::kv_decode_rgb, tr(lang, "decode")}, {theme::kv_empty_rgb, tr(lang, "reserved")}};
+            {theme::kv_prefill_rgb, tr("prefill")}, {theme::kv_decode_rgb, tr("decode")}, {theme::kv_empty_rgb, tr("reserved")}};
         const float spacing = ImGui::GetStyle().ItemSpacing.y;
         ImGui::SetWindowFontScale(0.8f);
         // The legend's line as plot::legend lays it out, then the pool's text.

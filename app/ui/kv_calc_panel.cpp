@@ -47,9 +47,8 @@ void fill_fields(const app::PanelsState& p, ViewState& v, int position) {
 void draw_kv_calc_panel(const app::Snapshot& s, ViewState& v, app::Session& session, const Rect& r) {
     if (begin_panel("##kv_calc", r)) {
         const app::PanelsState& p = s.state.panels;
-        const std::string& lang = s.state.language;
         fill_fields(p, v, s.state.position);
-        panel_title(tr(lang, "KV memory calculator"));
+        panel_title(tr("KV memory calculator"));
         ImGui::SetWindowFontScale(0.85f);
         bool compute = false;
         for (const auto& name : p.kv_presets) {
@@ -61,7 +60,7 @@ void draw_kv_calc_panel(const app::Snapshot& s, ViewState& v, app::Session& sess
             ImGui::PopStyleColor(2);
         }
         const float w = ImGui::CalcTextSize("00000000").x;
-        ImGui::TextUnformatted(tr(lang, "dtype"));
+        ImGui::TextUnformatted(tr("dtype"));
         ImGui::SameLine();
         ImGui::SetNextItemWidth(w);
         const char* current = v.kv_calc_dtype < static_cast<int>(p.kv_dtypes.size()) ? p.kv_dtypes[static_cast<std::size_t>(v.kv_calc_dtype)].c_str() : "";
@@ -72,13 +71,13 @@ void draw_kv_calc_panel(const app::Snapshot& s, ViewState& v, app::Session& sess
             ImGui::EndCombo();
         }
         ImGui::SameLine();
-        ImGui::TextUnformatted(tr(lang, "token count"));
+        ImGui::TextUnformatted(tr("token count"));
         ImGui::SameLine();
         ImGui::SetNextItemWidth(w * 1.4f);
         ImGui::InputDouble("##tokens", &v.kv_calc_tokens, 0, 0, "%.0f");
         compute |= ImGui::IsItemDeactivatedAfterEdit();
         ImGui::SameLine();
-        ImGui::TextUnformatted(tr(lang, "sessions"));
+        ImGui::TextUnformatted(tr("sessions"));
         ImGui::SameLine();
         ImGui::SetNextItemWidth(w);
         ImGui::InputDouble("##sessions", &v.kv_calc_sessions, 0, 0, "%.0f");
@@ -94,15 +93,15 @@ void draw_kv_calc_panel(const app::Snapshot& s, ViewState& v, app::Session& sess
         ImGui::SetWindowFontScale(1.0f);
         panel_message(s, "kv_calc");
         if (!p.kv_calc) {
-            ImGui::TextDisabled("%s", tr(lang, "Pick a preset: the engine computes the bytes."));
+            ImGui::TextDisabled("%s", tr("Pick a preset: the engine computes the bytes."));
             end_panel();
             return;
         }
         const serving::KvCalcResult& k = *p.kv_calc;
         char line[256];
         std::snprintf(line, sizeof line, "%s: %lld %s \u00d7 %lld %s \u00d7 head_dim %lld, %s", k.params.shape_name.c_str(),
-                      static_cast<long long>(k.n_layer), tr(lang, "layers"), static_cast<long long>(k.n_head_kv),
-                      tr(lang, "KV heads"), static_cast<long long>(k.head_dim), serving::kv_dtype_info(k.params.dtype).name);
+                      static_cast<long long>(k.n_layer), tr("layers"), static_cast<long long>(k.n_head_kv),
+                      tr("KV heads"), static_cast<long long>(k.head_dim), serving::kv_dtype_info(k.params.dtype).name);
         ImGui::PushFont(fonts().bold);
         ImGui::TextUnformatted(line);
         ImGui::PopFont();
@@ -111,7 +110,8 @@ void draw_kv_calc_panel(const app::Snapshot& s, ViewState& v, app::Session& sess
         ImGui::SetWindowFontScale(0.85f);
         // A line too long for the panel breaks before its numbers (the second
         // " = "), so that no number is split across two lines.
-        for (const auto& f : k.formula) {
+        for (const auto& en : k.formula) {
+            const std::string f = tr(en);
             const std::size_t first = f.find(" = ");
             const std::size_t second = first == std::string::npos ? first : f.find(" = ", first + 3);
             if (second == std::string::npos || ImGui::CalcTextSize(f.c_str()).x <= ImGui::GetContentRegionAvail().x) {
@@ -124,14 +124,14 @@ void draw_kv_calc_panel(const app::Snapshot& s, ViewState& v, app::Session& sess
             ImGui::Unindent(ImGui::GetFontSize());
         }
         ImGui::PopFont();
-        if (!k.params.dtype_why.empty()) ImGui::TextDisabled("%s", k.params.dtype_why.c_str());
+        if (!k.params.dtype_why.empty()) ImGui::TextDisabled("%s", tr(k.params.dtype_why));
         // The notes on this shape, then the general caveats (the same for
         // every shape) folded under one line that names them: the formula
         // and its numbers keep the pane at both projector sizes.
         const std::size_t own = std::min(k.params.shape_notes.size(), k.notes.size());
         for (std::size_t i = 0; i < own; ++i) ImGui::TextColored(theme::vec(theme::muted_rgb), "\u2022 %s", k.notes[i].c_str());
         if (k.notes.size() > own &&
-            ImGui::CollapsingHeader(tr(lang, "Where the formula does not hold: MLA, sliding windows, recurrent layers")))
+            ImGui::CollapsingHeader(tr("Where the formula does not hold: MLA, sliding windows, recurrent layers")))
             for (std::size_t i = own; i < k.notes.size(); ++i)
                 ImGui::TextColored(theme::vec(theme::muted_rgb), "\u2022 %s", k.notes[i].c_str());
         ImGui::SetWindowFontScale(1.0f);

@@ -21,17 +21,16 @@ namespace sixstep::ui {
 
 void draw_kv_experiment_panel(const app::Snapshot& s, ViewState& v, app::Session& session, const Rect& r) {
     if (begin_panel("##kv_experiment", r)) {
-        const std::string& lang = s.state.language;
         const auto& x = s.state.panels.kv_experiment;
-        panel_title(tr(lang, "With vs without the KV cache"));
+        panel_title(tr("With vs without the KV cache"));
         ImGui::SameLine(0, v.font_px);
         ImGui::SetNextItemWidth(ImGui::CalcTextSize("000000").x * 1.6f);
         ImGui::SliderInt("##n", &v.kv_experiment_tokens, 4, 128);
         ImGui::SameLine();
-        if (ImGui::SmallButton(tr(lang, "run both"))) session.run_kv_experiment(v.kv_experiment_tokens);
+        if (ImGui::SmallButton(tr("run both"))) session.run_kv_experiment(v.kv_experiment_tokens);
         panel_message(s, "kv_experiment");
         if (!x || x->result.steps.empty()) {
-            ImGui::TextDisabled("%s", tr(lang, "Generates from the current prompt twice: with the cache, then recomputing everything."));
+            ImGui::TextDisabled("%s", tr("Generates from the current prompt twice: with the cache, then recomputing everything."));
             end_panel();
             return;
         }
@@ -39,11 +38,11 @@ void draw_kv_experiment_panel(const app::Snapshot& s, ViewState& v, app::Session
         const int n = static_cast<int>(e.steps.size());
         char line[256];
         ImGui::SetWindowFontScale(0.85f);
-        std::snprintf(line, sizeof line, "%s %s \u00b7 %s %s", tr(lang, "same tokens:"), e.identical_tokens ? "\u2713" : "\u2717",
-                      tr(lang, "largest logit difference"), pretty_number(e.max_logit_diff, 2).c_str());
+        std::snprintf(line, sizeof line, "%s %s \u00b7 %s %s", tr("same tokens:"), e.identical_tokens ? "\u2713" : "\u2717",
+                      tr("largest logit difference"), pretty_number(e.max_logit_diff, 2).c_str());
         ImGui::TextColored(theme::vec(e.identical_tokens ? theme::good_rgb : theme::bad_rgb), "%s", line);
-        std::snprintf(line, sizeof line, "%s: %d %s, %d %s", tr(lang, "tokens read by the model"), e.forward_tokens_cached,
-                      tr(lang, "with the cache"), e.forward_tokens_uncached, tr(lang, "without"));
+        std::snprintf(line, sizeof line, "%s: %d %s, %d %s", tr("tokens read by the model"), e.forward_tokens_cached,
+                      tr("with the cache"), e.forward_tokens_uncached, tr("without"));
         ImGui::TextUnformatted(line);
 
         // Each step's forward pass, both ways. Step 0 is the prompt (a prefill either way).
@@ -63,13 +62,13 @@ void draw_kv_experiment_panel(const app::Snapshot& s, ViewState& v, app::Session
         plot::line(f, xs, uncached, theme::uncached_rgb, 2.5f, n <= 48);
         plot::line(f, xs, cached, theme::cached_rgb, 2.5f, n <= 48);
         plot::label(ImVec2(f.min.x, f.max.y + 2), "0", theme::muted_rgb, 0, 0.8f);
-        std::snprintf(line, sizeof line, "%s %d", tr(lang, "step"), n - 1);
+        std::snprintf(line, sizeof line, "%s %d", tr("step"), n - 1);
         plot::label(ImVec2(f.max.x, f.max.y + 2), line, theme::muted_rgb, 1, 0.8f);
-        plot::legend({{theme::cached_rgb, tr(lang, "with the cache: one new token per step")},
-                      {theme::uncached_rgb, tr(lang, "without: the whole sequence every step")}});
-        std::snprintf(line, sizeof line, "%s %s ms %s \u00b7 %s ms %s", tr(lang, "all steps:"),
-                      pretty_number(e.cached_total_ms, 3).c_str(), tr(lang, "with"), pretty_number(e.uncached_total_ms, 3).c_str(),
-                      tr(lang, "without"));
+        plot::legend({{theme::cached_rgb, tr("with the cache: one new token per step")},
+                      {theme::uncached_rgb, tr("without: the whole sequence every step")}});
+        std::snprintf(line, sizeof line, "%s %s ms %s \u00b7 %s ms %s", tr("all steps:"),
+                      pretty_number(e.cached_total_ms, 3).c_str(), tr("with"), pretty_number(e.uncached_total_ms, 3).c_str(),
+                      tr("without"));
         ImGui::TextUnformatted(line);
         ImGui::SetWindowFontScale(1.0f);
     }

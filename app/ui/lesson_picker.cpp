@@ -5,6 +5,7 @@
 #include <imgui.h>
 
 #include "app/ui/fonts.h"
+#include "app/ui/i18n.h"
 #include "app/ui/panels.h"
 #include "app/ui/theme.h"
 
@@ -65,7 +66,7 @@ void draw_lesson_picker(const app::Snapshot& s, ViewState& v, app::Session& sess
             }
             ImGui::EndTable();
         }
-        if (s.catalog.empty()) ImGui::TextUnformatted("no lessons found");
+        if (s.catalog.empty()) ImGui::TextUnformatted(tr("no lessons found"));
     }
     end_panel();
 }

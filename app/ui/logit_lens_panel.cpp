@@ -18,13 +18,12 @@ namespace sixstep::ui {
 
 void draw_logit_lens_panel(const app::Snapshot& s, ViewState& v, app::Session&, const Rect& r) {
     if (begin_panel("##logit_lens", r)) {
-        const std::string& lang = s.state.language;
         const auto& lens = s.state.panels.lens;
-        panel_title(tr(lang, "Logit lens"));
+        panel_title(tr("Logit lens"));
         ImGui::SameLine(0, v.font_px);
-        ImGui::TextDisabled("%s", tr(lang, "if the model stopped after layer l, it would say\u2026"));
+        ImGui::TextDisabled("%s", tr("if the model stopped after layer l, it would say\u2026"));
         if (lens.empty()) {
-            ImGui::TextDisabled("%s", tr(lang, "The lens reads the residual stream of the next forward pass."));
+            ImGui::TextDisabled("%s", tr("The lens reads the residual stream of the next forward pass."));
             end_panel();
             return;
         }
@@ -33,10 +32,10 @@ void draw_logit_lens_panel(const app::Snapshot& s, ViewState& v, app::Session&, 
         ImGui::SetWindowFontScale(0.8f);
         const ImGuiTableFlags flags = ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp;
         if (ImGui::BeginTable("##lens", 4, flags)) {
-            ImGui::TableSetupColumn(tr(lang, "layer"), ImGuiTableColumnFlags_WidthFixed);
-            ImGui::TableSetupColumn(tr(lang, "token"), ImGuiTableColumnFlags_WidthFixed);
+            ImGui::TableSetupColumn(tr("layer"), ImGuiTableColumnFlags_WidthFixed);
+            ImGui::TableSetupColumn(tr("token"), ImGuiTableColumnFlags_WidthFixed);
             ImGui::TableSetupColumn("p", ImGuiTableColumnFlags_WidthStretch, 1.6f);
-            ImGui::TableSetupColumn(tr(lang, "then"), ImGuiTableColumnFlags_WidthStretch, 1.6f);
+            ImGui::TableSetupColumn(tr("then"), ImGuiTableColumnFlags_WidthStretch, 1.6f);
             ImGui::TableHeadersRow();
             for (size_t i = 0; i < lens.size(); ++i) {
                 const app::LensRowView& row = lens[i];
@@ -44,7 +43,7 @@ void draw_logit_lens_panel(const app::Snapshot& s, ViewState& v, app::Session&, 
                 const bool last = i + 1 == lens.size();
                 ImGui::TableNextRow();
                 ImGui::TableNextColumn();
-                if (last) ImGui::Text("%d = %s", row.layer, tr(lang, "output"));
+                if (last) ImGui::Text("%d = %s", row.layer, tr("output"));
                 else ImGui::Text("%d", row.layer);
                 ImGui::TableNextColumn();
                 ImGui::PushFont(fonts().bold);

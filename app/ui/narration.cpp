@@ -18,7 +18,6 @@ void draw_narration(const app::Snapshot& s, ViewState& v) {
     if (begin_panel("##narration", r)) {
         const app::LessonState& st = s.state;
         const Fonts& F = fonts();
-        const std::string& lang = st.language;
 
         // A reload that failed: its error, above everything, until fixed.
         if (!s.load_error.empty()) {
@@ -34,7 +33,7 @@ void draw_narration(const app::Snapshot& s, ViewState& v) {
 
         // "Step 3 of 7" with progress dots, then the step's title.
         char head[64];
-        std::snprintf(head, sizeof head, "%s %d %s %d", tr(lang, "Step"), st.position, tr(lang, "of"), st.step_count);
+        std::snprintf(head, sizeof head, "%s %d %s %d", tr("Step"), st.position, tr("of"), st.step_count);
         ImGui::PushStyleColor(ImGuiCol_Text, theme::vec(theme::muted_rgb));
         ImGui::TextUnformatted(head);
         ImGui::PopStyleColor();
@@ -109,7 +108,7 @@ void draw_narration(const app::Snapshot& s, ViewState& v) {
         if (!st.checks.empty()) {
             const int passed = static_cast<int>(st.checks.size()) - failed;
             ImGui::PushStyleColor(ImGuiCol_Text, theme::vec(failed ? theme::bad_rgb : theme::good_rgb));
-            ImGui::Text("%s %d/%zu %s", failed ? "\u2717" : "\u2713", passed, st.checks.size(), tr(lang, "checks passed"));
+            ImGui::Text("%s %d/%zu %s", failed ? "\u2717" : "\u2713", passed, st.checks.size(), tr("checks passed"));
             ImGui::PopStyleColor();
             for (const auto& c : st.checks) {
                 if (c.passed) continue;

@@ -43,7 +43,7 @@ double as_number(const std::string& text) {
 void sampling_slider(const app::LessonState& st, app::Session& session, const char* name, float lo, float hi,
                      bool whole, float width) {
     ImGui::PushID(name);
-    ImGui::TextUnformatted(tr(st.language, name));
+    ImGui::TextUnformatted(tr(name));
     ImGui::SameLine();
     ImGui::SetNextItemWidth(width);
     if (whole) {
@@ -59,7 +59,7 @@ void sampling_slider(const app::LessonState& st, app::Session& session, const ch
 }
 
 // The candidates as bars; a click forces one.
-void candidate_bars(const llm::ViewNext& next, const std::string& lang, app::Session& session) {
+void candidate_bars(const llm::ViewNext& next, app::Session& session) {
     const Fonts& F = fonts();
     float piece_w = 0;
     for (const auto& c : next.top) piece_w = std::max(piece_w, ImGui::CalcTextSize(visible_piece(c.piece).c_str()).x);
@@ -72,7 +72,7 @@ void candidate_bars(const llm::ViewNext& next, const std::string& lang, app::Ses
         const ImVec2 row = ImGui::GetCursorScreenPos();
         if (ImGui::InvisibleButton("##pick", ImVec2(avail, ImGui::GetTextLineHeight()))) session.force_token(c.id);
         const bool hovered = ImGui::IsItemHovered();
-        if (hovered) ImGui::SetTooltip("%s %d", tr(lang, "click to force token"), c.id);
+        if (hovered) ImGui::SetTooltip("%s %d", tr("click to force token"), c.id);
         ImGui::SetCursorScreenPos(row);
         const bool chosen = c.id == next.chosen;
         ImGui::PushFont(chosen ? F.bold : F.body);
@@ -89,7 +89,7 @@ void candidate_bars(const llm::ViewNext& next, const std::string& lang, app::Ses
 // Rows: the candidates before any filter; columns: the chain's stages; a cell
 // holds the candidate's probability after that stage, or — when it was cut.
 // At most `max_rows` candidates (the most likely), as many as the pane has room for.
-void chain_table(const llm::ViewNext& next, const std::string& lang, size_t max_rows) {
+void chain_table(const llm::ViewNext& next, size_t max_rows) {
     if (next.chain.empty() || max_rows == 0) return;
     const llm::ViewSamplerStage& first = next.chain.front();
     const int cols = static_cast<int>(next.chain.size()) + 1;
@@ -97,7 +97,7 @@ void chain_table(const llm::ViewNext& next, const std::string& lang, size_t max_
     if (!ImGui::BeginTable("##chain", cols, flags)) return;
     ImGui::TableNextRow(ImGuiTableRowFlags_Headers);
     ImGui::TableNextColumn();
-    ImGui::TextDisabled("%s", tr(lang, "token"));
+    ImGui::TextDisabled("%s", tr("token"));
     for (const auto& stage : next.chain) {
         ImGui::TableNextColumn();
         ImGui::TextDisabled("%s %d", tr(stage.name), stage.n_kept);
@@ -128,8 +128,7 @@ void chain_table(const llm::ViewNext& next, const std::string& lang, size_t max_
 void draw_next_token_panel(const app::Snapshot& s, ViewState& v, app::Session& session, const Rect& r) {
     if (begin_panel("##next_token", r)) {
         const app::LessonState& st = s.state;
-        const std::string& lang = st.language;
-        panel_title(tr(lang, "Next token"));
+        panel_title(tr("Next token"));
         const auto& view = st.panels.view;
         const bool has = view && !view->next.top.empty();
         if (has) {
@@ -137,10 +136,10 @@ void draw_next_token_panel(const app::Snapshot& s, ViewState& v, app::Session& s
             ImGui::SameLine(0, v.font_px);
             char line[200];
             if (next.chosen >= 0)
-                std::snprintf(line, sizeof line, "%s \u201c%s\u201d", tr(lang, next.forced ? "forced:" : "sampled:"),
+                std::snprintf(line, sizeof line, "%s \u201c%s\u201d", tr(next.forced ? "forced:" : "sampled:"),
                               visible_piece(next.chosen_piece).c_str());
             else
-                std::snprintf(line, sizeof line, "%s", tr(lang, "click a candidate to force it"));
+                std::snprintf(line, sizeof line, "%s", tr("click a candidate to force it"));
             ImGui::TextColored(theme::vec(next.forced ? theme::active_border_rgb : theme::muted_rgb), "%s", line);
         }
         panel_message(s, "next_token");
@@ -156,12 +155,12 @@ void draw_next_token_panel(const app::Snapshot& s, ViewState& v, app::Session& s
         ImGui::SetWindowFontScale(1.0f);
         bool knobs = true;
         if (!has) {
-            ImGui::TextDisabled("%s", tr(lang, "The candidates appear at stage 4 (output)."));
+            ImGui::TextDisabled("%s", tr("The candidates appear at stage 4 (output)."));
         } else {
             const llm::ViewNext& next = view->next;
             const float bars_h = static_cast<float>(next.top.size()) * ImGui::GetTextLineHeightWithSpacing();
             ImGui::SetWindowFontScale(bars_h + knobs_h <= ImGui::GetContentRegionAvail().y ? 1.0f : 0.8f);
-            candidate_bars(next, lang, session);
+            candidate_bars(next, session);
             ImGui::SetWindowFontScale(1.0f);
             const float left = ImGui::GetContentRegionAvail().y;
             knobs = left >= knobs_h;
@@ -169,9 +168,9 @@ void draw_next_token_panel(const app::Snapshot& s, ViewState& v, app::Session& s
             const size_t rows = table_h >= row_h ? static_cast<size_t>(table_h / row_h) : 0;
             if (rows > 0) {
                 ImGui::SetWindowFontScale(0.8f);
-                ImGui::TextDisabled("%s", tr(lang, next.sampled || next.forced ? "The sampler's table after each stage"
+                ImGui::TextDisabled("%s", tr(next.sampled || next.forced ? "The sampler's table after each stage"
                                                                               : "The sampler's filters on these logits (the draw comes at stage 5)"));
-                chain_table(next, lang, rows);
+                chain_table(next, rows);
                 ImGui::SetWindowFontScale(1.0f);
             }
         }
@@ -191,12 +190,12 @@ void draw_next_token_panel(const app::Snapshot& s, ViewState& v, app::Session& s
         ImGui::SameLine();
         sampling_slider(st, session, llm::keys::seed, 0, 100, true, w);
         ImGui::SameLine();
-        ImGui::TextUnformatted(tr(lang, "force id"));
+        ImGui::TextUnformatted(tr("force id"));
         ImGui::SameLine();
         ImGui::SetNextItemWidth(w);
         ImGui::InputInt("##force", &v.force_id, 0, 0);
         ImGui::SameLine();
-        if (ImGui::SmallButton(tr(lang, "force"))) session.force_token(v.force_id);
+        if (ImGui::SmallButton(tr("force"))) session.force_token(v.force_id);
         ImGui::SetWindowFontScale(1.0f);
     }
     end_panel();

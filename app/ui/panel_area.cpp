@@ -38,7 +38,6 @@ const char* tab_label(const std::string& name) {
 void draw_tabs(const app::Snapshot& s, ViewState& v, const std::vector<std::string>& shown) {
     const Rect& r = v.layout.tabs;
     if (begin_panel("##tabs", r, false, theme::background_rgb)) {
-        const std::string& lang = s.state.language;
         std::vector<std::string> names = {inspector_name};
         for (const PanelInfo& p : s.state.description->panels) names.push_back(p.name);
         // One row of tabs: shrink the text when they would not fit. Only the
@@ -47,7 +46,7 @@ void draw_tabs(const app::Snapshot& s, ViewState& v, const std::vector<std::stri
         const ImGuiStyle& style = ImGui::GetStyle();
         float text = 0, fixed = 2 * style.WindowPadding.x + 2 * style.WindowBorderSize;
         for (size_t i = 0; i < names.size(); ++i) {
-            text += ImGui::CalcTextSize(tr(lang, tab_label(names[i]))).x;
+            text += ImGui::CalcTextSize(tr(tab_label(names[i]))).x;
             fixed += style.FramePadding.x * 2 + (i ? style.ItemSpacing.x : 0.0f);
         }
         const float scale = std::clamp((r.w - fixed) / std::max(1.0f, text), 0.55f, 0.9f);
@@ -59,7 +58,7 @@ void draw_tabs(const app::Snapshot& s, ViewState& v, const std::vector<std::stri
             ImGui::PushStyleColor(ImGuiCol_Button, theme::vec(on ? theme::accent_rgb : theme::panel_rgb));
             ImGui::PushStyleColor(ImGuiCol_Text, theme::vec(on ? theme::header_text_rgb : theme::text_rgb));
             ImGui::PushID(static_cast<int>(i));
-            if (ImGui::Button(tr(lang, tab_label(names[i])))) {
+            if (ImGui::Button(tr(tab_label(names[i])))) {
                 std::vector<std::string> next = {names[i]};
                 if (ImGui::GetIO().KeyShift && !shown.empty() && shown.front() != names[i]) next = {shown.front(), names[i]};
                 v.panel_choice = next;

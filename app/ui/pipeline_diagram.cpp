@@ -49,7 +49,6 @@ void draw_training_loop(const app::Snapshot& s, ViewState& v) {
     const Rect& r = v.layout.diagram;
     ImDrawList* dl = ImGui::GetWindowDrawList();
     const app::TrainingState& t = s.state.training;
-    const std::string& lang = s.state.language;
     const bool frozen = t.frozen;
     const char* names[4] = {"forward", "loss", "gradients", "update"};
     std::string values[4];
@@ -74,7 +73,7 @@ void draw_training_loop(const app::Snapshot& s, ViewState& v) {
         dl->AddRectFilled(ImVec2(b.x, b.y), ImVec2(b.right(), b.bottom()), theme::col(fill), f * 0.35f);
         dl->AddRect(ImVec2(b.x, b.y), ImVec2(b.right(), b.bottom()), theme::col(border), f * 0.35f, 0, 2.5f);
         add_text(dl, F.bold, F.bold->FontSize, ImVec2(b.x + pad, b.y + pad), theme::col(frozen ? theme::muted_rgb : theme::text_rgb),
-                    tr(lang, names[i]));
+                    tr(names[i]));
         ImFont* hf = i == 1 ? F.big : F.bold;
         const std::string val = fit_text(hf, hf->FontSize, values[i], b.w - 2 * pad);
         add_text(dl, hf, hf->FontSize, ImVec2(b.x + pad, b.y + pad + F.bold->FontSize + pad * 0.4f),
@@ -125,7 +124,6 @@ void draw_pipeline_diagram(const app::Snapshot& s, ViewState& v) {
     }
     const Fonts& F = fonts();
     const float f = v.font_px;
-    const std::string& lang = s.state.language;
     ImDrawList* dl = ImGui::GetWindowDrawList();
     const app::LessonState& st = s.state;
     if (s.has_lesson && st.training.active && !st.training.loss.empty() && st.trace.empty()) {
@@ -166,7 +164,7 @@ void draw_pipeline_diagram(const app::Snapshot& s, ViewState& v) {
         add_text(dl, F.bold, F.bold->FontSize * 0.8f, ImVec2(dc.x - ns.x * 0.5f, dc.y - ns.y * 0.5f), theme::col(0xFFFFFF),
                     n.c_str());
         const float tx = dc.x + disc + pad * 0.5f, tw = b.right() - pad * 0.5f - tx;
-        const char* name = tr(lang, std::string(stage_name(stage)).c_str());
+        const char* name = tr(stage_name(stage).data());
         float name_size = F.bold->FontSize;
         const float name_w = F.bold->CalcTextSizeA(name_size, 1e9f, 0, name).x;
         if (name_w > tw) name_size *= tw / name_w;
@@ -188,7 +186,7 @@ void draw_pipeline_diagram(const app::Snapshot& s, ViewState& v) {
             const Field* cold = stage == Stage::load ? ev->find(keys::cold) : nullptr;
             if (cold && std::holds_alternative<std::string>(cold->value))
                 std::snprintf(ms, sizeof ms, "%s \u00b7 %.3f ms",
-                              std::get<std::string>(cold->value) == "yes" ? tr(lang, "cold start") : tr(lang, "reused"),
+                              std::get<std::string>(cold->value) == "yes" ? tr("cold start") : tr("reused"),
                               ev->elapsed_ms);
             else
                 std::snprintf(ms, sizeof ms, "%.3f ms", ev->elapsed_ms);
@@ -202,7 +200,7 @@ void draw_pipeline_diagram(const app::Snapshot& s, ViewState& v) {
                 add_text(dl, F.bold, F.bold->FontSize, ImVec2(c.x - es.x * 0.5f, c.y - es.y * 0.5f), theme::col(0xFFFFFF), "!");
             }
         } else {
-            const char* label = is_next ? tr(lang, "next") : "\u2014";
+            const char* label = is_next ? tr("next") : "\u2014";
             add_text(dl, F.body, F.body->FontSize, ImVec2(b.x + pad, line2 + (F.big->FontSize - F.body->FontSize) * 0.5f),
                         theme::col(is_next ? theme::accent_rgb : theme::pending_border_rgb), label);
         }

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "app/ui/format.h"
+#include "app/ui/i18n.h"
 #include "app/ui/text_capture.h"
 #include "app/ui/theme.h"
 
@@ -133,7 +134,9 @@ void vline(const Frame& f, double x, std::uint32_t rgb, std::string_view text) {
     if (!text.empty()) label(ImVec2(px + 3, f.min.y), text, rgb, 0, 0.8f);
 }
 
-void label(ImVec2 at, std::string_view text, std::uint32_t rgb, float align, float scale) {
+void label(ImVec2 at, std::string_view english, std::uint32_t rgb, float align, float scale) {
+    const std::string en(english);
+    const std::string_view text = tr(en);  // every chart word in the lesson's language
     ImFont* font = ImGui::GetFont();
     const float size = ImGui::GetFontSize() * scale;
     const ImVec2 sz = font->CalcTextSizeA(size, 1e9f, 0, text.data(), text.data() + text.size());
@@ -201,7 +204,7 @@ void legend(const std::vector<std::pair<std::uint32_t, std::string>>& entries, b
     for (std::size_t i = 0; i < entries.size(); ++i) {
         if (i) {
             ImGui::SameLine(0, h * 0.8f);
-            const float w = h * 0.75f + ImGui::CalcTextSize(entries[i].second.c_str()).x;
+            const float w = h * 0.75f + ImGui::CalcTextSize(tr(entries[i].second)).x;
             if (wrap && ImGui::GetCursorScreenPos().x + w > right) ImGui::NewLine();
         }
         const ImVec2 p = ImGui::GetCursorScreenPos();
@@ -209,7 +212,7 @@ void legend(const std::vector<std::pair<std::uint32_t, std::string>>& entries, b
                                    theme::col(entries[i].first));
         ImGui::Dummy(ImVec2(h * 0.75f, h));
         ImGui::SameLine(0, 0);
-        ImGui::TextUnformatted(entries[i].second.c_str());
+        ImGui::TextUnformatted(tr(entries[i].second));
     }
 }
 

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <imgui.h>
 
+#include "app/ui/i18n.h"
 #include "app/ui/panels.h"
 #include "app/ui/plot.h"
 #include "app/ui/theme.h"
@@ -28,15 +29,14 @@ void draw_quantization_chart(const serving::ServingExhibit& e, ImVec2 avail) {
     }
     const float line = ImGui::GetTextLineHeightWithSpacing();
     const float h = std::max(90.0f, (avail.y - line * (4.5f + rows.size())) / 2);
-    ImGui::TextUnformatted("Weight bytes read per decode step");
+    ImGui::TextUnformatted(tr("Weight bytes read per decode step"));
     plot::grouped_bars(ImVec2(avail.x, h), types, {mb}, "MB");
     plot::legend({{measured.rgb, "decode tokens/s, measured"}, {predicted.rgb, "predicted from bytes alone"}});
     plot::grouped_bars(ImVec2(avail.x, h), types, {measured, predicted}, "tok/s");
-    ImGui::TextUnformatted("Quality on the held-out stories");
+    ImGui::TextUnformatted(tr("Quality on the held-out stories"));
     for (const auto& r : rows)
-        ImGui::TextUnformatted(fmt::format("  {:<5} perplexity {:.4f}   KL {:.2e} nats   top-1 same {:.1f}%", r.type,
-                                           r.perplexity, r.kl_mean, 100 * r.top1_agreement)
-                                   .c_str());
+        ImGui::TextUnformatted(tr(fmt::format("  {:<5} perplexity {:.4f}   KL {:.2e} nats   top-1 same {:.1f}%", r.type,
+                                              r.perplexity, r.kl_mean, 100 * r.top1_agreement)));
 }
 
 }  // namespace sixstep::ui

@@ -70,20 +70,18 @@ void rate_chart(const std::vector<double>& rates, const std::vector<Series>& ser
 void draw_real_server_panel(const app::Snapshot& s, ViewState& v, app::Session&, const Rect& r) {
     (void)v;
     if (begin_panel("##real_server", r)) {
-        const std::string& lang = s.state.language;
-        panel_title(tr(lang, "A real server under load"));
+        panel_title(tr("A real server under load"));
         const auto* e = dynamic_cast<const server::EndpointExhibit*>(s.state.exhibit.get());
         if (!e || e->points.empty()) {
-            ImGui::TextDisabled("%s", tr(lang, "Runs when the step times the service and sweeps the arrival rate."));
+            ImGui::TextDisabled("%s", tr("Runs when the step times the service and sweeps the arrival rate."));
             end_panel();
             return;
         }
         ImGui::SetWindowFontScale(0.85f);
         char line[256];
-        std::snprintf(line, sizeof line, "%s \u00b7 %s \u00b7 %s %s ms \u00b7 %s %s ms", e->url.c_str(),
-                      e->served_model.c_str(), tr(lang, "a request alone"), pretty_number(e->service_ms, 3).c_str(),
-                      tr(lang, "its TTFT"), pretty_number(e->alone_ttft_ms, 3).c_str());
-        ImGui::TextUnformatted(line);
+        std::snprintf(line, sizeof line, "%s \u00b7 %s \u00b7 a request alone %s ms \u00b7 its TTFT %s ms", e->url.c_str(),
+                      e->served_model.c_str(), pretty_number(e->service_ms, 3).c_str(), pretty_number(e->alone_ttft_ms, 3).c_str());
+        ImGui::TextUnformatted(tr(line));
         std::vector<double> rates;
         Series m50{{}, p50_rgb, true}, m90{{}, p90_rgb, true}, m99{{}, p99_rgb, true};
         Series q50{{}, p50_rgb, false}, q90{{}, p90_rgb, false}, q99{{}, p99_rgb, false};
@@ -97,13 +95,13 @@ void draw_real_server_panel(const app::Snapshot& s, ViewState& v, app::Session&,
         }
         const float text_h = ImGui::GetTextLineHeightWithSpacing();
         const float avail = ImGui::GetContentRegionAvail().y - text_h * 4.2f - 2 * (unit_room() + ImGui::GetStyle().ItemSpacing.y);
-        ImGui::TextUnformatted(tr(lang, "TTFT against the arrival rate"));
+        ImGui::TextUnformatted(tr("TTFT against the arrival rate"));
         rate_chart(rates, {q50, q90, q99, m50, m90, m99}, "ms", std::max(text_h * 3, avail * 0.6f));
         plot::legend({{p50_rgb, "p50"}, {p90_rgb, "p90"}, {p99_rgb, "p99"},
-                      {predicted_rgb, tr(lang, "thin: predicted (M/G/1, measured service)")}});
-        ImGui::TextUnformatted(tr(lang, "Throughput against the arrival rate"));
+                      {predicted_rgb, tr("thin: predicted (M/G/1, measured service)")}});
+        ImGui::TextUnformatted(tr("Throughput against the arrival rate"));
         rate_chart(rates, {qthr, thr}, "req/s", std::max(text_h * 2, avail * 0.4f));
-        plot::legend({{theme::accent_rgb, tr(lang, "measured")}, {predicted_rgb, tr(lang, "predicted: every arrival served")}});
+        plot::legend({{theme::accent_rgb, tr("measured")}, {predicted_rgb, tr("predicted: every arrival served")}});
         ImGui::SetWindowFontScale(1.0f);
     }
     end_panel();

@@ -20,6 +20,7 @@
 #include <fmt/format.h>
 #include <imgui.h>
 
+#include "app/ui/i18n.h"
 #include "app/ui/panels.h"
 #include "app/ui/plot.h"
 #include "app/ui/theme.h"
@@ -54,7 +55,7 @@ float rest_height() {
 
 void wrapped(const std::string& text) {
     ImGui::PushTextWrapPos(0);
-    ImGui::TextUnformatted(text.c_str());
+    ImGui::TextUnformatted(tr(text));
     ImGui::PopTextWrapPos();
 }
 
@@ -210,9 +211,9 @@ void draw_queue(const ServingExhibit& e, ImVec2 avail) {
     // The two lines under the chart, measured as they will wrap: the chart
     // takes the rest.
     const double w = e.at_utilization.mean_wait_ms / s;
-    const std::string at = fmt::format("at \u03c1 = {:.2f}: a request waits {:.2f} service times ({:.3f} ms \u00b1 {:.3f}) for a "
-                                       "{:.3f} ms decode step",
-                                       e.utilization, w, e.at_utilization.mean_wait_ms, e.at_utilization.ci95_ms, s);
+    const std::string at = tr(fmt::format("at \u03c1 = {:.2f}: a request waits {:.2f} service times ({:.3f} ms \u00b1 {:.3f}) "
+                                          "for a {:.3f} ms decode step",
+                                          e.utilization, w, e.at_utilization.mean_wait_ms, e.at_utilization.ci95_ms, s));
     std::string headroom;
     if (!c.headroom.empty()) {
         headroom = "headroom \u2014 wait within";
@@ -220,6 +221,7 @@ void draw_queue(const ServingExhibit& e, ImVec2 avail) {
             headroom += fmt::format("  {:g}\u00d7: \u03c1 \u2264 {:.2f}", r.wait_limit_services,
                                     c.n_service_samples > 0 ? r.max_utilization_mg1 : r.max_utilization_md1);
     }
+    headroom = tr(headroom);  // measured below as it will be drawn
     const float gap = ImGui::GetStyle().ItemSpacing.y;
     float below = ImGui::CalcTextSize(at.c_str(), nullptr, false, avail.x).y + gap;
     if (!headroom.empty()) below += ImGui::CalcTextSize(headroom.c_str(), nullptr, false, avail.x).y + gap;
@@ -279,10 +281,10 @@ void draw_serving(const app::Snapshot& s, ViewState& v) {
         if (e && !e->sweep && !e->queue && e->run) {
             panel_title(view == 0 ? "Scheduler timeline" : "KV blocks");
             ImGui::SameLine();
-            if (ImGui::SmallButton(view == 0 ? "KV blocks \u2192" : "timeline \u2192")) v.serving_view = 1 - view;
+            if (ImGui::SmallButton(tr(view == 0 ? "KV blocks \u2192" : "timeline \u2192"))) v.serving_view = 1 - view;
         }
         ImGui::SameLine();
-        if (ImGui::SmallButton("inspector \u2192")) v.right_tab = 0;
+        if (ImGui::SmallButton(tr("inspector \u2192"))) v.right_tab = 0;
         const ImVec2 avail = ImGui::GetContentRegionAvail();
         if (later_title && e->experiment == "quantization") draw_quantization_chart(*e, avail);
         else if (later_title && e->experiment == "speculative") draw_speculative_chart(*e, avail);

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <imgui.h>
 
+#include "app/ui/i18n.h"
 #include "app/ui/panels.h"
 #include "app/ui/plot.h"
 #include "app/ui/theme.h"
@@ -57,17 +58,17 @@ void draw_speculative_chart(const serving::ServingExhibit& e, ImVec2 avail) {
     const float h = std::max(70.0f, (avail.y - line * 6.5f) / 3);
     // Each chart's unit is in its heading or legend, not above its axis: on
     // charts this short it sat on the top tick's value.
-    ImGui::TextUnformatted("Guesses accepted, %");
+    ImGui::TextUnformatted(tr("Guesses accepted, %"));
     plot::grouped_bars(ImVec2(avail.x, h), names, {acc}, "", 100);
     plot::legend({{tpp.rgb, "tokens per target pass"}, {ceiling.rgb, "at most k + 1"}});
     plot::grouped_bars(ImVec2(avail.x, h), names, {tpp, ceiling}, "");
-    ImGui::TextUnformatted("Speedup over the target alone (this machine); dashed: break-even, 1\u00d7");
+    ImGui::TextUnformatted(tr("Speedup over the target alone (this machine); dashed: break-even, 1\u00d7"));
     double top = 1.2;  // the break-even line below the top
     for (double v : speedup.values) top = std::max(top, v * 1.1);
     const plot::Frame f = plot::grouped_bars(ImVec2(avail.x, h), names, {speedup}, "", plot::nice_ceiling(top));
     break_even_line(f, speedup.values);
     ImGui::PushStyleColor(ImGuiCol_Text, theme::vec(identical ? theme::good_rgb : theme::bad_rgb));
-    ImGui::TextUnformatted(identical ? "greedy text identical to the target alone" : "greedy text DIFFERS from the target");
+    ImGui::TextUnformatted(tr(identical ? "greedy text identical to the target alone" : "greedy text DIFFERS from the target"));
     ImGui::PopStyleColor();
 }
 

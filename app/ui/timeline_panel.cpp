@@ -22,11 +22,10 @@ namespace sixstep::ui {
 
 void draw_timeline_panel(const app::Snapshot& s, ViewState& v, app::Session&, const Rect& r) {
     if (begin_panel("##timeline", r)) {
-        const std::string& lang = s.state.language;
         const auto& view = s.state.panels.view;
-        panel_title(tr(lang, "Timeline (engine time)"));
+        panel_title(tr("Timeline (engine time)"));
         if (!view || view->passes.empty()) {
-            ImGui::TextDisabled("%s", tr(lang, "The first bar appears with the prefill (stage 3)."));
+            ImGui::TextDisabled("%s", tr("The first bar appears with the prefill (stage 3)."));
             end_panel();
             return;
         }
@@ -44,9 +43,9 @@ void draw_timeline_panel(const app::Snapshot& s, ViewState& v, app::Session&, co
         // Where the clocks start and stop: three notes under the chart, at
         // 0.8 of the body size, wrapped; the chart takes what they leave.
         const char* notes[] = {
-            tr(lang, "TTFT = tokenize + prefill + first sample: from the start of tokenizing to the first token."),
-            tr(lang, "TPOT = mean of (forward + sample) over the decode steps."),
-            tr(lang, "Engine time only: pauses between lesson steps are not counted."),
+            tr("TTFT = tokenize + prefill + first sample: from the start of tokenizing to the first token."),
+            tr("TPOT = mean of (forward + sample) over the decode steps."),
+            tr("Engine time only: pauses between lesson steps are not counted."),
         };
         const std::uint32_t note_rgb[] = {theme::bad_rgb, theme::good_rgb, theme::muted_rgb};
         const float avail_w = ImGui::GetContentRegionAvail().x, spacing = ImGui::GetStyle().ItemSpacing.y;
@@ -75,10 +74,10 @@ void draw_timeline_panel(const app::Snapshot& s, ViewState& v, app::Session&, co
             if (p.sampled) plot::rect(f, x0, p.forward_ms, x1, p.forward_ms + p.sample_ms, theme::sample_bar_rgb);
         }
         // Under the bars: what each one is.
-        plot::label(ImVec2(f.px(0.5), f.max.y + 2), tr(lang, "tok"), theme::muted_rgb, 0.5f, 0.8f);
-        plot::label(ImVec2(f.px(1.5), f.max.y + 2), tr(lang, "prefill"), theme::prefill_bar_rgb, 0.5f, 0.8f);
+        plot::label(ImVec2(f.px(0.5), f.max.y + 2), tr("tok"), theme::muted_rgb, 0.5f, 0.8f);
+        plot::label(ImVec2(f.px(1.5), f.max.y + 2), tr("prefill"), theme::prefill_bar_rgb, 0.5f, 0.8f);
         if (n_pass > 1) {
-            std::snprintf(line, sizeof line, "%s 1\u2026%d", tr(lang, "decode"), n_pass - 1);
+            std::snprintf(line, sizeof line, "%s 1\u2026%d", tr("decode"), n_pass - 1);
             plot::label(ImVec2(f.px((n_pass + 3) * 0.5), f.max.y + 2), line, theme::decode_bar_rgb, 0.5f, 0.8f);
         }
         // TTFT from the start of tokenizing to the first token; TPOT over the decode steps.

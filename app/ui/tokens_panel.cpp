@@ -32,11 +32,10 @@ std::string chip_text(const llm::ViewToken& t) { return t.byte || t.special ? t.
 
 void draw_tokens_panel(const app::Snapshot& s, ViewState& v, app::Session&, const Rect& r) {
     if (begin_panel("##tokens", r)) {
-        const std::string& lang = s.state.language;
         const auto& view = s.state.panels.view;
-        panel_title(tr(lang, "Tokens"));
+        panel_title(tr("Tokens"));
         if (!view || view->tokens.empty()) {
-            ImGui::TextDisabled("%s", tr(lang, "The prompt is tokenized at stage 1."));
+            ImGui::TextDisabled("%s", tr("The prompt is tokenized at stage 1."));
             end_panel();
             return;
         }
@@ -74,10 +73,10 @@ void draw_tokens_panel(const app::Snapshot& s, ViewState& v, app::Session&, cons
         ImGui::SetCursorScreenPos(ImVec2(origin.x, y + chip_h + gap));
         ImGui::Dummy(ImVec2(1, 1));
         ImGui::SetWindowFontScale(0.8f);
-        plot::legend({{theme::token_prompt_rgb, tr(lang, "prompt")},
-                      {theme::token_generated_rgb, tr(lang, "generated")},
-                      {theme::token_byte_rgb, tr(lang, "byte or control token")},
-                      {theme::active_border_rgb, tr(lang, "forced (outlined)")}});
+        plot::legend({{theme::token_prompt_rgb, tr("prompt")},
+                      {theme::token_generated_rgb, tr("generated")},
+                      {theme::token_byte_rgb, tr("byte or control token")},
+                      {theme::active_border_rgb, tr("forced (outlined)")}});
         ImGui::SetWindowFontScale(1.0f);
     }
     end_panel();

@@ -87,16 +87,15 @@ void draw_training(const app::Snapshot& s, ViewState& v) {
     if (begin_panel("##training", r)) {
         const app::LessonState& st = s.state;
         const app::TrainingState& t = st.training;
-        const std::string& lang = st.language;
         const Fonts& F = fonts();
 
-        panel_title(tr(lang, "Training"));
+        panel_title(tr("Training"));
         if (t.frozen) {
             ImGui::SameLine();
-            text_colored(theme::good_rgb, (std::string("\u2744 ") + tr(lang, "frozen")).c_str());
+            text_colored(theme::good_rgb, (std::string("\u2744 ") + tr("frozen")).c_str());
         }
         {
-            const char* label = tr(lang, "Inspector");
+            const char* label = tr("Inspector");
             ImGui::SameLine(ImGui::GetWindowContentRegionMax().x - ImGui::CalcTextSize(label).x -
                             ImGui::GetStyle().FramePadding.x * 2);
             if (ImGui::SmallButton(label)) v.right_tab = 0;
@@ -113,7 +112,7 @@ void draw_training(const app::Snapshot& s, ViewState& v) {
             std::vector<float> loss;
             for (double l : t.loss) loss.push_back(static_cast<float>(std::log10(std::max(l, 1e-9))));
             ImGui::PushFont(F.bold);
-            ImGui::Text("%s", tr(lang, "Loss"));
+            ImGui::Text("%s", tr("Loss"));
             ImGui::PopFont();
             ImGui::SameLine();
             ImGui::PushFont(F.big);
@@ -141,7 +140,7 @@ void draw_training(const app::Snapshot& s, ViewState& v) {
             ImGui::TableSetupColumn("grad", ImGuiTableColumnFlags_WidthStretch, 1.0f);
             ImGui::TableSetupColumn("trajectory", ImGuiTableColumnFlags_WidthStretch, 1.6f);
             ImGui::TableNextRow(ImGuiTableRowFlags_Headers);
-            const char* heads[5] = {tr(lang, "Parameters"), tr("now"), tr("target"), "\u2202L/\u2202\u03b8", ""};
+            const char* heads[5] = {tr("Parameters"), tr("now"), tr("target"), "\u2202L/\u2202\u03b8", ""};
             for (const char* h : heads) {
                 ImGui::TableNextColumn();
                 text_colored(theme::muted_rgb, h);

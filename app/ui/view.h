@@ -15,6 +15,7 @@ namespace sixstep::ui {
 struct ViewState {
     // Presenter choices.
     float font_scale = 1.0f;          // Ctrl+= / Ctrl+-, on top of the size for the screen
+    std::string language;             // non-empty: the window's words in this language, not the lesson's
     int selected_stage = -1;          // clicked box; -1 = follow the stage that ran last
     std::uint64_t selection_version = 0;  // snapshot position when the box was clicked
     bool log_open = false;            // the log panel shows more than one line

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <imgui.h>
 
+#include "app/ui/i18n.h"
 #include "app/ui/panels.h"
 #include "app/ui/plot.h"
 #include "app/ui/theme.h"
@@ -41,9 +42,8 @@ void draw_waits_chart(const serving::ServingExhibit& e, ImVec2 avail) {
     plot::line(f, seconds(c.read_ms), n, theme::lab_b_rgb, 2.5f, false);
     plot::vline(f, w.params.flow_ms / 1000, theme::muted_rgb, "1 s (Nielsen)");
     plot::label(ImVec2(f.max.x, f.max.y + 2), fmt::format("{:.3g} s", t_max), theme::muted_rgb, 1, 0.8f);
-    ImGui::TextWrapped("%s", fmt::format("chat: TTFT {:.2f} ms; stream {:.0f} tok/s = {:.0f}\u00d7 reading ({:.1f} tok/s)",
-                                       c.ttft_ms, c.decode_tok_s, c.stream_over_reading, c.reading_tok_s)
-                               .c_str());
+    ImGui::TextWrapped("%s", tr(fmt::format("chat: TTFT {:.2f} ms; stream {:.0f} tok/s = {:.0f}\u00d7 reading ({:.1f} tok/s)",
+                                          c.ttft_ms, c.decode_tok_s, c.stream_over_reading, c.reading_tok_s)));
     // Agent: each call's first token and the rest.
     std::vector<std::string> calls;
     plot::Series first{"first token", theme::lab_b_rgb, {}}, rest{"rest of the answer", theme::lab_a_rgb, {}};
@@ -54,11 +54,10 @@ void draw_waits_chart(const serving::ServingExhibit& e, ImVec2 avail) {
     }
     plot::legend({{first.rgb, "agent: first token, ms"}, {rest.rgb, "rest of the answer, ms"}});
     plot::grouped_bars(ImVec2(avail.x, h), calls, {first, rest}, "ms");
-    ImGui::TextWrapped("%s", fmt::format("agent: end-to-end {:.1f} ms, first tokens {:.0f}% of it; batch job: {:.0f} tok/s "
-                                       "batched, {:.0f} one at a time",
-                                       w.agent.end_to_end_ms, 100 * w.agent.ttft_share, w.batch.batched_tok_s,
-                                       w.batch.sequential_tok_s)
-                               .c_str());
+    ImGui::TextWrapped("%s", tr(fmt::format("agent: end-to-end {:.1f} ms, first tokens {:.0f}% of it; batch job: {:.0f} tok/s "
+                                          "batched, {:.0f} one at a time",
+                                          w.agent.end_to_end_ms, 100 * w.agent.ttft_share, w.batch.batched_tok_s,
+                                          w.batch.sequential_tok_s)));
 }
 
 }  // namespace sixstep::ui
