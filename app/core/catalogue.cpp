@@ -67,7 +67,10 @@ bool all_kept(const Catalogue& cat, std::string_view s) {
     return true;
 }
 
-std::optional<std::string> lookup(const Catalogue& cat, std::string_view en, int depth);
+// `budget` bounds the work of one translation: the general patterns ("{} → {}",
+// "{}; {}") nest, and text the lesson wrote ("a; b → c; (d) …") must not
+// make a lookup take exponential time. Out of budget: no translation.
+std::optional<std::string> lookup(const Catalogue& cat, std::string_view en, int depth, int& budget);
 
 // A pattern's holes: "{}" is looked up in the catalogue (numbers pass as
 // they are), "{=}" is kept verbatim (a name the lesson or the model chose).
@@ -100,14 +103,14 @@ bool match(const std::vector<Piece>& pieces, std::string_view en, std::vector<st
 
 std::optional<std::string> fill(const Catalogue& cat, const std::vector<Piece>& out_pieces,
                                 const std::vector<Piece>& en_pieces, const std::vector<std::string_view>& holes,
-                                int depth) {
+                                int depth, int& budget) {
     if (out_pieces.size() != en_pieces.size()) return std::nullopt;  // a catalogue mistake; the test names it
     std::string out(out_pieces.front().literal);
     for (size_t i = 0; i < holes.size(); ++i) {
         if (en_pieces[i].verbatim) {
             out += holes[i];
         } else {
-            std::optional<std::string> h = lookup(cat, holes[i], depth + 1);
+            std::optional<std::string> h = lookup(cat, holes[i], depth + 1, budget);
             if (!h) return std::nullopt;
             out += *h;
         }
@@ -116,13 +119,14 @@ std::optional<std::string> fill(const Catalogue& cat, const std::vector<Piece>& 
     return out;
 }
 
-std::optional<std::string> lookup(const Catalogue& cat, std::string_view en, int depth) {
+std::optional<std::string> lookup(const Catalogue& cat, std::string_view en, int depth, int& budget) {
+    if (--budget < 0) return std::nullopt;
     if (all_kept(cat, en)) return std::string(en);
     if (auto it = cat.index.find(en); it != cat.index.end()) return std::string(it->second);
     // Surrounding spaces are layout, not words.
     const size_t first = en.find_first_not_of(' '), last = en.find_last_not_of(' ');
     if (first != 0 || last + 1 != en.size()) {
-        std::optional<std::string> inner = lookup(cat, en.substr(first, last + 1 - first), depth);
+        std::optional<std::string> inner = lookup(cat, en.substr(first, last + 1 - first), depth, budget);
         if (!inner) return std::nullopt;
         return std::string(en.substr(0, first)) + *inner + std::string(en.substr(last + 1));
     }
@@ -130,7 +134,7 @@ std::optional<std::string> lookup(const Catalogue& cat, std::string_view en, int
     std::vector<std::string_view> holes;
     for (const auto& [pieces, translated] : cat.split) {
         if (!match(pieces, en, holes)) continue;
-        if (std::optional<std::string> out = fill(cat, translated, pieces, holes, depth)) return out;
+        if (std::optional<std::string> out = fill(cat, translated, pieces, holes, depth, budget)) return out;
     }
     return std::nullopt;
 }
@@ -140,7 +144,11 @@ std::optional<std::string> lookup(const Catalogue& cat, std::string_view en, int
 std::optional<std::string> translate(std::string_view lang, std::string_view en) {
     const Catalogue* cat = catalogue(lang);
     if (!cat) return std::string(en);
-    return lookup(*cat, en, 0);
+    // A screen's words are short; a long text (a story, a file's contents)
+    // is the lesson's or the model's, never the catalogue's.
+    if (en.size() > 4096) return std::nullopt;
+    int budget = 2000;
+    return lookup(*cat, en, 0, budget);
 }
 
 std::string all_translations(std::string_view lang) {

@@ -51,37 +51,6 @@ std::string model_text(const app::Snapshot& s) {
 
 }  // namespace
 
-TEST_CASE("catalogue: patterns fill their holes, and a hole is itself looked up") {
-    CHECK(app::translate("en", "anything at all") == "anything at all");
-    CHECK(app::translate("zh", "12.5") == "12.5");  // no letters: its own translation
-    CHECK(app::translate("zh", "Timing") == "耗时");
-    CHECK(app::translate("zh", "  Timing ") == "  耗时 ");
-    CHECK(app::translate("zh", "certainly not in any catalogue") == std::nullopt);
-    CHECK(app::translate("zh", "11 min") == "11 分钟");
-    CHECK(app::translate("zh", "step 8: done, 2 checks held") == "第 8 步：完成，2 项检查通过");
-}
-
-TEST_CASE("catalogue: every Chinese entry is Chinese, every pattern keeps its holes") {
-    const app::Catalogue* zh = app::catalogue("zh");
-    REQUIRE(zh != nullptr);
-    std::set<std::string_view> keys;
-    for (const auto& [en, tr] : zh->exact) {
-        CAPTURE(en);
-        CHECK(keys.insert(en).second);  // no key twice
-        CHECK(!tr.empty());
-    }
-    auto holes = [](std::string_view s) {
-        std::string h;
-        for (size_t i = 0; (i = s.find('{', i)) != std::string_view::npos; ++i) h += s.substr(i, s[i + 1] == '=' ? 3 : 2);
-        return h;
-    };
-    for (const auto& [en, tr] : zh->patterns) {
-        CAPTURE(en);
-        CHECK(!holes(en).empty());
-        CHECK(holes(en) == holes(tr));
-    }
-}
-
 namespace {
 
 // Renders one lesson at every step in `language` and returns the English

@@ -1,0 +1,64 @@
+// The message catalogue (app/core/catalogue.h): exact entries, patterns and
+// their holes, the words a language keeps, and text that must not make a
+// lookup slow (the lesson's own words pass through it).
+#include <doctest/doctest.h>
+
+#include <set>
+#include <string>
+#include <string_view>
+
+#include "app/core/catalogue.h"
+
+using namespace sixstep;
+
+TEST_CASE("catalogue: patterns fill their holes, and a hole is itself looked up") {
+    CHECK(app::translate("en", "anything at all") == "anything at all");
+    CHECK(app::translate("zh", "12.5") == "12.5");  // no letters: its own translation
+    CHECK(app::translate("zh", "Timing") == "耗时");
+    CHECK(app::translate("zh", "  Timing ") == "  耗时 ");
+    CHECK(app::translate("zh", "certainly not in any catalogue") == std::nullopt);
+    CHECK(app::translate("zh", "11 min") == "11 分钟");
+    CHECK(app::translate("zh", "step 8: done, 2 checks held") == "第 8 步：完成，2 项检查通过");
+    // A hole is looked up in turn, through nested patterns: a sampler chain.
+    CHECK(app::translate("zh", "softmax (2000) \u2192 greedy (1)") == "softmax (2000) \u2192 贪心（1）");
+    // Notation and checksums are kept; a word the catalogue lacks is not.
+    CHECK(app::translate("zh", "L0 H1 p99 ff5fe1dc27d634d9") == "L0 H1 p99 ff5fe1dc27d634d9");
+    CHECK(app::translate("zh", "greedy zebra") == std::nullopt);
+}
+
+TEST_CASE("catalogue: hostile text is answered at once, untranslated") {
+    // Nested general patterns on text a lesson could hold: bounded work.
+    std::string nested;
+    for (int i = 0; i < 300; ++i) nested += "greedy (1); softmax (2) \u2192 ";
+    nested += "zebra";
+    CHECK(app::translate("zh", nested) == std::nullopt);
+    // Long text is the lesson's or the model's, never the catalogue's.
+    CHECK(app::translate("zh", std::string(5000, 'a')) == std::nullopt);
+    CHECK(app::translate("zh", std::string(5000, ' ')) == std::nullopt);
+    CHECK(app::translate("zh", "") == "");
+    CHECK(app::translate("zh", "   ") == "   ");
+    CHECK(app::translate("zh", "{}") == "{}");
+    CHECK(app::translate("zh", "step {}: done") == "第 {} 步：完成");
+}
+
+TEST_CASE("catalogue: every Chinese entry is Chinese, every pattern keeps its holes") {
+    const app::Catalogue* zh = app::catalogue("zh");
+    REQUIRE(zh != nullptr);
+    std::set<std::string_view> keys;
+    for (const auto& [en, tr] : zh->exact) {
+        CAPTURE(en);
+        CHECK(keys.insert(en).second);  // no key twice
+        CHECK(!tr.empty());
+    }
+    auto holes = [](std::string_view s) {
+        std::string h;
+        for (size_t i = 0; (i = s.find('{', i)) != std::string_view::npos; ++i) h += s.substr(i, s[i + 1] == '=' ? 3 : 2);
+        return h;
+    };
+    for (const auto& [en, tr] : zh->patterns) {
+        CAPTURE(en);
+        CHECK(!holes(en).empty());
+        CHECK(holes(en) == holes(tr));
+    }
+}
+
