@@ -81,10 +81,18 @@ std::map<std::string, std::string> stray_words(const fs::path& lesson, const std
     return stray;
 }
 
-std::string untranslated_report() {
+// Draws each lesson in `language` ("": its own) and checks its screens:
+// no stray English word, and no string the catalogue lacks.
+void check_screens(const std::vector<fs::path>& lessons, const std::string& language) {
+    ui::clear_untranslated();
+    std::string report;
+    for (const fs::path& lesson : lessons)
+        for (const auto& [word, where] : stray_words(lesson, language))
+            report += "\n  \"" + word + "\" on " + where;
+    CHECK_MESSAGE(report.empty(), "English words on screens drawn in Chinese:" << report);
     std::string missing;
     for (const std::string& en : ui::untranslated()) missing += "\n  \"" + en + "\"";
-    return missing;
+    CHECK_MESSAGE(missing.empty(), "strings without a Chinese translation:" << missing);
 }
 
 }  // namespace
@@ -92,30 +100,17 @@ std::string untranslated_report() {
 TEST_CASE("screens: a Chinese lesson shows no English the catalogue should have translated") {
     const std::vector<fs::path> lessons = test::chinese_lessons(SIXSTEP_SOURCE_DIR);
     REQUIRE(lessons.size() >= 4);
-    ui::clear_untranslated();
-    std::string report;
-    for (const fs::path& lesson : lessons)
-        for (const auto& [word, where] : stray_words(lesson, ""))
-            report += "\n  \"" + word + "\" on " + where;
-    CHECK_MESSAGE(report.empty(), "English words on Chinese screens:" << report);
-    CHECK_MESSAGE(ui::untranslated().empty(), "strings without a Chinese translation:" << untranslated_report());
+    check_screens(lessons, "");
 }
 
 // The English lessons drawn in Chinese: every panel's words — the serving
 // lab's charts included, which no Chinese lesson shows yet — have their
 // entries, so a Chinese version of any lesson starts with a Chinese window.
 TEST_CASE("screens: every lesson's window, drawn in Chinese, finds its words in the catalogue") {
-    const fs::path root = fs::path(SIXSTEP_SOURCE_DIR) / "lessons";
     std::vector<fs::path> lessons;
-    for (const auto& e : fs::directory_iterator(root))
+    for (const auto& e : fs::directory_iterator(fs::path(SIXSTEP_SOURCE_DIR) / "lessons"))
         if (e.path().extension() == ".yaml") lessons.push_back(e.path());
     std::sort(lessons.begin(), lessons.end());
     REQUIRE(lessons.size() >= 17);
-    ui::clear_untranslated();
-    std::string report;
-    for (const fs::path& lesson : lessons)
-        for (const auto& [word, where] : stray_words(lesson, "zh"))
-            report += "\n  \"" + word + "\" on " + where;
-    CHECK_MESSAGE(report.empty(), "English words on screens drawn in Chinese:" << report);
-    CHECK_MESSAGE(ui::untranslated().empty(), "strings without a Chinese translation:" << untranslated_report());
+    check_screens(lessons, "zh");
 }
