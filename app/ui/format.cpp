@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "app/ui/i18n.h"
 
@@ -178,14 +179,21 @@ std::string fit_text(ImFont* font, float size, std::string_view text, float max_
     auto width = [&](std::string_view s) { return font->CalcTextSizeA(size, 1e9f, 0, s.data(), s.data() + s.size()).x; };
     if (width(text) <= max_width) return std::string(text);
     const std::string ell = "\u2026";
-    size_t n = text.size();
-    while (n > 0) {
-        --n;
-        while (n > 0 && (static_cast<unsigned char>(text[n]) & 0xC0) == 0x80) --n;  // UTF-8 boundary
-        std::string s = std::string(text.substr(0, n)) + ell;
-        if (width(s) <= max_width) return s;
+    // The longest prefix (cut at a UTF-8 boundary) that fits with the
+    // ellipsis. A prefix is never narrower than a shorter one, so a binary
+    // search finds it: trying one character less at a time measured the text
+    // once per character (a 1 MB prompt held the window for minutes).
+    std::vector<size_t> cuts{0};  // where a character starts
+    for (size_t i = 1; i < text.size(); ++i)
+        if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) cuts.push_back(i);
+    auto fits = [&](size_t k) { return width(std::string(text.substr(0, cuts[k])) + ell) <= max_width; };
+    size_t lo = 0, hi = cuts.size();  // cuts[lo] fits (the empty prefix is taken to), cuts[hi..] do not
+    while (hi - lo > 1) {
+        const size_t mid = lo + (hi - lo) / 2;
+        if (fits(mid)) lo = mid;
+        else hi = mid;
     }
-    return ell;
+    return std::string(text.substr(0, cuts[lo])) + ell;
 }
 
 }  // namespace sixstep::ui

@@ -6,6 +6,8 @@
 #include <stdexcept>
 #include <thread>
 
+#include <imgui.h>
+
 #include "app/ui/format.h"
 #include "app/ui/layout.h"
 #include "app/ui/panels.h"
@@ -57,6 +59,31 @@ TEST_CASE("reflow: wrapped lines join, blank lines and list items stay, Chinese 
     CHECK(ui::reflow("one\n\ntwo") == "one\n\ntwo");
     CHECK(ui::reflow("items:\n- a\n- b") == "items:\n- a\n- b");
     CHECK(ui::reflow("第一行\n第二行") == "第一行第二行");
+}
+
+// fit_text keeps the longest prefix that fits beside an ellipsis — on a
+// 1 MB prompt as on a line (the font atlas needs no GL context).
+TEST_CASE("fit text: the longest prefix that fits, at once on a megabyte") {
+    ImGuiContext* ctx = ImGui::CreateContext();
+    ImFont* font = ImGui::GetIO().Fonts->AddFontDefault();
+    unsigned char* pixels = nullptr;
+    int w = 0, h = 0;
+    ImGui::GetIO().Fonts->GetTexDataAsAlpha8(&pixels, &w, &h);
+    auto width = [&](const std::string& t) { return font->CalcTextSizeA(13, 1e9f, 0, t.c_str()).x; };
+    const std::string line = "The cat sat on the mat. The dog sat on the rug.";
+    CHECK(ui::fit_text(font, 13, line, 1000) == line);  // fits: unchanged
+    const std::string cut = ui::fit_text(font, 13, line, 120);
+    REQUIRE(cut.size() > 3);
+    const std::string kept = cut.substr(0, cut.size() - 3);  // less the ellipsis (3 bytes)
+    CHECK(cut.compare(cut.size() - 3, 3, "\u2026") == 0);
+    CHECK(line.compare(0, kept.size(), kept) == 0);
+    CHECK(width(cut) <= 120);
+    CHECK(width(line.substr(0, kept.size() + 1) + "\u2026") > 120);  // one character more does not fit
+    CHECK(ui::fit_text(font, 13, line, 1) == "\u2026");
+    std::string big;
+    while (big.size() < (1u << 20)) big += "greedy (1); softmax (2) \u2192 ";
+    CHECK(ui::fit_text(font, 13, big, 300) == ui::fit_text(font, 13, big.substr(0, 2048), 300));
+    ImGui::DestroyContext(ctx);
 }
 
 TEST_CASE("fields: times with three significant digits, one of a counted thing in the singular") {
