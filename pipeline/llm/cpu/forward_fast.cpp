@@ -197,15 +197,13 @@ void LlamaForwardCpu::forward(KvCache& kv, const Batch& batch, std::vector<float
                 const float* qi = s.q.data() + static_cast<std::size_t>(i) * n_q;
                 float* oi = s.attn.data() + static_cast<std::size_t>(i) * n_q;
                 // Scores, (nh, n_ctx_i), block by block through the block table.
+                // Each KV head g serves its n_gqa query heads in one call per block.
                 for (int p0 = 0; p0 < n_ctx_i; p0 += bs) {
                     const float* kb = cache.k(table[p0 / bs], l);
-                    const int pe = std::min(n_ctx_i, p0 + bs);
-                    for (int p = p0; p < pe; ++p) {
-                        const float* krow = kb + static_cast<std::size_t>(p - p0) * n_kv;
-                        for (int h = 0; h < nh; ++h)
-                            att[static_cast<std::size_t>(h) * n_ctx_i + p] =
-                                kernels::dot_f32(qi + (h0 + h) * hd, krow + (h0 + h) / n_gqa * hd, hd) * scale;
-                    }
+                    const int np = std::min(n_ctx_i, p0 + bs) - p0;
+                    for (int g = g0; g < g1; ++g)
+                        kernels::attn_scores(qi + g * n_gqa * hd, n_gqa, hd, kb + g * hd, n_kv, np, scale,
+                                             att + static_cast<std::size_t>(g - g0) * n_gqa * n_ctx_i + p0, n_ctx_i);
                 }
                 for (int h = 0; h < nh; ++h) {
                     float* a = att + static_cast<std::size_t>(h) * n_ctx_i;
@@ -217,13 +215,10 @@ void LlamaForwardCpu::forward(KvCache& kv, const Batch& batch, std::vector<float
                 std::fill_n(oi + h0 * hd, nh * hd, 0.0f);
                 for (int p0 = 0; p0 < n_ctx_i; p0 += bs) {
                     const float* vb = cache.v(table[p0 / bs], l);
-                    const int pe = std::min(n_ctx_i, p0 + bs);
-                    for (int p = p0; p < pe; ++p) {
-                        const float* vrow = vb + static_cast<std::size_t>(p - p0) * n_kv;
-                        for (int h = 0; h < nh; ++h)
-                            kernels::axpy(oi + (h0 + h) * hd, att[static_cast<std::size_t>(h) * n_ctx_i + p],
-                                          vrow + (h0 + h) / n_gqa * hd, hd);
-                    }
+                    const int np = std::min(n_ctx_i, p0 + bs) - p0;
+                    for (int g = g0; g < g1; ++g)
+                        kernels::attn_values(att + static_cast<std::size_t>(g - g0) * n_gqa * n_ctx_i + p0, n_ctx_i,
+                                             n_gqa, vb + g * hd, n_kv, np, hd, oi + g * n_gqa * hd);
                 }
             }
         });

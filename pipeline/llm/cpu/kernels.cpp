@@ -62,6 +62,15 @@ void softmax_inplace(float* x, int n) { simd_kernels().softmax(x, n); }
 void swiglu(float* gate, const float* up, int n) { simd_kernels().swiglu(gate, up, n); }
 void axpy(float* y, float a, const float* x, int n) { simd_kernels().axpy(y, a, x, n); }
 
+void attn_scores(const float* q, int n_qh, int hd, const float* k, std::size_t k_stride, int n_pos, float scale,
+                 float* out, std::size_t out_stride) {
+    simd_kernels().attn_scores(q, n_qh, hd, k, k_stride, n_pos, scale, out, out_stride);
+}
+void attn_values(const float* a, std::size_t a_stride, int n_qh, const float* v, std::size_t v_stride, int n_pos, int hd,
+                 float* out) {
+    simd_kernels().attn_values(a, a_stride, n_qh, v, v_stride, n_pos, hd, out);
+}
+
 void add(float* y, const float* x, int n) {
     for (int i = 0; i < n; ++i) y[i] += x[i];
 }

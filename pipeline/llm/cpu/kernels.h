@@ -37,6 +37,17 @@ void axpy(float* y, float a, const float* x, int n);
 // y += x
 void add(float* y, const float* x, int n);
 
+// ---- attention over a block of cached positions -------------------------------
+// For the n_qh query heads q[h·hd ..] that share one KV head (GQA), and n_pos
+// cached rows k[p·k_stride ..] of that head:
+//   out[h·out_stride + p] = scale · Σ_d q[h·hd + d] · k[p·k_stride + d]
+void attn_scores(const float* q, int n_qh, int hd, const float* k, std::size_t k_stride, int n_pos, float scale,
+                 float* out, std::size_t out_stride);
+// The weighted sum of the values, added to out:
+//   out[h·hd + d] += Σ_p a[h·a_stride + p] · v[p·v_stride + d]
+void attn_values(const float* a, std::size_t a_stride, int n_qh, const float* v, std::size_t v_stride, int n_pos, int hd,
+                 float* out);
+
 // RoPE, llama.cpp's "normal" mode for arch llama: within each head of
 // head_dim floats, rotate the adjacent pairs (x[2i], x[2i+1]) by the angle
 // pos * base^(-2i / n_rot) for 2i < n_rot; dimensions past n_rot are left as

@@ -68,6 +68,12 @@ struct SimdKernels {
     // Quantizes rows [r0, r1) of x to Q8_0: qs [rows, n_cols], d [rows, n_cols/32].
     void (*quantize_q8_0)(const float* x, int n_cols, std::int8_t* qs, float* d, int r0, int r1) = nullptr;
 
+    // ---- attention (see kernels.h) -------------------------------------------------
+    void (*attn_scores)(const float* q, int n_qh, int hd, const float* k, std::size_t k_stride, int n_pos, float scale,
+                        float* out, std::size_t out_stride) = nullptr;
+    void (*attn_values)(const float* a, std::size_t a_stride, int n_qh, const float* v, std::size_t v_stride, int n_pos,
+                        int hd, float* out) = nullptr;
+
     // ---- row kernels (see kernels.h) -----------------------------------------------
     float (*dot_f32)(const float* a, const float* b, int n) = nullptr;
     float (*dot_f16)(const std::uint16_t* w, const float* x, int n) = nullptr;

@@ -115,6 +115,55 @@ TEST_CASE("kernels: dot products, axpy, fp16 rows, RMSNorm, softmax and SwiGLU m
     }
 }
 
+TEST_CASE("kernels: attention scores and weighted values over a block match double sums at every level") {
+    // Strided rows as in the KV cache (a row holds every KV head), GQA groups
+    // of 1–8 query heads, head sizes with and without vector tails, blocks of
+    // one position up to more than one group of eight (head, position) pairs.
+    for (CpuSimd level : levels()) {
+        ScopedCpuSimd use(level);
+        CAPTURE(cpu_simd_name(level));
+        for (int hd : {4, 8, 32, 36, 64, 128})
+            for (int n_qh : {1, 2, 3, 4, 8})
+                for (int n_pos : {1, 2, 5, 16, 17}) {
+                    CAPTURE(hd);
+                    CAPTURE(n_qh);
+                    CAPTURE(n_pos);
+                    const std::size_t stride = static_cast<std::size_t>(hd) * 2 + 3, out_stride = n_pos + 5;
+                    const auto q = randn(static_cast<std::size_t>(n_qh) * hd, 11);
+                    const auto k = randn(stride * n_pos, 12), v = randn(stride * n_pos, 13);
+                    const float scale = 0.125f;
+                    std::vector<float> s(n_qh * out_stride, -7.0f);
+                    kernels::attn_scores(q.data(), n_qh, hd, k.data() + 1, stride, n_pos, scale, s.data(), out_stride);
+                    for (int h = 0; h < n_qh; ++h) {
+                        for (int p = 0; p < n_pos; ++p) {
+                            double ref = 0, mag = 0;  // float sums err relative to Σ|terms|, not to the sum
+                            for (int d = 0; d < hd; ++d) {
+                                const double t = static_cast<double>(q[h * hd + d]) * k[p * stride + 1 + d];
+                                ref += t;
+                                mag += std::fabs(t);
+                            }
+                            CHECK(std::fabs(s[h * out_stride + p] - ref * scale) <= 1e-6 * mag * scale);
+                        }
+                        for (std::size_t p = n_pos; p < out_stride; ++p) CHECK(s[h * out_stride + p] == -7.0f);  // untouched
+                    }
+                    const auto a = randn(n_qh * out_stride, 14);
+                    const auto base = randn(static_cast<std::size_t>(n_qh) * hd, 15);
+                    std::vector<float> o = base;
+                    kernels::attn_values(a.data(), out_stride, n_qh, v.data() + 2, stride, n_pos, hd, o.data());
+                    for (int h = 0; h < n_qh; ++h)
+                        for (int d = 0; d < hd; ++d) {
+                            double ref = base[h * hd + d], mag = std::fabs(ref);
+                            for (int p = 0; p < n_pos; ++p) {
+                                const double t = static_cast<double>(a[h * out_stride + p]) * v[p * stride + 2 + d];
+                                ref += t;
+                                mag += std::fabs(t);
+                            }
+                            CHECK(std::fabs(o[h * hd + d] - ref) <= 1e-6 * mag);
+                        }
+                }
+    }
+}
+
 TEST_CASE("kernels: activations quantize to the same Q8_0 bytes at every level") {
     const int n_cols = 96, rows = 5;
     auto x = randn(static_cast<std::size_t>(rows) * n_cols, 7, 3.0f);
