@@ -72,7 +72,8 @@ public:
     void read(const LabFields& f, TraceEvent& ev) override {
         docs_ = f.whole(ppl_docs);
         n_gen_ = f.whole(bench_tokens);
-        ev.summary = fmt::format("the model as it is, Q8_0 and Q4_0; perplexity on {} held-out stories", docs_);
+        ev.summary = fmt::format("the model as it is, Q8_0 and Q4_0; perplexity on {} held-out {}", docs_,
+                                 docs_ == 1 ? "story" : "stories");
         ev.out(ppl_docs, static_cast<double>(docs_));
     }
 
@@ -135,9 +136,10 @@ public:
         ev.out("kl_mean", column(rows, [](const auto& r) { return r.kl_mean; }), "nats");
         ev.out("max_logit_diff", column(rows, [](const auto& r) { return r.max_logit_diff; }));
         ev.out("top1_agreement", column(rows, [](const auto& r) { return r.top1_agreement; }));
+        // Perplexities in {:.5g}: a random-weight model's is near 1e115, which {:.4f} wrote out in 116 digits.
         for (const auto& r : rows)
             ev.says(fmt::format("{}: file {:.0f} B, {:.0f} B per decode step, {:.0f} tok/s (bytes predict {:.0f}), "
-                                "perplexity {:.4f}, KL {:.5f} nats",
+                                "perplexity {:.5g}, KL {:.5f} nats",
                                 r.type, r.file_bytes, r.step_bytes, r.decode_tok_s, r.predicted_tok_s, r.perplexity,
                                 r.kl_mean));
         ev.summary = fmt::format("perplexity {}", fmt::join(column(rows, [](const auto& r) { return r.perplexity; }), " / "));
@@ -156,14 +158,14 @@ public:
         ev.out("q4_0_perplexity_ratio", q4.perplexity / o.perplexity);
         ev.out("q4_0_over_q8_0_kl", q8.kl_mean > 0 ? q4.kl_mean / q8.kl_mean : 0);
         for (const QuantizationRow* r : {&q8, &q4})
-            ev.says(fmt::format("{}: file {:.0f} ÷ {:.0f} B = {:.3f}; perplexity {:.4f} ÷ {:.4f} = {:.4f}", r->type,
+            ev.says(fmt::format("{}: file {:.0f} ÷ {:.0f} B = {:.3f}; perplexity {:.5g} ÷ {:.5g} = {:.4f}", r->type,
                                 r->file_bytes, o.file_bytes, r->file_bytes / o.file_bytes, r->perplexity, o.perplexity,
                                 r->perplexity / o.perplexity));
         ev.summary = fmt::format("Q4_0: {:.0f}% of the bytes, perplexity × {:.3f}", 100 * q4.file_bytes / o.file_bytes,
                                  q4.perplexity / o.perplexity);
         return fmt::format("Q8_0 keeps {:.0f}% of the {} file's bytes and Q4_0 {:.0f}%. Each decode step reads that "
                            "much less, which predicts {:.0f} and {:.0f} tokens/s; this machine measured {:.0f} and "
-                           "{:.0f} (the original: {:.0f}). Perplexity moved from {:.4f} to {:.4f} (Q8_0) and {:.4f} "
+                           "{:.0f} (the original: {:.0f}). Perplexity moved from {:.5g} to {:.5g} (Q8_0) and {:.5g} "
                            "(Q4_0); the most likely next token stayed the same at {:.1f}% and {:.1f}% of positions.",
                            100 * q8.file_bytes / o.file_bytes, o.type, 100 * q4.file_bytes / o.file_bytes,
                            q8.predicted_tok_s, q4.predicted_tok_s, q8.decode_tok_s, q4.decode_tok_s, o.decode_tok_s,
