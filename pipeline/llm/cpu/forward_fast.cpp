@@ -88,6 +88,9 @@ void parallel(ThreadPool* pool, int n, Fn&& fn) {
 
 void LlamaForwardCpu::forward(KvCache& kv, const Batch& batch, std::vector<float>& logits, TensorObserver* observer) {
     const LlamaHparams& hp = model_.hparams();
+    // The pass is a burst of short loops: wake the pool's workers once, now,
+    // while the batch is checked and embedded (thread_pool.h).
+    if (pool_) pool_->wake();
     const int n_outputs = prepare_batch(hp.n_vocab, kv, batch, observer);
     HostKvStorage& cache = kv.host();
     const LlamaWeights& w = model_.weights();

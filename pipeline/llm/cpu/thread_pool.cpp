@@ -193,6 +193,17 @@ std::chrono::steady_clock::duration& ThreadPool::last_time(int n, int grain) {
     return k.last;
 }
 
+void ThreadPool::wake() {
+    if (n_threads_ == 1 || sleeping_.load() == 0 || Clock::now() < solo_until_) return;
+    // A new epoch with no chunks: the workers wake, find nothing to claim,
+    // and spin (spin_for) waiting for the loop that follows.
+    const std::uint32_t epoch = ++epoch_count_;
+    claim_.store(pack_claim(epoch, 0, 0), std::memory_order_release);
+    epoch_.store(epoch);
+    std::lock_guard<std::mutex> lock(mutex_);
+    wake_.notify_all();
+}
+
 void ThreadPool::parallel_for(int n, const RangeFn& fn, int grain) {
     if (n <= 0) return;
     grain = std::max(1, grain);

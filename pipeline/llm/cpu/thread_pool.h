@@ -71,6 +71,13 @@ public:
     using RangeFn = std::function<void(int begin, int end, int thread)>;
     void parallel_for(int n, const RangeFn& fn, int grain = 1);
 
+    // Wakes sleeping workers now, ahead of a burst of loops (a forward
+    // pass): once awake they spin from one loop to the next, so the burst
+    // pays for one wake-up instead of running loops too short to wake them
+    // for on the caller alone. Does nothing while the contention guard runs
+    // loops on the caller alone.
+    void wake();
+
     struct Stats {
         std::uint64_t loops = 0;       // parallel_for calls with work for more than one thread
         std::uint64_t solo_loops = 0;  // of those, run on the caller alone by the contention guard

@@ -308,6 +308,46 @@ TEST_CASE("thread pool: parallel_for covers the range once, in chunks of whole g
     }
 }
 
+TEST_CASE("thread pool: wake() between loops wakes sleeping workers, who then take part, and loses no work") {
+    ThreadPool pool(3);
+    // Let the workers fall asleep (they spin for some microseconds first).
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    for (int rep = 0; rep < 200; ++rep) {
+        pool.wake();
+        if (rep % 3 == 0) pool.wake();  // twice in a row: two empty epochs
+        if (rep % 7 == 0) std::this_thread::sleep_for(std::chrono::microseconds(200));  // asleep again
+        std::vector<std::atomic<int>> hits(97);
+        pool.parallel_for(97, [&](int b, int e, int) {
+            for (int i = b; i < e; ++i) ++hits[i];
+        });
+        for (auto& h : hits) REQUIRE(h == 1);
+    }
+    // The pool wakes sleeping workers only for loops whose kind (size and
+    // grain) took long the last time. Prime the kind (6, 1) with a trivial
+    // loop, so that the slow loop of the same kind that follows (2 ms per
+    // item) does not wake anyone: the caller runs it alone. After wake(),
+    // the workers are up and take part in it.
+    const auto slow_loop_others = [&](bool wake_first) {
+        pool.parallel_for(6, [](int, int, int) {});
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));  // every worker asleep
+        if (wake_first) pool.wake();
+        std::atomic<int> others{0};
+        pool.parallel_for(6, [&](int b, int e, int t) {
+            if (t != 0) ++others;
+            for (int i = b; i < e; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+        });
+        return others.load();
+    };
+    // Timing on a busy machine can stretch the priming loop past the
+    // threshold: each outcome needs one attempt of ten.
+    bool alone = false;
+    for (int attempt = 0; attempt < 10 && !alone; ++attempt) alone = slow_loop_others(false) == 0;
+    CHECK(alone);
+    bool joined = false;
+    for (int attempt = 0; attempt < 10 && !joined; ++attempt) joined = slow_loop_others(true) > 0;
+    CHECK(joined);
+}
+
 TEST_CASE("thread pool: the others take over the chunks of a stalled thread") {
     // Thread 1 stalls 200 ms in every chunk it runs, like a thread the OS has
     // preempted; the caller's chunks take 2 ms, long enough for thread 1 to
