@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <cstdlib>
+#include <fstream>
 #include <string>
 
 #include <fmt/format.h>
@@ -122,6 +123,29 @@ void set_cpu_simd(CpuSimd level) {
         throw Error(fmt::format("CPU level {} is not available here (this CPU supports {})", cpu_simd_name(level),
                                 supported_names()));
     current.store(&table_of(level), std::memory_order_release);
+}
+
+std::size_t cpu_l2_cache_bytes() {
+    static const std::size_t bytes = [] {
+        for (int i = 0; i < 8; ++i) {
+            const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(i) + "/";
+            std::ifstream level(dir + "level"), type(dir + "type"), size(dir + "size");
+            int l = 0;
+            std::string t, sz;
+            if (!(level >> l) || !(type >> t) || !(size >> sz)) continue;
+            if (l != 2 || t == "Instruction") continue;
+            try {
+                std::size_t pos = 0;
+                const unsigned long long v = std::stoull(sz, &pos);
+                const char unit = pos < sz.size() ? sz[pos] : ' ';
+                return static_cast<std::size_t>(v) * (unit == 'K' ? 1024u : unit == 'M' ? 1024u * 1024u : 1u);
+            } catch (const std::exception&) {
+                return std::size_t{0};
+            }
+        }
+        return std::size_t{0};
+    }();
+    return bytes;
 }
 
 }  // namespace sixstep::llm

@@ -15,6 +15,7 @@
 //   avx2     AVX2 + FMA + F16C                              Haswell (2013)+, Zen 1+
 //   avx512   AVX-512 F/BW/DQ/VL + VNNI, and the above       Ice Lake, Sapphire Rapids, Zen 4+
 #pragma once
+#include <cstddef>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -40,6 +41,11 @@ const char* cpu_simd_name();
 // Forces a level. Throws sixstep::Error if it is not supported. Call it
 // between forward passes, not during one.
 void set_cpu_simd(CpuSimd level);
+
+// The L2 cache of one core in bytes, from Linux's sysfs (cpu0); 0 where it
+// cannot be read. The matmul reads a model small enough to stay there
+// differently (matmul.h).
+std::size_t cpu_l2_cache_bytes();
 
 // Forces a level for a scope, then restores the one before (tests, benchmarks).
 //     for (CpuSimd level : cpu_simd_levels()) { ScopedCpuSimd use(level); ... }

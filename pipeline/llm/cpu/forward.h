@@ -40,6 +40,7 @@ private:
     const LlamaModel& model_;
     ThreadPool* pool_;
     std::unique_ptr<Scratch> s_;
+    bool weights_in_cache_ = false;  // the model fits in one core's L2 (see the constructor)
 };
 
 }  // namespace sixstep::llm

@@ -39,6 +39,7 @@ struct PackedRows {
 // kernels_simd.inc) and differ by weight type and level.
 struct MatmulPaths {
     int tile_min_tokens = 0;  // batches of at least this many tokens use tile_rows_float (0: never)
+    int tile_min_tokens_in_cache = 0;  // the same for weights that stay in cache (matmul.h)
     int gemm_min_tokens = 0;  // batches of at least this many tokens use the GEMM (0: never)
 };
 

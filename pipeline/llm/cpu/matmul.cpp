@@ -21,10 +21,11 @@ float* AlignedFloats::get(std::size_t n) {
     return v_.data() + ((64 - p % 64) % 64) / sizeof(float);
 }
 
-void matmul(const WeightMatrix& w, const float* x, int n_tokens, float* y, ThreadPool* pool, MatmulScratch& scratch) {
+void matmul(const WeightMatrix& w, const float* x, int n_tokens, float* y, ThreadPool* pool, MatmulScratch& scratch,
+            bool weights_in_cache) {
     const WeightMatrix* ws[1] = {&w};
     float* ys[1] = {y};
-    matmul_many(ws, ys, 1, x, n_tokens, pool, scratch);
+    matmul_many(ws, ys, 1, x, n_tokens, pool, scratch, weights_in_cache);
 }
 
 namespace {
@@ -42,7 +43,7 @@ void parallel(ThreadPool* pool, int n, int grain, const Fn& fn) {
 }  // namespace
 
 void matmul_many(const WeightMatrix* const* ws, float* const* ys, int n_mats, const float* x, int n_tokens,
-                 ThreadPool* pool, MatmulScratch& scratch) {
+                 ThreadPool* pool, MatmulScratch& scratch, bool weights_in_cache) {
     if (n_tokens <= 0 || n_mats <= 0) return;
     const SimdKernels& K = simd_kernels();
     const int n_cols = ws[0]->n_cols;
@@ -59,7 +60,7 @@ void matmul_many(const WeightMatrix* const* ws, float* const* ys, int n_mats, co
         return K.gemm_tokens > 0 && min_tokens > 0 && n_tokens >= min_tokens;
     };
     const auto use_tiles = [&](const WeightMatrix& w) {
-        const int min_tokens = paths(w).tile_min_tokens;
+        const int min_tokens = weights_in_cache ? paths(w).tile_min_tokens_in_cache : paths(w).tile_min_tokens;
         return K.tile_rows_float != nullptr && min_tokens > 0 && n_tokens >= min_tokens;
     };
     bool gemm = false;

@@ -24,6 +24,11 @@
 //   dequantized to F32 once per tile of rows, not once per token (on AVX2,
 //   without VNNI, an F32 FMA costs less per product than int8 maddubs with
 //   its scales; the activations then stay in F32 too);
+// - a model whose weights all fit in one core's L2 cache (a draft model
+//   for speculative decoding) is not read from memory at all after its first
+//   token: the reason for the one-row stream above is gone, and decode goes
+//   through the tiles of several rows too, whose horizontal sums are shared
+//   (weights_in_cache; the forward pass decides from the model's size);
 // - output rows are handed to the threads in chunks from a shared counter
 //   (thread_pool.h), so a thread that the OS preempts does not hold the
 //   others back; each output is computed by one tile whatever the split, so
@@ -58,12 +63,13 @@ struct MatmulScratch {
 };
 
 // y[t, o] = Σ_i W[o, i] · x[t, i]. pool may be null (single-threaded).
-void matmul(const WeightMatrix& w, const float* x, int n_tokens, float* y, ThreadPool* pool, MatmulScratch& scratch);
+void matmul(const WeightMatrix& w, const float* x, int n_tokens, float* y, ThreadPool* pool, MatmulScratch& scratch,
+            bool weights_in_cache = false);
 
 // Several matrices applied to the same input (Q, K, V; gate, up) in one
 // parallel region: ys[m][t, o] = Σ_i ws[m][o, i] · x[t, i].
 void matmul_many(const WeightMatrix* const* ws, float* const* ys, int n_mats, const float* x, int n_tokens,
-                 ThreadPool* pool, MatmulScratch& scratch);
+                 ThreadPool* pool, MatmulScratch& scratch, bool weights_in_cache = false);
 
 // The oracle: dequantizes one weight row at a time and accumulates in double.
 void matmul_ref(const WeightMatrix& w, const float* x, int n_tokens, float* y);
