@@ -147,6 +147,17 @@ struct Budget {
     long long generated_tokens = 100000;  // tokens an llm lesson may generate (each run/serve at its max_tokens)
     long long forward_tokens = 1000000;   // token positions a serving lesson's experiments compute (each at its most)
     long long simulations = 1000;         // queue simulations of a serving lesson (up to 50 M requests each)
+    long long model_bytes = 64LL << 30;   // bytes of model files the experiments read or write beyond the lesson's
+                                          // own load, each pass counted at the model file's size (checked with the
+                                          // file, by check_lesson_files)
+};
+
+// Where the passes over model-sized files reach a new total: the step, its
+// YAML position, and the total so far (WorkDeclaration's model_file_passes).
+struct ModelFileWork {
+    size_t step = 0;
+    SourceLocation at;
+    long long passes = 0;
 };
 
 struct Lesson {
@@ -157,6 +168,7 @@ struct Lesson {
     ModelSpec model;
     Budget budget;
     std::vector<LessonStep> steps;
+    std::vector<ModelFileWork> model_file_work;  // filled by parse_lesson, charged by check_lesson_files
 };
 
 // Loads a lesson and checks it as a whole before its first step runs:

@@ -98,10 +98,14 @@ public:
     }
 
     int integer(const YAML::Node& n, const std::string& what, int lo, int hi) const {
+        return static_cast<int>(whole(n, what, lo, hi));
+    }
+    // The same beyond int (exact up to 2^53, as doubles are).
+    long long whole(const YAML::Node& n, const std::string& what, long long lo, long long hi) const {
         const double v = number(n, what);
-        if (v != std::floor(v) || v < lo || v > hi)
+        if (v != std::floor(v) || v < static_cast<double>(lo) || v > static_cast<double>(hi))
             fail(n, fmt::format("\"{}\" must be a whole number from {} to {}, got {}", what, lo, hi, n.Scalar()));
-        return static_cast<int>(v);
+        return static_cast<long long>(v);
     }
 
     bool boolean(const YAML::Node& n, const std::string& what) const {
@@ -641,7 +645,8 @@ std::optional<YAML::Mark> second_document(const std::string& text) {
 
 Budget read_budget(const Reader& r, const YAML::Node& n) {
     r.expect_map(n, "\"budget\"");
-    r.check_keys(n, "budget", {"train_steps", "served_requests", "generated_tokens", "forward_tokens", "simulations"});
+    r.check_keys(n, "budget",
+                 {"train_steps", "served_requests", "generated_tokens", "forward_tokens", "simulations", "model_bytes"});
     constexpr int most = 1000000000;
     Budget b;
     if (n["train_steps"]) b.train_steps = r.integer(n["train_steps"], "train_steps", 1, most);
@@ -649,6 +654,8 @@ Budget read_budget(const Reader& r, const YAML::Node& n) {
     if (n["generated_tokens"]) b.generated_tokens = r.integer(n["generated_tokens"], "generated_tokens", 1, most);
     if (n["forward_tokens"]) b.forward_tokens = r.integer(n["forward_tokens"], "forward_tokens", 1, most);
     if (n["simulations"]) b.simulations = r.integer(n["simulations"], "simulations", 1, most);
+    constexpr long long most_bytes = 1LL << 50;  // a petabyte
+    if (n["model_bytes"]) b.model_bytes = r.whole(n["model_bytes"], "model_bytes", 1, most_bytes);
     return b;
 }
 
@@ -658,8 +665,8 @@ Budget read_budget(const Reader& r, const YAML::Node& n) {
 // is checked before it runs: the loader knows no kind.
 class WorkTally {
 public:
-    WorkTally(const Reader& r, const Budget& b, const ModelDescription& model)
-        : r_(r), budget_(b), model_(model), declared_(model.work) {}
+    WorkTally(const Reader& r, const Budget& b, const ModelDescription& model, std::vector<ModelFileWork>& file_work)
+        : r_(r), budget_(b), model_(model), declared_(model.work), file_work_(file_work) {}
 
     void add(const LessonStep& s, const YAML::Node& n, size_t index) {
         if (s.request) fields_ = *s.request, request_ = n["request"];
@@ -692,6 +699,7 @@ private:
     }
     static Work times(Work w, long long n) {
         w.generated_tokens *= n, w.forward_tokens *= n, w.simulations *= n, w.train_steps *= n, w.served_requests *= n;
+        w.model_file_passes *= n;
         return w;
     }
     Work run_work(const RunSpec& run) const {
@@ -725,6 +733,11 @@ private:
         charge(tokens_, w.generated_tokens, budget_.generated_tokens, "generated tokens", "generated_tokens", at, index);
         charge(forward_, w.forward_tokens, budget_.forward_tokens, "forward tokens", "forward_tokens", at, index);
         charge(simulations_, w.simulations, budget_.simulations, "queue simulations", "simulations", at, index);
+        // Their bytes need the model file's size: check_lesson_files charges them.
+        if (w.model_file_passes > 0) {
+            model_file_passes_ += w.model_file_passes;
+            file_work_.push_back(ModelFileWork{index, r_.at(at), model_file_passes_});
+        }
     }
     void charge(long long& total, long long more, long long limit, const char* what, const char* key,
                 const YAML::Node& at, size_t index) const {
@@ -739,6 +752,8 @@ private:
     Budget budget_;
     const ModelDescription& model_;
     const WorkDeclaration& declared_;
+    std::vector<ModelFileWork>& file_work_;
+    long long model_file_passes_ = 0;
     std::vector<std::pair<std::string, std::string>> fields_;  // the current request's, as written
     YAML::Node request_;                                       // and where: its mapping
     int stages_done_ = 0;  // at_stage: stages the current request has run
@@ -822,7 +837,7 @@ Lesson read_lesson(const Reader& r, const YAML::Node& root) {
     if (!steps.IsSequence() || steps.size() == 0)
         r.fail(steps, fmt::format("\"steps\" must be a non-empty list, got {}", Reader::kind_of(steps)));
     const ModelDescription& model = model_description(lesson.model.kind);
-    WorkTally work(r, lesson.budget, model);
+    WorkTally work(r, lesson.budget, model, lesson.model_file_work);
     StepsSoFar so_far;
     std::vector<std::string> remembered;  // names remembered so far, in step order
     for (size_t i = 0; i < steps.size(); ++i) {
@@ -874,8 +889,26 @@ void check_lesson_files(const Lesson& lesson) {
         }
     }
     if (!m.file.empty())
-        check_file(m.file_at, "model file", m.file, resolve_lesson_path(lesson, m.file),
-                   [](const std::string& p) { (void)llm::GGUFFile::open(p); });
+        check_file(m.file_at, "model file", m.file, resolve_lesson_path(lesson, m.file), [&](const std::string& p) {
+            (void)llm::GGUFFile::open(p);
+            // The experiments' passes over model-sized files, now that the size is known.
+            std::error_code ec;
+            const auto size = static_cast<long long>(fs::file_size(p, ec));
+            if (ec || size <= 0) return;
+            for (const ModelFileWork& w : lesson.model_file_work) {
+                const long long bytes = w.passes > lesson.budget.model_bytes / size ? lesson.budget.model_bytes + 1
+                                                                                    : w.passes * size;
+                if (bytes <= lesson.budget.model_bytes) continue;
+                problems.emplace_back(
+                    w.at, fmt::format("step {} takes the lesson to {} passes over model-sized files ({} × {} B = {:.3g} "
+                                      "GB read or written), over its budget of {} B; if it really needs that much, "
+                                      "raise it with budget: {{model_bytes: N}}",
+                                      w.step + 1, w.passes, w.passes, size,
+                                      static_cast<double>(w.passes) * static_cast<double>(size) / 1e9,
+                                      lesson.budget.model_bytes));
+                break;
+            }
+        });
     if (m.weights_file)
         check_file(m.file_at, "weights file", *m.weights_file, resolve_lesson_path(lesson, *m.weights_file),
                    [](const std::string& p) { (void)delivery::load_weights(p); });

@@ -130,6 +130,9 @@ struct Work {
     long long simulations = 0;       // queue simulations (each stops at a bounded number of requests)
     long long train_steps = 0;       // gradient-descent steps a request runs itself (the canary's fine-tuning)
     long long served_requests = 0;   // requests a request answers through the six steps (the canary's stream)
+    long long model_file_passes = 0; // times a request reads or writes a file as large as the lesson's model at
+                                     // most, beyond the lesson's own load (quantizing: read the model, write a
+                                     // copy, map it back; a cold start: map the file again)
 };
 
 // A request's field as the lesson gives it (checked by its knob), or the

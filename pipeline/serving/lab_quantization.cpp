@@ -192,6 +192,9 @@ Work quantization_lab_work(const FieldLookup& field) {
     const long long scoring = lab::whole_field(field, ppl_docs) * story;
     Work w;
     w.forward_tokens = 3 * decode + (1 + 2 + 2) * scoring;
+    // Per type: quantize reads the model, writes the copy and maps it back
+    // to check it; the lab then maps the copy to measure it.
+    w.model_file_passes = 2 * 4;
     return w;
 }
 

@@ -325,3 +325,43 @@ TEST_CASE("cli: check reports every file and the summary when one lesson is brok
     CHECK(contains(r.output, "e-fifo.yaml: cannot open the lesson file: it is a FIFO (named pipe), not a regular file"));
     CHECK(last_line(r.output) == "lessons: 1 passed, 0 failed, 4 invalid");
 }
+
+// Quantizing writes copies of the model and cold starts map it again: those
+// passes are counted at the model file's size when the file is checked, so a
+// lesson repeating them on a large model is stopped before it fills a disk.
+TEST_CASE("lessons: experiments that rewrite or reload the model count its bytes against model_bytes") {
+    const std::string model = std::string(SIXSTEP_SOURCE_DIR) + "/assets/models/stories-3m-f16.gguf";
+    const auto size = static_cast<long long>(fs::file_size(model));
+    const auto lesson = [&](const std::string& budget, int repeats, const std::string& request) {
+        std::string yaml = "title: Q\nmodel: {kind: serving, file: " + model + "}\n" + budget + "steps:\n  - &q {request: " +
+                           request + ", run: all}\n";
+        for (int i = 1; i < repeats; ++i) yaml += "  - *q\n";
+        return write_text("model-bytes.yaml", yaml);
+    };
+    const auto load_error = [](const std::string& path) -> std::string {
+        try {
+            (void)load_lesson(path);
+        } catch (const Error& e) {
+            return std::to_string(e.where().line) + ":" + std::to_string(e.where().column) + ": " + e.message();
+        }
+        return "(valid)";
+    };
+    const std::string quantize = "{experiment: quantization, ppl_docs: 1}";
+    // 8 passes per quantization request (two types × read, write, check, measure).
+    const std::string budget = "budget: {model_bytes: " + std::to_string(20 * size) + "}\n";
+    CHECK(load_error(lesson(budget, 2, quantize)) == "(valid)");
+    const std::string over = load_error(lesson(budget, 3, quantize));
+    CHECK(contains(over, "5:64: step 3 takes the lesson to 24 passes over model-sized files (24 × " +
+                             std::to_string(size) + " B"));
+    CHECK(contains(over, "raise it with budget: {model_bytes: N}"));
+    // A cold start maps the file again: a cold and a fresh instance, then with
+    // idle gaps one that scales to zero (1 + one per gap) and one kept warm.
+    const std::string cold = "{experiment: cold_start, idle_gaps: \"0,20,300\"}";
+    CHECK(load_error(lesson("budget: {model_bytes: " + std::to_string(7 * size) + "}\n", 1, cold)) == "(valid)");
+    CHECK(contains(load_error(lesson("budget: {model_bytes: " + std::to_string(7 * size - 1) + "}\n", 1, cold)),
+                   "step 1 takes the lesson to 7 passes over model-sized files"));
+    // The default (64 GiB) lets a lesson on the bundled model repeat it freely; the key's range is checked.
+    CHECK(load_error(lesson("", 40, quantize)) == "(valid)");
+    CHECK(contains(load_error(lesson("budget: {model_bytes: 0}\n", 1, quantize)),
+                   "\"model_bytes\" must be a whole number from 1 to 1125899906842624, got 0"));
+}
