@@ -896,9 +896,7 @@ void check_lesson_files(const Lesson& lesson) {
             const auto size = static_cast<long long>(fs::file_size(p, ec));
             if (ec || size <= 0) return;
             for (const ModelFileWork& w : lesson.model_file_work) {
-                const long long bytes = w.passes > lesson.budget.model_bytes / size ? lesson.budget.model_bytes + 1
-                                                                                    : w.passes * size;
-                if (bytes <= lesson.budget.model_bytes) continue;
+                if (w.passes <= lesson.budget.model_bytes / size) continue;  // passes × size fits (no overflow)
                 problems.emplace_back(
                     w.at, fmt::format("step {} takes the lesson to {} passes over model-sized files ({} × {} B = {:.3g} "
                                       "GB read or written), over its budget of {} B; if it really needs that much, "

@@ -21,6 +21,7 @@
 //     output.weight                     [n_vocab, n_embd]  (absent → tied to token_embd)
 // Shapes are written outermost first ([rows, cols]); ne[] is the reverse.
 #pragma once
+#include <cstdint>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -92,5 +93,11 @@ private:
     LlamaHparams hp_;
     LlamaWeights w_;
 };
+
+// Bytes of weights one decode step reads: every layer's matrices and norms,
+// the final norm, the output head, and one row of the embedding table. Decode
+// cannot run faster than memory bandwidth ÷ this (the KV cache, read on top,
+// grows with the context).
+std::uint64_t decode_weight_bytes(const LlamaModel& model);
 
 }  // namespace sixstep::llm

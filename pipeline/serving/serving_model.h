@@ -76,7 +76,7 @@ const std::vector<TrafficFigure>& traffic_figures();
 struct QuantizationRow {
     std::string type;              // "F16", "Q8_0", "Q4_0"
     double file_bytes = 0;         // the whole GGUF file
-    double step_bytes = 0;         // weight bytes one decode step reads (tools/bench.h decode_weight_bytes)
+    double step_bytes = 0;         // weight bytes one decode step reads (decode_weight_bytes, llama_model.h)
     double decode_tok_s = 0;       // measured, one stream, median of the runs
     double predicted_tok_s = 0;    // the first row's rate × its step bytes ÷ these: the prediction from bytes alone
     double perplexity = 0;         // on the held-out stories

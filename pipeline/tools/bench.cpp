@@ -82,14 +82,4 @@ BenchResult run_bench(Backend& backend, const BenchParams& params) {
     return r;
 }
 
-std::uint64_t decode_weight_bytes(const LlamaModel& model) {
-    const LlamaWeights& w = model.weights();
-    const std::uint64_t norm = sizeof(float) * static_cast<std::uint64_t>(model.hparams().n_embd);
-    std::uint64_t n = w.token_embd.row_bytes + norm + w.output.bytes();
-    for (const LlamaLayer& L : w.layers)
-        n += 2 * norm + L.wq.bytes() + L.wk.bytes() + L.wv.bytes() + L.wo.bytes() + L.ffn_gate.bytes() +
-             L.ffn_up.bytes() + L.ffn_down.bytes();
-    return n;
-}
-
 }  // namespace sixstep::llm

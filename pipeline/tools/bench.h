@@ -38,10 +38,6 @@ struct BenchResult {
 // Throws sixstep::Error when the tests do not fit in the model's context.
 BenchResult run_bench(Backend& backend, const BenchParams& params);
 
-// Bytes of weights one decode step reads: every layer's matrices and norms,
-// the final norm, the output head, and one row of the embedding table. Decode
-// cannot run faster than memory bandwidth ÷ this (the KV cache, read on top,
-// grows with the context).
-std::uint64_t decode_weight_bytes(const LlamaModel& model);
+// (decode_weight_bytes, the bytes a decode step reads, is in llama_model.h.)
 
 }  // namespace sixstep::llm

@@ -40,21 +40,15 @@ struct LlamaForwardCpu::Scratch {
 
 LlamaForwardCpu::LlamaForwardCpu(const LlamaModel& model, ThreadPool* pool)
     : model_(model), pool_(pool), s_(std::make_unique<Scratch>()) {
-    // The bytes a decode step reads: every matrix once (the embedding table
-    // only one row). If they fill at most three quarters of one core's L2,
-    // they stay there from token to token (the rest holds activations and
-    // the KV cache), and the matmuls read them as cached (matmul.h). The
+    // The bytes a decode step reads (decode_weight_bytes): if they fill at
+    // most three quarters of one core's L2, they stay there from token to
+    // token (the rest holds activations and the KV cache), and the matmuls read them as cached (matmul.h). The
     // bundled draft's 1.2 MB do on a Xeon with 2 MiB of L2 per core (decode
     // on one thread 13,000 → 15,200 tok/s at AVX-512, 14,300 → 15,000–17,500
     // at AVX2); the target's 6.6 MB do not, and tiles slowed its one-thread
     // decode there (3,050 → 2,230 tok/s).
-    const LlamaWeights& w = model.weights();
-    const auto bytes = [](const WeightMatrix& m) { return m.row_bytes * static_cast<std::size_t>(m.n_rows); };
-    std::size_t total = bytes(w.output);
-    for (const LlamaLayer& L : w.layers)
-        for (const WeightMatrix* m : {&L.wq, &L.wk, &L.wv, &L.wo, &L.ffn_gate, &L.ffn_up, &L.ffn_down}) total += bytes(*m);
-    const std::size_t l2 = cpu_l2_cache_bytes();
-    weights_in_cache_ = l2 > 0 && total <= l2 * 3 / 4;
+    const std::uint64_t l2 = cpu_l2_cache_bytes();
+    weights_in_cache_ = l2 > 0 && decode_weight_bytes(model) <= l2 * 3 / 4;
 }
 LlamaForwardCpu::~LlamaForwardCpu() = default;
 
