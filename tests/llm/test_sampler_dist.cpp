@@ -81,8 +81,16 @@ TEST_CASE("sampler_distribution: greedy is one-hot on the argmax, unusable logit
     CHECK(p[best] == 0.0f);
     CHECK(p[3] == 0.0f);
 
+    // Greedy's own pass: unusable logits skipped (a NaN first included), the
+    // first of equal maxima, +∞ sharing the mass.
+    sampler_distribution(std::vector<float>{NAN, 1.0f, 3.0f, -INFINITY, 3.0f}, {.temperature = 0}, p);
+    CHECK(p == std::vector<float>{0, 0, 1, 0, 0});
+    sampler_distribution(std::vector<float>{INFINITY, 1.0f, INFINITY}, {.temperature = 0}, p);
+    CHECK(p == std::vector<float>{0.5f, 0, 0.5f});
+
     const std::vector<float> none = {-INFINITY, NAN};
     CHECK_THROWS_AS(sampler_distribution(none, {}, p), sixstep::Error);
+    CHECK_THROWS_AS(sampler_distribution(none, {.temperature = 0}, p), sixstep::Error);
     CHECK_THROWS_AS(sampler_distribution(logits, {.top_p = 0}, p), sixstep::Error);
     CHECK_THROWS_AS(sampler_distribution(logits, {.min_p = 1}, p), sixstep::Error);
 }
