@@ -70,7 +70,9 @@ int run_check(const CheckOptions& o) {
             }
         } else {
             ++passed;
-            if (!o.json) std::printf("✓ %s (%d steps, %d checks)\n", name.c_str(), r.steps, r.checks);
+            if (!o.json)
+                std::printf("✓ %s (%s, %s)\n", name.c_str(), count_of(r.steps, "step", "steps").c_str(),
+                            count_of(r.checks, "check", "checks").c_str());
         }
         std::fflush(stdout);
     }
