@@ -5,9 +5,13 @@
 // llama-bench itself is not at hand but llama.cpp's sources are (built as a
 // library of your own choosing of flags). Not part of the build:
 //
+//   # against a llama.cpp checkout built with cmake (shared libraries, its default):
 //   c++ -O2 -std=c++17 tools/llama_timing.cpp -I LLAMA/include -I LLAMA/ggml/include \
-//       LLAMA/build/src/libllama.a LLAMA/build/ggml/src/libggml*.a -lpthread -fopenmp -o llama_timing
+//       -L LLAMA/build/bin -Wl,-rpath,LLAMA/build/bin -lllama -lggml -lggml-base -o llama_timing
 //   ./llama_timing MODEL.gguf THREADS PP TG REPS
+//
+// (README's figures: llama.cpp's sources as the npm package llama.rn ships
+// them, compiled into one static library with the flags README gives.)
 //
 // Prints "llama.cpp pp128 5098.2 tok/s (min … max …)" lines; tools/vs-llama.sh
 // runs it beside sixstep.
