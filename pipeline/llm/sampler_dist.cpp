@@ -39,27 +39,6 @@ void sampler_distribution(std::span<const float> logits, const SamplerParams& pa
     const int n_vocab = static_cast<int>(logits.size());
     out.assign(logits.size(), 0.0f);
 
-    if (params.temperature <= 0) {
-        // Greedy needs no candidate list (speculative decoding asks for 2k + 1
-        // of these per step): one pass finds the first of the largest usable
-        // logits, and whether any is +∞ (then those share the mass, as below).
-        int best = -1, n_pos_inf = 0;
-        for (int i = 0; i < n_vocab; ++i) {
-            const float l = logits[static_cast<std::size_t>(i)];
-            if (std::isnan(l) || l == -INFINITY) continue;
-            if (l == INFINITY) ++n_pos_inf;
-            if (best < 0 || l > logits[static_cast<std::size_t>(best)]) best = i;
-        }
-        if (best < 0) throw Error("sampler: no finite logit to sample from");
-        if (n_pos_inf > 0) {
-            for (std::size_t i = 0; i < logits.size(); ++i)
-                if (logits[i] == INFINITY) out[i] = 1.0f / static_cast<float>(n_pos_inf);
-        } else {
-            out[static_cast<std::size_t>(best)] = 1.0f;
-        }
-        return;
-    }
-
     // Only tokens with a usable logit can be drawn: NaN and −∞ never are; a
     // +∞ logit takes all the mass (shared with any other +∞).
     std::vector<Kept> kept;
@@ -79,6 +58,13 @@ void sampler_distribution(std::span<const float> logits, const SamplerParams& pa
     }
 
     const auto by_logit = [](const Kept& a, const Kept& b) { return a.logit > b.logit || (a.logit == b.logit && a.id < b.id); };
+    if (params.temperature <= 0) {
+        // Greedy: the first of the largest logits.
+        const Kept& best = *std::min_element(kept.begin(), kept.end(), by_logit);
+        out[static_cast<std::size_t>(best.id)] = 1.0f;
+        return;
+    }
+
     const int n = static_cast<int>(kept.size());
     const int k = params.top_k > 0 ? std::min(params.top_k, n) : n;
     std::partial_sort(kept.begin(), kept.begin() + k, kept.end(), by_logit);
