@@ -19,6 +19,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <random>
 #include <vector>
 
@@ -47,6 +48,12 @@ int main(int argc, char** argv) {
               reps = std::atoi(argv[5]);
     if (n_threads < 1 || pp < 0 || tg < 0 || reps < 1) {
         std::fprintf(stderr, "llama_timing: THREADS and REPS must be >= 1, PP and TG >= 0\n");
+        return 2;
+    }
+    // llama.cpp would block reading a FIFO or a device: regular files only.
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(argv[1], ec)) {
+        std::fprintf(stderr, "llama_timing: %s is not a regular file\n", argv[1]);
         return 2;
     }
     // A generic lambda converts to the logger's pointer type whatever the

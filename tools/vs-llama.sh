@@ -22,7 +22,7 @@ rt=()
 chrt -f 5 true 2>/dev/null && rt=(chrt -f 5)
 
 for model in "$@"; do
-  [[ -f "$model" ]] || { echo "vs-llama.sh: no model file $model" >&2; exit 2; }
+  [[ -f "$model" ]] || { echo "vs-llama.sh: $model is not a regular file" >&2; exit 2; }
   for ((r = 1; r <= rounds; r++)); do
     s=$("${rt[@]}" "$sixstep" bench -m "$model" -p 128 -n 128 -r 3 -t 2 |
         awk -F'|' '/ pp128 | tg128 /{gsub(/ /, "", $(NF-2)); split($(NF-1), v, " "); printf "%s %s  ", $(NF-2), v[1]}')
