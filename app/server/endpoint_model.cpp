@@ -11,6 +11,7 @@
 #include "app/server/load_generator.h"
 #include "app/server/local_server.h"
 #include "pipeline/core/error.h"
+#include "pipeline/core/measure.h"
 #include "pipeline/core/trace_keys.h"
 #include "pipeline/llm/llm_model.h"
 #include "pipeline/server/endpoint_description.h"
@@ -23,7 +24,6 @@ namespace {
 namespace k = endpoint_keys;
 using Clock = std::chrono::steady_clock;
 
-double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
 
 // "0.2, 0.5,0.8" → {0.2, 0.5, 0.8}: each strictly between 0 and 1, ascending.
 std::vector<double> parse_utilizations(const std::string& text) {

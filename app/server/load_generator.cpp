@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "pipeline/core/error.h"
+#include "pipeline/core/measure.h"
 #include "pipeline/serving/arrivals.h"
 #include "pipeline/serving/percentiles.h"
 #include "pipeline/serving/workload.h"
@@ -71,7 +72,6 @@ const serving::Metric& LoadReport::total(const std::string& key) const {
 
 namespace {
 
-double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
 
 // Reads a server-sent event stream as it comes, in any split.
 struct SseReader {

@@ -6,13 +6,13 @@
 #include <fmt/format.h>
 
 #include "pipeline/core/error.h"
+#include "pipeline/core/measure.h"
 #include "pipeline/llm/stepper.h"
 
 namespace sixstep::llm {
 
 namespace {
 using Clock = std::chrono::steady_clock;
-double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
 }  // namespace
 
 void check_generation_fits(int n_prompt, int n_predict, int n_ctx) {

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "pipeline/core/error.h"
+#include "pipeline/core/measure.h"
 #include "pipeline/core/suggest.h"
 #include "pipeline/core/text.h"
 #include "pipeline/core/trace_keys.h"
@@ -22,7 +23,6 @@ namespace sixstep::llm {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
 
 std::vector<double> as_doubles(const std::vector<int>& v) { return {v.begin(), v.end()}; }
 

@@ -21,8 +21,8 @@ constexpr char requests_per_day[] = "requests_per_day";
 constexpr char tokens_per_request[] = "tokens_per_request";
 constexpr char days[] = "days";
 constexpr char train_tokens[] = "train_tokens";
-constexpr char bench_tokens[] = "bench_tokens";
-constexpr int bench_repetitions = 3;  // timed decode runs, after one warm-up
+using lab::bench_repetitions;
+using lab::bench_tokens;
 
 class BillLab : public LabExperiment {
 public:

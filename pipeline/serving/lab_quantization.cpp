@@ -28,9 +28,9 @@ namespace sixstep::serving {
 namespace {
 
 constexpr char ppl_docs[] = "ppl_docs";
-constexpr char bench_tokens[] = "bench_tokens";  // declared by the bill (lab_bill.cpp)
+using lab::bench_repetitions;
+using lab::bench_tokens;
 constexpr char heldout_stories[] = "assets/data/heldout-stories.txt";
-constexpr int bench_repetitions = 3;  // timed decode runs per version, after one warm-up
 
 // A folder of its own under the system's temporary folder, removed with everything in it.
 struct TempFolder {

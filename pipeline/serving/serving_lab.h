@@ -87,6 +87,12 @@ inline constexpr long long heldout_story_bytes_at_most = 1024;
 
 // Declaration helpers, shared by every experiment's declaration.
 namespace lab {
+// The decode-rate knob the bill and the quantization lab share (declared by
+// the bill): tokens per timed run; each rate is the median of
+// bench_repetitions timed runs after one warm-up.
+inline constexpr char bench_tokens[] = "bench_tokens";
+inline constexpr int bench_repetitions = 3;
+
 Knob knob(const char* name, KnobType type, std::string default_value, const char* meaning);
 Knob whole(const char* name, double lo, double hi, int default_value, const char* unit, const char* meaning);
 Knob number(const char* name, double lo, double hi, double default_value, const char* unit, const char* meaning);

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "pipeline/core/error.h"
+#include "pipeline/core/measure.h"
 #include "pipeline/core/trace_keys.h"
 #include "pipeline/llm/llm_model.h"
 #include "pipeline/llm/vocab/vocab.h"
@@ -18,7 +19,6 @@ namespace sixstep::serving {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
 
 double p50(const TrafficReport& r, const char* key) { return r.latency(key).summary.p50; }
 

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "pipeline/core/error.h"
+#include "pipeline/core/measure.h"
 #include "pipeline/core/progress.h"
 #include "pipeline/core/text.h"
 #include "pipeline/llm/sampler_dist.h"
@@ -21,18 +22,11 @@ using namespace sixstep::llm;
 namespace {
 
 using Clock = std::chrono::steady_clock;
-double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
 
 void check_params(const SpeculativeParams& p) {
     if (p.n_draft < 1 || p.n_draft > max_draft_tokens)
         throw Error(fmt::format("draft length k = {}: give 1..{} tokens per step", p.n_draft, max_draft_tokens));
     if (p.n_predict < 1) throw Error(fmt::format("n = {}: ask for at least one token", p.n_predict));
-}
-
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    const std::size_t n = v.size();
-    return n == 0 ? 0 : n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "pipeline/core/error.h"
+#include "pipeline/core/measure.h"
 #include "pipeline/core/progress.h"
 #include "pipeline/llm/generator.h"
 #include "pipeline/llm/stepper.h"
@@ -21,7 +22,6 @@ using namespace sixstep::llm;
 namespace {
 
 using Clock = std::chrono::steady_clock;
-double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
 
 void require_range(const char* what, int v, int lo, int hi) {
     if (v < lo || v > hi) throw Error(fmt::format("{} = {}: give {}..{}", what, v, lo, hi));

@@ -7,20 +7,10 @@
 #include <fmt/format.h>
 
 #include "pipeline/core/error.h"
+#include "pipeline/core/measure.h"
 #include "pipeline/core/progress.h"
 
 namespace sixstep::llm {
-
-namespace {
-
-double median(std::vector<double> v) {
-    if (v.empty()) return 0;
-    std::sort(v.begin(), v.end());
-    const std::size_t n = v.size();
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-}  // namespace
 
 BenchResult run_bench(Backend& backend, const BenchParams& params) {
     const LlamaHparams& hp = backend.model().hparams();

@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "pipeline/core/error.h"
+#include "pipeline/core/measure.h"
 #include "pipeline/llm/backend.h"
 #include "pipeline/llm/generator.h"
 #include "pipeline/llm/text_codec.h"
@@ -24,7 +25,6 @@ namespace sixstep::llm {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
 
 // A file descriptor closed on every path out.
 struct Fd {

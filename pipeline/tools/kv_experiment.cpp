@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "pipeline/core/error.h"
+#include "pipeline/core/measure.h"
 #include "pipeline/llm/generation.h"
 #include "pipeline/llm/sampler.h"
 #include "pipeline/llm/stepper.h"
@@ -12,13 +13,6 @@
 namespace sixstep::llm {
 
 namespace {
-
-double median(std::vector<double> v) {
-    if (v.empty()) return 0;
-    std::sort(v.begin(), v.end());
-    const std::size_t n = v.size();
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 // Medians of the first and last quarter of the decode steps (1..n).
 void summarize(KvExperiment& e) {
