@@ -5,6 +5,7 @@
 // sixstep bench --model FILE.gguf --contention [--hogs N] [-n 128] [-t THREADS]
 //   Decode on 1 thread and on THREADS, first on a quiet machine, then beside
 //   one spinning process per CPU (CpuHogs): what a busy laptop does to it.
+//   -r rounds, each decoding once per thread count (run_contention).
 // sixstep bench --random 110m --type q8_0 --out FILE.gguf
 //   Writes a random-weight Llama model to benchmark (and to compare with
 //   llama.cpp on identical weights); with --model too, it then benchmarks it.
@@ -27,6 +28,7 @@
 #include "app/cli/validators.h"
 #include "pipeline/core/error.h"
 #include "pipeline/core/file.h"
+#include "pipeline/core/measure.h"
 #include "pipeline/llm/cpu/cpu_backend.h"
 #include "pipeline/llm/panel_capture.h"
 #include "pipeline/tools/bench.h"
@@ -55,7 +57,17 @@ public:
     bool wants(std::string_view, int) override { return false; }
 };
 
-// Decode tokens/s on 1 thread and on o.threads, quiet and beside CPU hogs.
+// Decode tokens/s on 1 thread and on o.threads, quiet and beside CPU hogs,
+// in rounds: a round decodes once on each thread count (which goes first
+// alternates), and beside the hogs each round starts hogs of its own. Why
+// rounds rather than all runs of one count, then all of the other: where the
+// OS puts the hogs decides a run — on 2 CPUs with 2 hogs, one thread shares
+// its core with a hog or, if both hogs landed on the other core, has one to
+// itself for as long as they stay — and the machine drifts. A round measures
+// both counts beside the same hogs, so its ratio compares like with like;
+// fresh hogs per round sample the placements. Each count keeps one backend
+// for all rounds, as a running app keeps its thread pool (and its
+// contention guard's state).
 int run_contention(const BenchOptions& o, const std::shared_ptr<const llm::LlamaModel>& model) {
     using namespace sixstep::llm;
     if (CpuHogs::caller_is_realtime())
@@ -63,32 +75,57 @@ int run_contention(const BenchOptions& o, const std::shared_ptr<const llm::Llama
                     "priority, could never take a CPU from it; run it without chrt");
     const int n_threads = o.threads > 0 ? o.threads : ThreadPool::default_threads();
     const int n_hogs = o.hogs > 0 ? o.hogs : CpuHogs::cpus_available();
+    const int rounds = o.repetitions;
     std::vector<int> thread_counts = {1};
     if (n_threads > 1) thread_counts.push_back(n_threads);
+    const std::size_t n_counts = thread_counts.size();
+    std::vector<std::unique_ptr<CpuBackend>> backends;
+    for (int t : thread_counts) backends.push_back(std::make_unique<CpuBackend>(model, CpuBackendParams{t}));
     BenchParams bp;
     bp.n_prompt = 0;
     bp.n_gen = o.n_gen > 0 ? o.n_gen : 128;
-    bp.repetitions = o.repetitions;
+    bp.repetitions = 1;  // one timed run per count per round, after a warm-up
     const double load_before = load_average();
-    // Quiet first, then the same with the hogs spinning.
-    std::vector<double> quiet, hogged, quiet_solo, hogged_solo;
-    std::string simd;
-    // Decode tokens/s, and the share of parallel loops that the thread
-    // pool's contention guard ran on one thread after a preempted thread
-    // had stalled a loop.
-    const auto measure = [&](int t, std::vector<double>& tok_s, std::vector<double>& solo) {
-        CpuBackend cpu(model, {t});
-        simd = cpu_simd_name();
-        tok_s.push_back(run_bench(cpu, bp).decode.median_tok_s);
-        const ThreadPool::Stats st = cpu.thread_stats();
-        solo.push_back(st.loops ? 100.0 * static_cast<double>(st.solo_loops) / static_cast<double>(st.loops) : 0.0);
+
+    // tok_s[count][round]; the share of parallel loops the pool's contention
+    // guard ran on one thread (after a preempted thread had stalled a loop).
+    struct Phase {
+        std::vector<std::vector<double>> tok_s;
+        std::vector<double> solo_percent;
     };
-    for (int t : thread_counts) measure(t, quiet, quiet_solo);
-    {
-        const CpuHogs hogs(n_hogs);
-        for (int t : thread_counts) measure(t, hogged, hogged_solo);
-    }
+    const auto run_phase = [&](bool with_hogs) {
+        Phase ph;
+        ph.tok_s.resize(n_counts);
+        std::vector<ThreadPool::Stats> before;
+        for (const auto& b : backends) before.push_back(b->thread_stats());
+        for (int r = 0; r < rounds; ++r) {
+            std::optional<CpuHogs> hogs;
+            if (with_hogs) hogs.emplace(n_hogs);
+            for (std::size_t j = 0; j < n_counts; ++j) {
+                const std::size_t i = r % 2 ? n_counts - 1 - j : j;
+                ph.tok_s[i].push_back(run_bench(*backends[i], bp).decode.median_tok_s);
+            }
+        }
+        for (std::size_t i = 0; i < n_counts; ++i) {
+            const ThreadPool::Stats now = backends[i]->thread_stats();
+            const auto loops = now.loops - before[i].loops, solo = now.solo_loops - before[i].solo_loops;
+            ph.solo_percent.push_back(loops ? 100.0 * static_cast<double>(solo) / static_cast<double>(loops) : 0.0);
+        }
+        return ph;
+    };
+    const Phase quiet = run_phase(false), hogged = run_phase(true);
+
+    // The last count against 1 thread, round by round: median and lowest.
+    struct Ratios {
+        double median = 0, lowest = 0;
+    };
+    const auto ratios = [&](const Phase& ph) {
+        std::vector<double> v;
+        for (int r = 0; r < rounds; ++r) v.push_back(ph.tok_s.back()[r] / ph.tok_s.front()[r]);
+        return Ratios{sixstep::median(v), *std::min_element(v.begin(), v.end())};
+    };
     const std::string test = fmt::format("tg{}", bp.n_gen);
+    const std::string simd = cpu_simd_name();
     if (o.json) {
         nlohmann::ordered_json j;
         j["model"] = o.model;
@@ -96,29 +133,44 @@ int run_contention(const BenchOptions& o, const std::shared_ptr<const llm::Llama
         j["simd"] = simd;
         j["test"] = test;
         j["hogs"] = n_hogs;
+        j["rounds"] = rounds;
         j["load_average_before"] = load_before;
         j["results"] = nlohmann::ordered_json::array();
-        for (std::size_t i = 0; i < thread_counts.size(); ++i)
+        for (std::size_t i = 0; i < n_counts; ++i)
             j["results"].push_back({{"threads", thread_counts[i]},
-                                    {"quiet_tokens_per_s", quiet[i]},
-                                    {"hogged_tokens_per_s", hogged[i]},
-                                    {"quiet_solo_loops_percent", quiet_solo[i]},
-                                    {"hogged_solo_loops_percent", hogged_solo[i]}});
+                                    {"quiet_tokens_per_s", sixstep::median(quiet.tok_s[i])},
+                                    {"hogged_tokens_per_s", sixstep::median(hogged.tok_s[i])},
+                                    {"quiet_rounds", quiet.tok_s[i]},
+                                    {"hogged_rounds", hogged.tok_s[i]},
+                                    {"quiet_solo_loops_percent", quiet.solo_percent[i]},
+                                    {"hogged_solo_loops_percent", hogged.solo_percent[i]}});
+        if (n_counts > 1) {
+            const Ratios q = ratios(quiet), h = ratios(hogged);
+            j["ratio"] = {{"quiet_median", q.median}, {"quiet_lowest", q.lowest},
+                          {"hogged_median", h.median}, {"hogged_lowest", h.lowest}};
+        }
         std::printf("%s\n", j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
         return exit_ok;
     }
-    std::printf("decode %s of %s (%s, %s), tokens/s, median of %d runs; load average before: %.2f\n", test.c_str(),
+    std::printf("decode %s of %s (%s, %s), tokens/s, median of %d round%s; load average before: %.2f\n", test.c_str(),
                 std::filesystem::path(o.model).filename().string().c_str(),
-                std::string(ggml_type_name(model->main_type())).c_str(), simd.c_str(), o.repetitions, load_before);
+                std::string(ggml_type_name(model->main_type())).c_str(), simd.c_str(), rounds, rounds == 1 ? "" : "s",
+                load_before);
     const std::string hogs_head = fmt::format("beside {} CPU hog{}", n_hogs, n_hogs == 1 ? "" : "s");
     std::printf("| threads | %9s | %18s |\n", "quiet", hogs_head.c_str());
     std::printf("|--------:|----------:|-------------------:|\n");
-    for (std::size_t i = 0; i < thread_counts.size(); ++i)
-        std::printf("| %7d | %9.1f | %18.1f |\n", thread_counts[i], quiet[i], hogged[i]);
-    if (thread_counts.size() > 1)
+    for (std::size_t i = 0; i < n_counts; ++i)
+        std::printf("| %7d | %9.1f | %18.1f |\n", thread_counts[i], sixstep::median(quiet.tok_s[i]),
+                    sixstep::median(hogged.tok_s[i]));
+    if (n_counts > 1) {
+        const Ratios q = ratios(quiet), h = ratios(hogged);
+        std::printf("%d threads ÷ 1 thread, round by round: quiet %.2f× (lowest %.2f×), beside the hogs %.2f× (lowest "
+                    "%.2f×)\n",
+                    thread_counts.back(), q.median, q.lowest, h.median, h.lowest);
         std::printf("(on %d threads the pool ran %.0f %% of its loops on one thread when quiet, %.0f %% beside the "
                     "hogs: its contention guard)\n",
-                    thread_counts.back(), quiet_solo.back(), hogged_solo.back());
+                    thread_counts.back(), quiet.solo_percent.back(), hogged.solo_percent.back());
+    }
     return exit_ok;
 }
 
@@ -227,7 +279,7 @@ void add_bench(CLI::App& app, Commands& commands) {
         ->check(CLI::Range(0, 1 << 20));
     sub->add_option("-t,--threads", o->threads, "Threads (0: one per physical core, at most 8)")
         ->check(CLI::Range(0, 1024));
-    auto* reps = sub->add_option("-r,--repetitions", o->repetitions, "Timed runs per test (--batch: 3 unless given)")
+    auto* reps = sub->add_option("-r,--repetitions", o->repetitions, "Timed runs per test (--batch: 3 unless given; --contention: rounds, each one run per thread count)")
                      ->check(CLI::Range(1, 1000));
     add_backend_option(sub, o->backend);
     sub->add_flag("--json", o->json, "Print machine-readable JSON instead");

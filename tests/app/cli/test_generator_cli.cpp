@@ -7,11 +7,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -126,19 +128,35 @@ TEST_CASE("cli bench: SIXSTEP_CPU forces the CPU kernels, and names a bad value 
 
 TEST_CASE("cli bench --contention: decode on 1 and N threads, quiet and beside CPU hogs") {
     const std::string model = tiny_model();
-    const Run js = run("bench --model \"" + model + "\" --contention --hogs 1 -n 4 -r 1 -t 2 --json");
+    const Run js = run("bench --model \"" + model + "\" --contention --hogs 1 -n 4 -r 3 -t 2 --json");
     REQUIRE(js.rc == 0);
     const auto j = nlohmann::json::parse(js.out);
     CHECK(j["hogs"] == 1);
     CHECK(j["test"] == "tg4");
+    CHECK(j["rounds"] == 3);
     REQUIRE(j["results"].size() == 2);
     CHECK(j["results"][0]["threads"] == 1);
     CHECK(j["results"][1]["threads"] == 2);
-    for (const auto& r : j["results"]) {
-        CHECK(r["quiet_tokens_per_s"].get<double>() > 0);
-        CHECK(r["hogged_tokens_per_s"].get<double>() > 0);
+    // Every round measured both counts; the reported figures are the rounds' medians.
+    for (const char* phase : {"quiet", "hogged"}) {
+        const auto& one = j["results"][0][std::string(phase) + "_rounds"];
+        const auto& two = j["results"][1][std::string(phase) + "_rounds"];
+        REQUIRE(one.size() == 3);
+        REQUIRE(two.size() == 3);
+        for (std::size_t i = 0; i < 2; ++i) {
+            auto v = j["results"][i][std::string(phase) + "_rounds"].get<std::vector<double>>();
+            for (double x : v) CHECK(x > 0);
+            std::sort(v.begin(), v.end());
+            CHECK(j["results"][i][std::string(phase) + "_tokens_per_s"].get<double>() == doctest::Approx(v[1]));
+        }
+        std::vector<double> r;
+        for (std::size_t k = 0; k < 3; ++k) r.push_back(two[k].get<double>() / one[k].get<double>());
+        std::sort(r.begin(), r.end());
+        CHECK(j["ratio"][std::string(phase) + "_median"].get<double>() == doctest::Approx(r[1]));
+        CHECK(j["ratio"][std::string(phase) + "_lowest"].get<double>() == doctest::Approx(r[0]));
     }
     const Run table = run("bench --model \"" + model + "\" --contention --hogs 1 -n 4 -r 1 -t 2");
     CHECK(table.rc == 0);
     CHECK(table.out.find("beside 1 CPU hog |") != std::string::npos);
+    CHECK(table.out.find("2 threads ÷ 1 thread, round by round") != std::string::npos);
 }
