@@ -3,6 +3,7 @@
 // bad input.
 #include <doctest/doctest.h>
 
+#include "app/cli/cli_checks.h"
 #include "run_command.h"
 #include "temp_dir.h"
 
@@ -11,6 +12,8 @@
 
 #include <nlohmann/json.hpp>
 
+using sixstep::test::bad_input;
+using sixstep::test::has;
 using sixstep::test::run_command;
 using sixstep::test::sixstep_cmd;
 namespace fs = std::filesystem;
@@ -18,17 +21,6 @@ namespace fs = std::filesystem;
 namespace {
 
 const std::string bundled = std::string(SIXSTEP_SOURCE_DIR) + "/assets/models/stories-3m-f16.gguf";
-
-bool has(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
-
-// Runs a command that must fail on bad input: exit 2 and one line on stderr.
-void bad_input(const std::string& args, const std::string& message) {
-    CAPTURE(args);
-    const auto r = run_command(sixstep_cmd(args));
-    CHECK(r.exit_code == 2);
-    CHECK(has(r.output, message));
-    CHECK(r.output.find('\n') == r.output.size() - 1);  // one line
-}
 
 }  // namespace
 
