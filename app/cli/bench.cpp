@@ -203,7 +203,7 @@ int run_bench_command(const BenchOptions& o) {
 
     const auto t0 = std::chrono::steady_clock::now();
     const auto model = LlamaModel::load(o.model);
-    const double load_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    const double load_ms = ms_since(t0);
     if (o.contention) return run_contention(o, model);
     BackendChoice choice = make_backend(backend_kind(o.backend), model, {.n_threads = o.threads});
     if (!choice.note.empty()) std::fprintf(stderr, "sixstep: %s\n", choice.note.c_str());

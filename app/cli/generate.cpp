@@ -17,6 +17,7 @@
 #include "app/cli/validators.h"
 #include "app/cli/speculate.h"
 #include "pipeline/core/error.h"
+#include "pipeline/core/measure.h"
 #include "pipeline/core/text.h"
 #include "pipeline/llm/backend.h"
 #include "pipeline/llm/generator.h"
@@ -54,7 +55,7 @@ int run_generate(const GenerateOptions& o) {
     const auto t0 = std::chrono::steady_clock::now();
     const RunnableModel m = load_runnable_model(o.model, o.backend, o.threads);
     Backend& backend = *m.backend;
-    const double load_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    const double load_ms = ms_since(t0);
     const auto& codec = m.codec;
 
     GenerateParams p;

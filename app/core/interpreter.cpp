@@ -12,6 +12,7 @@
 
 #include "app/server/endpoint_model.h"
 #include "pipeline/core/error.h"
+#include "pipeline/core/measure.h"
 #include "pipeline/core/progress.h"
 #include "pipeline/core/trace_keys.h"
 #include "pipeline/delivery/dataset.h"
@@ -269,7 +270,7 @@ void Interpreter::serve(const ServeSpec& spec, StepReport& report) {
         Pipeline p(*model_, state_.request);
         const Response& r = p.run();
         ServedRequest s;
-        s.total_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        s.total_ms = ms_since(t0);
         s.cold = cold;
         s.text = r.text;
         s.fields = r.fields;

@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "pipeline/core/error.h"
+#include "pipeline/core/measure.h"
 #include "pipeline/core/trace_keys.h"
 
 namespace sixstep {
@@ -58,8 +59,7 @@ void Pipeline::prove_weights_unchanged(TraceEvent& ev) {
         ev.out(keys::weights_unchanged, std::string(after == checksum_after_load_ ? "yes" : "no"), "",
                "weights unchanged by inference");
     }
-    ev.out(keys::checksum_ms, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(),
-           "ms", "checksum time (not part of the stage)");
+    ev.out(keys::checksum_ms, ms_since(t0), "ms", "checksum time (not part of the stage)");
 }
 
 const TraceEvent& Pipeline::step() {
@@ -75,8 +75,7 @@ const TraceEvent& Pipeline::step() {
         failed_ = true;
         throw;
     }
-    ev.elapsed_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() -
-                    ev.other_stage_ms;
+    ev.elapsed_ms = ms_since(t0) - ev.other_stage_ms;
     if (ev.stage == Stage::load || ev.stage == Stage::respond) prove_weights_unchanged(ev);
     trace_.add(std::move(ev));
     if (observer_) observer_(trace_.events().back());

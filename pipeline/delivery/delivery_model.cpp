@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "pipeline/core/error.h"
+#include "pipeline/core/measure.h"
 #include "pipeline/core/progress.h"
 #include "pipeline/core/trace_keys.h"
 #include "pipeline/delivery/trace_keys.h"
@@ -220,7 +221,7 @@ void DeliveryModel::load(TraceEvent& ev) {
         const auto t0 = std::chrono::steady_clock::now();
         weights_ = file_.empty() ? checkpoint_ : load_weights(file_);
         weights_changed();
-        cold_load_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        cold_load_ms_ = ms_since(t0);
         ev.summary = file_.empty() ? "cold start: load the parameters into memory"
                                    : "cold start: read the frozen weights file into memory";
         ev.out(sixstep::keys::cold, std::string("yes"), "", "cold start");

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "pipeline/core/error.h"
+#include "pipeline/core/measure.h"
 
 namespace sixstep::llm {
 
@@ -62,7 +63,7 @@ StepStats Stepper::forward(std::span<const Feed> feeds, TensorObserver* observer
 
     const auto t0 = std::chrono::steady_clock::now();
     backend_.forward(kv_, batch_, logits_, observer);
-    st.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    st.ms = ms_since(t0);
 
     const std::size_t n_vocab = static_cast<std::size_t>(backend_.model().hparams().n_vocab);
     std::size_t row = 0;

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "pipeline/core/error.h"
+#include "pipeline/core/measure.h"
 
 namespace sixstep::server {
 
@@ -42,9 +43,7 @@ ServingEngine::ServingEngine(llm::Backend& backend, const llm::TextCodec& codec,
 
 ServingEngine::~ServingEngine() { stop(std::chrono::milliseconds(0)); }
 
-double ServingEngine::now_ms() const {
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0_).count();
-}
+double ServingEngine::now_ms() const { return ms_since(t0_); }
 
 // The virtual clock made the wall clock: a step "costs" whatever wall time
 // passed since the clock last moved — the forward pass and sampling, and also

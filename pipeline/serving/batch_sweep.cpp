@@ -85,7 +85,7 @@ public:
         for (int i = 0; i < n; ++i) batch_.add(any(rng_), kv_->n_tokens(seqs_[i]), seqs_[i], true);
         const auto t0 = Clock::now();
         backend_.forward(*kv_, batch_, logits_);
-        return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+        return ms_since(t0);
     }
 
     // Cuts the first n sequences back to their prefilled context.

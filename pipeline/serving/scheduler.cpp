@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "pipeline/core/error.h"
+#include "pipeline/core/measure.h"
 
 namespace sixstep::serving {
 
@@ -374,7 +375,7 @@ bool Scheduler::step() {
         sampled.push_back(p.r);
         if (observer_.on_token) observer_.on_token(p.r->spec.id, ev);
     }
-    const double sample_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - ts).count();
+    const double sample_ms = ms_since(ts);
 
     StepShape shape;
     shape.n_tokens = st.n_tokens;

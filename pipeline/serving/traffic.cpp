@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "pipeline/core/error.h"
+#include "pipeline/core/measure.h"
 #include "pipeline/core/progress.h"
 #include "pipeline/llm/stepper.h"
 
@@ -69,7 +70,7 @@ TrafficRun run_traffic(llm::Backend& backend, const llm::TextCodec& codec, const
         run.steps = s.steps();
         run.info = s.run_info();
     }
-    run.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    run.wall_ms = ms_since(t0);
     run.report = make_report(run.requests, run.steps, run.info, params.targets);
     return run;
 }

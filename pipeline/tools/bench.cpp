@@ -40,7 +40,7 @@ BenchResult run_bench(Backend& backend, const BenchParams& params) {
             const int s = kv->add_sequence();
             const auto t0 = Clock::now();
             run_once(s);
-            const double dt = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+            const double dt = ms_since(t0);
             kv->free_sequence(s);
             if (rep >= 0) {
                 ms.push_back(dt);

@@ -193,8 +193,7 @@ ColdStartResult measure_cold_start(const ColdStartParams& p) {
     std::vector<double> warm;
     for (const RequestTiming& t : r.requests)
         if (t.start == Start::warm) warm.push_back(t.total_ms);
-    std::sort(warm.begin(), warm.end());
-    r.warm_median_ms = warm.size() % 2 ? warm[warm.size() / 2] : (warm[warm.size() / 2 - 1] + warm[warm.size() / 2]) / 2;
+    r.warm_median_ms = median(warm);
     r.cold_over_warm = r.warm_median_ms > 0 ? r.requests[0].total_ms / r.warm_median_ms : 0;
 
     // Keep warm. Each instance has served traffic before the first gap (one

@@ -69,7 +69,7 @@ KvExperiment run_kv_experiment(Backend& backend, const TextCodec& codec, std::st
         const int seq = kv_fresh->add_sequence();
         const auto t0 = std::chrono::steady_clock::now();
         backend.forward(*kv_fresh, Batch::prefill(context, seq), logits);
-        step.uncached_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        step.uncached_ms = ms_since(t0);
         kv_fresh->free_sequence(seq);
         e.forward_tokens_uncached += static_cast<int>(context.size());
         const std::vector<float>& want = cached_logits[static_cast<std::size_t>(step.index)];

@@ -138,22 +138,21 @@ TEST_CASE("cli bench --contention: decode on 1 and N threads, quiet and beside C
     CHECK(j["results"][0]["threads"] == 1);
     CHECK(j["results"][1]["threads"] == 2);
     // Every round measured both counts; the reported figures are the rounds' medians.
-    for (const char* phase : {"quiet", "hogged"}) {
-        const auto& one = j["results"][0][std::string(phase) + "_rounds"];
-        const auto& two = j["results"][1][std::string(phase) + "_rounds"];
-        REQUIRE(one.size() == 3);
-        REQUIRE(two.size() == 3);
+    for (const std::string phase : {"quiet", "hogged"}) {
+        std::vector<double> rounds[2];
         for (std::size_t i = 0; i < 2; ++i) {
-            auto v = j["results"][i][std::string(phase) + "_rounds"].get<std::vector<double>>();
-            for (double x : v) CHECK(x > 0);
-            std::sort(v.begin(), v.end());
-            CHECK(j["results"][i][std::string(phase) + "_tokens_per_s"].get<double>() == doctest::Approx(v[1]));
+            rounds[i] = j["results"][i][phase + "_rounds"].get<std::vector<double>>();
+            REQUIRE(rounds[i].size() == 3);
+            for (double x : rounds[i]) CHECK(x > 0);
+            auto sorted = rounds[i];
+            std::sort(sorted.begin(), sorted.end());
+            CHECK(j["results"][i][phase + "_tokens_per_s"].get<double>() == doctest::Approx(sorted[1]));
         }
         std::vector<double> r;
-        for (std::size_t k = 0; k < 3; ++k) r.push_back(two[k].get<double>() / one[k].get<double>());
+        for (std::size_t k = 0; k < 3; ++k) r.push_back(rounds[1][k] / rounds[0][k]);
         std::sort(r.begin(), r.end());
-        CHECK(j["ratio"][std::string(phase) + "_median"].get<double>() == doctest::Approx(r[1]));
-        CHECK(j["ratio"][std::string(phase) + "_lowest"].get<double>() == doctest::Approx(r[0]));
+        CHECK(j["ratio"][phase + "_median"].get<double>() == doctest::Approx(r[1]));
+        CHECK(j["ratio"][phase + "_lowest"].get<double>() == doctest::Approx(r[0]));
     }
     const Run table = run("bench --model \"" + model + "\" --contention --hogs 1 -n 4 -r 1 -t 2");
     CHECK(table.rc == 0);
