@@ -8,6 +8,8 @@
 using namespace sixstep;
 using namespace sixstep::app;
 
+namespace interpreter_test {
+
 namespace {
 Interpreter make(const char* yaml) { return Interpreter(parse_lesson(yaml, "test.yaml")); }
 
@@ -274,3 +276,5 @@ TEST_CASE("JSON output survives half a UTF-8 character in a value") {
     CHECK_NOTHROW(text = dump_json(j));
     CHECK(text.find("\xef\xbf\xbd") != std::string::npos);  // U+FFFD
 }
+
+}  // namespace interpreter_test

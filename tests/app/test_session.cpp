@@ -16,6 +16,8 @@
 namespace fs = std::filesystem;
 using namespace sixstep;
 
+namespace session_test {
+
 namespace {
 const std::string lesson1 = std::string(SIXSTEP_SOURCE_DIR) + "/lessons/01-six-steps.yaml";
 const std::string lesson2 = std::string(SIXSTEP_SOURCE_DIR) + "/lessons/02-training-serving-skew.yaml";
@@ -247,3 +249,5 @@ TEST_CASE("session: scan lists the bundled lessons with title, language and step
     }
     CHECK(zh);
 }
+
+}  // namespace session_test

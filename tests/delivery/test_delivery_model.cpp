@@ -12,6 +12,8 @@
 using namespace sixstep;
 using namespace sixstep::delivery;
 
+namespace delivery_model_test {
+
 namespace {
 Request req(const char* distance, const char* congestion = "0", const char* express = "0") {
     Request r;
@@ -189,3 +191,5 @@ TEST_CASE("weights_checksum changes with the weights") {
     CHECK(a.weights_checksum() != b.weights_checksum());
     CHECK(a.weights_checksum() != 0);
 }
+
+}  // namespace delivery_model_test

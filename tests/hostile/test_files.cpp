@@ -14,6 +14,8 @@
 using namespace sixstep;
 using namespace sixstep::test;
 
+namespace files_test {
+
 namespace {
 const std::string fifo_msg = "it is a FIFO (named pipe), not a regular file";
 const std::string model = std::string(SIXSTEP_SOURCE_DIR) + "/assets/models/stories-3m-f16.gguf";
@@ -120,3 +122,5 @@ TEST_CASE("bench --random --out: never over a FIFO, a device, a folder or a link
     for (const auto& e : fs::directory_iterator(dir)) n += e.path().filename().string()[0] == '.';
     CHECK(n == 0);
 }
+
+}  // namespace files_test

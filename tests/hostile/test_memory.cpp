@@ -14,6 +14,8 @@ using namespace sixstep;
 using namespace sixstep::llm;
 using namespace sixstep::test;
 
+namespace memory_test {
+
 namespace {
 
 // Words and punctuation in the style of the bundled stories, some UTF-8.
@@ -71,3 +73,5 @@ TEST_CASE("cli: tokenize --json of 4 MB input stays under 300 MB") {
     CHECK(json.size() > (4u << 20));
     CHECK(json.substr(json.size() - 8) == "}\n  ]\n}\n");
 }
+
+}  // namespace memory_test

@@ -17,6 +17,8 @@
 using namespace sixstep;
 namespace fs = std::filesystem;
 
+namespace llm_model_test {
+
 namespace {
 fs::path tiny_model() {
     const fs::path dir = sixstep::test::process_temp_dir("llm-model");
@@ -181,3 +183,5 @@ TEST_CASE("llm model: a tensor observer sees the forward stages' named tensors")
     CHECK(w.outputs == 3);  // prefill + 2 decode steps
     CHECK(w.fills == 3);
 }
+
+}  // namespace llm_model_test

@@ -23,6 +23,8 @@
 using namespace sixstep::llm;
 namespace fs = std::filesystem;
 
+namespace panel_capture_test {
+
 namespace {
 
 // The tiny model with a 96-token context.
@@ -178,3 +180,5 @@ TEST_CASE("kv experiment: without the cache the same tokens and logits, and ever
     }
     CHECK(e.forward_tokens_uncached == sum);
 }
+
+}  // namespace panel_capture_test

@@ -23,6 +23,8 @@
 using namespace sixstep::llm;
 namespace fs = std::filesystem;
 
+namespace stepper_test {
+
 namespace {
 
 // The tiny model with a 96-token context.
@@ -199,3 +201,5 @@ TEST_CASE("generation clocks: engine time only, so a pause between steps changes
     CHECK(t.n_forward == 4);
     MESSAGE("TTFT " << t.ttft_ms << " ms, TPOT " << t.tpot_ms << " ms with 300 ms pauses around every step");
 }
+
+}  // namespace stepper_test

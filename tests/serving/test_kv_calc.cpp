@@ -18,6 +18,8 @@ using namespace sixstep;
 using namespace sixstep::serving;
 namespace fs = std::filesystem;
 
+namespace kv_calc_test {
+
 namespace {
 
 KvCalcParams article(double tokens = 128000, double sessions = 8) {
@@ -199,3 +201,5 @@ TEST_CASE("kv-calc: GGUF keys that break the formula become notes, and the shape
                          (uneven.string() + ": u.attention.head_count_kv differs from layer to layer (2 and 4): kv-calc "
                                             "needs one value").c_str(), Error);
 }
+
+}  // namespace kv_calc_test

@@ -15,6 +15,8 @@ using sixstep::test::run_command;
 using sixstep::test::sixstep_cmd;
 using Json = nlohmann::json;
 
+namespace serving_cli_test {
+
 namespace {
 
 std::string tiny_model() {
@@ -159,3 +161,5 @@ TEST_CASE("cli queue: bad input, one message, exit 2, and no hang at utilization
     bad("--service-ms 5 -m '" + tiny_model() + "'", "give either --service-ms or --model, not both");
     bad("-m '" + tiny_model() + "' --utilization 1", "grows without bound");
 }
+
+}  // namespace serving_cli_test

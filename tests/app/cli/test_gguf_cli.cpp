@@ -16,6 +16,8 @@
 using namespace sixstep::llm;
 namespace fs = std::filesystem;
 
+namespace gguf_cli_test {
+
 namespace {
 
 struct Run {
@@ -122,3 +124,5 @@ TEST_CASE("cli: sixstep tokenize prints ids and visible pieces") {
     CHECK(bad.code == 2);
     CHECK(bad.err.find("error loading the vocabulary: key tokenizer.ggml.model: missing") != std::string::npos);
 }
+
+}  // namespace gguf_cli_test

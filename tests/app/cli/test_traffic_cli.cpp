@@ -16,6 +16,8 @@ namespace fs = std::filesystem;
 using sixstep::test::run_command;
 using sixstep::test::sixstep_cmd;
 
+namespace traffic_cli_test {
+
 namespace {
 
 const std::string model = std::string(SIXSTEP_SOURCE_DIR) + "/assets/models/stories-3m-f16.gguf";
@@ -85,3 +87,5 @@ TEST_CASE("cli traffic: bad input is one clear error and exit code 2") {
         CHECK(r.output.find("sixstep: error:") != std::string::npos);
     }
 }
+
+}  // namespace traffic_cli_test

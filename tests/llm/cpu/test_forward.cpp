@@ -26,6 +26,8 @@
 using namespace sixstep::llm;
 namespace fs = std::filesystem;
 
+namespace forward_test {
+
 namespace {
 
 const fs::path reference_dir = fs::path(SIXSTEP_TEST_DATA) / "reference";
@@ -280,3 +282,5 @@ TEST_CASE("forward: the observer gets only the tensors it asks for, and KV fill 
     const auto again = run_fast(model, {1, 2, 3, 4}, false);
     CHECK(maxdiff(again.data(), logits.data(), logits.size()) == 0.0f);
 }
+
+}  // namespace forward_test
