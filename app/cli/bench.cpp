@@ -34,6 +34,7 @@
 #include "pipeline/tools/bench.h"
 #include "pipeline/tools/cpu_hogs.h"
 #include "pipeline/tools/random_model.h"
+#include "pipeline/tools/thread_times.h"
 
 namespace sixstep::cli {
 
@@ -88,14 +89,18 @@ int run_contention(const BenchOptions& o, const std::shared_ptr<const llm::Llama
     const double load_before = load_average();
 
     // tok_s[count][round]; the share of parallel loops the pool's contention
-    // guard ran on one thread (after a preempted thread had stalled a loop).
+    // guard ran on one thread (after a preempted thread had stalled a loop);
+    // per second of a run, the seconds our threads ran on a CPU and waited
+    // for one (empty where the system does not say).
     struct Phase {
-        std::vector<std::vector<double>> tok_s;
+        std::vector<std::vector<double>> tok_s, on_cpu, waiting;
         std::vector<double> solo_percent;
     };
     const auto run_phase = [&](bool with_hogs) {
         Phase ph;
         ph.tok_s.resize(n_counts);
+        ph.on_cpu.resize(n_counts);
+        ph.waiting.resize(n_counts);
         std::vector<ThreadPool::Stats> before;
         for (const auto& b : backends) before.push_back(b->thread_stats());
         for (int r = 0; r < rounds; ++r) {
@@ -103,7 +108,16 @@ int run_contention(const BenchOptions& o, const std::shared_ptr<const llm::Llama
             if (with_hogs) hogs.emplace(n_hogs);
             for (std::size_t j = 0; j < n_counts; ++j) {
                 const std::size_t i = r % 2 ? n_counts - 1 - j : j;
+                const auto times_before = thread_times_now();
+                const auto start = std::chrono::steady_clock::now();
                 ph.tok_s[i].push_back(run_bench(*backends[i], bp).decode.median_tok_s);
+                const double wall_s = ms_since(start) / 1000;
+                const auto times_after = thread_times_now();
+                if (times_before && times_after && wall_s > 0) {
+                    const ThreadTimes t = times_between(*times_before, *times_after);
+                    ph.on_cpu[i].push_back(t.on_cpu_s / wall_s);
+                    ph.waiting[i].push_back(t.waiting_s / wall_s);
+                }
             }
         }
         for (std::size_t i = 0; i < n_counts; ++i) {
@@ -124,6 +138,14 @@ int run_contention(const BenchOptions& o, const std::shared_ptr<const llm::Llama
         for (int r = 0; r < rounds; ++r) v.push_back(ph.tok_s.back()[r] / ph.tok_s.front()[r]);
         return Ratios{sixstep::median(v), *std::min_element(v.begin(), v.end())};
     };
+    // Medians of a count's per-round figures, or nothing when not measured.
+    const auto median_of = [](const std::vector<double>& v) -> std::optional<double> {
+        if (v.empty()) return std::nullopt;
+        return sixstep::median(v);
+    };
+    const auto json_or_null = [](std::optional<double> v) {
+        return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json();  // null
+    };
     const std::string test = fmt::format("tg{}", bp.n_gen);
     const std::string simd = cpu_simd_name();
     if (o.json) {
@@ -143,7 +165,11 @@ int run_contention(const BenchOptions& o, const std::shared_ptr<const llm::Llama
                                     {"quiet_rounds", quiet.tok_s[i]},
                                     {"hogged_rounds", hogged.tok_s[i]},
                                     {"quiet_solo_loops_percent", quiet.solo_percent[i]},
-                                    {"hogged_solo_loops_percent", hogged.solo_percent[i]}});
+                                    {"hogged_solo_loops_percent", hogged.solo_percent[i]},
+                                    {"quiet_on_cpu_per_s", json_or_null(median_of(quiet.on_cpu[i]))},
+                                    {"quiet_waiting_per_s", json_or_null(median_of(quiet.waiting[i]))},
+                                    {"hogged_on_cpu_per_s", json_or_null(median_of(hogged.on_cpu[i]))},
+                                    {"hogged_waiting_per_s", json_or_null(median_of(hogged.waiting[i]))}});
         if (n_counts > 1) {
             const Ratios q = ratios(quiet), h = ratios(hogged);
             j["ratio"] = {{"quiet_median", q.median}, {"quiet_lowest", q.lowest},
@@ -171,6 +197,20 @@ int run_contention(const BenchOptions& o, const std::shared_ptr<const llm::Llama
                     "hogs: its contention guard)\n",
                     thread_counts.back(), quiet.solo_percent.back(), hogged.solo_percent.back());
     }
+    // What the hogs did to our threads: each thread count's seconds on a CPU
+    // and waiting for one, per second of decode.
+    std::string times;
+    for (const auto& [name, ph] : {std::pair{"quiet", &quiet}, std::pair{"beside the hogs", &hogged}}) {
+        std::string counts;
+        for (std::size_t i = 0; i < n_counts; ++i) {
+            const auto on = median_of(ph->on_cpu[i]), wait = median_of(ph->waiting[i]);
+            if (!on || !wait) return exit_ok;
+            counts += fmt::format("{}{} thread{} {:.2f} / {:.2f}", counts.empty() ? "" : ", ", thread_counts[i],
+                                  thread_counts[i] == 1 ? "" : "s", *on, *wait);
+        }
+        times += fmt::format("{}{}: {}", times.empty() ? "" : "; ", name, counts);
+    }
+    std::printf("our threads per second of decode, on a CPU / waiting for one (medians): %s\n", times.c_str());
     return exit_ok;
 }
 

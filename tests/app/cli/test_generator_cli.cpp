@@ -153,9 +153,27 @@ TEST_CASE("cli bench --contention: decode on 1 and N threads, quiet and beside C
         std::sort(r.begin(), r.end());
         CHECK(j["ratio"][phase + "_median"].get<double>() == doctest::Approx(r[1]));
         CHECK(j["ratio"][phase + "_lowest"].get<double>() == doctest::Approx(r[0]));
+#if defined(__linux__)
+        // Our threads' seconds on a CPU and waiting for one, per second: on a
+        // CPU at most as many as there are threads (a tenth of slack for the
+        // clocks read apart). Runs this short may end before the kernel's
+        // accounting catches up (zeros); the sums themselves are tested in
+        // tests/tools/test_thread_times.cpp.
+        for (std::size_t i = 0; i < 2; ++i) {
+            const double on = j["results"][i][phase + "_on_cpu_per_s"].get<double>();
+            const double wait = j["results"][i][phase + "_waiting_per_s"].get<double>();
+            CHECK(on >= 0);
+            CHECK(on <= 1.1 * j["results"][i]["threads"].get<double>() + 0.05);
+            CHECK(wait >= 0);
+        }
+#endif
     }
     const Run table = run("bench --model \"" + model + "\" --contention --hogs 1 -n 4 -r 1 -t 2");
     CHECK(table.rc == 0);
     CHECK(table.out.find("beside 1 CPU hog |") != std::string::npos);
     CHECK(table.out.find("2 threads ÷ 1 thread, round by round") != std::string::npos);
+#if defined(__linux__)
+    CHECK(table.out.find("our threads per second of decode, on a CPU / waiting for one (medians): quiet: 1 thread ") !=
+          std::string::npos);
+#endif
 }
