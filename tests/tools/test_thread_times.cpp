@@ -23,15 +23,6 @@ TEST_CASE("thread times: a schedstat line gives seconds on a CPU and waiting, an
     }
 }
 
-#if defined(__linux__)
-namespace {
-double thread_cpu_s() {
-    timespec ts{};
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
-}
-}  // namespace
-
 TEST_CASE("thread times: between two snapshots, threads that went on, started or ended") {
     const ThreadTimesSnapshot before = {{10, {1.0, 0.5}}, {11, {2.0, 0.1}}, {12, {7.0, 3.0}}};
     // 10 ran 0.25 s more and waited 0.5 s more; 11 ended; 13 is new; 12's id
@@ -43,18 +34,29 @@ TEST_CASE("thread times: between two snapshots, threads that went on, started or
     CHECK(times_between(after, after).on_cpu_s == 0);
 }
 
+#if defined(__linux__)
+namespace {
+double thread_cpu_s() {
+    timespec ts{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+}  // namespace
+
 TEST_CASE("thread times: the process's time on a CPU grows by at least what this thread burns") {
     const auto before = thread_times_now();
     REQUIRE(before);
-    // The kernel counts the same runtime for both clocks; burn 30 ms of it.
+    // The kernel counts the same runtime for both clocks; burn 60 ms of it.
+    // schedstat may lag a running thread by up to a scheduler tick (4 ms at
+    // 250 Hz), hence the slack.
     const double start = thread_cpu_s();
     volatile unsigned long spin = 0;
-    while (thread_cpu_s() - start < 0.030) spin = spin + 1;
+    while (thread_cpu_s() - start < 0.060) spin = spin + 1;
     const double burned = thread_cpu_s() - start;
     const auto after = thread_times_now();
     REQUIRE(after);
     const ThreadTimes t = times_between(*before, *after);
-    CHECK(t.on_cpu_s >= burned * 0.95);
+    CHECK(t.on_cpu_s >= burned - 0.015);
     CHECK(t.waiting_s >= 0);
 }
 #endif
