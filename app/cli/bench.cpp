@@ -88,10 +88,11 @@ int run_contention(const BenchOptions& o, const std::shared_ptr<const llm::Llama
     bp.repetitions = 1;  // one timed run per count per round, after a warm-up
     const double load_before = load_average();
 
+    constexpr double min_times_wall_s = 0.05;
     // tok_s[count][round]; the share of parallel loops the pool's contention
     // guard ran on one thread (after a preempted thread had stalled a loop);
     // per second of a run, the seconds our threads ran on a CPU and waited
-    // for one (empty where the system does not say).
+    // for one (empty where the system does not say or the runs were short).
     struct Phase {
         std::vector<std::vector<double>> tok_s, on_cpu, waiting;
         std::vector<double> solo_percent;
@@ -113,7 +114,9 @@ int run_contention(const BenchOptions& o, const std::shared_ptr<const llm::Llama
                 ph.tok_s[i].push_back(run_bench(*backends[i], bp).decode.median_tok_s);
                 const double wall_s = ms_since(start) / 1000;
                 const auto times_after = thread_times_now();
-                if (times_before && times_after && wall_s > 0) {
+                // The kernel brings a running thread's sums up to date at its
+                // ticks (a few ms), so runs shorter than many ticks say nothing.
+                if (times_before && times_after && wall_s >= min_times_wall_s) {
                     const ThreadTimes t = times_between(*times_before, *times_after);
                     ph.on_cpu[i].push_back(t.on_cpu_s / wall_s);
                     ph.waiting[i].push_back(t.waiting_s / wall_s);

@@ -153,27 +153,40 @@ TEST_CASE("cli bench --contention: decode on 1 and N threads, quiet and beside C
         std::sort(r.begin(), r.end());
         CHECK(j["ratio"][phase + "_median"].get<double>() == doctest::Approx(r[1]));
         CHECK(j["ratio"][phase + "_lowest"].get<double>() == doctest::Approx(r[0]));
-#if defined(__linux__)
-        // Our threads' seconds on a CPU and waiting for one, per second: on a
-        // CPU at most as many as there are threads (a tenth of slack for the
-        // clocks read apart). Runs this short may end before the kernel's
-        // accounting catches up (zeros); the sums themselves are tested in
+        // Our threads' seconds on a CPU and waiting for one, per second: runs
+        // this short say nothing (null; the kernel updates a running
+        // thread's sums only every few ms); the sums themselves are tested in
         // tests/tools/test_thread_times.cpp.
         for (std::size_t i = 0; i < 2; ++i) {
-            const double on = j["results"][i][phase + "_on_cpu_per_s"].get<double>();
-            const double wait = j["results"][i][phase + "_waiting_per_s"].get<double>();
-            CHECK(on >= 0);
-            CHECK(on <= 1.1 * j["results"][i]["threads"].get<double>() + 0.05);
-            CHECK(wait >= 0);
+            CHECK(j["results"][i][phase + "_on_cpu_per_s"].is_null());
+            CHECK(j["results"][i][phase + "_waiting_per_s"].is_null());
         }
-#endif
     }
     const Run table = run("bench --model \"" + model + "\" --contention --hogs 1 -n 4 -r 1 -t 2");
     CHECK(table.rc == 0);
     CHECK(table.out.find("beside 1 CPU hog |") != std::string::npos);
     CHECK(table.out.find("2 threads ÷ 1 thread, round by round") != std::string::npos);
-#if defined(__linux__)
-    CHECK(table.out.find("our threads per second of decode, on a CPU / waiting for one (medians): quiet: 1 thread ") !=
-          std::string::npos);
-#endif
+    CHECK(table.out.find("our threads per second of decode") == std::string::npos);
 }
+
+#if defined(__linux__)
+TEST_CASE("cli bench --contention: runs long enough report our threads' seconds on a CPU and waiting for one") {
+    // The bundled model decodes 200 tokens in well over the 50 ms a figure needs.
+    const std::string model = std::string(SIXSTEP_SOURCE_DIR) + "/assets/models/stories-3m-f16.gguf";
+    const Run js = run("bench --model \"" + model + "\" --contention --hogs 1 -n 200 -r 1 -t 2 --json");
+    REQUIRE(js.rc == 0);
+    const auto j = nlohmann::json::parse(js.out);
+    REQUIRE(j["results"].size() == 2);
+    for (const std::string phase : {"quiet", "hogged"})
+        for (std::size_t i = 0; i < 2; ++i) {
+            INFO(phase << ", " << j["results"][i]["threads"]);
+            const double on = j["results"][i][phase + "_on_cpu_per_s"].get<double>();
+            const double wait = j["results"][i][phase + "_waiting_per_s"].get<double>();
+            // Some CPU time for a decode, and never more than one second per
+            // thread per second (a fifth of slack: the sums lag by a tick).
+            CHECK(on > 0);
+            CHECK(on <= 1.2 * j["results"][i]["threads"].get<double>());
+            CHECK(wait >= 0);
+        }
+}
+#endif
