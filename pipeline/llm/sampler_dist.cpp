@@ -38,6 +38,27 @@ void sampler_distribution(std::span<const float> logits, const SamplerParams& pa
     if (!(params.min_p < 1)) throw Error(fmt::format("sampler: min_p must be in [0, 1), got {}", params.min_p));
     const int n_vocab = static_cast<int>(logits.size());
     out.assign(logits.size(), 0.0f);
+    if (params.temperature <= 0) {
+        // Greedy needs no table of candidates (speculative decoding asks for
+        // this once per proposal and once per verified row): one pass for
+        // the first of the largest usable logits; every +∞ shares the mass.
+        int best = -1, n_pos_inf = 0;
+        for (int i = 0; i < n_vocab; ++i) {
+            const float l = logits[static_cast<std::size_t>(i)];
+            if (std::isnan(l) || l == -INFINITY) continue;
+            n_pos_inf += l == INFINITY;
+            if (best < 0 || l > logits[static_cast<std::size_t>(best)]) best = i;
+        }
+        if (best < 0) throw Error("sampler: no finite logit to sample from");
+        if (n_pos_inf == 0) {
+            out[static_cast<std::size_t>(best)] = 1.0f;
+            return;
+        }
+        for (int i = 0; i < n_vocab; ++i)
+            if (logits[static_cast<std::size_t>(i)] == INFINITY)
+                out[static_cast<std::size_t>(i)] = 1.0f / static_cast<float>(n_pos_inf);
+        return;
+    }
 
     // Only tokens with a usable logit can be drawn: NaN and −∞ never are; a
     // +∞ logit takes all the mass (shared with any other +∞).
@@ -58,12 +79,6 @@ void sampler_distribution(std::span<const float> logits, const SamplerParams& pa
     }
 
     const auto by_logit = [](const Kept& a, const Kept& b) { return a.logit > b.logit || (a.logit == b.logit && a.id < b.id); };
-    if (params.temperature <= 0) {
-        // Greedy: the first of the largest logits.
-        const Kept& best = *std::min_element(kept.begin(), kept.end(), by_logit);
-        out[static_cast<std::size_t>(best.id)] = 1.0f;
-        return;
-    }
 
     const int n = static_cast<int>(kept.size());
     const int k = params.top_k > 0 ? std::min(params.top_k, n) : n;
