@@ -86,7 +86,7 @@ BackendChoice make_backend(BackendKind kind, std::shared_ptr<const LlamaModel> m
             }
         }
     }
-    c.backend = std::make_unique<CpuBackend>(std::move(model), CpuBackendParams{params.n_threads});
+    c.backend = std::make_unique<CpuBackend>(std::move(model), CpuBackendParams{params.n_threads, params.n_helpers});
     return c;
 }
 

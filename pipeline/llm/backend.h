@@ -15,6 +15,7 @@
 //     std::vector<float> logits;
 //     backend->forward(*kv, Batch::prefill(tokens, seq), logits);
 #pragma once
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -39,6 +40,16 @@ public:
     // then left holding what it held before the call.
     virtual void forward(KvCache& kv, const Batch& batch, std::vector<float>& logits,
                          TensorObserver* observer = nullptr) = 0;
+    // Lends the calling thread to this backend's forward passes — the one in
+    // flight on another thread and those that follow — until done() holds
+    // (checked between small pieces of work). For a thread with nothing else
+    // to do, in a place the backend was built to keep for it
+    // (BackendParams::n_helpers); returns false at once where there is none
+    // (the default: a GPU backend has nothing to lend a CPU thread to).
+    virtual bool help(const std::function<bool()>& done) {
+        (void)done;
+        return false;
+    }
     // A KV cache whose storage lives where this backend computes.
     virtual std::unique_ptr<KvCache> make_kv_cache(const KvCacheParams& params) const;
     // The same for this model's shape: n_ctx <= 0 → the model's context; the
@@ -56,6 +67,7 @@ std::optional<BackendKind> parse_backend_kind(std::string_view name);
 
 struct BackendParams {
     int n_threads = 0;  // CPU threads for the kernels; <= 0 → the CPU backend's default
+    int n_helpers = 0;  // CPU: of those, places kept for one caller's thread that calls help()
     int device = 0;     // GPU index, for cuda
 };
 

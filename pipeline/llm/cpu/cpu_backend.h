@@ -22,6 +22,7 @@ namespace sixstep::llm {
 
 struct CpuBackendParams {
     int n_threads = 0;  // threads for the kernels; <= 0 → ThreadPool::default_threads()
+    int n_helpers = 0;  // of those, places kept for a thread that calls help() (ThreadPool::help)
 };
 
 class CpuBackend : public Backend {
@@ -31,6 +32,9 @@ public:
     const LlamaModel& model() const override { return *model_; }
     void forward(KvCache& kv, const Batch& batch, std::vector<float>& logits,
                  TensorObserver* observer = nullptr) override;
+    // One helper at a time: a second thread calling help() while one is in
+    // it would take the same place.
+    bool help(const std::function<bool()>& done) override;
     int n_threads() const { return pool_.n_threads(); }
     ThreadPool::Stats thread_stats() const { return pool_.stats(); }
 

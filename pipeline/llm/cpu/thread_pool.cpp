@@ -132,9 +132,10 @@ int ThreadPool::default_threads() {
     return std::clamp(n, 1, max_default_threads);
 }
 
-ThreadPool::ThreadPool(int n_threads) {
+ThreadPool::ThreadPool(int n_threads, int n_helpers) {
     n_threads_ = n_threads > 0 ? n_threads : default_threads();
-    for (int i = 1; i < n_threads_; ++i) threads_.emplace_back([this, i] { worker(i); });
+    n_helpers_ = std::clamp(n_helpers, 0, n_threads_ - 1);
+    for (int i = 1; i < n_threads_ - n_helpers_; ++i) threads_.emplace_back([this, i] { worker(i); });
 }
 
 ThreadPool::~ThreadPool() {
@@ -182,6 +183,25 @@ void ThreadPool::worker(int index) {
         if (stop_.load()) return;
         seen = epoch_.load(std::memory_order_acquire);
         run_chunks(seen, index);
+    }
+}
+
+void ThreadPool::help(int helper, const std::function<bool()>& done) {
+    if (helper < 0 || helper >= n_helpers_) return;
+    const int index = n_threads_ - n_helpers_ + helper;
+    // The loop in flight when it arrives, if any, and every later one: an
+    // epoch whose chunks are all taken (or that had none) gives nothing.
+    std::uint32_t ran = epoch_.load(std::memory_order_acquire) - 1;
+    for (int pauses = 1; !done();) {
+        const std::uint32_t epoch = epoch_.load(std::memory_order_acquire);
+        if (epoch != ran) {
+            ran = epoch;
+            run_chunks(epoch, index);
+            pauses = 1;
+            continue;
+        }
+        for (int i = 0; i < pauses; ++i) SIXSTEP_PAUSE();
+        pauses = std::min(pauses * 2, 64);
     }
 }
 

@@ -50,7 +50,10 @@ namespace sixstep::llm {
 class ThreadPool {
 public:
     // n_threads: total threads including the caller; <= 0 → default_threads().
-    explicit ThreadPool(int n_threads = 0);
+    // n_helpers of them are not started: their places are kept for threads
+    // of the caller's that join in with help() when they have nothing else
+    // to do (speculative decoding's draft, between its passes).
+    explicit ThreadPool(int n_threads = 0, int n_helpers = 0);
     ~ThreadPool();
     ThreadPool(const ThreadPool&) = delete;
     ThreadPool& operator=(const ThreadPool&) = delete;
@@ -78,6 +81,14 @@ public:
     // loops on the caller alone.
     void wake();
 
+    // Runs as helper `helper` (0 <= helper < n_helpers): joins the loops in
+    // flight and those that follow, taking chunks like a worker, until
+    // done() holds (checked between chunks and while waiting for a loop).
+    // One thread per helper place at a time. A loop never waits for a helper
+    // that is not there: the caller and the workers take its chunks.
+    void help(int helper, const std::function<bool()>& done);
+    int n_helpers() const { return n_helpers_; }
+
     struct Stats {
         std::uint64_t loops = 0;       // parallel_for calls with work for more than one thread
         std::uint64_t solo_loops = 0;  // of those, run on the caller alone by the contention guard
@@ -92,6 +103,7 @@ private:
     int run_chunks(std::uint32_t epoch, int thread);
 
     int n_threads_ = 1;
+    int n_helpers_ = 0;  // places n_threads_ - n_helpers_ .. n_threads_ - 1
     std::vector<std::thread> threads_;
 
     // The loop in flight. Workers claim chunk indices with a compare-and-swap

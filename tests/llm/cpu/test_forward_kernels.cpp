@@ -387,6 +387,52 @@ TEST_CASE("thread pool: the others take over the chunks of a stalled thread") {
     }
 }
 
+TEST_CASE("thread pool: a helper place is not started, and a thread that helps takes chunks under its own index") {
+    // 3 threads: the caller, one worker, one place kept for a helper.
+    ThreadPool pool(3, 1);
+    CHECK(pool.n_threads() == 3);
+    CHECK(pool.n_helpers() == 1);
+    // With nobody in the helper's place, loops still finish: the caller and
+    // the worker take every chunk, and none runs under index 2.
+    std::atomic<int> by_helper{0};
+    for (int rep = 0; rep < 50; ++rep) {
+        std::vector<std::atomic<int>> hits(200);
+        pool.parallel_for(200, [&](int b, int e, int t) {
+            if (t == 2) ++by_helper;
+            for (int i = b; i < e; ++i) ++hits[i];
+        });
+        for (auto& h : hits) REQUIRE(h == 1);
+    }
+    CHECK(by_helper == 0);
+
+    // A helper joins the loops that follow until told to stop; each chunk
+    // still runs once, and the helper's run under its own index.
+    std::atomic<bool> stop{false};
+    std::atomic<int> helper_chunks{0}, bad_index{0};
+    std::thread helper([&] { pool.help(0, [&] { return stop.load(); }); });
+    for (int rep = 0; rep < 200; ++rep) {
+        std::vector<std::atomic<int>> hits(64);
+        pool.parallel_for(64, [&](int b, int e, int t) {
+            if (t < 0 || t >= 3) ++bad_index;
+            if (t == 2) ++helper_chunks;
+            for (int i = b; i < e; ++i) ++hits[i];
+            // Long enough per chunk that the helper, spinning, gets one.
+            std::this_thread::sleep_for(std::chrono::microseconds(20));
+        });
+        for (auto& h : hits) REQUIRE(h == 1);
+    }
+    stop = true;
+    helper.join();  // returns: help() checks done() while it waits
+    MESSAGE("chunks the helper ran: " << helper_chunks.load());
+    CHECK(bad_index == 0);
+    CHECK(helper_chunks > 0);
+    // A place that does not exist is refused at once.
+    pool.help(1, [] { return false; });
+    ThreadPool plain(2);
+    CHECK(plain.n_helpers() == 0);
+    plain.help(0, [] { return false; });
+}
+
 TEST_CASE("thread pool: the default is one thread per physical core, at least 1 and at most 8") {
     const int n = ThreadPool::default_threads();
     MESSAGE("default threads here: " << n);
