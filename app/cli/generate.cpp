@@ -37,6 +37,7 @@ struct GenerateOptions {
     bool json = false;
     std::string draft;              // --draft: speculative decoding
     int draft_k = 4, draft_threads = 1;
+    bool overlap = false;           // --overlap
     CLI::Option *top_opt = nullptr, *stop_opt = nullptr, *ctx_opt = nullptr;
 };
 
@@ -49,7 +50,7 @@ int run_generate(const GenerateOptions& o) {
         DraftGenerateOptions d;
         d.model = o.model, d.draft = o.draft, d.prompt = o.prompt, d.backend = o.backend;
         d.n_predict = o.n_predict, d.n_draft = o.draft_k, d.threads = o.threads, d.draft_threads = o.draft_threads;
-        d.sampling = o.sampling, d.json = o.json;
+        d.sampling = o.sampling, d.json = o.json, d.overlap = o.overlap;
         return run_generate_with_draft(d);
     }
     const auto t0 = std::chrono::steady_clock::now();
@@ -146,6 +147,7 @@ void add_generate(CLI::App& app, Commands& commands) {
     sub->add_option("--draft-threads", o->draft_threads, "The draft's threads (default 1)")
         ->check(CLI::Range(1, 1024))
         ->needs(draft);
+    sub->add_flag("--overlap", o->overlap, overlap_help)->needs(draft);
     add_backend_option(sub, o->backend);
     sub->add_flag("--json", o->json, "Print machine-readable JSON instead");
     add_progress_option(sub);

@@ -2,6 +2,7 @@
 //   One request with speculative decoding: the text streamed, then the
 //   acceptance rate, tokens per target pass and the speedup over the target
 //   alone, measured on the same request right after.
+//   --overlap: the draft runs ahead on a thread of its own (speculative.h).
 // sixstep speculate -m T.gguf --draft D.gguf [--draft D2.gguf …] [--random-draft]
 //                  [--k 1,2,4,8] [--temp 0,1] [--top-k K] [--top-p P] [--min-p M] [-n 64] [--prompt TEXT]
 //                  [-t T] [-r 3] [--json]
@@ -11,6 +12,7 @@
 //   target's vocabulary: one that costs the same and agrees with nothing.
 #include "app/cli/speculate.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -23,6 +25,7 @@
 #include "app/cli/commands.h"
 #include "pipeline/core/error.h"
 #include "pipeline/core/text.h"
+#include "pipeline/llm/cpu/thread_pool.h"
 #include "pipeline/llm/vocab/vocab.h"
 #include "pipeline/serving/speculative.h"
 #include "pipeline/tools/random_model.h"
@@ -66,12 +69,44 @@ Loaded random_draft(const std::string& target_path, const LlamaModel* shape, con
     return l;
 }
 
+// The target, and where the target alone runs. Overlapped, the draft's
+// threads come out of -t: the target gets the rest (at least one), and the
+// target alone — the baseline — all of them, so both sides use as many cores.
+struct Target {
+    Loaded loaded;
+    std::unique_ptr<Backend> alone;  // null: the target's own backend
+    Backend* baseline() { return alone ? alone.get() : loaded.m.backend.get(); }
+};
+
+Target load_target(const std::string& path, const std::string& backend, int threads, int draft_threads, bool overlap) {
+    if (!overlap) return {load(path, backend, threads), nullptr};
+    if (backend != "cpu")
+        throw Error(fmt::format("--overlap runs the draft on a CPU thread of its own beside the target: it needs "
+                                "--backend cpu, not {}",
+                                backend));
+    if (draft_threads != 1)
+        throw Error(fmt::format("--overlap runs the draft on one thread (it lends that thread to the target "
+                                "between its passes): leave out --draft-threads {}",
+                                draft_threads));
+    const int total = threads > 0 ? threads : ThreadPool::default_threads();
+    if (total < 2)
+        throw Error(fmt::format("--overlap needs at least 2 threads (-t), one of them the draft's; this run has {}",
+                                total));
+    // The target alone gets all `total` threads; the speculative target the
+    // same number, one of them the draft's thread, lent between its passes.
+    Target t{load(path, backend, total), nullptr};
+    t.alone = std::move(t.loaded.m.backend);
+    t.loaded.m.backend = make_backend(BackendKind::cpu, t.loaded.m.model, {.n_threads = total, .n_helpers = 1}).backend;
+    return t;
+}
+
 double tok_s(std::size_t tokens, double ms) { return ms > 0 ? 1000.0 * static_cast<double>(tokens) / ms : 0; }
 
 }  // namespace
 
 int run_generate_with_draft(const DraftGenerateOptions& o) {
-    Loaded target = load(o.model, o.backend, o.threads);
+    Target t = load_target(o.model, o.backend, o.threads, o.draft_threads, o.overlap);
+    Loaded& target = t.loaded;
     Loaded draft = load(o.draft, o.backend, o.draft_threads);
     const TextCodec& codec = *target.m.codec;
     SpeculativeDecoder dec(*target.m.backend, *draft.m.backend);  // refuses another vocabulary
@@ -82,6 +117,7 @@ int run_generate_with_draft(const DraftGenerateOptions& o) {
     p.n_draft = o.n_draft;
     p.n_predict = o.n_predict;
     p.sampling = o.sampling;
+    p.overlap = o.overlap;
     // The first run streams; then both are timed on the same request.
     bool echoed = false;
     dec.generate(codec, prompt, p, [&](const SpeculativeStep&, const std::string& text) {
@@ -91,7 +127,8 @@ int run_generate_with_draft(const DraftGenerateOptions& o) {
         std::fflush(stdout);
         return true;
     });
-    const SpeculativeComparison c = compare_speculative(*target.m.backend, *draft.m.backend, codec, prompt, p, o.repetitions);
+    const SpeculativeComparison c =
+        compare_speculative(*target.m.backend, *draft.m.backend, codec, prompt, p, o.repetitions, t.baseline());
     const SpeculativeStats& s = c.speculative.stats;
 
     if (o.json) {
@@ -100,6 +137,8 @@ int run_generate_with_draft(const DraftGenerateOptions& o) {
         j["draft"] = o.draft;
         j["backend"] = target.m.backend->name();
         j["draft_backend"] = draft.m.backend->name();
+        j["alone_backend"] = t.baseline()->name();
+        j["overlap"] = o.overlap;
         j["prompt"] = o.prompt;
         j["k"] = o.n_draft;
         j["temperature"] = o.sampling.temperature;
@@ -108,16 +147,25 @@ int run_generate_with_draft(const DraftGenerateOptions& o) {
         std::printf("%s\n", j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
         return exit_ok;
     }
-    std::printf("\n\nspeculative decoding, k = %d: draft %s (%s), target %s (%s)\n", o.n_draft, draft.name.c_str(),
+    std::printf("\n\nspeculative decoding%s, k = %d: draft %s (%s), target %s (%s)\n",
+                o.overlap ? ", overlapped (the draft on a thread of its own)" : "", o.n_draft, draft.name.c_str(),
                 draft.m.backend->name().c_str(), target.name.c_str(), target.m.backend->name().c_str());
     std::printf("  %d target passes for %d tokens: %.2f tokens per target pass (= 1 + %.2f accepted per pass)\n",
                 s.n_steps, s.n_generated, s.tokens_per_pass(), s.n_steps ? double(s.n_accepted) / s.n_steps : 0.0);
     std::printf("  drafted %d, accepted %d: acceptance %.1f%%\n", s.n_drafted, s.n_accepted, 100 * s.acceptance_rate());
-    std::printf("  time: draft %.2f ms (%d passes), verify %.2f ms, accept/reject %.2f ms, total %.2f ms | TTFT %.2f ms\n",
-                s.draft_ms, s.n_draft_passes, s.verify_ms, s.accept_ms, s.total_ms, s.ttft_ms);
-    std::printf("speculative %.1f tok/s vs the target alone %.1f tok/s (median of %d runs each): speedup %.2f×\n",
+    if (s.overlapped)
+        std::printf("  time: the target waited %.2f ms for proposals, verify %.2f ms, accept/reject %.2f ms, total "
+                    "%.2f ms | TTFT %.2f ms; beside it the draft ran %d passes in %.2f ms (%d proposals thrown away "
+                    "or never checked)\n",
+                    s.wait_ms, s.verify_ms, s.accept_ms, s.total_ms, s.ttft_ms, s.n_draft_passes, s.draft_ms,
+                    s.n_draft_passes - s.n_drafted);
+    else
+        std::printf("  time: draft %.2f ms (%d passes), verify %.2f ms, accept/reject %.2f ms, total %.2f ms | TTFT "
+                    "%.2f ms\n",
+                    s.draft_ms, s.n_draft_passes, s.verify_ms, s.accept_ms, s.total_ms, s.ttft_ms);
+    std::printf("speculative %.1f tok/s vs the target alone %.1f tok/s (%s; median of %d runs each): speedup %.2f×\n",
                 tok_s(c.speculative.tokens.size(), c.speculative_ms), tok_s(c.target.tokens.size(), c.target_ms),
-                o.repetitions, c.speedup);
+                t.baseline()->name().c_str(), o.repetitions, c.speedup);
     if (o.sampling.temperature <= 0)
         std::printf("greedy: the text is %s the target alone's\n", c.identical ? "identical to" : "NOT identical to");
     else
@@ -136,11 +184,13 @@ struct SpeculateOptions {
     std::vector<float> temps = {0, 1};
     int n_predict = 64, threads = 0, draft_threads = 1, repetitions = 3;
     llm::SamplerParams sampling;  // the filters (top-k, top-p, min-p) and the seed; temperature comes from --temp
+    bool overlap = false;
 };
 
 int run_speculate(const SpeculateOptions& o) {
     if (o.drafts.empty() && !o.random_draft) throw Error("speculate needs --draft D.gguf (or --random-draft)");
-    Loaded target = load(o.model, o.backend, o.threads);
+    Target t = load_target(o.model, o.backend, o.threads, o.draft_threads, o.overlap);
+    Loaded& target = t.loaded;
     const TextCodec& codec = *target.m.codec;
     std::vector<Loaded> drafts;
     for (const std::string& d : o.drafts) drafts.push_back(load(d, o.backend, o.draft_threads));
@@ -160,13 +210,17 @@ int run_speculate(const SpeculateOptions& o) {
     sp.temperatures = o.temps;
     sp.base.n_predict = o.n_predict;
     sp.base.sampling = o.sampling;
+    sp.base.overlap = o.overlap;
     sp.repetitions = o.repetitions;
+    sp.alone = t.baseline();
     const std::vector<SweepRow> rows = sweep_speculative(*target.m.backend, sd, codec, prompt, sp);
 
     if (o.json) {
         nlohmann::ordered_json j;
         j["model"] = o.model;
         j["backend"] = target.m.backend->name();
+        j["alone_backend"] = t.baseline()->name();
+        j["overlap"] = o.overlap;
         j["drafts"] = nlohmann::ordered_json::array();
         for (const Loaded& d : drafts) j["drafts"].push_back({{"name", d.name}, {"backend", d.m.backend->name()}, {"n_params", d.m.model->n_params()}});
         j["prompt"] = o.prompt;
@@ -176,8 +230,9 @@ int run_speculate(const SpeculateOptions& o) {
         std::printf("%s\n", j.dump(2).c_str());
         return exit_ok;
     }
-    std::printf("Speculative decoding on %s (%s), prompt %s, %d tokens, median of %d runs\n", target.name.c_str(),
-                target.m.backend->name().c_str(), quote_text(o.prompt).c_str(), o.n_predict, o.repetitions);
+    std::printf("Speculative decoding%s on %s (%s; the target alone: %s), prompt %s, %d tokens, median of %d runs\n",
+                o.overlap ? ", overlapped," : "", target.name.c_str(), target.m.backend->name().c_str(),
+                t.baseline()->name().c_str(), quote_text(o.prompt).c_str(), o.n_predict, o.repetitions);
     for (const Loaded& d : drafts)
         std::printf("  draft %s: %s parameters, %s\n", d.name.c_str(), std::to_string(d.m.model->n_params()).c_str(),
                     d.m.backend->name().c_str());
@@ -217,7 +272,9 @@ void add_speculate(CLI::App& app, Commands& commands) {
         ->check(CLI::Range(0.0f, 100.0f));
     sub->add_option("-n,--n-predict", o->n_predict, "Tokens per run")->check(CLI::Range(1, 1 << 16));
     sub->add_option("--prompt", o->prompt, "The text to continue (default \"Once upon a time\")");
-    sub->add_option("-t,--threads", o->threads, "The target's threads (0: one per physical core, at most 8)")->check(CLI::Range(0, 1024));
+    sub->add_option("-t,--threads", o->threads,
+                    "The target's threads (0: one per physical core, at most 8); with --overlap, the threads in all")
+        ->check(CLI::Range(0, 1024));
     sub->add_option("--draft-threads", o->draft_threads,
                     "The draft's threads (default 1: a small draft gains little from more, and two busy pools "
                     "would fight over the cores)")
@@ -231,6 +288,7 @@ void add_speculate(CLI::App& app, Commands& commands) {
         ->check(CLI::Range(0.001f, 1.0f));
     sub->add_option("--min-p", o->sampling.min_p, "Drop tokens below M × the top probability (0: off)")
         ->check(CLI::Range(0.0f, 0.999f));
+    sub->add_flag("--overlap", o->overlap, overlap_help);
     add_backend_option(sub, o->backend);
     sub->add_flag("--json", o->json, "Print one JSON object instead");
     commands.push_back({sub, [o] { return run_speculate(*o); }});

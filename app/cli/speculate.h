@@ -18,7 +18,13 @@ struct DraftGenerateOptions {
     int repetitions = 3;     // timed runs of each for the speedup
     llm::SamplerParams sampling;
     bool json = false;
+    bool overlap = false;    // --overlap: the draft on one of the `threads`, lent to the target between its passes
 };
+
+// The help text of --overlap, shared by generate and speculate.
+inline constexpr const char* overlap_help =
+    "The draft runs ahead on a thread of its own while the target verifies, and lends that thread to the target "
+    "when it is far enough ahead (CPU; one of the -t threads, which the target alone gets all of)";
 
 // Streams the text, then prints acceptance, tokens per target pass and the
 // speedup over the target alone (measured right after, same request).

@@ -84,11 +84,15 @@ SpeculativeResult SpeculativeDecoder::generate(const TextCodec& codec, std::span
         if (!*kv || (*kv)->params().n_ctx != n_ctx) *kv = backend->make_kv_cache(n_ctx);
         (*kv)->clear();
     }
+    return params.overlap ? generate_overlapped(codec, prompt, params, on_step, n_ctx)
+                          : generate_in_turns(codec, prompt, params, on_step);
+}
+
+SpeculativeResult SpeculativeDecoder::generate_in_turns(const TextCodec& codec, std::span<const int> prompt,
+                                                        const SpeculativeParams& params, const OnStep& on_step) {
     const int t_seq = target_kv_->add_sequence();
     const int d_seq = draft_kv_->add_sequence();
-    const auto vocab_row = [&](int row) {
-        return std::span<const float>(logits_).subspan(static_cast<std::size_t>(row) * n_vocab, n_vocab);
-    };
+    const auto q_row = static_cast<std::size_t>(draft_.model().hparams().n_vocab);
 
     SpeculativeResult r;
     r.prompt_tokens.assign(prompt.begin(), prompt.end());
@@ -117,7 +121,7 @@ SpeculativeResult SpeculativeDecoder::generate(const TextCodec& codec, std::span
             else
                 batch_.add(step.drafted.back(), n - 1 + i, d_seq, true);
             draft_.forward(*draft_kv_, batch_, logits_);
-            sampler_distribution(vocab_row(0), params.sampling, q_[i]);
+            sampler_distribution(std::span<const float>(logits_).first(q_row), params.sampling, q_[i]);
             step.drafted.push_back(sample_from(q_[i], rng));
             ++st.n_draft_passes;
         }
@@ -126,32 +130,9 @@ SpeculativeResult SpeculativeDecoder::generate(const TextCodec& codec, std::span
         step.draft_ms = ms_since(t0);
 
         // 2. verify: the target reads its unseen tokens and the k proposals in
-        // one pass, with logits for the last k + 1 rows.
-        t0 = Clock::now();
-        batch_.clear();
-        for (int pos = t_past; pos < n; ++pos) batch_.add(all[pos], pos, t_seq, pos == n - 1);
-        for (int i = 0; i < k; ++i) batch_.add(step.drafted[i], n + i, t_seq, true);
-        step.n_verify_rows = batch_.size();
-        target_.forward(*target_kv_, batch_, logits_);
-        step.verify_ms = ms_since(t0);
-
-        // 3. accept or reject, left to right.
-        t0 = Clock::now();
-        int next = -1;
-        for (int i = 0; i < k && next < 0; ++i) {
-            sampler_distribution(vocab_row(i), params.sampling, p_);
-            const Verdict v = accept_or_correct(p_, q_[i], step.drafted[i], rng, scratch_);
-            if (v.accepted)
-                ++step.n_accepted;
-            else
-                next = v.token;
-        }
-        if (next < 0) {
-            step.all_accepted = true;
-            sampler_distribution(vocab_row(k), params.sampling, p_);
-            next = sample_from(p_, rng);
-        }
-        step.accept_ms = ms_since(t0);
+        // one pass, with logits for the last k + 1 rows; 3. accept or reject.
+        verify(step, all, t_past, t_seq);
+        const int next = accept(step, params.sampling, rng);
 
         // 4. roll back: both caches keep the prefix that is now the text.
         const int kept = n + step.n_accepted;  // positions 0..kept-1 hold accepted tokens
@@ -160,43 +141,88 @@ SpeculativeResult SpeculativeDecoder::generate(const TextCodec& codec, std::span
         d_past = std::min(d_held, kept);
         draft_kv_->truncate(d_seq, d_past);
 
-        // Emit, stopping where the target alone would have stopped.
         std::vector<int> out(step.drafted.begin(), step.drafted.begin() + step.n_accepted);
         out.push_back(next);
-        std::string new_text;
-        for (int tok : out) {
-            step.emitted.push_back(tok);
-            r.tokens.push_back(tok);
-            all.push_back(tok);
-            ++st.n_generated;
-            if (params.stop_at_eog && codec.is_eog(tok)) {
-                r.stop_reason = "eos";
-                break;
-            }
-            new_text += stream->push(tok);
-            if (st.n_generated >= params.n_predict) {
-                r.stop_reason = "max_tokens";
-                break;
-            }
-        }
-        if (!r.stop_reason.empty()) new_text += stream->flush();
-        r.text += new_text;
-
-        ++st.n_steps;
-        st.n_drafted += step.n_drafted;
-        st.n_accepted += step.n_accepted;
-        st.draft_ms += step.draft_ms;
-        st.verify_ms += step.verify_ms;
-        st.accept_ms += step.accept_ms;
-        if (st.n_steps == 1) st.ttft_ms = ms_since(t_start);
-        r.steps.push_back(std::move(step));
-        if (on_step && !on_step(r.steps.back(), new_text) && r.stop_reason.empty()) {
-            r.stop_reason = "cancelled";
-            r.text += stream->flush();
-        }
+        finish_step(std::move(step), out, codec, *stream, params, all, t_start, on_step, r);
     }
     st.total_ms = ms_since(t_start);
     return r;
+}
+
+void SpeculativeDecoder::verify(SpeculativeStep& step, std::span<const int> all, int t_past, int t_seq) {
+    const auto t0 = Clock::now();
+    const int n = static_cast<int>(all.size());
+    batch_.clear();
+    for (int pos = t_past; pos < n; ++pos) batch_.add(all[pos], pos, t_seq, pos == n - 1);
+    for (int i = 0; i < step.n_drafted; ++i) batch_.add(step.drafted[i], n + i, t_seq, true);
+    step.n_verify_rows = batch_.size();
+    target_.forward(*target_kv_, batch_, logits_);
+    step.verify_ms = ms_since(t0);
+}
+
+int SpeculativeDecoder::accept(SpeculativeStep& step, const SamplerParams& sampling, std::mt19937_64& rng) {
+    const auto t0 = Clock::now();
+    const int n_vocab = target_.model().hparams().n_vocab;
+    const auto vocab_row = [&](int row) {
+        return std::span<const float>(logits_).subspan(static_cast<std::size_t>(row) * n_vocab, n_vocab);
+    };
+    // Left to right, up to the first rejection.
+    int next = -1;
+    for (int i = 0; i < step.n_drafted && next < 0; ++i) {
+        sampler_distribution(vocab_row(i), sampling, p_);
+        const Verdict v = accept_or_correct(p_, q_[static_cast<std::size_t>(i)], step.drafted[i], rng, scratch_);
+        if (v.accepted)
+            ++step.n_accepted;
+        else
+            next = v.token;
+    }
+    if (next < 0) {
+        step.all_accepted = true;
+        sampler_distribution(vocab_row(step.n_drafted), sampling, p_);
+        next = sample_from(p_, rng);
+    }
+    step.accept_ms = ms_since(t0);
+    return next;
+}
+
+void SpeculativeDecoder::finish_step(SpeculativeStep step, std::span<const int> out, const TextCodec& codec,
+                                     TokenTextStream& stream, const SpeculativeParams& params, std::vector<int>& all,
+                                     std::chrono::steady_clock::time_point t_start, const OnStep& on_step,
+                                     SpeculativeResult& r) {
+    // Emit, stopping where the target alone would have stopped.
+    SpeculativeStats& st = r.stats;
+    std::string new_text;
+    for (int tok : out) {
+        step.emitted.push_back(tok);
+        r.tokens.push_back(tok);
+        all.push_back(tok);
+        ++st.n_generated;
+        if (params.stop_at_eog && codec.is_eog(tok)) {
+            r.stop_reason = "eos";
+            break;
+        }
+        new_text += stream.push(tok);
+        if (st.n_generated >= params.n_predict) {
+            r.stop_reason = "max_tokens";
+            break;
+        }
+    }
+    if (!r.stop_reason.empty()) new_text += stream.flush();
+    r.text += new_text;
+
+    ++st.n_steps;
+    st.n_drafted += step.n_drafted;
+    st.n_accepted += step.n_accepted;
+    st.draft_ms += step.draft_ms;
+    st.wait_ms += step.wait_ms;
+    st.verify_ms += step.verify_ms;
+    st.accept_ms += step.accept_ms;
+    if (st.n_steps == 1) st.ttft_ms = ms_since(t_start);
+    r.steps.push_back(std::move(step));
+    if (on_step && !on_step(r.steps.back(), new_text) && r.stop_reason.empty()) {
+        r.stop_reason = "cancelled";
+        r.text += stream.flush();
+    }
 }
 
 GenerateResult generate_target_alone(Backend& target, const TextCodec& codec, std::span<const int> prompt,
@@ -223,15 +249,16 @@ GenerateResult generate_target_alone(Backend& target, const TextCodec& codec, st
 
 SpeculativeComparison compare_speculative(Backend& target, Backend& draft, const TextCodec& codec,
                                           std::span<const int> prompt, const SpeculativeParams& params,
-                                          int repetitions) {
+                                          int repetitions, Backend* alone) {
     if (repetitions < 1) throw Error(fmt::format("repetitions = {}: run at least once", repetitions));
     SpeculativeDecoder dec(target, draft);
-    const auto kv = target.make_kv_cache();
+    Backend& base = alone ? *alone : target;
+    const auto kv = base.make_kv_cache();
     SpeculativeComparison c;
     // One untimed run of each first: page faults and cold caches are the
     // cold-start lesson's business, not this one's.
     c.speculative = dec.generate(codec, prompt, params);
-    c.target = generate_target_alone(target, codec, prompt, params, kv.get());
+    c.target = generate_target_alone(base, codec, prompt, params, kv.get());
     // The two run in pairs, back to back, and the speedup is the median of
     // the pairs' ratios: on a shared machine the speed of both drifts by
     // ±20 % within a second (a laptop's clock, other programs), and the two
@@ -240,7 +267,7 @@ SpeculativeComparison compare_speculative(Backend& target, Backend& draft, const
     std::vector<double> spec_ms, target_ms, ratios;
     for (int i = 0; i < repetitions; ++i) {
         auto t0 = Clock::now();
-        c.target = generate_target_alone(target, codec, prompt, params, kv.get());
+        c.target = generate_target_alone(base, codec, prompt, params, kv.get());
         target_ms.push_back(ms_since(t0));
         t0 = Clock::now();
         c.speculative = dec.generate(codec, prompt, params);
@@ -281,7 +308,7 @@ std::vector<SweepRow> sweep_speculative(Backend& target, std::span<const Specula
                 p.n_draft = k;
                 p.sampling.temperature = temp;
                 const SpeculativeComparison c = compare_speculative(target, *d.backend, codec, prompt, p,
-                                                                    params.repetitions);
+                                                                    params.repetitions, params.alone);
                 const SpeculativeStats& s = c.speculative.stats;
                 SweepRow row;
                 row.draft = d.name;
@@ -304,6 +331,12 @@ std::vector<SweepRow> sweep_speculative(Backend& target, std::span<const Specula
                     row.verdict = fmt::format("loses: the draft disagrees ({:.0f}% accepted), so each step pays {} "
                                               "draft pass{} for about one token",
                                               100 * row.acceptance, k, k == 1 ? "" : "es");
+                else if (s.overlapped)
+                    row.verdict = fmt::format("loses: a step waits {:.3f} ms for the draft and {:.3f} ms for a verify "
+                                              "of up to {} rows for {:.2f} tokens; the target alone makes a token in "
+                                              "{:.3f} ms",
+                                              s.n_steps > 0 ? s.wait_ms / s.n_steps : 0, verify_ms, k + 1,
+                                              row.tokens_per_pass, target_token_ms);
                 else
                     row.verdict = fmt::format("loses: a step costs {} draft pass{} × {:.3f} ms + a {}-row verify "
                                               "{:.3f} ms for {:.2f} tokens; the target alone makes a token in {:.3f} ms",
@@ -322,7 +355,8 @@ nlohmann::ordered_json speculative_json(const SpeculativeResult& r, const TextCo
     j["stop_reason"] = r.stop_reason;
     j["prompt_tokens"] = r.prompt_tokens;
     j["tokens"] = r.tokens;
-    j["stats"] = {{"n_steps", s.n_steps},
+    j["stats"] = {{"overlapped", s.overlapped},
+                  {"n_steps", s.n_steps},
                   {"n_draft_passes", s.n_draft_passes},
                   {"n_drafted", s.n_drafted},
                   {"n_accepted", s.n_accepted},
@@ -330,6 +364,7 @@ nlohmann::ordered_json speculative_json(const SpeculativeResult& r, const TextCo
                   {"acceptance_rate", s.acceptance_rate()},
                   {"tokens_per_pass", s.tokens_per_pass()},
                   {"draft_ms", s.draft_ms},
+                  {"wait_ms", s.wait_ms},
                   {"verify_ms", s.verify_ms},
                   {"accept_ms", s.accept_ms},
                   {"ttft_ms", s.ttft_ms},
@@ -346,6 +381,7 @@ nlohmann::ordered_json speculative_json(const SpeculativeResult& r, const TextCo
                          {"emitted", st.emitted},
                          {"pieces", pieces},
                          {"draft_ms", st.draft_ms},
+                         {"wait_ms", st.wait_ms},
                          {"verify_ms", st.verify_ms},
                          {"accept_ms", st.accept_ms}});
     }

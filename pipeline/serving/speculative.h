@@ -33,9 +33,23 @@
 //     SpeculativeResult r = dec.generate(*codec, codec->encode("Once upon a time"), p);
 //     r.stats.acceptance_rate(), r.stats.tokens_per_pass()
 //
+// Overlapped (SpeculativeParams::overlap): instead of taking turns, the draft
+// runs ahead on a thread of its own, proposing while the target verifies;
+// the target takes k proposals per pass. The rule is the same; a rejection
+// throws the draft's guesses beyond it away. When the draft is far enough
+// ahead it lends its thread to the target's pass in flight (Backend::help:
+// build the target with BackendParams::n_helpers = 1), so both cores work
+// on the verify once the drafting is done. Taking turns, the drafting — a
+// third of a step — stood on the target's critical path with the second
+// core idle; overlapped it mostly does not. Greedy text is still the
+// target's own; sampled text follows its distribution but is not repeatable
+// draw for draw (when each token is drawn depends on the threads' timing).
+// See speculative_overlap.cpp.
+//
 // Clocks are wall time around the engine's own work (no tokenizing): the
 // draft's passes, the target's passes, and the accept/reject arithmetic.
 #pragma once
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <random>
@@ -61,6 +75,7 @@ struct SpeculativeParams {
     int n_predict = 64;            // most tokens to generate, >= 1
     llm::SamplerParams sampling;   // the target's chain (the draft proposes through the same chain); seed drives every draw
     bool stop_at_eog = true;       // stop at the end-of-generation token
+    bool overlap = false;          // the draft runs ahead on a thread of its own (see above)
 };
 
 // One target pass.
@@ -71,18 +86,20 @@ struct SpeculativeStep {
     int n_verify_rows = 0;     // rows in the target's batch (the prompt is in the first step's)
     std::vector<int> drafted;  // the proposals
     std::vector<int> emitted;  // tokens this step adds to the text (accepted + correction or bonus; cut at a stop)
-    double draft_ms = 0;       // the draft's passes
+    double draft_ms = 0;       // the draft's passes (overlapped: 0, they run on the draft's thread)
+    double wait_ms = 0;        // overlapped: the target waiting for a proposal (0 when taking turns)
     double verify_ms = 0;      // the target's pass
     double accept_ms = 0;      // distributions, accept/reject, draws
 };
 
 struct SpeculativeStats {
+    bool overlapped = false;   // the draft ran on a thread of its own
     int n_steps = 0;           // target passes
-    int n_draft_passes = 0;    // draft passes
+    int n_draft_passes = 0;    // draft passes (overlapped: including those whose proposals were thrown away)
     int n_drafted = 0;         // Σ drafted
     int n_accepted = 0;        // Σ accepted
     int n_generated = 0;       // tokens emitted
-    double draft_ms = 0, verify_ms = 0, accept_ms = 0;
+    double draft_ms = 0, wait_ms = 0, verify_ms = 0, accept_ms = 0;  // overlapped: draft_ms on the draft's thread
     double total_ms = 0;       // the whole generation, prompt included
     double ttft_ms = 0;        // to the end of the first step (its tokens are the first out)
     // accepted ÷ drafted
@@ -131,6 +148,22 @@ public:
                                const OnStep& on_step = {});
 
 private:
+    SpeculativeResult generate_in_turns(const llm::TextCodec& codec, std::span<const int> prompt,
+                                        const SpeculativeParams& params, const OnStep& on_step);
+    SpeculativeResult generate_overlapped(const llm::TextCodec& codec, std::span<const int> prompt,
+                                          const SpeculativeParams& params, const OnStep& on_step, int n_ctx);
+    // 2. the target reads all[t_past..] and step.drafted in one pass (logits_).
+    void verify(SpeculativeStep& step, std::span<const int> all, int t_past, int t_seq);
+    // 3. the rule over step.drafted (distributions q_); returns the token
+    // that follows the accepted ones: the correction or the bonus.
+    int accept(SpeculativeStep& step, const llm::SamplerParams& sampling, std::mt19937_64& rng);
+    // Emits `out`, stopping where the target alone would; adds the step to
+    // r's statistics and streams it (on_step).
+    static void finish_step(SpeculativeStep step, std::span<const int> out, const llm::TextCodec& codec,
+                            llm::TokenTextStream& stream, const SpeculativeParams& params, std::vector<int>& all,
+                            std::chrono::steady_clock::time_point t_start, const OnStep& on_step,
+                            SpeculativeResult& r);
+
     llm::Backend& target_;
     llm::Backend& draft_;
     std::unique_ptr<llm::KvCache> target_kv_, draft_kv_;
@@ -160,9 +193,12 @@ struct SpeculativeComparison {
 
 // repetitions >= 1: both are run that many times, alternating, and the
 // median time of each is kept (the machine's noise hits both alike).
+// alone: the backend the target alone runs on, when it is not `target` —
+// overlapped, the target gets the cores the draft leaves it, and the target
+// alone all of them (the same model; another thread count).
 SpeculativeComparison compare_speculative(llm::Backend& target, llm::Backend& draft, const llm::TextCodec& codec,
                                           std::span<const int> prompt, const SpeculativeParams& params,
-                                          int repetitions = 3);
+                                          int repetitions = 3, llm::Backend* alone = nullptr);
 
 // The regimes, measured: every (draft, k, temperature) with its acceptance,
 // tokens per pass and speedup.
@@ -175,6 +211,7 @@ struct SweepParams {
     std::vector<float> temperatures = {0, 1};     // 0 is greedy
     SpeculativeParams base;                       // everything else (n_predict, seed, filters)
     int repetitions = 3;                          // timed runs of each, median kept
+    llm::Backend* alone = nullptr;                // the target alone's backend (null: the target's; see compare_speculative)
 };
 struct SweepRow {
     std::string draft;

@@ -29,12 +29,15 @@ struct Loaded {
     std::unique_ptr<Backend> backend;
 };
 
-Loaded load(std::shared_ptr<const LlamaModel> model) {
+Loaded load(std::shared_ptr<const LlamaModel> model, int n_threads = 1, int n_helpers = 0) {
     Loaded l;
     l.model = model;
-    l.backend = make_backend(BackendKind::cpu, model, {.n_threads = 1}).backend;
+    l.backend = make_backend(BackendKind::cpu, model, {.n_threads = n_threads, .n_helpers = n_helpers}).backend;
     return l;
 }
+// The target as --overlap builds it: two threads, one of them the place the
+// draft's thread takes when it lends itself.
+Loaded with_helper(const Loaded& l) { return load(l.model, 2, 1); }
 Loaded load_bundled(const char* file) { return load(LlamaModel::load(bundled_model_path(file))); }
 Loaded load_random(RandomModelParams p) {
     return load(LlamaModel::from_gguf(GGUFFile::from_bytes(random_model_bytes(p), p.name)));
@@ -132,6 +135,57 @@ TEST_CASE("speculative: greedy output is the target's own with a random pair, an
         CHECK(r.tokens == generate_target_alone(*target.backend, *codec, ids, p).tokens);
         CHECK(r.tokens.size() == 40);
     }
+    // Overlapped, a draft that agrees with nothing makes the draft throw its
+    // guesses away at almost every step, and the text must not notice.
+    Loaded lent = with_helper(target);
+    SpeculativeDecoder overlapped(*lent.backend, *draft.backend);
+    for (int k : {1, 3}) {
+        SpeculativeParams p;
+        p.n_draft = k;
+        p.n_predict = 40;
+        p.sampling.temperature = 0;
+        p.stop_at_eog = false;
+        p.overlap = true;
+        const SpeculativeResult r = overlapped.generate(*codec, ids, p);
+        CAPTURE(k);
+        CHECK(r.tokens == generate_target_alone(*target.backend, *codec, ids, p).tokens);
+        CHECK(r.stats.acceptance_rate() < 0.5);
+        CHECK(r.stats.n_draft_passes >= r.stats.n_drafted);
+    }
+}
+
+TEST_CASE("speculative, overlapped: greedy output is the target's own, with and without the lent thread") {
+    Loaded target = load_bundled("stories-3m-f16.gguf"), draft = load_bundled("stories-draft-f16.gguf");
+    Loaded lent = with_helper(target);
+    const auto codec = codec_of(*target.model);
+    for (Loaded* t : {&target, &lent}) {
+        SpeculativeDecoder dec(*t->backend, *draft.backend);
+        for (const std::string prompt : {"Once upon a time", "The cat sat on the"}) {
+            const std::vector<int> ids = codec->encode(prompt);
+            for (int k : {1, 2, 4}) {
+                SpeculativeParams p;
+                p.n_draft = k;
+                p.n_predict = 48;
+                p.sampling.temperature = 0;
+                p.overlap = true;
+                const SpeculativeResult r = dec.generate(*codec, ids, p);
+                CAPTURE(t->backend->name());
+                CAPTURE(prompt);
+                CAPTURE(k);
+                CHECK(r.stats.overlapped);
+                CHECK(r.tokens == generate_target_alone(*target.backend, *codec, ids, p).tokens);
+                CHECK(r.stats.tokens_per_pass() > (k == 1 ? 1.5 : 2.0));
+                // Every step after the first (which takes what is ready while
+                // the target reads the prompt) checks k proposals, fewer only
+                // where the text must end first.
+                int generated_before = static_cast<int>(r.steps[0].emitted.size());
+                for (std::size_t i = 1; i < r.steps.size(); ++i) {
+                    CHECK(r.steps[i].n_drafted == std::min(k, p.n_predict - generated_before - 1));
+                    generated_before += static_cast<int>(r.steps[i].emitted.size());
+                }
+            }
+        }
+    }
 }
 
 TEST_CASE("speculative: the statistics add up") {
@@ -177,6 +231,87 @@ TEST_CASE("speculative: the statistics add up") {
         CHECK(s.ttft_ms <= s.total_ms);
         CHECK(r.stop_reason == "max_tokens");
     }
+}
+
+TEST_CASE("speculative, overlapped: the statistics add up, a cancel stops the draft, and the sweep times the "
+          "target alone on its own backend") {
+    Loaded target = load_bundled("stories-3m-f16.gguf"), draft = load_bundled("stories-draft-f16.gguf");
+    Loaded lent = with_helper(target);
+    const auto codec = codec_of(*target.model);
+    SpeculativeDecoder dec(*lent.backend, *draft.backend);
+    const std::vector<int> ids = codec->encode("Once upon a time");
+    for (float temp : {0.0f, 1.0f}) {
+        SpeculativeParams p;
+        p.n_draft = 3;
+        p.n_predict = 61;
+        p.stop_at_eog = false;
+        p.sampling.temperature = temp;
+        p.sampling.seed = 5;
+        p.overlap = true;
+        const SpeculativeResult r = dec.generate(*codec, ids, p);
+        const SpeculativeStats& s = r.stats;
+        CAPTURE(temp);
+        REQUIRE(!r.steps.empty());
+        int drafted = 0, accepted = 0, emitted = 0;
+        double waited = 0;
+        for (std::size_t i = 0; i < r.steps.size(); ++i) {
+            const SpeculativeStep& st = r.steps[i];
+            CHECK(st.n_accepted <= st.n_drafted);
+            CHECK(st.n_drafted == static_cast<int>(st.drafted.size()));
+            CHECK(st.all_accepted == (st.n_accepted == st.n_drafted));
+            CHECK(static_cast<int>(st.emitted.size()) == st.n_accepted + 1);
+            for (int j = 0; j < st.n_accepted; ++j) CHECK(st.emitted[j] == st.drafted[j]);
+            CHECK(st.n_verify_rows == (i == 0 ? static_cast<int>(ids.size()) : 1) + st.n_drafted);
+            CHECK(st.draft_ms == 0);  // the draft's passes run on its own thread
+            CHECK(st.wait_ms >= 0);
+            drafted += st.n_drafted, accepted += st.n_accepted, emitted += static_cast<int>(st.emitted.size());
+            waited += st.wait_ms;
+        }
+        CHECK(s.overlapped);
+        CHECK(s.n_steps == static_cast<int>(r.steps.size()));
+        CHECK(s.n_drafted == drafted);
+        CHECK(s.n_accepted == accepted);
+        CHECK(s.n_generated == emitted);
+        CHECK(s.n_generated == p.n_predict);
+        CHECK(s.wait_ms == doctest::Approx(waited));
+        // Proposals the target never saw (the draft ran ahead, then a
+        // rejection threw them away) still cost passes.
+        CHECK(s.n_draft_passes >= s.n_drafted);
+        CHECK(s.draft_ms > 0);
+        CHECK(s.total_ms >= s.wait_ms + s.verify_ms);
+        CHECK(r.stop_reason == "max_tokens");
+    }
+
+    // A cancel from the stream stops the request; the draft's thread is gone
+    // with it, and the next request starts clean.
+    SpeculativeParams p;
+    p.n_draft = 2;
+    p.n_predict = 100;
+    p.sampling.temperature = 0;
+    p.overlap = true;
+    int steps = 0;
+    const SpeculativeResult cut = dec.generate(*codec, ids, p, [&](const SpeculativeStep&, const std::string&) {
+        return ++steps < 3;
+    });
+    CHECK(cut.stop_reason == "cancelled");
+    CHECK(cut.steps.size() == 3);
+    p.n_predict = 20;
+    CHECK(dec.generate(*codec, ids, p).tokens == generate_target_alone(*target.backend, *codec, ids, p).tokens);
+
+    // The sweep times the target alone on `alone` (here: the plain backend).
+    const SpeculativeDraft drafts[] = {{"stories-draft", draft.backend.get()}};
+    SweepParams sp;
+    sp.ks = {2};
+    sp.temperatures = {0};
+    sp.base.n_predict = 24;
+    sp.base.overlap = true;
+    sp.repetitions = 1;
+    sp.alone = target.backend.get();
+    const std::vector<SweepRow> rows = sweep_speculative(*lent.backend, drafts, *codec, ids, sp);
+    REQUIRE(rows.size() == 1);
+    CHECK(rows[0].identical);
+    CHECK(rows[0].tokens_per_pass > 1.5);
+    CHECK(rows[0].target_tok_s > 0);
 }
 
 TEST_CASE("speculative: accept_or_correct emits p whatever q is (chi-square, alpha = 0.001)") {
@@ -251,8 +386,19 @@ TEST_CASE("speculative: sampled decoding draws the target's distribution over th
         n_out += static_cast<int>(st.emitted.size());
         return n_out < 2;
     };
-    for (Loaded& draft : drafts) {
-        SpeculativeDecoder dec(*target.backend, *draft.backend);
+    // Overlapped too, with the bundled draft: a token may come out as a
+    // checked proposal or as a bonus, depending on the threads' timing.
+    Loaded lent = with_helper(target);
+    struct Case {
+        Loaded* target;
+        Loaded* draft;
+        bool overlap;
+    };
+    for (const Case c : {Case{&target, &drafts[0], false}, Case{&target, &drafts[1], false},
+                         Case{&lent, &drafts[0], true}}) {
+        Loaded& draft = *c.draft;
+        p.overlap = c.overlap;
+        SpeculativeDecoder dec(*c.target->backend, *draft.backend);
         std::map<std::pair<int, int>, int> observed;
         int impossible = 0;
         for (int s = 0; s < n; ++s) {
@@ -265,6 +411,7 @@ TEST_CASE("speculative: sampled decoding draws the target's distribution over th
             ++observed[key];
         }
         CAPTURE(draft.model->file().name());
+        CAPTURE(c.overlap);
         CHECK(impossible == 0);
         const auto [stat, df] = chi_square(observed, expected, n);
         CAPTURE(stat);

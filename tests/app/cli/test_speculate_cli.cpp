@@ -66,6 +66,32 @@ TEST_CASE("cli speculate: one row per draft, k and temperature, each with its ve
     CHECK(j["rows"][0]["acceptance"].get<double>() > j["rows"][2]["acceptance"].get<double>());
 }
 
+TEST_CASE("cli --overlap: the draft on one of the threads, greedy text still the target's, the target alone on all") {
+    const Json j = run_json("generate -m '" + target + "' --draft '" + draft +
+                            "' --draft-k 2 --overlap --prompt 'Once upon a time' -n 24 --temp 0 -t 2 --json");
+    CHECK(j["overlap"] == true);
+    CHECK(j["identical_to_target"] == true);
+    CHECK(has(j["backend"].get<std::string>(), "2 threads, 1 of them lent"));
+    CHECK(has(j["alone_backend"].get<std::string>(), "2 threads"));
+    const Json& s = j["speculative"]["stats"];
+    CHECK(s["overlapped"] == true);
+    CHECK(s["n_generated"] == 24);
+    CHECK(s["n_draft_passes"].get<int>() >= s["n_drafted"].get<int>());
+
+    const Json sw = run_json("speculate -m '" + target + "' --draft '" + draft +
+                             "' --k 2 --temp 0 -n 12 -r 1 -t 2 --overlap --json");
+    CHECK(sw["overlap"] == true);
+    REQUIRE(sw["rows"].size() == 1);
+    CHECK(sw["rows"][0]["identical"] == true);
+
+    const std::string base = "generate -m '" + target + "' --prompt Once -n 4 ";
+    bad_option(base + "--overlap", "--overlap requires --draft");
+    bad_input(base + "--draft '" + draft + "' --overlap -t 1", "--overlap needs at least 2 threads");
+    bad_input(base + "--draft '" + draft + "' --overlap -t 2 --draft-threads 2", "--overlap runs the draft on one thread");
+    bad_input("speculate -m '" + target + "' --draft '" + draft + "' --overlap -t 1 -n 4",
+              "--overlap needs at least 2 threads");
+}
+
 TEST_CASE("cli generate --draft: bad input is one clear error, exit 2") {
     const std::string base = "generate -m '" + target + "' --prompt Once -n 4 ";
     bad_option(base + "--draft '" + draft + "' --draft-k 0", "--draft-k: Value 0 not in range 1 to 64");
