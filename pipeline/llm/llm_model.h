@@ -67,6 +67,8 @@ public:
 
     // For jobs and front ends (valid after the first request / load).
     const LlamaModel& llama() const;
+    // The same weights, for another backend beside this one's (valid after load).
+    std::shared_ptr<const LlamaModel> llama_shared() const { return llama_; }
     const TextCodec& codec();
     bool opened() const { return vocab_ != nullptr; }  // the file is mapped and its tokenizer read
     const Vocab& vocab();

@@ -2,7 +2,11 @@
 // target, a draft file beside it proposes; for every k (and temperature) the
 // same request runs speculatively and with the target alone
 // (serving/speculative.h sweep_speculative), greedy rows checked token for
-// token against the target's own text.
+// token against the target's own text. With spec_overlap, the draft runs
+// ahead on a thread of its own and lends it to the target between its
+// passes (SpeculativeParams::overlap): the target then runs on a second CPU
+// backend of the same weights with a place kept for that thread, and the
+// target alone on the model's own backend, so both use as many threads.
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -11,6 +15,7 @@
 #include <fmt/ranges.h>
 
 #include "pipeline/core/error.h"
+#include "pipeline/llm/cpu/cpu_backend.h"
 #include "pipeline/llm/llama_model.h"
 #include "pipeline/llm/llm_model.h"
 #include "pipeline/serving/serving_lab.h"
@@ -26,6 +31,7 @@ constexpr char temperatures[] = "temperatures";
 constexpr char spec_tokens[] = "spec_tokens";
 constexpr char spec_repetitions[] = "spec_repetitions";
 constexpr char spec_prompt[] = "spec_prompt";
+constexpr char spec_overlap[] = "spec_overlap";
 
 std::vector<double> column(const std::vector<SweepRow>& rows, double SweepRow::*field) {
     std::vector<double> out;
@@ -52,8 +58,11 @@ public:
         p_.base.sampling.seed = 1;
         p_.repetitions = f.whole(spec_repetitions);
         prompt_ = f.text(spec_prompt);
-        ev.summary = fmt::format("draft {} proposing k = {} tokens, {} tokens per run", draft_,
-                                 fmt::join(p_.ks, ", "), p_.base.n_predict);
+        p_.base.overlap = f.on(spec_overlap);
+        ev.summary = fmt::format("draft {} proposing k = {} tokens, {} tokens per run{}", draft_,
+                                 fmt::join(p_.ks, ", "), p_.base.n_predict,
+                                 p_.base.overlap ? ", the draft running ahead on a thread of its own" : "");
+        ev.out(spec_overlap, yes_no(p_.base.overlap));
         ev.out(draft, draft_);
         ev.out(draft_ks, std::vector<double>(p_.ks.begin(), p_.ks.end()));
         ev.out(temperatures, std::vector<double>(p_.temperatures.begin(), p_.temperatures.end()));
@@ -71,7 +80,25 @@ public:
         auto backend = llm::make_backend(llm::BackendKind::cpu, llm::LlamaModel::load(file), {.n_threads = 1}).backend;
         const SpeculativeDraft d{draft_, backend.get()};
         const std::vector<int> prompt = m.codec().encode(prompt_);
-        ex.speculative = sweep_speculative(m.backend(), std::span(&d, 1), m.codec(), prompt, p_);
+        llm::Backend* target = &m.backend();
+        std::unique_ptr<llm::Backend> lent;  // overlapped: the target, with a place for the draft's thread
+        if (p_.base.overlap) {
+            const auto* cpu = dynamic_cast<const llm::CpuBackend*>(&m.backend());
+            if (!cpu)
+                throw Error(fmt::format("\"{}\": the draft runs on a CPU thread beside the target, and this model runs "
+                                        "on {}",
+                                        spec_overlap, m.backend().name()));
+            if (cpu->n_threads() < 2)
+                throw Error(fmt::format("\"{}\": needs 2 threads or more (one of them the draft's); the model runs on {}",
+                                        spec_overlap, cpu->n_threads()));
+            lent = llm::make_backend(llm::BackendKind::cpu, m.llama_shared(),
+                                     {.n_threads = cpu->n_threads(), .n_helpers = 1})
+                       .backend;
+            target = lent.get();
+            p_.alone = &m.backend();
+        }
+        ex.speculative = sweep_speculative(*target, std::span(&d, 1), m.codec(), prompt, p_);
+        p_.alone = nullptr;
         ev.summary = fmt::format("{} settings, each speculative and target-alone, {} timed runs each",
                                  ex.speculative.size(), p_.repetitions);
     }
@@ -120,14 +147,19 @@ public:
         ev.out("best_k", static_cast<double>(best->k));
         ev.summary = fmt::format("greedy output identical: {}; best speedup {:.2f}× at k = {}", yes_no(identical),
                                  best_speedup, best->k);
-        return fmt::format("The draft's guesses were accepted {:.0f}–{:.0f}% of the time, so one pass of the target "
+        const double acc_max = std::max(first.acceptance, last.acceptance);
+        const std::string accepted = std::lround(100 * acc_min) == std::lround(100 * acc_max)
+                                         ? fmt::format("{:.0f}%", 100 * acc_min)
+                                         : fmt::format("{:.0f}–{:.0f}%", 100 * acc_min, 100 * acc_max);
+        return fmt::format("The draft's guesses were accepted {} of the time, so one pass of the target "
                            "produced up to {:.2f} tokens{}. The best setting, k = {}, ran {:.2f}× the target alone on "
-                           "this machine{}.",
-                           100 * acc_min, 100 * std::max(first.acceptance, last.acceptance), tpp_max,
+                           "this machine{}{}.",
+                           accepted, tpp_max,
                            greedy ? (identical ? ", and the greedy text was the target's own, token for token"
                                                : ", but the greedy text DIFFERED from the target's")
                                   : "",
                            best->k, best_speedup,
+                           p_.base.overlap ? ", the draft running ahead on a thread of its own" : "",
                            best_speedup < 1 ? " — a loss: a pass of this tiny target costs about as much as the "
                                               "draft's guesses it saves"
                                             : "");
@@ -152,8 +184,11 @@ Work speculative_lab_work(const FieldLookup& field) {
     const long long n = lab::whole_field(field, spec_tokens);
     const long long prompt = llm::encoded_tokens_at_most(field(spec_prompt));
     long long per_temperature = 0;
+    // Overlapped, the draft runs ahead up to 2k + 2 proposals and a
+    // rejection throws them away: up to 2k + 3 passes per step.
+    const bool overlap = field(spec_overlap) == ServingModel::describe().knob(spec_overlap).spelled(true);
     for (long long k : lab::whole_numbers(field(draft_ks)))
-        per_temperature += (prompt + n) + 2 * (prompt + n * (k + 1));
+        per_temperature += (prompt + n) + (prompt + n * (k + 1)) + (prompt + n * (overlap ? 2 * k + 3 : k + 1));
     Work w;
     w.forward_tokens = lab::list_length(field(temperatures)) * (lab::whole_field(field, spec_repetitions) + 1) *
                        per_temperature;
@@ -171,11 +206,15 @@ void declare_speculative_lab(std::vector<Knob>& knobs, std::vector<PathInfo>& pa
     knobs.push_back(lab::whole(spec_tokens, 1, 4096, 32, "tokens", "speculative: tokens generated per run"));
     knobs.push_back(lab::whole(spec_repetitions, 1, 100, 1, "", "speculative: timed runs of each setting (median kept)"));
     knobs.push_back(lab::knob(spec_prompt, KnobType::text, "Once upon a time", "speculative: the text to continue"));
+    knobs.push_back(lab::knob(spec_overlap, KnobType::boolean, "false",
+                              "speculative: the draft runs ahead on a thread of its own, lent to the target between "
+                              "its passes (CPU, 2 threads or more)"));
     const Stage rq = Stage::request, op = Stage::output, pp = Stage::postprocess;
     const std::vector<PathInfo> p = {
         {path(rq, draft), VT::text, "", "speculative: the draft's file name"},
         {path(rq, draft_ks), VT::numbers, "", "speculative: the draft lengths"},
         {path(rq, temperatures), VT::numbers, "", "speculative: the temperatures"},
+        {path(rq, spec_overlap), VT::text, "", "speculative: \"yes\" when the draft ran ahead on a thread of its own"},
         {path(op, "ks"), VT::numbers, "", "speculative: k of each row"},
         {path(op, "temperatures"), VT::numbers, "", "speculative: temperature of each row"},
         {path(op, "acceptance"), VT::numbers, "", "speculative: drafted tokens the target accepted ÷ drafted, per row"},
