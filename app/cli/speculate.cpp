@@ -69,9 +69,11 @@ Loaded random_draft(const std::string& target_path, const LlamaModel* shape, con
     return l;
 }
 
-// The target, and where the target alone runs. Overlapped, the draft's
-// threads come out of -t: the target gets the rest (at least one), and the
-// target alone — the baseline — all of them, so both sides use as many cores.
+// The target, and where the target alone runs. Overlapped, -t counts the
+// draft's thread too: the target's pool has -t places, one of them kept for
+// the draft's thread to lend itself to, and the target alone — the
+// baseline — runs on a backend of its own with all -t threads, so both
+// sides use as many cores.
 struct Target {
     Loaded loaded;
     std::unique_ptr<Backend> alone;  // null: the target's own backend
@@ -92,8 +94,6 @@ Target load_target(const std::string& path, const std::string& backend, int thre
     if (total < 2)
         throw Error(fmt::format("--overlap needs at least 2 threads (-t), one of them the draft's; this run has {}",
                                 total));
-    // The target alone gets all `total` threads; the speculative target the
-    // same number, one of them the draft's thread, lent between its passes.
     Target t{load(path, backend, total), nullptr};
     t.alone = std::move(t.loaded.m.backend);
     t.loaded.m.backend = make_backend(BackendKind::cpu, t.loaded.m.model, {.n_threads = total, .n_helpers = 1}).backend;
