@@ -201,19 +201,22 @@ int run_contention(const BenchOptions& o, const std::shared_ptr<const llm::Llama
                     thread_counts.back(), quiet.solo_percent.back(), hogged.solo_percent.back());
     }
     // What the hogs did to our threads: each thread count's seconds on a CPU
-    // and waiting for one, per second of decode.
+    // and waiting for one, per second of decode; no line unless every run
+    // was measured.
+    bool measured = true;
     std::string times;
     for (const auto& [name, ph] : {std::pair{"quiet", &quiet}, std::pair{"beside the hogs", &hogged}}) {
         std::string counts;
         for (std::size_t i = 0; i < n_counts; ++i) {
             const auto on = median_of(ph->on_cpu[i]), wait = median_of(ph->waiting[i]);
-            if (!on || !wait) return exit_ok;
-            counts += fmt::format("{}{} thread{} {:.2f} / {:.2f}", counts.empty() ? "" : ", ", thread_counts[i],
-                                  thread_counts[i] == 1 ? "" : "s", *on, *wait);
+            measured = measured && on && wait;
+            if (measured)
+                counts += fmt::format("{}{} thread{} {:.2f} / {:.2f}", counts.empty() ? "" : ", ", thread_counts[i],
+                                      thread_counts[i] == 1 ? "" : "s", *on, *wait);
         }
         times += fmt::format("{}{}: {}", times.empty() ? "" : "; ", name, counts);
     }
-    std::printf("our threads per second of decode, on a CPU / waiting for one (medians): %s\n", times.c_str());
+    if (measured) std::printf("our threads per second of decode, on a CPU / waiting for one (medians): %s\n", times.c_str());
     return exit_ok;
 }
 

@@ -84,28 +84,27 @@ SpeculativeResult SpeculativeDecoder::generate(const TextCodec& codec, std::span
         if (!*kv || (*kv)->params().n_ctx != n_ctx) *kv = backend->make_kv_cache(n_ctx);
         (*kv)->clear();
     }
-    return params.overlap ? generate_overlapped(codec, prompt, params, on_step, n_ctx)
-                          : generate_in_turns(codec, prompt, params, on_step);
+    Run run{codec, params, on_step, {}, {prompt.begin(), prompt.end()}, target_kv_->add_sequence(), 0,
+            std::mt19937_64(params.sampling.seed), codec.stream(), Clock::now()};
+    run.r.prompt_tokens = run.all;
+    if (params.overlap)
+        generate_overlapped(run, n_ctx);
+    else
+        generate_in_turns(run);
+    run.r.stats.total_ms = ms_since(run.t_start);
+    return std::move(run.r);
 }
 
-SpeculativeResult SpeculativeDecoder::generate_in_turns(const TextCodec& codec, std::span<const int> prompt,
-                                                        const SpeculativeParams& params, const OnStep& on_step) {
-    const int t_seq = target_kv_->add_sequence();
+void SpeculativeDecoder::generate_in_turns(Run& run) {
+    const SpeculativeParams& params = run.params;
     const int d_seq = draft_kv_->add_sequence();
     const auto q_row = static_cast<std::size_t>(draft_.model().hparams().n_vocab);
+    int d_past = 0;  // positions the draft's cache holds
+    SpeculativeStats& st = run.r.stats;
 
-    SpeculativeResult r;
-    r.prompt_tokens.assign(prompt.begin(), prompt.end());
-    std::vector<int> all = r.prompt_tokens;  // prompt + generated
-    int t_past = 0, d_past = 0;              // positions held by each cache
-    std::mt19937_64 rng(params.sampling.seed);
-    const auto stream = codec.stream();
-    SpeculativeStats& st = r.stats;
-    const auto t_start = Clock::now();
-
-    while (r.stop_reason.empty()) {
+    while (run.r.stop_reason.empty()) {
         SpeculativeStep step;
-        const int n = static_cast<int>(all.size());
+        const int n = static_cast<int>(run.all.size());
         const int remaining = params.n_predict - st.n_generated;
         // Never draft past n_predict: a step emits at most k + 1 tokens.
         const int k = std::min(params.n_draft, remaining - 1);
@@ -117,12 +116,12 @@ SpeculativeResult SpeculativeDecoder::generate_in_turns(const TextCodec& codec, 
         for (int i = 0; i < k; ++i) {
             batch_.clear();
             if (i == 0)
-                for (int pos = d_past; pos < n; ++pos) batch_.add(all[pos], pos, d_seq, pos == n - 1);
+                for (int pos = d_past; pos < n; ++pos) batch_.add(run.all[pos], pos, d_seq, pos == n - 1);
             else
                 batch_.add(step.drafted.back(), n - 1 + i, d_seq, true);
             draft_.forward(*draft_kv_, batch_, logits_);
             sampler_distribution(std::span<const float>(logits_).first(q_row), params.sampling, q_[i]);
-            step.drafted.push_back(sample_from(q_[i], rng));
+            step.drafted.push_back(sample_from(q_[i], run.rng));
             ++st.n_draft_passes;
         }
         const int d_held = k > 0 ? n + k - 1 : d_past;
@@ -131,37 +130,31 @@ SpeculativeResult SpeculativeDecoder::generate_in_turns(const TextCodec& codec, 
 
         // 2. verify: the target reads its unseen tokens and the k proposals in
         // one pass, with logits for the last k + 1 rows; 3. accept or reject.
-        verify(step, all, t_past, t_seq);
-        const int next = accept(step, params.sampling, rng);
+        verify(step, run);
+        const int next = accept(step, run);
 
         // 4. roll back: both caches keep the prefix that is now the text.
-        const int kept = n + step.n_accepted;  // positions 0..kept-1 hold accepted tokens
-        target_kv_->truncate(t_seq, kept);
-        t_past = kept;
-        d_past = std::min(d_held, kept);
+        d_past = std::min(d_held, n + step.n_accepted);
         draft_kv_->truncate(d_seq, d_past);
-
-        std::vector<int> out(step.drafted.begin(), step.drafted.begin() + step.n_accepted);
-        out.push_back(next);
-        finish_step(std::move(step), out, codec, *stream, params, all, t_start, on_step, r);
+        finish_step(std::move(step), next, run);
     }
-    st.total_ms = ms_since(t_start);
-    return r;
 }
 
-void SpeculativeDecoder::verify(SpeculativeStep& step, std::span<const int> all, int t_past, int t_seq) {
+void SpeculativeDecoder::verify(SpeculativeStep& step, const Run& run) {
     const auto t0 = Clock::now();
-    const int n = static_cast<int>(all.size());
+    const int n = static_cast<int>(run.all.size());
     batch_.clear();
-    for (int pos = t_past; pos < n; ++pos) batch_.add(all[pos], pos, t_seq, pos == n - 1);
-    for (int i = 0; i < step.n_drafted; ++i) batch_.add(step.drafted[i], n + i, t_seq, true);
+    for (int pos = run.t_past; pos < n; ++pos) batch_.add(run.all[pos], pos, run.t_seq, pos == n - 1);
+    for (int i = 0; i < step.n_drafted; ++i) batch_.add(step.drafted[i], n + i, run.t_seq, true);
     step.n_verify_rows = batch_.size();
     target_.forward(*target_kv_, batch_, logits_);
     step.verify_ms = ms_since(t0);
 }
 
-int SpeculativeDecoder::accept(SpeculativeStep& step, const SamplerParams& sampling, std::mt19937_64& rng) {
+int SpeculativeDecoder::accept(SpeculativeStep& step, Run& run) {
     const auto t0 = Clock::now();
+    const SamplerParams& sampling = run.params.sampling;
+    std::mt19937_64& rng = run.rng;
     const int n_vocab = target_.model().hparams().n_vocab;
     const auto vocab_row = [&](int row) {
         return std::span<const float>(logits_).subspan(static_cast<std::size_t>(row) * n_vocab, n_vocab);
@@ -185,12 +178,20 @@ int SpeculativeDecoder::accept(SpeculativeStep& step, const SamplerParams& sampl
     return next;
 }
 
-void SpeculativeDecoder::finish_step(SpeculativeStep step, std::span<const int> out, const TextCodec& codec,
-                                     TokenTextStream& stream, const SpeculativeParams& params, std::vector<int>& all,
-                                     std::chrono::steady_clock::time_point t_start, const OnStep& on_step,
-                                     SpeculativeResult& r) {
+void SpeculativeDecoder::finish_step(SpeculativeStep step, int next, Run& run) {
+    const int kept = static_cast<int>(run.all.size()) + step.n_accepted;  // positions 0..kept-1: accepted tokens
+    target_kv_->truncate(run.t_seq, kept);
+    run.t_past = kept;
+
     // Emit, stopping where the target alone would have stopped.
+    SpeculativeResult& r = run.r;
     SpeculativeStats& st = r.stats;
+    const TextCodec& codec = run.codec;
+    const SpeculativeParams& params = run.params;
+    TokenTextStream& stream = *run.stream;
+    std::vector<int>& all = run.all;
+    std::vector<int> out(step.drafted.begin(), step.drafted.begin() + step.n_accepted);
+    out.push_back(next);
     std::string new_text;
     for (int tok : out) {
         step.emitted.push_back(tok);
@@ -217,9 +218,9 @@ void SpeculativeDecoder::finish_step(SpeculativeStep step, std::span<const int> 
     st.wait_ms += step.wait_ms;
     st.verify_ms += step.verify_ms;
     st.accept_ms += step.accept_ms;
-    if (st.n_steps == 1) st.ttft_ms = ms_since(t_start);
+    if (st.n_steps == 1) st.ttft_ms = ms_since(run.t_start);
     r.steps.push_back(std::move(step));
-    if (on_step && !on_step(r.steps.back(), new_text) && r.stop_reason.empty()) {
+    if (run.on_step && !run.on_step(r.steps.back(), new_text) && r.stop_reason.empty()) {
         r.stop_reason = "cancelled";
         r.text += stream.flush();
     }

@@ -148,21 +148,30 @@ public:
                                const OnStep& on_step = {});
 
 private:
-    SpeculativeResult generate_in_turns(const llm::TextCodec& codec, std::span<const int> prompt,
-                                        const SpeculativeParams& params, const OnStep& on_step);
-    SpeculativeResult generate_overlapped(const llm::TextCodec& codec, std::span<const int> prompt,
-                                          const SpeculativeParams& params, const OnStep& on_step, int n_ctx);
-    // 2. the target reads all[t_past..] and step.drafted in one pass (logits_).
-    void verify(SpeculativeStep& step, std::span<const int> all, int t_past, int t_seq);
+    // One request in progress: what both ways of stepping it share.
+    struct Run {
+        const llm::TextCodec& codec;
+        const SpeculativeParams& params;
+        const OnStep& on_step;
+        SpeculativeResult r;
+        std::vector<int> all;   // prompt + generated
+        int t_seq = 0;          // the target's sequence in its cache
+        int t_past = 0;         // positions the target's cache holds
+        std::mt19937_64 rng;    // the target's draws (taking turns: the draft's too)
+        std::unique_ptr<llm::TokenTextStream> stream;
+        std::chrono::steady_clock::time_point t_start;
+    };
+    void generate_in_turns(Run& run);
+    void generate_overlapped(Run& run, int n_ctx);
+    // 2. the target reads run.all[run.t_past..] and step.drafted in one pass (logits_).
+    void verify(SpeculativeStep& step, const Run& run);
     // 3. the rule over step.drafted (distributions q_); returns the token
     // that follows the accepted ones: the correction or the bonus.
-    int accept(SpeculativeStep& step, const llm::SamplerParams& sampling, std::mt19937_64& rng);
-    // Emits `out`, stopping where the target alone would; adds the step to
-    // r's statistics and streams it (on_step).
-    static void finish_step(SpeculativeStep step, std::span<const int> out, const llm::TextCodec& codec,
-                            llm::TokenTextStream& stream, const SpeculativeParams& params, std::vector<int>& all,
-                            std::chrono::steady_clock::time_point t_start, const OnStep& on_step,
-                            SpeculativeResult& r);
+    int accept(SpeculativeStep& step, Run& run);
+    // 4. the target's cache keeps the accepted prefix; then emits the
+    // accepted proposals and `next`, stopping where the target alone would,
+    // adds the step to the statistics and streams it (on_step).
+    void finish_step(SpeculativeStep step, int next, Run& run);
 
     llm::Backend& target_;
     llm::Backend& draft_;

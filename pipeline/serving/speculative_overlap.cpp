@@ -185,10 +185,9 @@ void draft_ahead(Shared& s, Backend& draft_model, KvCache& kv, int seq, const Sa
 
 }  // namespace
 
-SpeculativeResult SpeculativeDecoder::generate_overlapped(const TextCodec& codec, std::span<const int> prompt,
-                                                          const SpeculativeParams& params, const OnStep& on_step,
-                                                          int n_ctx) {
-    const int t_seq = target_kv_->add_sequence();
+void SpeculativeDecoder::generate_overlapped(Run& run, int n_ctx) {
+    const SpeculativeParams& params = run.params;
+    std::span<const int> prompt = run.r.prompt_tokens;
     const int d_seq = draft_kv_->add_sequence();
 
     Shared s;
@@ -214,19 +213,11 @@ SpeculativeResult SpeculativeDecoder::generate_overlapped(const TextCodec& codec
         }
     } joiner{s, draft_thread};
 
-    SpeculativeResult r;
-    r.prompt_tokens.assign(prompt.begin(), prompt.end());
-    r.stats.overlapped = true;
-    std::vector<int> all = r.prompt_tokens;
-    int t_past = 0;
-    std::mt19937_64 rng(params.sampling.seed);
-    const auto stream = codec.stream();
-    SpeculativeStats& st = r.stats;
-    const auto t_start = Clock::now();
+    SpeculativeStats& st = run.r.stats;
+    st.overlapped = true;
 
-    while (r.stop_reason.empty()) {
+    while (run.r.stop_reason.empty()) {
         SpeculativeStep step;
-        const int n = static_cast<int>(all.size());
         const int remaining = params.n_predict - st.n_generated;
         const int k = std::min(params.n_draft, remaining - 1);
 
@@ -254,14 +245,11 @@ SpeculativeResult SpeculativeDecoder::generate_overlapped(const TextCodec& codec
         step.wait_ms = ms_since(t0);
 
         // 2. verify, 3. accept or reject: as when taking turns.
-        verify(step, all, t_past, t_seq);
-        const int next = accept(step, params.sampling, rng);
+        verify(step, run);
+        const int next = accept(step, run);
 
-        // 4. commit: the target's cache keeps the accepted prefix; the draft
-        // keeps its guesses only where they continue the committed text.
-        const int kept = n + step.n_accepted;
-        target_kv_->truncate(t_seq, kept);
-        t_past = kept;
+        // 4. commit: the draft keeps its guesses only where they continue the
+        // committed text (finish_step rolls the target's cache back).
         {
             std::lock_guard<std::mutex> lock(s.mutex);
             for (int i = 0; i < step.n_accepted; ++i) {
@@ -278,17 +266,11 @@ SpeculativeResult SpeculativeDecoder::generate_overlapped(const TextCodec& codec
             s.changed();
         }
 
-        std::vector<int> out(step.drafted.begin(), step.drafted.begin() + step.n_accepted);
-        out.push_back(next);
-        finish_step(std::move(step), out, codec, *stream, params, all, t_start, on_step, r);
+        finish_step(std::move(step), next, run);
     }
-    st.total_ms = ms_since(t_start);
-    {
-        std::lock_guard<std::mutex> lock(s.mutex);
-        st.n_draft_passes = s.n_draft_passes;
-        st.draft_ms = s.draft_ms;
-    }
-    return r;
+    std::lock_guard<std::mutex> lock(s.mutex);
+    st.n_draft_passes = s.n_draft_passes;
+    st.draft_ms = s.draft_ms;
 }
 
 }  // namespace sixstep::serving
