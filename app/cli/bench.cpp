@@ -67,8 +67,7 @@ public:
 // itself for as long as they stay — and the machine drifts. A round measures
 // both counts beside the same hogs, so its ratio compares like with like;
 // fresh hogs per round sample the placements. Each count keeps one backend
-// for all rounds, as a running app keeps its thread pool (and its
-// contention guard's state).
+// for all rounds, as a running app keeps its thread pool.
 int run_contention(const BenchOptions& o, const std::shared_ptr<const llm::LlamaModel>& model) {
     using namespace sixstep::llm;
     if (CpuHogs::caller_is_realtime())
@@ -89,21 +88,17 @@ int run_contention(const BenchOptions& o, const std::shared_ptr<const llm::Llama
     const double load_before = load_average();
 
     constexpr double min_times_wall_s = 0.05;
-    // tok_s[count][round]; the share of parallel loops the pool's contention
-    // guard ran on one thread (after a preempted thread had stalled a loop);
-    // per second of a run, the seconds our threads ran on a CPU and waited
-    // for one (empty where the system does not say or the runs were short).
+    // tok_s[count][round]; per second of a run, the seconds our threads
+    // ran on a CPU and waited for one (empty where the system does not say or
+    // the runs were short).
     struct Phase {
         std::vector<std::vector<double>> tok_s, on_cpu, waiting;
-        std::vector<double> solo_percent;
     };
     const auto run_phase = [&](bool with_hogs) {
         Phase ph;
         ph.tok_s.resize(n_counts);
         ph.on_cpu.resize(n_counts);
         ph.waiting.resize(n_counts);
-        std::vector<ThreadPool::Stats> before;
-        for (const auto& b : backends) before.push_back(b->thread_stats());
         for (int r = 0; r < rounds; ++r) {
             std::optional<CpuHogs> hogs;
             if (with_hogs) hogs.emplace(n_hogs);
@@ -122,11 +117,6 @@ int run_contention(const BenchOptions& o, const std::shared_ptr<const llm::Llama
                     ph.waiting[i].push_back(t.waiting_s / wall_s);
                 }
             }
-        }
-        for (std::size_t i = 0; i < n_counts; ++i) {
-            const ThreadPool::Stats now = backends[i]->thread_stats();
-            const auto loops = now.loops - before[i].loops, solo = now.solo_loops - before[i].solo_loops;
-            ph.solo_percent.push_back(loops ? 100.0 * static_cast<double>(solo) / static_cast<double>(loops) : 0.0);
         }
         return ph;
     };
@@ -167,8 +157,6 @@ int run_contention(const BenchOptions& o, const std::shared_ptr<const llm::Llama
                                     {"hogged_tokens_per_s", sixstep::median(hogged.tok_s[i])},
                                     {"quiet_rounds", quiet.tok_s[i]},
                                     {"hogged_rounds", hogged.tok_s[i]},
-                                    {"quiet_solo_loops_percent", quiet.solo_percent[i]},
-                                    {"hogged_solo_loops_percent", hogged.solo_percent[i]},
                                     {"quiet_on_cpu_per_s", json_or_null(median_of(quiet.on_cpu[i]))},
                                     {"quiet_waiting_per_s", json_or_null(median_of(quiet.waiting[i]))},
                                     {"hogged_on_cpu_per_s", json_or_null(median_of(hogged.on_cpu[i]))},
@@ -196,9 +184,6 @@ int run_contention(const BenchOptions& o, const std::shared_ptr<const llm::Llama
         std::printf("%d threads ÷ 1 thread, round by round: quiet %.2f× (lowest %.2f×), beside the hogs %.2f× (lowest "
                     "%.2f×)\n",
                     thread_counts.back(), q.median, q.lowest, h.median, h.lowest);
-        std::printf("(on %d threads the pool ran %.0f %% of its loops on one thread when quiet, %.0f %% beside the "
-                    "hogs: its contention guard)\n",
-                    thread_counts.back(), quiet.solo_percent.back(), hogged.solo_percent.back());
     }
     // What the hogs did to our threads: each thread count's seconds on a CPU
     // and waiting for one, per second of decode; no line unless every run

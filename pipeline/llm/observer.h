@@ -34,7 +34,11 @@ public:
     virtual void batch_begins(const Batch& batch) {}
     // Asked once per tensor per forward call; answer quickly.
     virtual bool wants(std::string_view name, int layer) { return false; }
-    // Called for each tensor wants() said yes to.
+    // Called for each tensor wants() said yes to, in the pass's order, one
+    // call at a time — but on the CPU backend possibly from one of its pool's
+    // threads rather than the caller's (the pass is a list of steps that any
+    // of them advances: thread_pool.h), so no thread-local state here. An
+    // exception ends the pass and reaches the caller.
     virtual void tensor(const TensorView& t) {}
     // The forward pass wrote positions [pos0, pos0 + n) of sequence seq into
     // the KV cache of every layer; the sequence now holds n_filled positions.

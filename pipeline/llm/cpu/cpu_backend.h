@@ -36,7 +36,6 @@ public:
     // it would take the same place.
     bool help(const std::function<bool()>& done) override;
     int n_threads() const { return pool_.n_threads(); }
-    ThreadPool::Stats thread_stats() const { return pool_.stats(); }
 
 private:
     std::shared_ptr<const LlamaModel> model_;

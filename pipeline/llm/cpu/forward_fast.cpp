@@ -9,6 +9,7 @@
 // - RoPE's cos/sin are computed once per token, not once per layer;
 // - named intermediate tensors are offered to an observer only if it asks.
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -36,6 +37,7 @@ struct LlamaForwardCpu::Scratch {
     std::vector<std::vector<float>> att;  // per thread: (n_ctx) scores of one head
     std::vector<float> kq;            // (n, n_head, n_kv_max) only when observed
     MatmulScratch mm;
+    ThreadPool::Steps steps;          // the pass, written before it runs
 };
 
 LlamaForwardCpu::LlamaForwardCpu(const LlamaModel& model, ThreadPool* pool)
@@ -54,18 +56,17 @@ LlamaForwardCpu::~LlamaForwardCpu() = default;
 
 namespace {
 
-// Offers one tensor to the observer if it wants it.
-struct Offer {
-    TensorObserver* obs;
-    bool operator()(const char* name, int layer) const { return obs && obs->wants(name, layer); }
-    void send(const char* name, int layer, const float* data, std::initializer_list<std::int64_t> shape) const {
-        std::int64_t dims[4] = {1, 1, 1, 1};
-        std::size_t n = 1, nd = 0;
-        for (auto d : shape) {
-            dims[nd++] = d;
-            n *= static_cast<std::size_t>(d);
-        }
-        obs->tensor(TensorView{name, layer, {data, n}, {dims, nd}});
+// A tensor's shape, kept by value in the step that offers it.
+struct Shape {
+    std::array<std::int64_t, 4> dims{1, 1, 1, 1};
+    std::size_t nd = 0;
+    Shape(std::initializer_list<std::int64_t> shape) {
+        for (auto d : shape) dims[nd++] = d;
+    }
+    std::size_t elements() const {
+        std::size_t n = 1;
+        for (std::size_t i = 0; i < nd; ++i) n *= static_cast<std::size_t>(dims[i]);
+        return n;
     }
 };
 
@@ -87,20 +88,17 @@ void rope_apply(float* x, int n_heads, int head_dim, int n_rot, const float* cs)
 // alike (in a prefill, token t attends to t + 1 positions).
 int attention_token(int j, int n) { return j % 2 == 0 ? j / 2 : n - 1 - j / 2; }
 
-template <typename Fn>
-void parallel(ThreadPool* pool, int n, Fn&& fn) {
-    if (pool)
-        pool->parallel_for(n, [&](int b, int e, int t) { fn(b, e, t); });
-    else
-        fn(0, n, 0);
-}
-
 }  // namespace
 
+// The pass is written as a list of steps (ThreadPool::run) and then run:
+// each step is a loop over tokens, rows or attention items, and any thread
+// of the pool that finishes one starts the next, so a preempted thread —
+// the caller included — does not hold the pass up beyond the chunk it has
+// in hand. Every value a step needs is sized here, before any step runs.
 void LlamaForwardCpu::forward(KvCache& kv, const Batch& batch, std::vector<float>& logits, TensorObserver* observer) {
     const LlamaHparams& hp = model_.hparams();
     // The pass is a burst of short loops: wake the pool's workers once, now,
-    // while the batch is checked and embedded (thread_pool.h).
+    // while the batch is checked and the steps are written (thread_pool.h).
     if (pool_) pool_->wake();
     const int n_outputs = prepare_batch(hp.n_vocab, kv, batch, observer);
     HostKvStorage& cache = kv.host();
@@ -108,8 +106,8 @@ void LlamaForwardCpu::forward(KvCache& kv, const Batch& batch, std::vector<float
     const int n = batch.size();
     const int n_embd = hp.n_embd, hd = hp.head_dim(), n_head = hp.n_head, n_head_kv = hp.n_head_kv;
     const int n_q = n_head * hd, n_kv = hp.n_embd_kv(), n_ff = hp.n_ff, n_rot = hp.n_rot;
+    const float eps = hp.f_norm_rms_eps;
     const int n_threads = pool_ ? pool_->n_threads() : 1;
-    const Offer offer{observer};
     Scratch& s = *s_;
     const std::size_t N = static_cast<std::size_t>(n);
 
@@ -126,6 +124,10 @@ void LlamaForwardCpu::forward(KvCache& kv, const Batch& batch, std::vector<float
         s.rope_cs.resize(N * n_rot);
         s.n_alloc = n;
     }
+    // Row i of a (n, width) buffer.
+    const auto row = [](std::vector<float>& buf, int i, int width) {
+        return buf.data() + static_cast<std::size_t>(i) * width;
+    };
     int max_ctx = 0;  // longest context any token attends to
     for (int i = 0; i < n; ++i) max_ctx = std::max(max_ctx, batch.pos[i] + 1);
     // Attention work items (see the attention below): each token's KV heads
@@ -140,56 +142,84 @@ void LlamaForwardCpu::forward(KvCache& kv, const Batch& batch, std::vector<float
         const std::size_t need = static_cast<std::size_t>(kv_per_chunk) * n_gqa * max_ctx;
         if (a.size() < need) a.resize(need);
     }
+    const bool want_kq = observer && (observer->wants("kq_soft_max", -1) || [&] {
+                             for (int l = 0; l < hp.n_layer; ++l)
+                                 if (observer->wants("kq_soft_max", l)) return true;
+                             return false;
+                         }());
+    if (want_kq) s.kq.assign(N * n_head * max_ctx, 0.0f);
+    s.xo.resize(static_cast<std::size_t>(n_outputs) * n_embd);
+    logits.resize(static_cast<std::size_t>(n_outputs) * hp.n_vocab);
+
+    ThreadPool::Steps& steps = s.steps;
+    steps.clear();
+    // A loop over [0, n) in chunks of whole grains.
+    const auto step = [&](int count, int grain, ThreadPool::RangeFn fn) { steps.push_back({count, grain, std::move(fn)}); };
+    const auto matmul_step = [&](std::initializer_list<const WeightMatrix*> ws, std::initializer_list<float*> ys,
+                                 const float* x, int n_rows_in) {
+        matmul_steps(steps, ws.begin(), ys.begin(), static_cast<int>(ws.size()), x, n_rows_in, n_threads, s.mm,
+                     weights_in_cache_);
+    };
+    // Offers a tensor to the observer, if it wants it, as a step between the
+    // one that wrote it and the next.
+    const auto observe = [&](const char* name, int layer, const float* data, Shape shape) {
+        if (observer == nullptr || !observer->wants(name, layer)) return;
+        step(1, 1, [observer, name, layer, data, shape](int, int, int) {
+            observer->tensor(TensorView{name, layer, {data, shape.elements()}, {shape.dims.data(), shape.nd}});
+        });
+    };
 
     // Token embeddings → x (n, n_embd); RoPE angles per token (n, n_rot/2, 2).
-    for (int i = 0; i < n; ++i) {
-        model_.embed(batch.token[i], s.x.data() + static_cast<std::size_t>(i) * n_embd);
-        float* cs = s.rope_cs.data() + static_cast<std::size_t>(i) * n_rot;
-        for (int j = 0; j < n_rot; j += 2) {
-            const double theta =
-                batch.pos[i] * std::pow(static_cast<double>(hp.rope_freq_base), -static_cast<double>(j) / n_rot);
-            cs[j] = static_cast<float>(std::cos(theta));
-            cs[j + 1] = static_cast<float>(std::sin(theta));
+    step(n, 1, [&](int b, int e, int) {
+        for (int i = b; i < e; ++i) {
+            model_.embed(batch.token[i], row(s.x, i, n_embd));
+            float* cs = row(s.rope_cs, i, n_rot);
+            for (int j = 0; j < n_rot; j += 2) {
+                const double theta =
+                    batch.pos[i] * std::pow(static_cast<double>(hp.rope_freq_base), -static_cast<double>(j) / n_rot);
+                cs[j] = static_cast<float>(std::cos(theta));
+                cs[j + 1] = static_cast<float>(std::sin(theta));
+            }
         }
-    }
+    });
 
     const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
     const int bs = kv.params().block_size;
-    const bool want_kq = offer("kq_soft_max", -1) || [&] {
-        for (int l = 0; l < hp.n_layer; ++l)
-            if (offer("kq_soft_max", l)) return true;
-        return false;
-    }();
-    if (want_kq) s.kq.assign(N * n_head * max_ctx, 0.0f);
 
     for (int l = 0; l < hp.n_layer; ++l) {
         const LlamaLayer& L = w.layers[l];
 
-        // Attention RMSNorm: xb = rmsnorm(x) * attn_norm.              (n, n_embd)
-        for (int i = 0; i < n; ++i)
-            kernels::rmsnorm(s.xb.data() + static_cast<std::size_t>(i) * n_embd,
-                             s.x.data() + static_cast<std::size_t>(i) * n_embd, L.attn_norm.data(), n_embd,
-                             hp.f_norm_rms_eps);
-        if (offer("attn_norm", l)) offer.send("attn_norm", l, s.xb.data(), {n, n_embd});
+        // (The steps run after this loop, when L and l are gone: they take
+        // l by value and find the layer's weights through it.)
+        // Residual of the layer before (x += ffn_out), then the attention
+        // RMSNorm: xb = rmsnorm(x) * attn_norm.                       (n, n_embd)
+        step(n, 1, [&, l](int b, int e, int) {
+            for (int i = b; i < e; ++i) {
+                if (l > 0) kernels::add(row(s.x, i, n_embd), row(s.proj, i, n_embd), n_embd);
+                kernels::rmsnorm(row(s.xb, i, n_embd), row(s.x, i, n_embd), w.layers[l].attn_norm.data(), n_embd, eps);
+            }
+        });
+        if (l > 0) observe("l_out", l - 1, s.x.data(), {n, n_embd});
+        observe("attn_norm", l, s.xb.data(), {n, n_embd});
 
         // Q, K, V projections.                                         (n, n_head|n_head_kv, head_dim)
-        {
-            const WeightMatrix* ws[3] = {&L.wq, &L.wk, &L.wv};
-            float* ys[3] = {s.q.data(), s.k.data(), s.v.data()};
-            matmul_many(ws, ys, 3, s.xb.data(), n, pool_, s.mm, weights_in_cache_);
-        }
+        matmul_step({&L.wq, &L.wk, &L.wv}, {s.q.data(), s.k.data(), s.v.data()}, s.xb.data(), n);
 
-        // RoPE on q and k, then store k and v in the cache at each token's position.
-        for (int i = 0; i < n; ++i) {
-            const float* cs = s.rope_cs.data() + static_cast<std::size_t>(i) * n_rot;
-            rope_apply(s.q.data() + static_cast<std::size_t>(i) * n_q, n_head, hd, n_rot, cs);
-            rope_apply(s.k.data() + static_cast<std::size_t>(i) * n_kv, n_head_kv, hd, n_rot, cs);
-            std::copy_n(s.k.data() + static_cast<std::size_t>(i) * n_kv, n_kv, kv.k(l, batch.seq[i], batch.pos[i]));
-            std::copy_n(s.v.data() + static_cast<std::size_t>(i) * n_kv, n_kv, kv.v(l, batch.seq[i], batch.pos[i]));
-        }
-        if (offer("Qcur", l)) offer.send("Qcur", l, s.q.data(), {n, n_head, hd});
-        if (offer("Kcur", l)) offer.send("Kcur", l, s.k.data(), {n, n_head_kv, hd});
-        if (offer("Vcur", l)) offer.send("Vcur", l, s.v.data(), {n, n_head_kv, hd});
+        // RoPE on q and k, then store k and v in the cache at each token's
+        // position. One chunk, in token order: a batch may write one position
+        // twice (prepare_batch allows rewriting), and the last token wins.
+        step(n, n, [&, l](int b, int e, int) {
+            for (int i = b; i < e; ++i) {
+                const float* cs = row(s.rope_cs, i, n_rot);
+                rope_apply(row(s.q, i, n_q), n_head, hd, n_rot, cs);
+                rope_apply(row(s.k, i, n_kv), n_head_kv, hd, n_rot, cs);
+                std::copy_n(row(s.k, i, n_kv), n_kv, kv.k(l, batch.seq[i], batch.pos[i]));
+                std::copy_n(row(s.v, i, n_kv), n_kv, kv.v(l, batch.seq[i], batch.pos[i]));
+            }
+        });
+        observe("Qcur", l, s.q.data(), {n, n_head, hd});
+        observe("Kcur", l, s.k.data(), {n, n_head_kv, hd});
+        observe("Vcur", l, s.v.data(), {n, n_head_kv, hd});
 
         // Grouped-query attention: softmax(q·kᵀ / sqrt(head_dim)) · v over
         // positions 0..pos of the token's sequence.                    (n, n_head, head_dim)
@@ -199,8 +229,8 @@ void LlamaForwardCpu::forward(KvCache& kv, const Batch& batch, std::vector<float
         // head side by side). Walking once per head instead re-read each row
         // n_head times, from memory once the sequences outgrow the caches
         // (110M F32, 2 threads, batch 32, context 512: 170–183 → 127–128 ms per step).
-        const bool kq_here = want_kq && offer("kq_soft_max", l);
-        parallel(pool_, n * att_chunks, [&](int b, int e, int thread) {
+        const bool kq_here = want_kq && observer->wants("kq_soft_max", l);
+        step(n * att_chunks, 1, [&, l, kq_here](int b, int e, int thread) {
             float* att = s.att[thread].data();
             for (int item = b; item < e; ++item) {
                 const int i = attention_token(item / att_chunks, n);
@@ -208,8 +238,8 @@ void LlamaForwardCpu::forward(KvCache& kv, const Batch& batch, std::vector<float
                 const int h0 = g0 * n_gqa, nh = (g1 - g0) * n_gqa;
                 const int n_ctx_i = batch.pos[i] + 1;
                 const std::vector<int>& table = kv.block_table(batch.seq[i]);
-                const float* qi = s.q.data() + static_cast<std::size_t>(i) * n_q;
-                float* oi = s.attn.data() + static_cast<std::size_t>(i) * n_q;
+                const float* qi = row(s.q, i, n_q);
+                float* oi = row(s.attn, i, n_q);
                 // Scores, (nh, n_ctx_i), block by block through the block table.
                 // Each KV head g serves its n_gqa query heads in one call per block.
                 for (int p0 = 0; p0 < n_ctx_i; p0 += bs) {
@@ -236,54 +266,48 @@ void LlamaForwardCpu::forward(KvCache& kv, const Batch& batch, std::vector<float
                 }
             }
         });
-        if (kq_here) offer.send("kq_soft_max", l, s.kq.data(), {n, n_head, max_ctx});
-        if (offer("kqv_out", l)) offer.send("kqv_out", l, s.attn.data(), {n, n_head, hd});
+        if (kq_here) observe("kq_soft_max", l, s.kq.data(), {n, n_head, max_ctx});
+        observe("kqv_out", l, s.attn.data(), {n, n_head, hd});
 
-        // Output projection and residual: x += attn · Woᵀ.             (n, n_embd)
-        matmul(L.wo, s.attn.data(), n, s.proj.data(), pool_, s.mm, weights_in_cache_);
-        kernels::add(s.x.data(), s.proj.data(), n * n_embd);
-        if (offer("ffn_inp", l)) offer.send("ffn_inp", l, s.x.data(), {n, n_embd});
-
-        // Feed-forward RMSNorm.                                        (n, n_embd)
-        for (int i = 0; i < n; ++i)
-            kernels::rmsnorm(s.xb.data() + static_cast<std::size_t>(i) * n_embd,
-                             s.x.data() + static_cast<std::size_t>(i) * n_embd, L.ffn_norm.data(), n_embd,
-                             hp.f_norm_rms_eps);
-        if (offer("ffn_norm", l)) offer.send("ffn_norm", l, s.xb.data(), {n, n_embd});
+        // Output projection, residual (x += attn · Woᵀ), feed-forward RMSNorm.   (n, n_embd)
+        matmul_step({&L.wo}, {s.proj.data()}, s.attn.data(), n);
+        step(n, 1, [&, l](int b, int e, int) {
+            for (int i = b; i < e; ++i) {
+                kernels::add(row(s.x, i, n_embd), row(s.proj, i, n_embd), n_embd);
+                kernels::rmsnorm(row(s.xb, i, n_embd), row(s.x, i, n_embd), w.layers[l].ffn_norm.data(), n_embd, eps);
+            }
+        });
+        observe("ffn_inp", l, s.x.data(), {n, n_embd});
+        observe("ffn_norm", l, s.xb.data(), {n, n_embd});
 
         // SwiGLU feed-forward: down(silu(gate) * up).                  (n, n_ff) → (n, n_embd)
-        {
-            const WeightMatrix* ws[2] = {&L.ffn_gate, &L.ffn_up};
-            float* ys[2] = {s.gate.data(), s.up.data()};
-            matmul_many(ws, ys, 2, s.xb.data(), n, pool_, s.mm, weights_in_cache_);
-        }
-        parallel(pool_, n, [&](int b, int e, int) {
-            for (int i = b; i < e; ++i)
-                kernels::swiglu(s.gate.data() + static_cast<std::size_t>(i) * n_ff,
-                                s.up.data() + static_cast<std::size_t>(i) * n_ff, n_ff);
+        matmul_step({&L.ffn_gate, &L.ffn_up}, {s.gate.data(), s.up.data()}, s.xb.data(), n);
+        step(n, 1, [&](int b, int e, int) {
+            for (int i = b; i < e; ++i) kernels::swiglu(row(s.gate, i, n_ff), row(s.up, i, n_ff), n_ff);
         });
-        matmul(L.ffn_down, s.gate.data(), n, s.proj.data(), pool_, s.mm, weights_in_cache_);
-        if (offer("ffn_out", l)) offer.send("ffn_out", l, s.proj.data(), {n, n_embd});
+        matmul_step({&L.ffn_down}, {s.proj.data()}, s.gate.data(), n);
+        observe("ffn_out", l, s.proj.data(), {n, n_embd});
+    }
 
-        // Residual.                                                    (n, n_embd)
+    // The last layer's residual, then the final RMSNorm of the rows that
+    // want logits, then the output head.
+    step(1, 1, [&](int, int, int) {
         kernels::add(s.x.data(), s.proj.data(), n * n_embd);
-        if (offer("l_out", l)) offer.send("l_out", l, s.x.data(), {n, n_embd});
-    }
+        int o = 0;
+        for (int i = 0; i < n; ++i)
+            if (batch.logits[i])
+                kernels::rmsnorm(row(s.xo, o++, n_embd), row(s.x, i, n_embd), w.output_norm.data(), n_embd, eps);
+    });
+    observe("l_out", hp.n_layer - 1, s.x.data(), {n, n_embd});
+    observe("result_norm", -1, s.xo.data(), {n_outputs, n_embd});
+    matmul_step({&w.output}, {logits.data()}, s.xo.data(), n_outputs);
+    observe("result_output", -1, logits.data(), {n_outputs, hp.n_vocab});
 
-    // Final RMSNorm of the rows that want logits, then the output head.
-    s.xo.resize(static_cast<std::size_t>(n_outputs) * n_embd);
-    int o = 0;
-    for (int i = 0; i < n; ++i) {
-        if (!batch.logits[i]) continue;
-        kernels::rmsnorm(s.xo.data() + static_cast<std::size_t>(o) * n_embd,
-                         s.x.data() + static_cast<std::size_t>(i) * n_embd, w.output_norm.data(), n_embd,
-                         hp.f_norm_rms_eps);
-        ++o;
-    }
-    if (offer("result_norm", -1)) offer.send("result_norm", -1, s.xo.data(), {n_outputs, n_embd});
-    logits.resize(static_cast<std::size_t>(n_outputs) * hp.n_vocab);
-    matmul(w.output, s.xo.data(), n_outputs, logits.data(), pool_, s.mm, weights_in_cache_);
-    if (offer("result_output", -1)) offer.send("result_output", -1, logits.data(), {n_outputs, hp.n_vocab});
+    if (pool_)
+        pool_->run(steps);
+    else
+        for (const ThreadPool::Step& st : steps)
+            if (st.n > 0) st.fn(0, st.n, 0);
 
     commit_batch(kv, batch, observer);
 }

@@ -4,6 +4,7 @@
 #include "pipeline/llm/cpu/matmul.h"
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 
 #include <fmt/format.h>
@@ -32,18 +33,22 @@ namespace {
 
 bool is_quantized(GGMLType t) { return t == GGMLType::Q8_0 || t == GGMLType::Q4_0; }
 
-template <typename Fn>
-void parallel(ThreadPool* pool, int n, int grain, const Fn& fn) {
-    if (pool)
-        pool->parallel_for(n, fn, grain);
-    else
-        fn(0, n, 0);
-}
-
 }  // namespace
 
 void matmul_many(const WeightMatrix* const* ws, float* const* ys, int n_mats, const float* x, int n_tokens,
                  ThreadPool* pool, MatmulScratch& scratch, bool weights_in_cache) {
+    ThreadPool::Steps steps;
+    matmul_steps(steps, ws, ys, n_mats, x, n_tokens, pool ? pool->n_threads() : 1, scratch, weights_in_cache);
+    if (pool) {
+        pool->run(steps);
+        return;
+    }
+    for (const ThreadPool::Step& step : steps)
+        if (step.n > 0) step.fn(0, step.n, 0);
+}
+
+void matmul_steps(ThreadPool::Steps& steps, const WeightMatrix* const* ws, float* const* ys, int n_mats,
+                  const float* x, int n_tokens, int n_threads, MatmulScratch& scratch, bool weights_in_cache) {
     if (n_tokens <= 0 || n_mats <= 0) return;
     const SimdKernels& K = simd_kernels();
     const int n_cols = ws[0]->n_cols;
@@ -51,21 +56,19 @@ void matmul_many(const WeightMatrix* const* ws, float* const* ys, int n_mats, co
     // batches a little larger through tiles of several rows, large batches
     // through the GEMM; where one path overtakes another depends on the
     // weight type (see [TABLE] in kernels_simd.inc), so matrices sharing an
-    // input may take different paths.
-    const auto paths = [&](const WeightMatrix& w) -> const MatmulPaths& {
-        return w.type == GGMLType::F32 ? K.f32 : w.type == GGMLType::F16 ? K.f16 : K.quant;
+    // input may take different paths. The path of each matrix is chosen
+    // here, once; the steps only run it.
+    enum class Path { gemm, quant, tiles, rows };
+    struct Mat {
+        const WeightMatrix* w;
+        float* y;
+        Path path;
+        int base;  // first row in the shared range
     };
-    const auto use_gemm = [&](const WeightMatrix& w) {
-        const int min_tokens = paths(w).gemm_min_tokens;
-        return K.gemm_tokens > 0 && min_tokens > 0 && n_tokens >= min_tokens;
-    };
-    const auto use_tiles = [&](const WeightMatrix& w) {
-        const int min_tokens = weights_in_cache ? paths(w).tile_min_tokens_in_cache : paths(w).tile_min_tokens;
-        return K.tile_rows_float != nullptr && min_tokens > 0 && n_tokens >= min_tokens;
-    };
-    bool gemm = false;
     const auto padded = [&](int rows) { return (rows + K.row_grain - 1) / K.row_grain * K.row_grain; };
-    bool need_q8 = false;
+    std::array<Mat, 4> mats{};
+    if (n_mats > static_cast<int>(mats.size())) throw Error("matmul: at most 4 matrices share an input");
+    bool gemm = false, need_q8 = false;
     int total_rows = 0;
     for (int m = 0; m < n_mats; ++m) {
         const WeightMatrix& w = *ws[m];
@@ -74,65 +77,85 @@ void matmul_many(const WeightMatrix* const* ws, float* const* ys, int n_mats, co
         if (!q && w.type != GGMLType::F32 && w.type != GGMLType::F16)
             throw Error(fmt::format("matmul: weight type {} is not supported", ggml_type_name(w.type)));
         if (q && n_cols % QK8_0 != 0) throw Error(fmt::format("matmul: {} columns is not a multiple of 32", n_cols));
-        need_q8 = need_q8 || (q && !use_gemm(w));
-        gemm = gemm || use_gemm(w);
+        const MatmulPaths& paths = w.type == GGMLType::F32 ? K.f32 : w.type == GGMLType::F16 ? K.f16 : K.quant;
+        const int tile_min = weights_in_cache ? paths.tile_min_tokens_in_cache : paths.tile_min_tokens;
+        Path path = Path::rows;
+        if (K.gemm_tokens > 0 && paths.gemm_min_tokens > 0 && n_tokens >= paths.gemm_min_tokens)
+            path = Path::gemm;
+        else if (q)
+            path = Path::quant;
+        else if (K.tile_rows_float != nullptr && tile_min > 0 && n_tokens >= tile_min)
+            path = Path::tiles;
+        need_q8 = need_q8 || path == Path::quant;
+        gemm = gemm || path == Path::gemm;
+        mats[static_cast<std::size_t>(m)] = Mat{&w, ys[m], path, total_rows};
         total_rows += padded(w.n_rows);
     }
 
     // The activations in the formats the kernels read, made once and shared
-    // by every matrix.
-    Q8Rows q8;
+    // by every matrix. The buffers are sized now, while the steps are
+    // written, and their addresses taken when the steps run: a later
+    // matmul's steps may grow the same scratch.
+    const int n_blocks = n_cols / static_cast<int>(QK8_0);
     if (need_q8) {
-        const int n_blocks = n_cols / static_cast<int>(QK8_0);
-        scratch.q8_qs.resize(static_cast<std::size_t>(n_tokens) * n_cols);
-        scratch.q8_d.resize(static_cast<std::size_t>(n_tokens) * n_blocks);
-        q8 = Q8Rows{scratch.q8_qs.data(), scratch.q8_d.data(), n_cols, n_blocks};
-        parallel(n_tokens > 1 ? pool : nullptr, n_tokens, 1, [&](int t0, int t1, int) {
-            K.quantize_q8_0(x, n_cols, scratch.q8_qs.data(), scratch.q8_d.data(), t0, t1);
-        });
+        scratch.q8_qs.resize(std::max(scratch.q8_qs.size(), static_cast<std::size_t>(n_tokens) * n_cols));
+        scratch.q8_d.resize(std::max(scratch.q8_d.size(), static_cast<std::size_t>(n_tokens) * n_blocks));
+        steps.push_back({n_tokens, 1, [&scratch, &K, x, n_cols](int t0, int t1, int) {
+                             K.quantize_q8_0(x, n_cols, scratch.q8_qs.data(), scratch.q8_d.data(), t0, t1);
+                         }});
     }
-    PackedRows packed;
+    const int n_groups = gemm ? (n_tokens + K.gemm_tokens - 1) / K.gemm_tokens : 0;
+    const std::size_t packed_floats = static_cast<std::size_t>(n_groups) * K.gemm_tokens * n_cols;
     if (gemm) {
-        const int n_groups = (n_tokens + K.gemm_tokens - 1) / K.gemm_tokens;
-        float* data = scratch.packed.get(static_cast<std::size_t>(n_groups) * K.gemm_tokens * n_cols);
-        packed = PackedRows{data, n_cols, n_groups};
-        parallel(pool, n_groups, 1, [&](int g0, int g1, int) {
-            for (int g = g0; g < g1; ++g) K.pack_group(x, n_cols, n_tokens, g, data);
-        });
-        const std::size_t n_threads = pool ? static_cast<std::size_t>(pool->n_threads()) : 1;
-        if (scratch.rows.size() < n_threads) scratch.rows.resize(n_threads);
+        scratch.packed.get(packed_floats);
+        if (scratch.rows.size() < static_cast<std::size_t>(n_threads)) scratch.rows.resize(static_cast<std::size_t>(n_threads));
+        steps.push_back({n_groups, 1, [&scratch, &K, x, n_cols, n_tokens, packed_floats](int g0, int g1, int) {
+                             float* data = scratch.packed.get(packed_floats);
+                             for (int g = g0; g < g1; ++g) K.pack_group(x, n_cols, n_tokens, g, data);
+                         }});
     }
 
     // The rows of all matrices form one range split across the threads, so
     // several small matmuls cost one synchronization instead of several.
     // Each matrix starts at a multiple of row_grain in that range, so its
     // rows are tiled exactly as by a matmul of its own.
-    const auto work = [&](int g0, int g1, int thread) {
-        int base = 0;
-        for (int m = 0; m < n_mats && base < g1; ++m) {
-            const WeightMatrix& w = *ws[m];
-            const int r0 = std::max(g0, base) - base, r1 = std::min(g1, base + w.n_rows) - base;
-            base += padded(w.n_rows);
+    const auto work = [&scratch, &K, mats, n_mats, x, n_cols, n_tokens, n_blocks, n_groups, packed_floats](
+                          int g0, int g1, int thread) {
+        const Q8Rows q8{scratch.q8_qs.data(), scratch.q8_d.data(), n_cols, n_blocks};
+        const PackedRows packed{n_groups > 0 ? scratch.packed.get(packed_floats) : nullptr, n_cols, n_groups};
+        for (int m = 0; m < n_mats; ++m) {
+            const Mat& mat = mats[static_cast<std::size_t>(m)];
+            const WeightMatrix& w = *mat.w;
+            if (mat.base >= g1) break;
+            const int r0 = std::max(g0, mat.base) - mat.base, r1 = std::min(g1, mat.base + w.n_rows) - mat.base;
             if (r0 >= r1) continue;
-            if (use_gemm(w)) {
-                float* rows = scratch.rows[static_cast<std::size_t>(thread)].get(static_cast<std::size_t>(K.gemm_rows) * n_cols);
-                K.gemm_rows_fn(w, packed, n_tokens, ys[m], r0, r1, rows);
-            } else if (is_quantized(w.type)) {
-                K.dot_rows_quant(w, q8, n_tokens, ys[m], r0, r1);
-            } else if (use_tiles(w)) {
-                // Whole tiles of rows; the last rows of a matrix one at a time.
-                // r0 is a multiple of row_grain, itself a multiple of
-                // tile_rows, so each row falls into the same tile whatever the
-                // split across threads (the same bits).
-                const int r_tiles = r0 + (r1 - r0) / K.tile_rows * K.tile_rows;
-                K.tile_rows_float(w, x, n_tokens, ys[m], r0, r_tiles);
-                if (r_tiles < r1) K.dot_rows_float(w, x, n_tokens, ys[m], r_tiles, r1);
-            } else {
-                K.dot_rows_float(w, x, n_tokens, ys[m], r0, r1);
+            switch (mat.path) {
+                case Path::gemm: {
+                    float* rows =
+                        scratch.rows[static_cast<std::size_t>(thread)].get(static_cast<std::size_t>(K.gemm_rows) * n_cols);
+                    K.gemm_rows_fn(w, packed, n_tokens, mat.y, r0, r1, rows);
+                    break;
+                }
+                case Path::quant:
+                    K.dot_rows_quant(w, q8, n_tokens, mat.y, r0, r1);
+                    break;
+                case Path::tiles: {
+                    // Whole tiles of rows; the last rows of a matrix one at a time.
+                    // r0 is a multiple of row_grain, itself a multiple of
+                    // tile_rows, so each row falls into the same tile whatever the
+                    // split across threads (the same bits).
+                    const int r_tiles = r0 + (r1 - r0) / K.tile_rows * K.tile_rows;
+                    K.tile_rows_float(w, x, n_tokens, mat.y, r0, r_tiles);
+                    if (r_tiles < r1) K.dot_rows_float(w, x, n_tokens, mat.y, r_tiles, r1);
+                    break;
+                }
+                case Path::rows:
+                    K.dot_rows_float(w, x, n_tokens, mat.y, r0, r1);
+                    break;
             }
         }
     };
-    parallel(pool, total_rows, K.row_grain, work);
+    steps.push_back({total_rows, K.row_grain, work});
 }
 
 // ---- the oracle -------------------------------------------------------------------

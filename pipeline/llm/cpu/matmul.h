@@ -38,12 +38,11 @@
 #include <cstdint>
 #include <vector>
 
+#include "pipeline/llm/cpu/thread_pool.h"
 #include "pipeline/llm/gguf/ggml_type.h"
 #include "pipeline/llm/gguf/weight_matrix.h"
 
 namespace sixstep::llm {
-
-class ThreadPool;
 
 // A float buffer aligned to a cache line (64 bytes), grown on demand.
 class AlignedFloats {
@@ -70,6 +69,14 @@ void matmul(const WeightMatrix& w, const float* x, int n_tokens, float* y, Threa
 // parallel region: ys[m][t, o] = Σ_i ws[m][o, i] · x[t, i].
 void matmul_many(const WeightMatrix* const* ws, float* const* ys, int n_mats, const float* x, int n_tokens,
                  ThreadPool* pool, MatmulScratch& scratch, bool weights_in_cache = false);
+
+// The same matmul written as steps of a list that a ThreadPool runs
+// (ThreadPool::run) or a caller runs in order: the activations' conversion,
+// then the rows. The checks and the choice of each matrix's path happen
+// here; the steps read x and write ys when they run, and borrow scratch
+// until then. At most 4 matrices.
+void matmul_steps(ThreadPool::Steps& steps, const WeightMatrix* const* ws, float* const* ys, int n_mats,
+                  const float* x, int n_tokens, int n_threads, MatmulScratch& scratch, bool weights_in_cache = false);
 
 // The oracle: dequantizes one weight row at a time and accumulates in double.
 void matmul_ref(const WeightMatrix& w, const float* x, int n_tokens, float* y);

@@ -148,7 +148,7 @@ ThreadPool::~ThreadPool() {
     for (auto& t : threads_) t.join();
 }
 
-int ThreadPool::run_chunks(std::uint32_t epoch, int thread) {
+int ThreadPool::run_chunks(std::uint32_t& epoch, int thread) {
     for (int ran = 0;;) {
         std::uint64_t c = claim_.load(std::memory_order_acquire);
         const int n_chunks = static_cast<int>((c >> 16) & 0xffff), next = static_cast<int>(c & 0xffff);
@@ -157,29 +157,104 @@ int ThreadPool::run_chunks(std::uint32_t epoch, int thread) {
         // Claimed: the loop cannot finish (and its fields cannot change) before this chunk is done.
         const int chunk = chunk_.load(std::memory_order_relaxed), n = n_.load(std::memory_order_relaxed);
         const int begin = next * chunk;
-        (*fn_.load(std::memory_order_relaxed))(begin, std::min(n, begin + chunk), thread);
+        const RangeFn& fn = *fn_.load(std::memory_order_relaxed);
+        const bool in_steps = steps_ != nullptr;  // read while the claim holds the loop open
+        if (!in_steps) {
+            fn(begin, std::min(n, begin + chunk), thread);
+        } else if (!steps_failed_.load(std::memory_order_relaxed)) {
+            try {
+                fn(begin, std::min(n, begin + chunk), thread);
+            } catch (...) {
+                std::lock_guard<std::mutex> lock(mutex_);
+                if (!steps_error_) steps_error_ = std::current_exception();
+                steps_failed_.store(true);
+            }
+        }
         ++ran;
-        if (done_.fetch_add(1) + 1 == n_chunks && caller_sleeping_.load()) {
+        if (done_.fetch_add(1) + 1 != n_chunks) continue;  // seq_cst: see caller_sleeping_
+        if (in_steps) {
+            // This thread finished the step: it records the step's time and
+            // publishes the next (acquire above: every chunk's writes are visible).
+            StepTime& t = step_times_[step_];
+            t.last = Clock::now() - step_start_;
+            publish_step(steps_failed_.load() ? steps_->size() : step_ + 1, ++epoch);
+        } else if (caller_sleeping_.load()) {
             std::lock_guard<std::mutex> lock(mutex_);
             finished_.notify_one();
         }
     }
 }
 
+void ThreadPool::publish_step(std::size_t k, std::uint32_t epoch) {
+    const Steps& steps = *steps_;
+    while (k < steps.size() && steps[k].n <= 0) ++k;  // empty steps
+    if (k == steps.size()) {
+        // The end: an epoch with no chunks (nothing for anyone to claim), and
+        // the caller is told. epoch_ first: the caller, once it sees
+        // steps_done_, takes its copy of the epoch from it.
+        claim_.store(pack_claim(epoch, 0, 0), std::memory_order_release);
+        epoch_.store(epoch);
+        steps_done_.store(true);
+        if (caller_sleeping_.load()) {
+            std::lock_guard<std::mutex> lock(mutex_);
+            finished_.notify_one();
+        }
+        return;
+    }
+    const Step& step = steps[k];
+    const int grain = std::max(1, step.grain);
+    const int units = (step.n + grain - 1) / grain;
+    const int target = std::min(max_chunks, n_threads_ * chunks_per_thread);
+    const int chunk = (units + target - 1) / target * grain;
+    const int n_chunks = (step.n + chunk - 1) / chunk;
+    StepTime& t = step_times_[k];
+    if (t.n != step.n || t.grain != grain) t = StepTime{step.n, grain, Clock::duration::zero()};
+    step_ = k;
+    step_start_ = Clock::now();
+    fn_.store(&step.fn, std::memory_order_relaxed);
+    n_.store(step.n, std::memory_order_relaxed);
+    chunk_.store(chunk, std::memory_order_relaxed);
+    done_.store(0, std::memory_order_relaxed);
+    claim_.store(pack_claim(epoch, n_chunks, 0), std::memory_order_release);
+    epoch_.store(epoch);
+    // Sleeping threads are woken for a step worth it (as in parallel_for);
+    // the running ones, whoever they are, carry the small ones.
+    if (n_chunks > 1 && (t.last == Clock::duration::zero() || t.last >= wake_min)) {
+        if (sleeping_.load() > 0) {
+            std::lock_guard<std::mutex> lock(mutex_);
+            wake_.notify_all();
+        }
+        if (caller_sleeping_.load()) {
+            std::lock_guard<std::mutex> lock(mutex_);
+            finished_.notify_one();
+        }
+    }
+}
+
+void ThreadPool::wait_for_epoch(std::uint32_t seen, bool caller) {
+    // seq_cst loads in the predicate: with the seq_cst stores of sleeping_
+    // / caller_sleeping_ they make sure one side sees the other. The caller
+    // of run() also waits for the end of its list.
+    const auto fresh = [&] { return epoch_.load() != seen || (caller && steps_done_.load()); };
+    if (spin(fresh)) return;
+    std::unique_lock<std::mutex> lock(mutex_);
+    if (caller) {
+        caller_sleeping_.store(true);
+        finished_.wait(lock, fresh);
+        caller_sleeping_.store(false);
+    } else {
+        // Counted before the check under the lock: a publisher stores the
+        // epoch, then looks at sleeping_, so one of the two sees the other.
+        sleeping_.fetch_add(1);
+        wake_.wait(lock, fresh);
+        sleeping_.fetch_sub(1);
+    }
+}
+
 void ThreadPool::worker(int index) {
     std::uint32_t seen = 0;
     for (;;) {
-        // seq_cst loads in the predicates: with the seq_cst stores of sleeping_
-        // / caller_sleeping_ they make sure one side sees the other.
-        const auto fresh = [&] { return epoch_.load() != seen; };
-        if (!spin(fresh)) {
-            std::unique_lock<std::mutex> lock(mutex_);
-            // Counted before the check under the lock: parallel_for publishes
-            // the epoch, then looks at sleeping_, so one of the two sees the other.
-            sleeping_.fetch_add(1);
-            wake_.wait(lock, fresh);
-            sleeping_.fetch_sub(1);
-        }
+        wait_for_epoch(seen, false);
         if (stop_.load()) return;
         seen = epoch_.load(std::memory_order_acquire);
         run_chunks(seen, index);
@@ -193,10 +268,9 @@ void ThreadPool::help(int helper, const std::function<bool()>& done) {
     // epoch whose chunks are all taken (or that had none) gives nothing.
     std::uint32_t ran = epoch_.load(std::memory_order_acquire) - 1;
     for (int pauses = 1; !done();) {
-        const std::uint32_t epoch = epoch_.load(std::memory_order_acquire);
-        if (epoch != ran) {
+        if (const std::uint32_t epoch = epoch_.load(std::memory_order_acquire); epoch != ran) {
             ran = epoch;
-            run_chunks(epoch, index);
+            run_chunks(ran, index);
             pauses = 1;
             continue;
         }
@@ -262,7 +336,8 @@ void ThreadPool::parallel_for(int n, const RangeFn& fn, int grain) {
     // The caller works too, from the first chunk: it never waits for a
     // worker to wake up, only for chunks already in flight.
     const auto own_start = Clock::now();
-    const int own_chunks = run_chunks(epoch, 0);
+    std::uint32_t own_epoch = epoch;
+    const int own_chunks = run_chunks(own_epoch, 0);
     const auto own_end = Clock::now();
     const auto finished = [&] { return done_.load() == n_chunks; };
     if (!spin(finished)) {
@@ -283,6 +358,40 @@ void ThreadPool::parallel_for(int n, const RangeFn& fn, int grain) {
                                                                 : Clock::duration(solo_min);
         solo_until_ = end + solo_for_;
     }
+}
+
+void ThreadPool::run(const Steps& steps) {
+    if (n_threads_ == 1 || Clock::now() < solo_until_) {
+        if (n_threads_ > 1) stats_.solo_loops += steps.size();
+        for (const Step& step : steps)
+            if (step.n > 0) step.fn(0, step.n, 0);
+        return;
+    }
+    stats_.loops += steps.size();
+    if (step_times_.size() != steps.size()) step_times_.assign(steps.size(), StepTime{});
+    steps_ = &steps;
+    steps_done_.store(false);
+    steps_failed_.store(false);
+    steps_error_ = nullptr;
+    std::uint32_t epoch = ++epoch_count_;
+    publish_step(0, epoch);
+    // The caller is one of the threads: it takes chunks, publishes the steps
+    // it finishes, and waits only while every chunk of the step in flight is
+    // taken by another thread.
+    while (!steps_done_.load()) {
+        run_chunks(epoch, 0);
+        if (steps_done_.load()) break;
+        wait_for_epoch(epoch, true);
+        epoch = epoch_.load(std::memory_order_acquire);
+    }
+    epoch_count_ = epoch_.load(std::memory_order_acquire);
+    steps_ = nullptr;
+    std::exception_ptr error;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        std::swap(error, steps_error_);
+    }
+    if (error) std::rethrow_exception(error);
 }
 
 }  // namespace sixstep::llm
