@@ -2,10 +2,11 @@
 //   Prefill (pp) and decode (tg) tokens/s, median of repeats, like llama-bench.
 // sixstep bench --batch 1,2,4,8,16,32,64 --model FILE.gguf [--context 128] [--steps 32]
 //   Batched decode, the knee and the roofline (bench_batch.h).
-// sixstep bench --model FILE.gguf --contention [--hogs N] [-n 128] [-t THREADS]
+// sixstep bench --model FILE.gguf --contention [--hogs N] [-n 32] [-t THREADS] [--slices 32]
 //   Decode on 1 thread and on THREADS, first on a quiet machine, then beside
 //   one spinning process per CPU (CpuHogs): what a busy laptop does to it.
-//   -r rounds, each decoding once per thread count (run_contention).
+//   -r rounds, each decoding --slices times per thread count, interleaved
+//   (run_contention); -t 1 sets 1 thread against 1 thread: the method's noise.
 // sixstep bench --random 110m --type q8_0 --out FILE.gguf
 //   Writes a random-weight Llama model to benchmark (and to compare with
 //   llama.cpp on identical weights); with --model too, it then benchmarks it.
@@ -44,7 +45,7 @@ struct BenchOptions {
     std::string model;
     int n_prompt = 128, n_gen = 128, threads = 0, repetitions = 5;
     bool json = false, contention = false;
-    int hogs = 0;
+    int hogs = 0, slices = 32;
     std::string random_preset, type = "f32", out, backend = "cpu";
     std::uint64_t seed = 1;
     bool force = false;
@@ -59,15 +60,18 @@ public:
 };
 
 // Decode tokens/s on 1 thread and on o.threads, quiet and beside CPU hogs,
-// in rounds: a round decodes once on each thread count (which goes first
-// alternates), and beside the hogs each round starts hogs of its own. Why
-// rounds rather than all runs of one count, then all of the other: where the
-// OS puts the hogs decides a run — on 2 CPUs with 2 hogs, one thread shares
-// its core with a hog or, if both hogs landed on the other core, has one to
-// itself for as long as they stay — and the machine drifts. A round measures
-// both counts beside the same hogs, so its ratio compares like with like;
-// fresh hogs per round sample the placements. Each count keeps one backend
-// for all rounds, as a running app keeps its thread pool.
+// in rounds: beside the hogs each round starts hogs of its own, and within
+// a round the thread counts take turns, slice by slice (o.slices decodes of
+// -n tokens each; which goes first alternates), so both see the same
+// placements of the hogs. Why: where the OS puts the hogs decides a run —
+// on 2 CPUs with 2 hogs, one thread shares its core with a hog or, if both
+// hogs landed on the other core, has one to itself for as long as they stay
+// — and the machine drifts. Measured one whole run per count per round
+// (slices 1), 1 thread against 1 thread (-t 1, two backends alike) gave
+// rounds from 0.63× to 1.40× and medians of 9 rounds from 0.80× to 1.03×
+// on the bundled model; a round's figure is its slices' tokens over their
+// time. Each count keeps one backend for all rounds, as a running app keeps
+// its thread pool.
 int run_contention(const BenchOptions& o, const std::shared_ptr<const llm::LlamaModel>& model) {
     using namespace sixstep::llm;
     if (CpuHogs::caller_is_realtime())
@@ -76,19 +80,20 @@ int run_contention(const BenchOptions& o, const std::shared_ptr<const llm::Llama
     const int n_threads = o.threads > 0 ? o.threads : ThreadPool::default_threads();
     const int n_hogs = o.hogs > 0 ? o.hogs : CpuHogs::cpus_available();
     const int rounds = o.repetitions;
-    std::vector<int> thread_counts = {1};
-    if (n_threads > 1) thread_counts.push_back(n_threads);
+    // -t 1: a second 1-thread backend against the first, the noise of the method.
+    const std::vector<int> thread_counts = {1, n_threads};
     const std::size_t n_counts = thread_counts.size();
+    const int slices = o.slices;
     std::vector<std::unique_ptr<CpuBackend>> backends;
     for (int t : thread_counts) backends.push_back(std::make_unique<CpuBackend>(model, CpuBackendParams{t}));
     BenchParams bp;
     bp.n_prompt = 0;
-    bp.n_gen = o.n_gen > 0 ? o.n_gen : 128;
-    bp.repetitions = 1;  // one timed run per count per round, after a warm-up
+    bp.n_gen = o.n_gen > 0 ? o.n_gen : 32;
+    bp.repetitions = 1;  // one timed run per count per slice
     const double load_before = load_average();
 
     constexpr double min_times_wall_s = 0.05;
-    // tok_s[count][round]; per second of a run, the seconds our threads
+    // tok_s[count][round]; per second of a round, the seconds our threads
     // ran on a CPU and waited for one (empty where the system does not say or
     // the runs were short).
     struct Phase {
@@ -102,19 +107,34 @@ int run_contention(const BenchOptions& o, const std::shared_ptr<const llm::Llama
         for (int r = 0; r < rounds; ++r) {
             std::optional<CpuHogs> hogs;
             if (with_hogs) hogs.emplace(n_hogs);
-            for (std::size_t j = 0; j < n_counts; ++j) {
-                const std::size_t i = r % 2 ? n_counts - 1 - j : j;
-                const auto times_before = thread_times_now();
-                const auto start = std::chrono::steady_clock::now();
-                ph.tok_s[i].push_back(run_bench(*backends[i], bp).decode.median_tok_s);
-                const double wall_s = ms_since(start) / 1000;
-                const auto times_after = thread_times_now();
+            std::vector<double> seconds(n_counts, 0.0), wall(n_counts, 0.0), on_cpu(n_counts, 0.0), waiting(n_counts, 0.0);
+            bool times_known = true;
+            for (int slice = 0; slice < slices; ++slice)
+                for (std::size_t j = 0; j < n_counts; ++j) {
+                    const std::size_t i = (r * slices + slice) % 2 ? n_counts - 1 - j : j;
+                    const auto times_before = thread_times_now();
+                    const auto start = std::chrono::steady_clock::now();
+                    // A warm-up before a count's first slice of the round only.
+                    BenchParams slice_params = bp;
+                    slice_params.warm_up = slice == 0;
+                    seconds[i] += bp.n_gen / run_bench(*backends[i], slice_params).decode.median_tok_s;
+                    wall[i] += ms_since(start) / 1000;
+                    const auto times_after = thread_times_now();
+                    if (times_before && times_after) {
+                        const ThreadTimes t = times_between(*times_before, *times_after);
+                        on_cpu[i] += t.on_cpu_s;
+                        waiting[i] += t.waiting_s;
+                    } else {
+                        times_known = false;
+                    }
+                }
+            for (std::size_t i = 0; i < n_counts; ++i) {
+                ph.tok_s[i].push_back(slices * bp.n_gen / seconds[i]);
                 // The kernel brings a running thread's sums up to date at its
                 // ticks (a few ms), so runs shorter than many ticks say nothing.
-                if (times_before && times_after && wall_s >= min_times_wall_s) {
-                    const ThreadTimes t = times_between(*times_before, *times_after);
-                    ph.on_cpu[i].push_back(t.on_cpu_s / wall_s);
-                    ph.waiting[i].push_back(t.waiting_s / wall_s);
+                if (times_known && wall[i] >= min_times_wall_s) {
+                    ph.on_cpu[i].push_back(on_cpu[i] / wall[i]);
+                    ph.waiting[i].push_back(waiting[i] / wall[i]);
                 }
             }
         }
@@ -149,6 +169,7 @@ int run_contention(const BenchOptions& o, const std::shared_ptr<const llm::Llama
         j["test"] = test;
         j["hogs"] = n_hogs;
         j["rounds"] = rounds;
+        j["slices"] = slices;
         j["load_average_before"] = load_before;
         j["results"] = nlohmann::ordered_json::array();
         for (std::size_t i = 0; i < n_counts; ++i)
@@ -161,11 +182,9 @@ int run_contention(const BenchOptions& o, const std::shared_ptr<const llm::Llama
                                     {"quiet_waiting_per_s", json_or_null(median_of(quiet.waiting[i]))},
                                     {"hogged_on_cpu_per_s", json_or_null(median_of(hogged.on_cpu[i]))},
                                     {"hogged_waiting_per_s", json_or_null(median_of(hogged.waiting[i]))}});
-        if (n_counts > 1) {
-            const Ratios q = ratios(quiet), h = ratios(hogged);
-            j["ratio"] = {{"quiet_median", q.median}, {"quiet_lowest", q.lowest},
-                          {"hogged_median", h.median}, {"hogged_lowest", h.lowest}};
-        }
+        const Ratios q = ratios(quiet), h = ratios(hogged);
+        j["ratio"] = {{"quiet_median", q.median}, {"quiet_lowest", q.lowest},
+                      {"hogged_median", h.median}, {"hogged_lowest", h.lowest}};
         std::printf("%s\n", j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
         return exit_ok;
     }
@@ -179,12 +198,12 @@ int run_contention(const BenchOptions& o, const std::shared_ptr<const llm::Llama
     for (std::size_t i = 0; i < n_counts; ++i)
         std::printf("| %7d | %9.1f | %18.1f |\n", thread_counts[i], sixstep::median(quiet.tok_s[i]),
                     sixstep::median(hogged.tok_s[i]));
-    if (n_counts > 1) {
-        const Ratios q = ratios(quiet), h = ratios(hogged);
-        std::printf("%d threads ÷ 1 thread, round by round: quiet %.2f× (lowest %.2f×), beside the hogs %.2f× (lowest "
-                    "%.2f×)\n",
-                    thread_counts.back(), q.median, q.lowest, h.median, h.lowest);
-    }
+    const Ratios q = ratios(quiet), h = ratios(hogged);
+    const int n_last = thread_counts.back();
+    std::printf("%d thread%s ÷ 1 thread, round by round%s: quiet %.2f× (lowest %.2f×), beside the hogs %.2f× (lowest "
+                "%.2f×)\n",
+                n_last, n_last == 1 ? "" : "s", n_last == 1 ? " (a second backend alike: the noise of the method)" : "",
+                q.median, q.lowest, h.median, h.lowest);
     // What the hogs did to our threads: each thread count's seconds on a CPU
     // and waiting for one, per second of decode; no line unless every run
     // was measured.
@@ -306,11 +325,12 @@ void add_bench(CLI::App& app, Commands& commands) {
     sub->add_option("-m,--model", o->model, "A GGUF model (Llama architecture)");
     sub->add_option("-p,--n-prompt", o->n_prompt, "Prefill test: prompt tokens in one batch (0: skip)")
         ->check(CLI::Range(0, 1 << 20));
-    sub->add_option("-n,--n-gen", o->n_gen, "Decode test: tokens generated one by one (0: skip)")
-        ->check(CLI::Range(0, 1 << 20));
+    auto* n_gen = sub->add_option("-n,--n-gen", o->n_gen,
+                                  "Decode test: tokens generated one by one (0: skip; --contention: per slice, 32 unless given)")
+                      ->check(CLI::Range(0, 1 << 20));
     sub->add_option("-t,--threads", o->threads, "Threads (0: one per physical core, at most 8)")
         ->check(CLI::Range(0, 1024));
-    auto* reps = sub->add_option("-r,--repetitions", o->repetitions, "Timed runs per test (--batch: 3 unless given; --contention: rounds, each one run per thread count)")
+    auto* reps = sub->add_option("-r,--repetitions", o->repetitions, "Timed runs per test (--batch: 3 unless given; --contention: rounds, each --slices runs per thread count)")
                      ->check(CLI::Range(1, 1000));
     add_backend_option(sub, o->backend);
     sub->add_flag("--json", o->json, "Print machine-readable JSON instead");
@@ -331,8 +351,13 @@ void add_bench(CLI::App& app, Commands& commands) {
     sub->add_flag("--contention", o->contention,
                   "Decode on 1 thread and on --threads, quiet and beside one spinning process per CPU");
     sub->add_option("--hogs", o->hogs, "With --contention: how many CPU hogs (0: one per CPU)")->check(CLI::Range(0, 1024));
-    commands.push_back({sub, [o, reps] {
+    sub->add_option("--slices", o->slices,
+                    "With --contention: decodes of -n tokens per thread count per round, the counts taking turns")
+        ->check(CLI::Range(1, 1000));
+    commands.push_back({sub, [o, reps, n_gen] {
                             if (reps->count() > 0) o->batch.repetitions = o->repetitions;
+                            // Short slices interleave the thread counts finely (run_contention).
+                            if (o->contention && n_gen->count() == 0) o->n_gen = 32;
                             o->batch.seed = o->seed;
                             return run_bench_command(*o);
                         }});

@@ -33,7 +33,7 @@ BenchResult run_bench(Backend& backend, const BenchParams& params) {
         t.n_tokens = n_tokens;
         if (n_tokens <= 0) return;
         std::vector<double> ms;
-        for (int rep = -1; rep < params.repetitions; ++rep) {  // rep -1: warm-up
+        for (int rep = params.warm_up ? -1 : 0; rep < params.repetitions; ++rep) {  // rep -1: warm-up
             report_progress(t.name + " (runs)", static_cast<std::uint64_t>(rep + 1),
                             static_cast<std::uint64_t>(params.repetitions + 1));
             setup();

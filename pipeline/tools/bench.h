@@ -19,6 +19,7 @@ struct BenchParams {
     int n_prompt = 128;   // prefill test: tokens in one batch (0 → skip)
     int n_gen = 128;      // decode test: tokens generated one at a time (0 → skip)
     int repetitions = 5;  // timed runs per test (after one warm-up run)
+    bool warm_up = true;  // false: no warm-up run (the caller has just run the same test)
     std::uint64_t seed = 1;  // for the random token ids
     TensorObserver* observer = nullptr;  // offered every pass's tensors (null: none, the fast path)
 };

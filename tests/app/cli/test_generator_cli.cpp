@@ -128,12 +128,13 @@ TEST_CASE("cli bench: SIXSTEP_CPU forces the CPU kernels, and names a bad value 
 
 TEST_CASE("cli bench --contention: decode on 1 and N threads, quiet and beside CPU hogs") {
     const std::string model = tiny_model();
-    const Run js = run("bench --model \"" + model + "\" --contention --hogs 1 -n 4 -r 3 -t 2 --json");
+    const Run js = run("bench --model \"" + model + "\" --contention --hogs 1 -n 4 -r 3 --slices 2 -t 2 --json");
     REQUIRE(js.rc == 0);
     const auto j = nlohmann::json::parse(js.out);
     CHECK(j["hogs"] == 1);
     CHECK(j["test"] == "tg4");
     CHECK(j["rounds"] == 3);
+    CHECK(j["slices"] == 2);
     REQUIRE(j["results"].size() == 2);
     CHECK(j["results"][0]["threads"] == 1);
     CHECK(j["results"][1]["threads"] == 2);
@@ -162,18 +163,39 @@ TEST_CASE("cli bench --contention: decode on 1 and N threads, quiet and beside C
             CHECK(j["results"][i][phase + "_waiting_per_s"].is_null());
         }
     }
-    const Run table = run("bench --model \"" + model + "\" --contention --hogs 1 -n 4 -r 1 -t 2");
+    const Run table = run("bench --model \"" + model + "\" --contention --hogs 1 -n 4 -r 1 --slices 1 -t 2");
     CHECK(table.rc == 0);
     CHECK(table.out.find("beside 1 CPU hog |") != std::string::npos);
-    CHECK(table.out.find("2 threads ÷ 1 thread, round by round") != std::string::npos);
+    CHECK(table.out.find("2 threads ÷ 1 thread, round by round:") != std::string::npos);
     CHECK(table.out.find("our threads per second of decode") == std::string::npos);
+    // Without -n, slices of 32 tokens.
+    const Run short_slices = run("bench --model \"" + model + "\" --contention --hogs 1 -r 1 --slices 1 -t 2 --json");
+    REQUIRE(short_slices.rc == 0);
+    CHECK(nlohmann::json::parse(short_slices.out)["test"] == "tg32");
+}
+
+TEST_CASE("cli bench --contention -t 1: one thread against a second 1-thread backend, the noise of the method") {
+    const std::string model = tiny_model();
+    const Run js = run("bench --model \"" + model + "\" --contention --hogs 1 -n 4 -r 2 --slices 2 -t 1 --json");
+    REQUIRE(js.rc == 0);
+    const auto j = nlohmann::json::parse(js.out);
+    REQUIRE(j["results"].size() == 2);
+    CHECK(j["results"][0]["threads"] == 1);
+    CHECK(j["results"][1]["threads"] == 1);
+    CHECK(j["ratio"]["hogged_median"].get<double>() > 0);
+    const Run table = run("bench --model \"" + model + "\" --contention --hogs 1 -n 4 -r 1 --slices 1 -t 1");
+    CHECK(table.rc == 0);
+    CHECK(table.out.find("1 thread ÷ 1 thread, round by round (a second backend alike: the noise of the method)") !=
+          std::string::npos);
+    const Run bad = run("bench --model \"" + model + "\" --contention --slices 0");
+    CHECK(bad.rc == 2);
 }
 
 #if defined(__linux__)
 TEST_CASE("cli bench --contention: runs long enough report our threads' seconds on a CPU and waiting for one") {
     // The bundled model decodes 200 tokens in well over the 50 ms a figure needs.
     const std::string model = std::string(SIXSTEP_SOURCE_DIR) + "/assets/models/stories-3m-f16.gguf";
-    const Run js = run("bench --model \"" + model + "\" --contention --hogs 1 -n 200 -r 1 -t 2 --json");
+    const Run js = run("bench --model \"" + model + "\" --contention --hogs 1 -n 200 -r 1 --slices 1 -t 2 --json");
     REQUIRE(js.rc == 0);
     const auto j = nlohmann::json::parse(js.out);
     REQUIRE(j["results"].size() == 2);
