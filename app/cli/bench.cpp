@@ -117,7 +117,7 @@ int run_contention(const BenchOptions& o, const std::shared_ptr<const llm::Llama
                     // A warm-up before a count's first slice of the round only.
                     BenchParams slice_params = bp;
                     slice_params.warm_up = slice == 0;
-                    seconds[i] += bp.n_gen / run_bench(*backends[i], slice_params).decode.median_tok_s;
+                    seconds[i] += run_bench(*backends[i], slice_params).decode.median_ms / 1000;
                     wall[i] += ms_since(start) / 1000;
                     const auto times_after = thread_times_now();
                     if (times_before && times_after) {

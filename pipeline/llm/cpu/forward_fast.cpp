@@ -303,11 +303,7 @@ void LlamaForwardCpu::forward(KvCache& kv, const Batch& batch, std::vector<float
     matmul_step({&w.output}, {logits.data()}, s.xo.data(), n_outputs);
     observe("result_output", -1, logits.data(), {n_outputs, hp.n_vocab});
 
-    if (pool_)
-        pool_->run(steps);
-    else
-        for (const ThreadPool::Step& st : steps)
-            if (st.n > 0) st.fn(0, st.n, 0);
+    run_steps(pool_, steps);
 
     commit_batch(kv, batch, observer);
 }

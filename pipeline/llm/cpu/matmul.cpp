@@ -39,12 +39,7 @@ void matmul_many(const WeightMatrix* const* ws, float* const* ys, int n_mats, co
                  ThreadPool* pool, MatmulScratch& scratch, bool weights_in_cache) {
     ThreadPool::Steps steps;
     matmul_steps(steps, ws, ys, n_mats, x, n_tokens, pool ? pool->n_threads() : 1, scratch, weights_in_cache);
-    if (pool) {
-        pool->run(steps);
-        return;
-    }
-    for (const ThreadPool::Step& step : steps)
-        if (step.n > 0) step.fn(0, step.n, 0);
+    run_steps(pool, steps);
 }
 
 void matmul_steps(ThreadPool::Steps& steps, const WeightMatrix* const* ws, float* const* ys, int n_mats,

@@ -363,8 +363,7 @@ void ThreadPool::parallel_for(int n, const RangeFn& fn, int grain) {
 void ThreadPool::run(const Steps& steps) {
     if (n_threads_ == 1 || Clock::now() < solo_until_) {
         if (n_threads_ > 1) stats_.solo_loops += steps.size();
-        for (const Step& step : steps)
-            if (step.n > 0) step.fn(0, step.n, 0);
+        run_steps(nullptr, steps);
         return;
     }
     stats_.loops += steps.size();
@@ -392,6 +391,15 @@ void ThreadPool::run(const Steps& steps) {
         std::swap(error, steps_error_);
     }
     if (error) std::rethrow_exception(error);
+}
+
+void run_steps(ThreadPool* pool, const ThreadPool::Steps& steps) {
+    if (pool) {
+        pool->run(steps);
+        return;
+    }
+    for (const ThreadPool::Step& step : steps)
+        if (step.n > 0) step.fn(0, step.n, 0);
 }
 
 }  // namespace sixstep::llm

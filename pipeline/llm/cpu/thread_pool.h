@@ -191,4 +191,8 @@ private:
     Stats stats_;
 };
 
+// Runs a list of steps on `pool`, or in order on this thread when there is
+// no pool (a backend made with one thread).
+void run_steps(ThreadPool* pool, const ThreadPool::Steps& steps);
+
 }  // namespace sixstep::llm
