@@ -14,6 +14,7 @@
 #include "pipeline/core/error.h"
 #include "pipeline/core/measure.h"
 #include "pipeline/core/progress.h"
+#include "pipeline/core/text.h"
 #include "pipeline/core/trace_keys.h"
 #include "pipeline/delivery/dataset.h"
 #include "pipeline/delivery/delivery_model.h"
@@ -39,6 +40,8 @@ const std::string& LessonState::setting(std::string_view name) const {
 
 namespace {
 
+constexpr std::size_t max_check_text_bytes = 1000;  // CheckResult's texts
+
 // The article's model, with a lesson's inline weights over it.
 delivery::Params inline_weights(const ModelSpec& spec) {
     delivery::Params p;
@@ -61,7 +64,8 @@ TrainRecord record(const delivery::TrainStep& s) {
 }  // namespace
 
 std::string CheckResult::expected_text() const {
-    return against.empty() ? expectation.describe() : expectation.describe() + " (" + against + ")";
+    return elide(against.empty() ? expectation.describe() : expectation.describe() + " (" + against + ")",
+                 max_check_text_bytes);
 }
 
 bool StepReport::passed() const {
@@ -639,7 +643,7 @@ CheckResult Interpreter::check(const Expectation& e) const {
         if (e.path.rfind("logit_lens.", 0) == 0) r.got = "(nothing: show the logit_lens panel before the forward pass)";
         return r;
     }
-    r.got = format_value(*got);
+    r.got = elide(format_value(*got), max_check_text_bytes);
     if (missing) return r;  // nothing to compare with: neither true nor, under not, false
     bool all = true;
     for (size_t i = 0; i < e.conditions.size(); ++i) all = all && holds(e.conditions[i], *got, *wants[i]);

@@ -37,6 +37,8 @@ namespace sixstep::app {
 struct CheckResult {
     Expectation expectation;
     bool passed = false;
+    // Both texts are cut in the middle past 1,000 bytes (elide): a failed check
+    // on a generated page or a 100 KB field of a lesson stays one readable line.
     std::string got;      // what the trace held, formatted; "(nothing)" when absent
     std::string against;  // the compared paths' and names' values: "respond.prefill_tok_s = 812"
     // "> 2 × kv_experiment.cached_total_ms (kv_experiment.cached_total_ms = 31.2)"

@@ -20,8 +20,9 @@ struct SourceLocation {
 
 // what() is "file:line:column: message" made printable (pipeline/core/text.h):
 // control characters and bytes that are not UTF-8 escaped, so a message that
-// quotes a file can neither drive the terminal nor be cut at a NUL byte.
-// message() keeps the text as given.
+// quotes a file can neither drive the terminal nor be cut at a NUL byte,
+// and cut in the middle past 2,000 bytes (elide). message() keeps the text
+// as given, but for that cut.
 class Error : public std::runtime_error {
 public:
     explicit Error(const std::string& message);

@@ -74,6 +74,21 @@ std::string printable(std::string_view text, bool keep_newlines) {
     return s;
 }
 
+std::string elide(std::string_view text, std::size_t max_bytes) {
+    if (text.size() <= max_bytes) return std::string(text);
+    // Steps back from `i` to the start of a UTF-8 sequence (a byte that is
+    // not a continuation byte), at most 3 bytes: invalid text cuts anywhere.
+    const auto sequence_start = [&](std::size_t i) {
+        for (int k = 0; k < 3 && i > 0 && i < text.size() && (static_cast<unsigned char>(text[i]) & 0xc0) == 0x80; ++k)
+            --i;
+        return i;
+    };
+    const std::size_t head = sequence_start(max_bytes * 2 / 3);
+    const std::size_t tail = sequence_start(text.size() - max_bytes / 3);
+    return fmt::format("{} … [{} bytes left out] … {}", text.substr(0, head), fmt::group_digits(tail - head),
+                       text.substr(tail));
+}
+
 std::string count_of(std::size_t n, std::string_view one, std::string_view many) {
     return fmt::format("{} {}", n, n == 1 ? one : many);
 }

@@ -11,6 +11,12 @@
 // NUL included, so a message can neither drive the terminal nor be cut short
 // by C string handling. Valid UTF-8 ("—", "预计") is kept as it is.
 //
+// elide: text longer than a limit cut in the middle, with a note of how
+// much was left out, so a message that quotes a 100 KB value from a file
+// stays a message ("kmxxxx … [99,812 bytes left out] … xxxx"). The head and
+// the tail are kept because both say something: what was wrong, and the
+// list of what would have been right.
+//
 // count_of: a count with its noun in the singular or the plural ("1 token",
 // "6 tokens").
 #pragma once
@@ -23,6 +29,10 @@ std::string quote_text(std::string_view text);
 
 // keep_newlines keeps \n and \t as they are (narration that spans lines).
 std::string printable(std::string_view text, bool keep_newlines = false);
+
+// At most about max_bytes (never cutting a UTF-8 sequence); text that fits
+// is returned as it is.
+std::string elide(std::string_view text, std::size_t max_bytes);
 
 // "1 token", "0 tokens", "6 tokens": `one` when n is 1, else `many`.
 std::string count_of(std::size_t n, std::string_view one, std::string_view many);

@@ -47,3 +47,53 @@ TEST_CASE("cli: a lesson's escape sequences and NUL bytes reach the terminal esc
     CHECK(contains(r.output, "one\n  two \\x1b[5m"));
     CHECK(r.output.find('\x1b') == std::string::npos);
 }
+
+TEST_CASE("elide: long text cut in the middle with what was left out, never inside a UTF-8 sequence") {
+    CHECK(elide("short", 100) == "short");
+    const std::string head(5000, 'h'), tail(5000, 't');
+    const std::string cut = elide(head + tail, 300);
+    CHECK(cut.size() < 400);
+    CHECK(cut.rfind("hhh", 0) == 0);                                  // the head is kept
+    CHECK(cut.substr(cut.size() - 3) == "ttt");                       // and the tail
+    CHECK(cut.find(" … [9,700 bytes left out] … ") != std::string::npos);
+    // Three-byte characters: whatever the limit, the cut falls between characters.
+    std::string han;
+    for (int i = 0; i < 1000; ++i) han += "预";
+    for (std::size_t limit : {100, 101, 102, 103}) {
+        const std::string c = elide(han, limit);
+        CAPTURE(limit);
+        CHECK(c.size() < han.size());
+        CHECK(printable(c) == c);  // valid UTF-8 throughout: no escapes needed
+    }
+}
+
+TEST_CASE("errors: a message that quotes a huge value is cut to one readable line") {
+    const std::string value(100000, 'x');
+    const Error e(SourceLocation{"f.yaml", 2, 3}, "unknown knob \"" + value + "\" (known: distance)");
+    CHECK(std::string(e.what()).size() < 2100);
+    CHECK(std::string(e.what()).rfind("f.yaml:2:3: unknown knob \"xxx", 0) == 0);
+    CHECK(contains(e.what(), "bytes left out"));
+    CHECK(contains(e.what(), "xxx\" (known: distance)"));
+    CHECK(e.message().size() < 2100);
+}
+
+TEST_CASE("cli: a lesson with a 100 KB value gets short messages, invalid or failed") {
+    const std::string big(100000, 'x');
+    // An unknown knob: the lesson is invalid.
+    const std::string knob = write_text(
+        "big-knob.yaml", "title: T\nmodel: {kind: delivery}\nsteps:\n  - say: hi\n    knobs: [distance" + big + "]\n");
+    const auto invalid = run_sixstep("check '" + knob + "'", 20);
+    CHECK(invalid.exit_code == 2);
+    CHECK(contains(invalid.output, "unknown knob \"distancexxx"));
+    CHECK(invalid.output.size() < 3000);
+    // A unit nobody knows fails each step's run, and a check quotes 100 KB.
+    const std::string unit = write_text("big-unit.yaml",
+                                        "title: T\nmodel: {kind: delivery}\nsteps:\n"
+                                        "  - request: {distance: \"3 km" + big + "\", congestion: 0, express_lane: 0}\n"
+                                        "  - run: request\n    expect: {request.distance_km: 3}\n"
+                                        "  - run: load\n    expect: {load.bias: \"" + big + "\"}\n");
+    const auto failed = run_sixstep("check '" + unit + "'", 20);
+    CHECK(failed.exit_code == 1);
+    CHECK(contains(failed.output, "bytes left out"));
+    CHECK(failed.output.size() < 8000);
+}
