@@ -9,6 +9,7 @@
 #include "app/cli/terminal.h"
 #include "app/core/headless.h"
 #include "app/core/report.h"
+#include "pipeline/core/text.h"
 #ifdef SIXSTEP_HAVE_GUI
 #include "app/ui/gui.h"
 #endif
@@ -55,6 +56,14 @@ int main(int argc, char** argv) {
     app.add_flag("--headless", headless, "Narrate the lesson in the terminal and run its checks (exit 0 or 1)");
     app.add_flag("--json", json, "With --headless: print the run as JSON");
     add_progress_option(&app);
+    // CLI11 quotes what it could not parse as given: escape sequences and a
+    // 100 KB value would reach the terminal raw, like any message that quotes
+    // a user (pipeline/core/text.h).
+    app.failure_message([](const CLI::App* a, const CLI::Error& e) {
+        const std::string what = e.what(), simple = CLI::FailureMessage::simple(a, e);
+        const std::string rest = simple.rfind(what, 0) == 0 ? simple.substr(what.size()) : "\n";
+        return sixstep::elide(sixstep::printable(what), 2000) + rest;
+    });
 
     Commands commands;
     add_infer(app, commands);

@@ -76,3 +76,15 @@ TEST_CASE("cli: screenshot sizes and font scales are checked before the renderer
     refused(shot + "--size 0x0", "--size 0x0 is out of range");
 }
 #endif
+
+TEST_CASE("cli: a value the parser refuses is quoted escaped and cut short") {
+    const auto esc = run_sixstep("bench --slices \"$(printf '\\033[2Jx')\"", 20);
+    CHECK(esc.exit_code == 2);
+    CHECK(contains(esc.output, "--slices: Value \\x1b[2Jx not in range 1 to 1000"));
+    CHECK(contains(esc.output, "Run with --help for more information."));
+    CHECK(esc.output.find('\x1b') == std::string::npos);
+    const auto big = run_sixstep("bench --slices " + std::string(100000, '9'), 20);
+    CHECK(big.exit_code == 2);
+    CHECK(contains(big.output, "bytes left out"));
+    CHECK(big.output.size() < 2500);
+}
