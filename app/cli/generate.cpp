@@ -83,8 +83,10 @@ int run_generate(const GenerateOptions& o) {
             std::printf("%s→ %s\n", line.c_str(), quote_text(e.piece).c_str());
         } else {
             // The prompt is echoed only once it is known to fit.
-            if (e.index == 0) std::printf("%s", o.prompt.c_str());
-            std::printf("%s", e.text.c_str());
+            // Text as written, line breaks included; escape sequences from the
+            // prompt or the model's vocabulary are shown, never obeyed.
+            if (e.index == 0) std::printf("%s", printable(o.prompt, true).c_str());
+            std::printf("%s", printable(e.text, true).c_str());
             std::fflush(stdout);
         }
         return true;
@@ -109,7 +111,7 @@ int run_generate(const GenerateOptions& o) {
         std::printf("%s\n", j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
         return exit_ok;
     }
-    if (o.top > 0) std::printf("%s%s", o.prompt.c_str(), r.text.c_str());
+    if (o.top > 0) std::printf("%s", printable(o.prompt + r.text, true).c_str());
     std::printf("\n\n");
     std::printf("load %.1f ms | prompt %d tokens, prefill %.1f ms (%.1f tok/s) | TTFT %.1f ms | TPOT %.2f ms "
                 "(%.1f tok/s) | %d tokens in %.1f ms | stop: %s | %s\n",

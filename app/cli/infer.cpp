@@ -8,6 +8,7 @@
 #include "app/cli/validators.h"
 #include "app/core/report.h"
 #include "pipeline/core/pipeline.h"
+#include "pipeline/core/text.h"
 #include "pipeline/delivery/delivery_model.h"
 #include "pipeline/delivery/weights_file.h"
 
@@ -54,7 +55,7 @@ int run_infer_delivery(const InferOptions& o) {
         for (const auto& f : r.fields) j["response"][f.key] = app::to_json(f.value);
         std::printf("%s\n", app::dump_json(j).c_str());
     } else {
-        std::printf("%s\n", r.text.c_str());
+        std::printf("%s\n", sixstep::printable(r.text, true).c_str());
     }
     return exit_ok;
 }

@@ -122,8 +122,8 @@ int run_generate_with_draft(const DraftGenerateOptions& o) {
     bool echoed = false;
     dec.generate(codec, prompt, p, [&](const SpeculativeStep&, const std::string& text) {
         if (o.json) return true;
-        if (!echoed) std::printf("%s", o.prompt.c_str()), echoed = true;
-        std::printf("%s", text.c_str());
+        if (!echoed) std::printf("%s", printable(o.prompt, true).c_str()), echoed = true;
+        std::printf("%s", printable(text, true).c_str());
         std::fflush(stdout);
         return true;
     });

@@ -14,6 +14,7 @@
 
 #include "app/cli/commands.h"
 #include "pipeline/core/progress.h"
+#include "pipeline/core/text.h"
 #include "pipeline/llm/gguf/gguf.h"
 #include "pipeline/llm/vocab/unicode.h"
 #include "pipeline/llm/vocab/vocab.h"
@@ -111,7 +112,7 @@ int run_tokenize(const TokenizeOptions& o) {
     for (TokenId id : ids) {
         const std::string piece = visible(vocab.token_to_piece(id));
         const TokenType t = vocab.token_type(id);
-        std::string note = vocab.token_text(id);
+        std::string note = sixstep::printable(vocab.token_text(id));
         if (t != TokenType::Normal) note += fmt::format("  ({})", type_name(t));
         // pad by characters, not bytes ("␣" is 3 bytes, one column)
         const size_t width = utf8_decode(piece).size();

@@ -2,6 +2,8 @@
 // and nothing cut short at a NUL byte.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include "hostile.h"
 #include "pipeline/core/error.h"
 #include "pipeline/core/text.h"
@@ -96,4 +98,19 @@ TEST_CASE("cli: a lesson with a 100 KB value gets short messages, invalid or fai
     CHECK(failed.exit_code == 1);
     CHECK(contains(failed.output, "bytes left out"));
     CHECK(failed.output.size() < 8000);
+}
+
+TEST_CASE("cli: generated text and the echoed prompt reach the terminal with their control bytes escaped") {
+    // The tiny random model samples byte tokens at a high temperature:
+    // backspaces, ESC, bytes that are not UTF-8.
+    const auto r = run_sixstep("generate -m '" + tiny_model() +
+                                   "' -n 200 --temp 2 --seed 1 --prompt \"$(printf 'hi\\033[2J')\"",
+                               60);
+    CHECK(r.exit_code == 0);
+    CHECK(r.output.rfind("hi\\x1b[2J", 0) == 0);
+    CHECK(contains(r.output, "\\x"));  // some of what the model said was escaped
+    const auto raw_controls = std::count_if(r.output.begin(), r.output.end(), [](unsigned char c) {
+        return (c < 0x20 && c != '\n' && c != '\t') || c == 0x7f;
+    });
+    CHECK(raw_controls == 0);
 }
