@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/commands.h"
+#include "app/core/report.h"
 #include "pipeline/core/error.h"
 #include "pipeline/llm/cpu/cpu_backend.h"
 #include "pipeline/serving/bill.h"
@@ -102,7 +103,7 @@ int run_bill(const BillOptions& o) {
                         {"decode_tok_s", src.decode_from},
                         {"load_s", src.load_from}};
         j.update(bill_json(b));
-        std::printf("%s\n", j.dump(2).c_str());
+        std::printf("%s\n", app::dump_json(j).c_str());
         return exit_ok;
     }
     std::printf("The bill for %s\n", src.model_name.c_str());

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "app/cli/commands.h"
+#include "app/core/report.h"
 #include "pipeline/core/model.h"
 #include "pipeline/serving/canary.h"
 
@@ -37,7 +38,7 @@ int run_canary_command(const CanaryOptions& o) {
     using namespace sixstep::serving;
     const CanaryResult r = run_canary(o.params);
     if (o.json) {
-        std::printf("%s\n", canary_json(r, o.every_request).dump(2).c_str());
+        std::printf("%s\n", app::dump_json(canary_json(r, o.every_request)).c_str());
         return exit_ok;
     }
     std::printf("INFERENCE — one request (3 km, no congestion, no express lane) through the six steps:\n");

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "app/cli/commands.h"
+#include "app/core/report.h"
 #include "pipeline/serving/quantity.h"
 #include "pipeline/tools/cold_start.h"
 
@@ -31,7 +32,7 @@ int run_coldstart(ColdStartOptions o) {
     o.params.drop_cache = !o.no_drop;
     const ColdStartResult r = measure_cold_start(o.params);
     if (o.json) {
-        std::printf("%s\n", cold_start_json(r).dump(2).c_str());
+        std::printf("%s\n", app::dump_json(cold_start_json(r)).c_str());
         return exit_ok;
     }
     std::printf("Cold start vs warm: %s (%s, %s parameters), %d tokens per request\n", r.model.c_str(),

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/commands.h"
+#include "app/core/report.h"
 #include "pipeline/core/error.h"
 #include "pipeline/llm/gguf/gguf.h"
 #include "pipeline/serving/kv_calc.h"
@@ -63,7 +64,7 @@ int run_kv_calc(const KvCalcOptions& o) {
 
     const KvCalcResult r = kv_calc(p);
     if (o.json) {
-        std::printf("%s\n", kv_calc_json(r).dump(2).c_str());
+        std::printf("%s\n", app::dump_json(kv_calc_json(r)).c_str());
         return exit_ok;
     }
     const KvDtypeInfo& dt = kv_dtype_info(p.dtype);

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/commands.h"
+#include "app/core/report.h"
 #include "pipeline/core/data_dir.h"
 #include "pipeline/core/error.h"
 #include "pipeline/llm/cpu/cpu_backend.h"
@@ -71,7 +72,7 @@ int run_perplexity(const PerplexityOptions& o) {
                             {"mean_max_logit_diff", r.compare->mean_max_logit_diff},
                             {"top1_agreement", r.compare->top1_agreement}};
         }
-        std::printf("%s\n", j.dump(2).c_str());
+        std::printf("%s\n", app::dump_json(j).c_str());
         return exit_ok;
     }
     std::printf("%s on %s: %d documents, %lld tokens, %lld predictions scored (window %d, %d windows)\n",

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/commands.h"
+#include "app/core/report.h"
 #include "pipeline/core/error.h"
 #include "pipeline/serving/quantity.h"
 #include "pipeline/tools/quantize.h"
@@ -59,7 +60,7 @@ int run_quantize(const QuantizeOptions& o) {
             }
             j["tensors"].push_back(std::move(tj));
         }
-        std::printf("%s\n", j.dump(2).c_str());
+        std::printf("%s\n", app::dump_json(j).c_str());
         return exit_ok;
     }
     size_t w = 4;

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/commands.h"
+#include "app/core/report.h"
 #include "pipeline/core/error.h"
 #include "pipeline/serving/batch_sweep.h"
 #include "pipeline/serving/queue_curve.h"
@@ -122,7 +123,7 @@ int run_queue(QueueOptions& o) {
             if (g) q["max_utilization_mg1"] = h.max_utilization_mg1;
             j["headroom"].push_back(std::move(q));
         }
-        std::printf("%s\n", j.dump(2).c_str());
+        std::printf("%s\n", app::dump_json(j).c_str());
         return exit_ok;
     }
 

@@ -23,6 +23,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/commands.h"
+#include "app/core/report.h"
 #include "pipeline/core/error.h"
 #include "pipeline/core/text.h"
 #include "pipeline/llm/cpu/thread_pool.h"
@@ -227,7 +228,7 @@ int run_speculate(const SpeculateOptions& o) {
         j["n_predict"] = o.n_predict;
         j["repetitions"] = o.repetitions;
         j["rows"] = sweep_json(rows);
-        std::printf("%s\n", j.dump(2).c_str());
+        std::printf("%s\n", app::dump_json(j).c_str());
         return exit_ok;
     }
     std::printf("Speculative decoding%s on %s (%s; the target alone: %s), prompt %s, %d tokens, median of %d runs\n",

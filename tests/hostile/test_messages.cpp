@@ -114,3 +114,12 @@ TEST_CASE("cli: generated text and the echoed prompt reach the terminal with the
     });
     CHECK(raw_controls == 0);
 }
+
+TEST_CASE("cli: --json output stays JSON when a path is not UTF-8") {
+    const fs::path odd = scratch() / "odd-\xfe.gguf";
+    fs::copy_file(tiny_model(), odd, fs::copy_options::overwrite_existing);
+    const auto r = run_sixstep("perplexity -m '" + odd.string() + "' --json", 60);
+    CHECK(r.exit_code == 0);
+    CHECK(contains(r.output, "odd-\xef\xbf\xbd.gguf"));  // U+FFFD in place of the byte
+    CHECK_FALSE(contains(r.output, "json.exception"));
+}
