@@ -7,8 +7,8 @@
 // completed, 1 when some failed (the report says which and why), 2 for bad
 // input or a server that cannot be reached.
 #include <cstdio>
-#include <fstream>
 #include <memory>
+#include <sstream>
 #include <string>
 
 #include <fmt/format.h>
@@ -17,6 +17,8 @@
 #include "app/cli/commands.h"
 #include "app/server/load_generator.h"
 #include "pipeline/core/error.h"
+#include "pipeline/core/file.h"
+#include "pipeline/core/text.h"
 
 namespace sixstep::cli {
 
@@ -31,14 +33,18 @@ struct LoadOptions {
 };
 
 std::vector<std::string> read_prompts(const std::string& path) {
-    std::ifstream in(path);
-    if (!in) throw Error(fmt::format("{}: cannot read the prompt file", path));
+    std::istringstream in(read_regular_file(path, "the prompt file", 64u << 20));
     std::vector<std::string> prompts;
     std::string line;
     int n = 0;
     while (std::getline(in, line)) {
         ++n;
         if (!line.empty() && line.back() == '\r') line.pop_back();
+        // A request carries its prompt in JSON, which holds UTF-8 text only.
+        if (const std::size_t bad = invalid_utf8_at(line); bad != std::string::npos)
+            throw Error(SourceLocation{path, n, static_cast<int>(bad) + 1},
+                        fmt::format("the prompt is not UTF-8 text (byte 0x{:02x}); a JSON request carries UTF-8 only",
+                                    static_cast<unsigned char>(line[bad])));
         if (!line.empty()) prompts.push_back(line);
     }
     if (prompts.empty()) throw Error(fmt::format("{}:{}:1: no prompts (one prompt per line)", path, n + 1));

@@ -8,7 +8,6 @@
 #include <cstdio>
 #include <fstream>
 #include <memory>
-#include <sstream>
 
 #include <fmt/format.h>
 
@@ -17,6 +16,7 @@
 #include "app/core/lesson_reference.h"
 #include "pipeline/core/error.h"
 #include "app/core/report.h"
+#include "pipeline/core/file.h"
 #include "pipeline/core/suggest.h"
 #include "pipeline/models.h"
 
@@ -32,11 +32,7 @@ struct PathsOptions {
 };
 
 int update_file(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw Error(SourceLocation{path}, "cannot read the file");
-    std::stringstream ss;
-    ss << in.rdbuf();
-    const std::string before = ss.str();
+    const std::string before = read_regular_file(path, "the file", 16u << 20);
     int sections = 0;
     std::string after;
     try {

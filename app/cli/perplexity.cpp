@@ -4,9 +4,7 @@
 //   also the reference's perplexity and how far the model's predictions are
 //   from it (KL divergence, max logit difference, top-1 agreement).
 #include <cstdio>
-#include <fstream>
 #include <memory>
-#include <sstream>
 #include <string>
 
 #include <fmt/format.h>
@@ -16,6 +14,7 @@
 #include "app/core/report.h"
 #include "pipeline/core/data_dir.h"
 #include "pipeline/core/error.h"
+#include "pipeline/core/file.h"
 #include "pipeline/llm/cpu/cpu_backend.h"
 #include "pipeline/tools/perplexity.h"
 
@@ -29,13 +28,7 @@ struct PerplexityOptions {
     bool json = false;
 };
 
-std::string read_text(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw Error(fmt::format("{}: cannot read the text file", path));
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
+std::string read_text(const std::string& path) { return read_regular_file(path, "the text file", 256u << 20); }
 
 int run_perplexity(const PerplexityOptions& o) {
     using namespace sixstep::llm;

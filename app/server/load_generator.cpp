@@ -15,6 +15,7 @@
 
 #include "pipeline/core/error.h"
 #include "pipeline/core/measure.h"
+#include "pipeline/core/text.h"
 #include "pipeline/serving/arrivals.h"
 #include "pipeline/serving/percentiles.h"
 #include "pipeline/serving/workload.h"
@@ -107,7 +108,10 @@ struct SseReader {
                     continue;
                 }
                 if (j.contains("error")) {
-                    error = "error event: " + j["error"].value("message", j["error"].dump());
+                    const json& e = j["error"];  // OpenAI's shape: {"message": …}; any other is shown whole
+                    error = "error event: " + (e.is_object() && e.contains("message") && e["message"].is_string()
+                                                   ? e["message"].get<std::string>()
+                                                   : elide(e.dump(-1, ' ', false, json::error_handler_t::replace), 300));
                     continue;
                 }
                 if (j.contains("usage") && j["usage"].is_object()) on_usage(j["usage"]);
@@ -133,7 +137,7 @@ std::string first_model(const ServerUrl& u) {
     if (r->status != 200) throw Error(fmt::format("GET {}/models answered HTTP {}", u.base, r->status));
     const json j = json::parse(r->body, nullptr, false);
     if (j.is_discarded() || !j.contains("data") || !j["data"].is_array() || j["data"].empty() ||
-        !j["data"][0].contains("id"))
+        !j["data"][0].contains("id") || !j["data"][0]["id"].is_string())
         throw Error(fmt::format("GET {}/models did not list a model; pass --model", u.base));
     return j["data"][0]["id"].get<std::string>();
 }
@@ -293,9 +297,13 @@ LoadReport run_load(const LoadParams& p) {
         times.erase(std::remove_if(times.begin(), times.end(), [&](double t) { return t >= p.duration_s * 1000; }),
                     times.end());
 
+    const std::vector<std::string>& prompts = p.prompts.empty() ? serving::story_openings() : p.prompts;
+    for (std::size_t i = 0; i < prompts.size(); ++i)
+        if (invalid_utf8_at(prompts[i]) != std::string::npos)
+            throw Error(fmt::format("prompt {} is not UTF-8 text; a JSON request carries UTF-8 only", i + 1));
+
     LoadReport r;
     r.model = p.model.empty() ? first_model(u) : p.model;
-    const std::vector<std::string>& prompts = p.prompts.empty() ? serving::story_openings() : p.prompts;
     r.requests.resize(times.size());
     std::mutex mutex;
     std::condition_variable cv;
@@ -314,7 +322,14 @@ LoadReport run_load(const LoadParams& p) {
         }
         r.requests[i].scheduled_ms = times[i];
         threads.emplace_back([&, i] {
-            send_one(u, p, r.model, prompts[i % prompts.size()], t0, r.requests[i]);
+            // Whatever a server answers, a request ends as a result, never as
+            // an exception on a thread (which would abort the process).
+            try {
+                send_one(u, p, r.model, prompts[i % prompts.size()], t0, r.requests[i]);
+            } catch (const std::exception& e) {
+                r.requests[i].ok = false;
+                r.requests[i].error = e.what();
+            }
             std::lock_guard lock(mutex);
             --in_flight;
             cv.notify_all();

@@ -48,7 +48,7 @@ std::string read_regular_file(const std::string& path, std::string_view what, st
     const SourceLocation where{path};
     // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer.
     Fd f{::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC)};
-    if (f.fd < 0) throw Error(where, fmt::format("cannot open {}", what));
+    if (f.fd < 0) throw Error(where, fmt::format("cannot open {}: {}", what, std::strerror(errno)));
     struct stat st {};
     if (::fstat(f.fd, &st) != 0) throw Error(where, fmt::format("cannot open {}: {}", what, std::strerror(errno)));
     if (!S_ISREG(st.st_mode))

@@ -74,6 +74,16 @@ std::string printable(std::string_view text, bool keep_newlines) {
     return s;
 }
 
+std::size_t invalid_utf8_at(std::string_view text) {
+    for (std::size_t i = 0; i < text.size();) {
+        std::uint32_t cp = 0;
+        const std::size_t n = utf8_length(text, i, cp);
+        if (n == 0) return i;
+        i += n;
+    }
+    return std::string_view::npos;
+}
+
 std::string elide(std::string_view text, std::size_t max_bytes) {
     if (text.size() <= max_bytes) return std::string(text);
     // Steps back from `i` to the start of a UTF-8 sequence (a byte that is

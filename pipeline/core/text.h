@@ -30,6 +30,10 @@ std::string quote_text(std::string_view text);
 // keep_newlines keeps \n and \t as they are (narration that spans lines).
 std::string printable(std::string_view text, bool keep_newlines = false);
 
+// The offset of the first byte of `text` that does not begin a valid UTF-8
+// sequence, or npos when all of it is UTF-8 (what JSON can carry).
+std::size_t invalid_utf8_at(std::string_view text);
+
 // At most about max_bytes (never cutting a UTF-8 sequence); text that fits
 // is returned as it is.
 std::string elide(std::string_view text, std::size_t max_bytes);

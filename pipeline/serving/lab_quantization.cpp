@@ -7,14 +7,13 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
-#include <fstream>
 #include <random>
-#include <sstream>
 
 #include <fmt/format.h>
 
 #include "pipeline/core/data_dir.h"
 #include "pipeline/core/error.h"
+#include "pipeline/core/file.h"
 #include "pipeline/llm/llama_model.h"
 #include "pipeline/llm/llm_model.h"
 #include "pipeline/serving/serving_lab.h"
@@ -53,11 +52,7 @@ std::string upper(std::string_view s) {
 }
 
 std::string read_file(const std::filesystem::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    if (!in) throw Error(fmt::format("{}: cannot read the held-out text", p.string()));
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
+    return read_regular_file(p.string(), "the held-out text", 256u << 20);
 }
 
 template <class F>

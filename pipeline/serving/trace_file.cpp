@@ -2,12 +2,11 @@
 
 #include <charconv>
 #include <cmath>
-#include <fstream>
-#include <sstream>
 
 #include <fmt/format.h>
 
 #include "pipeline/core/error.h"
+#include "pipeline/core/file.h"
 #include "pipeline/serving/arrivals.h"
 
 namespace sixstep::serving {
@@ -99,11 +98,7 @@ std::vector<TraceEntry> parse_trace(std::string_view text, const std::string& fi
 }
 
 std::vector<TraceEntry> load_trace(const std::filesystem::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw Error(fmt::format("cannot read trace file {}", path.string()));
-    std::ostringstream s;
-    s << in.rdbuf();
-    return parse_trace(s.str(), path.string());
+    return parse_trace(read_regular_file(path.string(), "the trace file", 256u << 20), path.string());
 }
 
 }  // namespace sixstep::serving

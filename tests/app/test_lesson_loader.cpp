@@ -149,7 +149,7 @@ TEST_CASE("missing or unreadable model, weights and data files are found before 
 }
 
 TEST_CASE("a missing lesson file is a clear error") {
-    CHECK_THROWS_WITH_AS(load_lesson("/nonexistent/lesson.yaml"), "/nonexistent/lesson.yaml: cannot open the lesson file",
+    CHECK_THROWS_WITH_AS(load_lesson("/nonexistent/lesson.yaml"), "/nonexistent/lesson.yaml: cannot open the lesson file: No such file or directory",
                          Error);
 }
 

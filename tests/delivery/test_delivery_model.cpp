@@ -180,7 +180,7 @@ TEST_CASE("weights files: save, load, serve, broken files are clear errors") {
     std::fclose(f);
     CHECK_THROWS_WITH_AS(load_weights(bad), (bad + ": missing or non-numeric \"bias\"").c_str(), Error);
     CHECK_THROWS_WITH_AS(load_weights((dir / "none.json").string()),
-                         ((dir / "none.json").string() + ": cannot open the weights file").c_str(), Error);
+                         ((dir / "none.json").string() + ": cannot open the weights file: No such file or directory").c_str(), Error);
     std::filesystem::remove_all(dir);
 }
 

@@ -123,4 +123,20 @@ TEST_CASE("bench --random --out: never over a FIFO, a device, a folder or a link
     CHECK(n == 0);
 }
 
+TEST_CASE("files: a FIFO as a prompt file, a text, a trace or a file to update is refused at once") {
+    const std::string fifo = make_fifo("input.txt");
+    const std::pair<std::string, std::string> cases[] = {
+        {"load --url http://127.0.0.1:1 --rate 1 --prompt-file '" + fifo + "'", "the prompt file"},
+        {"perplexity -m '" + model + "' --text '" + fifo + "'", "the text file"},
+        {"traffic -m '" + model + "' --arrivals 'trace:" + fifo + "'", "the trace file"},
+        {"paths --markdown --update '" + fifo + "'", "the file"},
+    };
+    for (const auto& [cmd, what] : cases) {
+        CAPTURE(cmd);
+        const auto r = run_sixstep(cmd, 10);
+        CHECK(r.exit_code == 2);
+        CHECK(contains(r.output, fifo + ": cannot open " + what + ": " + fifo_msg));
+    }
+}
+
 }  // namespace files_test

@@ -123,3 +123,18 @@ TEST_CASE("cli: --json output stays JSON when a path is not UTF-8") {
     CHECK(contains(r.output, "odd-\xef\xbf\xbd.gguf"));  // U+FFFD in place of the byte
     CHECK_FALSE(contains(r.output, "json.exception"));
 }
+
+TEST_CASE("invalid_utf8_at: the first byte that does not begin a UTF-8 sequence") {
+    CHECK(invalid_utf8_at("plain and 预计 —") == std::string::npos);
+    CHECK(invalid_utf8_at("hi\xff there") == 2);
+    CHECK(invalid_utf8_at("ok \xe4\xb8") == 3);  // a sequence cut short
+    CHECK(invalid_utf8_at("\xc0\xaf") == 0);     // an overlong "/"
+}
+
+TEST_CASE("load: a prompt file that is not UTF-8 is refused at its line and column, before any request") {
+    // Before, the load generator's threads threw from the JSON encoder and the process aborted.
+    const std::string prompts = write_text("prompts.txt", "fine\nhi\xff there\n");
+    const auto r = run_sixstep("load --url http://127.0.0.1:1/v1 --rate 5 --duration 1 --prompt-file '" + prompts + "'", 20);
+    CHECK(r.exit_code == 2);
+    CHECK(contains(r.output, prompts + ":2:3: the prompt is not UTF-8 text (byte 0xff)"));
+}

@@ -12,6 +12,7 @@
 #include <set>
 #include <thread>
 
+#include "app/server/load_generator.h"
 #include "server_fixture.h"
 
 using namespace sixstep::test;
@@ -390,4 +391,34 @@ TEST_CASE("server: a soak of 600 requests leaks no KV block, no request and no t
     CHECK(m.find("sixstep_time_to_first_token_seconds_count") != std::string::npos);
     CHECK(m.find("# TYPE sixstep_inter_token_latency_seconds histogram") != std::string::npos);
     CHECK(m.find("sixstep_e2e_request_latency_seconds_bucket{le=\"+Inf\"}") != std::string::npos);
+}
+
+TEST_CASE("load generator: a server that answers in odd shapes gives failed requests, never an abort") {
+    // Not a sixstep server: its models list is fine, its stream events are
+    // not what OpenAI sends ("error" as a plain string, choices of numbers).
+    httplib::Server odd;
+    odd.Get("/v1/models", [](const httplib::Request&, httplib::Response& res) {
+        res.set_content(R"({"object": "list", "data": [{"id": "odd"}]})", "application/json");
+    });
+    odd.Post("/v1/completions", [](const httplib::Request& req, httplib::Response& res) {
+        const bool first = req.body.find("Once") != std::string::npos;  // the first story opening
+        res.set_content(first ? "data: {\"error\": \"just a string\"}\n\ndata: [DONE]\n\n"
+                              : "data: {\"choices\": [1, 2]}\n\ndata: {\"error\": [\"a\", \"list\"]}\n\ndata: [DONE]\n\n",
+                        "text/event-stream");
+    });
+    const int port = odd.bind_to_any_port("127.0.0.1");
+    std::thread listener([&] { odd.listen_after_bind(); });
+    server::LoadParams p;
+    p.url = "http://127.0.0.1:" + std::to_string(port) + "/v1";
+    p.rate = 200;
+    p.n_requests = 6;
+    const server::LoadReport r = server::run_load(p);
+    odd.stop();
+    listener.join();
+    REQUIRE(r.requests.size() == 6);
+    for (const auto& q : r.requests) {
+        CAPTURE(q.error);
+        CHECK_FALSE(q.ok);
+        CHECK(q.error.rfind("error event: ", 0) == 0);
+    }
 }

@@ -107,7 +107,7 @@ TEST_CASE("trace files: each bad line gives file:line(:column) and what is wrong
     CHECK(bad("0 4 say \\q") == "t.txt:1:9: unknown escape '\\q' in the prompt (use \\n, \\t or \\\\)");
     CHECK(bad("12abc 4 x") == "t.txt:1:1: arrival time '12abc' is not a number of milliseconds");
     CHECK(bad("# nothing\n\n") == "t.txt: no requests (every line is blank or a comment)");
-    CHECK(error_of([] { load_trace("/nonexistent/trace.txt"); }) == "cannot read trace file /nonexistent/trace.txt");
+    CHECK(error_of([] { load_trace("/nonexistent/trace.txt"); }) == "/nonexistent/trace.txt: cannot open the trace file: No such file or directory");
 }
 
 TEST_CASE("workload: a shared prefix is the same tokens in every prompt that carries it, with one BOS") {

@@ -135,5 +135,5 @@ TEST_CASE("cli: perplexity on held-out stories, with a reference") {
     CHECK(doc["n_docs"] == 4);
     CHECK(doc["perplexity"].get<double>() > 1.0);
     CHECK(doc["compare"]["kl_mean"].get<double>() > 0);
-    bad_input("perplexity -m '" + bundled + "' --text /no/such/file.txt", "cannot read the text file");
+    bad_input("perplexity -m '" + bundled + "' --text /no/such/file.txt", "/no/such/file.txt: cannot open the text file: No such file or directory");
 }
