@@ -21,12 +21,12 @@ constexpr std::size_t max_message_bytes = 2000;
 }  // namespace
 
 Error::Error(const std::string& message)
-    : std::runtime_error(elide(printable(message), max_message_bytes)), message_(elide(message, max_message_bytes)) {}
+    : std::runtime_error(elide(printable(message), max_message_bytes)), message_(message) {}
 
 Error::Error(SourceLocation where, const std::string& message)
     : std::runtime_error(elide(printable(where.known() ? where.str() + ": " + message : message), max_message_bytes)),
       where_(std::move(where)),
-      message_(elide(message, max_message_bytes)) {}
+      message_(message) {}
 
 Error Error::with_context(const std::string& context) const {
     if (where_.known()) return Error(where_, context + ": " + message_);

@@ -22,7 +22,8 @@ struct SourceLocation {
 // control characters and bytes that are not UTF-8 escaped, so a message that
 // quotes a file can neither drive the terminal nor be cut at a NUL byte,
 // and cut in the middle past 2,000 bytes (elide). message() keeps the text
-// as given, but for that cut.
+// as given, whole: an error wrapped in another (with_context) is cut once,
+// when it is shown.
 class Error : public std::runtime_error {
 public:
     explicit Error(const std::string& message);
