@@ -30,6 +30,7 @@
 #include "pipeline/core/error.h"
 #include "pipeline/core/file.h"
 #include "pipeline/core/measure.h"
+#include "pipeline/core/text.h"
 #include "pipeline/llm/cpu/cpu_backend.h"
 #include "pipeline/llm/panel_capture.h"
 #include "pipeline/tools/bench.h"
@@ -238,7 +239,7 @@ int run_bench_command(const BenchOptions& o) {
         // Never over a device, a FIFO, a folder or a link, nor silently over a file.
         check_output_file(o.out, o.force, "--force");
         write_random_model(o.out, p);
-        if (!o.json) std::printf("wrote %s (%s, %s)\n", o.out.c_str(), o.random_preset.c_str(), o.type.c_str());
+        if (!o.json) std::printf("wrote %s (%s, %s)\n", printable(o.out).c_str(), o.random_preset.c_str(), o.type.c_str());
         if (o.model.empty()) return exit_ok;
     }
     if (o.model.empty()) throw Error("bench needs --model FILE.gguf (or --random PRESET --out FILE.gguf)");

@@ -13,6 +13,8 @@
 #include "app/cli/commands.h"
 #include "app/core/report.h"
 #include "pipeline/core/error.h"
+#include "pipeline/core/file.h"
+#include "pipeline/core/text.h"
 #include "pipeline/serving/quantity.h"
 #include "pipeline/tools/quantize.h"
 
@@ -22,7 +24,7 @@ namespace {
 
 struct QuantizeOptions {
     std::string in, out, type;
-    bool allow_requantize = false, json = false;
+    bool allow_requantize = false, json = false, force = false;
 };
 
 int run_quantize(const QuantizeOptions& o) {
@@ -31,6 +33,7 @@ int run_quantize(const QuantizeOptions& o) {
     const auto type = ggml_type_from_name(o.type);
     if (!type || (*type != GGMLType::Q8_0 && *type != GGMLType::Q4_0))
         throw Error(fmt::format("quantize: --type {} is not supported (supported: q8_0, q4_0)", o.type));
+    check_output_file(o.out, o.force, "--force");
     const QuantizeReport r = quantize_model(o.in, o.out, {.type = *type, .allow_requantize = o.allow_requantize});
 
     if (o.json) {
@@ -64,20 +67,22 @@ int run_quantize(const QuantizeOptions& o) {
         return exit_ok;
     }
     size_t w = 4;
-    for (const auto& t : r.tensors) w = std::max(w, t.name.size());
+    // Names as the file wrote them: escaped, and a name past 64 bytes cut.
+    const auto name_of = [](const std::string& name) { return elide(printable(name), 64); };
+    for (const auto& t : r.tensors) w = std::max(w, name_of(t.name).size());
     std::printf("  %-*s  %-5s → %-5s %12s %12s  %s\n", static_cast<int>(w), "tensor", "from", "to", "bytes in",
                 "bytes out", "worst round-trip error (÷ bound) / why kept");
     for (const auto& t : r.tensors) {
         const std::string why = t.kept_because.empty()
                                     ? fmt::format("{:.3g} ({:.2f})", t.max_abs_error, t.max_error_to_bound)
                                     : "kept: " + t.kept_because;
-        std::printf("  %-*s  %-5s → %-5s %12llu %12llu  %s\n", static_cast<int>(w), t.name.c_str(),
+        std::printf("  %-*s  %-5s → %-5s %12llu %12llu  %s\n", static_cast<int>(w), name_of(t.name).c_str(),
                     std::string(ggml_type_name(t.from)).c_str(), std::string(ggml_type_name(t.to)).c_str(),
                     static_cast<unsigned long long>(t.bytes_in), static_cast<unsigned long long>(t.bytes_out),
                     why.c_str());
     }
     std::printf("\nwrote %s: %d tensors quantized to %s, %d kept; tensor data %s → %s (%.2f×), file %s, %.2f s\n",
-                r.out.string().c_str(), r.n_quantized, std::string(ggml_type_name(r.type)).c_str(), r.n_kept,
+                printable(r.out.string()).c_str(), r.n_quantized, std::string(ggml_type_name(r.type)).c_str(), r.n_kept,
                 bytes_binary(static_cast<double>(r.bytes_in)).c_str(), bytes_binary(static_cast<double>(r.bytes_out)).c_str(),
                 static_cast<double>(r.bytes_in) / static_cast<double>(r.bytes_out),
                 bytes_binary(static_cast<double>(r.file_bytes_out)).c_str(), r.seconds);
@@ -93,6 +98,7 @@ void add_quantize(CLI::App& app, Commands& commands) {
     sub->add_option("out", o->out, "Where to write the quantized model (a new file)")->required();
     sub->add_option("--type", o->type, "q8_0 or q4_0")->required();
     sub->add_flag("--allow-requantize", o->allow_requantize, "Also requantize matrices that are already quantized");
+    sub->add_flag("--force", o->force, "Overwrite `out` if it is a regular file that exists");
     sub->add_flag("--json", o->json, "Print one JSON object instead");
     commands.push_back({sub, [o] { return run_quantize(*o); }});
 }

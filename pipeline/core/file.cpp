@@ -123,6 +123,12 @@ void AtomicFile::commit() {
     const int fd = fd_;
     fd_ = -1;
     if (::close(fd) != 0) throw Error(SourceLocation{path_}, fmt::format("cannot write: {}", std::strerror(errno)));
+    // Whatever the caller checked: the rename would put a file where a
+    // device, a FIFO or a link was (quantize once replaced /dev/null).
+    if (struct stat st {}; ::lstat(path_.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+        throw Error(SourceLocation{path_},
+                    fmt::format("will not write here: it is {}, not a regular file",
+                                S_ISLNK(st.st_mode) ? "a symbolic link" : describe_file_type(st.st_mode)));
     if (::rename(tmp_.c_str(), path_.c_str()) != 0)
         throw Error(SourceLocation{path_}, fmt::format("cannot write: {}", std::strerror(errno)));
     tmp_.clear();

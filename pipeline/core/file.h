@@ -49,7 +49,7 @@ public:
 
     void write(const void* data, std::size_t n);  // throws sixstep::Error (disk full, …)
     void write(std::string_view s) { write(s.data(), s.size()); }
-    void commit();                                 // throws sixstep::Error
+    void commit();                                 // throws sixstep::Error; never over a non-regular file
 
 private:
     std::string path_, tmp_;

@@ -139,4 +139,25 @@ TEST_CASE("files: a FIFO as a prompt file, a text, a trace or a file to update i
     }
 }
 
+TEST_CASE("files: quantize never writes over a FIFO or a link, and over a file only with --force") {
+    const std::string fifo = make_fifo("quantized.gguf");
+    for (const std::string& force : {std::string(""), std::string(" --force")}) {
+        const auto r = run_sixstep("quantize '" + model + "' '" + fifo + "' --type q8_0" + force, 30);
+        CHECK(r.exit_code == 2);
+        CHECK(contains(r.output, fifo + ": will not write here: it is a FIFO (named pipe), not a regular file"));
+        CHECK(fs::is_fifo(fifo));
+    }
+}
+
+TEST_CASE("files: AtomicFile's commit refuses a target that became a FIFO after the checks") {
+    const fs::path target = scratch() / "late.bin";
+    fs::remove(target);
+    AtomicFile out(target.string());
+    out.write("bytes");
+    make_fifo("late.bin");
+    CHECK_THROWS_WITH_AS(out.commit(), (target.string() + ": will not write here: it is a FIFO (named pipe), not a regular file").c_str(),
+                         Error);
+    CHECK(fs::is_fifo(target));
+}
+
 }  // namespace files_test

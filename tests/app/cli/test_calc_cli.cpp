@@ -116,7 +116,13 @@ TEST_CASE("cli: quantize writes a loadable file, and refuses its own input witho
     CHECK(has(g.output, "The cat sat on the mat"));
 
     fs::create_symlink(out, dir / "link.gguf");
-    bad_input("quantize '" + out.string() + "' '" + (dir / "link.gguf").string() + "' --type q8_0", "is the input file");
+    bad_input("quantize '" + out.string() + "' '" + (dir / "link.gguf").string() + "' --type q8_0",
+              "will not write here: it is a symbolic link, not a regular file");
+    bad_input("quantize '" + out.string() + "' '" + out.string() + "' --type q8_0", "the file exists; add --force to overwrite it");
+    bad_input("quantize '" + out.string() + "' '" + out.string() + "' --type q8_0 --force", "is the input file");
+    const auto again = run_command(sixstep_cmd("quantize '" + bundled + "' '" + out.string() + "' --type q8_0 --force"));
+    CHECK(again.exit_code == 0);
+    CHECK(has(again.output, "tensors quantized to q8_0"));
     bad_input("quantize '" + bundled + "' '" + (dir / "x.gguf").string() + "' --type q5_1",
               "--type q5_1 is not supported (supported: q8_0, q4_0)");
     bad_input("quantize '" + std::string(SIXSTEP_SOURCE_DIR) + "/README.md' '" + (dir / "x.gguf").string() + "' --type q8_0",
