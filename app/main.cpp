@@ -7,6 +7,7 @@
 
 #include "app/cli/commands.h"
 #include "app/cli/terminal.h"
+#include "app/cli/validators.h"
 #include "app/core/headless.h"
 #include "app/core/report.h"
 #include "pipeline/core/text.h"
@@ -86,6 +87,7 @@ int main(int argc, char** argv) {
     add_canary(app, commands);
     add_serve(app, commands);
     add_load(app, commands);
+    require_finite_numbers(app);
 
     try {
         app.parse(argc, argv);

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "app/cli/commands.h"
+#include "app/cli/validators.h"
 #include "app/core/report.h"
 #include "pipeline/core/model.h"
 #include "pipeline/serving/canary.h"
@@ -71,7 +72,7 @@ void add_canary(CLI::App& app, Commands& commands) {
     sub->add_option("--fraction", p.fraction, "Share of traffic for the canary, 0..1 (default 0.1)");
     sub->add_option("--requests", p.n_requests, "Requests in the stream (default 1000)");
     sub->add_option("--baseline", p.baseline_requests, "Requests served by v1 alone before the canary (default 100)");
-    sub->add_option("--seed", p.seed, "Seed of the traffic and the routing (default 7)");
+    sub->add_option("--seed", p.seed, "Seed of the traffic and the routing (default 7)")->check(seed_number());
     sub->add_option("--v2-unit", p.v2_unit, "Distance unit of v2's training data: m (the skew) or km (a sound v2)");
     sub->add_option("--min-samples", p.min_samples, "Canary answers before the monitor judges (default 20)");
     sub->add_option("--mean-threshold", p.mean_threshold, "Alarm when the mean predicted minutes differ by more than "

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/commands.h"
+#include "app/cli/validators.h"
 #include "app/server/load_generator.h"
 #include "pipeline/core/error.h"
 #include "pipeline/core/file.h"
@@ -114,7 +115,7 @@ void add_load(CLI::App& app, Commands& commands) {
     sub->add_flag("--chat", p.chat, "Use /v1/chat/completions instead of /v1/completions");
     sub->add_option("--max-in-flight", p.max_in_flight, "Most requests open at once (arrivals beyond wait: 'late')");
     sub->add_option("--timeout", p.timeout_s, "Seconds before an open request is abandoned");
-    sub->add_option("--seed", p.seed, "Seed of the arrival times");
+    sub->add_option("--seed", p.seed, "Seed of the arrival times")->check(seed_number());
     sub->add_flag("--json", o->json, "Print machine-readable JSON instead");
     commands.push_back({sub, [o] { return run_load_command(*o); }});
 }

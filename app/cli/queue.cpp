@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/commands.h"
+#include "app/cli/validators.h"
 #include "app/core/report.h"
 #include "pipeline/core/error.h"
 #include "pipeline/serving/batch_sweep.h"
@@ -188,7 +189,7 @@ void add_queue(CLI::App& app, Commands& commands) {
     sub->add_option("--utilization", o->curve.utilizations, "Utilizations to simulate, each in (0, 1)")->delimiter(',');
     sub->add_option("--requests", o->curve.min_requests,
                     "Requests measured per simulation, at least (more near utilization 1)");
-    sub->add_option("--seed", o->curve.seed, "Seed of the arrival and service draws");
+    sub->add_option("--seed", o->curve.seed, "Seed of the arrival and service draws")->check(seed_number());
     sub->add_flag("--json", o->json, "Print machine-readable JSON instead");
     commands.push_back({sub, [o, service] {
                             o->service_given = service->count() > 0;

@@ -17,6 +17,7 @@
 #include <fmt/format.h>
 
 #include "app/cli/commands.h"
+#include "app/cli/validators.h"
 #include "app/server/http_server.h"
 #include "pipeline/core/error.h"
 #include "pipeline/server/serving_engine.h"
@@ -94,13 +95,15 @@ void add_serve(CLI::App& app, Commands& commands) {
     sub->add_option("--kv-blocks", o->kv_blocks, "Blocks in the KV pool");
     sub->add_option("--block-size", o->block_size, "Positions per KV block");
     sub->add_option("--step-tokens", o->step_tokens, "Most tokens per forward pass (prefill chunks + decode)");
-    sub->add_option("--ctx", o->n_ctx, "Most positions per request (0: the model's context)");
+    sub->add_option("--ctx", o->n_ctx, "Most positions per request (0: the model's context)")
+        ->check(CLI::Range(0, 1 << 24));
     sub->add_flag("--prefix-cache", o->prefix_cache, "Reuse KV blocks of identical prompt prefixes");
     sub->add_option("--max-queue", o->max_queue, "Requests that may wait to run; beyond: 429 with Retry-After");
     sub->add_option("--max-concurrent", o->max_concurrent, "Completions handled at once; beyond: 503 with Retry-After");
     sub->add_option("--max-body", o->max_body, "Largest request body in bytes; beyond: 413");
     sub->add_option("--retry-after", o->retry_after, "Seconds to tell refused clients to wait")->check(CLI::Range(1, 3600));
-    sub->add_option("--shutdown-grace", o->shutdown_grace, "On SIGINT/SIGTERM: seconds in-flight requests may finish");
+    sub->add_option("--shutdown-grace", o->shutdown_grace, "On SIGINT/SIGTERM: seconds in-flight requests may finish")
+        ->check(finite_number(0, 3600));
     sub->add_option("-t,--threads", o->threads, "Threads (0: all hardware threads)")->check(CLI::Range(0, 1024));
     add_backend_option(sub, o->backend);
     commands.push_back({sub, [o] { return run_serve(*o); }});

@@ -23,6 +23,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/commands.h"
+#include "app/cli/validators.h"
 #include "app/core/report.h"
 #include "pipeline/core/error.h"
 #include "pipeline/core/text.h"
@@ -282,7 +283,7 @@ void add_speculate(CLI::App& app, Commands& commands) {
         ->check(CLI::Range(1, 1024));
     sub->add_option("-r,--repetitions", o->repetitions, "Timed runs of each, median kept (default 3)")
         ->check(CLI::Range(1, 100));
-    sub->add_option("--seed", o->sampling.seed, "Seed of the sampled runs");
+    sub->add_option("--seed", o->sampling.seed, "Seed of the sampled runs")->check(seed_number());
     sub->add_option("--top-k", o->sampling.top_k, "Keep the K most likely tokens before sampling (0: off)")
         ->check(CLI::Range(0, 1 << 20));
     sub->add_option("--top-p", o->sampling.top_p, "Keep the smallest set whose probability reaches P (1: off)")

@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/commands.h"
+#include "app/cli/validators.h"
 #include "pipeline/core/error.h"
 #include "pipeline/serving/traffic.h"
 
@@ -263,9 +264,9 @@ void add_traffic(CLI::App& app, Commands& commands) {
     sub->add_option("--max-tokens", o->max_tokens, "Most tokens per request (each draws its own from min..max)");
     sub->add_option("--min-tokens", o->min_tokens, "Fewest tokens drawn (0: max / 4)");
     sub->add_flag("--ignore-eos", o->ignore_eos, "Generate every drawn token, past the end-of-text token");
-    sub->add_option("--seed", o->seed, "Seed of the arrivals, prompts and lengths");
-    sub->add_option("--ttft-target", o->ttft_target, "Goodput: TTFT target in ms (0: none)");
-    sub->add_option("--tpot-target", o->tpot_target, "Goodput: TPOT target in ms (0: none)");
+    sub->add_option("--seed", o->seed, "Seed of the arrivals, prompts and lengths")->check(seed_number());
+    sub->add_option("--ttft-target", o->ttft_target, "Goodput: TTFT target in ms (0: none)")->check(finite_number(0, 1e9));
+    sub->add_option("--tpot-target", o->tpot_target, "Goodput: TPOT target in ms (0: none)")->check(finite_number(0, 1e9));
     sub->add_flag("--compare-contiguous", o->compare_contiguous,
                   "Run twice: contiguous per-request KV reservation vs pages, side by side");
     sub->add_option("-t,--threads", o->threads, "Threads (0: all hardware threads)")->check(CLI::Range(0, 1024));

@@ -1,6 +1,7 @@
 #include "app/cli/validators.h"
 
 #include <cerrno>
+#include <cfloat>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
@@ -23,6 +24,24 @@ CLI::Validator finite_number(double lo, double hi) {
             return {};
         },
         fmt::format("NUMBER in [{}, {}]", lo, hi));
+}
+
+void require_finite_numbers(CLI::App& app) {
+    const CLI::Validator finite(
+        [](std::string& text) -> std::string {
+            errno = 0;
+            char* end = nullptr;
+            const double x = std::strtod(text.c_str(), &end);
+            if (text.empty() || end != text.c_str() + text.size()) return {};  // CLI11 says it is not a number
+            // glibc: a denormal result (1e-320) or one that underflows to 0 (1e-400) sets ERANGE.
+            if ((std::isfinite(x) && x != 0 && std::fabs(x) < DBL_MIN) || (errno == ERANGE && std::fabs(x) < 1))
+                return fmt::format("{} is too close to zero to compute with (use 0 or at least {:g})", text, DBL_MIN);
+            return {};
+        },
+        "");
+    for (CLI::Option* opt : app.get_options())
+        if (opt->get_type_name().find("FLOAT") != std::string::npos) opt->check(finite);
+    for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) require_finite_numbers(*sub);
 }
 
 CLI::Validator seed_number() {

@@ -10,6 +10,13 @@ namespace sixstep::cli {
 // A finite number from lo to hi: "0.5", "1e-3"; never nan, inf or 1e400.
 CLI::Validator finite_number(double lo, double hi);
 
+// Every floating-point option of `app` and its subcommands refuses numbers
+// too close to zero to compute with (1e-320: a denormal, which turned a
+// simulation's clock into a loop that never advanced, and divided into inf
+// elsewhere). nan, inf and ranges stay with each option's own checks, which
+// name what is wrong. Call once the options exist.
+void require_finite_numbers(CLI::App& app);
+
 // A seed: a whole number from 0 to 18446744073709551615, in decimal.
 CLI::Validator seed_number();
 

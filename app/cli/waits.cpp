@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "app/cli/commands.h"
+#include "app/cli/validators.h"
 #include "pipeline/core/text.h"
 #include "pipeline/serving/user_wait.h"
 
@@ -79,8 +80,9 @@ void add_waits(CLI::App& app, Commands& commands) {
     sub->add_option("--agent-tokens", p.agent_tokens, "Tokens per agent call (default 24)");
     sub->add_option("--batch-requests", p.batch_requests, "Requests in the batch job (default 16)");
     sub->add_option("--batch-tokens", p.batch_tokens, "Tokens per batch request (default 32)");
-    sub->add_option("--reading-wpm", p.reading_words_per_min, "Reading speed, words/min (default 238, Brysbaert 2019)");
-    sub->add_option("--seed", p.seed, "Sampling seed of the batch job");
+    sub->add_option("--reading-wpm", p.reading_words_per_min, "Reading speed, words/min (default 238, Brysbaert 2019)")
+        ->check(finite_number(1, 1e5));
+    sub->add_option("--seed", p.seed, "Sampling seed of the batch job")->check(seed_number());
     sub->add_option("-t,--threads", o->threads, "Threads (0: one per physical core, at most 8)")->check(CLI::Range(0, 1024));
     add_backend_option(sub, o->backend);
     sub->add_flag("--json", o->json, "Print one JSON object instead");

@@ -145,6 +145,10 @@ void DeliveryJob::forward(TraceEvent& ev) {
         line += " + " + term(p.w[static_cast<size_t>(i)], x[static_cast<size_t>(i)]);
     }
     line += " = " + num(raw_);
+    // A distance of 1e308 km or a weight of 1e308 overflows the sum: say so
+    // rather than promise "inf minutes".
+    if (!std::isfinite(raw_))
+        throw Error(fmt::format("the forward pass overflowed: {} (an input or a weight too large for a double)", line));
     ev.summary = "time = b + w_distance·distance + w_congestion·congestion + w_express·express_lane";
     ev.says(line);
     ev.out(keys::terms, terms, "min", "terms");

@@ -40,20 +40,20 @@ BillResult bill(const BillParams& in) {
     r.train_flops = finite_result(6 * N * D, "6·N·D");
     r.flops_per_token = finite_result(2 * N, "2·N");
     r.achieved_flops_per_s = finite_result(r.flops_per_token * rate, "2·N·rate");
-    r.seconds_per_request = tpr / rate;
+    r.seconds_per_request = finite_result(tpr / rate, "seconds per request");
     r.tokens_per_day = finite_result(rpd * tpr, "tokens per day");
     r.inference_flops_per_day = finite_result(r.flops_per_token * r.tokens_per_day, "inference FLOPs per day");
     r.inference_flops_lifetime = finite_result(r.inference_flops_per_day * days, "lifetime inference FLOPs");
-    r.inference_to_training = r.inference_flops_lifetime / r.train_flops;
-    r.crossover_day = r.train_flops / r.inference_flops_per_day;
+    r.inference_to_training = finite_result(r.inference_flops_lifetime / r.train_flops, "inference ÷ training");
+    r.crossover_day = finite_result(r.train_flops / r.inference_flops_per_day, "the crossover day");
     r.crossover_within_life = r.crossover_day <= days;
-    r.machine_hours_per_day = r.tokens_per_day / rate / 3600;
+    r.machine_hours_per_day = finite_result(r.tokens_per_day / rate / 3600, "machine-hours per day");
     r.machine_hours_lifetime = finite_result(r.machine_hours_per_day * days, "machine-hours");
-    r.training_hours_at_decode_rate = r.train_flops / r.achieved_flops_per_s / 3600;
-    r.cost_per_day = r.machine_hours_per_day * price;
-    r.cost_lifetime = r.machine_hours_lifetime * price;
-    r.cost_training_at_decode_rate = r.training_hours_at_decode_rate * price;
-    r.load_break_even_requests = load / r.seconds_per_request;
+    r.training_hours_at_decode_rate = finite_result(r.train_flops / r.achieved_flops_per_s / 3600, "training hours");
+    r.cost_per_day = finite_result(r.machine_hours_per_day * price, "cost per day");
+    r.cost_lifetime = finite_result(r.machine_hours_lifetime * price, "lifetime cost");
+    r.cost_training_at_decode_rate = finite_result(r.training_hours_at_decode_rate * price, "training cost");
+    r.load_break_even_requests = finite_result(load / r.seconds_per_request, "the load break-even");
 
     // The timeline: day 1, a quarter, half and the whole life, and the first
     // whole day on which inference has caught up with training.

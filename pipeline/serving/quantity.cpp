@@ -53,6 +53,8 @@ std::string significant(double v, int digits) {
     if (v == 0) return "0";
     const double r = round_significant(v, digits);
     const int exp = static_cast<int>(std::floor(std::log10(std::fabs(r))));
+    // Past 1e21 a fixed-point number is a wall of made-up digits; below 1e-9 of zeros.
+    if (exp >= 21 || exp < -9) return fmt::format("{:.{}g}", r, digits);
     const int decimals = std::max(0, digits - 1 - exp);
     std::string s = fmt::format("{:.{}f}", r, decimals);
     if (s.find('.') != std::string::npos) {

@@ -77,6 +77,9 @@ void validate_queue_params(const QueueSimParams& p) {
                 throw Error(fmt::format("queue: a measured service time is {} ms; every one must be a positive number", s));
     } else if (!std::isfinite(p.mean_service_ms) || p.mean_service_ms <= 0) {
         throw Error(fmt::format("queue: the service time must be a positive number of ms, not {}", p.mean_service_ms));
+    } else if (p.mean_service_ms < 1e-6 || p.mean_service_ms > 1e9) {
+        // Beyond these the simulated clock's sums lose the service time (or the waits overflow).
+        throw Error(fmt::format("queue: a service time of {:g} ms is out of range (1e-6 … 1e9 ms)", p.mean_service_ms));
     }
     if (p.min_requests < 1000 || p.min_requests > 1'000'000'000)
         throw Error(fmt::format("queue: {} requests is out of range (1000 … 1000000000)", p.min_requests));

@@ -49,6 +49,9 @@ std::string unescape(std::string_view s, const SourceLocation& where) {
     return out;
 }
 
+constexpr double max_arrival_ms = 1e9;
+constexpr int max_trace_tokens = 1 << 20;
+
 }  // namespace
 
 std::vector<TraceEntry> parse_trace(std::string_view text, const std::string& file_name) {
@@ -74,6 +77,10 @@ std::vector<TraceEntry> parse_trace(std::string_view text, const std::string& fi
         if (rt.ec != std::errc() || rt.ptr != t.text.data() + t.text.size() || !std::isfinite(e.arrival_ms))
             throw Error(at_t, fmt::format("arrival time '{}' is not a number of milliseconds", t.text));
         if (e.arrival_ms < 0) throw Error(at_t, fmt::format("arrival time {} ms is before the start (>= 0)", t.text));
+        // Past this the virtual clock's sums lose their milliseconds (1e308 + 5 ms is 1e308 ms).
+        if (e.arrival_ms > max_arrival_ms)
+            throw Error(at_t, fmt::format("arrival time {} ms is after the longest trace ({:g} ms, 11.6 days)", t.text,
+                                          max_arrival_ms));
         if (!entries.empty() && e.arrival_ms < entries.back().arrival_ms)
             throw Error(at_t, fmt::format("arrival time {} ms comes before line {}'s {} ms (a trace is in arrival order)",
                                           t.text, entries.back().line, entries.back().arrival_ms));
@@ -82,8 +89,9 @@ std::vector<TraceEntry> parse_trace(std::string_view text, const std::string& fi
         const SourceLocation at_n{file_name, line_no, n.column};
         if (n.text.empty()) throw Error({file_name, line_no, 0}, "no max tokens and prompt after the arrival time");
         const auto rn = std::from_chars(n.text.data(), n.text.data() + n.text.size(), e.max_tokens);
-        if (rn.ec != std::errc() || rn.ptr != n.text.data() + n.text.size() || e.max_tokens < 1)
-            throw Error(at_n, fmt::format("max tokens '{}' must be a whole number >= 1", n.text));
+        if (rn.ec != std::errc() || rn.ptr != n.text.data() + n.text.size() || e.max_tokens < 1 ||
+            e.max_tokens > max_trace_tokens)
+            throw Error(at_n, fmt::format("max tokens '{}' must be a whole number from 1 to {}", n.text, max_trace_tokens));
 
         while (pos < line.size() && blank(line[pos])) ++pos;
         if (pos >= line.size()) throw Error({file_name, line_no, 0}, "no prompt after the max tokens");

@@ -88,3 +88,23 @@ TEST_CASE("cli: a value the parser refuses is quoted escaped and cut short") {
     CHECK(contains(big.output, "bytes left out"));
     CHECK(big.output.size() < 2500);
 }
+
+TEST_CASE("cli: numbers at the edges of a double are refused, never a hang, nan or inf") {
+    // A denormal service time left the simulated clock standing still: the run never ended.
+    refused("queue --service-ms 1e-310 --utilization 0.5 --requests 1000",
+            "--service-ms: 1e-310 is too close to zero to compute with");
+    refused("queue --service-ms 1e-400 --utilization 0.5 --requests 1000", "--service-ms: 1e-400 is too close to zero");
+    refused("queue --service-ms 1e308 --utilization 0.5 --requests 1000",
+            "queue: a service time of 1e+308 ms is out of range (1e-6 … 1e9 ms)");
+    refused("bill --params 1e9 --train-tokens 1e6 --decode-tok-s 100 --price-per-hour 1e308",
+            "bill: cost per day overflows");
+    refused("bill --params 1e-320 --train-tokens 1e6 --decode-tok-s 100", "--params: 1e-320 is too close to zero");
+    refused(request.substr(0, request.find("--distance")) + "--distance '1e308 km' --congestion 0 --express-lane 0",
+            "the forward pass overflowed: 5 + 2×1e+308 + 10×0 + (−2)×0 = inf");
+    refused("traffic -m '" + model + "' --ttft-target nan", "--ttft-target: nan is not a finite number");
+    refused("serve -m '" + model + "' --shutdown-grace nan", "--shutdown-grace: nan is not a finite number");
+    refused("serve -m '" + model + "' --ctx -1", "--ctx: Value -1 not in range");
+    for (const std::string& cmd : {std::string("canary"), std::string("queue --service-ms 2 --utilization 0.5"), "traffic -m '" + model + "'",
+                                  "waits -m '" + model + "'", "speculate -m '" + model + "'"})
+        refused(cmd + " --seed -1", "--seed: -1 is not a whole number from 0 to 18446744073709551615");
+}

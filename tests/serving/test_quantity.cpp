@@ -17,6 +17,9 @@ TEST_CASE("quantity: significant digits without exponents or trailing zeros") {
     CHECK(significant(999.7) == "1000");
     CHECK(significant(-3.14159, 2) == "-3.1");
     CHECK(significant(0) == "0");
+    // Far out of everyday range an exponent says it in a few characters.
+    CHECK(significant(9.5099e295) == "9.51e+295");
+    CHECK(significant(1.234e-12) == "1.23e-12");
 }
 
 TEST_CASE("quantity: bytes in decimal and binary units") {

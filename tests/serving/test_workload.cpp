@@ -99,9 +99,11 @@ TEST_CASE("trace files: each bad line gives file:line(:column) and what is wrong
     CHECK(bad("0 4 ok\nsoon 4 hello\n") == "t.txt:2:1: arrival time 'soon' is not a number of milliseconds");
     CHECK(bad("  -5 4 hello") == "t.txt:1:3: arrival time -5 ms is before the start (>= 0)");
     CHECK(bad("10 4 a\n5 4 b") == "t.txt:2:1: arrival time 5 ms comes before line 1's 10 ms (a trace is in arrival order)");
-    CHECK(bad("0 0 hello") == "t.txt:1:3: max tokens '0' must be a whole number >= 1");
-    CHECK(bad("0 2.5 hello") == "t.txt:1:3: max tokens '2.5' must be a whole number >= 1");
-    CHECK(bad("0 many hello") == "t.txt:1:3: max tokens 'many' must be a whole number >= 1");
+    CHECK(bad("0 0 hello") == "t.txt:1:3: max tokens '0' must be a whole number from 1 to 1048576");
+    CHECK(bad("0 2.5 hello") == "t.txt:1:3: max tokens '2.5' must be a whole number from 1 to 1048576");
+    CHECK(bad("0 many hello") == "t.txt:1:3: max tokens 'many' must be a whole number from 1 to 1048576");
+    CHECK(bad("0 99999999999 hello") == "t.txt:1:3: max tokens '99999999999' must be a whole number from 1 to 1048576");
+    CHECK(bad("1e308 4 hello") == "t.txt:1:1: arrival time 1e308 ms is after the longest trace (1e+09 ms, 11.6 days)");
     CHECK(bad("0") == "t.txt:1: no max tokens and prompt after the arrival time");
     CHECK(bad("0 4   ") == "t.txt:1: no prompt after the max tokens");
     CHECK(bad("0 4 say \\q") == "t.txt:1:9: unknown escape '\\q' in the prompt (use \\n, \\t or \\\\)");

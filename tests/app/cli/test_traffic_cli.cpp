@@ -72,7 +72,7 @@ TEST_CASE("cli traffic: bad input is one clear error and exit code 2") {
         {"--count 0", "count 0: ask for 1 to 100000 requests"},
         {"--count 1000000000", "count 1000000000: ask for 1 to 100000 requests"},
         {"--max-batch 64 --kv-blocks 16", "max batch 64 is beyond the KV capacity: 16 blocks"},
-        {"--arrivals trace:" + trace, trace + ":2:4: max tokens 'x' must be a whole number >= 1"},
+        {"--arrivals trace:" + trace, trace + ":2:4: max tokens 'x' must be a whole number from 1 to 1048576"},
         {"--arrivals trace:/nonexistent.txt", "/nonexistent.txt: cannot open the trace file: No such file or directory"},
         {"--arrivals sometimes", "--arrivals sometimes: use poisson, bursty or trace:FILE"},
         {"--policy greedy", "--policy greedy: use static or continuous"},
