@@ -16,7 +16,10 @@ ServingEngine::ServingEngine(llm::Backend& backend, const llm::TextCodec& codec,
     if (params_.block_size < 1) throw Error(fmt::format("block size {}: a block holds at least one position", params_.block_size));
     if (params_.max_queue < 0) throw Error(fmt::format("max queue {}: must be >= 0", params_.max_queue));
     const llm::LlamaHparams& hp = backend_.model().hparams();
-    n_ctx_ = params_.n_ctx > 0 ? std::min(params_.n_ctx, hp.n_ctx) : hp.n_ctx;
+    if (params_.n_ctx < 0 || params_.n_ctx > hp.n_ctx)
+        throw Error(fmt::format("context {}: the model holds at most {} positions (n_ctx; 0: all of them)", params_.n_ctx,
+                                hp.n_ctx));
+    n_ctx_ = params_.n_ctx > 0 ? params_.n_ctx : hp.n_ctx;
     llm::KvCacheParams kp = llm::kv_cache_params(hp, n_ctx_, 1, params_.block_size);
     kp.n_blocks = params_.kv_blocks;
     kv_ = backend_.make_kv_cache(kp);

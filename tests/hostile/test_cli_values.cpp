@@ -104,6 +104,7 @@ TEST_CASE("cli: numbers at the edges of a double are refused, never a hang, nan 
     refused("traffic -m '" + model + "' --ttft-target nan", "--ttft-target: nan is not a finite number");
     refused("serve -m '" + model + "' --shutdown-grace nan", "--shutdown-grace: nan is not a finite number");
     refused("serve -m '" + model + "' --ctx -1", "--ctx: Value -1 not in range");
+    refused("serve -m '" + model + "' --ctx 99999", "context 99999: the model holds at most 512 positions (n_ctx; 0: all of them)");
     for (const std::string& cmd : {std::string("canary"), std::string("queue --service-ms 2 --utilization 0.5"), "traffic -m '" + model + "'",
                                   "waits -m '" + model + "'", "speculate -m '" + model + "'"})
         refused(cmd + " --seed -1", "--seed: -1 is not a whole number from 0 to 18446744073709551615");
