@@ -32,12 +32,29 @@ Params load_weights(const std::string& path) {
     try {
         j = nlohmann::json::parse(text);
     } catch (const nlohmann::json::parse_error& e) {
-        throw Error(SourceLocation{path}, std::string("not valid JSON: ") + e.what());
+        // The library's message after its own prefix ("[json.exception.parse_error.101] parse
+        // error at line 1, column 2: "), at the line and column of the byte it stopped at.
+        const std::string what = e.what();
+        const std::size_t reason = what.find(": ", what.find("parse error"));
+        SourceLocation at{path, 1, 1};
+        for (std::size_t i = 0; i + 1 < e.byte && i < text.size(); ++i)
+            if (text[i] == '\n') ++at.line, at.column = 1;
+            else ++at.column;
+        throw Error(at, "not valid JSON: " + (reason == std::string::npos ? what : what.substr(reason + 2)));
+    } catch (const nlohmann::json::exception&) {
+        // parse() throws out_of_range for a number no double holds ("1e999").
+        throw Error(SourceLocation{path}, "not a weights file: a number in it is too large for a double");
     }
-    if (!j.is_object() || j.value("format", "") != format_tag)
+    const auto text_of = [&](const char* key) {
+        const auto it = j.is_object() ? j.find(key) : j.end();
+        return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+    };
+    if (text_of("format") != format_tag)
         throw Error(SourceLocation{path}, std::string("not a delivery weights file (\"format\" is not \"") +
                                               format_tag + "\")");
-    if (j.value("version", 0) != 1) throw Error(SourceLocation{path}, "unsupported weights file version");
+    const auto version = j.find("version");
+    if (version == j.end() || !version->is_number_integer() || *version != 1)
+        throw Error(SourceLocation{path}, "unsupported weights file version (sixstep reads \"version\": 1)");
     auto number = [&](const char* key) {
         auto it = j.find(key);
         if (it == j.end() || !it->is_number())

@@ -179,6 +179,27 @@ TEST_CASE("weights files: save, load, serve, broken files are clear errors") {
     std::fputs("{\"format\": \"sixstep-delivery-weights\", \"version\": 1, \"bias\": \"five\"}", f);
     std::fclose(f);
     CHECK_THROWS_WITH_AS(load_weights(bad), (bad + ": missing or non-numeric \"bias\"").c_str(), Error);
+    // Whatever the JSON holds, one message at the file (and the line and column where it stopped).
+    const auto written = [&](const char* name, const char* text) {
+        const std::string p = (dir / name).string();
+        FILE* out = std::fopen(p.c_str(), "w");
+        std::fputs(text, out);
+        std::fclose(out);
+        return p;
+    };
+    const std::string syntax = written("syntax.json", "{\"format\": \"sixstep-delivery-weights\",\n \"bias\": x}");
+    CHECK_THROWS_WITH_AS(load_weights(syntax), (syntax + ":2:10: not valid JSON: syntax error while parsing value - invalid "
+                                                          "literal; last read: '\"bias\": x'").c_str(), Error);
+    const std::string huge = written("huge.json", "{\"bias\": 1e999}");
+    CHECK_THROWS_WITH_AS(load_weights(huge), (huge + ": not a weights file: a number in it is too large for a double").c_str(),
+                         Error);
+    const std::string format = written("format.json", "{\"format\": 5}");
+    CHECK_THROWS_WITH_AS(load_weights(format),
+                         (format + ": not a delivery weights file (\"format\" is not \"sixstep-delivery-weights\")").c_str(),
+                         Error);
+    const std::string version = written("version.json", "{\"format\": \"sixstep-delivery-weights\", \"version\": \"1\"}");
+    CHECK_THROWS_WITH_AS(load_weights(version),
+                         (version + ": unsupported weights file version (sixstep reads \"version\": 1)").c_str(), Error);
     CHECK_THROWS_WITH_AS(load_weights((dir / "none.json").string()),
                          ((dir / "none.json").string() + ": cannot open the weights file: No such file or directory").c_str(), Error);
     std::filesystem::remove_all(dir);
