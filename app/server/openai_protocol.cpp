@@ -58,10 +58,17 @@ double number(const json& v, const std::string& name, double lo, double hi) {
 }
 
 long long integer(const json& v, const std::string& name) {
-    if (!v.is_number_integer())
-        throw bad(name, fmt::format("'{}' must be an integer, not {}", name, v.is_number() ? "a fraction" : json_type(v)));
-    return v.is_number_unsigned() ? static_cast<long long>(std::min<std::uint64_t>(v.get<std::uint64_t>(), LLONG_MAX))
-                                  : v.get<long long>();
+    // JSON has one kind of number: 1000, 1E3 and 1.0 are the same integer.
+    if (v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(LLONG_MAX))
+        throw bad(name, fmt::format("'{}' is {}; it is too large", name, v.get<std::uint64_t>()));
+    if (v.is_number_integer()) return v.get<long long>();
+    if (v.is_number_float()) {
+        const double x = v.get<double>();
+        if (x != std::floor(x)) throw bad(name, fmt::format("'{}' must be an integer, not a fraction", name));
+        if (std::fabs(x) >= 9.2e18) throw bad(name, fmt::format("'{}' is {:g}; it is too large", name, x));
+        return static_cast<long long>(x);
+    }
+    throw bad(name, fmt::format("'{}' must be an integer, not {}", name, json_type(v)));
 }
 
 bool boolean(const json& v, const std::string& name) {
@@ -130,8 +137,13 @@ CompletionRequest parse_completion_request(const std::string& body, Endpoint end
     json j;
     try {
         j = json::parse(body);
-    } catch (const json::parse_error& e) {
-        throw bad("", fmt::format("the body is not valid JSON: {}", e.what()));
+    } catch (const json::exception& e) {
+        // The library's words without its "[json.exception.parse_error.101] " tag;
+        // out_of_range is a number no double holds (1e400).
+        const std::string what = e.what();
+        const std::size_t tag = what.find("] ");
+        throw bad("", fmt::format("the body is not valid JSON: {}",
+                                  tag == std::string::npos ? what : what.substr(tag + 2)));
     }
     if (!j.is_object()) throw bad("", fmt::format("the body must be a JSON object, not {}", json_type(j)));
     const bool chat = endpoint == Endpoint::chat;
@@ -166,8 +178,9 @@ CompletionRequest parse_completion_request(const std::string& body, Endpoint end
     for (const char* key : {"max_tokens", "max_completion_tokens"}) {
         if (!j.contains(key) || j[key].is_null()) continue;
         const long long n = integer(j[key], key);
-        if (n < 1) throw bad(key, fmt::format("'{}' is {}; it must be at least 1", key, n));
-        r.max_tokens = static_cast<int>(std::min<long long>(n, INT_MAX));
+        if (n < 1 || n > INT_MAX)
+            throw bad(key, fmt::format("'{}' is {}; it must be from 1 to {}", key, n, INT_MAX));
+        r.max_tokens = static_cast<int>(n);
     }
     if (j.contains("stream") && !j["stream"].is_null()) r.stream = boolean(j["stream"], "stream");
     if (j.contains("stream_options") && !j["stream_options"].is_null()) {

@@ -83,6 +83,18 @@ TEST_CASE("openai protocol: refusals name the field") {
     check(R"({"model": "m", "prompt": []})", 400, "prompt");
     check(R"({"model": "m", "prompt": "x", "max_tokens": 1.5})", 400, "max_tokens");
     check(R"({"model": "m", "prompt": "x", "max_tokens": -1})", 400, "max_tokens");
+    // Numbers as JSON writes them: the message says what is wrong with this one.
+    const auto message = [](const std::string& body) { return std::string(refusal(body, Endpoint::completions).what()); };
+    CHECK(message(R"({"model": "m", "prompt": "x", "max_tokens": 1e400})").rfind("the body is not valid JSON: number overflow", 0) == 0);
+    CHECK(message("{\"model\": ") .rfind("the body is not valid JSON: parse error at line 1, column 11", 0) == 0);
+    CHECK(message(R"({"model": "m", "prompt": "x", "max_tokens": 2147483648})") ==
+          "'max_tokens' is 2147483648; it must be from 1 to 2147483647");
+    CHECK(message(R"({"model": "m", "prompt": "x", "max_tokens": 18446744073709551615})") ==
+          "'max_tokens' is 18446744073709551615; it is too large");
+    CHECK(message(R"({"model": "m", "prompt": "x", "max_tokens": 1e30})") == "'max_tokens' is 1e+30; it is too large");
+    CHECK(message(R"({"model": "m", "prompt": "x", "max_tokens": 1.5})") == "'max_tokens' must be an integer, not a fraction");
+    CHECK(parse_completion_request(R"({"model": "m", "prompt": "x", "max_tokens": 1E3})", Endpoint::completions, "m")
+              .max_tokens == 1000);
     check(R"({"model": "m", "prompt": "x", "temperature": "hot"})", 400, "temperature");
     check(R"({"model": "m", "prompt": "x", "seed": "s"})", 400, "seed");
     check(R"({"model": "m", "prompt": "x", "stop": [""]})", 400, "stop");
