@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/commands.h"
+#include "pipeline/core/text.h"
 #include "pipeline/llm/gguf/gguf.h"
 
 namespace sixstep::cli {
@@ -99,25 +100,28 @@ int run_inspect(const InspectOptions& o) {
         return exit_ok;
     }
 
-    std::printf("%s: GGUF v%u, %s, alignment %u, tensor data at byte %llu\n", o.path.c_str(), f.version(),
+    std::printf("%s: GGUF v%u, %s, alignment %u, tensor data at byte %llu\n", printable(o.path).c_str(), f.version(),
                 human_bytes(f.file_size()).c_str(), f.alignment(), static_cast<unsigned long long>(f.data_offset()));
 
+    // Keys, names and values as the file wrote them, escaped; a key or name past
+    // 80 bytes is cut (the table pads every row to the longest), a value past 1,000.
+    const auto name_of = [](const std::string& name) { return elide(printable(name), 80); };
     size_t key_width = 0;
-    for (const auto& kv : f.metadata()) key_width = std::max(key_width, kv.key.size());
+    for (const auto& kv : f.metadata()) key_width = std::max(key_width, name_of(kv.key).size());
     std::printf("\nmetadata (%zu keys)\n", f.metadata().size());
     for (const auto& kv : f.metadata())
-        std::printf("  %-*s  %-8s %s\n", static_cast<int>(key_width), kv.key.c_str(), type_desc(kv.value).c_str(),
-                    kv.value.to_display(o.items).c_str());
+        std::printf("  %-*s  %-8s %s\n", static_cast<int>(key_width), name_of(kv.key).c_str(), type_desc(kv.value).c_str(),
+                    elide(printable(kv.value.to_display(o.items)), 1000).c_str());
 
     std::printf("\ntensors (%zu)\n", f.tensors().size());
     if (!f.tensors().empty()) {
         size_t name_width = 4;
-        for (const auto& t : f.tensors()) name_width = std::max(name_width, t.name.size());
+        for (const auto& t : f.tensors()) name_width = std::max(name_width, name_of(t.name).size());
         std::printf("  %-*s  %-7s %-22s %12s %12s\n", static_cast<int>(name_width), "name", "type", "shape", "bytes",
                     "offset");
         for (const auto& t : f.tensors()) {
             const bool ok = sixstep::llm::ggml_type_supported(t.type);
-            std::printf("  %-*s  %-7s %-22s %12llu %12llu%s\n", static_cast<int>(name_width), t.name.c_str(),
+            std::printf("  %-*s  %-7s %-22s %12llu %12llu%s\n", static_cast<int>(name_width), name_of(t.name).c_str(),
                         std::string(sixstep::llm::ggml_type_name(t.type)).c_str(), t.shape_str().c_str(),
                         static_cast<unsigned long long>(t.n_bytes), static_cast<unsigned long long>(t.offset),
                         ok ? "" : "  (not supported for compute)");

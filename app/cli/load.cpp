@@ -52,6 +52,10 @@ std::vector<std::string> read_prompts(const std::string& path) {
     return prompts;
 }
 
+// What the user or the server wrote, escaped and cut to a line: a server's
+// model id or error body may hold anything, of any length.
+std::string shown(const std::string& text) { return elide(printable(text), 300); }
+
 int run_load_command(LoadOptions o) {
     if (!o.prompt_file.empty()) o.params.prompts = read_prompts(o.prompt_file);
     const server::LoadReport r = server::run_load(o.params);
@@ -80,7 +84,7 @@ int run_load_command(LoadOptions o) {
         std::printf("%s\n", j.dump(2, ' ', false, json::error_handler_t::replace).c_str());
     } else {
         std::printf("load: %s, model %s, Poisson %g req/s, %zu requests, max_tokens %d, temperature %g\n",
-                    o.params.url.c_str(), r.model.c_str(), o.params.rate, r.requests.size(), o.params.max_tokens,
+                    shown(o.params.url).c_str(), shown(r.model).c_str(), o.params.rate, r.requests.size(), o.params.max_tokens,
                     o.params.temperature);
         std::printf("\n%-12s %9s %9s %9s %9s %9s  %s\n", "latency (ms)", "mean", "p50", "p90", "p99", "max", "definition");
         for (const auto& m : r.latencies)
@@ -90,9 +94,9 @@ int run_load_command(LoadOptions o) {
         for (const auto& m : r.totals)
             std::printf("%-24s %10s  %-6s %s\n", m.name.c_str(), fmt::format("{:.4g}", m.value).c_str(), m.unit.c_str(),
                         m.definition.c_str());
-        int shown = 0;
+        int n_shown = 0;
         for (const auto& q : r.requests)
-            if (!q.ok && shown++ < 5) std::printf("failed: %s\n", q.error.c_str());
+            if (!q.ok && n_shown++ < 5) std::printf("failed: %s\n", shown(q.error).c_str());
     }
     return n_failed == 0 ? exit_ok : exit_failed;
 }

@@ -20,6 +20,7 @@
 #include "app/cli/validators.h"
 #include "app/server/http_server.h"
 #include "pipeline/core/error.h"
+#include "pipeline/core/text.h"
 #include "pipeline/server/serving_engine.h"
 
 namespace sixstep::cli {
@@ -63,7 +64,9 @@ int run_serve(const ServeOptions& o) {
     std::signal(SIGINT, on_stop_signal);
     std::signal(SIGTERM, on_stop_signal);
     std::printf("sixstep serve: model %s on http://%s:%d (max batch %d, %d KV blocks x %d, context %d, prefix cache %s)\n",
-                hp.model_id.c_str(), hp.host.c_str(), port, o.max_batch, o.kv_blocks, o.block_size, engine.n_ctx(),
+                elide(printable(hp.model_id), 300).c_str(),
+                // An IPv6 address goes in brackets in a URL: http://[::1]:8080
+                (hp.host.find(':') != std::string::npos ? "[" + printable(hp.host) + "]" : printable(hp.host)).c_str(), port, o.max_batch, o.kv_blocks, o.block_size, engine.n_ctx(),
                 o.prefix_cache ? "on" : "off");
     std::fflush(stdout);
     std::thread listener([&] { http.listen(); });

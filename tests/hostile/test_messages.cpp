@@ -141,3 +141,27 @@ TEST_CASE("load: a prompt file that is not UTF-8 is refused at its line and colu
     CHECK(r.exit_code == 2);
     CHECK(contains(r.output, prompts + ":2:3: the prompt is not UTF-8 text (byte 0xff)"));
 }
+
+TEST_CASE("cli: inspect shows a file's keys, names and values escaped, and a 100 KB key cut") {
+    llm::GGUFWriter w;
+    w.set("general.architecture", llm::GGUFValue(std::string("llama")));
+    w.set("evil\x1b[2J.key", llm::GGUFValue(std::string("value \x1b]0;x\x07 \xff")));
+    w.set(std::string(100000, 'k'), llm::GGUFValue(std::uint32_t{1}));
+    const fs::path path = scratch() / "evil-keys.gguf";
+    w.write(path);
+    const auto r = run_sixstep("inspect '" + path.string() + "'", 20);
+    CHECK(r.exit_code == 0);
+    CHECK(contains(r.output, "evil\\x1b[2J.key"));
+    CHECK(contains(r.output, "value \\x1b]0;x\\x07 \\xff"));
+    CHECK(contains(r.output, "bytes left out"));
+    CHECK(r.output.size() < 3000);  // every row was padded to the 100 KB key: 300 KB
+    CHECK(r.output.find('\x1b') == std::string::npos);
+}
+
+TEST_CASE("cli: serve's banner escapes the model id") {
+    const std::string model = std::string(SIXSTEP_SOURCE_DIR) + "/assets/models/stories-3m-f16.gguf";
+    // SIGTERM after the banner: the server stops cleanly.
+    const auto r = run_command("timeout -s TERM 3 " + sixstep_cmd("serve -m '" + model + "' --port 0 --name \"$(printf 'x\\033[31m')\""));
+    CHECK(contains(r.output, "sixstep serve: model x\\x1b[31m on http://127.0.0.1:"));
+    CHECK(r.output.find('\x1b') == std::string::npos);
+}
