@@ -14,6 +14,7 @@
 
 #include <fmt/format.h>
 #include <yaml-cpp/eventhandler.h>
+#include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
 
 #include "app/core/lesson.h"
@@ -802,6 +803,11 @@ Lesson parse_lesson(const std::string& yaml_text, const std::string& path) {
                         "a second YAML document starts here; a lesson is exactly one (a stray \"---\"?)");
         check_structure(r, root);
         return read_lesson(r, root);
+    } catch (const YAML::DeepRecursion& e) {
+        // yaml-cpp says "bad file" here.
+        throw Error(SourceLocation{path, e.mark.line + 1, e.mark.column + 1},
+                    fmt::format("invalid YAML: lists or mappings nested {} levels deep, more than the YAML reader takes",
+                                e.depth()));
     } catch (const YAML::ParserException& e) {
         throw Error(SourceLocation{path, e.mark.line + 1, e.mark.column + 1}, "invalid YAML: " + e.msg);
     } catch (const YAML::Exception& e) {

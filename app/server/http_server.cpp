@@ -302,7 +302,8 @@ int HttpServer::bind() {
     int port = params_.port;
     if (port == 0) {
         port = http_->bind_to_any_port(params_.host);
-        if (port < 0) throw Error(fmt::format("cannot listen on {}: no free port", params_.host));
+        if (port < 0)
+            throw Error(fmt::format("cannot listen on {} (not an address of this machine, or no free port)", params_.host));
     } else if (!http_->bind_to_port(params_.host, port)) {
         throw Error(fmt::format("cannot listen on {}:{} (in use, or not an address of this machine)", params_.host,
                                 port));

@@ -128,12 +128,25 @@ struct SseReader {
     }
 };
 
+// The HTTP client's error as a sentence ("Connection" alone says little).
+std::string describe(httplib::Error e) {
+    switch (e) {
+    case httplib::Error::Connection: return "no connection (refused, or no server at that address)";
+    case httplib::Error::ConnectionTimeout: return "no connection within the time limit";
+    case httplib::Error::Read: return "the connection broke or stalled while reading the answer";
+    case httplib::Error::Write: return "the connection broke while sending the request";
+    case httplib::Error::BindIPAddress: return "cannot use that local address";
+    case httplib::Error::Canceled: return "cancelled";
+    default: return httplib::to_string(e);
+    }
+}
+
 std::string first_model(const ServerUrl& u) {
     httplib::Client cli(u.origin);
     cli.set_connection_timeout(5, 0);
     cli.set_read_timeout(10, 0);
     auto r = cli.Get(u.base + "/models");
-    if (!r) throw Error(fmt::format("cannot reach {}: {}", u.origin, httplib::to_string(r.error())));
+    if (!r) throw Error(fmt::format("cannot reach {}: {}", u.origin, describe(r.error())));
     if (r->status != 200) throw Error(fmt::format("GET {}/models answered HTTP {}", u.base, r->status));
     const json j = json::parse(r->body, nullptr, false);
     if (j.is_discarded() || !j.contains("data") || !j["data"].is_array() || j["data"].empty() ||
@@ -200,7 +213,7 @@ void send_one(const ServerUrl& u, const LoadParams& p, const std::string& model,
     if (timed_out) {
         out.error = fmt::format("timeout: still open after {:g} s", p.timeout_s);
     } else if (!sent) {
-        out.error = "connection: " + httplib::to_string(err);
+        out.error = "connection: " + describe(err);
     } else if (status != 200) {
         const json j = json::parse(error_body, nullptr, false);
         const std::string why = !j.is_discarded() && j.contains("error") && j["error"].is_object()

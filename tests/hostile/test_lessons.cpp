@@ -374,3 +374,11 @@ TEST_CASE("lessons: experiments that rewrite or reload the model count its bytes
     CHECK(contains(load_error(lesson("budget: {model_bytes: 0}\n", 1, quantize)),
                    "\"model_bytes\" must be a whole number from 1 to 1125899906842624, got 0"));
 }
+
+TEST_CASE("lessons: YAML nested thousands of levels deep says so, at its line") {
+    const std::string path = write_text("deep.yaml", "title: T\nsteps:\n  - say: " + std::string(3000, '[') + "\n");
+    const auto r = run_sixstep("check '" + path + "'", 20);
+    CHECK(r.exit_code == 2);
+    CHECK(contains(r.output, path + ":4:1: invalid YAML: lists or mappings nested "));
+    CHECK(contains(r.output, "levels deep, more than the YAML reader takes"));
+}
