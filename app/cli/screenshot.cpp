@@ -21,7 +21,9 @@ void add_screenshot(CLI::App& app, Commands& commands) {
     auto size = std::make_shared<std::string>("1280x720");
     auto scale = std::make_shared<float>(1.0f);
     sub->add_option("lesson", *lesson, "the lesson file (.yaml)")->required()->check(CLI::ExistingFile);
-    sub->add_option("--out", *out, "folder for the PNG files (created if missing)")->required();
+    sub->add_option("--out", *out, "folder for the PNG files (created if missing)")
+        ->required()
+        ->check([](const std::string& dir) { return dir.empty() ? std::string("give a folder, not an empty name") : std::string(); });
     sub->add_option("--size", *size, "image size WIDTHxHEIGHT in pixels")->capture_default_str();
     sub->add_option("--font-scale", *scale, "font size relative to the default for the height (0.25 to 4)")
         ->capture_default_str()

@@ -32,7 +32,8 @@ void require_finite_numbers(CLI::App& app) {
             errno = 0;
             char* end = nullptr;
             const double x = std::strtod(text.c_str(), &end);
-            if (text.empty() || end != text.c_str() + text.size()) return {};  // CLI11 says it is not a number
+            if (text.empty()) return "an empty value is not a number";  // CLI11 would read it as 0
+            if (end != text.c_str() + text.size()) return {};  // CLI11 says it is not a number
             // glibc: a denormal result (1e-320) or one that underflows to 0 (1e-400) sets ERANGE.
             if ((std::isfinite(x) && x != 0 && std::fabs(x) < DBL_MIN) || (errno == ERANGE && std::fabs(x) < 1))
                 return fmt::format("{} is too close to zero to compute with (use 0 or at least {:g})", text, DBL_MIN);
@@ -40,7 +41,9 @@ void require_finite_numbers(CLI::App& app) {
         },
         "");
     for (CLI::Option* opt : app.get_options())
-        if (opt->get_type_name().find("FLOAT") != std::string::npos) opt->check(finite);
+        if (const std::string type = opt->get_type_name(); type.find("FLOAT") != std::string::npos ||
+                                                           type.find("INT") != std::string::npos)
+            opt->check(finite);
     for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) require_finite_numbers(*sub);
 }
 

@@ -10,8 +10,8 @@ namespace sixstep::cli {
 // A finite number from lo to hi: "0.5", "1e-3"; never nan, inf or 1e400.
 CLI::Validator finite_number(double lo, double hi);
 
-// Every floating-point option of `app` and its subcommands refuses numbers
-// too close to zero to compute with (1e-320: a denormal, which turned a
+// Every number option of `app` and its subcommands refuses an empty value
+// (which CLI11 reads as 0), and numbers too close to zero to compute with (1e-320: a denormal, which turned a
 // simulation's clock into a loop that never advanced, and divided into inf
 // elsewhere). nan, inf and ranges stay with each option's own checks, which
 // name what is wrong. Call once the options exist.

@@ -33,6 +33,7 @@
 #include "app/ui/theme.h"
 #include "pipeline/core/data_dir.h"
 #include "pipeline/core/error.h"
+#include "pipeline/core/text.h"
 
 namespace sixstep::ui {
 
@@ -326,7 +327,8 @@ int render_screenshots(const ScreenshotOptions& o, std::vector<std::string>* wri
     std::error_code ec;
     std::filesystem::create_directories(o.out_dir, ec);
     if (ec) {
-        std::fprintf(stderr, "sixstep: error: %s: cannot create the folder: %s\n", o.out_dir.c_str(), ec.message().c_str());
+        std::fprintf(stderr, "sixstep: error: %s: cannot create the folder: %s\n", printable(o.out_dir).c_str(),
+                     ec.message().c_str());
         return 2;
     }
     init_imgui();
