@@ -87,7 +87,7 @@ int main(int argc, char** argv) {
     add_canary(app, commands);
     add_serve(app, commands);
     add_load(app, commands);
-    require_finite_numbers(app);
+    check_every_number(app);
 
     try {
         app.parse(argc, argv);

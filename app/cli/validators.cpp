@@ -26,7 +26,7 @@ CLI::Validator finite_number(double lo, double hi) {
         fmt::format("NUMBER in [{}, {}]", lo, hi));
 }
 
-void require_finite_numbers(CLI::App& app) {
+void check_every_number(CLI::App& app) {
     const CLI::Validator finite(
         [](std::string& text) -> std::string {
             errno = 0;
@@ -41,10 +41,11 @@ void require_finite_numbers(CLI::App& app) {
         },
         "");
     for (CLI::Option* opt : app.get_options())
-        if (const std::string type = opt->get_type_name(); type.find("FLOAT") != std::string::npos ||
-                                                           type.find("INT") != std::string::npos)
+        // The option's own type, before the descriptions of its checks ("INT:INT in [1 - 1000]").
+        if (const std::string type = opt->get_type_name().substr(0, opt->get_type_name().find(':'));
+            type == "FLOAT" || type == "INT" || type == "UINT")
             opt->check(finite);
-    for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) require_finite_numbers(*sub);
+    for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) check_every_number(*sub);
 }
 
 CLI::Validator seed_number() {

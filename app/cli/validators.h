@@ -15,7 +15,7 @@ CLI::Validator finite_number(double lo, double hi);
 // simulation's clock into a loop that never advanced, and divided into inf
 // elsewhere). nan, inf and ranges stay with each option's own checks, which
 // name what is wrong. Call once the options exist.
-void require_finite_numbers(CLI::App& app);
+void check_every_number(CLI::App& app);
 
 // A seed: a whole number from 0 to 18446744073709551615, in decimal.
 CLI::Validator seed_number();
