@@ -10,6 +10,7 @@
 #include "app/cli/validators.h"
 #include "app/core/headless.h"
 #include "app/core/report.h"
+#include "pipeline/core/error.h"
 #include "pipeline/core/text.h"
 #ifdef SIXSTEP_HAVE_GUI
 #include "app/ui/gui.h"
@@ -63,7 +64,7 @@ int main(int argc, char** argv) {
     app.failure_message([](const CLI::App* a, const CLI::Error& e) {
         const std::string what = e.what(), simple = CLI::FailureMessage::simple(a, e);
         const std::string rest = simple.rfind(what, 0) == 0 ? simple.substr(what.size()) : "\n";
-        return sixstep::elide(sixstep::printable(what), 2000) + rest;
+        return sixstep::printable_cut(what, sixstep::max_message_bytes) + rest;
     });
 
     Commands commands;

@@ -105,13 +105,13 @@ int run_inspect(const InspectOptions& o) {
 
     // Keys, names and values as the file wrote them, escaped; a key or name past
     // 80 bytes is cut (the table pads every row to the longest), a value past 1,000.
-    const auto name_of = [](const std::string& name) { return elide(printable(name), 80); };
+    const auto name_of = [](const std::string& name) { return printable_cut(name, 80); };
     size_t key_width = 0;
     for (const auto& kv : f.metadata()) key_width = std::max(key_width, name_of(kv.key).size());
     std::printf("\nmetadata (%zu keys)\n", f.metadata().size());
     for (const auto& kv : f.metadata())
         std::printf("  %-*s  %-8s %s\n", static_cast<int>(key_width), name_of(kv.key).c_str(), type_desc(kv.value).c_str(),
-                    elide(printable(kv.value.to_display(o.items)), 1000).c_str());
+                    printable_cut(kv.value.to_display(o.items), 1000).c_str());
 
     std::printf("\ntensors (%zu)\n", f.tensors().size());
     if (!f.tensors().empty()) {

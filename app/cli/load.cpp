@@ -54,7 +54,7 @@ std::vector<std::string> read_prompts(const std::string& path) {
 
 // What the user or the server wrote, escaped and cut to a line: a server's
 // model id or error body may hold anything, of any length.
-std::string shown(const std::string& text) { return elide(printable(text), 300); }
+std::string shown(const std::string& text) { return printable_cut(text, 300); }
 
 int run_load_command(LoadOptions o) {
     if (!o.prompt_file.empty()) o.params.prompts = read_prompts(o.prompt_file);

@@ -68,7 +68,7 @@ int run_quantize(const QuantizeOptions& o) {
     }
     size_t w = 4;
     // Names as the file wrote them: escaped, and a name past 64 bytes cut.
-    const auto name_of = [](const std::string& name) { return elide(printable(name), 64); };
+    const auto name_of = [](const std::string& name) { return printable_cut(name, 64); };
     for (const auto& t : r.tensors) w = std::max(w, name_of(t.name).size());
     std::printf("  %-*s  %-5s → %-5s %12s %12s  %s\n", static_cast<int>(w), "tensor", "from", "to", "bytes in",
                 "bytes out", "worst round-trip error (÷ bound) / why kept");

@@ -64,7 +64,7 @@ int run_serve(const ServeOptions& o) {
     std::signal(SIGINT, on_stop_signal);
     std::signal(SIGTERM, on_stop_signal);
     std::printf("sixstep serve: model %s on http://%s:%d (max batch %d, %d KV blocks x %d, context %d, prefix cache %s)\n",
-                elide(printable(hp.model_id), 300).c_str(),
+                printable_cut(hp.model_id, 300).c_str(),
                 // An IPv6 address goes in brackets in a URL: http://[::1]:8080
                 (hp.host.find(':') != std::string::npos ? "[" + printable(hp.host) + "]" : printable(hp.host)).c_str(), port, o.max_batch, o.kv_blocks, o.block_size, engine.n_ctx(),
                 o.prefix_cache ? "on" : "off");

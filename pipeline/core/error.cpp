@@ -12,19 +12,11 @@ std::string SourceLocation::str() const {
     return fmt::format("{}:{}:{}", file, line, column);
 }
 
-namespace {
-
-// A message that quotes what a file held (a key, a value, a unit) is cut in
-// the middle past this length (elide): one clear line, not 100 KB of it.
-constexpr std::size_t max_message_bytes = 2000;
-
-}  // namespace
-
 Error::Error(const std::string& message)
-    : std::runtime_error(elide(printable(message), max_message_bytes)), message_(message) {}
+    : std::runtime_error(printable_cut(message, max_message_bytes)), message_(message) {}
 
 Error::Error(SourceLocation where, const std::string& message)
-    : std::runtime_error(elide(printable(where.known() ? where.str() + ": " + message : message), max_message_bytes)),
+    : std::runtime_error(printable_cut(where.known() ? where.str() + ": " + message : message, max_message_bytes)),
       where_(std::move(where)),
       message_(message) {}
 

@@ -5,6 +5,7 @@
 // beyond end of file"). Front ends catch it once, print one clear message and
 // choose the exit code. `where` holds file:line:column when there is a file.
 #pragma once
+#include <cstddef>
 #include <stdexcept>
 #include <string>
 
@@ -24,6 +25,10 @@ struct SourceLocation {
 // and cut in the middle past 2,000 bytes (elide). message() keeps the text
 // as given, whole: an error wrapped in another (with_context) is cut once,
 // when it is shown.
+// A message that quotes what a file held (a key, a value, a unit) is cut in
+// the middle past this length: one clear line, not 100 KB of it.
+inline constexpr std::size_t max_message_bytes = 2000;
+
 class Error : public std::runtime_error {
 public:
     explicit Error(const std::string& message);

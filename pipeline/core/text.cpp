@@ -99,6 +99,8 @@ std::string elide(std::string_view text, std::size_t max_bytes) {
                        text.substr(tail));
 }
 
+std::string printable_cut(std::string_view text, std::size_t max_bytes) { return elide(printable(text), max_bytes); }
+
 std::string count_of(std::size_t n, std::string_view one, std::string_view many) {
     return fmt::format("{} {}", n, n == 1 ? one : many);
 }

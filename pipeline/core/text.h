@@ -38,6 +38,10 @@ std::size_t invalid_utf8_at(std::string_view text);
 // is returned as it is.
 std::string elide(std::string_view text, std::size_t max_bytes);
 
+// printable(text), then elide(…, max_bytes): what a user, a file or a server
+// wrote, shown on one line of bounded length.
+std::string printable_cut(std::string_view text, std::size_t max_bytes);
+
 // "1 token", "0 tokens", "6 tokens": `one` when n is 1, else `many`.
 std::string count_of(std::size_t n, std::string_view one, std::string_view many);
 

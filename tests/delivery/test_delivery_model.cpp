@@ -181,11 +181,11 @@ TEST_CASE("weights files: save, load, serve, broken files are clear errors") {
     CHECK_THROWS_WITH_AS(load_weights(bad), (bad + ": missing or non-numeric \"bias\"").c_str(), Error);
     // Whatever the JSON holds, one message at the file (and the line and column where it stopped).
     const auto written = [&](const char* name, const char* text) {
-        const std::string p = (dir / name).string();
-        FILE* out = std::fopen(p.c_str(), "w");
+        const std::string file = (dir / name).string();
+        FILE* out = std::fopen(file.c_str(), "w");
         std::fputs(text, out);
         std::fclose(out);
-        return p;
+        return file;
     };
     const std::string syntax = written("syntax.json", "{\"format\": \"sixstep-delivery-weights\",\n \"bias\": x}");
     CHECK_THROWS_WITH_AS(load_weights(syntax), (syntax + ":2:10: not valid JSON: syntax error while parsing value - invalid "
