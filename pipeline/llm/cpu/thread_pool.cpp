@@ -209,6 +209,11 @@ void ThreadPool::publish_step(std::size_t k, std::uint32_t epoch) {
     const int n_chunks = (step.n + chunk - 1) / chunk;
     StepTime& t = step_times_[k];
     if (t.n != step.n || t.grain != grain) t = StepTime{step.n, grain, Clock::duration::zero()};
+    // Sleeping threads are woken for a step worth it (as in parallel_for);
+    // the running ones, whoever they are, carry the small ones. Decided
+    // before the step is published: from then on the thread that finishes
+    // it (maybe not this one) writes its time.
+    const bool worth_waking = n_chunks > 1 && (t.last == Clock::duration::zero() || t.last >= wake_min);
     step_ = k;
     step_start_ = Clock::now();
     fn_.store(&step.fn, std::memory_order_relaxed);
@@ -217,9 +222,7 @@ void ThreadPool::publish_step(std::size_t k, std::uint32_t epoch) {
     done_.store(0, std::memory_order_relaxed);
     claim_.store(pack_claim(epoch, n_chunks, 0), std::memory_order_release);
     epoch_.store(epoch);
-    // Sleeping threads are woken for a step worth it (as in parallel_for);
-    // the running ones, whoever they are, carry the small ones.
-    if (n_chunks > 1 && (t.last == Clock::duration::zero() || t.last >= wake_min)) {
+    if (worth_waking) {
         if (sleeping_.load() > 0) {
             std::lock_guard<std::mutex> lock(mutex_);
             wake_.notify_all();
