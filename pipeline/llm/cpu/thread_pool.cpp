@@ -60,6 +60,28 @@ constexpr auto stall_again = std::chrono::milliseconds(100);
 // 3.8M model decoded at 690 tok/s on 2 threads waking a worker for every
 // loop, 1120 without, 1130 on 1 thread). Spinning workers join any loop.
 constexpr auto wake_min = std::chrono::microseconds(100);
+// The solo-or-parallel choice for lists of steps (see thread_pool.h). A kind
+// of list runs on every thread for its first list_warmup passes (the first of
+// them, with cold caches and sleeping workers, is not timed), then once on
+// the caller alone, and from then on the way that has been faster, trying the
+// other way again after probe_min passes, twice as many after each try that
+// changes nothing (up to probe_max): a probe costs what the slower way
+// loses, and on a steady machine the answer stays. Times are moving
+// averages: the way in use is timed every pass (weight 1/8), the other only
+// when tried (weight 1/2), so one probe counts but does not decide alone; a
+// pass over outlier_cap times the average counts as that much, and the other
+// way takes over only when switch_margin faster. Why so slow to move: a
+// single late pass (a sleeping worker to wake, an interrupt) is common, and
+// with weight 1/4 and no cap it sent the threads' passes to one thread on a
+// quiet machine where two were 1.25× faster (quiet, 2 threads ÷ 1:
+// 1.11–1.22× against 1.22–1.33× with every pass on both threads).
+constexpr std::uint32_t list_warmup = 8;
+constexpr std::uint32_t probe_min = 8;
+constexpr std::uint32_t probe_max = 128;
+constexpr double weight_in_use = 0.125;
+constexpr double weight_probe = 0.5;
+constexpr double outlier_cap = 1.5;
+constexpr double switch_margin = 0.03;
 
 // Spins until ready() holds or spin_for has passed; returns ready(). It
 // polls with a growing number of pause instructions between checks: less
@@ -290,17 +312,6 @@ std::chrono::steady_clock::duration& ThreadPool::last_time(int n, int grain) {
     return k.last;
 }
 
-void ThreadPool::wake() {
-    if (n_threads_ == 1 || sleeping_.load() == 0 || Clock::now() < solo_until_) return;
-    // A new epoch with no chunks: the workers wake, find nothing to claim,
-    // and spin (spin_for) waiting for the loop that follows.
-    const std::uint32_t epoch = ++epoch_count_;
-    claim_.store(pack_claim(epoch, 0, 0), std::memory_order_release);
-    epoch_.store(epoch);
-    std::lock_guard<std::mutex> lock(mutex_);
-    wake_.notify_all();
-}
-
 void ThreadPool::parallel_for(int n, const RangeFn& fn, int grain) {
     if (n <= 0) return;
     grain = std::max(1, grain);
@@ -363,13 +374,85 @@ void ThreadPool::parallel_for(int n, const RangeFn& fn, int grain) {
     }
 }
 
+ThreadPool::ListKind& ThreadPool::list_kind(const Steps& steps) {
+    // The shape of the list: a decode pass has the same one every token, a
+    // prefill of another length another.
+    std::uint64_t key = steps.size();
+    for (const Step& step : steps)
+        key = (key ^ (static_cast<std::uint64_t>(static_cast<std::uint32_t>(step.n)) << 20 ^
+                      static_cast<std::uint32_t>(step.grain))) *
+              0x100000001b3ULL;
+    key |= 1;  // 0 marks a free slot
+    ListKind& k = lists_[static_cast<std::size_t>((key * 0x9e3779b97f4a7c15ULL) >> 60)];  // 16 slots
+    if (k.key != key) k = ListKind{key};
+    return k;
+}
+
+bool ThreadPool::ListKind::next_solo() const {
+    if (passes < list_warmup) return false;
+    if (solo_ns == 0) return true;  // never tried on the caller alone
+    return solo_in_use != (since_probe + 1 >= probe_every);
+}
+
+void ThreadPool::ListKind::record(bool solo, Clock::duration took) {
+    const double ns = static_cast<double>(std::chrono::duration_cast<std::chrono::nanoseconds>(took).count());
+    const bool probe = solo_ns != 0 && solo != solo_in_use;
+    ++passes;
+    if (passes == 1) return;  // the first pass, cold
+    double& avg = solo ? solo_ns : parallel_ns;
+    avg = avg == 0 ? ns : avg + (probe ? weight_probe : weight_in_use) * (std::min(ns, outlier_cap * avg) - avg);
+    if (solo_ns == 0) return;  // still warming up on every thread
+    const double in_use = solo_in_use ? solo_ns : parallel_ns, other = solo_in_use ? parallel_ns : solo_ns;
+    const bool change = other < in_use * (1 - switch_margin);
+    if (change) solo_in_use = !solo_in_use;
+    if (probe || change) {
+        // A try that changes nothing → look again twice as late; a change → soon.
+        probe_every = change ? probe_min : std::min(2 * probe_every, probe_max);
+        since_probe = 0;
+    } else {
+        ++since_probe;
+    }
+}
+
+void ThreadPool::wake() {
+    if (n_threads_ == 1 || sleeping_.load() == 0 || Clock::now() < solo_until_) return;
+    if (adaptive_ && next_list_ != nullptr && next_list_->next_solo()) return;  // the next pass runs on the caller alone
+    // A new epoch with no chunks: the workers wake, find nothing to claim,
+    // and spin (spin_for) waiting for the loop that follows.
+    const std::uint32_t epoch = ++epoch_count_;
+    claim_.store(pack_claim(epoch, 0, 0), std::memory_order_release);
+    epoch_.store(epoch);
+    std::lock_guard<std::mutex> lock(mutex_);
+    wake_.notify_all();
+}
+
 void ThreadPool::run(const Steps& steps) {
-    if (n_threads_ == 1 || Clock::now() < solo_until_) {
-        if (n_threads_ > 1) stats_.solo_loops += steps.size();
+    if (n_threads_ == 1) {
         run_steps(nullptr, steps);
         return;
     }
+    ++stats_.lists;
     stats_.loops += steps.size();
+    if (Clock::now() < solo_until_) {
+        stats_.solo_loops += steps.size();
+        run_steps(nullptr, steps);
+        return;
+    }
+    ListKind& kind = list_kind(steps);
+    next_list_ = &kind;  // wake() asks it about the pass that follows
+    const bool solo = adaptive_ && kind.next_solo();
+    const auto start = Clock::now();
+    if (solo) {
+        ++stats_.solo_lists;
+        stats_.solo_loops += steps.size();
+        run_steps(nullptr, steps);  // an exception leaves the kind's times as they were
+    } else {
+        run_parallel(steps);
+    }
+    if (adaptive_) kind.record(solo, Clock::now() - start);
+}
+
+void ThreadPool::run_parallel(const Steps& steps) {
     if (step_times_.size() != steps.size()) step_times_.assign(steps.size(), StepTime{});
     steps_ = &steps;
     steps_done_.store(false);

@@ -45,6 +45,20 @@
 // 1 decode at 0.96–1.10×, median 1.00×, where 1 thread against 1 thread, the
 // method's noise, gives 0.99–1.03×; with the caller publishing every loop
 // and the guard, 0.97–1.00×; README, "On a busy machine").
+//
+// More threads are not always faster, so run() times its passes and picks:
+// each kind of list (told apart by the sizes of its steps: every decode
+// pass is one kind, a prefill of 128 tokens another) runs on every thread
+// for its first 8 passes, then once on the caller alone, and from then on
+// the way that has been faster, trying the other again after 8 passes, and
+// after twice as many each time that changes nothing (up to 128). Beside a
+// busy program, or on a virtual machine whose host runs something on the CPU
+// our second thread shares, a pass on one thread can be the faster; on a
+// quiet machine the threads win and about one pass in 128 pays for looking.
+// Measured on 2 cores beside one spinning process (bundled 3.8M model,
+// bench --contention --hogs 1): 2 threads ÷ 1 decoded at 0.89–0.90× with
+// every pass on both threads, 0.97–0.99× choosing (README, "On a busy
+// machine").
 #pragma once
 #include <array>
 #include <atomic>
@@ -105,6 +119,10 @@ public:
     using Steps = std::vector<Step>;
     void run(const Steps& steps);
 
+    // Whether run() picks solo or parallel by timing (above; on by default).
+    // Off: every list runs on all the threads, as the tests of chunking want.
+    void set_adaptive(bool on) { adaptive_ = on; }
+
     // Wakes sleeping workers now, ahead of a burst of loops (a forward
     // pass): once awake they spin from one loop to the next, so the burst
     // pays for one wake-up instead of running loops too short to wake them
@@ -122,13 +140,17 @@ public:
 
     struct Stats {
         std::uint64_t loops = 0;       // parallel_for calls with work for more than one thread, and steps of lists
-        std::uint64_t solo_loops = 0;  // of those, run on the caller alone by the contention guard
+        std::uint64_t solo_loops = 0;  // of those, run on the caller alone (the contention guard, or a solo list)
         std::uint64_t stalls = 0;      // loops that waited for a preempted thread
+        std::uint64_t lists = 0;       // run() calls (on a pool of more than one thread)
+        std::uint64_t solo_lists = 0;  // of those, run on the caller alone because that was faster
     };
     Stats stats() const { return stats_; }
 
 private:
     void worker(int index);
+    // run() on every thread.
+    void run_parallel(const Steps& steps);
     // Claims and runs chunks of the loop of `epoch` until none is left;
     // returns how many it ran. In a list of steps (run()), the thread that
     // finishes a step publishes the next and goes on with it: epoch then
@@ -188,6 +210,22 @@ private:
     std::array<LoopKind, 64> kinds_{};
     // The last time of the kind of loop (n, grain), zero if not known.
     std::chrono::steady_clock::duration& last_time(int n, int grain);
+
+    // The solo-or-parallel choice of run(), per kind of list; the caller's alone.
+    struct ListKind {
+        std::uint64_t key = 0;          // from the steps' sizes; 0: free
+        std::uint32_t passes = 0;       // run so far, either way
+        std::uint32_t since_probe = 0;  // passes since the slower way was last tried
+        std::uint32_t probe_every = 8;  // try it again after this many
+        bool solo_in_use = false;       // the way the passes between tries run
+        double parallel_ns = 0, solo_ns = 0;  // moving averages of a pass; 0: not known
+        bool next_solo() const;               // how the next pass should run
+        void record(bool solo, Clock::duration took);
+    };
+    std::array<ListKind, 16> lists_{};
+    ListKind* next_list_ = nullptr;  // the kind run() saw last
+    bool adaptive_ = true;
+    ListKind& list_kind(const Steps& steps);
     Stats stats_;
 };
 

@@ -165,6 +165,7 @@ TEST_CASE("thread pool: run() goes through its steps in order, each covering its
     // start before the last chunk of the one before has ended.
     for (int threads : {1, 2, 3}) {
         ThreadPool pool(threads);
+        pool.set_adaptive(false);  // every pass on every thread
         struct Shape {
             int n, grain;
         };
@@ -232,6 +233,7 @@ TEST_CASE("thread pool: an exception in a step ends the list, run() rethrows it,
 
 TEST_CASE("thread pool: a helper takes part in lists of steps too") {
     ThreadPool pool(3, 1);
+    pool.set_adaptive(false);  // every pass on every thread
     std::atomic<bool> stop{false};
     std::atomic<int> helper_chunks{0};
     std::thread helper([&] { pool.help(0, [&] { return stop.load(); }); });
@@ -249,6 +251,42 @@ TEST_CASE("thread pool: a helper takes part in lists of steps too") {
     for (auto& h : hits) REQUIRE(h == 100);
     MESSAGE("chunks the helper ran: " << helper_chunks.load());
     CHECK(helper_chunks > 0);
+}
+
+TEST_CASE("thread pool: run() runs a kind of list on the caller alone while that is faster, and tries the threads again") {
+    // An item takes a worker 5 ms, the caller 0.2 ms: a pass in which the
+    // worker takes part waits for it, one on the caller alone takes 1.6 ms.
+    ThreadPool pool(2);
+    const auto sleep_per_item = [](int b, int e, std::chrono::microseconds each) {
+        for (int i = b; i < e; ++i) std::this_thread::sleep_for(each);
+    };
+    const ThreadPool::Steps slow_worker = {{8, 1, [&](int b, int e, int t) {
+                                               sleep_per_item(b, e, std::chrono::microseconds(t == 0 ? 200 : 5000));
+                                           }}};
+    for (int pass = 0; pass < 100; ++pass) pool.run(slow_worker);
+    ThreadPool::Stats st = pool.stats();
+    MESSAGE("passes on the caller alone: " << st.solo_lists << " of " << st.lists);
+    CHECK(st.lists == 100);
+    CHECK(st.solo_lists >= 60);
+    CHECK(st.solo_lists <= 91);  // the first 8 ran on both threads, and the threads were tried again
+
+    // An item takes 1 ms whoever runs it: two threads halve a pass. The
+    // pool tries the caller alone after its first 8 passes, then after 8,
+    // 16, 32, 64 more. Another kind of list (one more step) starts over.
+    const ThreadPool::Steps even = {
+        {8, 1, [&](int b, int e, int) { sleep_per_item(b, e, std::chrono::microseconds(1000)); }},
+        {1, 1, [](int, int, int) {}}};
+    for (int pass = 0; pass < 100; ++pass) pool.run(even);
+    const std::uint64_t solo = pool.stats().solo_lists - st.solo_lists;
+    MESSAGE("even chunks, passes on the caller alone: " << solo << " of 100");
+    CHECK(solo >= 1);
+    CHECK(solo <= 6);
+
+    // Switched off, every pass runs on both threads.
+    pool.set_adaptive(false);
+    st = pool.stats();
+    for (int pass = 0; pass < 20; ++pass) pool.run(slow_worker);
+    CHECK(pool.stats().solo_lists == st.solo_lists);
 }
 
 TEST_CASE("thread pool: the default is one thread per physical core, at least 1 and at most 8") {
