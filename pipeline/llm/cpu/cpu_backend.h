@@ -36,6 +36,8 @@ public:
     // it would take the same place.
     bool help(const std::function<bool()>& done) override;
     int n_threads() const { return pool_.n_threads(); }
+    // What the pool did so far: loops, stalls, passes run on one thread.
+    ThreadPool::Stats pool_stats() const { return pool_.stats(); }
 
 private:
     std::shared_ptr<const LlamaModel> model_;

@@ -162,12 +162,18 @@ TEST_CASE("cli bench --contention: decode on 1 and N threads, quiet and beside C
             CHECK(j["results"][i][phase + "_on_cpu_per_s"].is_null());
             CHECK(j["results"][i][phase + "_waiting_per_s"].is_null());
         }
+        // The share of passes the 2-thread pool ran on one thread; one thread has no choice.
+        CHECK(j["results"][0][phase + "_passes_on_one_thread"] == 0.0);
+        const double solo = j["results"][1][phase + "_passes_on_one_thread"].get<double>();
+        CHECK(solo >= 0.0);
+        CHECK(solo <= 1.0);
     }
     const Run table = run("bench --model \"" + model + "\" --contention --hogs 1 -n 4 -r 1 --slices 1 -t 2");
     CHECK(table.rc == 0);
     CHECK(table.out.find("beside 1 CPU hog |") != std::string::npos);
     CHECK(table.out.find("2 threads ÷ 1 thread, round by round:") != std::string::npos);
     CHECK(table.out.find("our threads per second of decode") == std::string::npos);
+    CHECK(table.out.find("passes 2 threads ran on one thread, timed faster there: quiet ") != std::string::npos);
     // Without -n, slices of 32 tokens.
     const Run short_slices = run("bench --model \"" + model + "\" --contention --hogs 1 -r 1 --slices 1 -t 2 --json");
     REQUIRE(short_slices.rc == 0);
@@ -187,6 +193,7 @@ TEST_CASE("cli bench --contention -t 1: one thread against a second 1-thread bac
     CHECK(table.rc == 0);
     CHECK(table.out.find("1 thread ÷ 1 thread, round by round (a second backend alike: the noise of the method)") !=
           std::string::npos);
+    CHECK(table.out.find("ran on one thread") == std::string::npos);
     const Run bad = run("bench --model \"" + model + "\" --contention --slices 0");
     CHECK(bad.rc == 2);
 }
