@@ -44,7 +44,9 @@ void check_every_number(CLI::App& app) {
         // The option's own type, before the descriptions of its checks ("INT:INT in [1 - 1000]").
         if (const std::string type = opt->get_type_name().substr(0, opt->get_type_name().find(':'));
             type == "FLOAT" || type == "INT" || type == "UINT")
-            opt->check(finite);
+            // First of the option's checks (CLI11 puts a transform in front):
+            // an empty value must not reach a range check, which reads it as 0.
+            opt->transform(CLI::Validator(finite).non_modifying());
     for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) check_every_number(*sub);
 }
 

@@ -114,6 +114,8 @@ TEST_CASE("cli: an empty value is not a number, nor an empty folder name a folde
     // CLI11 read "" as 0: "layers: must be at least 1, got 0" blamed a number nobody wrote.
     refused("kv-calc --layers '' --kv-heads 8 --head-dim 128 --tokens 10", "--layers: an empty value is not a number");
     refused("bill --params 1e9 --train-tokens 1e6 --decode-tok-s 100 --days ''", "--days: an empty value is not a number");
+    // Before an option's range check, which read it as 0 ("Value  not in range 1 to 1000").
+    refused("bench --contention --slices ''", "--slices: an empty value is not a number");
 #ifdef SIXSTEP_TEST_HAS_GUI
     refused("screenshot '" + lesson + "' --out ''", "--out: give a folder, not an empty name");
 #endif
