@@ -10,6 +10,7 @@
 namespace sixstep::delivery {
 
 std::vector<Example> load_deliveries_csv(const std::string& path) {
+    constexpr double max_value = 1e100;
     // Regular files only (a FIFO would block); the bundled CSV is a few KiB.
     std::istringstream f(read_regular_file(path, "the training data", 256u << 20));
     static const std::string header = "distance_km,congestion,express_lane,minutes";
@@ -38,6 +39,12 @@ std::vector<Example> load_deliveries_csv(const std::string& path) {
             if (ec != std::errc() || ptr != e || !std::isfinite(v[static_cast<size_t>(col)]))
                 throw Error(SourceLocation{path, line_no, static_cast<int>(pos) + 1},
                             "\"" + std::string(b, e) + "\" is not a number");
+            // Training squares errors and multiplies them by inputs: past
+            // this, the first step overflows and "diverged" would blame the
+            // learning rate for the data.
+            if (std::fabs(v[static_cast<size_t>(col)]) > max_value)
+                throw Error(SourceLocation{path, line_no, static_cast<int>(pos) + 1},
+                            "\"" + std::string(b, e) + "\" is too large to train on (at most 1e100 in size)");
             pos = end + 1;
         }
         if (pos <= line.size())
