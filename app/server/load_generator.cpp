@@ -13,6 +13,7 @@
 #include <httplib.h>
 #include <nlohmann/json.hpp>
 
+#include "app/server/openai_protocol.h"
 #include "pipeline/core/error.h"
 #include "pipeline/core/measure.h"
 #include "pipeline/core/text.h"
@@ -102,9 +103,13 @@ struct SseReader {
                     done = true;
                     continue;
                 }
-                const json j = json::parse(payload, nullptr, false);
-                if (j.is_discarded()) {
-                    error = "a stream event that is not JSON: " + payload.substr(0, 80);
+                json j;
+                try {
+                    j = json::parse(payload);
+                } catch (const json::exception& e) {
+                    // Not only bad syntax: a number no double holds (1e400) too.
+                    error = fmt::format("a stream event that is not valid JSON ({}): {}", json_error_words(e),
+                                        payload.substr(0, 80));
                     continue;
                 }
                 if (j.contains("error")) {

@@ -133,17 +133,18 @@ void parse_prompt(const json& p, CompletionRequest& r) {
 
 }  // namespace
 
+std::string json_error_words(const json::exception& e) {
+    const std::string what = e.what();
+    const std::size_t tag = what.find("] ");
+    return tag == std::string::npos ? what : what.substr(tag + 2);
+}
+
 CompletionRequest parse_completion_request(const std::string& body, Endpoint endpoint, const std::string& model_id) {
     json j;
     try {
         j = json::parse(body);
     } catch (const json::exception& e) {
-        // The library's words without its "[json.exception.parse_error.101] " tag;
-        // out_of_range is a number no double holds (1e400).
-        const std::string what = e.what();
-        const std::size_t tag = what.find("] ");
-        throw bad("", fmt::format("the body is not valid JSON: {}",
-                                  tag == std::string::npos ? what : what.substr(tag + 2)));
+        throw bad("", "the body is not valid JSON: " + json_error_words(e));
     }
     if (!j.is_object()) throw bad("", fmt::format("the body must be a JSON object, not {}", json_type(j)));
     const bool chat = endpoint == Endpoint::chat;

@@ -59,6 +59,12 @@ struct CompletionRequest {
 // Parses and checks a body. Throws ApiError (400, or 404 for another model).
 CompletionRequest parse_completion_request(const std::string& body, Endpoint endpoint, const std::string& model_id);
 
+// Why the JSON library refused a text, in its own words without its
+// "[json.exception.parse_error.101] " tag: "number overflow parsing '1e400'"
+// for a number no double holds. For messages to a server's client or from
+// a client about a server.
+std::string json_error_words(const nlohmann::json::exception& e);
+
 // What a finished request turns into.
 struct CompletionResult {
     std::string id;            // "cmpl-7", "chatcmpl-7"

@@ -422,3 +422,30 @@ TEST_CASE("load generator: a server that answers in odd shapes gives failed requ
         CHECK(q.error.rfind("error event: ", 0) == 0);
     }
 }
+
+TEST_CASE("load generator: a stream event with a number no double holds is named as such") {
+    httplib::Server odd;
+    odd.Get("/v1/models", [](const httplib::Request&, httplib::Response& res) {
+        res.set_content(R"({"object": "list", "data": [{"id": "odd"}]})", "application/json");
+    });
+    odd.Post("/v1/completions", [](const httplib::Request&, httplib::Response& res) {
+        res.set_content("data: {\"choices\": [{\"text\": \"a\"}], \"usage\": {\"completion_tokens\": 1e400}}\n\n"
+                        "data: [DONE]\n\n",
+                        "text/event-stream");
+    });
+    const int port = odd.bind_to_any_port("127.0.0.1");
+    std::thread listener([&] { odd.listen_after_bind(); });
+    server::LoadParams p;
+    p.url = "http://127.0.0.1:" + std::to_string(port) + "/v1";
+    p.rate = 200;
+    p.n_requests = 2;
+    const server::LoadReport r = server::run_load(p);
+    odd.stop();
+    listener.join();
+    REQUIRE(r.requests.size() == 2);
+    for (const auto& q : r.requests) {
+        CAPTURE(q.error);
+        CHECK_FALSE(q.ok);
+        CHECK(q.error.rfind("a stream event that is not valid JSON (number overflow parsing '1e400'", 0) == 0);
+    }
+}
