@@ -102,12 +102,8 @@ TEST_CASE("canary: v2 trained on metres is caught on its first judgement, rolled
 }
 
 TEST_CASE("canary: the router sends the asked fraction, a sound v2 is promoted, not rolled back") {
-    CanaryParams p;
-    p.v2_unit = "km";
-    p.fraction = 0.5;
-    p.n_requests = 2000;
-    p.baseline_requests = 0;
-    p.promote_after = 0;  // never promote: measure the routing over the whole stream
+    // promote_after 0: never promote, measure the routing over the whole stream.
+    CanaryParams p{.fraction = 0.5, .n_requests = 2000, .baseline_requests = 0, .v2_unit = "km", .promote_after = 0};
     const CanaryResult r = run_canary(p);
     CHECK(!r.alarm);
     CHECK(!r.rolled_back);
