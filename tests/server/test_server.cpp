@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <set>
 #include <thread>
@@ -393,28 +394,42 @@ TEST_CASE("server: a soak of 600 requests leaks no KV block, no request and no t
     CHECK(m.find("sixstep_e2e_request_latency_seconds_bucket{le=\"+Inf\"}") != std::string::npos);
 }
 
-TEST_CASE("load generator: a server that answers in odd shapes gives failed requests, never an abort") {
-    // Not a sixstep server: its models list is fine, its stream events are
-    // not what OpenAI sends ("error" as a plain string, choices of numbers).
+namespace {
+
+// Runs `load` for n requests against a server that is not sixstep's: its
+// models list is fine, and `stream(body)` is its answer to each completion.
+server::LoadReport load_against(const std::function<std::string(const std::string& body)>& stream, int n_requests) {
     httplib::Server odd;
     odd.Get("/v1/models", [](const httplib::Request&, httplib::Response& res) {
         res.set_content(R"({"object": "list", "data": [{"id": "odd"}]})", "application/json");
     });
-    odd.Post("/v1/completions", [](const httplib::Request& req, httplib::Response& res) {
-        const bool first = req.body.find("Once") != std::string::npos;  // the first story opening
-        res.set_content(first ? "data: {\"error\": \"just a string\"}\n\ndata: [DONE]\n\n"
-                              : "data: {\"choices\": [1, 2]}\n\ndata: {\"error\": [\"a\", \"list\"]}\n\ndata: [DONE]\n\n",
-                        "text/event-stream");
+    odd.Post("/v1/completions", [&](const httplib::Request& req, httplib::Response& res) {
+        res.set_content(stream(req.body), "text/event-stream");
     });
     const int port = odd.bind_to_any_port("127.0.0.1");
     std::thread listener([&] { odd.listen_after_bind(); });
     server::LoadParams p;
     p.url = "http://127.0.0.1:" + std::to_string(port) + "/v1";
     p.rate = 200;
-    p.n_requests = 6;
+    p.n_requests = n_requests;
     const server::LoadReport r = server::run_load(p);
     odd.stop();
     listener.join();
+    return r;
+}
+
+}  // namespace
+
+TEST_CASE("load generator: a server that answers in odd shapes gives failed requests, never an abort") {
+    // Stream events that are not what OpenAI sends: "error" as a plain
+    // string or a list, choices of numbers.
+    const server::LoadReport r = load_against(
+        [](const std::string& body) -> std::string {
+            const bool first = body.find("Once") != std::string::npos;  // the first story opening
+            return first ? "data: {\"error\": \"just a string\"}\n\ndata: [DONE]\n\n"
+                         : "data: {\"choices\": [1, 2]}\n\ndata: {\"error\": [\"a\", \"list\"]}\n\ndata: [DONE]\n\n";
+        },
+        6);
     REQUIRE(r.requests.size() == 6);
     for (const auto& q : r.requests) {
         CAPTURE(q.error);
@@ -424,24 +439,12 @@ TEST_CASE("load generator: a server that answers in odd shapes gives failed requ
 }
 
 TEST_CASE("load generator: a stream event with a number no double holds is named as such") {
-    httplib::Server odd;
-    odd.Get("/v1/models", [](const httplib::Request&, httplib::Response& res) {
-        res.set_content(R"({"object": "list", "data": [{"id": "odd"}]})", "application/json");
-    });
-    odd.Post("/v1/completions", [](const httplib::Request&, httplib::Response& res) {
-        res.set_content("data: {\"choices\": [{\"text\": \"a\"}], \"usage\": {\"completion_tokens\": 1e400}}\n\n"
-                        "data: [DONE]\n\n",
-                        "text/event-stream");
-    });
-    const int port = odd.bind_to_any_port("127.0.0.1");
-    std::thread listener([&] { odd.listen_after_bind(); });
-    server::LoadParams p;
-    p.url = "http://127.0.0.1:" + std::to_string(port) + "/v1";
-    p.rate = 200;
-    p.n_requests = 2;
-    const server::LoadReport r = server::run_load(p);
-    odd.stop();
-    listener.join();
+    const server::LoadReport r = load_against(
+        [](const std::string&) -> std::string {
+            return "data: {\"choices\": [{\"text\": \"a\"}], \"usage\": {\"completion_tokens\": 1e400}}\n\n"
+                   "data: [DONE]\n\n";
+        },
+        2);
     REQUIRE(r.requests.size() == 2);
     for (const auto& q : r.requests) {
         CAPTURE(q.error);
