@@ -133,12 +133,6 @@ void parse_prompt(const json& p, CompletionRequest& r) {
 
 }  // namespace
 
-std::string json_error_words(const json::exception& e) {
-    const std::string what = e.what();
-    const std::size_t tag = what.find("] ");
-    return tag == std::string::npos ? what : what.substr(tag + 2);
-}
-
 CompletionRequest parse_completion_request(const std::string& body, Endpoint endpoint, const std::string& model_id) {
     json j;
     try {
