@@ -14,6 +14,7 @@
 
 #include <fmt/format.h>
 
+#include "pipeline/core/aligned.h"
 #include "pipeline/core/error.h"
 #include "pipeline/llm/cpu/cpu_simd.h"
 #include "pipeline/llm/cpu/kernels.h"
@@ -24,20 +25,20 @@
 namespace sixstep::llm {
 
 struct LlamaForwardCpu::Scratch {
-    int n_alloc = 0;                  // tokens the buffers hold
-    std::vector<float> x;             // (n, n_embd) residual stream
-    std::vector<float> xb;            // (n, n_embd) normalized input of a sub-block
-    std::vector<float> q;             // (n, n_head, head_dim)
-    std::vector<float> k, v;          // (n, n_head_kv, head_dim)
-    std::vector<float> attn;          // (n, n_head, head_dim) attention output (kqv_out)
-    std::vector<float> proj;          // (n, n_embd) output of attn_output / ffn_down
-    std::vector<float> gate, up;      // (n, n_ff)
-    std::vector<float> rope_cs;       // (n, n_rot/2, 2) cos, sin per token
-    std::vector<float> xo;            // (n_outputs, n_embd) rows that produce logits
-    std::vector<std::vector<float>> att;  // per thread: (n_ctx) scores of one head
-    std::vector<float> kq;            // (n, n_head, n_kv_max) only when observed
+    int n_alloc = 0;                      // tokens the buffers hold
+    AlignedVector<float> x;               // (n, n_embd) residual stream
+    AlignedVector<float> xb;              // (n, n_embd) normalized input of a sub-block
+    AlignedVector<float> q;               // (n, n_head, head_dim)
+    AlignedVector<float> k, v;            // (n, n_head_kv, head_dim)
+    AlignedVector<float> attn;            // (n, n_head, head_dim) attention output (kqv_out)
+    AlignedVector<float> proj;            // (n, n_embd) output of attn_output / ffn_down
+    AlignedVector<float> gate, up;        // (n, n_ff)
+    AlignedVector<float> rope_cs;         // (n, n_rot/2, 2) cos, sin per token
+    AlignedVector<float> xo;              // (n_outputs, n_embd) rows that produce logits
+    std::vector<AlignedVector<float>> att;  // per thread: (n_ctx) scores of one head
+    AlignedVector<float> kq;              // (n, n_head, n_kv_max) only when observed
     MatmulScratch mm;
-    ThreadPool::Steps steps;          // the pass, written before it runs
+    ThreadPool::Steps steps;              // the pass, written before it runs
 };
 
 LlamaForwardCpu::LlamaForwardCpu(const LlamaModel& model, ThreadPool* pool)
@@ -125,7 +126,7 @@ void LlamaForwardCpu::forward(KvCache& kv, const Batch& batch, std::vector<float
         s.n_alloc = n;
     }
     // Row i of a (n, width) buffer.
-    const auto row = [](std::vector<float>& buf, int i, int width) {
+    const auto row = [](AlignedVector<float>& buf, int i, int width) {
         return buf.data() + static_cast<std::size_t>(i) * width;
     };
     int max_ctx = 0;  // longest context any token attends to

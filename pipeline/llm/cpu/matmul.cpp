@@ -16,10 +16,8 @@
 namespace sixstep::llm {
 
 float* AlignedFloats::get(std::size_t n) {
-    constexpr std::size_t align_floats = 64 / sizeof(float);
-    if (v_.size() < n + align_floats) v_.resize(n + align_floats);
-    const auto p = reinterpret_cast<std::uintptr_t>(v_.data());
-    return v_.data() + ((64 - p % 64) % 64) / sizeof(float);
+    if (v_.size() < n) v_.resize(n);
+    return v_.data();
 }
 
 void matmul(const WeightMatrix& w, const float* x, int n_tokens, float* y, ThreadPool* pool, MatmulScratch& scratch,

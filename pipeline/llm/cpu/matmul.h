@@ -38,6 +38,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "pipeline/core/aligned.h"
 #include "pipeline/llm/cpu/thread_pool.h"
 #include "pipeline/llm/gguf/ggml_type.h"
 #include "pipeline/llm/gguf/weight_matrix.h"
@@ -50,15 +51,15 @@ public:
     float* get(std::size_t n);
 
 private:
-    std::vector<float> v_;
+    AlignedVector<float> v_;
 };
 
 // Scratch reused across calls (one per forward context).
 struct MatmulScratch {
-    std::vector<std::int8_t> q8_qs;  // activations in Q8_0: (n_tokens, n_cols)
-    std::vector<float> q8_d;         // their scales: (n_tokens, n_cols / 32)
-    AlignedFloats packed;            // activations packed for the GEMM
-    std::vector<AlignedFloats> rows; // per thread: weight rows converted to F32
+    AlignedVector<std::int8_t> q8_qs;  // activations in Q8_0: (n_tokens, n_cols)
+    AlignedVector<float> q8_d;         // their scales: (n_tokens, n_cols / 32)
+    AlignedFloats packed;              // activations packed for the GEMM
+    std::vector<AlignedFloats> rows;   // per thread: weight rows converted to F32
 };
 
 // y[t, o] = Σ_i W[o, i] · x[t, i]. pool may be null (single-threaded).

@@ -19,18 +19,19 @@ HostKvStorage::HostKvStorage(const KvShape& shape, int block_size, int n_blocks)
 
 void HostKvStorage::allocate(int block) {
     auto& b = blocks_.at(static_cast<std::size_t>(block));
-    if (b) return;
+    if (!b.empty()) return;
     // Zeroed, so a copy-on-write of a half-filled block never reads
     // indeterminate values; the cost is paid once per block, on first use.
-    b.reset(new float[block_floats_]());
+    b.assign(block_floats_, 0.0f);
     ++n_allocated_;
 }
 
 void HostKvStorage::copy_block(int src, int dst) {
     const auto& s = blocks_.at(static_cast<std::size_t>(src));
     auto& d = blocks_.at(static_cast<std::size_t>(dst));
-    if (!s || !d) throw Error(fmt::format("KV cache: copy of block {} into {} before either was allocated", src, dst));
-    std::copy_n(s.get(), block_floats_, d.get());
+    if (s.empty() || d.empty())
+        throw Error(fmt::format("KV cache: copy of block {} into {} before either was allocated", src, dst));
+    std::copy_n(s.data(), block_floats_, d.data());
 }
 
 }  // namespace sixstep::llm

@@ -10,9 +10,10 @@
 // block out, so a cache sized for a long context costs only what is used.
 #pragma once
 #include <cstddef>
-#include <memory>
 #include <string_view>
 #include <vector>
+
+#include "pipeline/core/aligned.h"
 
 namespace sixstep::llm {
 
@@ -59,7 +60,7 @@ public:
 
 private:
     float* base(int block, int layer, int kv) {
-        return blocks_[static_cast<std::size_t>(block)].get() +
+        return blocks_[static_cast<std::size_t>(block)].data() +
                (static_cast<std::size_t>(layer) * 2 + kv) * static_cast<std::size_t>(block_size_) * kv_dim_;
     }
 
@@ -67,7 +68,7 @@ private:
     int kv_dim_ = 0;
     std::size_t block_floats_ = 0;  // all layers, K and V
     std::size_t n_allocated_ = 0;
-    std::vector<std::unique_ptr<float[]>> blocks_;  // [n_blocks], null until first use
+    std::vector<AlignedVector<float>> blocks_;  // [n_blocks], empty until first use
 };
 
 }  // namespace sixstep::llm

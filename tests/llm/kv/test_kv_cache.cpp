@@ -2,8 +2,10 @@
 
 #include "error_of.h"
 
+#include <cstdint>
 #include <string>
 
+#include "pipeline/core/aligned.h"
 #include "pipeline/core/error.h"
 #include "pipeline/llm/kv/kv_cache.h"
 
@@ -106,4 +108,24 @@ TEST_CASE("kv cache: truncate keeps only needed blocks, bad ids are errors") {
     KvCacheParams bad = small_params();
     bad.head_dim = 0;
     CHECK(error_of([&] { KvCache k2(bad); }).find("invalid shape") != std::string::npos);
+}
+
+TEST_CASE("kv cache: every block starts on a cache line (the attention kernels' vector loads stay inside lines)") {
+    // Each block holds 2 x 3 layers x 16 positions x 16 floats: a multiple
+    // of 64 bytes, so every layer's K and V rows start on a line too. From
+    // malloc's 16-byte alignment, five blocks all on lines would be a chance
+    // of one in a thousand.
+    KvCacheParams p = small_params();
+    p.n_ctx = 5 * 16;
+    KvCache kv(p);
+    const int seq = kv.add_sequence();
+    kv.reserve(seq, 5 * 16);
+    kv.commit(seq, 5 * 16);
+    for (int layer = 0; layer < 3; ++layer)
+        for (int pos = 0; pos < 5 * 16; pos += 16) {
+            CAPTURE(layer);
+            CAPTURE(pos);
+            CHECK(reinterpret_cast<std::uintptr_t>(kv.k(layer, seq, pos)) % sixstep::cache_line_bytes == 0);
+            CHECK(reinterpret_cast<std::uintptr_t>(kv.v(layer, seq, pos)) % sixstep::cache_line_bytes == 0);
+        }
 }
