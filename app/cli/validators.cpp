@@ -1,11 +1,14 @@
 #include "app/cli/validators.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cfloat>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <string>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -34,19 +37,41 @@ void check_every_number(CLI::App& app) {
             const double x = std::strtod(text.c_str(), &end);
             if (text.empty()) return "an empty value is not a number";  // CLI11 would read it as 0
             if (end != text.c_str() + text.size()) return {};  // CLI11 says it is not a number
+            if (text.find_first_of("xX") != std::string::npos) return fmt::format("{} is not a number in decimal", text);
             // glibc: a denormal result (1e-320) or one that underflows to 0 (1e-400) sets ERANGE.
             if ((std::isfinite(x) && x != 0 && std::fabs(x) < DBL_MIN) || (errno == ERANGE && std::fabs(x) < 1))
                 return fmt::format("{} is too close to zero to compute with (use 0 or at least {:g})", text, DBL_MIN);
             return {};
         },
         "");
-    for (CLI::Option* opt : app.get_options())
+    // Whole numbers are written in decimal: CLI11 reads "010" as octal (8)
+    // and "0x10" as 16, so `-t 010` ran 8 threads and `--batch 1,010` batch
+    // 8. The text is rewritten as the decimal number it spells ("010" → 10)
+    // or refused ("2.5", "1e3", "0x10"), before any range check.
+    const CLI::Validator whole(
+        [](std::string& text) -> std::string {
+            const std::size_t b = text.find_first_not_of(' '), e = text.find_last_not_of(' ');
+            if (b == std::string::npos) return "an empty value is not a number";  // CLI11 would read it as 0
+            std::string_view t = std::string_view(text).substr(b, e - b + 1);
+            const bool negative = t.front() == '-';
+            if (t.front() == '-' || t.front() == '+') t.remove_prefix(1);
+            if (t.empty() || t.find_first_not_of("0123456789") != std::string_view::npos)
+                return fmt::format("{} is not a whole number", text);
+            t.remove_prefix(std::min(t.find_first_not_of('0'), t.size() - 1));  // leading zeros, but the last digit
+            text = (negative && t != "0" ? "-" : "") + std::string(t);
+            return {};
+        },
+        "");
+    for (CLI::Option* opt : app.get_options()) {
         // The option's own type, before the descriptions of its checks ("INT:INT in [1 - 1000]").
-        if (const std::string type = opt->get_type_name().substr(0, opt->get_type_name().find(':'));
-            type == "FLOAT" || type == "INT" || type == "UINT")
-            // First of the option's checks (CLI11 puts a transform in front):
-            // an empty value must not reach a range check, which reads it as 0.
+        const std::string type = opt->get_type_name().substr(0, opt->get_type_name().find(':'));
+        // First of the option's checks (CLI11 puts a transform in front): an
+        // empty value must not reach a range check, which reads it as 0.
+        if (type == "FLOAT")
             opt->transform(CLI::Validator(finite).non_modifying());
+        else if (type == "INT" || type == "UINT")
+            opt->transform(whole);
+    }
     for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) check_every_number(*sub);
 }
 

@@ -11,10 +11,13 @@ namespace sixstep::cli {
 CLI::Validator finite_number(double lo, double hi);
 
 // Every number option of `app` and its subcommands refuses an empty value
-// (which CLI11 reads as 0), and numbers too close to zero to compute with (1e-320: a denormal, which turned a
-// simulation's clock into a loop that never advanced, and divided into inf
-// elsewhere). nan, inf and ranges stay with each option's own checks, which
-// name what is wrong. Call once the options exist.
+// (which CLI11 reads as 0). Whole-number options read decimal only ("010" is
+// ten, not CLI11's octal eight; "0x10", "2.5" and "1e3" are refused), and
+// other number options refuse numbers too close to zero to compute with
+// (1e-320: a denormal, which turned a simulation's clock into a loop that
+// never advanced, and divided into inf elsewhere). nan, inf and ranges stay
+// with each option's own checks, which name what is wrong. Call once the
+// options exist.
 void check_every_number(CLI::App& app);
 
 // A seed: a whole number from 0 to 18446744073709551615, in decimal.

@@ -80,7 +80,7 @@ TEST_CASE("cli: screenshot sizes and font scales are checked before the renderer
 TEST_CASE("cli: a value the parser refuses is quoted escaped and cut short") {
     const auto esc = run_sixstep("bench --slices \"$(printf '\\033[2Jx')\"", 20);
     CHECK(esc.exit_code == 2);
-    CHECK(contains(esc.output, "--slices: Value \\x1b[2Jx not in range 1 to 1000"));
+    CHECK(contains(esc.output, "--slices: \\x1b[2Jx is not a whole number"));
     CHECK(contains(esc.output, "Run with --help for more information."));
     CHECK(esc.output.find('\x1b') == std::string::npos);
     const auto big = run_sixstep("bench --slices " + std::string(100000, '9'), 20);
@@ -119,4 +119,24 @@ TEST_CASE("cli: an empty value is not a number, nor an empty folder name a folde
 #ifdef SIXSTEP_TEST_HAS_GUI
     refused("screenshot '" + lesson + "' --out ''", "--out: give a folder, not an empty name");
 #endif
+}
+
+TEST_CASE("cli: numbers are read in decimal: 010 is ten, never octal eight; 0x10, 2.5 and 1e3 are refused as whole numbers") {
+    // CLI11 alone read "010" as octal: `-t 010` ran 8 threads, `--batch 1,010` batch 8.
+    const std::string gen = "generate -m '" + model + "' --prompt hi --temp 0 ";
+    const auto ten = run_sixstep(gen + "-n 010", 20);
+    CHECK(ten.exit_code == 0);
+    CHECK(contains(ten.output, "| 10 tokens in "));
+    CHECK(contains(run_sixstep(gen + "-n +007", 20).output, "| 7 tokens in "));
+    refused(gen + "-n 0x10", "--n-predict: 0x10 is not a whole number");
+    refused(gen + "-n 2.5", "--n-predict: 2.5 is not a whole number");
+    refused(gen + "-n 1e3", "--n-predict: 1e3 is not a whole number");
+    refused(gen + "-n ' '", "--n-predict: an empty value is not a number");
+    refused("bench --contention --slices 0b11", "--slices: 0b11 is not a whole number");
+    // Each element of a list too.
+    refused("bench -m '" + model + "' --batch 1,0x2", "--batch: 0x2 is not a whole number");
+    // Seeds keep their own check after this one.
+    refused("canary --seed 010.5", "--seed: 010.5 is not a whole number");
+    // Other numbers: strtod would read hexadecimal ("0x10" layers were 16).
+    refused("kv-calc --layers 0x10 --kv-heads 8 --head-dim 128 --tokens 10", "--layers: 0x10 is not a number in decimal");
 }
