@@ -121,7 +121,7 @@ TEST_CASE("cli: an empty value is not a number, nor an empty folder name a folde
 #endif
 }
 
-TEST_CASE("cli: numbers are read in decimal: 010 is ten, never octal eight; 0x10, 2.5 and 1e3 are refused as whole numbers") {
+TEST_CASE("cli: numbers are read in decimal (010 is ten, never octal eight), and 0x10, 2.5 and 1e3 are refused as whole numbers") {
     // CLI11 alone read "010" as octal: `-t 010` ran 8 threads, `--batch 1,010` batch 8.
     const std::string gen = "generate -m '" + model + "' --prompt hi --temp 0 ";
     const auto ten = run_sixstep(gen + "-n 010", 20);
