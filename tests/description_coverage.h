@@ -37,7 +37,11 @@ public:
     }
 
     void check_declared(const ModelDescription& d) const {
-        for (const auto& [path, f] : seen_) {
+        for (const auto& entry : seen_) {
+            // Named copies, not a structured binding: CAPTURE's lambda cannot
+            // capture a binding before clang 16 (the fuzz preset's compiler).
+            const auto& path = entry.first;
+            const auto& f = entry.second;
             CAPTURE(path);
             const PathInfo* info = d.find_path(path);
             if (!info) {

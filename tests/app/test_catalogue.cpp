@@ -45,7 +45,9 @@ TEST_CASE("catalogue: every Chinese entry is Chinese, every pattern keeps its ho
     const app::Catalogue* zh = app::catalogue("zh");
     REQUIRE(zh != nullptr);
     std::set<std::string_view> keys;
-    for (const auto& [en, tr] : zh->exact) {
+    for (const auto& entry : zh->exact) {
+        const auto& en = entry.first;
+        const auto& tr = entry.second;
         CAPTURE(en);
         CHECK(keys.insert(en).second);  // no key twice
         CHECK(!tr.empty());
@@ -55,7 +57,9 @@ TEST_CASE("catalogue: every Chinese entry is Chinese, every pattern keeps its ho
         for (size_t i = 0; (i = s.find('{', i)) != std::string_view::npos; ++i) h += s.substr(i, s[i + 1] == '=' ? 3 : 2);
         return h;
     };
-    for (const auto& [en, tr] : zh->patterns) {
+    for (const auto& entry : zh->patterns) {
+        const auto& en = entry.first;
+        const auto& tr = entry.second;
         CAPTURE(en);
         CHECK(!holes(en).empty());
         CHECK(holes(en) == holes(tr));

@@ -131,7 +131,9 @@ TEST_CASE("files: a FIFO as a prompt file, a text, a trace or a file to update i
         {"traffic -m '" + model + "' --arrivals 'trace:" + fifo + "'", "the trace file"},
         {"paths --markdown --update '" + fifo + "'", "the file"},
     };
-    for (const auto& [cmd, what] : cases) {
+    for (const auto& entry : cases) {
+        const auto& cmd = entry.first;
+        const auto& what = entry.second;
         CAPTURE(cmd);
         const auto r = run_sixstep(cmd, 10);
         CHECK(r.exit_code == 2);

@@ -126,9 +126,11 @@ TEST_CASE("llm view: a forced token is taken, marked, and generation goes on fro
 
 TEST_CASE("llm view: a token id that does not exist, or a malformed choice, is one clear error") {
     llm::LlmModel model(bundled_model());
-    for (const auto& [force, message] : {std::pair{"0:99999", "token id 99999 does not exist: the vocabulary has ids 0.."},
-                                         std::pair{"first:3", "\"first:3\" is not index:id"},
-                                         std::pair{"0:-1", "token id -1 does not exist"}}) {
+    for (const auto& entry : {std::pair{"0:99999", "token id 99999 does not exist: the vocabulary has ids 0.."},
+                              std::pair{"first:3", "\"first:3\" is not index:id"},
+                              std::pair{"0:-1", "token id -1 does not exist"}}) {
+        const auto& force = entry.first;
+        const auto& message = entry.second;
         CAPTURE(force);
         Request r = request("The cat", 2);
         r.set("force", force);

@@ -104,8 +104,10 @@ TEST_CASE("cli serve and load: bad arguments and unreachable servers exit 2 with
 TEST_CASE("cli check: a lesson whose endpoint url is malformed or answers nothing is invalid, exit 2, at the url") {
     const auto dir = sixstep::test::process_temp_dir("endpoint-cli");
     const std::string lesson = (dir / "remote.yaml").string();
-    for (const auto& [url, why] : {std::pair<std::string, std::string>{"http://127.0.0.1:1", "cannot reach"},
-                                   {"https://127.0.0.1:8080", "http://HOST:PORT"}}) {
+    for (const auto& entry : {std::pair<std::string, std::string>{"http://127.0.0.1:1", "cannot reach"},
+                              {"https://127.0.0.1:8080", "http://HOST:PORT"}}) {
+        const auto& url = entry.first;
+        const auto& why = entry.second;
         CAPTURE(url);
         std::ofstream(lesson) << "title: t\nmodel:\n  kind: endpoint\n  url: " << url
                               << "\nsteps:\n  - request: {utilizations: \"0.5\"}\n    run: all\n";

@@ -413,7 +413,9 @@ TEST_CASE("speculative: sampled decoding draws the target's distribution over th
         CAPTURE(draft.model->file().name());
         CAPTURE(c.overlap);
         CHECK(impossible == 0);
-        const auto [stat, df] = chi_square(observed, expected, n);
+        const std::pair<double, int> chi = chi_square(observed, expected, n);
+        const double stat = chi.first;
+        const int df = chi.second;
         CAPTURE(stat);
         CAPTURE(df);
         CHECK(df >= 2);

@@ -79,7 +79,9 @@ TEST_CASE("cli traffic: bad input is one clear error and exit code 2") {
         {"--kv-blocks 2 --max-batch 1 --max-tokens 64", "it could never finish; raise --kv-blocks or lower --max-tokens"},
         {"--block-size 0", "block size 0: a block holds at least one position"},
     };
-    for (const auto& [args, message] : cases) {
+    for (const auto& entry : cases) {
+        const auto& args = entry.first;
+        const auto& message = entry.second;
         const auto r = traffic(args.find("--count") == std::string::npos ? "--count 3 " + args : args);
         INFO(args << " → " << r.output);
         CHECK(r.exit_code == 2);

@@ -132,7 +132,9 @@ TEST_CASE("backend ops: every named tensor of every backend matches the referenc
                 REQUIRE(got[step].tensors.size() == ref[step].tensors.size());
                 std::string line;
                 double worst = 0;
-                for (const auto& [name, want] : ref[step].tensors) {
+                for (const auto& entry : ref[step].tensors) {
+                    const auto& name = entry.first;
+                    const auto& want = entry.second;
                     INFO(backend->name() << " " << ggml_type_name(type) << " step " << step << " " << name);
                     REQUIRE(got[step].shapes.at(name) == ref[step].shapes.at(name));
                     const double e = nmse(got[step].tensors.at(name), want);

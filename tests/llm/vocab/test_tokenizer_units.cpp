@@ -153,7 +153,9 @@ TEST_CASE("pre-tokenizers agree with the original regexes on 400 random texts") 
     int mismatches = 0;
     for (const auto& c : cases) {
         const std::string text = c.at("text").get<std::string>();
-        for (const auto& [name, kind] : kinds) {
+        for (const auto& entry : kinds) {
+            const auto& name = entry.first;
+            const auto& kind = entry.second;
             const auto expected = c.at(name).get<Words>();
             if (split(text, kind) != expected) {
                 ++mismatches;
