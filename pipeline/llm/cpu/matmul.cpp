@@ -15,11 +15,6 @@
 
 namespace sixstep::llm {
 
-float* AlignedFloats::get(std::size_t n) {
-    if (v_.size() < n) v_.resize(n);
-    return v_.data();
-}
-
 void matmul(const WeightMatrix& w, const float* x, int n_tokens, float* y, ThreadPool* pool, MatmulScratch& scratch,
             bool weights_in_cache) {
     const WeightMatrix* ws[1] = {&w};
@@ -30,6 +25,12 @@ void matmul(const WeightMatrix& w, const float* x, int n_tokens, float* y, Threa
 namespace {
 
 bool is_quantized(GGMLType t) { return t == GGMLType::Q8_0 || t == GGMLType::Q4_0; }
+
+// Scratch buffers only grow: a smaller matmul reuses a larger one's memory.
+template <typename T>
+void grow(AlignedVector<T>& v, std::size_t n) {
+    if (v.size() < n) v.resize(n);
+}
 
 }  // namespace
 
@@ -91,8 +92,8 @@ void matmul_steps(ThreadPool::Steps& steps, const WeightMatrix* const* ws, float
     // matmul's steps may grow the same scratch.
     const int n_blocks = n_cols / static_cast<int>(QK8_0);
     if (need_q8) {
-        scratch.q8_qs.resize(std::max(scratch.q8_qs.size(), static_cast<std::size_t>(n_tokens) * n_cols));
-        scratch.q8_d.resize(std::max(scratch.q8_d.size(), static_cast<std::size_t>(n_tokens) * n_blocks));
+        grow(scratch.q8_qs, static_cast<std::size_t>(n_tokens) * n_cols);
+        grow(scratch.q8_d, static_cast<std::size_t>(n_tokens) * n_blocks);
         steps.push_back({n_tokens, 1, [&scratch, &K, x, n_cols](int t0, int t1, int) {
                              K.quantize_q8_0(x, n_cols, scratch.q8_qs.data(), scratch.q8_d.data(), t0, t1);
                          }});
@@ -100,10 +101,11 @@ void matmul_steps(ThreadPool::Steps& steps, const WeightMatrix* const* ws, float
     const int n_groups = gemm ? (n_tokens + K.gemm_tokens - 1) / K.gemm_tokens : 0;
     const std::size_t packed_floats = static_cast<std::size_t>(n_groups) * K.gemm_tokens * n_cols;
     if (gemm) {
-        scratch.packed.get(packed_floats);
+        grow(scratch.packed, packed_floats);
         if (scratch.rows.size() < static_cast<std::size_t>(n_threads)) scratch.rows.resize(static_cast<std::size_t>(n_threads));
-        steps.push_back({n_groups, 1, [&scratch, &K, x, n_cols, n_tokens, packed_floats](int g0, int g1, int) {
-                             float* data = scratch.packed.get(packed_floats);
+        for (AlignedVector<float>& rows : scratch.rows) grow(rows, static_cast<std::size_t>(K.gemm_rows) * n_cols);
+        steps.push_back({n_groups, 1, [&scratch, &K, x, n_cols, n_tokens](int g0, int g1, int) {
+                             float* data = scratch.packed.data();
                              for (int g = g0; g < g1; ++g) K.pack_group(x, n_cols, n_tokens, g, data);
                          }});
     }
@@ -112,10 +114,10 @@ void matmul_steps(ThreadPool::Steps& steps, const WeightMatrix* const* ws, float
     // several small matmuls cost one synchronization instead of several.
     // Each matrix starts at a multiple of row_grain in that range, so its
     // rows are tiled exactly as by a matmul of its own.
-    const auto work = [&scratch, &K, mats, n_mats, x, n_cols, n_tokens, n_blocks, n_groups, packed_floats](
+    const auto work = [&scratch, &K, mats, n_mats, x, n_cols, n_tokens, n_blocks, n_groups](
                           int g0, int g1, int thread) {
         const Q8Rows q8{scratch.q8_qs.data(), scratch.q8_d.data(), n_cols, n_blocks};
-        const PackedRows packed{n_groups > 0 ? scratch.packed.get(packed_floats) : nullptr, n_cols, n_groups};
+        const PackedRows packed{n_groups > 0 ? scratch.packed.data() : nullptr, n_cols, n_groups};
         for (int m = 0; m < n_mats; ++m) {
             const Mat& mat = mats[static_cast<std::size_t>(m)];
             const WeightMatrix& w = *mat.w;
@@ -123,12 +125,9 @@ void matmul_steps(ThreadPool::Steps& steps, const WeightMatrix* const* ws, float
             const int r0 = std::max(g0, mat.base) - mat.base, r1 = std::min(g1, mat.base + w.n_rows) - mat.base;
             if (r0 >= r1) continue;
             switch (mat.path) {
-                case Path::gemm: {
-                    float* rows =
-                        scratch.rows[static_cast<std::size_t>(thread)].get(static_cast<std::size_t>(K.gemm_rows) * n_cols);
-                    K.gemm_rows_fn(w, packed, n_tokens, mat.y, r0, r1, rows);
+                case Path::gemm:
+                    K.gemm_rows_fn(w, packed, n_tokens, mat.y, r0, r1, scratch.rows[static_cast<std::size_t>(thread)].data());
                     break;
-                }
                 case Path::quant:
                     K.dot_rows_quant(w, q8, n_tokens, mat.y, r0, r1);
                     break;

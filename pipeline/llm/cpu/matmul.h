@@ -45,21 +45,12 @@
 
 namespace sixstep::llm {
 
-// A float buffer aligned to a cache line (64 bytes), grown on demand.
-class AlignedFloats {
-public:
-    float* get(std::size_t n);
-
-private:
-    AlignedVector<float> v_;
-};
-
 // Scratch reused across calls (one per forward context).
 struct MatmulScratch {
-    AlignedVector<std::int8_t> q8_qs;  // activations in Q8_0: (n_tokens, n_cols)
-    AlignedVector<float> q8_d;         // their scales: (n_tokens, n_cols / 32)
-    AlignedFloats packed;              // activations packed for the GEMM
-    std::vector<AlignedFloats> rows;   // per thread: weight rows converted to F32
+    AlignedVector<std::int8_t> q8_qs;        // activations in Q8_0: (n_tokens, n_cols)
+    AlignedVector<float> q8_d;               // their scales: (n_tokens, n_cols / 32)
+    AlignedVector<float> packed;             // activations packed for the GEMM
+    std::vector<AlignedVector<float>> rows;  // per thread: weight rows converted to F32
 };
 
 // y[t, o] = Σ_i W[o, i] · x[t, i]. pool may be null (single-threaded).
