@@ -126,7 +126,8 @@ void matmul_steps(ThreadPool::Steps& steps, const WeightMatrix* const* ws, float
             if (r0 >= r1) continue;
             switch (mat.path) {
                 case Path::gemm:
-                    K.gemm_rows_fn(w, packed, n_tokens, mat.y, r0, r1, scratch.rows[static_cast<std::size_t>(thread)].data());
+                    K.gemm_rows_fn(w, packed, n_tokens, mat.y, r0, r1,
+                                   scratch.rows[static_cast<std::size_t>(thread)].data());
                     break;
                 case Path::quant:
                     K.dot_rows_quant(w, q8, n_tokens, mat.y, r0, r1);
