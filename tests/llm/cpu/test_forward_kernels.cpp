@@ -240,6 +240,34 @@ TEST_CASE("kernels: matmul of every type matches matmul_ref at every level, for 
     }
 }
 
+TEST_CASE("kernels: each decode row gets the same bits whether its rows are summed in eights or one at a time") {
+    // Decode sums the rows of quantized weights eight at a time (drive in
+    // kernels_simd.inc); a matrix of one row takes the one-row tile. Both
+    // must give every row the very same float, at every level and for every
+    // type (float weights go one at a time throughout).
+    for (CpuSimd level : levels()) {
+        ScopedCpuSimd use(level);
+        for (GGMLType type : {GGMLType::Q8_0, GGMLType::Q4_0, GGMLType::F16, GGMLType::F32}) {
+            const int n_rows = 67, n_cols = 288;  // eight groups of eight and three rows over
+            const auto wf = randn(static_cast<std::size_t>(n_rows) * n_cols, 5);
+            const auto x = randn(n_cols, 6);
+            const auto bytes = quantize(type, wf.data(), static_cast<std::int64_t>(wf.size()));
+            const WeightMatrix w = weights(type, bytes, n_rows, n_cols);
+            MatmulScratch scratch;
+            std::vector<float> y(n_rows), y_row(n_rows);
+            matmul(w, x.data(), 1, y.data(), nullptr, scratch);
+            for (int r = 0; r < n_rows; ++r) {
+                const WeightMatrix one{type, w.row(r), 1, n_cols, w.row_bytes};
+                matmul(one, x.data(), 1, &y_row[static_cast<std::size_t>(r)], nullptr, scratch);
+            }
+            CAPTURE(cpu_simd_name(level));
+            CAPTURE(ggml_type_name(type));
+            CHECK(maxdiff(y, y_row) == 0.0f);
+            CHECK(y[0] != 0.0f);  // the rows were computed at all
+        }
+    }
+}
+
 TEST_CASE("kernels: matmul_many equals separate matmuls, mixed types and odd sizes, at every level") {
     ThreadPool pool(2);
     const int n_cols = 64;
