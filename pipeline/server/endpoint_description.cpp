@@ -122,7 +122,8 @@ const ModelDescription& endpoint_description() {
     static const ModelDescription d{"endpoint",
                                     "a real OpenAI-compatible server under Poisson load: its queueing curve, measured "
                                     "and predicted",
-                                    knobs(), paths(), headlines(), /*trains=*/false, panels()};
+                                    knobs(), paths(), headlines(), /*trains=*/false, panels(),
+                                    /*work=*/{}};
     return d;
 }
 

@@ -168,14 +168,14 @@ CanaryResult run_canary(const CanaryParams& p) {
     // Serving and deployment: the stream.
     std::mt19937_64 traffic(p.seed), routing(p.seed ^ 0x9e3779b97f4a7c15ull);
     std::uniform_real_distribution<double> uniform(0.0, 1.0);
-    enum class Phase { v1_only, canary, rolled_back, promoted } phase = Phase::v1_only;
+    enum class Rollout { v1_only, canary, rolled_back, promoted } phase = Rollout::v1_only;
     const auto checksum_text = [](const ModelVersion& v) { return checksum_hex(v.checksum); };
     r.events.push_back({0, fmt::format("v1 ({}) serves all traffic: {}", checksum_text(r.v1), r.v1.trained_on)});
     double sum1 = 0, sum2 = 0;
     int oor1 = 0, oor2 = 0;
     for (int i = 0; i < p.n_requests; ++i) {
-        if (phase == Phase::v1_only && i == p.baseline_requests) {
-            phase = Phase::canary;
+        if (phase == Rollout::v1_only && i == p.baseline_requests) {
+            phase = Rollout::canary;
             r.events.push_back({i, fmt::format("v2 ({}) ships as a canary to {:.0f}% of traffic: {}", checksum_text(r.v2),
                                                100 * p.fraction, r.v2.trained_on)});
         }
@@ -187,7 +187,7 @@ CanaryResult run_canary(const CanaryParams& p) {
         CanaryRequest q;
         q.index = i;
         q.distance = in_metres ? fmt::format("{:.0f} m", km * 1000) : fmt::format("{:.1f} km", km);
-        q.version = phase == Phase::promoted ? 2 : phase == Phase::canary && uniform(routing) < p.fraction ? 2 : 1;
+        q.version = phase == Rollout::promoted ? 2 : phase == Rollout::canary && uniform(routing) < p.fraction ? 2 : 1;
 
         const auto [resp, features] = answer(q.version == 1 ? m1 : m2, delivery_request(q.distance, congestion, express));
         q.minutes = std::get<double>(resp.fields.front().value);
@@ -198,10 +198,10 @@ CanaryResult run_canary(const CanaryParams& p) {
         (q.version == 1 ? r.answered_v1 : r.answered_v2) += 1;
         (q.version == 1 ? sum1 : sum2) += q.minutes;
         if (!q.warnings.empty()) (q.version == 1 ? oor1 : oor2) += 1;
-        if (q.version == 2 && phase == Phase::canary) ++r.exposed;
+        if (q.version == 2 && phase == Rollout::canary) ++r.exposed;
 
         // The monitor judges the canary after each of its answers.
-        if (phase == Phase::canary && q.version == 2 && r.answered_v2 >= p.min_samples && r.answered_v1 > 0) {
+        if (phase == Rollout::canary && q.version == 2 && r.answered_v2 >= p.min_samples && r.answered_v1 > 0) {
             const double mean1 = sum1 / r.answered_v1, mean2 = sum2 / r.answered_v2;
             const double drift = std::fabs(mean2 - mean1) / mean1;
             const double share1 = double(oor1) / r.answered_v1, share2 = double(oor2) / r.answered_v2;
@@ -221,14 +221,14 @@ CanaryResult run_canary(const CanaryParams& p) {
                 r.alarm_reason = why.front();
                 for (std::size_t k = 1; k < why.size(); ++k) r.alarm_reason += "; " + why[k];
                 r.events.push_back({i, fmt::format("monitor alarm after {} v2 answers: {}", r.answered_v2, r.alarm_reason)});
-                phase = Phase::rolled_back;
+                phase = Rollout::rolled_back;
                 r.rolled_back = true;
                 r.decided_at = i;
                 r.events.push_back({i, fmt::format("rollback: v2 ({}) withdrawn, v1 ({}) serves all traffic from request "
                                                    "{} on",
                                                    checksum_text(r.v2), checksum_text(r.v1), i + 1)});
             } else if (p.promote_after > 0 && r.answered_v2 >= p.promote_after) {
-                phase = Phase::promoted;
+                phase = Rollout::promoted;
                 r.promoted = true;
                 r.decided_at = i;
                 r.events.push_back({i, fmt::format("v2 ({}) passed {} answers without an alarm (mean {:.1f} vs {:.1f} "

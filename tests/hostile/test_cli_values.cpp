@@ -10,9 +10,9 @@
 using namespace sixstep::test;
 
 namespace {
-const std::string model = std::string(SIXSTEP_SOURCE_DIR) + "/assets/models/stories-3m-f16.gguf";
-const std::string lesson = std::string(SIXSTEP_SOURCE_DIR) + "/lessons/01-six-steps.yaml";
-const std::string request = "infer delivery --distance '3 km' --congestion 0 --express-lane 0 ";
+const std::string model_file = std::string(SIXSTEP_SOURCE_DIR) + "/assets/models/stories-3m-f16.gguf";
+const std::string lesson01 = std::string(SIXSTEP_SOURCE_DIR) + "/lessons/01-six-steps.yaml";
+const std::string infer_request = "infer delivery --distance '3 km' --congestion 0 --express-lane 0 ";
 
 void refused(const std::string& args, const std::string& message) {
     CAPTURE(args);
@@ -23,19 +23,19 @@ void refused(const std::string& args, const std::string& message) {
 }  // namespace
 
 TEST_CASE("cli: infer refuses a minimum or dropout that is not a finite number in range") {
-    refused(request + "--minimum 1e400", "--minimum: 1e400 is not a finite number from 0 to 1000000");
-    refused(request + "--minimum inf", "--minimum: inf is not a finite number from 0 to 1000000");
-    refused(request + "--minimum nan", "--minimum: nan is not a finite number from 0 to 1000000");
-    refused(request + "--train-mode --dropout nan", "--dropout: nan is not a finite number from 0 to 0.99");
-    refused(request + "--train-mode --dropout 0.999", "--dropout: 0.999 is not a finite number from 0 to 0.99");
-    refused(request + "--minimum 12abc", "--minimum: \"12abc\" is not a number");
-    const auto ok = run_sixstep(request + "--minimum 15", 20);
+    refused(infer_request + "--minimum 1e400", "--minimum: 1e400 is not a finite number from 0 to 1000000");
+    refused(infer_request + "--minimum inf", "--minimum: inf is not a finite number from 0 to 1000000");
+    refused(infer_request + "--minimum nan", "--minimum: nan is not a finite number from 0 to 1000000");
+    refused(infer_request + "--train-mode --dropout nan", "--dropout: nan is not a finite number from 0 to 0.99");
+    refused(infer_request + "--train-mode --dropout 0.999", "--dropout: 0.999 is not a finite number from 0 to 0.99");
+    refused(infer_request + "--minimum 12abc", "--minimum: \"12abc\" is not a number");
+    const auto ok = run_sixstep(infer_request + "--minimum 15", 20);
     CHECK(ok.exit_code == 0);
     CHECK(last_line(ok.output) == "Estimated delivery time: 15 minutes");
 }
 
 TEST_CASE("cli: seeds must be whole numbers from 0 to 2^64 − 1, never wrapped around") {
-    const std::string gen = "generate -m '" + model + "' --prompt hi -n 1 ";
+    const std::string gen = "generate -m '" + model_file + "' --prompt hi -n 1 ";
     refused(gen + "--seed -1", "--seed: -1 is not a whole number from 0 to 18446744073709551615");
     refused(gen + "--seed 18446744073709551616", "--seed: 18446744073709551616 is not a whole number");
     refused(gen + "--seed 1e3", "--seed: 1e3 is not a whole number");
@@ -44,7 +44,7 @@ TEST_CASE("cli: seeds must be whole numbers from 0 to 2^64 − 1, never wrapped 
 }
 
 TEST_CASE("cli: generate refuses sampling numbers that are not finite") {
-    const std::string gen = "generate -m '" + model + "' --prompt hi -n 1 ";
+    const std::string gen = "generate -m '" + model_file + "' --prompt hi -n 1 ";
     refused(gen + "--temp nan", "--temp: nan is not a finite number");
     refused(gen + "--temp inf", "--temp: inf is not a finite number");
     refused(gen + "--top-p nan", "--top-p: nan is not a finite number");
@@ -52,7 +52,7 @@ TEST_CASE("cli: generate refuses sampling numbers that are not finite") {
 }
 
 TEST_CASE("cli: a tiny temperature is greedy: the same text as --temp 0") {
-    const std::string gen = "generate -m '" + model + "' --prompt 'The cat sat on the' -n 8 --top-k 0 --top-p 1 --min-p 0 ";
+    const std::string gen = "generate -m '" + model_file + "' --prompt 'The cat sat on the' -n 8 --top-k 0 --top-p 1 --min-p 0 ";
     const auto greedy = run_sixstep(gen + "--temp 0 --json", 30);
     const auto tiny = run_sixstep(gen + "--temp 1e-38 --json", 30);
     REQUIRE(greedy.exit_code == 0);
@@ -66,7 +66,7 @@ TEST_CASE("cli: a tiny temperature is greedy: the same text as --temp 0") {
 // ASan build, which leaves the GUI out).
 #ifdef SIXSTEP_TEST_HAS_GUI
 TEST_CASE("cli: screenshot sizes and font scales are checked before the renderer sees them") {
-    const std::string shot = "screenshot '" + lesson + "' --out '" + (scratch() / "shots").string() + "' ";
+    const std::string shot = "screenshot '" + lesson01 + "' --out '" + (scratch() / "shots").string() + "' ";
     refused(shot + "--font-scale 0", "--font-scale: 0 is not a finite number from 0.25 to 4");
     refused(shot + "--font-scale 1e10", "--font-scale: 1e10 is not a finite number from 0.25 to 4");
     refused(shot + "--font-scale nan", "--font-scale: nan is not a finite number from 0.25 to 4");
@@ -99,14 +99,14 @@ TEST_CASE("cli: numbers at the edges of a double are refused, never a hang, nan 
     refused("bill --params 1e9 --train-tokens 1e6 --decode-tok-s 100 --price-per-hour 1e308",
             "bill: cost per day overflows");
     refused("bill --params 1e-320 --train-tokens 1e6 --decode-tok-s 100", "--params: 1e-320 is too close to zero");
-    refused(request.substr(0, request.find("--distance")) + "--distance '1e308 km' --congestion 0 --express-lane 0",
+    refused(infer_request.substr(0, infer_request.find("--distance")) + "--distance '1e308 km' --congestion 0 --express-lane 0",
             "the forward pass overflowed: 5 + 2×1e+308 + 10×0 + (−2)×0 = inf");
-    refused("traffic -m '" + model + "' --ttft-target nan", "--ttft-target: nan is not a finite number");
-    refused("serve -m '" + model + "' --shutdown-grace nan", "--shutdown-grace: nan is not a finite number");
-    refused("serve -m '" + model + "' --ctx -1", "--ctx: Value -1 not in range");
-    refused("serve -m '" + model + "' --ctx 99999", "context 99999: the model holds at most 512 positions (n_ctx; 0: all of them)");
-    for (const std::string& cmd : {std::string("canary"), std::string("queue --service-ms 2 --utilization 0.5"), "traffic -m '" + model + "'",
-                                  "waits -m '" + model + "'", "speculate -m '" + model + "'"})
+    refused("traffic -m '" + model_file + "' --ttft-target nan", "--ttft-target: nan is not a finite number");
+    refused("serve -m '" + model_file + "' --shutdown-grace nan", "--shutdown-grace: nan is not a finite number");
+    refused("serve -m '" + model_file + "' --ctx -1", "--ctx: Value -1 not in range");
+    refused("serve -m '" + model_file + "' --ctx 99999", "context 99999: the model holds at most 512 positions (n_ctx; 0: all of them)");
+    for (const std::string& cmd : {std::string("canary"), std::string("queue --service-ms 2 --utilization 0.5"), "traffic -m '" + model_file + "'",
+                                  "waits -m '" + model_file + "'", "speculate -m '" + model_file + "'"})
         refused(cmd + " --seed -1", "--seed: -1 is not a whole number from 0 to 18446744073709551615");
 }
 
@@ -117,13 +117,13 @@ TEST_CASE("cli: an empty value is not a number, nor an empty folder name a folde
     // Before an option's range check, which read it as 0 ("Value  not in range 1 to 1000").
     refused("bench --contention --slices ''", "--slices: an empty value is not a number");
 #ifdef SIXSTEP_TEST_HAS_GUI
-    refused("screenshot '" + lesson + "' --out ''", "--out: give a folder, not an empty name");
+    refused("screenshot '" + lesson01 + "' --out ''", "--out: give a folder, not an empty name");
 #endif
 }
 
 TEST_CASE("cli: numbers are read in decimal (010 is ten, never octal eight), and 0x10, 2.5 and 1e3 are refused as whole numbers") {
     // CLI11 alone read "010" as octal: `-t 010` ran 8 threads, `--batch 1,010` batch 8.
-    const std::string gen = "generate -m '" + model + "' --prompt hi --temp 0 ";
+    const std::string gen = "generate -m '" + model_file + "' --prompt hi --temp 0 ";
     const auto ten = run_sixstep(gen + "-n 010", 20);
     CHECK(ten.exit_code == 0);
     CHECK(contains(ten.output, "| 10 tokens in "));
@@ -134,7 +134,7 @@ TEST_CASE("cli: numbers are read in decimal (010 is ten, never octal eight), and
     refused(gen + "-n ' '", "--n-predict: an empty value is not a number");
     refused("bench --contention --slices 0b11", "--slices: 0b11 is not a whole number");
     // Each element of a list too.
-    refused("bench -m '" + model + "' --batch 1,0x2", "--batch: 0x2 is not a whole number");
+    refused("bench -m '" + model_file + "' --batch 1,0x2", "--batch: 0x2 is not a whole number");
     // Seeds keep their own check after this one.
     refused("canary --seed 010.5", "--seed: 010.5 is not a whole number");
     // Other numbers: strtod would read hexadecimal ("0x10" layers were 16).

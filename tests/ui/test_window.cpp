@@ -11,7 +11,7 @@
 using namespace sixstep;
 
 namespace {
-const std::string lessons = std::string(SIXSTEP_SOURCE_DIR) + "/lessons";
+const std::string lessons_dir = std::string(SIXSTEP_SOURCE_DIR) + "/lessons";
 
 bool have_display() {
     if (ui::display_available()) return true;
@@ -29,7 +29,7 @@ TEST_CASE("window: step through lesson 1 with the presenter's keys and exit clea
     o.autoplay_every = 4;
     o.quit_after_autoplay = true;
     o.frame_stats = true;
-    CHECK(ui::run_app(lessons + "/01-six-steps.yaml", o) == 0);
+    CHECK(ui::run_app(lessons_dir + "/01-six-steps.yaml", o) == 0);
     const ui::FrameStats st = ui::last_frame_stats();
     CHECK(st.frames > 40);
     CHECK(st.step_count >= 4);
@@ -55,7 +55,7 @@ TEST_CASE("window: frame times while stepping lessons 1-3 (printed, not asserted
         o.autoplay_every = 6;
         o.quit_after_autoplay = true;
         o.frame_stats = true;
-        const int rc = ui::run_app(lessons + "/" + lesson, o);
+        const int rc = ui::run_app(lessons_dir + "/" + lesson, o);
         CHECK(rc == 0);
         if (rc != 0) continue;
         const ui::FrameStats st = ui::last_frame_stats();
