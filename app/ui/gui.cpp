@@ -325,7 +325,7 @@ int render_screenshots(const ScreenshotOptions& o, std::vector<std::string>* wri
         return 2;
     }
     std::error_code ec;
-    std::filesystem::create_directories(o.out_dir, ec);
+    if (!o.out_dir.empty()) std::filesystem::create_directories(o.out_dir, ec);
     if (ec) {
         std::fprintf(stderr, "sixstep: error: %s: cannot create the folder: %s\n", printable(o.out_dir).c_str(),
                      ec.message().c_str());
@@ -393,21 +393,25 @@ int render_screenshots(const ScreenshotOptions& o, std::vector<std::string>* wri
             }
             if (overflows)
                 for (const std::string& line : frame_overflows) overflows->push_back("step " + std::to_string(k) + ": " + line);
-            render_draw_data(o.width, o.height, app.clear_rects());
-            std::vector<std::uint8_t> rgba = canvas.read_rgba();
-            for (size_t i = 3; i < rgba.size(); i += 4) rgba[i] = 255;  // opaque, whatever blending left
-            char name[32];
-            std::snprintf(name, sizeof name, "step-%02d.png", k);
-            const std::string path = (std::filesystem::path(o.out_dir) / name).string();
-            if (!write_png(path, o.width, o.height, rgba)) {
-                std::fprintf(stderr, "sixstep: error: %s: cannot write the PNG\n", path.c_str());
-                rc = 2;
-                break;
+            if (!o.out_dir.empty() || o.on_frame) {
+                render_draw_data(o.width, o.height, app.clear_rects());
+                Frame frame{o.width, o.height, canvas.read_rgba()};
+                for (size_t i = 3; i < frame.rgba.size(); i += 4) frame.rgba[i] = 255;  // opaque, whatever blending left
+                if (!o.out_dir.empty()) {
+                    char name[32];
+                    std::snprintf(name, sizeof name, "step-%02d.png", k);
+                    const std::string path = (std::filesystem::path(o.out_dir) / name).string();
+                    if (!write_png(path, o.width, o.height, frame.rgba)) {
+                        std::fprintf(stderr, "sixstep: error: %s: cannot write the PNG\n", path.c_str());
+                        rc = 2;
+                        break;
+                    }
+                    if (written) written->push_back(path);
+                    if (!o.quiet) std::printf("wrote %s\n", path.c_str());
+                }
+                if (o.on_frame) o.on_frame(frame, *snap);
             }
-            if (written) written->push_back(path);
-            if (o.on_image) o.on_image(path, *snap);
-            if (o.on_text) o.on_text(k, frame_text);
-            if (!o.quiet) std::printf("wrote %s\n", path.c_str());
+            if (o.on_text) o.on_text(k, frame_text, *snap);
         }
         Canvas::unbind();
         set_overflow_sink(nullptr);

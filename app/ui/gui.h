@@ -13,6 +13,7 @@
 //     o.out_dir = "shots";
 //     sixstep::ui::render_screenshots(o);  // DIR/step-01.png, step-02.png, ...
 #pragma once
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -64,24 +65,34 @@ struct FrameStats {
 };
 FrameStats last_frame_stats();
 
+// One step's picture as drawn: RGBA, rows top to bottom, opaque.
+struct Frame {
+    int width = 0;
+    int height = 0;
+    std::vector<std::uint8_t> rgba;
+};
+
 struct ScreenshotOptions {
     std::string lesson_path;
-    std::string out_dir;
+    std::string out_dir;  // where step-NN.png go; empty: no files, the callbacks only
     int width = 1280;
     int height = 720;
     float font_scale = 1.0f;   // 1 = the default projector size
     bool quiet = false;        // no "wrote DIR/step-01.png" lines
     std::string language;      // non-empty: the window's own words in this language (a test aid)
-    // Called after each image is written, with the snapshot it was drawn
-    // from, so a test can hold the pixels against the measured numbers.
-    std::function<void(const std::string& png, const app::Snapshot& shown)> on_image;
-    // Called after each step's image with the text on the screen (one
-    // rendered string per line), so a test can read what the window says.
-    std::function<void(int step, const std::string& screen_text)> on_text;
+    // Called after each step is drawn, with its pixels and the snapshot they
+    // were drawn from, so a test can hold the pixels against the measured
+    // numbers without a PNG (encoding one is most of a screenshot's time).
+    std::function<void(const Frame& frame, const app::Snapshot& shown)> on_frame;
+    // Called after each step with the text on the screen (one rendered string
+    // per line) and the snapshot, so a test can read what the window says.
+    // Without out_dir and on_frame nothing is rasterized: the layout and the
+    // text (and the overflow lines) need no pixels.
+    std::function<void(int step, const std::string& screen_text, const app::Snapshot& shown)> on_text;
 };
 
 // Renders the app at every step of a lesson to out_dir/step-NN.png (NN from
-// 01), with EGL surfaceless (no X server needed), or a hidden GLFW window
+// 01) and/or to the callbacks, with EGL surfaceless (no X server needed), or a hidden GLFW window
 // when EGL is unavailable and a display exists. Returns 0, or 2 for a bad
 // lesson or when no GL context could be made (with one message on stderr).
 // `written` (optional) receives the paths of the PNG files. `overflows`

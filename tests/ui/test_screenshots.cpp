@@ -35,9 +35,11 @@ namespace {
 
 struct Image {
     int w = 0, h = 0;
-    std::vector<unsigned char> px;  // RGB
+    std::vector<unsigned char> px;  // RGBA
+    Image() = default;
+    explicit Image(const ui::Frame& f) : w(f.width), h(f.height), px(f.rgba) {}
     std::uint32_t at(int x, int y) const {
-        const unsigned char* p = &px[(static_cast<size_t>(y) * w + x) * 3];
+        const unsigned char* p = &px[(static_cast<size_t>(y) * w + x) * 4];
         return (static_cast<std::uint32_t>(p[0]) << 16) | (p[1] << 8) | p[2];
     }
 };
@@ -45,9 +47,9 @@ struct Image {
 Image load_png(const std::string& path) {
     Image img;
     int n = 0;
-    unsigned char* data = stbi_load(path.c_str(), &img.w, &img.h, &n, 3);
+    unsigned char* data = stbi_load(path.c_str(), &img.w, &img.h, &n, 4);
     if (data) {
-        img.px.assign(data, data + static_cast<size_t>(img.w) * img.h * 3);
+        img.px.assign(data, data + static_cast<size_t>(img.w) * img.h * 4);
         stbi_image_free(data);
     }
     return img;
@@ -82,16 +84,15 @@ size_t distinct_colours(const Image& img) {
     return seen.size();
 }
 
-// Renders every step of a bundled lesson into a fresh temporary folder.
-std::vector<std::string> render_lesson(const char* file, const char* tag, fs::path& out_root) {
-    out_root = sixstep::test::process_temp_dir(tag);
+// Every step of a bundled lesson, drawn at 1280x720 (pixels in memory, no
+// PNG files: the one test of the files is "the PNG files hold the pixels").
+std::vector<Image> render_lesson(const char* file) {
     ui::ScreenshotOptions o;
     o.lesson_path = std::string(SIXSTEP_SOURCE_DIR) + "/lessons/" + file;
-    o.out_dir = out_root.string();
-    o.quiet = true;
-    std::vector<std::string> written;
-    REQUIRE(ui::render_screenshots(o, &written) == 0);
-    return written;
+    std::vector<Image> images;
+    o.on_frame = [&](const ui::Frame& f, const app::Snapshot&) { images.emplace_back(f); };
+    REQUIRE(ui::render_screenshots(o) == 0);
+    return images;
 }
 
 // The connected regions (4-neighbours) of exactly rgb in r with at least
@@ -195,7 +196,6 @@ int runs_on_baseline(const Image& img, const ui::Rect& r, const std::vector<std:
 // frames, rendered once.
 TEST_CASE("screenshots: every lesson, every step, off-screen at 1280x720, every pane's content fitting") {
     const std::string lessons = std::string(SIXSTEP_SOURCE_DIR) + "/lessons";
-    const auto out_root = sixstep::test::process_temp_dir("ui-smoke");
     const float f = ui::default_font_px(720);
     const ui::Layout layout = ui::compute_layout(1280, 720, f, 0, 1);
 
@@ -211,23 +211,23 @@ TEST_CASE("screenshots: every lesson, every step, off-screen at 1280x720, every 
         }
         ui::ScreenshotOptions o;
         o.lesson_path = path;
-        o.out_dir = (out_root / fs::path(path).stem()).string() + (lesson.language == "en" ? "" : "-" + lesson.language);
-        o.quiet = true;
-        std::vector<std::string> written, overflows;
-        REQUIRE_MESSAGE(ui::render_screenshots(o, &written, &overflows) == 0,
+        std::vector<Image> frames;
+        o.on_frame = [&](const ui::Frame& frame, const app::Snapshot&) { frames.emplace_back(frame); };
+        std::vector<std::string> overflows;
+        REQUIRE_MESSAGE(ui::render_screenshots(o, nullptr, &overflows) == 0,
                         "no image: is Mesa's EGL (libegl-mesa0) installed? the GUI smoke test needs it");
-        REQUIRE(written.size() == lesson.steps.size());
+        REQUIRE(frames.size() == lesson.steps.size());
         std::string unfit;
         for (const std::string& line : overflows) unfit += "\n  " + line;
         CHECK_MESSAGE(unfit.empty(), "content that does not fit its pane at 1280x720:" << unfit);
 
         // What the interpreter says ran last at each step: the stage the diagram must highlight.
         app::Interpreter it(lesson);
-        for (size_t k = 0; k < written.size(); ++k) {
+        for (size_t k = 0; k < frames.size(); ++k) {
             it.step();
             const auto& st = it.state();
             CAPTURE(k + 1);
-            const Image img = load_png(written[k]);
+            const Image& img = frames[k];
             REQUIRE(img.w == 1280);
             REQUIRE(img.h == 720);
             CHECK(distinct_colours(img) > 20);                                 // not blank
@@ -244,8 +244,6 @@ TEST_CASE("screenshots: every lesson, every step, off-screen at 1280x720, every 
         }
     }
     CHECK(images >= 20);
-    std::error_code ec;
-    fs::remove_all(out_root, ec);
 }
 
 // Lesson 05 shows the KV cache panel (first of two stacked) while it walks a
@@ -256,9 +254,8 @@ TEST_CASE("screenshots: every lesson, every step, off-screen at 1280x720, every 
 // the prefill step, where no cell is green yet.
 TEST_CASE("screenshots: the KV cache grid fills as one block, then one column per decode step") {
     const std::string path = std::string(SIXSTEP_SOURCE_DIR) + "/lessons/05-prefill-decode-kv-cache.yaml";
-    fs::path out_root;
-    const std::vector<std::string> written = render_lesson("05-prefill-decode-kv-cache.yaml", "ui-kv-grid", out_root);
-    REQUIRE(written.size() >= 5);
+    const std::vector<Image> frames = render_lesson("05-prefill-decode-kv-cache.yaml");
+    REQUIRE(frames.size() >= 5);
 
     const float f = ui::default_font_px(720);
     const ui::Layout layout = ui::compute_layout(1280, 720, f, 0, 1, true);
@@ -274,7 +271,7 @@ TEST_CASE("screenshots: the KV cache grid fills as one block, then one column pe
         const auto& view = it.state().panels.view;
         n_prompt.push_back(view ? view->n_prompt : 0);
         n_decoded.push_back(view ? view->kv.n_filled - view->n_prompt : 0);
-        const Image img = load_png(written[k]);
+        const Image& img = frames[k];
         REQUIRE(img.w == 1280);
         prefill.push_back(pixels(img, ui::theme::kv_prefill_rgb));
         decode.push_back(pixels(img, ui::theme::kv_decode_rgb));
@@ -303,9 +300,8 @@ TEST_CASE("screenshots: the KV cache grid fills as one block, then one column pe
 // before (the next-token panel) has none of it.
 TEST_CASE("screenshots: the attention map draws the causal mask") {
     const std::string path = std::string(SIXSTEP_SOURCE_DIR) + "/lessons/04-one-token-at-a-time.yaml";
-    fs::path out_root;
-    const std::vector<std::string> written = render_lesson("04-one-token-at-a-time.yaml", "ui-attention", out_root);
-    REQUIRE(written.size() >= 6);
+    const std::vector<Image> frames = render_lesson("04-one-token-at-a-time.yaml");
+    REQUIRE(frames.size() >= 6);
     app::Interpreter it(app::load_lesson(path));
     for (int k = 0; k < 6; ++k) it.step();
     const auto& map = it.state().panels.attention;
@@ -316,11 +312,8 @@ TEST_CASE("screenshots: the attention map draws the causal mask") {
     const float f = ui::default_font_px(720);
     const ui::Layout layout = ui::compute_layout(1280, 720, f, 0, 1, true);
     const ui::Rect slot = ui::panel_slot(layout.inspector, 2, 0);
-    auto masked = [&](const std::string& png) {
-        const Image img = load_png(png);
-        return share(img, slot, ui::theme::mask_rgb) * slot.w * slot.h;
-    };
-    const double before = masked(written[4]), with_map = masked(written[5]);
+    auto masked = [&](const Image& img) { return share(img, slot, ui::theme::mask_rgb) * slot.w * slot.h; };
+    const double before = masked(frames[4]), with_map = masked(frames[5]);
     CHECK(before == 0);
     // At least n(n-1)/2 cells of 2×2 pixels (plus the legend's swatch).
     CHECK(with_map >= n * (n - 1) / 2 * 4);
@@ -343,8 +336,7 @@ TEST_CASE("screenshots: the attention map draws the causal mask") {
 // One rendering serves the four (doctest runs each subcase in the same process).
 TEST_CASE("screenshots: the tokens, next-token, timeline and logit-lens panels show the engine's numbers") {
     const std::string path = std::string(SIXSTEP_SOURCE_DIR) + "/lessons/04-one-token-at-a-time.yaml";
-    static fs::path out_root;
-    static const std::vector<std::string> written = render_lesson("04-one-token-at-a-time.yaml", "ui-llm-panels", out_root);
+    static const std::vector<Image> frames = render_lesson("04-one-token-at-a-time.yaml");
     static const std::vector<app::PanelsState> panels = [&] {
         app::Interpreter it(app::load_lesson(path));
         std::vector<app::PanelsState> out;
@@ -354,7 +346,7 @@ TEST_CASE("screenshots: the tokens, next-token, timeline and logit-lens panels s
         }
         return out;
     }();
-    REQUIRE(written.size() == panels.size());
+    REQUIRE(frames.size() == panels.size());
 
     const float f = ui::default_font_px(720);
     const ui::Layout layout = ui::compute_layout(1280, 720, f, 0, 1, true);
@@ -371,7 +363,7 @@ TEST_CASE("screenshots: the tokens, next-token, timeline and logit-lens panels s
             const auto at = std::find(shown.begin(), shown.end(), name);
             if (at == shown.end()) continue;
             const int n = static_cast<int>(shown.size()), i = static_cast<int>(at - shown.begin());
-            out.push_back({k, load_png(written[k]), ui::panel_slot(layout.inspector, n, i)});
+            out.push_back({k, frames[k], ui::panel_slot(layout.inspector, n, i)});
         }
         return out;
     };
@@ -467,23 +459,19 @@ TEST_CASE("screenshots: the tokens, next-token, timeline and logit-lens panels s
 // line in the canary colour both times, and the rollback marker only when
 // the engine rolled back.
 TEST_CASE("screenshots: the canary chart marks the rollback only when there is one") {
-    fs::path out_root;
-    const std::vector<std::string> written = render_lesson("16-inference-serving-deployment.yaml", "ui-canary", out_root);
-    REQUIRE(written.size() == 5);
+    const std::vector<Image> frames = render_lesson("16-inference-serving-deployment.yaml");
+    REQUIRE(frames.size() == 5);
     const ui::Rect whole{0, 0, 1280, 720};
-    auto pixels = [&](const std::string& png, std::uint32_t rgb) {
-        const Image img = load_png(png);
+    auto pixels = [&](const Image& img, std::uint32_t rgb) {
         REQUIRE(img.w == 1280);
         return share(img, whole, rgb) * whole.w * whole.h;
     };
-    const double rollback = pixels(written[3], ui::theme::rollback_rgb);
-    const double promoted = pixels(written[4], ui::theme::rollback_rgb);
+    const double rollback = pixels(frames[3], ui::theme::rollback_rgb);
+    const double promoted = pixels(frames[4], ui::theme::rollback_rgb);
     CHECK(rollback > 20);  // a dashed line across the chart and its label
     CHECK(promoted == 0);
-    CHECK(pixels(written[3], ui::theme::canary_rgb) > 20);
-    CHECK(pixels(written[4], ui::theme::canary_rgb) > 20);
-    std::error_code ec;
-    fs::remove_all(out_root, ec);
+    CHECK(pixels(frames[3], ui::theme::canary_rgb) > 20);
+    CHECK(pixels(frames[4], ui::theme::canary_rgb) > 20);
 }
 
 // Nothing the window lays out may be cut or hidden: at both projector sizes,
@@ -494,14 +482,14 @@ TEST_CASE("screenshots: the canary chart marks the rollback only when there is o
 // The overflow lines of one lesson rendered at one size.
 static std::vector<std::string> overflows_of(const std::string& lesson_path, int width, int height) {
     ui::ScreenshotOptions o;
-    o.lesson_path = lesson_path;
-    o.out_dir = sixstep::test::process_temp_dir("ui-fit").string();
+    o.lesson_path = lesson_path;  // no out_dir, no on_frame: laid out, not rasterized
     o.width = width;
     o.height = height;
-    o.quiet = true;
-    std::vector<std::string> written, overflows;
-    REQUIRE(ui::render_screenshots(o, &written, &overflows) == 0);
-    REQUIRE(!written.empty());
+    int steps = 0;
+    o.on_text = [&](int, const std::string&, const app::Snapshot&) { ++steps; };
+    std::vector<std::string> overflows;
+    REQUIRE(ui::render_screenshots(o, nullptr, &overflows) == 0);
+    REQUIRE(steps > 0);
     return overflows;
 }
 
@@ -548,6 +536,39 @@ TEST_CASE("screenshots: a broken lesson is one clear error, no images") {
     fs::remove_all(dir, ec);
 }
 
+// The files the `screenshot` command writes: one PNG per step, named by its
+// step, each decoding to exactly the pixels drawn (the other cases read the
+// pixels in memory).
+TEST_CASE("screenshots: the PNG files hold the pixels drawn, one per step") {
+    const auto dir = sixstep::test::process_temp_dir("ui-png");
+    const std::string path = std::string(SIXSTEP_SOURCE_DIR) + "/lessons/01-six-steps.yaml";
+    ui::ScreenshotOptions o;
+    o.lesson_path = path;
+    o.out_dir = (dir / "out").string();
+    o.width = 640;
+    o.height = 360;
+    o.quiet = true;
+    std::vector<Image> frames;
+    o.on_frame = [&](const ui::Frame& frame, const app::Snapshot&) { frames.emplace_back(frame); };
+    std::vector<std::string> written;
+    REQUIRE(ui::render_screenshots(o, &written) == 0);
+    REQUIRE(written.size() == app::load_lesson(path).steps.size());
+    REQUIRE(frames.size() == written.size());
+    for (size_t k = 0; k < written.size(); ++k) {
+        CAPTURE(written[k]);
+        char name[32];
+        std::snprintf(name, sizeof name, "step-%02zu.png", k + 1);
+        CHECK(fs::path(written[k]).filename() == name);
+        const Image png = load_png(written[k]);
+        CHECK(png.w == 640);
+        CHECK(png.h == 360);
+        CHECK(png.px == frames[k].px);
+        CHECK(distinct_colours(png) > 20);
+    }
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+}
+
 // ---- the serving lab's views ------------------------------------------------
 // A small serving lesson on the tiny random model, rendered once: a batch
 // sweep (1 … 1024 sequences: a second's work), a traffic run (the timeline), a traffic run comparing KV layouts (the
@@ -587,11 +608,9 @@ const std::vector<ServingShot>& serving_shots() {
         std::vector<ServingShot> out;
         ui::ScreenshotOptions o;
         o.lesson_path = lesson.string();
-        o.out_dir = (dir / "out").string();
-        o.quiet = true;
-        o.on_image = [&](const std::string& png, const app::Snapshot& shown) {
+        o.on_frame = [&](const ui::Frame& frame, const app::Snapshot& shown) {
             ServingShot s;
-            s.img = load_png(png);
+            s.img = Image(frame);
             s.exhibit = std::dynamic_pointer_cast<const serving::ServingExhibit>(shown.state.exhibit);
             out.push_back(std::move(s));
         };
