@@ -23,7 +23,6 @@ BenchResult run_bench(Backend& backend, const BenchParams& params) {
     std::mt19937_64 rng(params.seed);
     std::uniform_int_distribution<int> any_token(0, hp.n_vocab - 1);
     std::vector<float> logits;
-    using Clock = std::chrono::steady_clock;
 
     // One test: a warm-up, then `repetitions` timed runs of `run_once` on a
     // fresh sequence each time (`setup` runs before the clock starts);
@@ -38,7 +37,7 @@ BenchResult run_bench(Backend& backend, const BenchParams& params) {
                             static_cast<std::uint64_t>(params.repetitions + 1));
             setup();
             const int s = kv->add_sequence();
-            const auto t0 = Clock::now();
+            const auto t0 = std::chrono::steady_clock::now();
             run_once(s);
             const double dt = ms_since(t0);
             kv->free_sequence(s);
