@@ -404,6 +404,8 @@ const Catalogue& chinese_catalogue() {
             {"TPOT = (total \u2212 TTFT) / (n \u2212 1) = {} ms", "TPOT = (总计 \u2212 TTFT) / (n \u2212 1) = {} ms"},
             {"cpu ({} threads, {})", "CPU（{} 个线程，{}）"},
             {"cpu ({} thread, {})", "CPU（{} 个线程，{}）"},
+            {"opened \"{=}\" ({} steps)", "已打开“{=}”（{} 步）"},
+            {"reloaded \"{=}\" ({} steps)", "已重新加载“{=}”（{} 步）"},
             {"step {}: done, {} checks held", "第 {} 步：完成，{} 项检查通过"},
             {"step {}: done, {} check held", "第 {} 步：完成，{} 项检查通过"},
             {"step {}: done", "第 {} 步：完成"},
