@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "gpu/cublas_api.h"
 #include "pipeline/core/error.h"
 
 namespace sixstep::gpu {
@@ -25,8 +26,11 @@ void throw_cuda_error(cudaError_t err, const char* call, const char* file, int l
 }
 
 void throw_cublas_error(cublasStatus_t status, const char* call, const char* file, int line) {
-    throw Error(fmt::format("{}:{}: {}: {} ({})", source_path(file), line, call, cublasGetStatusString(status),
-                            cublasGetStatusName(status)));
+    // A status can only come from a loaded cuBLAS; the number is the fallback all the same.
+    if (cublas_unavailable())
+        throw Error(fmt::format("{}:{}: {}: cuBLAS status {}", source_path(file), line, call, static_cast<int>(status)));
+    throw Error(fmt::format("{}:{}: {}: {} ({})", source_path(file), line, call, cublas_api().status_string(status),
+                            cublas_api().status_name(status)));
 }
 
 }  // namespace sixstep::gpu

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "gpu/cublas_api.h"
 #include "pipeline/core/error.h"
 
 namespace sixstep::gpu {
@@ -20,17 +21,17 @@ CudaDevice::CudaDevice(int index) : index_(index) {
     // A blocking stream (not cudaStreamNonBlocking): work queued on the
     // legacy default stream, such as a plain cudaMemcpy, is ordered with it.
     CUDA_CHECK(cudaStreamCreate(&stream_));
-    CUBLAS_CHECK(cublasCreate(&cublas_));
-    CUBLAS_CHECK(cublasSetStream(cublas_, stream_));
+    CUBLAS_CHECK(cublas_api().create(&cublas_));
+    CUBLAS_CHECK(cublas_api().set_stream(cublas_, stream_));
     // Plain float32 GEMMs: no TF32 tensor-core rounding, so the GPU agrees
     // with the CPU to float32 precision (a speed knob for later, measured).
-    CUBLAS_CHECK(cublasSetMathMode(cublas_, CUBLAS_DEFAULT_MATH));
+    CUBLAS_CHECK(cublas_api().set_math_mode(cublas_, CUBLAS_DEFAULT_MATH));
 }
 
 CudaDevice::~CudaDevice() {
     // No throwing from here; at process exit CUDA may already be shut down.
     if (cudaSetDevice(index_) != cudaSuccess) return;
-    if (cublas_) static_cast<void>(cublasDestroy(cublas_));
+    if (cublas_) static_cast<void>(cublas_api().destroy(cublas_));
     if (stream_) static_cast<void>(cudaStreamDestroy(stream_));
 }
 
@@ -56,6 +57,8 @@ std::optional<std::string> device_unavailable() {
             return fmt::format("CUDA device 0 ({}, compute capability {}.{}) cannot run this build's kernels "
                                "(built for architectures {}): {}",
                                prop.name, prop.major, prop.minor, SIXSTEP_CUDA_ARCHITECTURES, cudaGetErrorString(probe));
+        if (const std::optional<std::string> no_blas = cublas_unavailable())
+            return fmt::format("CUDA device 0 ({}) is here, but cuBLAS is not: {}", prop.name, *no_blas);
         return std::nullopt;
     }();
     return why;

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <string>
 
+#include "gpu/cublas_api.h"
 #include "gpu/cuda_check.h"
 #include "gpu/dequant.cuh"
 #include "gpu/reduce.cuh"
@@ -198,8 +199,8 @@ void dequantize_rows(const DeviceMatrix& w, int r0, int n_rows, float* out, cuda
 void gemm(const DeviceMatrix& w, const float* x, int n_tokens, float* y, bool accumulate, const MatmulContext& ctx) {
     const float alpha = 1.0f, beta = accumulate ? 1.0f : 0.0f;
     if (w.type == DeviceType::f32) {
-        CUBLAS_CHECK(cublasSgemm(ctx.cublas, CUBLAS_OP_T, CUBLAS_OP_N, w.n_rows, n_tokens, w.n_cols, &alpha,
-                                 static_cast<const float*>(w.values), w.n_cols, x, w.n_cols, &beta, y, w.n_rows));
+        CUBLAS_CHECK(cublas_api().sgemm(ctx.cublas, CUBLAS_OP_T, CUBLAS_OP_N, w.n_rows, n_tokens, w.n_cols, &alpha,
+                                        static_cast<const float*>(w.values), w.n_cols, x, w.n_cols, &beta, y, w.n_rows));
         return;
     }
     const std::size_t fit = ctx.tile ? ctx.tile_floats / static_cast<std::size_t>(w.n_cols) : 0;
@@ -211,8 +212,8 @@ void gemm(const DeviceMatrix& w, const float* x, int n_tokens, float* y, bool ac
         const int rows = std::min(tile_rows, w.n_rows - r0);
         dequantize_rows(w, r0, rows, ctx.tile, ctx.stream);
         // Stream order keeps the next tile's dequantization after this GEMM's reads.
-        CUBLAS_CHECK(cublasSgemm(ctx.cublas, CUBLAS_OP_T, CUBLAS_OP_N, rows, n_tokens, w.n_cols, &alpha, ctx.tile,
-                                 w.n_cols, x, w.n_cols, &beta, y + r0, w.n_rows));
+        CUBLAS_CHECK(cublas_api().sgemm(ctx.cublas, CUBLAS_OP_T, CUBLAS_OP_N, rows, n_tokens, w.n_cols, &alpha, ctx.tile,
+                                        w.n_cols, x, w.n_cols, &beta, y + r0, w.n_rows));
     }
 }
 
