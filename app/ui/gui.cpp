@@ -324,13 +324,6 @@ int render_screenshots(const ScreenshotOptions& o, std::vector<std::string>* wri
                      o.height);
         return 2;
     }
-    std::error_code ec;
-    if (!o.out_dir.empty()) std::filesystem::create_directories(o.out_dir, ec);
-    if (ec) {
-        std::fprintf(stderr, "sixstep: error: %s: cannot create the folder: %s\n", printable(o.out_dir).c_str(),
-                     ec.message().c_str());
-        return 2;
-    }
     init_imgui();
     // EGL surfaceless first: it needs no X server. A hidden window when EGL
     // is unavailable but a display is.
@@ -360,6 +353,15 @@ int render_screenshots(const ScreenshotOptions& o, std::vector<std::string>* wri
         } else if (!snap->has_lesson) {
             std::fprintf(stderr, "sixstep: error: %s\n", snap->load_error.c_str());
             rc = 2;
+        } else if (!o.out_dir.empty()) {
+            // Only for a lesson that loaded: a refused one leaves no empty folder behind.
+            std::error_code ec;
+            std::filesystem::create_directories(o.out_dir, ec);
+            if (ec) {
+                std::fprintf(stderr, "sixstep: error: %s: cannot create the folder: %s\n", printable(o.out_dir).c_str(),
+                             ec.message().c_str());
+                rc = 2;
+            }
         }
         ImGuiIO& io = ImGui::GetIO();
         std::vector<std::string> frame_overflows;  // of the frame drawn last

@@ -520,7 +520,7 @@ TEST_CASE("screenshots: every pane's content fits, every lesson at 1920x1080") {
     CHECK_MESSAGE(unexpected.empty(), "content that does not fit its pane:" << unexpected);
 }
 
-TEST_CASE("screenshots: a broken lesson is one clear error, no images") {
+TEST_CASE("screenshots: a broken lesson is one clear error, no images and no folder") {
     const auto dir = sixstep::test::process_temp_dir("ui-broken");
     fs::create_directories(dir);
     const auto lesson = dir / "broken.yaml";
@@ -532,6 +532,7 @@ TEST_CASE("screenshots: a broken lesson is one clear error, no images") {
     std::vector<std::string> written;
     CHECK(ui::render_screenshots(o, &written) == 2);
     CHECK(written.empty());
+    CHECK_FALSE(fs::exists(dir / "out"));  // the folder is made only for a lesson that loads
     std::error_code ec;
     fs::remove_all(dir, ec);
 }
