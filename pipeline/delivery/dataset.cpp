@@ -3,6 +3,9 @@
 #include <charconv>
 #include <cmath>
 #include <sstream>
+#include <string_view>
+
+#include <fmt/format.h>
 
 #include "pipeline/core/error.h"
 #include "pipeline/core/file.h"
@@ -44,7 +47,8 @@ std::vector<Example> load_deliveries_csv(const std::string& path) {
             // learning rate for the data.
             if (std::fabs(v[static_cast<size_t>(col)]) > max_value)
                 throw Error(SourceLocation{path, line_no, static_cast<int>(pos) + 1},
-                            "\"" + std::string(b, e) + "\" is too large to train on (at most 1e100 in size)");
+                            fmt::format("\"{}\" is too large to train on (at most {:g} in size)",
+                                        std::string_view(b, static_cast<std::size_t>(e - b)), max_value));
             pos = end + 1;
         }
         if (pos <= line.size())

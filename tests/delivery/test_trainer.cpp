@@ -87,7 +87,7 @@ TEST_CASE("malformed training data: file:line:column") {
     CHECK_THROWS_WITH_AS(load_deliveries_csv(d), (d + ": no training examples").c_str(), Error);
     // Values whose squares overflow: named at the data, not blamed on the learning rate.
     const auto e = write_temp("sixstep-bad5.csv", "distance_km,congestion,express_lane,minutes\n1,0,0,7\n2,0,0,-1e200\n");
-    CHECK_THROWS_WITH_AS(load_deliveries_csv(e), (e + ":3:7: \"-1e200\" is too large to train on (at most 1e100 in size)").c_str(),
+    CHECK_THROWS_WITH_AS(load_deliveries_csv(e), (e + ":3:7: \"-1e200\" is too large to train on (at most 1e+100 in size)").c_str(),
                          Error);
     for (const auto& f : {a, b, c, d, e}) std::filesystem::remove(f);
 }
