@@ -86,13 +86,21 @@ size_t distinct_colours(const Image& img) {
 
 // Every step of a bundled lesson, drawn at 1280x720 (pixels in memory, no
 // PNG files: the one test of the files is "the PNG files hold the pixels").
-std::vector<Image> render_lesson(const char* file) {
+// Every step of the lesson at `path`, at 1280x720, in memory; the renderer's
+// lines about content that does not fit its pane go to `overflows`.
+std::vector<Image> render_lesson_at(const std::string& path, std::vector<std::string>* overflows = nullptr) {
     ui::ScreenshotOptions o;
-    o.lesson_path = std::string(SIXSTEP_SOURCE_DIR) + "/lessons/" + file;
+    o.lesson_path = path;
     std::vector<Image> images;
     o.on_frame = [&](const ui::Frame& f, const app::Snapshot&) { images.emplace_back(f); };
-    REQUIRE(ui::render_screenshots(o) == 0);
+    REQUIRE_MESSAGE(ui::render_screenshots(o, nullptr, overflows) == 0,
+                    "no image: is Mesa's EGL (libegl-mesa0) installed? the GUI smoke test needs it");
     return images;
+}
+
+// The same for a bundled lesson, by file name.
+std::vector<Image> render_lesson(const char* file) {
+    return render_lesson_at(std::string(SIXSTEP_SOURCE_DIR) + "/lessons/" + file);
 }
 
 // The connected regions (4-neighbours) of exactly rgb in r with at least
@@ -209,13 +217,8 @@ TEST_CASE("screenshots: every lesson, every step, off-screen at 1280x720, every 
             FAIL_CHECK("lesson does not load: " << e.what());
             continue;
         }
-        ui::ScreenshotOptions o;
-        o.lesson_path = path;
-        std::vector<Image> frames;
-        o.on_frame = [&](const ui::Frame& frame, const app::Snapshot&) { frames.emplace_back(frame); };
         std::vector<std::string> overflows;
-        REQUIRE_MESSAGE(ui::render_screenshots(o, nullptr, &overflows) == 0,
-                        "no image: is Mesa's EGL (libegl-mesa0) installed? the GUI smoke test needs it");
+        const std::vector<Image> frames = render_lesson_at(path, &overflows);
         REQUIRE(frames.size() == lesson.steps.size());
         std::string unfit;
         for (const std::string& line : overflows) unfit += "\n  " + line;
