@@ -26,10 +26,10 @@ bool resolve(void* lib, const char* name, Fn& fn, std::string& why) {
 Loaded load() {
     Loaded out;
     const std::string file = cublas_library_name();
-    // Kept open for the life of the process: handles made from it may be
-    // destroyed as late as static destructors run.
     // The loader's own search first (LD_LIBRARY_PATH, ld.so.cache), then the
     // toolkit folder this was built against, which is often not in either.
+    // Never closed: handles made from it may be destroyed as late as static
+    // destructors run.
     void* lib = dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!lib) {
         const char* err = dlerror();

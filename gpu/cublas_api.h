@@ -1,7 +1,7 @@
 // cuBLAS, loaded when the CUDA backend first needs it. libcublas and the
 // libcublasLt it pulls in are about 570 MB; linked the ordinary way they are
 // mapped and initialized at the start of every sixstep process — `sixstep
-// --version` took 0.17–0.19 s and 228 MB of memory — though most runs never
+// --version` took 0.11–0.19 s and 229 MB of memory — though most runs never
 // touch a GPU. Loaded with dlopen, they cost nothing until a backend on the
 // GPU is made, and a binary built with CUDA also starts on a machine that has
 // no CUDA libraries at all (the runtime, libcudart, is linked statically).
