@@ -236,6 +236,19 @@ void LlamaModel::init() {
     for (const auto& [name, m] : all) total += static_cast<std::uint64_t>(m->n_rows) * m->row_bytes;
     for (const auto& [name, m] : all) check_finite(*m, name, done, total);
     clear_progress();
+
+    // Q4_0 matrices that a forward pass multiplies (not the embedding table,
+    // which is only looked up) get their rows interleaved for the CPU's
+    // decode: a copy as large as the matrix, made once here.
+    std::vector<WeightMatrix*> products{&w_.output};
+    for (LlamaLayer& l : w_.layers)
+        for (WeightMatrix* m : {&l.wq, &l.wk, &l.wv, &l.wo, &l.ffn_gate, &l.ffn_up, &l.ffn_down}) products.push_back(m);
+    for (WeightMatrix* m : products) {
+        AlignedVector<block_q4_0x8> x8 = interleave_q4_0x8(*m);
+        if (x8.empty()) continue;
+        m->q4_0x8 = x8.data();
+        q4_0x8_.push_back(std::move(x8));
+    }
 }
 
 void LlamaModel::embed(int token, float* out) const {

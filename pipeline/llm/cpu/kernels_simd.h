@@ -15,6 +15,7 @@
 
 #include "pipeline/llm/cpu/cpu_simd.h"
 #include "pipeline/llm/cpu/matmul.h"
+#include "pipeline/llm/gguf/q4_0_x8.h"
 
 namespace sixstep::llm {
 
@@ -23,6 +24,7 @@ struct Q8Rows {
     const std::int8_t* qs = nullptr;  // [n_tokens, n_cols]
     const float* d = nullptr;         // [n_tokens, n_blocks]
     int n_cols = 0, n_blocks = 0;
+    const float* s = nullptr;         // [n_tokens, n_blocks]: d · Σ qs of each block
 };
 
 // Activation rows packed for the GEMM: groups of gemm_tokens tokens, each
@@ -45,7 +47,7 @@ struct MatmulPaths {
 
 struct SimdKernels {
     CpuSimd level = CpuSimd::scalar;
-    int row_grain = 1;        // rows per unit of parallel work: a multiple of every row tile below
+    int row_grain = 1;        // rows per unit of parallel work: a multiple of every row tile below, and of 8 (q4_0_x8)
     int gemm_tokens = 0;      // tokens per packed group of the GEMM (0: no GEMM at this level)
     int gemm_rows = 0;        // rows per GEMM tile: the per-thread buffer holds gemm_rows × n_cols floats
     int tile_rows = 1;        // rows per tile of tile_rows_float
@@ -66,8 +68,9 @@ struct SimdKernels {
                          float* wbuf) = nullptr;
     // Packs tokens [g·gemm_tokens, (g+1)·gemm_tokens) of x into group g of out.
     void (*pack_group)(const float* x, int n_cols, int n_tokens, int g, float* out) = nullptr;
-    // Quantizes rows [r0, r1) of x to Q8_0: qs [rows, n_cols], d [rows, n_cols/32].
-    void (*quantize_q8_0)(const float* x, int n_cols, std::int8_t* qs, float* d, int r0, int r1) = nullptr;
+    // Quantizes rows [r0, r1) of x to Q8_0: qs [rows, n_cols], d [rows, n_cols/32],
+    // and, unless sums is null, each block's d · Σ qs into sums [rows, n_cols/32].
+    void (*quantize_q8_0)(const float* x, int n_cols, std::int8_t* qs, float* d, float* sums, int r0, int r1) = nullptr;
 
     // ---- attention (see kernels.h) -------------------------------------------------
     void (*attn_scores)(const float* q, int n_qh, int hd, const float* k, std::size_t k_stride, int n_pos, float scale,

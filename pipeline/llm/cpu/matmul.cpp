@@ -94,8 +94,10 @@ void matmul_steps(ThreadPool::Steps& steps, const WeightMatrix* const* ws, float
     if (need_q8) {
         grow(scratch.q8_qs, static_cast<std::size_t>(n_tokens) * n_cols);
         grow(scratch.q8_d, static_cast<std::size_t>(n_tokens) * n_blocks);
+        grow(scratch.q8_s, static_cast<std::size_t>(n_tokens) * n_blocks);
         steps.push_back({n_tokens, 1, [&scratch, &K, x, n_cols](int t0, int t1, int) {
-                             K.quantize_q8_0(x, n_cols, scratch.q8_qs.data(), scratch.q8_d.data(), t0, t1);
+                             K.quantize_q8_0(x, n_cols, scratch.q8_qs.data(), scratch.q8_d.data(), scratch.q8_s.data(),
+                                             t0, t1);
                          }});
     }
     const int n_groups = gemm ? (n_tokens + K.gemm_tokens - 1) / K.gemm_tokens : 0;
@@ -116,7 +118,7 @@ void matmul_steps(ThreadPool::Steps& steps, const WeightMatrix* const* ws, float
     // rows are tiled exactly as by a matmul of its own.
     const auto work = [&scratch, &K, mats, n_mats, x, n_cols, n_tokens, n_blocks, n_groups](
                           int g0, int g1, int thread) {
-        const Q8Rows q8{scratch.q8_qs.data(), scratch.q8_d.data(), n_cols, n_blocks};
+        const Q8Rows q8{scratch.q8_qs.data(), scratch.q8_d.data(), n_cols, n_blocks, scratch.q8_s.data()};
         const PackedRows packed{n_groups > 0 ? scratch.packed.data() : nullptr, n_cols, n_groups};
         for (int m = 0; m < n_mats; ++m) {
             const Mat& mat = mats[static_cast<std::size_t>(m)];

@@ -49,6 +49,7 @@ namespace sixstep::llm {
 struct MatmulScratch {
     AlignedVector<std::int8_t> q8_qs;        // activations in Q8_0: (n_tokens, n_cols)
     AlignedVector<float> q8_d;               // their scales: (n_tokens, n_cols / 32)
+    AlignedVector<float> q8_s;               // their blocks' sums times the scales: (n_tokens, n_cols / 32)
     AlignedVector<float> packed;             // activations packed for the GEMM
     std::vector<AlignedVector<float>> rows;  // per thread: weight rows converted to F32
 };

@@ -14,6 +14,7 @@
 #include "pipeline/llm/cpu/kernels_simd.h"
 #include "pipeline/llm/cpu/matmul.h"
 #include "pipeline/llm/cpu/thread_pool.h"
+#include "pipeline/llm/gguf/q4_0_x8.h"
 
 using namespace sixstep::llm;
 
@@ -161,20 +162,28 @@ TEST_CASE("kernels: attention scores and weighted values over a block match doub
     }
 }
 
-TEST_CASE("kernels: activations quantize to the same Q8_0 bytes at every level") {
+TEST_CASE("kernels: activations quantize to the same Q8_0 bytes and block sums at every level") {
     const int n_cols = 96, rows = 5;
     auto x = randn(static_cast<std::size_t>(rows) * n_cols, 7, 3.0f);
     for (int i = 64; i < 96; ++i) x[i] = 0;  // an all-zero block: scale 0
     std::vector<std::int8_t> q_ref(x.size());
-    std::vector<float> d_ref(static_cast<std::size_t>(rows) * n_cols / 32);
-    simd_kernels_scalar().quantize_q8_0(x.data(), n_cols, q_ref.data(), d_ref.data(), 0, rows);
+    std::vector<float> d_ref(static_cast<std::size_t>(rows) * n_cols / 32), s_ref(d_ref.size());
+    simd_kernels_scalar().quantize_q8_0(x.data(), n_cols, q_ref.data(), d_ref.data(), s_ref.data(), 0, rows);
+    // The sums are d · Σ qs of each block.
+    for (std::size_t b = 0; b < s_ref.size(); ++b) {
+        int sum = 0;
+        for (int j = 0; j < 32; ++j) sum += q_ref[b * 32 + static_cast<std::size_t>(j)];
+        CHECK(s_ref[b] == d_ref[b] * static_cast<float>(sum));
+    }
+    CHECK(s_ref[2] == 0.0f);
     for (CpuSimd level : levels()) {
         ScopedCpuSimd use(level);
         std::vector<std::int8_t> q(x.size());
-        std::vector<float> d(d_ref.size());
-        simd_kernels().quantize_q8_0(x.data(), n_cols, q.data(), d.data(), 0, rows);
+        std::vector<float> d(d_ref.size()), s(d_ref.size());
+        simd_kernels().quantize_q8_0(x.data(), n_cols, q.data(), d.data(), s.data(), 0, rows);
         CHECK_MESSAGE(q == q_ref, cpu_simd_name(level));
         CHECK_MESSAGE(d == d_ref, cpu_simd_name(level));
+        CHECK_MESSAGE(s == s_ref, cpu_simd_name(level));
     }
 }
 
@@ -266,6 +275,76 @@ TEST_CASE("kernels: each decode row gets the same bits whether its rows are summ
             CHECK(y[0] != 0.0f);  // the rows were computed at all
         }
     }
+}
+
+TEST_CASE("kernels: Q4_0 decode reads the interleaved rows where they are made, and matches matmul_ref") {
+    // The interleaved copy (q4_0_x8.h) is what decode reads for rows
+    // 0 .. n_rows / 8 * 8 at the SIMD levels: give it the real weights and
+    // the matrix's own rows zeros (scale 0) in their place, and those rows
+    // must still come out right while the rows past the last eight (read as
+    // stored) come out 0. The scalar level reads the rows as stored.
+    ThreadPool pool(2);
+    for (CpuSimd level : levels()) {
+        ScopedCpuSimd use(level);
+        for (int n_rows : {8, 67, 200}) {
+            const int n_cols = 288;  // nine blocks
+            const auto wf = randn(static_cast<std::size_t>(n_rows) * n_cols, 11);
+            const auto x = randn(n_cols, 12);
+            const auto bytes = quantize(GGMLType::Q4_0, wf.data(), static_cast<std::int64_t>(wf.size()));
+            const WeightMatrix stored = weights(GGMLType::Q4_0, bytes, n_rows, n_cols);
+            const sixstep::AlignedVector<block_q4_0x8> x8 = interleave_q4_0x8(stored);
+            REQUIRE(x8.size() == static_cast<std::size_t>(n_rows / 8 * 9));
+            std::vector<float> ref(static_cast<std::size_t>(n_rows)), y(ref.size()), y_pool(ref.size());
+            matmul_ref(stored, x.data(), 1, ref.data());
+
+            const int grouped = n_rows / 8 * 8;
+            std::vector<std::uint8_t> zeros(bytes.size(), 0);
+            std::copy(bytes.begin() + static_cast<std::ptrdiff_t>(grouped * stored.row_bytes), bytes.end(),
+                      zeros.begin() + static_cast<std::ptrdiff_t>(grouped * stored.row_bytes));
+            WeightMatrix w = weights(GGMLType::Q4_0, zeros, n_rows, n_cols);
+            w.q4_0x8 = x8.data();
+            MatmulScratch scratch;
+            matmul(w, x.data(), 1, y.data(), nullptr, scratch);
+            matmul(w, x.data(), 1, y_pool.data(), &pool, scratch);
+            CAPTURE(cpu_simd_name(level));
+            CAPTURE(n_rows);
+            CHECK(maxdiff(y, y_pool) == 0.0f);  // the same bits whatever the threads
+            float scale = 0;
+            for (float v : ref) scale = std::max(scale, std::fabs(v));
+            const bool reads_x8 = level != CpuSimd::scalar;
+            for (int r = 0; r < n_rows; ++r) {
+                CAPTURE(r);
+                const float want = r < grouped && !reads_x8 ? 0.0f : ref[static_cast<std::size_t>(r)];
+                CHECK(std::fabs(y[static_cast<std::size_t>(r)] - want) <= 0.02f * scale);
+            }
+            // With the rows as stored too, the two ways agree to float rounding.
+            w.data = bytes.data();
+            std::vector<float> y_both(ref.size());
+            matmul(w, x.data(), 1, y_both.data(), &pool, scratch);
+            w.q4_0x8 = nullptr;
+            std::vector<float> y_stored(ref.size());
+            matmul(w, x.data(), 1, y_stored.data(), &pool, scratch);
+            CHECK(maxdiff(y_both, y_stored) <= 1e-5f * scale);
+        }
+    }
+}
+
+TEST_CASE("kernels: interleaving puts eight rows' blocks side by side, four bytes of each at a time") {
+    const int n_rows = 17, n_cols = 64;  // two groups of eight and a row over; two blocks per row
+    std::vector<std::uint8_t> bytes(static_cast<std::size_t>(n_rows) * ggml_row_size(GGMLType::Q4_0, n_cols));
+    for (std::size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<std::uint8_t>(i * 7 + 3);
+    const WeightMatrix w = weights(GGMLType::Q4_0, bytes, n_rows, n_cols);
+    const sixstep::AlignedVector<block_q4_0x8> x8 = interleave_q4_0x8(w);
+    REQUIRE(x8.size() == 4);
+    for (int g = 0; g < 2; ++g)
+        for (int b = 0; b < 2; ++b)
+            for (int i = 0; i < 8; ++i) {
+                const auto& src = reinterpret_cast<const block_q4_0*>(w.row(8 * g + i))[b];
+                const block_q4_0x8& blk = x8[static_cast<std::size_t>(g * 2 + b)];
+                CHECK(blk.d[i] == src.d);
+                for (int j = 0; j < 16; ++j) CHECK(blk.qs[32 * (j / 4) + 4 * i + j % 4] == src.qs[j]);
+            }
+    CHECK(interleave_q4_0x8(weights(GGMLType::Q8_0, bytes, 1, 32)).empty());
 }
 
 TEST_CASE("kernels: matmul_many equals separate matmuls, mixed types and odd sizes, at every level") {
