@@ -54,6 +54,7 @@ struct SimdKernels {
     MatmulPaths f32;          // F32 weights
     MatmulPaths f16;          // F16 weights
     MatmulPaths quant;        // Q8_0 and Q4_0 weights (no tile_rows_float: tile_min_tokens 0)
+    MatmulPaths q4_0x8;       // Q4_0 weights with interleaved rows (WeightMatrix::q4_0x8)
 
     // ---- matmul: rows [r0, r1) of y[n_tokens, w.n_rows] ---------------------------
     // Dot-product tiles (decode, small batches); F32/F16 weights.

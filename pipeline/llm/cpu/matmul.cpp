@@ -71,7 +71,10 @@ void matmul_steps(ThreadPool::Steps& steps, const WeightMatrix* const* ws, float
         if (!q && w.type != GGMLType::F32 && w.type != GGMLType::F16)
             throw Error(fmt::format("matmul: weight type {} is not supported", ggml_type_name(w.type)));
         if (q && n_cols % QK8_0 != 0) throw Error(fmt::format("matmul: {} columns is not a multiple of 32", n_cols));
-        const MatmulPaths& paths = w.type == GGMLType::F32 ? K.f32 : w.type == GGMLType::F16 ? K.f16 : K.quant;
+        const MatmulPaths& paths = w.type == GGMLType::F32   ? K.f32
+                                   : w.type == GGMLType::F16 ? K.f16
+                                   : w.q4_0x8 != nullptr     ? K.q4_0x8
+                                                             : K.quant;
         const int tile_min = weights_in_cache ? paths.tile_min_tokens_in_cache : paths.tile_min_tokens;
         Path path = Path::rows;
         if (K.gemm_tokens > 0 && paths.gemm_min_tokens > 0 && n_tokens >= paths.gemm_min_tokens)

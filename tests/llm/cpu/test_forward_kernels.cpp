@@ -277,54 +277,64 @@ TEST_CASE("kernels: each decode row gets the same bits whether its rows are summ
     }
 }
 
-TEST_CASE("kernels: Q4_0 decode reads the interleaved rows where they are made, and matches matmul_ref") {
-    // The interleaved copy (q4_0_x8.h) is what decode reads for rows
-    // 0 .. n_rows / 8 * 8 at the SIMD levels: give it the real weights and
-    // the matrix's own rows zeros (scale 0) in their place, and those rows
-    // must still come out right while the rows past the last eight (read as
-    // stored) come out 0. The scalar level reads the rows as stored.
+TEST_CASE("kernels: Q4_0 matmuls read the interleaved rows where they are made, and match matmul_ref") {
+    // The interleaved copy (q4_0_x8.h) is what the SIMD levels read for rows
+    // 0 .. n_rows / 8 * 8, decode and batches alike: give it the real
+    // weights and the matrix's own rows zeros (scale 0) in their place, and
+    // those rows must still come out right while the rows past the last
+    // eight (read as stored) come out 0. The scalar level reads the rows as
+    // stored. Token counts: decode, each tail of a tile of 4, and more than
+    // one block of tokens (TOKEN_BLOCK: 32 at AVX2, 64 at AVX-512).
     ThreadPool pool(2);
     for (CpuSimd level : levels()) {
         ScopedCpuSimd use(level);
         for (int n_rows : {8, 67, 200}) {
-            const int n_cols = 288;  // nine blocks
-            const auto wf = randn(static_cast<std::size_t>(n_rows) * n_cols, 11);
-            const auto x = randn(n_cols, 12);
-            const auto bytes = quantize(GGMLType::Q4_0, wf.data(), static_cast<std::int64_t>(wf.size()));
-            const WeightMatrix stored = weights(GGMLType::Q4_0, bytes, n_rows, n_cols);
-            const sixstep::AlignedVector<block_q4_0x8> x8 = interleave_q4_0x8(stored);
-            REQUIRE(x8.size() == static_cast<std::size_t>(n_rows / 8 * 9));
-            std::vector<float> ref(static_cast<std::size_t>(n_rows)), y(ref.size()), y_pool(ref.size());
-            matmul_ref(stored, x.data(), 1, ref.data());
+            for (int n_tokens : {1, 2, 3, 4, 7, 70}) {
+                const int n_cols = 288;  // nine blocks
+                const auto wf = randn(static_cast<std::size_t>(n_rows) * n_cols, 11);
+                const auto x = randn(static_cast<std::size_t>(n_tokens) * n_cols, 12);
+                const auto bytes = quantize(GGMLType::Q4_0, wf.data(), static_cast<std::int64_t>(wf.size()));
+                const WeightMatrix stored = weights(GGMLType::Q4_0, bytes, n_rows, n_cols);
+                const sixstep::AlignedVector<block_q4_0x8> x8 = interleave_q4_0x8(stored);
+                REQUIRE(x8.size() == static_cast<std::size_t>(n_rows / 8 * 9));
+                std::vector<float> ref(static_cast<std::size_t>(n_rows) * n_tokens), y(ref.size()), y_pool(ref.size());
+                matmul_ref(stored, x.data(), n_tokens, ref.data());
 
-            const int grouped = n_rows / 8 * 8;
-            std::vector<std::uint8_t> zeros(bytes.size(), 0);
-            std::copy(bytes.begin() + static_cast<std::ptrdiff_t>(grouped * stored.row_bytes), bytes.end(),
-                      zeros.begin() + static_cast<std::ptrdiff_t>(grouped * stored.row_bytes));
-            WeightMatrix w = weights(GGMLType::Q4_0, zeros, n_rows, n_cols);
-            w.q4_0x8 = x8.data();
-            MatmulScratch scratch;
-            matmul(w, x.data(), 1, y.data(), nullptr, scratch);
-            matmul(w, x.data(), 1, y_pool.data(), &pool, scratch);
-            CAPTURE(cpu_simd_name(level));
-            CAPTURE(n_rows);
-            CHECK(maxdiff(y, y_pool) == 0.0f);  // the same bits whatever the threads
-            float scale = 0;
-            for (float v : ref) scale = std::max(scale, std::fabs(v));
-            const bool reads_x8 = level != CpuSimd::scalar;
-            for (int r = 0; r < n_rows; ++r) {
-                CAPTURE(r);
-                const float want = r < grouped && !reads_x8 ? 0.0f : ref[static_cast<std::size_t>(r)];
-                CHECK(std::fabs(y[static_cast<std::size_t>(r)] - want) <= 0.02f * scale);
+                const int grouped = n_rows / 8 * 8;
+                std::vector<std::uint8_t> zeros(bytes.size(), 0);
+                std::copy(bytes.begin() + static_cast<std::ptrdiff_t>(grouped * stored.row_bytes), bytes.end(),
+                          zeros.begin() + static_cast<std::ptrdiff_t>(grouped * stored.row_bytes));
+                WeightMatrix w = weights(GGMLType::Q4_0, zeros, n_rows, n_cols);
+                w.q4_0x8 = x8.data();
+                MatmulScratch scratch;
+                matmul(w, x.data(), n_tokens, y.data(), nullptr, scratch);
+                matmul(w, x.data(), n_tokens, y_pool.data(), &pool, scratch);
+                CAPTURE(cpu_simd_name(level));
+                CAPTURE(n_rows);
+                CAPTURE(n_tokens);
+                CHECK(maxdiff(y, y_pool) == 0.0f);  // the same bits whatever the threads
+                float scale = 0;
+                for (float v : ref) scale = std::max(scale, std::fabs(v));
+                const bool reads_x8 = level != CpuSimd::scalar;
+                int wrong = 0;
+                for (int t = 0; t < n_tokens; ++t)
+                    for (int r = 0; r < n_rows; ++r) {
+                        const std::size_t i = static_cast<std::size_t>(t) * n_rows + r;
+                        const float want = r < grouped && !reads_x8 ? 0.0f : ref[i];
+                        wrong += std::fabs(y[i] - want) > 0.02f * scale;
+                    }
+                CHECK(wrong == 0);
+                // A single token with the rows as stored too: the two ways
+                // agree to float rounding (both round x to Q8_0 alike).
+                if (n_tokens == 1) {
+                    w.data = bytes.data();
+                    std::vector<float> y_both(ref.size()), y_stored(ref.size());
+                    matmul(w, x.data(), 1, y_both.data(), &pool, scratch);
+                    w.q4_0x8 = nullptr;
+                    matmul(w, x.data(), 1, y_stored.data(), &pool, scratch);
+                    CHECK(maxdiff(y_both, y_stored) <= 1e-5f * scale);
+                }
             }
-            // With the rows as stored too, the two ways agree to float rounding.
-            w.data = bytes.data();
-            std::vector<float> y_both(ref.size());
-            matmul(w, x.data(), 1, y_both.data(), &pool, scratch);
-            w.q4_0x8 = nullptr;
-            std::vector<float> y_stored(ref.size());
-            matmul(w, x.data(), 1, y_stored.data(), &pool, scratch);
-            CHECK(maxdiff(y_both, y_stored) <= 1e-5f * scale);
         }
     }
 }
