@@ -237,17 +237,17 @@ void LlamaModel::init() {
     for (const auto& [name, m] : all) check_finite(*m, name, done, total);
     clear_progress();
 
-    // Q4_0 matrices that a forward pass multiplies (not the embedding table,
-    // which is only looked up) get their rows interleaved for the CPU's
-    // decode: a copy as large as the matrix, made once here.
+    // Q4_0 and Q8_0 matrices that a forward pass multiplies (not the
+    // embedding table, which is only looked up) get their rows interleaved
+    // for the CPU's matmuls: a copy as large as the matrix, made once here.
     std::vector<WeightMatrix*> products{&w_.output};
     for (LlamaLayer& l : w_.layers)
         for (WeightMatrix* m : {&l.wq, &l.wk, &l.wv, &l.wo, &l.ffn_gate, &l.ffn_up, &l.ffn_down}) products.push_back(m);
     for (WeightMatrix* m : products) {
-        AlignedVector<block_q4_0x8> x8 = interleave_q4_0x8(*m);
+        AlignedVector<std::uint8_t> x8 = interleave_rows(*m);
         if (x8.empty()) continue;
-        m->q4_0x8 = x8.data();
-        q4_0x8_.push_back(std::move(x8));
+        m->interleaved = x8.data();
+        interleaved_.push_back(std::move(x8));
     }
 }
 

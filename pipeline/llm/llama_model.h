@@ -4,8 +4,8 @@
 // The weights are not copied: every matrix is a view (WeightMatrix) into the
 // read-only memory map of the file, in whatever type the file stores (F32,
 // F16, Q8_0, Q4_0). Only the small norm vectors are converted to float, and
-// Q4_0 matrices get a second, interleaved copy of their rows for the CPU's
-// decode (q4_0_x8.h).
+// Q4_0 and Q8_0 matrices get a second, interleaved copy of their rows for
+// the CPU's matmuls (interleaved_rows.h).
 //
 //     auto model = LlamaModel::load("model.gguf");   // shared_ptr; throws sixstep::Error
 //     const LlamaHparams& hp = model->hparams();     // n_embd, n_layer, …
@@ -30,7 +30,7 @@
 #include <vector>
 
 #include "pipeline/llm/gguf/gguf.h"
-#include "pipeline/llm/gguf/q4_0_x8.h"
+#include "pipeline/llm/gguf/interleaved_rows.h"
 #include "pipeline/llm/gguf/weight_matrix.h"
 
 namespace sixstep::llm {
@@ -95,7 +95,7 @@ private:
     GGUFFile file_;
     LlamaHparams hp_;
     LlamaWeights w_;
-    std::vector<AlignedVector<block_q4_0x8>> q4_0x8_;  // what the matrices' q4_0x8 point into
+    std::vector<AlignedVector<std::uint8_t>> interleaved_;  // what the matrices' interleaved point into
 };
 
 // Bytes of weights one decode step reads: every layer's matrices and norms,

@@ -15,7 +15,7 @@
 
 #include "pipeline/llm/cpu/cpu_simd.h"
 #include "pipeline/llm/cpu/matmul.h"
-#include "pipeline/llm/gguf/q4_0_x8.h"
+#include "pipeline/llm/gguf/interleaved_rows.h"
 
 namespace sixstep::llm {
 
@@ -47,14 +47,15 @@ struct MatmulPaths {
 
 struct SimdKernels {
     CpuSimd level = CpuSimd::scalar;
-    int row_grain = 1;        // rows per unit of parallel work: a multiple of every row tile below, and of 8 (q4_0_x8)
+    int row_grain = 1;        // rows per unit of parallel work: a multiple of every row tile below, and of 8 (interleaved rows)
     int gemm_tokens = 0;      // tokens per packed group of the GEMM (0: no GEMM at this level)
     int gemm_rows = 0;        // rows per GEMM tile: the per-thread buffer holds gemm_rows × n_cols floats
     int tile_rows = 1;        // rows per tile of tile_rows_float
     MatmulPaths f32;          // F32 weights
     MatmulPaths f16;          // F16 weights
     MatmulPaths quant;        // Q8_0 and Q4_0 weights (no tile_rows_float: tile_min_tokens 0)
-    MatmulPaths q4_0x8;       // Q4_0 weights with interleaved rows (WeightMatrix::q4_0x8)
+    MatmulPaths q4_0x8;       // Q4_0 weights with interleaved rows (WeightMatrix::interleaved)
+    MatmulPaths q8_0x8;       // Q8_0 weights with interleaved rows
 
     // ---- matmul: rows [r0, r1) of y[n_tokens, w.n_rows] ---------------------------
     // Dot-product tiles (decode, small batches); F32/F16 weights.

@@ -73,8 +73,9 @@ void matmul_steps(ThreadPool::Steps& steps, const WeightMatrix* const* ws, float
         if (q && n_cols % QK8_0 != 0) throw Error(fmt::format("matmul: {} columns is not a multiple of 32", n_cols));
         const MatmulPaths& paths = w.type == GGMLType::F32   ? K.f32
                                    : w.type == GGMLType::F16 ? K.f16
-                                   : w.q4_0x8 != nullptr     ? K.q4_0x8
-                                                             : K.quant;
+                                   : w.interleaved == nullptr ? K.quant
+                                   : w.type == GGMLType::Q4_0 ? K.q4_0x8
+                                                              : K.q8_0x8;
         const int tile_min = weights_in_cache ? paths.tile_min_tokens_in_cache : paths.tile_min_tokens;
         Path path = Path::rows;
         if (K.gemm_tokens > 0 && paths.gemm_min_tokens > 0 && n_tokens >= paths.gemm_min_tokens)

@@ -1,6 +1,6 @@
 // WeightMatrix: a view of a 2-D weight matrix inside a mapped GGUF file, in
 // whatever type the file stores it (F32, F16, Q8_0, Q4_0). No copy is made
-// (but see q4_0x8 below).
+// (but see interleaved below).
 //
 // W has n_rows (outputs) rows of n_cols (inputs), row-major as in GGUF/ggml:
 // ne[0] = n_cols is the contiguous dimension, and each row takes row_bytes
@@ -14,18 +14,17 @@
 
 namespace sixstep::llm {
 
-struct block_q4_0x8;  // q4_0_x8.h
-
 struct WeightMatrix {
     GGMLType type = GGMLType::F32;
     const void* data = nullptr;
     int n_rows = 0;          // outputs (ne[1])
     int n_cols = 0;          // inputs (ne[0]), contiguous
     std::size_t row_bytes = 0;
-    // Q4_0 only, where the model made it: rows 0 .. n_rows / 8 * 8 again,
-    // eight rows interleaved (q4_0_x8.h), which the CPU's decode reads
-    // instead of those rows. Null: every row is read as stored.
-    const block_q4_0x8* q4_0x8 = nullptr;
+    // Q4_0 and Q8_0, where the model made it: rows 0 .. n_rows / 8 * 8
+    // again, eight rows interleaved (interleaved_rows.h: block_q4_0x8 or
+    // block_q8_0x8), which the CPU's matmuls read instead of those rows.
+    // Null: every row is read as stored.
+    const void* interleaved = nullptr;
 
     const std::uint8_t* row(int r) const { return static_cast<const std::uint8_t*>(data) + row_bytes * static_cast<std::size_t>(r); }
     std::size_t bytes() const { return row_bytes * static_cast<std::size_t>(n_rows); }

@@ -14,7 +14,7 @@
 #include "pipeline/llm/cpu/kernels_simd.h"
 #include "pipeline/llm/cpu/matmul.h"
 #include "pipeline/llm/cpu/thread_pool.h"
-#include "pipeline/llm/gguf/q4_0_x8.h"
+#include "pipeline/llm/gguf/interleaved_rows.h"
 
 using namespace sixstep::llm;
 
@@ -277,62 +277,69 @@ TEST_CASE("kernels: each decode row gets the same bits whether its rows are summ
     }
 }
 
-TEST_CASE("kernels: Q4_0 matmuls read the interleaved rows where they are made, and match matmul_ref") {
-    // The interleaved copy (q4_0_x8.h) is what the SIMD levels read for rows
-    // 0 .. n_rows / 8 * 8, decode and batches alike: give it the real
-    // weights and the matrix's own rows zeros (scale 0) in their place, and
-    // those rows must still come out right while the rows past the last
-    // eight (read as stored) come out 0. The scalar level reads the rows as
-    // stored. Token counts: decode, each tail of a tile of 4, and more than
-    // one block of tokens (TOKEN_BLOCK: 32 at AVX2, 64 at AVX-512).
+TEST_CASE("kernels: Q4_0 and Q8_0 matmuls read the interleaved rows where they are made, and match matmul_ref") {
+    // The interleaved copy (interleaved_rows.h) is what the SIMD levels read
+    // for rows 0 .. n_rows / 8 * 8, except in batches that this level's
+    // table sends to the GEMM: give it the real weights and the matrix's own
+    // rows zeros (scale 0) in their place, and those rows must still come
+    // out right while the rows past the last eight (read as stored) come out
+    // 0. The scalar level reads the rows as stored. Token counts: decode,
+    // each tail of a tile of 4, and more than one block of tokens
+    // (TOKEN_BLOCK: 32 at AVX2, 64 at AVX-512).
     ThreadPool pool(2);
     for (CpuSimd level : levels()) {
         ScopedCpuSimd use(level);
-        for (int n_rows : {8, 67, 200}) {
-            for (int n_tokens : {1, 2, 3, 4, 7, 70}) {
-                const int n_cols = 288;  // nine blocks
-                const auto wf = randn(static_cast<std::size_t>(n_rows) * n_cols, 11);
-                const auto x = randn(static_cast<std::size_t>(n_tokens) * n_cols, 12);
-                const auto bytes = quantize(GGMLType::Q4_0, wf.data(), static_cast<std::int64_t>(wf.size()));
-                const WeightMatrix stored = weights(GGMLType::Q4_0, bytes, n_rows, n_cols);
-                const sixstep::AlignedVector<block_q4_0x8> x8 = interleave_q4_0x8(stored);
-                REQUIRE(x8.size() == static_cast<std::size_t>(n_rows / 8 * 9));
-                std::vector<float> ref(static_cast<std::size_t>(n_rows) * n_tokens), y(ref.size()), y_pool(ref.size());
-                matmul_ref(stored, x.data(), n_tokens, ref.data());
+        for (GGMLType type : {GGMLType::Q4_0, GGMLType::Q8_0}) {
+            const MatmulPaths& paths = type == GGMLType::Q4_0 ? simd_kernels().q4_0x8 : simd_kernels().q8_0x8;
+            for (int n_rows : {8, 67, 200}) {
+                for (int n_tokens : {1, 2, 3, 4, 7, 70}) {
+                    const int n_cols = 288;  // nine blocks
+                    const auto wf = randn(static_cast<std::size_t>(n_rows) * n_cols, 11);
+                    const auto x = randn(static_cast<std::size_t>(n_tokens) * n_cols, 12);
+                    const auto bytes = quantize(type, wf.data(), static_cast<std::int64_t>(wf.size()));
+                    const WeightMatrix stored = weights(type, bytes, n_rows, n_cols);
+                    const sixstep::AlignedVector<std::uint8_t> x8 = interleave_rows(stored);
+                    const int grouped = n_rows / 8 * 8;
+                    REQUIRE(x8.size() == static_cast<std::size_t>(grouped) * stored.row_bytes);
+                    std::vector<float> ref(static_cast<std::size_t>(n_rows) * n_tokens), y(ref.size()),
+                        y_pool(ref.size());
+                    matmul_ref(stored, x.data(), n_tokens, ref.data());
 
-                const int grouped = n_rows / 8 * 8;
-                std::vector<std::uint8_t> zeros(bytes.size(), 0);
-                std::copy(bytes.begin() + static_cast<std::ptrdiff_t>(grouped * stored.row_bytes), bytes.end(),
-                          zeros.begin() + static_cast<std::ptrdiff_t>(grouped * stored.row_bytes));
-                WeightMatrix w = weights(GGMLType::Q4_0, zeros, n_rows, n_cols);
-                w.q4_0x8 = x8.data();
-                MatmulScratch scratch;
-                matmul(w, x.data(), n_tokens, y.data(), nullptr, scratch);
-                matmul(w, x.data(), n_tokens, y_pool.data(), &pool, scratch);
-                CAPTURE(cpu_simd_name(level));
-                CAPTURE(n_rows);
-                CAPTURE(n_tokens);
-                CHECK(maxdiff(y, y_pool) == 0.0f);  // the same bits whatever the threads
-                float scale = 0;
-                for (float v : ref) scale = std::max(scale, std::fabs(v));
-                const bool reads_x8 = level != CpuSimd::scalar;
-                int wrong = 0;
-                for (int t = 0; t < n_tokens; ++t)
-                    for (int r = 0; r < n_rows; ++r) {
-                        const std::size_t i = static_cast<std::size_t>(t) * n_rows + r;
-                        const float want = r < grouped && !reads_x8 ? 0.0f : ref[i];
-                        wrong += std::fabs(y[i] - want) > 0.02f * scale;
+                    std::vector<std::uint8_t> zeros(bytes.size(), 0);
+                    std::copy(bytes.begin() + static_cast<std::ptrdiff_t>(grouped * stored.row_bytes), bytes.end(),
+                              zeros.begin() + static_cast<std::ptrdiff_t>(grouped * stored.row_bytes));
+                    WeightMatrix w = weights(type, zeros, n_rows, n_cols);
+                    w.interleaved = x8.data();
+                    MatmulScratch scratch;
+                    matmul(w, x.data(), n_tokens, y.data(), nullptr, scratch);
+                    matmul(w, x.data(), n_tokens, y_pool.data(), &pool, scratch);
+                    CAPTURE(cpu_simd_name(level));
+                    CAPTURE(ggml_type_name(type));
+                    CAPTURE(n_rows);
+                    CAPTURE(n_tokens);
+                    CHECK(maxdiff(y, y_pool) == 0.0f);  // the same bits whatever the threads
+                    float scale = 0;
+                    for (float v : ref) scale = std::max(scale, std::fabs(v));
+                    const bool reads_x8 = level != CpuSimd::scalar &&
+                                          (paths.gemm_min_tokens == 0 || n_tokens < paths.gemm_min_tokens);
+                    int wrong = 0;
+                    for (int t = 0; t < n_tokens; ++t)
+                        for (int r = 0; r < n_rows; ++r) {
+                            const std::size_t i = static_cast<std::size_t>(t) * n_rows + r;
+                            const float want = r < grouped && !reads_x8 ? 0.0f : ref[i];
+                            wrong += std::fabs(y[i] - want) > 0.02f * scale;
+                        }
+                    CHECK(wrong == 0);
+                    // A single token with the rows as stored too: the two ways
+                    // agree to float rounding (both round x to Q8_0 alike).
+                    if (n_tokens == 1) {
+                        w.data = bytes.data();
+                        std::vector<float> y_both(ref.size()), y_stored(ref.size());
+                        matmul(w, x.data(), 1, y_both.data(), &pool, scratch);
+                        w.interleaved = nullptr;
+                        matmul(w, x.data(), 1, y_stored.data(), &pool, scratch);
+                        CHECK(maxdiff(y_both, y_stored) <= 1e-5f * scale);
                     }
-                CHECK(wrong == 0);
-                // A single token with the rows as stored too: the two ways
-                // agree to float rounding (both round x to Q8_0 alike).
-                if (n_tokens == 1) {
-                    w.data = bytes.data();
-                    std::vector<float> y_both(ref.size()), y_stored(ref.size());
-                    matmul(w, x.data(), 1, y_both.data(), &pool, scratch);
-                    w.q4_0x8 = nullptr;
-                    matmul(w, x.data(), 1, y_stored.data(), &pool, scratch);
-                    CHECK(maxdiff(y_both, y_stored) <= 1e-5f * scale);
                 }
             }
         }
@@ -341,20 +348,26 @@ TEST_CASE("kernels: Q4_0 matmuls read the interleaved rows where they are made, 
 
 TEST_CASE("kernels: interleaving puts eight rows' blocks side by side, four bytes of each at a time") {
     const int n_rows = 17, n_cols = 64;  // two groups of eight and a row over; two blocks per row
-    std::vector<std::uint8_t> bytes(static_cast<std::size_t>(n_rows) * ggml_row_size(GGMLType::Q4_0, n_cols));
-    for (std::size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<std::uint8_t>(i * 7 + 3);
-    const WeightMatrix w = weights(GGMLType::Q4_0, bytes, n_rows, n_cols);
-    const sixstep::AlignedVector<block_q4_0x8> x8 = interleave_q4_0x8(w);
-    REQUIRE(x8.size() == 4);
-    for (int g = 0; g < 2; ++g)
-        for (int b = 0; b < 2; ++b)
-            for (int i = 0; i < 8; ++i) {
-                const auto& src = reinterpret_cast<const block_q4_0*>(w.row(8 * g + i))[b];
-                const block_q4_0x8& blk = x8[static_cast<std::size_t>(g * 2 + b)];
-                CHECK(blk.d[i] == src.d);
-                for (int j = 0; j < 16; ++j) CHECK(blk.qs[32 * (j / 4) + 4 * i + j % 4] == src.qs[j]);
-            }
-    CHECK(interleave_q4_0x8(weights(GGMLType::Q8_0, bytes, 1, 32)).empty());
+    for (GGMLType type : {GGMLType::Q4_0, GGMLType::Q8_0}) {
+        std::vector<std::uint8_t> bytes(static_cast<std::size_t>(n_rows) * ggml_row_size(type, n_cols));
+        for (std::size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<std::uint8_t>(i * 7 + 3);
+        const WeightMatrix w = weights(type, bytes, n_rows, n_cols);
+        const sixstep::AlignedVector<std::uint8_t> x8 = interleave_rows(w);
+        const std::size_t block = type == GGMLType::Q4_0 ? sizeof(block_q4_0) : sizeof(block_q8_0);
+        const int n_qs = type == GGMLType::Q4_0 ? 16 : 32;
+        REQUIRE(x8.size() == 4 * 8 * block);
+        CAPTURE(ggml_type_name(type));
+        for (int g = 0; g < 2; ++g)
+            for (int b = 0; b < 2; ++b)
+                for (int i = 0; i < 8; ++i) {
+                    const std::uint8_t* src = w.row(8 * g + i) + b * block;         // d (2 bytes), then qs
+                    const std::uint8_t* blk = x8.data() + (g * 2 + b) * 8 * block;  // d[8], then qs
+                    CHECK(std::equal(src, src + 2, blk + 2 * i));
+                    for (int j = 0; j < n_qs; ++j) CHECK(blk[16 + 32 * (j / 4) + 4 * i + j % 4] == src[2 + j]);
+                }
+    }
+    CHECK(interleave_rows(weights(GGMLType::F16, std::vector<std::uint8_t>(64 * 16), 16, 32)).empty());
+    CHECK(interleave_rows(weights(GGMLType::Q8_0, std::vector<std::uint8_t>(34 * 7), 7, 32)).empty());
 }
 
 TEST_CASE("kernels: matmul_many equals separate matmuls, mixed types and odd sizes, at every level") {
