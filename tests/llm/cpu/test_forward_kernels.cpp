@@ -73,7 +73,7 @@ TEST_CASE("cpu levels: scalar always, AVX2 and AVX-512 where the CPU has them, a
 TEST_CASE("kernels: dot products, axpy, fp16 rows, RMSNorm, softmax and SwiGLU match the scalar versions at every level") {
     for (CpuSimd level : levels()) {
         ScopedCpuSimd use(level);
-        CAPTURE(cpu_simd_name(level));
+        CAPTURE(std::string(cpu_simd_name(level)));
         for (int n : {1, 7, 8, 31, 64, 100, 768}) {
             CAPTURE(n);
             const auto a = randn(n, 1), b = randn(n, 2), w = randn(n, 3);
@@ -119,7 +119,7 @@ TEST_CASE("kernels: attention scores and weighted values over a block match doub
     // one position up to more than one group of eight (head, position) pairs.
     for (CpuSimd level : levels()) {
         ScopedCpuSimd use(level);
-        CAPTURE(cpu_simd_name(level));
+        CAPTURE(std::string(cpu_simd_name(level)));
         for (int hd : {4, 8, 32, 36, 64, 128})
             for (int n_qh : {1, 2, 3, 4, 8})
                 for (int n_pos : {1, 2, 5, 16, 17}) {
@@ -181,9 +181,9 @@ TEST_CASE("kernels: activations quantize to the same Q8_0 bytes and block sums a
         std::vector<std::int8_t> q(x.size());
         std::vector<float> d(d_ref.size()), s(d_ref.size());
         simd_kernels().quantize_q8_0(x.data(), n_cols, q.data(), d.data(), s.data(), 0, rows);
-        CHECK_MESSAGE(q == q_ref, cpu_simd_name(level));
-        CHECK_MESSAGE(d == d_ref, cpu_simd_name(level));
-        CHECK_MESSAGE(s == s_ref, cpu_simd_name(level));
+        CHECK_MESSAGE(q == q_ref, std::string(cpu_simd_name(level)));
+        CHECK_MESSAGE(d == d_ref, std::string(cpu_simd_name(level)));
+        CHECK_MESSAGE(s == s_ref, std::string(cpu_simd_name(level)));
     }
 }
 
@@ -227,10 +227,11 @@ TEST_CASE("kernels: matmul of every type matches matmul_ref at every level, for 
                     // activations to Q8_0 too.
                     const float tol = quant ? 0.02f * scale : 1e-5f * scale;
                     if (n_rows == 67 && (n_tokens == 1 || n_tokens == token_counts.back()))
-                        MESSAGE(cpu_simd_name(level) << " " << std::string(ggml_type_name(type)) << " " << n_rows << "x"
-                                                     << n_cols << " @ " << n_tokens << " tokens: maxdiff " << d
-                                                     << " (|y| <= " << scale << ", tolerance " << tol << ")");
-                    CAPTURE(cpu_simd_name(level));
+                        MESSAGE(std::string(cpu_simd_name(level))
+                                << " " << std::string(ggml_type_name(type)) << " " << n_rows << "x" << n_cols << " @ "
+                                << n_tokens << " tokens: maxdiff " << d << " (|y| <= " << scale << ", tolerance " << tol
+                                << ")");
+                    CAPTURE(std::string(cpu_simd_name(level)));
                     CAPTURE(ggml_type_name(type));
                     CAPTURE(n_rows);
                     CAPTURE(n_tokens);
@@ -269,7 +270,7 @@ TEST_CASE("kernels: each decode row gets the same bits whether its rows are summ
                 const WeightMatrix one{type, w.row(r), 1, n_cols, w.row_bytes};
                 matmul(one, x.data(), 1, &y_row[static_cast<std::size_t>(r)], nullptr, scratch);
             }
-            CAPTURE(cpu_simd_name(level));
+            CAPTURE(std::string(cpu_simd_name(level)));
             CAPTURE(ggml_type_name(type));
             CHECK(maxdiff(y, y_row) == 0.0f);
             CHECK(y[0] != 0.0f);  // the rows were computed at all
@@ -313,7 +314,7 @@ TEST_CASE("kernels: Q4_0 and Q8_0 matmuls read the interleaved rows where they a
                     MatmulScratch scratch;
                     matmul(w, x.data(), n_tokens, y.data(), nullptr, scratch);
                     matmul(w, x.data(), n_tokens, y_pool.data(), &pool, scratch);
-                    CAPTURE(cpu_simd_name(level));
+                    CAPTURE(std::string(cpu_simd_name(level)));
                     CAPTURE(ggml_type_name(type));
                     CAPTURE(n_rows);
                     CAPTURE(n_tokens);
@@ -399,7 +400,8 @@ TEST_CASE("kernels: matmul_many equals separate matmuls, mixed types and odd siz
             const WeightMatrix* ws[3] = {&w[0], &w[1], &w[2]};
             float* ys[3] = {many[0].data(), many[1].data(), many[2].data()};
             matmul_many(ws, ys, 3, x.data(), n_tokens, &pool, scratch);
-            for (int m = 0; m < 3; ++m) CHECK_MESSAGE(many[m] == sep[m], cpu_simd_name(level) << " @ " << n_tokens);
+            for (int m = 0; m < 3; ++m)
+                CHECK_MESSAGE(many[m] == sep[m], std::string(cpu_simd_name(level)) << " @ " << n_tokens);
         }
     }
 }
