@@ -62,7 +62,7 @@ void matmul_steps(ThreadPool::Steps& steps, const WeightMatrix* const* ws, float
     const auto padded = [&](int rows) { return (rows + K.row_grain - 1) / K.row_grain * K.row_grain; };
     std::array<Mat, 4> mats{};
     if (n_mats > static_cast<int>(mats.size())) throw Error("matmul: at most 4 matrices share an input");
-    bool gemm = false, need_q8 = false;
+    bool gemm = false, need_q8 = false, need_sums = false;
     int total_rows = 0;
     for (int m = 0; m < n_mats; ++m) {
         const WeightMatrix& w = *ws[m];
@@ -85,6 +85,8 @@ void matmul_steps(ThreadPool::Steps& steps, const WeightMatrix* const* ws, float
         else if (K.tile_rows_float != nullptr && tile_min > 0 && n_tokens >= tile_min)
             path = Path::tiles;
         need_q8 = need_q8 || path == Path::quant;
+        // The block sums serve only Q4_0's interleaved tiles (their −8).
+        need_sums = need_sums || (path == Path::quant && w.type == GGMLType::Q4_0 && w.interleaved != nullptr);
         gemm = gemm || path == Path::gemm;
         mats[static_cast<std::size_t>(m)] = Mat{&w, ys[m], path, total_rows};
         total_rows += padded(w.n_rows);
@@ -99,9 +101,9 @@ void matmul_steps(ThreadPool::Steps& steps, const WeightMatrix* const* ws, float
         grow(scratch.q8_qs, static_cast<std::size_t>(n_tokens) * n_cols);
         grow(scratch.q8_d, static_cast<std::size_t>(n_tokens) * n_blocks);
         grow(scratch.q8_s, static_cast<std::size_t>(n_tokens) * n_blocks);
-        steps.push_back({n_tokens, 1, [&scratch, &K, x, n_cols](int t0, int t1, int) {
-                             K.quantize_q8_0(x, n_cols, scratch.q8_qs.data(), scratch.q8_d.data(), scratch.q8_s.data(),
-                                             t0, t1);
+        steps.push_back({n_tokens, 1, [&scratch, &K, x, n_cols, need_sums](int t0, int t1, int) {
+                             K.quantize_q8_0(x, n_cols, scratch.q8_qs.data(), scratch.q8_d.data(),
+                                             need_sums ? scratch.q8_s.data() : nullptr, t0, t1);
                          }});
     }
     const int n_groups = gemm ? (n_tokens + K.gemm_tokens - 1) / K.gemm_tokens : 0;
