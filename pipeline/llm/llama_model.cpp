@@ -222,9 +222,9 @@ void LlamaModel::init() {
     }
 
     // Every matrix, by name; the norms were checked as they were converted.
-    std::vector<std::pair<std::string, const WeightMatrix*>> all{{"token_embd.weight", &w_.token_embd}};
+    std::vector<std::pair<std::string, WeightMatrix*>> all{{"token_embd.weight", &w_.token_embd}};
     for (int i = 0; i < hp.n_layer; ++i) {
-        const LlamaLayer& l = w_.layers[static_cast<size_t>(i)];
+        LlamaLayer& l = w_.layers[static_cast<size_t>(i)];
         const std::string p = fmt::format("blk.{}.", i);
         for (const auto& [n, m] : {std::pair{"attn_q", &l.wq}, {"attn_k", &l.wk}, {"attn_v", &l.wv},
                                    {"attn_output", &l.wo}, {"ffn_gate", &l.ffn_gate}, {"ffn_up", &l.ffn_up},
@@ -237,18 +237,19 @@ void LlamaModel::init() {
     for (const auto& [name, m] : all) check_finite(*m, name, done, total);
     clear_progress();
 
-    // Q4_0 and Q8_0 matrices that a forward pass multiplies (not the
-    // embedding table, which is only looked up) get their rows interleaved
-    // for the CPU's matmuls: a copy as large as the matrix, made once here.
-    std::vector<WeightMatrix*> products{&w_.output};
-    for (LlamaLayer& l : w_.layers)
-        for (WeightMatrix* m : {&l.wq, &l.wk, &l.wv, &l.wo, &l.ffn_gate, &l.ffn_up, &l.ffn_down}) products.push_back(m);
-    for (WeightMatrix* m : products) {
-        AlignedVector<std::uint8_t> x8 = interleave_rows(*m);
-        if (x8.empty()) continue;
-        m->interleaved = x8.data();
+    // Q4_0 and Q8_0 matrices that a forward pass multiplies (all but the
+    // embedding table, which is only looked up; a tied output is its copy)
+    // get their rows interleaved for the CPU's matmuls: a copy as large as
+    // the matrix, made once here.
+    const auto interleave = [this](WeightMatrix& m) {
+        AlignedVector<std::uint8_t> x8 = interleave_rows(m);
+        if (x8.empty()) return;
+        m.interleaved = x8.data();
         interleaved_.push_back(std::move(x8));
-    }
+    };
+    for (const auto& [name, m] : all)
+        if (m != &w_.token_embd) interleave(*m);
+    if (w_.tied_output) interleave(w_.output);
 }
 
 void LlamaModel::embed(int token, float* out) const {
