@@ -1,5 +1,6 @@
 #include "app/ui/fonts.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -78,9 +79,10 @@ constexpr const char* ui_symbols =
 
 const Fonts& fonts() { return current; }
 
-float default_font_px(int framebuffer_height) {
+float default_font_px(int framebuffer_width, int framebuffer_height) {
+    const float w = framebuffer_width > 0 ? static_cast<float>(framebuffer_width) : 1280.0f;
     const float h = framebuffer_height > 0 ? static_cast<float>(framebuffer_height) : 720.0f;
-    return 23.0f * h / 720.0f;
+    return 23.0f * std::min(h, w * 9.0f / 16.0f) / 720.0f;
 }
 
 bool fonts_missing_glyphs(std::string_view text) {

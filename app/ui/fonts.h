@@ -35,8 +35,14 @@ void build_fonts(float body_px, std::string_view text);
 // new trace brought new Chinese characters): rebuild before the next frame.
 bool fonts_missing_glyphs(std::string_view text);
 
-// Default body size for a framebuffer height: 23 px at 720 rows, growing with
-// the screen so 1080p projectors get the same proportions.
-float default_font_px(int framebuffer_height);
+// Default body size for a framebuffer: 23 px at 1280x720, growing with the
+// screen so 1080p projectors get the same proportions. The height counts,
+// but no more than the height of a 16:9 screen as wide: a 4:3 projector
+// (1024x768) or a 16:10 laptop (1280x800) gets the text a 16:9 screen of its
+// width would (1024x576: 18.4 px), so each line holds as many words as the
+// layout was made for, with the extra height left for more lines. By height
+// alone, 1024x768 had 24.5 px: a quarter fewer characters per line than
+// 1280x720, and panes in 13 of the 17 lessons were cut on the right.
+float default_font_px(int framebuffer_width, int framebuffer_height);
 
 }  // namespace sixstep::ui

@@ -94,8 +94,8 @@ public:
     ViewState view;
 
     // Before NewFrame. Returns true when the font atlas was rebuilt.
-    bool prepare(const app::Snapshot& s, int fb_height) {
-        const float px = std::round(default_font_px(fb_height) * view.font_scale * 2.0f) / 2.0f;
+    bool prepare(const app::Snapshot& s, int fb_width, int fb_height) {
+        const float px = std::round(default_font_px(fb_width, fb_height) * view.font_scale * 2.0f) / 2.0f;
         // Compared with this front end's own build: a new ImGui context
         // (the next screenshot run) starts with an empty atlas.
         bool rebuild = px != built_px_;
@@ -261,7 +261,7 @@ int run_app(const std::string& lesson_path, const AppOptions& options) {
             else ImGui::GetIO().ConfigFlags &= ~ImGuiConfigFlags_NavEnableKeyboard;
             int fb_w = 0, fb_h = 0;
             window->framebuffer_size(&fb_w, &fb_h);
-            const bool rebuilt = app.prepare(*snap, fb_h);
+            const bool rebuilt = app.prepare(*snap, fb_w, fb_h);
             ImGui_ImplOpenGL3_NewFrame();
             ImGui_ImplGlfw_NewFrame();
             const auto now = clock::now();
@@ -379,7 +379,7 @@ int render_screenshots(const ScreenshotOptions& o, std::vector<std::string>* wri
             // frames for the layout and the travelling request to settle.
             for (int frame = 0; frame < 600; ++frame) {
                 canvas.bind();
-                app.prepare(*snap, o.height);
+                app.prepare(*snap, o.width, o.height);
                 io.DisplaySize = ImVec2(static_cast<float>(o.width), static_cast<float>(o.height));
                 io.DisplayFramebufferScale = ImVec2(1, 1);
                 io.DeltaTime = 1.0f / 60.0f;

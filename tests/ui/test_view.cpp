@@ -8,6 +8,7 @@
 
 #include <imgui.h>
 
+#include "app/ui/fonts.h"
 #include "app/ui/format.h"
 #include "app/ui/layout.h"
 #include "app/ui/panels.h"
@@ -107,9 +108,25 @@ TEST_CASE("pretty numbers use a real minus sign") {
     CHECK(ui::pretty_value(Value{std::vector<double>{5, 2, 10, -2}}) == "[5, 2, 10, \u22122]");
 }
 
+// The text's size follows the screen's height, but no more than that of a
+// 16:9 screen as wide: a line holds as many characters at 1024x768 (a 4:3
+// projector) and 1280x800 (a 16:10 laptop) as at 1280x720.
+TEST_CASE("fonts: the default size follows the height of a 16:9 screen as wide, no more") {
+    CHECK(ui::default_font_px(1280, 720) == doctest::Approx(23.0));
+    CHECK(ui::default_font_px(1920, 1080) == doctest::Approx(34.5));
+    CHECK(ui::default_font_px(1366, 768) == doctest::Approx(23.0 * 768 / 720));  // wide enough: by height
+    CHECK(ui::default_font_px(2560, 1080) == doctest::Approx(34.5));             // wider still: by height
+    CHECK(ui::default_font_px(1024, 768) == doctest::Approx(23.0 * 576 / 720));  // 4:3: as at 1024x576
+    CHECK(ui::default_font_px(1280, 800) == doctest::Approx(23.0));              // 16:10: as at 1280x720
+    CHECK(ui::default_font_px(720, 1280) == doctest::Approx(23.0 * 405 / 720));  // portrait
+    // Characters per line: 1024x768 like 1280x720, where by height alone it had a quarter fewer.
+    CHECK(1024 / ui::default_font_px(1024, 768) == doctest::Approx(1280 / 23.0));
+    CHECK(ui::default_font_px(0, 0) == doctest::Approx(23.0));  // no size yet (a minimized window)
+}
+
 TEST_CASE("layout: the six boxes fit the diagram, in order, without overlapping") {
     for (auto [w, h] : {std::pair{1280.0f, 720.0f}, std::pair{1920.0f, 1080.0f}, std::pair{1024.0f, 768.0f}}) {
-        const float f = 23.0f * h / 720.0f;
+        const float f = ui::default_font_px(static_cast<int>(w), static_cast<int>(h));
         const ui::Layout l = ui::compute_layout(w, h, f, 3, 1);
         CHECK(l.diagram.bottom() < l.narration.y);
         CHECK(l.narration.right() < l.inspector.x);
