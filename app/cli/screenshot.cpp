@@ -1,9 +1,12 @@
 // sixstep screenshot LESSON.yaml --out DIR [--size WxH] [--font-scale F]
 // Renders the classroom app at every step of a lesson to DIR/step-NN.png,
-// with no display needed (EGL surfaceless; see app/ui/gui.h).
+// with no display needed (EGL surfaceless; see app/ui/gui.h), and says which
+// panes' content did not fit at that size: a lesson author checks a lesson
+// at the projector's size (1024x768 is common) before the class.
 #include <charconv>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "app/cli/commands.h"
 #include "app/cli/validators.h"
@@ -55,7 +58,15 @@ void add_screenshot(CLI::App& app, Commands& commands) {
         o.width = w;
         o.height = h;
         o.font_scale = *scale;
-        return ui::render_screenshots(o);
+        std::vector<std::string> overflows;
+        const int rc = ui::render_screenshots(o, nullptr, &overflows);
+        for (const std::string& line : overflows)
+            std::fprintf(stderr, "sixstep: warning: %dx%d, %s\n", w, h, printable(line).c_str());
+        if (!overflows.empty())
+            std::fprintf(stderr, "sixstep: warning: %zu place%s where a pane's content does not fit at %dx%d "
+                         "(cut or scrolled in the window): a larger --size or a smaller --font-scale shows all\n",
+                         overflows.size(), overflows.size() == 1 ? "" : "s", w, h);
+        return rc;
 #else
         std::fprintf(stderr,
                      "sixstep: error: 'screenshot' needs the GUI, and this build has none "

@@ -75,6 +75,31 @@ TEST_CASE("cli: screenshot sizes and font scales are checked before the renderer
     refused(shot + "--size 100000x100000", "--size 100000x100000 is out of range (320x240 to 8192x8192)");
     refused(shot + "--size 0x0", "--size 0x0 is out of range");
 }
+
+// A lesson author checks a lesson at the projector's size: a step whose text
+// is too long for the narration pane is named, the other step is not, and
+// every picture is still written (a warning, not an error).
+TEST_CASE("cli: screenshot names each step whose pane's content does not fit, and writes every step") {
+    std::string words;
+    for (int i = 0; i < 120; ++i) words += "The request waits in the queue. ";
+    const std::string lesson = write_text("too-long.yaml",
+                                          "title: Too long\nmodel: {kind: delivery}\nsteps:\n"
+                                          "  - title: Short\n    say: One line.\n"
+                                          "  - title: Long\n    say: \"" + words + "\"\n");
+    const fs::path out = scratch() / "fit-shots";
+    const auto r = run_sixstep("screenshot '" + lesson + "' --out '" + out.string() + "' --size 1024x768", 60);
+    CHECK(r.exit_code == 0);
+    CHECK(fs::exists(out / "step-01.png"));
+    CHECK(fs::exists(out / "step-02.png"));
+    CHECK(contains(r.output, "sixstep: warning: 1024x768, step 2: ##narration"));
+    CHECK(contains(r.output, "content below the pane by"));
+    CHECK_FALSE(contains(r.output, "step 1:"));
+    CHECK(contains(r.output, "place where a pane's content does not fit at 1024x768"));
+    // A bundled lesson fits: no warning at all.
+    const auto fits = run_sixstep("screenshot '" + lesson01 + "' --out '" + out.string() + "' --size 1024x768", 60);
+    CHECK(fits.exit_code == 0);
+    CHECK_FALSE(contains(fits.output, "warning"));
+}
 #endif
 
 TEST_CASE("cli: a value the parser refuses is quoted escaped and cut short") {
