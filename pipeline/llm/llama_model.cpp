@@ -1,6 +1,7 @@
 #include "pipeline/llm/llama_model.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <utility>
@@ -153,6 +154,12 @@ void check_finite(const WeightMatrix& w, const std::string& name, std::uint64_t&
     }
 }
 
+// A layer's matrices, by the last part of their tensor names.
+std::array<std::pair<const char*, WeightMatrix*>, 7> layer_matrices(LlamaLayer& l) {
+    return {{{"attn_q", &l.wq}, {"attn_k", &l.wk}, {"attn_v", &l.wv}, {"attn_output", &l.wo},
+             {"ffn_gate", &l.ffn_gate}, {"ffn_up", &l.ffn_up}, {"ffn_down", &l.ffn_down}}};
+}
+
 }  // namespace
 
 void LlamaModel::init() {
@@ -226,30 +233,30 @@ void LlamaModel::init() {
     for (int i = 0; i < hp.n_layer; ++i) {
         LlamaLayer& l = w_.layers[static_cast<size_t>(i)];
         const std::string p = fmt::format("blk.{}.", i);
-        for (const auto& [n, m] : {std::pair{"attn_q", &l.wq}, {"attn_k", &l.wk}, {"attn_v", &l.wv},
-                                   {"attn_output", &l.wo}, {"ffn_gate", &l.ffn_gate}, {"ffn_up", &l.ffn_up},
-                                   {"ffn_down", &l.ffn_down}})
-            all.emplace_back(p + n + ".weight", m);
+        for (const auto& [n, m] : layer_matrices(l)) all.emplace_back(p + n + ".weight", m);
     }
     if (!w_.tied_output) all.emplace_back("output.weight", &w_.output);
     std::uint64_t total = 0, done = 0;
     for (const auto& [name, m] : all) total += static_cast<std::uint64_t>(m->n_rows) * m->row_bytes;
     for (const auto& [name, m] : all) check_finite(*m, name, done, total);
     clear_progress();
+}
 
-    // Q4_0 and Q8_0 matrices that a forward pass multiplies (all but the
-    // embedding table, which is only looked up; a tied output is its copy)
-    // get their rows interleaved for the CPU's matmuls: a copy as large as
-    // the matrix, made once here.
-    const auto interleave = [this](WeightMatrix& m) {
-        AlignedVector<std::uint8_t> x8 = interleave_rows(m);
-        if (x8.empty()) return;
-        m.interleaved = x8.data();
-        interleaved_.push_back(std::move(x8));
-    };
-    for (const auto& [name, m] : all)
-        if (m != &w_.token_embd) interleave(*m);
-    if (w_.tied_output) interleave(w_.output);
+void LlamaModel::interleave_for_cpu() const {
+    std::call_once(interleaved_once_, [this] {
+        // The model is made non-const (load(), from_gguf()) and handed out
+        // as const; `interleaved` is a cache of the rows beside them.
+        LlamaWeights& w = const_cast<LlamaWeights&>(w_);
+        const auto interleave = [this](WeightMatrix& m) {
+            AlignedVector<std::uint8_t> x8 = interleave_rows(m);
+            if (x8.empty()) return;
+            m.interleaved = x8.data();
+            interleaved_.push_back(std::move(x8));
+        };
+        for (LlamaLayer& l : w.layers)
+            for (const auto& [name, m] : layer_matrices(l)) interleave(*m);
+        interleave(w.output);
+    });
 }
 
 void LlamaModel::embed(int token, float* out) const {
