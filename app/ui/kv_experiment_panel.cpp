@@ -54,8 +54,13 @@ void draw_kv_experiment_panel(const app::Snapshot& s, ViewState& v, app::Session
             uncached.push_back(st.uncached_ms);
             top = std::max({top, st.cached_ms, st.uncached_ms});
         }
+        const std::vector<std::pair<std::uint32_t, std::string>> legend{
+            {theme::cached_rgb, "with the cache: one new token per step"},
+            {theme::uncached_rgb, "without: the whole sequence every step"}};
         const float text_h = ImGui::GetTextLineHeightWithSpacing();
-        const float chart_h = std::max(text_h * 3, ImGui::GetContentRegionAvail().y - text_h * 2.4f);
+        // Under the chart: its x labels, the legend (two lines in a narrow pane), the totals.
+        const float below = text_h * (1.4f + plot::legend_lines(legend, ImGui::GetContentRegionAvail().x));
+        const float chart_h = std::max(text_h * 3, ImGui::GetContentRegionAvail().y - below);
         const plot::Frame f = plot::begin(ImVec2(ImGui::GetContentRegionAvail().x, chart_h), 0, std::max(1, n - 1), 0,
                                           plot::nice_ceiling(top * 1.1), ImGui::CalcTextSize("0000").x, text_h * 0.8f);
         plot::y_axis(f, "ms");
@@ -64,8 +69,7 @@ void draw_kv_experiment_panel(const app::Snapshot& s, ViewState& v, app::Session
         plot::label(ImVec2(f.min.x, f.max.y + 2), "0", theme::muted_rgb, 0, 0.8f);
         std::snprintf(line, sizeof line, "%s %d", tr("step"), n - 1);
         plot::label(ImVec2(f.max.x, f.max.y + 2), line, theme::muted_rgb, 1, 0.8f);
-        plot::legend({{theme::cached_rgb, tr("with the cache: one new token per step")},
-                      {theme::uncached_rgb, tr("without: the whole sequence every step")}});
+        plot::legend(legend);
         std::snprintf(line, sizeof line, "%s %s ms %s \u00b7 %s ms %s", tr("all steps:"),
                       pretty_number(e.cached_total_ms, 3).c_str(), tr("with"), pretty_number(e.uncached_total_ms, 3).c_str(),
                       tr("without"));

@@ -198,14 +198,34 @@ Frame grouped_bars(ImVec2 size, const std::vector<std::string>& groups, const st
     return f;
 }
 
+// A legend entry's width: its swatch and its label.
+static float legend_entry_width(const std::string& label) {
+    return ImGui::GetTextLineHeight() * 0.75f + ImGui::CalcTextSize(tr(label)).x;
+}
+
+int legend_lines(const std::vector<std::pair<std::uint32_t, std::string>>& entries, float width) {
+    const float gap = ImGui::GetTextLineHeight() * 0.8f;
+    int lines = 1;
+    float x = 0;
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+        const float w = legend_entry_width(entries[i].second);
+        if (i && x + gap + w > width) {
+            ++lines;
+            x = w;
+        } else {
+            x += (i ? gap : 0) + w;
+        }
+    }
+    return lines;
+}
+
 void legend(const std::vector<std::pair<std::uint32_t, std::string>>& entries, bool wrap) {
     const float h = ImGui::GetTextLineHeight();
     const float right = ImGui::GetCursorScreenPos().x + ImGui::GetContentRegionAvail().x;
     for (std::size_t i = 0; i < entries.size(); ++i) {
         if (i) {
             ImGui::SameLine(0, h * 0.8f);
-            const float w = h * 0.75f + ImGui::CalcTextSize(tr(entries[i].second)).x;
-            if (wrap && ImGui::GetCursorScreenPos().x + w > right) ImGui::NewLine();
+            if (wrap && ImGui::GetCursorScreenPos().x + legend_entry_width(entries[i].second) > right) ImGui::NewLine();
         }
         const ImVec2 p = ImGui::GetCursorScreenPos();
         draw_list()->AddRectFilled(ImVec2(snap(p.x), snap(p.y + h * 0.2f)), ImVec2(snap(p.x + h * 0.6f), snap(p.y + h * 0.8f)),

@@ -84,9 +84,12 @@ struct Series {
 Frame grouped_bars(ImVec2 size, const std::vector<std::string>& groups, const std::vector<Series>& series,
                    std::string_view unit, double y_max = 0);
 
-// Legend entries in a row at the cursor: a swatch and a label each; with
-// wrap, an entry that would pass the right edge starts a new line.
-void legend(const std::vector<std::pair<std::uint32_t, std::string>>& entries, bool wrap = false);
+// Legend entries in a row at the cursor: a swatch and a label each; an
+// entry that would pass the right edge starts a new line (a narrow pane, a
+// 4:3 projector), unless wrap is false.
+void legend(const std::vector<std::pair<std::uint32_t, std::string>>& entries, bool wrap = true);
+// The lines legend() takes in a pane `width` wide: a chart above it leaves room.
+int legend_lines(const std::vector<std::pair<std::uint32_t, std::string>>& entries, float width);
 
 // ---- line charts with markers and a time axis (the serving lab's charts) ----
 

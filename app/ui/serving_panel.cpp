@@ -71,7 +71,7 @@ void draw_sweep(const BatchSweepResult& r, ImVec2 avail) {
     }
     const double x0 = xs.front(), x1 = xs.size() > 1 ? xs.back() : xs.front() + 1;
     const bool log_x = xs.size() > 1 && x1 / x0 > 8;  // 1 … 64: doublings evenly spaced
-    plot::legend({{line_a_rgb, "decode tokens/s"}, {line_b_rgb, "TPOT (one step), ms"}}, true);
+    plot::legend({{line_a_rgb, "decode tokens/s"}, {line_b_rgb, "TPOT (one step), ms"}});
     const float h = std::max(100.0f, (avail.y - ImGui::GetTextLineHeightWithSpacing() * 4.5f) / 2);
 
     plot::Frame a = chart(ImVec2(avail.x, h), x0, x1, 0, tps_max * 1.1);
@@ -206,7 +206,7 @@ void draw_queue(const ServingExhibit& e, ImVec2 avail) {
     const QueueCurve& c = *e.queue;
     const double s = c.mean_service_ms;
     if (s <= 0) return;
-    plot::legend({{line_a_rgb, "M/D/1"}, {line_b_rgb, "M/M/1"}, {line_c_rgb, "measured steps"}}, true);
+    plot::legend({{line_a_rgb, "M/D/1"}, {line_b_rgb, "M/M/1"}, {line_c_rgb, "measured steps"}});
     const double y_top = 20;  // service times: the hockey stick leaves the chart, on purpose
     // The two lines under the chart, measured as they will wrap: the chart
     // takes the rest.

@@ -506,6 +506,15 @@ TEST_CASE("screenshots: every pane's content fits, lesson 04 at 1280x720 and 192
     }
 }
 
+// On an 800x600 projector the KV experiment's pane is too narrow for its
+// legend on one line: the legend wraps and the chart above it leaves room.
+TEST_CASE("screenshots: a legend wider than its pane wraps, lesson 05 at 800x600") {
+    std::string all;
+    for (const auto& line : overflows_of(std::string(SIXSTEP_SOURCE_DIR) + "/lessons/05-prefill-decode-kv-cache.yaml", 800, 600))
+        all += "\n  " + line;
+    CHECK_MESSAGE(all.empty(), "05-prefill-decode-kv-cache.yaml at 800x600:" << all);
+}
+
 // Every bundled lesson, English and Chinese, at 1920x1080 and at 1024x768,
 // the 4:3 projector still common in classrooms (1280x720: the case that
 // renders every step above): any pane whose content does not fit fails the
