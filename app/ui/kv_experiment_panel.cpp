@@ -23,6 +23,15 @@ void draw_kv_experiment_panel(const app::Snapshot& s, ViewState& v, app::Session
     if (begin_panel("##kv_experiment", r)) {
         const auto& x = s.state.panels.kv_experiment;
         panel_title(tr("With vs without the KV cache"));
+        // The slider shows the length of the run on screen whenever a new
+        // one arrives or the step changes (a lesson's `kv_experiment: 48`);
+        // between those it is the class's, to choose the next run.
+        const int ran = x ? static_cast<int>(x->result.steps.size()) : 0;
+        if (ran > 0 && (ran != v.kv_experiment_seen || s.state.position != v.kv_experiment_position)) {
+            v.kv_experiment_seen = ran;
+            v.kv_experiment_position = s.state.position;
+            v.kv_experiment_tokens = ran;
+        }
         ImGui::SameLine(0, v.font_px);
         ImGui::SetNextItemWidth(ImGui::CalcTextSize("000000").x * 1.6f);
         ImGui::SliderInt("##n", &v.kv_experiment_tokens, 4, 128);

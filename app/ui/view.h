@@ -44,6 +44,8 @@ struct ViewState {
     // Panel inputs being edited.
     int force_id = 0;                 // next token: an id typed to force
     int kv_experiment_tokens = 32;    // with vs without the cache: tokens to generate
+    int kv_experiment_seen = 0;       // the length of the run the slider was last set to, and at which step
+    int kv_experiment_position = -1;
     int kv_calc_position = -1;        // the step the calculator's fields were filled at
     std::string kv_calc_preset;       // the calculator: the preset chosen
     int kv_calc_dtype = 0;            // index into the snapshot's dtype names
