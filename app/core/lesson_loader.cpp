@@ -23,6 +23,7 @@
 #include "pipeline/core/data_dir.h"
 #include "pipeline/core/file.h"
 #include "pipeline/core/suggest.h"
+#include "pipeline/core/text.h"
 #include "pipeline/delivery/dataset.h"
 #include "pipeline/delivery/weights_file.h"
 #include "pipeline/llm/gguf/gguf.h"
@@ -835,7 +836,8 @@ Lesson read_lesson(const Reader& r, const YAML::Node& root) {
         if (lesson.language != "en" && lesson.language != "zh")
             r.fail(l, fmt::format("\"language\" must be en or zh, got \"{}\"", lesson.language));
     }
-    if (root["description"]) lesson.description = r.text(root["description"], "description");
+    // Usually folded (`description: >`): Chinese needs the folds' spaces gone.
+    if (root["description"]) lesson.description = join_cjk_folds(r.text(root["description"], "description"));
     if (root["model"]) lesson.model = read_model(r, root["model"]);
     if (root["budget"]) lesson.budget = read_budget(r, root["budget"]);
     const auto steps = root["steps"];

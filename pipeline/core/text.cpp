@@ -1,5 +1,6 @@
 #include "pipeline/core/text.h"
 
+#include <algorithm>
 #include <cstdint>
 
 #include <fmt/format.h>
@@ -100,6 +101,32 @@ std::string elide(std::string_view text, std::size_t max_bytes) {
 }
 
 std::string printable_cut(std::string_view text, std::size_t max_bytes) { return elide(printable(text), max_bytes); }
+
+std::string join_cjk_folds(std::string_view text) {
+    const auto is_cjk = [](std::uint32_t cp) {
+        return (cp >= 0x2E80 && cp <= 0x9FFF) || (cp >= 0xF900 && cp <= 0xFAFF) || (cp >= 0xFF00 && cp <= 0xFFEF);
+    };
+    // The code point starting at i, or 0 (not CJK) where there is none or the bytes are not UTF-8.
+    const auto at = [&](std::size_t i) {
+        std::uint32_t cp = 0;
+        return i < text.size() && utf8_length(text, i, cp) > 0 ? cp : 0;
+    };
+    std::string out;
+    out.reserve(text.size());
+    std::uint32_t prev = 0;  // the code point before i
+    for (std::size_t i = 0; i < text.size();) {
+        std::uint32_t cp = 0;
+        const std::size_t n = std::max<std::size_t>(1, utf8_length(text, i, cp));
+        if (cp == ' ' && is_cjk(prev) && is_cjk(at(i + 1))) {
+            ++i;  // prev stays: the next character follows it directly
+            continue;
+        }
+        out.append(text.substr(i, n));
+        prev = cp;
+        i += n;
+    }
+    return out;
+}
 
 std::string count_of(std::size_t n, std::string_view one, std::string_view many) {
     return fmt::format("{} {}", n, n == 1 ? one : many);

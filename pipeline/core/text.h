@@ -42,6 +42,12 @@ std::string elide(std::string_view text, std::size_t max_bytes);
 // wrote, shown on one line of bounded length.
 std::string printable_cut(std::string_view text, std::size_t max_bytes);
 
+// Text that YAML's folded style (`>`) joined: each wrapped line break became
+// a space, which Chinese does not put between its characters ("一个 小十倍").
+// Drops every single space that has a CJK character (or CJK punctuation) on
+// both sides; a space between Chinese and Latin text ("KV 缓存") stays.
+std::string join_cjk_folds(std::string_view text);
+
 // "1 token", "0 tokens", "6 tokens": `one` when n is 1, else `many`.
 std::string count_of(std::size_t n, std::string_view one, std::string_view many);
 

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "app/core/lesson.h"
+#include "pipeline/core/text.h"
 
 using namespace sixstep;
 using namespace sixstep::app;
@@ -216,4 +217,19 @@ steps:
     CHECK(t.freeze);
     CHECK(t.serve->requests == 5);
     CHECK(t.run->kind == RunSpec::Kind::stage);
+}
+
+// YAML's folded style joins wrapped lines with a space; Chinese has none
+// between characters. The description keeps the spaces that English and
+// mixed text need, and loses the ones the folds put between characters.
+TEST_CASE("lesson: a folded Chinese description loses the folds' spaces, keeps the others") {
+    const Lesson l = parse_lesson("title: 测试\nlanguage: zh\ndescription: >\n  一个小型的模型，接着写\n"
+                                  "  \"The cat sat on the\"。同时把结果存进\n  KV 缓存，每一步\n  都很快。\n"
+                                  "model: {kind: delivery}\nsteps:\n  - say: 好。\n",
+                                  "folded.yaml");
+    CHECK(l.description == "一个小型的模型，接着写 \"The cat sat on the\"。同时把结果存进 KV 缓存，每一步都很快。\n");
+    CHECK(join_cjk_folds("One line, then another.") == "One line, then another.");
+    CHECK(join_cjk_folds("小 十倍 ，  两个空格") == "小十倍，  两个空格");  // one space only: two were written on purpose
+    CHECK(join_cjk_folds("p99 延迟 与 TTFT") == "p99 延迟与 TTFT");
+    CHECK(join_cjk_folds("\xff \xe4\xb8\x80") == "\xff \xe4\xb8\x80");  // not UTF-8 before the space: kept as it is
 }
