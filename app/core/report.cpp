@@ -76,7 +76,7 @@ std::string settings_line(const LessonState& s, std::string_view lang) {
 
 std::string format_event(const TraceEvent& ev, std::string_view lang) {
     std::string out = fmt::format("  ▸ {}{}   ({:.3f} ms)\n", say(lang, std::string(stage_title(ev.stage))),
-                                  ev.iteration > 0 ? say(lang, fmt::format(" [token {}]", ev.iteration)) : "", ev.elapsed_ms);
+                                  ev.iteration > 0 ? " " + say(lang, fmt::format("[token {}]", ev.iteration)) : "", ev.elapsed_ms);
     if (!ev.summary.empty()) out += "      " + say(lang, ev.summary) + "\n";
     for (const auto& line : ev.arithmetic) out += "      " + say(lang, line) + "\n";
     std::string ins, outs;
