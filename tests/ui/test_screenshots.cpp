@@ -536,6 +536,24 @@ TEST_CASE("screenshots: every pane's content fits, every lesson at 1920x1080 and
     CHECK_MESSAGE(unexpected.empty(), "content that does not fit its pane:" << unexpected);
 }
 
+// The slider above the KV experiment shows the length of the run drawn
+// (the lesson's `kv_experiment: 48`), not the window's default of 32.
+TEST_CASE("screenshots: the KV experiment's slider shows the length of the run on screen") {
+    ui::ScreenshotOptions o;
+    o.lesson_path = std::string(SIXSTEP_SOURCE_DIR) + "/lessons/05-prefill-decode-kv-cache.yaml";
+    std::string last;
+    int steps = 0;
+    o.on_text = [&](int, const std::string& text, const app::Snapshot& s) {
+        ++steps;
+        last = text;
+        REQUIRE(s.state.panels.kv_experiment.has_value() == (steps == 8));
+    };
+    REQUIRE(ui::render_screenshots(o) == 0);
+    REQUIRE(steps == 8);
+    CHECK(last.find("step 47") != std::string::npos);  // the chart: 48 tokens, steps 0 to 47
+    CHECK(last.find("With vs without the KV cache { 48 }") != std::string::npos);  // the slider, as ImGui logs it
+}
+
 TEST_CASE("screenshots: a broken lesson is one clear error, no images and no folder") {
     const auto dir = sixstep::test::process_temp_dir("ui-broken");
     fs::create_directories(dir);
