@@ -42,7 +42,8 @@ bool fonts_missing_glyphs(std::string_view text);
 // width would (1024x576: 18.4 px), so each line holds as many words as the
 // layout was made for, with the extra height left for more lines. By height
 // alone, 1024x768 had 24.5 px: a quarter fewer characters per line than
-// 1280x720, and panes in 13 of the 17 lessons were cut on the right.
+// 1280x720: 16 of the 17 lessons had a pane that did not fit, 12 of them
+// cut on the right.
 float default_font_px(int framebuffer_width, int framebuffer_height);
 
 }  // namespace sixstep::ui
