@@ -63,9 +63,9 @@ TrainRecord record(const delivery::TrainStep& s) {
 
 }  // namespace
 
-std::string CheckResult::expected_text() const {
-    return elide(against.empty() ? expectation.describe() : expectation.describe() + " (" + against + ")",
-                 max_check_text_bytes);
+std::string CheckResult::expected_text(std::string_view and_word) const {
+    const std::string e = expectation.describe(and_word);
+    return elide(against.empty() ? e : e + " (" + against + ")", max_check_text_bytes);
 }
 
 bool StepReport::passed() const {

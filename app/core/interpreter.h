@@ -42,7 +42,7 @@ struct CheckResult {
     std::string got;      // what the trace held, formatted; "(nothing)" when absent
     std::string against;  // the compared paths' and names' values: "respond.prefill_tok_s = 812"
     // "> 2 × kv_experiment.cached_total_ms (kv_experiment.cached_total_ms = 31.2)"
-    std::string expected_text() const;
+    std::string expected_text(std::string_view and_word = "and") const;
 };
 
 // One request served by a `serve:` step.

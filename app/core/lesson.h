@@ -65,7 +65,8 @@ struct Expectation {
     std::vector<Condition> conditions;
     bool negated = false;      // `not:`
     SourceLocation where;
-    std::string describe() const;  // "= 11", "> 0 and < 1", "not contains \"dog\""
+    // "= 11", "> 0 and < 1", "not contains \"dog\""; `and` joins conditions (a Chinese lesson's "且").
+    std::string describe(std::string_view and_word = "and") const;
 };
 
 // `run:` — how far to walk the current request.

@@ -788,9 +788,9 @@ std::string Condition::describe() const {
     return "";
 }
 
-std::string Expectation::describe() const {
+std::string Expectation::describe(std::string_view and_word) const {
     std::string out;
-    for (const auto& c : conditions) out += (out.empty() ? "" : " and ") + c.describe();
+    for (const auto& c : conditions) out += (out.empty() ? "" : " " + std::string(and_word) + " ") + c.describe();
     return negated ? "not " + out : out;
 }
 

@@ -88,10 +88,11 @@ std::string format_event(const TraceEvent& ev, std::string_view lang) {
     return out;
 }
 
-std::string format_check(const CheckResult& c) {
+std::string format_check(const CheckResult& c, std::string_view lang) {
     const Expectation& e = c.expectation;
-    if (c.passed) return fmt::format("  ✓ {} {}", e.path, c.expected_text());
-    return fmt::format("  ✗ {}: {}: expected {}, got {}", e.where.str(), e.path, c.expected_text(), c.got);
+    const std::string expected = c.expected_text(say(lang, "and"));
+    if (c.passed) return fmt::format("  ✓ {} {}", e.path, expected);
+    return fmt::format("  ✗ {}: {}: expected {}, got {}", e.where.str(), e.path, expected, c.got);
 }
 
 std::string format_step(const StepReport& r, const LessonState& s, int step_count) {
@@ -148,7 +149,7 @@ std::string format_step(const StepReport& r, const LessonState& s, int step_coun
     if (s.response && !r.events.empty() && r.events.back().stage == Stage::respond)
         out += "  ⇒ " + printable(s.response->text) + "\n";
     if (r.error) out += "  ✗ " + say(lang, "error:") + " " + say(lang, *r.error) + "\n";
-    for (const auto& c : r.checks) out += format_check(c) + "\n";
+    for (const auto& c : r.checks) out += format_check(c, lang) + "\n";
     return out;
 }
 

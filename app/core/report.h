@@ -17,7 +17,7 @@ namespace sixstep::app {
 // In the lesson's language (`lang`, "en" or "zh": the message catalogue).
 std::string format_event(const TraceEvent& ev, std::string_view lang = "en");  // one stage, several lines
 std::string format_step(const StepReport& r, const LessonState& s, int step_count);  // narration of one step
-std::string format_check(const CheckResult& c);                   // "✓ …" or "✗ …"
+std::string format_check(const CheckResult& c, std::string_view lang = "en");  // "✓ …" or "✗ …"
 
 // ---- JSON ----
 nlohmann::ordered_json to_json(const Value& v);

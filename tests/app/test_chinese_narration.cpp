@@ -45,15 +45,6 @@ std::string slurp(std::FILE* f) {
 
 }  // namespace
 
-// The Chinese copies of the serving lessons: in the window every word is
-// Chinese (tests/ui/test_chinese_screens.cpp), but in the terminal the
-// serving experiments' summaries ("a batch sweep over 6 batch sizes, …", the
-// bill's arithmetic) are still English; the catalogue does not have them yet.
-const std::set<std::string> serving_summaries_in_english = {
-    "08-batching-and-the-knee.yaml", "09-queueing-headroom.yaml", "10-continuous-batching-and-paged-kv.yaml",
-    "11-prefix-caching.yaml", "12-quantization.yaml", "13-speculative-decoding.yaml", "14-cold-start-and-the-bill.yaml",
-    "15-what-users-wait-for.yaml", "16-inference-serving-deployment.yaml", "17-a-real-server.yaml"};
-
 TEST_CASE("narration: a Chinese lesson's terminal narration has no English the catalogue should have translated") {
     const app::Catalogue* zh = app::catalogue("zh");
     REQUIRE(zh != nullptr);
@@ -80,12 +71,6 @@ TEST_CASE("narration: a Chinese lesson's terminal narration has no English the c
         std::string stray;
         for (const std::string& w : test::english_words(narration))
             if (!zh->keeps(w) && !authored.count(w) && !computed.count(w)) stray += " " + w;
-        if (serving_summaries_in_english.count(lesson.filename().string())) {
-            // Not yet: the serving experiments' one-line summaries and their
-            // arithmetic. A lesson leaves this list once the catalogue has them.
-            CHECK_MESSAGE(!stray.empty(), "the terminal narration is all Chinese now: take the lesson off the list");
-            continue;
-        }
         CHECK_MESSAGE(stray.empty(), "English words in the narration:" << stray);
     }
 }
