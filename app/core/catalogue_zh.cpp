@@ -17,6 +17,8 @@ const Catalogue& chinese_catalogue() {
             {"Step", "步骤"},
             {"of", "/"},
             {"and", "且"},  // between an expectation's conditions: "> 0.1 且 < 10"
+            {"expected", "应为"},  // a failed check: "✗ …: path: 应为 > 0.6, 实际 0.57"
+            {"got", "实际"},
             {"Inputs", "输入"},
             {"Outputs", "输出"},
             {"Arithmetic", "计算过程"},

@@ -92,7 +92,7 @@ std::string format_check(const CheckResult& c, std::string_view lang) {
     const Expectation& e = c.expectation;
     const std::string expected = c.expected_text(say(lang, "and"));
     if (c.passed) return fmt::format("  ✓ {} {}", e.path, expected);
-    return fmt::format("  ✗ {}: {}: expected {}, got {}", e.where.str(), e.path, expected, c.got);
+    return fmt::format("  ✗ {}: {}: {} {}, {} {}", e.where.str(), e.path, say(lang, "expected"), expected, say(lang, "got"), c.got);
 }
 
 std::string format_step(const StepReport& r, const LessonState& s, int step_count) {

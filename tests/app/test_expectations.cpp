@@ -89,6 +89,8 @@ steps:
     CHECK(r.checks[2].against == "short_trip = 11");
     CHECK(r.checks[2].expected_text() == "< 2 × short_trip (short_trip = 11)");
     CHECK(format_check(r.checks[2]).find("expected < 2 × short_trip (short_trip = 11), got 25") != std::string::npos);
+    // In a Chinese lesson's terminal the words around it are Chinese.
+    CHECK(format_check(r.checks[2], "zh").find("应为 < 2 × short_trip (short_trip = 11), 实际 25") != std::string::npos);
 }
 
 TEST_CASE("expect: not negates any expectation, a missing value fails either way") {
