@@ -2,10 +2,14 @@
 // latest entry and the presenter's keys) unless opened with L or a click.
 // While a command has run for a moment, that line shows its progress instead
 // (progress_strip.cpp), and the keys say how to stop it.
+#include <algorithm>
 #include <cstdio>
+#include <string>
+#include <string_view>
 
 #include <imgui.h>
 
+#include "app/ui/format.h"
 #include "app/ui/i18n.h"
 #include "app/ui/panels.h"
 #include "app/ui/theme.h"
@@ -41,11 +45,15 @@ void draw_log(const app::Snapshot& s, const app::WorkStatus& w, ViewState& v) {
         if (!v.log_open) {
             if (!s.log.empty() && !working) {
                 const app::LogEntry& e = s.log.back();
+                // Its first line, shortened with "…" to the room left of the
+                // keys: a failed check's line is longer than the strip, and
+                // clipping alone would still lay it out past the pane's edge.
+                const std::string_view text = tr(e.text);
+                const float room = r.right() - keys_w - 2.5f * v.font_px - ImGui::GetCursorScreenPos().x;
+                const std::string line = fit_text(ImGui::GetFont(), ImGui::GetFontSize(),
+                                                  text.substr(0, text.find('\n')), std::max(room, 0.0f));
                 ImGui::PushStyleColor(ImGuiCol_Text, theme::vec(level_rgb(e.level)));
-                ImGui::PushClipRect(ImGui::GetCursorScreenPos(),
-                                    ImVec2(r.right() - keys_w - 2.5f * v.font_px, r.bottom()), true);
-                ImGui::TextUnformatted(tr(e.text));
-                ImGui::PopClipRect();
+                ImGui::TextUnformatted(line.c_str());
                 ImGui::PopStyleColor();
                 ImGui::SameLine();
             }

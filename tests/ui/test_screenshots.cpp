@@ -515,6 +515,49 @@ TEST_CASE("screenshots: a legend wider than its pane wraps, lesson 05 at 800x600
     CHECK_MESSAGE(all.empty(), "05-prefill-decode-kv-cache.yaml at 800x600:" << all);
 }
 
+// A failed check puts a long line in the log's one-line strip (CI saw lesson
+// 05's timing check fail on a loaded machine, and its line was laid out
+// 550 px past the pane). The strip shows the line's start with "…" in the
+// room left of the presenter's keys; the whole line is in the opened log.
+TEST_CASE("screenshots: a failed check's long line fits the log strip, shortened with an ellipsis") {
+    const auto dir = sixstep::test::process_temp_dir("ui-log-strip");
+    fs::create_directories(dir);
+    const auto lesson = dir / "fails.yaml";
+    {
+        std::FILE* f = std::fopen(lesson.c_str(), "w");
+        std::fputs("title: A check that fails\nlanguage: en\nmodel:\n  kind: delivery\n"
+                   "  weights: {bias: 5, distance: 2, congestion: 10, express_lane: -2}\n"
+                   "steps:\n  - title: Receive\n    say: One step whose check fails.\n"
+                   "    request: {distance: \"3 km\", congestion: 0, express_lane: 0}\n"
+                   "    run: request\n    expect:\n      request.features: \"[3, 0, 0] and far more text than any "
+                   "request has, more than one line of the log strip holds at any of the sizes drawn here\"\n",
+                   f);
+        std::fclose(f);
+    }
+    for (const auto& [w, h] : {std::pair{1024, 768}, std::pair{1920, 1080}}) {
+        CAPTURE(w);
+        ui::ScreenshotOptions o;
+        o.lesson_path = lesson.string();
+        o.width = w;
+        o.height = h;
+        std::string text;
+        o.on_text = [&](int, const std::string& t, const app::Snapshot& s) {
+            text = t;
+            REQUIRE(!s.log.empty());
+        };
+        std::vector<std::string> overflows;
+        REQUIRE(ui::render_screenshots(o, nullptr, &overflows) == 0);
+        std::string all;
+        for (const auto& line : overflows) all += "\n  " + line;
+        CHECK_MESSAGE(all.empty(), "fails.yaml:" << all);
+        CHECK(text.find("step 1: expected request.features") != std::string::npos);  // the strip shows the line's start
+        CHECK(text.find("at any of the sizes drawn here") == std::string::npos);     // not its end
+        CHECK(text.find("\u2026") != std::string::npos);
+    }
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+}
+
 // Every bundled lesson, English and Chinese, at 1920x1080 and at 1024x768,
 // the 4:3 projector still common in classrooms (1280x720: the case that
 // renders every step above): any pane whose content does not fit fails the
