@@ -1,6 +1,7 @@
 #include "app/ui/fonts.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -8,6 +9,8 @@
 #include <map>
 #include <set>
 #include <vector>
+
+#include "pipeline/core/text.h"
 
 namespace sixstep::ui {
 
@@ -53,20 +56,12 @@ bool exists(const std::string& p) {
 template <class F>
 void for_each_codepoint(std::string_view s, F&& f) {
     for (size_t i = 0; i < s.size();) {
-        unsigned c = static_cast<unsigned char>(s[i]);
-        int n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
-        if (n == 0 || i + n > s.size()) {
-            ++i;
-            continue;
-        }
-        unsigned cp = n == 1 ? c : c & (0x7F >> n);
-        for (int k = 1; k < n; ++k) cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3F);
-        i += n;
-        f(cp);
+        std::uint32_t cp = 0;
+        const size_t n = utf8_length(s, i, cp);
+        i += std::max<size_t>(n, 1);
+        if (n > 0) f(cp);
     }
 }
-
-bool is_cjk(unsigned cp) { return (cp >= 0x2E80 && cp <= 0x9FFF) || (cp >= 0xF900 && cp <= 0xFAFF) || (cp >= 0xFF00 && cp <= 0xFFEF); }
 
 // Characters the app itself draws, beyond ASCII and Latin-1. The lesson's
 // and the traces' own characters are added at build time: a small atlas

@@ -203,29 +203,32 @@ static float legend_entry_width(const std::string& label) {
     return ImGui::GetTextLineHeight() * 0.75f + ImGui::CalcTextSize(tr(label)).x;
 }
 
-int legend_lines(const std::vector<std::pair<std::uint32_t, std::string>>& entries, float width) {
+// Where a legend `width` wide breaks: starts[i] when entry i begins a new
+// line. One rule for drawing the legend and for the room a chart leaves it.
+static std::vector<bool> legend_breaks(const std::vector<std::pair<std::uint32_t, std::string>>& entries, float width) {
     const float gap = ImGui::GetTextLineHeight() * 0.8f;
-    int lines = 1;
+    std::vector<bool> starts(entries.size(), false);
     float x = 0;
     for (std::size_t i = 0; i < entries.size(); ++i) {
         const float w = legend_entry_width(entries[i].second);
-        if (i && x + gap + w > width) {
-            ++lines;
-            x = w;
-        } else {
-            x += (i ? gap : 0) + w;
-        }
+        starts[i] = i && x + gap + w > width;
+        x = starts[i] || !i ? w : x + gap + w;
     }
-    return lines;
+    return starts;
+}
+
+int legend_lines(const std::vector<std::pair<std::uint32_t, std::string>>& entries, float width) {
+    const std::vector<bool> starts = legend_breaks(entries, width);
+    return 1 + static_cast<int>(std::count(starts.begin(), starts.end(), true));
 }
 
 void legend(const std::vector<std::pair<std::uint32_t, std::string>>& entries, bool wrap) {
     const float h = ImGui::GetTextLineHeight();
-    const float right = ImGui::GetCursorScreenPos().x + ImGui::GetContentRegionAvail().x;
+    const std::vector<bool> starts = legend_breaks(entries, ImGui::GetContentRegionAvail().x);
     for (std::size_t i = 0; i < entries.size(); ++i) {
         if (i) {
             ImGui::SameLine(0, h * 0.8f);
-            if (wrap && ImGui::GetCursorScreenPos().x + legend_entry_width(entries[i].second) > right) ImGui::NewLine();
+            if (wrap && starts[i]) ImGui::NewLine();
         }
         const ImVec2 p = ImGui::GetCursorScreenPos();
         draw_list()->AddRectFilled(ImVec2(snap(p.x), snap(p.y + h * 0.2f)), ImVec2(snap(p.x + h * 0.6f), snap(p.y + h * 0.8f)),

@@ -7,11 +7,6 @@
 
 namespace sixstep {
 
-namespace {
-
-// Length of the valid UTF-8 sequence starting at s[i] (1 to 4), or 0 when
-// the bytes there are not one: a stray continuation byte, an overlong form,
-// a surrogate, a code point above U+10FFFF, or a sequence cut short.
 std::size_t utf8_length(std::string_view s, std::size_t i, std::uint32_t& cp) {
     const auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[i + k]); };
     const unsigned char c = b(0);
@@ -37,6 +32,8 @@ std::size_t utf8_length(std::string_view s, std::size_t i, std::uint32_t& cp) {
     if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return 0;
     return n;
 }
+
+namespace {
 
 // Appends s with control characters and invalid bytes escaped; `quote` adds
 // the escapes quote_text needs for its quotes.
@@ -102,10 +99,11 @@ std::string elide(std::string_view text, std::size_t max_bytes) {
 
 std::string printable_cut(std::string_view text, std::size_t max_bytes) { return elide(printable(text), max_bytes); }
 
+bool is_cjk(std::uint32_t cp) {
+    return (cp >= 0x2E80 && cp <= 0x9FFF) || (cp >= 0xF900 && cp <= 0xFAFF) || (cp >= 0xFF00 && cp <= 0xFFEF);
+}
+
 std::string join_cjk_folds(std::string_view text) {
-    const auto is_cjk = [](std::uint32_t cp) {
-        return (cp >= 0x2E80 && cp <= 0x9FFF) || (cp >= 0xF900 && cp <= 0xFAFF) || (cp >= 0xFF00 && cp <= 0xFFEF);
-    };
     // The code point starting at i, or 0 (not CJK) where there is none or the bytes are not UTF-8.
     const auto at = [&](std::size_t i) {
         std::uint32_t cp = 0;

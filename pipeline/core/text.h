@@ -42,6 +42,17 @@ std::string elide(std::string_view text, std::size_t max_bytes);
 // wrote, shown on one line of bounded length.
 std::string printable_cut(std::string_view text, std::size_t max_bytes);
 
+// Length of the valid UTF-8 sequence starting at s[i] (1 to 4, its code
+// point in cp), or 0 when the bytes there are not one: a stray continuation
+// byte, an overlong form, a surrogate, a code point above U+10FFFF, or a
+// sequence cut short. i < s.size().
+std::size_t utf8_length(std::string_view s, std::size_t i, std::uint32_t& cp);
+
+// A code point of the CJK scripts or their punctuation (CJK radicals to
+// unified ideographs, compatibility ideographs, full-width forms): what needs
+// the Chinese font, and what Chinese writes without spaces between.
+bool is_cjk(std::uint32_t cp);
+
 // Text that YAML's folded style (`>`) joined: each wrapped line break became
 // a space, which Chinese does not put between its characters ("一个 小十倍").
 // Drops every single space that has a CJK character (or CJK punctuation) on
