@@ -647,6 +647,7 @@ const Catalogue& chinese_catalogue() {
             {"v2 ({=}) passed {} answers without an alarm (mean {} vs {} min): promoted to all traffic",
              "v2（{=}）回答 {} 次未触发报警（平均 {} vs {} 分钟）：推广到全部流量"},
             {"{} requests: {} answered by v1, {} by v2, {} lost", "{} 个请求：v1 回答 {} 个，v2 回答 {} 个，丢失 {} 个"},
+            {"answered: v1 {}, v2 {}; lost {}", "已回答：v1 {} 个，v2 {} 个；丢失 {} 个"},
             {"request {}: {}", "请求 {}：{}"},
             {"{} of {} requests answered; v2 answered {} before the decision", "{} / {} 个请求得到回答；做决定之前 v2 回答了 {} 个"},
             {"answered \u00f7 sent = ({} + {}) \u00f7 {} = {}", "已回答 \u00f7 已发送 = ({} + {}) \u00f7 {} = {}"},

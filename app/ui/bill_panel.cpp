@@ -45,7 +45,6 @@ void draw_bill_chart(const serving::ServingExhibit& e, ImVec2 avail) {
     const float h = std::max(100.0f, avail.y - line * 4.0f - small_line * static_cast<float>(rows));
     plot::legend({{theme::lab_a_rgb, "inference, cumulative"}, {theme::lab_b_rgb, "training (once)"}});
     const float font = ImGui::GetFontSize();
-    ImGui::Dummy(ImVec2(1, font * 0.5f));  // room for the unit above the axis
     const plot::Frame f = plot::begin(ImVec2(avail.x, h), 0, days, 0, y_max, font * 3.2f, font * 1.3f);
     plot::y_axis(f, unit);
     plot::line(f, {0, days}, {0, b.inference_flops_per_day * days / scale}, theme::lab_a_rgb, 2.5f, false);

@@ -34,14 +34,17 @@ void draw_canary_chart(const serving::ServingExhibit& e, ImVec2 avail) {
     const float h = std::max(90.0f, (avail.y - line * 4) * 0.6f);
     plot::legend({{theme::lab_a_rgb, "v1 " + checksum_hex(r.v1.checksum)}, {theme::canary_rgb, "v2 " + checksum_hex(r.v2.checksum)}});
     const double n = static_cast<double>(r.n_requests);
-    ImGui::Dummy(ImVec2(1, font * 0.5f));  // room for the unit above the axis
-    const plot::Frame f = plot::begin(ImVec2(avail.x, h), 0, n, 0, plot::nice_ceiling(y_max * 1.1), font * 3.2f, font * 1.3f);
+    // Headroom above the lines: the markers' labels take the top two rows.
+    const plot::Frame f = plot::begin(ImVec2(avail.x, h), 0, n, 0, plot::nice_ceiling(y_max * 1.3), font * 3.2f, font * 1.3f);
     plot::y_axis(f, "mean min");
     plot::line(f, x1, m1, theme::lab_a_rgb);
     plot::line(f, x2, m2, theme::canary_rgb);
-    plot::vline(f, r.params.baseline_requests, theme::muted_rgb, "canary ships");
-    if (r.rolled_back) plot::vline(f, r.decided_at, theme::rollback_rgb, "rollback");
-    else if (r.promoted) plot::vline(f, r.decided_at, theme::good_rgb, "promoted");
+    const float ships_end = plot::vline(f, r.params.baseline_requests, theme::muted_rgb, "canary ships");
+    // The verdict comes a few windows later: its label takes the next row
+    // when it would start inside "canary ships".
+    const int row = f.px(static_cast<double>(r.decided_at)) + 3 < ships_end + font * 0.5f ? 1 : 0;
+    if (r.rolled_back) plot::vline(f, r.decided_at, theme::rollback_rgb, "rollback", row);
+    else if (r.promoted) plot::vline(f, r.decided_at, theme::good_rgb, "promoted", row);
     plot::label(ImVec2(f.max.x, f.max.y + 2), fmt::format("{} requests", r.n_requests), theme::muted_rgb, 1, 0.8f);
     // The traffic split, window by window.
     const float h2 = std::max(50.0f, (avail.y - line * 4) * 0.3f);
@@ -51,7 +54,7 @@ void draw_canary_chart(const serving::ServingExhibit& e, ImVec2 avail) {
     plot::y_axis(g, "", 2);
     for (std::size_t i = 0; i < share.size(); ++i)
         if (share[i] > 0) plot::bar(g, static_cast<double>(i) + 0.1, static_cast<double>(i) + 0.9, share[i], theme::canary_rgb);
-    ImGui::TextWrapped("%s", fmt::format("answered: v1 {}, v2 {}; lost {}", r.answered_v1, r.answered_v2, r.lost).c_str());
+    ImGui::TextWrapped("%s", tr(fmt::format("answered: v1 {}, v2 {}; lost {}", r.answered_v1, r.answered_v2, r.lost)));
 }
 
 }  // namespace sixstep::ui

@@ -43,11 +43,14 @@ float Frame::py(double y) const {
     return max.y - static_cast<float>(t) * height();
 }
 
+// The line of small labels above a frame (y_axis draws at scale 0.8).
+static float top_room() { return ImGui::GetFontSize() * 1.0f; }
+
 Frame begin(ImVec2 size, double x0, double x1, double y0, double y1, float left, float bottom, std::uint32_t background_rgb) {
     const ImVec2 p = ImGui::GetCursorScreenPos();
     ImGui::Dummy(size);
     Frame f;
-    f.min = ImVec2(snap(p.x + left), snap(p.y));
+    f.min = ImVec2(snap(p.x + left), snap(p.y + top_room()));
     f.max = ImVec2(snap(p.x + size.x), snap(p.y + size.y - bottom));
     f.x0 = x0, f.x1 = x1, f.y0 = y0, f.y1 = y1;
     draw_list()->AddRectFilled(f.min, f.max, theme::col(background_rgb));
@@ -85,7 +88,9 @@ void y_axis(const Frame& f, std::string_view unit, int max_ticks) {
         dl->AddLine(ImVec2(f.min.x, y), ImVec2(f.max.x, y), theme::col(grid_rgb), 1.0f);
         label(ImVec2(f.min.x - 4, y - ImGui::GetFontSize() * scale * 0.5f), pretty_number(t, 3), theme::muted_rgb, 1, scale);
     }
-    if (!unit.empty()) label(ImVec2(f.min.x - 4, f.min.y - ImGui::GetFontSize() * scale * 1.1f), unit, theme::muted_rgb, 1, scale);
+    // Above the frame's left edge, right of the tick labels' column: set
+    // above the top tick's label, the unit touched it and the line above.
+    if (!unit.empty()) label(ImVec2(f.min.x, f.min.y - top_room()), unit, theme::muted_rgb, 0, scale);
 }
 
 void rect(const Frame& f, double xa, double ya, double xb, double yb, std::uint32_t rgb, int alpha) {
@@ -127,11 +132,14 @@ void hline(const Frame& f, double y, std::uint32_t rgb, std::string_view text) {
     if (!text.empty()) label(ImVec2(f.max.x - 2, py - ImGui::GetFontSize() * 0.85f), text, rgb, 1, 0.8f);
 }
 
-void vline(const Frame& f, double x, std::uint32_t rgb, std::string_view text) {
+float vline(const Frame& f, double x, std::uint32_t rgb, std::string_view text, int row) {
     const float px = snap(f.px(x));
     ImDrawList* dl = draw_list();
     for (float y = f.min.y; y < f.max.y; y += 10) dl->AddLine(ImVec2(px, y), ImVec2(px, std::min(y + 6, f.max.y)), theme::col(rgb), 2.0f);
-    if (!text.empty()) label(ImVec2(px + 3, f.min.y), text, rgb, 0, 0.8f);
+    if (text.empty()) return px;
+    const float scale = 0.8f;
+    label(ImVec2(px + 3, f.min.y + static_cast<float>(row) * ImGui::GetFontSize() * scale * 1.2f), text, rgb, 0, scale);
+    return px + 3 + ImGui::CalcTextSize(tr(std::string(text))).x * scale;
 }
 
 void label(ImVec2 at, std::string_view english, std::uint32_t rgb, float align, float scale) {
@@ -178,8 +186,7 @@ Frame grouped_bars(ImVec2 size, const std::vector<std::string>& groups, const st
         y_max = nice_ceiling(y_max * 1.08);
     }
     const float font = ImGui::GetFontSize();
-    ImGui::Dummy(ImVec2(1, font * 0.5f));  // room for the unit above the axis
-    const Frame f = begin(ImVec2(size.x, size.y - font * 0.5f), 0,
+    const Frame f = begin(size, 0,
                           static_cast<double>(std::max<std::size_t>(1, groups.size())), 0, y_max, font * 3.2f, font * 1.3f);
     y_axis(f, unit, f.height() < font * 5 ? 2 : 4);  // a short chart: fewer gridlines, labels apart
     const double n = static_cast<double>(std::max<std::size_t>(1, series.size()));
@@ -258,7 +265,7 @@ void y_axis(const Frame& f, std::string_view unit, const std::vector<double>& ti
         dl->AddLine(ImVec2(f.min.x, y), ImVec2(f.max.x, y), theme::col(grid_rgb), 1.0f);
         label(ImVec2(f.min.x - 4, y - ImGui::GetFontSize() * scale * 0.5f), tick_text(t), theme::muted_rgb, 1, scale);
     }
-    if (!unit.empty()) label(ImVec2(f.min.x, f.min.y - ImGui::GetFontSize() * scale * 1.2f), unit, theme::muted_rgb, 0, scale);
+    if (!unit.empty()) label(ImVec2(f.min.x, f.min.y - top_room()), unit, theme::muted_rgb, 0, scale);
 }
 
 void outline(const Frame& f, std::uint32_t rgb) { draw_list()->AddRect(f.min, f.max, theme::col(rgb)); }

@@ -35,7 +35,9 @@ struct Frame {
 };
 
 // Reserves `size` at the cursor (ImGui::Dummy), draws a background and
-// returns the frame; `left`/`bottom` leave room for axis labels.
+// returns the frame; `left`/`bottom` leave room for axis labels, and the top
+// of `size` always keeps a line of small labels (y_axis: the unit, and the
+// half of the top tick's label that stands above the frame).
 Frame begin(ImVec2 size, double x0, double x1, double y0, double y1, float left = 0, float bottom = 0,
             std::uint32_t background_rgb = 0xF8FAFC);
 
@@ -58,7 +60,10 @@ void line(const Frame& f, const std::vector<double>& xs, const std::vector<doubl
           float thickness = 2.5f, bool dots = true);
 // A horizontal or vertical line across the frame, dashed, with a label at its end.
 void hline(const Frame& f, double y, std::uint32_t rgb, std::string_view label = {});
-void vline(const Frame& f, double x, std::uint32_t rgb, std::string_view label = {});
+// vline's label starts right of the line, on line `row` of small labels
+// from the top; it returns the label's right edge, so that a second vline
+// close by can take the next row instead of writing over it.
+float vline(const Frame& f, double x, std::uint32_t rgb, std::string_view label = {}, int row = 0);
 
 // Text at a screen position; align 0 = left, 0.5 = centred, 1 = right.
 void label(ImVec2 at, std::string_view text, std::uint32_t rgb, float align = 0, float scale = 1);

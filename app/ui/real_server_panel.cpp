@@ -34,25 +34,17 @@ struct Series {
     bool measured;
 };
 
-// Room between a chart's heading and its frame for the units written above
-// the frame's corners (the y unit left, "req/s" right), which otherwise sat
-// on the heading; high enough to clear the top tick's value too.
-float unit_room() { return ImGui::GetFontSize(); }
-float unit_y(const plot::Frame& f) { return f.min.y - ImGui::GetFontSize() * 1.4f; }
-
 void rate_chart(const std::vector<double>& rates, const std::vector<Series>& series, const char* unit, float height) {
     double top = 0;
     for (const Series& s : series)
         for (double y : s.ys) top = std::max(top, y);
     const float text_h = ImGui::GetTextLineHeightWithSpacing();
     const double x1 = plot::nice_ceiling(rates.back() * 1.05);
-    ImGui::Dummy(ImVec2(1, unit_room()));
     const plot::Frame f = plot::begin(ImVec2(ImGui::GetContentRegionAvail().x, height), 0, x1, 0,
                                       plot::nice_ceiling(std::max(top, 1e-9) * 1.1), ImGui::CalcTextSize("00000").x,
                                       text_h * 0.8f);
     const float font = ImGui::GetFontSize();
-    plot::y_axis(f, "", f.height() < font * 5 ? 2 : 4);  // a short chart: fewer gridlines, labels apart
-    plot::label(ImVec2(f.min.x - 4, unit_y(f)), unit, theme::muted_rgb, 1, 0.8f);
+    plot::y_axis(f, unit, f.height() < font * 5 ? 2 : 4);  // a short chart: fewer gridlines, labels apart
     for (const Series& s : series)
         if (s.measured) plot::line(f, rates, s.ys, s.rgb, 2.5f, true);
         else plot::line(f, rates, s.ys, s.rgb, 1.2f, false);
@@ -62,7 +54,8 @@ void rate_chart(const std::vector<double>& rates, const std::vector<Series>& ser
         const bool past = f.px(x) + ImGui::CalcTextSize(text.c_str()).x * 0.8f * 0.5f > f.max.x;
         plot::label(ImVec2(past ? f.max.x : f.px(x), f.max.y + 2), text, theme::muted_rgb, past ? 1.0f : 0.5f, 0.8f);
     }
-    plot::label(ImVec2(f.max.x, unit_y(f)), "req/s", theme::muted_rgb, 1, 0.8f);
+    // The x unit above the frame's right corner, in the line plot::begin keeps.
+    plot::label(ImVec2(f.max.x, f.min.y - font), "req/s", theme::muted_rgb, 1, 0.8f);
 }
 
 }  // namespace
@@ -94,7 +87,7 @@ void draw_real_server_panel(const app::Snapshot& s, ViewState& v, app::Session&,
             thr.ys.push_back(p.request_throughput), qthr.ys.push_back(p.predicted_throughput);
         }
         const float text_h = ImGui::GetTextLineHeightWithSpacing();
-        const float avail = ImGui::GetContentRegionAvail().y - text_h * 4.2f - 2 * (unit_room() + ImGui::GetStyle().ItemSpacing.y);
+        const float avail = ImGui::GetContentRegionAvail().y - text_h * 4.2f - 2 * ImGui::GetStyle().ItemSpacing.y;
         ImGui::TextUnformatted(tr("TTFT against the arrival rate"));
         rate_chart(rates, {q50, q90, q99, m50, m90, m99}, "ms", std::max(text_h * 3, avail * 0.6f));
         plot::legend({{p50_rgb, "p50"}, {p90_rgb, "p90"}, {p99_rgb, "p99"},

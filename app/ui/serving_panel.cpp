@@ -37,13 +37,13 @@ constexpr std::uint32_t line_b_rgb = 0xB45309;  // the second: TPOT, M/M/1
 constexpr std::uint32_t line_c_rgb = 0x15803D;  // the third: the measured steps
 constexpr std::uint32_t chart_rgb = 0xF8FAFC;   // a chart's background
 
-// A line chart's frame at the cursor, `size` in all: a line above it for
-// the y unit, room on the left for y values and under it for the x axis.
+// A line chart's frame at the cursor, `size` in all: room on the left for
+// y values and under it for the x axis (plot::begin keeps the line above it
+// for the y unit).
 plot::Frame chart(ImVec2 size, double x0, double x1, double y0, double y1) {
     const float line = ImGui::GetFontSize() * 0.85f;
-    ImGui::Dummy(ImVec2(1, line));
     const float left = line * 3.2f, right = line * 3.2f;
-    return plot::begin(ImVec2(size.x - right, std::max(size.y - line * 1.4f, line * 4)), x0, x1, y0, y1, left, line * 2.4f,
+    return plot::begin(ImVec2(size.x - right, std::max(size.y, line * 5.4f)), x0, x1, y0, y1, left, line * 2.4f,
                        chart_rgb);
 }
 
@@ -111,13 +111,13 @@ std::uint32_t phase_rgb(Phase p) {
 // compared run (t_max).
 void draw_gantt(const TrafficRun& run, const std::string& label, double t_max, ImVec2 size) {
     const float line = ImGui::GetFontSize() * 0.85f;
+    // The label in the line plot::begin keeps above the chart.
     const ImVec2 p = ImGui::GetCursorScreenPos();
-    plot::label(p, fmt::format("{}: {} requests, {:.1f} ms of virtual time", label, run.requests.size(), run.info.duration_ms),
+    plot::label(p,
+                fmt::format("{}: {} requests, {:.1f} ms of virtual time", label, run.requests.size(), run.info.duration_ms),
                 theme::text_rgb, 0, 0.85f);
-    ImGui::Dummy(ImVec2(1, line * 1.4f));
     const int n = static_cast<int>(run.requests.size());
-    // `size` holds the label's line, the spacing under it and the chart.
-    const plot::Frame f = plot::begin(ImVec2(size.x - 4, size.y - line * 1.4f - ImGui::GetStyle().ItemSpacing.y), 0,
+    const plot::Frame f = plot::begin(ImVec2(size.x - 4, size.y - ImGui::GetStyle().ItemSpacing.y), 0,
                                       t_max > 0 ? t_max : 1, 0, std::max(n, 1),
                                       line * 2.5f, line * 1.3f, chart_rgb);
     if (n == 0 || t_max <= 0) return;

@@ -29,7 +29,6 @@ void draw_waits_chart(const serving::ServingExhibit& e, ImVec2 avail) {
     std::vector<double> n;
     for (std::size_t i = 0; i < c.arrival_ms.size(); ++i) n.push_back(static_cast<double>(i + 1));
     const double t_max = std::max(1.0, std::max(c.reader_done_ms, w.params.flow_ms) * 1.05) / 1000;
-    ImGui::Dummy(ImVec2(1, font * 0.5f));  // room for the unit above the axis
     const plot::Frame f = plot::begin(ImVec2(avail.x, h), 0, t_max, 0, plot::nice_ceiling(std::max(1.0, n.empty() ? 1 : n.back())),
                                       font * 3.2f, font * 1.3f);
     plot::y_axis(f, "tokens");
