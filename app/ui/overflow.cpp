@@ -7,6 +7,8 @@
 #include <imgui.h>
 #include <imgui_internal.h>
 
+#include "pipeline/core/text.h"
+
 namespace sixstep::ui {
 
 namespace {
@@ -57,6 +59,23 @@ void check_window(ImGuiWindow* w, int frame) {
 }  // namespace
 
 void set_overflow_sink(std::vector<std::string>* s) { sink = s; }
+
+bool overflow_checking() { return sink != nullptr; }
+
+void check_drawn_text(ImVec2 min, ImVec2 max, std::string_view text) {
+    if (!sink) return;
+    const ImGuiWindow* w = ImGui::GetCurrentWindow();
+    if (!w) return;
+    const ImRect& r = w->InnerRect;
+    const float right = max.x - r.Max.x, left = r.Min.x - min.x, below = max.y - r.Max.y, above = r.Min.y - min.y;
+    const float worst = std::max({right, left, below, above});
+    if (worst <= slack_px) return;
+    const char* side = worst == right ? "right edge" : worst == left ? "left edge" : worst == below ? "bottom" : "top";
+    const std::string excerpt = printable_cut(text.substr(0, text.find('\n')), 40);
+    char what[160];
+    std::snprintf(what, sizeof what, "text \"%s\" drawn past the %s by", excerpt.c_str(), side);
+    add(w, what, worst);
+}
 
 void check_overflow() {
     if (!sink) return;

@@ -5,12 +5,20 @@
 //     ##next_token: content 41 px below the pane
 //     ##logit_lens: table column 0 cut by 23 px
 //
-// What ImGui laid out is checked (items, tables); text drawn straight into a
-// draw list (chart labels, the diagram's boxes) is not. With no sink (the
-// window, `sixstep screenshot`) end_panel() pays one pointer test.
+// What ImGui laid out is checked (items, tables), and so is text drawn
+// straight into a draw list (chart labels, the diagram's boxes: add_text in
+// text_capture.h), against the pane it is drawn in:
+//
+//     ##serving: text "prefix cache on at its fullest: 19 of 256…" drawn past the right edge by 14 px
+//
+// With no sink (the window, `sixstep screenshot` without warnings) the
+// checks cost one pointer test.
 #pragma once
 #include <string>
+#include <string_view>
 #include <vector>
+
+#include <imgui.h>
 
 namespace sixstep::ui {
 
@@ -18,5 +26,11 @@ void set_overflow_sink(std::vector<std::string>* sink);
 
 // Called by end_panel() before ImGui::End(): checks the current window.
 void check_overflow();
+
+// Whether a sink is set (add_text measures its text only then).
+bool overflow_checking();
+// Text drawn into the current window's draw list over [min, max]: a line
+// when it reaches past the window's inner rectangle.
+void check_drawn_text(ImVec2 min, ImVec2 max, std::string_view text);
 
 }  // namespace sixstep::ui

@@ -57,6 +57,17 @@ Frame begin(ImVec2 size, double x0, double x1, double y0, double y1, float left,
     return f;
 }
 
+std::vector<double> axis_ticks(double lo, double hi, float length_px, float label_px, int max_ticks) {
+    // No more gaps between ticks than the axis holds labels: on an axis
+    // shorter than two labels, only the top value (100, 50 and 0 were
+    // written over each other in lesson 13's short bar charts).
+    const int fit = label_px > 0 ? static_cast<int>(length_px / (label_px * 1.15f)) : max_ticks;
+    if (fit < 1) return {hi};
+    std::vector<double> ticks = nice_ticks(lo, hi, std::min(max_ticks, fit));
+    if (ticks.size() < 2) ticks = {lo, hi};  // a round step past the top: the ends instead
+    return ticks;
+}
+
 double nice_ceiling(double x) {
     if (!(x > 0)) return 1;
     const double p = std::pow(10.0, std::floor(std::log10(x)));
@@ -83,7 +94,7 @@ std::vector<double> nice_ticks(double lo, double hi, int max_ticks) {
 void y_axis(const Frame& f, std::string_view unit, int max_ticks) {
     ImDrawList* dl = draw_list();
     const float scale = 0.8f;
-    for (double t : nice_ticks(f.y0, f.y1, max_ticks)) {
+    for (double t : axis_ticks(f.y0, f.y1, f.height(), ImGui::GetFontSize() * scale, max_ticks)) {
         const float y = snap(f.py(t));
         dl->AddLine(ImVec2(f.min.x, y), ImVec2(f.max.x, y), theme::col(grid_rgb), 1.0f);
         label(ImVec2(f.min.x - 4, y - ImGui::GetFontSize() * scale * 0.5f), pretty_number(t, 3), theme::muted_rgb, 1, scale);

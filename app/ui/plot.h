@@ -43,6 +43,11 @@ Frame begin(ImVec2 size, double x0, double x1, double y0, double y1, float left 
 
 // Round numbers for axis ticks between lo and hi (0, 5, 10, …), at most max_ticks.
 std::vector<double> nice_ticks(double lo, double hi, int max_ticks = 5);
+// The ticks of an axis length_px long whose labels are label_px high: round
+// numbers (nice_ticks, at most max_ticks gaps) no closer than a label and a
+// bit; the two ends when no round step fits; the top alone on an axis
+// shorter than two labels.
+std::vector<double> axis_ticks(double lo, double hi, float length_px, float label_px, int max_ticks = 4);
 // A round upper bound for an axis: 7.3 → 8, 23 → 25.
 double nice_ceiling(double x);
 

@@ -20,9 +20,11 @@
 #include <fmt/format.h>
 #include <imgui.h>
 
+#include "app/ui/format.h"
 #include "app/ui/i18n.h"
 #include "app/ui/panels.h"
 #include "app/ui/plot.h"
+#include "app/ui/text_capture.h"
 #include "app/ui/theme.h"
 #include "pipeline/serving/serving_model.h"
 
@@ -159,16 +161,22 @@ void draw_block_map(const KvSnapshot& s, const std::string& label, ImVec2 size) 
     const float line = ImGui::GetFontSize() * 0.85f;
     const ImVec2 p = ImGui::GetCursorScreenPos();
     ImGui::Dummy(size);
-    plot::label(p,
-                fmt::format("{} at its fullest: {} of {} blocks used, {} shared, {} kept by the cache only", label,
-                            s.n_used(), s.n_blocks, s.n_shared(), s.n_cached_only()),
-                theme::text_rgb, 0, 0.85f);
+    // The heading wraps in a narrow pane (a projector's 4:3, a long run label).
+    const std::vector<std::string> heading =
+        wrap_lines(ImGui::GetFont(), line,
+                   tr(fmt::format("{} at its fullest: {} of {} blocks used, {} shared, {} kept by the cache only", label,
+                                  s.n_used(), s.n_blocks, s.n_shared(), s.n_cached_only())),
+                   size.x);
+    const float heading_h = static_cast<float>(heading.size()) * line * 1.2f;
+    for (std::size_t k = 0; k < heading.size(); ++k)
+        add_text(ImGui::GetWindowDrawList(), ImGui::GetFont(), line, ImVec2(p.x, p.y + static_cast<float>(k) * line * 1.2f),
+                 theme::col(theme::text_rgb), heading[k].c_str());
     if (s.n_blocks == 0) return;
     std::vector<bool> reserved(static_cast<std::size_t>(s.n_blocks), false);
     for (const ContiguousRegion& r : s.regions)
         for (int i = r.begin; i < r.begin + r.size && i < s.n_blocks; ++i) reserved[static_cast<std::size_t>(i)] = true;
     plot::cell_grid(
-        ImVec2(p.x, p.y + line * 1.5f), ImVec2(size.x, size.y - line * 1.6f), s.n_blocks,
+        ImVec2(p.x, p.y + heading_h + line * 0.3f), ImVec2(size.x, size.y - heading_h - line * 0.4f), s.n_blocks,
         [&](int i) {
             const KvBlockView& b = s.blocks[static_cast<std::size_t>(i)];
             plot::Cell c;

@@ -54,13 +54,18 @@ void draw_speculative_chart(const serving::ServingExhibit& e, ImVec2 avail) {
         speedup.values.push_back(r.speedup);
         if (r.temperature == 0) identical = identical && r.identical;
     }
+    const std::vector<std::pair<std::uint32_t, std::string>> legend = {{tpp.rgb, "tokens per target pass"},
+                                                                        {ceiling.rgb, "at most k + 1"}};
+    // The three charts share what the two headings, the legend (one or two
+    // lines) and the verdict leave.
     const float line = ImGui::GetTextLineHeightWithSpacing();
-    const float h = std::max(70.0f, (avail.y - line * 6.5f) / 3);
+    const float text_h = line * static_cast<float>(3 + plot::legend_lines(legend, avail.x));
+    const float h = std::max(70.0f, (avail.y - text_h - ImGui::GetStyle().ItemSpacing.y * 4) / 3);
     // Each chart's unit is in its heading or legend, not above its axis: on
     // charts this short it sat on the top tick's value.
     ImGui::TextUnformatted(tr("Guesses accepted, %"));
     plot::grouped_bars(ImVec2(avail.x, h), names, {acc}, "", 100);
-    plot::legend({{tpp.rgb, "tokens per target pass"}, {ceiling.rgb, "at most k + 1"}});
+    plot::legend(legend);
     plot::grouped_bars(ImVec2(avail.x, h), names, {tpp, ceiling}, "");
     ImGui::TextUnformatted(tr("Speedup over the target alone (this machine); dashed: break-even, 1\u00d7"));
     double top = 1.2;  // the break-even line below the top

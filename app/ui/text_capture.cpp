@@ -1,8 +1,11 @@
 #include "app/ui/text_capture.h"
 
+#include <cfloat>
 #include <cstring>
 
 #include <imgui_internal.h>
+
+#include "app/ui/overflow.h"
 
 namespace sixstep::ui {
 
@@ -36,6 +39,11 @@ void panel_text_end() {
 void add_text(ImDrawList* dl, const ImFont* font, float size, ImVec2 pos, ImU32 col, const char* text,
               const char* text_end) {
     dl->AddText(font, size, pos, col, text, text_end);
+    if (overflow_checking()) {
+        const char* end = text_end ? text_end : text + std::strlen(text);
+        const ImVec2 sz = font->CalcTextSizeA(size, FLT_MAX, 0, text, end);
+        check_drawn_text(pos, ImVec2(pos.x + sz.x, pos.y + sz.y), std::string_view(text, static_cast<size_t>(end - text)));
+    }
     if (capturing) {
         captured.append(text, text_end ? text_end : text + std::strlen(text));
         captured += '\n';

@@ -54,12 +54,16 @@ void draw_timeline_panel(const app::Snapshot& s, ViewState& v, app::Session&, co
         for (int i = 0; i < 3; ++i) note_h[i] = ImGui::CalcTextSize(notes[i], nullptr, false, avail_w).y + spacing;
         ImGui::SetWindowFontScale(1.0f);
         const float text_h = ImGui::GetTextLineHeightWithSpacing();
-        // The last note repeats the title's "engine time": left out when the
-        // chart would be too flat to read.
+        // Notes are left out from the last while the chart would be too flat
+        // to read (its frame under a line and a half, with the line above it
+        // for the unit and the line under it for the labels): the third
+        // repeats the title's "engine time", the second is about decode; the
+        // first, TTFT, always stays.
         const float room = ImGui::GetContentRegionAvail().y - 2 * spacing;
-        const int n_notes = room - note_h[0] - note_h[1] - note_h[2] >= text_h * 2 ? 3 : 2;
-        float notes_h = 0;
-        for (int i = 0; i < n_notes; ++i) notes_h += note_h[i];
+        const float min_chart = text_h * 3.3f;
+        int n_notes = 3;
+        float notes_h = note_h[0] + note_h[1] + note_h[2];
+        while (n_notes > 1 && room - notes_h < min_chart) notes_h -= note_h[--n_notes];
         const float chart_h = std::max(text_h * 2.0f, room - notes_h);
         const float left = ImGui::CalcTextSize("0000").x;
         const plot::Frame f = plot::begin(ImVec2(ImGui::GetContentRegionAvail().x, chart_h), 0, n_pass + 1, 0, top, left,
@@ -88,7 +92,12 @@ void draw_timeline_panel(const app::Snapshot& s, ViewState& v, app::Session&, co
             dl->AddLine(ImVec2(xa, y), ImVec2(xa, y + 8), theme::col(theme::bad_rgb), 2.0f);
             dl->AddLine(ImVec2(xb, y), ImVec2(xb, y + 8), theme::col(theme::bad_rgb), 2.0f);
             std::snprintf(line, sizeof line, "TTFT %s ms", pretty_number(view->ttft_ms, 3).c_str());
-            plot::label(ImVec2(xb + 4, y - 2), line, theme::bad_rgb, 0, 0.8f);
+            // Right of the bracket; when the bracket ends near the chart's
+            // right edge (a prefill alone), above its end instead.
+            if (xb + 4 + ImGui::CalcTextSize(line).x * 0.8f <= f.max.x)
+                plot::label(ImVec2(xb + 4, y - 2), line, theme::bad_rgb, 0, 0.8f);
+            else
+                plot::label(ImVec2(xb, f.min.y - ImGui::GetFontSize() * 0.85f), line, theme::bad_rgb, 1, 0.8f);
         }
         if (view->tpot_ms > 0) {
             std::snprintf(line, sizeof line, "TPOT %s ms", pretty_number(view->tpot_ms, 3).c_str());

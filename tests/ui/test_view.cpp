@@ -12,6 +12,7 @@
 #include "app/ui/format.h"
 #include "app/ui/layout.h"
 #include "app/ui/panels.h"
+#include "app/ui/plot.h"
 #include "app/ui/presenter_keys.h"
 #include "long_work.h"
 
@@ -139,4 +140,23 @@ TEST_CASE("layout: the six boxes fit the diagram, in order, without overlapping"
             if (i > 0) CHECK(b.x > ui::stage_box(l.diagram, i - 1, f).right());
         }
     }
+}
+
+// A short chart's y axis: its labels never overlap (lesson 13's 17-px bar
+// charts wrote 100, 50 and 0 over each other), and a tall one keeps its
+// round steps.
+TEST_CASE("plot: axis ticks no closer than their labels, the top alone on a very short axis") {
+    const float label = 18.4f;
+    CHECK(ui::plot::axis_ticks(0, 100, 17, label) == std::vector<double>{100});
+    CHECK(ui::plot::axis_ticks(0, 100, 40, label) == std::vector<double>{0, 100});
+    CHECK(ui::plot::axis_ticks(0, 100, 200, label) == std::vector<double>{0, 25, 50, 75, 100});
+    CHECK(ui::plot::axis_ticks(0, 1.5, 30, label) == std::vector<double>{0, 1.5});  // no round step below the top
+    for (float length = 1; length < 400; length += 3.5f)
+        for (double hi : {1.0, 1.5, 7.3, 20.0, 100.0, 2190.0}) {
+            CAPTURE(length);
+            CAPTURE(hi);
+            const std::vector<double> t = ui::plot::axis_ticks(0, hi, length, label);
+            REQUIRE(!t.empty());
+            for (std::size_t i = 1; i < t.size(); ++i) CHECK((t[i] - t[i - 1]) / hi * length >= label);
+        }
 }
