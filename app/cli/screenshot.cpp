@@ -64,7 +64,7 @@ void add_screenshot(CLI::App& app, Commands& commands) {
             std::fprintf(stderr, "sixstep: warning: %dx%d, %s\n", w, h, printable(line).c_str());
         if (!overflows.empty())
             std::fprintf(stderr, "sixstep: warning: %zu place%s where a pane's content does not fit at %dx%d "
-                         "(cut or scrolled in the window): a larger --size or a smaller --font-scale shows all\n",
+                         "(cut, scrolled or drawn over other text): a larger --size or a smaller --font-scale shows all\n",
                          overflows.size(), overflows.size() == 1 ? "" : "s", w, h);
         return rc;
 #else

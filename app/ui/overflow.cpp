@@ -15,6 +15,14 @@ namespace {
 
 std::vector<std::string>* sink = nullptr;
 
+// Text drawn into draw lists since the last check, for the overlap test.
+struct DrawnText {
+    const ImGuiWindow* window;
+    ImRect rect;
+    std::string excerpt;
+};
+std::vector<DrawnText> drawn;
+
 // Rounding and ImGui's half-pixel offsets: less than this is not a cut.
 constexpr float slack_px = 1.5f;
 
@@ -56,6 +64,28 @@ void check_window(ImGuiWindow* w, int frame) {
         if (child->Active && child->LastFrameActive == frame) check_window(child, frame);
 }
 
+// Two labels drawn over each other or touching ("canary ships" and
+// "rollback" at neighbouring lines, a short axis's 100, 50 and 0): each pair
+// in the same window whose boxes share more than a sliver of height and are
+// less than a small gap apart side by side.
+void check_overlaps() {
+    constexpr float sliver_px = 3.0f, gap_px = 5.0f;  // closer than 2 px side by side: touching
+    for (std::size_t i = 0; i < drawn.size(); ++i)
+        for (std::size_t j = i + 1; j < drawn.size(); ++j) {
+            const DrawnText &a = drawn[i], &b = drawn[j];
+            if (a.window != b.window) continue;
+            // Texts side by side need a gap of a few pixels to read as two.
+            const float w = std::min(a.rect.Max.x, b.rect.Max.x) - std::max(a.rect.Min.x, b.rect.Min.x) + gap_px;
+            const float h = std::min(a.rect.Max.y, b.rect.Max.y) - std::max(a.rect.Min.y, b.rect.Min.y);
+            if (w <= sliver_px || h <= sliver_px) continue;
+            char line[256];
+            std::snprintf(line, sizeof line, "%s: text \"%s\" and \"%s\" drawn over or against each other",
+                          a.window->Name, a.excerpt.c_str(), b.excerpt.c_str());
+            sink->push_back(line);
+        }
+    drawn.clear();
+}
+
 }  // namespace
 
 void set_overflow_sink(std::vector<std::string>* s) { sink = s; }
@@ -67,6 +97,8 @@ void check_drawn_text(ImVec2 min, ImVec2 max, std::string_view text) {
     const ImGuiWindow* w = ImGui::GetCurrentWindow();
     if (!w) return;
     const ImRect& r = w->InnerRect;
+    if (max.x - min.x > 0.5f && text.find_first_not_of(" ") != std::string_view::npos)
+        drawn.push_back({w, ImRect(min, max), printable_cut(text.substr(0, text.find('\n')), 24)});
     const float right = max.x - r.Max.x, left = r.Min.x - min.x, below = max.y - r.Max.y, above = r.Min.y - min.y;
     const float worst = std::max({right, left, below, above});
     if (worst <= slack_px) return;
@@ -80,6 +112,7 @@ void check_drawn_text(ImVec2 min, ImVec2 max, std::string_view text) {
 void check_overflow() {
     if (!sink) return;
     check_window(ImGui::GetCurrentWindow(), ImGui::GetFrameCount());
+    check_overlaps();
 }
 
 }  // namespace sixstep::ui

@@ -11,6 +11,10 @@
 //
 //     ##serving: text "prefix cache on at its fullest: 19 of 256…" drawn past the right edge by 14 px
 //
+// and two such texts in one pane drawn over or against each other:
+//
+//     ##serving: text "canary ships" and "rollback" drawn over or against each other
+//
 // With no sink (the window, `sixstep screenshot` without warnings) the
 // checks cost one pointer test.
 #pragma once

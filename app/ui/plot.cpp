@@ -191,12 +191,16 @@ ImVec2 heatmap(ImVec2 origin, int rows, int cols, float cell, const std::functio
 
 Frame grouped_bars(ImVec2 size, const std::vector<std::string>& groups, const std::vector<Series>& series,
                    std::string_view unit, double y_max) {
+    const float font = ImGui::GetFontSize();
     if (!(y_max > 0)) {
         for (const Series& s : series)
             for (double v : s.values) y_max = std::max(y_max, v);
-        y_max = nice_ceiling(y_max * 1.08);
+        // Headroom for the value written above the tallest bar, which would
+        // otherwise reach into the line above the frame and its unit.
+        const float frame_h = size.y - top_room() - font * 1.3f, value_h = font * 0.85f * 1.2f;
+        const double room = frame_h > 2 * value_h ? frame_h / (frame_h - value_h) : 2.0;
+        y_max = nice_ceiling(y_max * std::max(1.08, room));
     }
-    const float font = ImGui::GetFontSize();
     const Frame f = begin(size, 0,
                           static_cast<double>(std::max<std::size_t>(1, groups.size())), 0, y_max, font * 3.2f, font * 1.3f);
     y_axis(f, unit, f.height() < font * 5 ? 2 : 4);  // a short chart: fewer gridlines, labels apart

@@ -49,10 +49,12 @@ void rate_chart(const std::vector<double>& rates, const std::vector<Series>& ser
         if (s.measured) plot::line(f, rates, s.ys, s.rgb, 2.5f, true);
         else plot::line(f, rates, s.ys, s.rgb, 1.2f, false);
     for (double x : plot::nice_ticks(0, x1, 5)) {
-        // The last tick's value ends at the frame's edge instead of past it (clipped).
+        // The last tick's value ends at the frame's edge instead of past it
+        // (clipped); the first starts at it, clear of the y axis's 0.
         const std::string text = pretty_number(x, 3);
         const bool past = f.px(x) + ImGui::CalcTextSize(text.c_str()).x * 0.8f * 0.5f > f.max.x;
-        plot::label(ImVec2(past ? f.max.x : f.px(x), f.max.y + 2), text, theme::muted_rgb, past ? 1.0f : 0.5f, 0.8f);
+        const float align = past ? 1.0f : x == 0 ? 0.0f : 0.5f;
+        plot::label(ImVec2(past ? f.max.x : f.px(x), f.max.y + 2), text, theme::muted_rgb, align, 0.8f);
     }
     // The x unit above the frame's right corner, in the line plot::begin keeps.
     plot::label(ImVec2(f.max.x, f.min.y - font), "req/s", theme::muted_rgb, 1, 0.8f);

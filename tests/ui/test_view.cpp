@@ -3,17 +3,22 @@
 #include <doctest/doctest.h>
 
 #include <chrono>
+#include <functional>
 #include <stdexcept>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include <imgui.h>
 
 #include "app/ui/fonts.h"
 #include "app/ui/format.h"
 #include "app/ui/layout.h"
+#include "app/ui/overflow.h"
 #include "app/ui/panels.h"
 #include "app/ui/plot.h"
 #include "app/ui/presenter_keys.h"
+#include "app/ui/text_capture.h"
 #include "long_work.h"
 
 using namespace sixstep;
@@ -159,4 +164,52 @@ TEST_CASE("plot: axis ticks no closer than their labels, the top alone on a very
             REQUIRE(!t.empty());
             for (std::size_t i = 1; i < t.size(); ++i) CHECK((t[i] - t[i - 1]) / hi * length >= label);
         }
+}
+
+// The overflow check reads text drawn straight into a pane's draw list (chart
+// labels): past the pane's edge, or over or against another label, is a
+// line; labels a few pixels apart, or each in its own pane, are not.
+TEST_CASE("overflow: drawn text past the pane or over other text is named, text apart is not") {
+    ImGuiContext* ctx = ImGui::CreateContext();
+    ImGuiIO& io = ImGui::GetIO();
+    io.DisplaySize = ImVec2(400, 300);
+    ImFont* font = io.Fonts->AddFontDefault();
+    unsigned char* pixels = nullptr;
+    int w = 0, h = 0;
+    io.Fonts->GetTexDataAsAlpha8(&pixels, &w, &h);
+    std::vector<std::string> lines;
+    ui::set_overflow_sink(&lines);
+    ImGui::NewFrame();
+    auto pane = [&](const char* name, ImVec2 at, const std::function<void(ImDrawList*, ImVec2)>& draw) {
+        ImGui::SetNextWindowPos(at);
+        ImGui::SetNextWindowSize(ImVec2(180, 120));
+        ImGui::Begin(name, nullptr, ImGuiWindowFlags_NoDecoration);
+        draw(ImGui::GetWindowDrawList(), ImGui::GetWindowPos());
+        ui::check_overflow();
+        ImGui::End();
+    };
+    const ImU32 ink = IM_COL32(0, 0, 0, 255);
+    const float wide = font->CalcTextSizeA(13, 1e9f, 0, "canary ships").x;
+    pane("##apart", ImVec2(0, 0), [&](ImDrawList* dl, ImVec2 o) {
+        ui::add_text(dl, font, 13, ImVec2(o.x + 10, o.y + 10), ink, "canary ships");
+        ui::add_text(dl, font, 13, ImVec2(o.x + 10 + wide + 6, o.y + 10), ink, "rollback");  // 6 px apart
+        ui::add_text(dl, font, 13, ImVec2(o.x + 10, o.y + 40), ink, "100");
+        ui::add_text(dl, font, 13, ImVec2(o.x + 10, o.y + 60), ink, "0");  // a line and more below
+    });
+    CHECK(lines.empty());
+    pane("##against", ImVec2(200, 0), [&](ImDrawList* dl, ImVec2 o) {
+        ui::add_text(dl, font, 13, ImVec2(o.x + 10, o.y + 10), ink, "canary ships");
+        ui::add_text(dl, font, 13, ImVec2(o.x + 10 + wide + 1, o.y + 12), ink, "rollback");  // 1 px apart
+    });
+    REQUIRE(lines.size() == 1);
+    CHECK(lines[0] == "##against: text \"canary ships\" and \"rollback\" drawn over or against each other");
+    lines.clear();
+    pane("##past", ImVec2(0, 150), [&](ImDrawList* dl, ImVec2 o) {
+        ui::add_text(dl, font, 13, ImVec2(o.x + 170, o.y + 10), ink, "TTFT 23.1 ms");
+    });
+    REQUIRE(lines.size() == 1);
+    CHECK(lines[0].rfind("##past: text \"TTFT 23.1 ms\" drawn past the right edge by ", 0) == 0);
+    ui::set_overflow_sink(nullptr);
+    ImGui::EndFrame();
+    ImGui::DestroyContext(ctx);
 }
