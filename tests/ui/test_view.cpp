@@ -173,6 +173,7 @@ TEST_CASE("overflow: drawn text past the pane or over other text is named, text 
     ImGuiContext* ctx = ImGui::CreateContext();
     ImGuiIO& io = ImGui::GetIO();
     io.DisplaySize = ImVec2(400, 300);
+    io.IniFilename = nullptr;  // no imgui.ini left in the working folder
     ImFont* font = io.Fonts->AddFontDefault();
     unsigned char* pixels = nullptr;
     int w = 0, h = 0;
