@@ -97,15 +97,15 @@ void check_drawn_text(ImVec2 min, ImVec2 max, std::string_view text) {
     const ImGuiWindow* w = ImGui::GetCurrentWindow();
     if (!w) return;
     const ImRect& r = w->InnerRect;
+    const std::string_view first_line = text.substr(0, text.find('\n'));
     if (max.x - min.x > 0.5f && text.find_first_not_of(" ") != std::string_view::npos)
-        drawn.push_back({w, ImRect(min, max), printable_cut(text.substr(0, text.find('\n')), 24)});
+        drawn.push_back({w, ImRect(min, max), printable_cut(first_line, 24)});
     const float right = max.x - r.Max.x, left = r.Min.x - min.x, below = max.y - r.Max.y, above = r.Min.y - min.y;
     const float worst = std::max({right, left, below, above});
     if (worst <= slack_px) return;
     const char* side = worst == right ? "right edge" : worst == left ? "left edge" : worst == below ? "bottom" : "top";
-    const std::string excerpt = printable_cut(text.substr(0, text.find('\n')), 40);
     char what[160];
-    std::snprintf(what, sizeof what, "text \"%s\" drawn past the %s by", excerpt.c_str(), side);
+    std::snprintf(what, sizeof what, "text \"%s\" drawn past the %s by", printable_cut(first_line, 40).c_str(), side);
     add(w, what, worst);
 }
 

@@ -46,6 +46,8 @@ float Frame::py(double y) const {
 // The line of small labels above a frame (y_axis draws at scale 0.8).
 static float top_room() { return ImGui::GetFontSize() * 1.0f; }
 
+float above(const Frame& f) { return f.min.y - top_room(); }
+
 Frame begin(ImVec2 size, double x0, double x1, double y0, double y1, float left, float bottom, std::uint32_t background_rgb) {
     const ImVec2 p = ImGui::GetCursorScreenPos();
     ImGui::Dummy(size);
@@ -101,7 +103,7 @@ void y_axis(const Frame& f, std::string_view unit, int max_ticks) {
     }
     // Above the frame's left edge, right of the tick labels' column: set
     // above the top tick's label, the unit touched it and the line above.
-    if (!unit.empty()) label(ImVec2(f.min.x, f.min.y - top_room()), unit, theme::muted_rgb, 0, scale);
+    if (!unit.empty()) label(ImVec2(f.min.x, above(f)), unit, theme::muted_rgb, 0, scale);
 }
 
 void rect(const Frame& f, double xa, double ya, double xb, double yb, std::uint32_t rgb, int alpha) {
@@ -280,7 +282,7 @@ void y_axis(const Frame& f, std::string_view unit, const std::vector<double>& ti
         dl->AddLine(ImVec2(f.min.x, y), ImVec2(f.max.x, y), theme::col(grid_rgb), 1.0f);
         label(ImVec2(f.min.x - 4, y - ImGui::GetFontSize() * scale * 0.5f), tick_text(t), theme::muted_rgb, 1, scale);
     }
-    if (!unit.empty()) label(ImVec2(f.min.x, f.min.y - top_room()), unit, theme::muted_rgb, 0, scale);
+    if (!unit.empty()) label(ImVec2(f.min.x, above(f)), unit, theme::muted_rgb, 0, scale);
 }
 
 void outline(const Frame& f, std::uint32_t rgb) { draw_list()->AddRect(f.min, f.max, theme::col(rgb)); }

@@ -48,6 +48,10 @@ std::vector<double> nice_ticks(double lo, double hi, int max_ticks = 5);
 // bit; the two ends when no round step fits; the top alone on an axis
 // shorter than two labels.
 std::vector<double> axis_ticks(double lo, double hi, float length_px, float label_px, int max_ticks = 4);
+// Where a label goes in the line begin() keeps above the frame (its top):
+// the y unit at the left, a chart's other notes.
+float above(const Frame& f);
+
 // A round upper bound for an axis: 7.3 → 8, 23 → 25.
 double nice_ceiling(double x);
 

@@ -57,7 +57,7 @@ void rate_chart(const std::vector<double>& rates, const std::vector<Series>& ser
         plot::label(ImVec2(past ? f.max.x : f.px(x), f.max.y + 2), text, theme::muted_rgb, align, 0.8f);
     }
     // The x unit above the frame's right corner, in the line plot::begin keeps.
-    plot::label(ImVec2(f.max.x, f.min.y - font), "req/s", theme::muted_rgb, 1, 0.8f);
+    plot::label(ImVec2(f.max.x, plot::above(f)), "req/s", theme::muted_rgb, 1, 0.8f);
 }
 
 }  // namespace

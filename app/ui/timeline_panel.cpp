@@ -97,7 +97,7 @@ void draw_timeline_panel(const app::Snapshot& s, ViewState& v, app::Session&, co
             if (xb + 4 + ImGui::CalcTextSize(line).x * 0.8f <= f.max.x)
                 plot::label(ImVec2(xb + 4, y - 2), line, theme::bad_rgb, 0, 0.8f);
             else
-                plot::label(ImVec2(xb, f.min.y - ImGui::GetFontSize() * 0.85f), line, theme::bad_rgb, 1, 0.8f);
+                plot::label(ImVec2(xb, plot::above(f)), line, theme::bad_rgb, 1, 0.8f);
         }
         if (view->tpot_ms > 0) {
             std::snprintf(line, sizeof line, "TPOT %s ms", pretty_number(view->tpot_ms, 3).c_str());

@@ -114,7 +114,9 @@ std::string join_cjk_folds(std::string_view text) {
     std::uint32_t prev = 0;  // the code point before i
     for (std::size_t i = 0; i < text.size();) {
         std::uint32_t cp = 0;
-        const std::size_t n = std::max<std::size_t>(1, utf8_length(text, i, cp));
+        const std::size_t len = utf8_length(text, i, cp);
+        if (len == 0) cp = 0;  // not UTF-8: no code point, whatever it half-decoded to
+        const std::size_t n = std::max<std::size_t>(1, len);
         if (cp == ' ' && is_cjk(prev) && is_cjk(at(i + 1))) {
             ++i;  // prev stays: the next character follows it directly
             continue;
