@@ -91,6 +91,8 @@ const Catalogue& chinese_catalogue() {
             {"sampled:", "采样结果："},
             {"click a candidate to force it", "点击候选词元即可手动指定"},
             {"click to force token", "点击以手动指定词元"},
+            {"cut by the sampler's filters", "被采样器的过滤器剪掉了"},
+            {"after the sampler's filters:", "经过采样器的过滤之后："},
             {"The candidates appear at stage 4 (output).", "候选词元在第 4 步（输出）出现。"},
             {"The sampler's table after each stage", "采样器每一步之后的候选表"},
             {"The sampler's filters on these logits (the draw comes at stage 5)", "采样器对这些 logits 的筛选（抽取在第 5 步）"},
@@ -385,6 +387,11 @@ const Catalogue& chinese_catalogue() {
             {"the article's weights (b = 5, w = 2, 10, \u22122)", "文章中的参数（b = 5，w = 2, 10, \u22122）"},
             {"no decision", "未做决定"},
             {"mincore could not report the file's pages: whether the cache was dropped is unknown", "mincore 无法报告文件的页：不知道缓存是否已清掉"},
+            // sentences of the speculative lab's answer (the patterns hold the rest)
+            {"The greedy text was the target's own, token for token", "贪心文本与目标模型单独生成的逐词元相同"},
+            {"But the greedy text DIFFERED from the target's", "但贪心文本与目标模型单独生成的不同"},
+            {"A loss: a pass of this tiny target costs about as much as the draft's guesses it saves",
+             "反而变慢：这个小目标模型跑一次的成本，和草稿模型的猜测省下的差不多"},
         },
         {
             // patterns: {} is looked up, {=} kept as it is
@@ -668,6 +675,69 @@ const Catalogue& chinese_catalogue() {
             {"{} of {} requests failed", "{} / {} 个请求失败"},
             {"{=} is already serving", "{=} 已经在提供服务"},
             {"expected {=}, got {=}", "期望 {=}，实际 {=}"},
+            {"tokens/s gained per doubling of the batch: {}\u00d7 from {} to {}, {}\u00d7 from {} to {}",
+             "批大小每翻一倍，每秒词元数的增益：{}\u00d7（{} 到 {}），{}\u00d7（{} 到 {}）"},
+            {"{} more rows: a smaller font (Ctrl\u00b1) or this panel alone shows them", "还有 {} 行：调小字号（Ctrl\u00b1）或只显示这个面板就能看到"},
+            // A serving lab's answer (the respond stage), sentence by sentence:
+            // "{}. {}" and "{}." at the end join them.
+            {"{} sequences per step gave {}\u00d7 the tokens/s of {} while each token took {}\u00d7 as long",
+             "每步 {} 个序列时，每秒词元数达到 {}\u00d7（对比每步 {} 个），每个词元的耗时变为 {}\u00d7"},
+            {"{} requests served in {} s of virtual time: median TTFT {} ms, median TPOT {} ms, {} output tokens/s",
+             "{} 个请求在 {} s 虚拟时间内服务完：TTFT 中位数 {} ms，TPOT 中位数 {} ms，每秒输出 {} 个词元"},
+            {"Same arrivals, {} vs {}: median TTFT {} vs {} ms, at most {} vs {} requests running at once, {} vs {} output tokens/s",
+             "同样的到达，{} 对比 {}：TTFT 中位数 {} 对比 {} ms，同时运行的请求最多 {} 对比 {} 个，每秒输出词元 {} 对比 {}"},
+            {"From {}% to {}% busy the mean wait grew {}\u00d7; at {}% a request waits {} ms for a {} ms service",
+             "利用率从 {}% 升到 {}%，平均等待增长了 {}\u00d7；利用率 {}% 时，一个请求要等 {} ms，而服务本身只要 {} ms"},
+            {"To wait no longer than one service, stay under {}% busy", "想让等待不超过一次服务的时间，利用率要保持在 {}% 以下"},
+            {"Training this model took about {} FLOP; serving {} requests a day of {} tokens costs {} FLOP a day, so "
+             "inference has cost as much as training by day {} and {}\u00d7 as much after {} days",
+             "训练这个模型用了约 {} FLOP；每天服务 {} 个请求、每个 {} 个词元，每天要花 {} FLOP，所以推理在第 {} 天"
+             "就花掉了和训练一样多的算力，到最后是训练的 {}\u00d7（共 {} 天）"},
+            {"The load ({} ms) is {}% of the cost of a single request and under {}% once it serves {}",
+             "加载（{} ms）占单个请求成本的 {}%，服务 {} 个请求后摊到 {}% 以下"},
+            {"Version {=} (v2) promised {} minutes on average where v1 promised {}; the monitor raised the alarm at "
+             "request {} ({}) and v1 took all traffic back",
+             "版本 {=}（v2）平均承诺 {} 分钟，而 v1 承诺 {} 分钟；监控在第 {} 个请求时报警（{}），v1 收回了全部流量"},
+            {"{} of {} requests were answered, {} lost; v2 answered {} of them", "{} / {} 个请求得到了回答，丢失 {} 个；其中 v2 回答了 {} 个"},
+            {"v2 ({=}) agreed with v1 ({} vs {} minutes on average) and was promoted at request {}; {} of {} requests "
+             "answered, {} lost",
+             "v2（{=}）与 v1 一致（平均 {} 对比 {} 分钟），在第 {} 个请求时推广到全部流量；{} / {} 个请求得到回答，丢失 {} 个"},
+            {"v2 ({=}) agreed with v1 ({} vs {} minutes on average); {} of {} requests answered, {} lost",
+             "v2（{=}）与 v1 一致（平均 {} 对比 {} 分钟）；{} / {} 个请求得到回答，丢失 {} 个"},
+            {"A fresh instance of {=} paid {} ms to map the file and build itself before its request ({} ms in all, "
+             "against {} ms warm)",
+             "{=} 的全新实例在处理请求之前先花了 {} ms 映射文件、构建自身（总共 {} ms，热实例只要 {} ms）"},
+            {"Unloading after {} s idle held the weights {} s instead of {} s, and cost {} cold starts: {} ms of "
+             "waiting against {} ms kept warm",
+             "空闲 {} s 后卸载，参数只驻留了 {} s 而不是 {} s，代价是 {} 次冷启动：等待 {} ms，保持热只需 {} ms"},
+            {"Q8_0 keeps {}% of the {} file's bytes and Q4_0 {}%", "Q8_0 的字节数是 {}%（相对 {} 文件），Q4_0 是 {}%"},
+            {"Each decode step reads that much less, which predicts {} and {} tokens/s; this machine measured {} and {} "
+             "(the original: {})",
+             "每个解码步少读这么多字节，预测分别为 {} 和 {} 词元/秒；这台机器实测 {} 和 {}（原模型：{}）"},
+            {"Perplexity moved from {} to {} (Q8_0) and {} (Q4_0); the most likely next token stayed the same at {}% "
+             "and {}% of positions",
+             "困惑度从 {} 变为 {}（Q8_0）和 {}（Q4_0）；最可能的下一个词元分别在 {}% 和 {}% 的位置上保持不变"},
+            {"The draft's guesses were accepted {} of the time, so one pass of the target produced up to {} tokens",
+             "草稿模型的猜测有 {} 被接受，所以目标模型的一次前向计算最多产出 {} 个词元"},
+            {"The best setting, k = {}, ran {}\u00d7 the target alone on this machine, the draft running ahead on a "
+             "thread of its own",
+             "最好的设置 k = {} 在这台机器上的速度是目标模型单独运行的 {}\u00d7，草稿模型在自己的线程上提前运行"},
+            {"The best setting, k = {}, ran {}\u00d7 the target alone on this machine",
+             "最好的设置 k = {} 在这台机器上的速度是目标模型单独运行的 {}\u00d7"},
+            {"The chat reader sees the first token after {} ms \u2014 {}% of Nielsen's one second \u2014 and then text "
+             "arrives {}\u00d7 faster than a person reads ({} tokens/s), so a faster decode would not be felt",
+             "聊天的读者在 {} ms 后看到第一个词元\u2014\u2014只占 Nielsen 所说一秒的 {}%\u2014\u2014之后文字到达的速度是人阅读速度的 "
+             "{}\u00d7（{} 词元/秒），所以更快的解码不会被察觉"},
+            {"The agent waited {} ms for its {} chained calls, of which the first tokens were only {}%: for it, "
+             "end-to-end is what counts",
+             "智能体等了 {} ms 才完成 {} 次串联调用，其中首词元只占 {}%：对它来说，端到端时间才重要"},
+            {"The batch job got {} tokens/s", "批处理作业得到了 {} 词元/秒"},
+            {"The server completed a request every {} ms when saturated", "服务器饱和时每 {} ms 完成一个请求"},
+            {"At {}% of that capacity ({} req/s) the 90th percentile TTFT was {} ms; at {}% ({} req/s) it was {} ms "
+             "\u2014 {}\u00d7 \u2014 while the queue model predicted {} ms",
+             "在这个容量的 {}%（{} 请求/秒）时，TTFT 的第 90 百分位是 {} ms；在 {}%（{} 请求/秒）时是 {} ms"
+             "\u2014\u2014{}\u00d7\u2014\u2014而排队模型预测的是 {} ms"},
+            {"Throughput followed the rate: {} \u2192 {} req/s", "吞吐量跟着到达率走：{} \u2192 {} 请求/秒"},
             {"{}; {}", "{}；{}"},
             // after "{}; {}": its first hole would swallow a whole alarm ("…; 20") before it
             {"{} of v2's {} requests out of range against {} of v1's {} ({}% vs {}%, threshold +{} points)",
@@ -675,6 +745,9 @@ const Catalogue& chinese_catalogue() {
             // last, the most general: a chain of named stages, "softmax (2000) → greedy (1)"
             {"{} \u2192 {}", "{} \u2192 {}"},
             {"{} ({})", "{}（{}）"},
+            // sentences: a serving lab's answer
+            {"{}. {}", "{}。{}"},
+            {"{}.", "{}。"},
         },
         {
             // kept in English: units and symbols, names from the ecosystem

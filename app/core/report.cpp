@@ -147,7 +147,7 @@ std::string format_step(const StepReport& r, const LessonState& s, int step_coun
                                           s.cold_load_ms, n_warm ? warm / n_warm : 0.0)) + "\n";
     }
     if (s.response && !r.events.empty() && r.events.back().stage == Stage::respond)
-        out += "  ⇒ " + printable(s.response->text) + "\n";
+        out += "  ⇒ " + printable(s.response->engine_words ? say(lang, s.response->text) : s.response->text) + "\n";
     if (r.error) out += "  ✗ " + say(lang, "error:") + " " + say(lang, *r.error) + "\n";
     for (const auto& c : r.checks) out += format_check(c, lang) + "\n";
     return out;

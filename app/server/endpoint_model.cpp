@@ -287,6 +287,7 @@ public:
         ev.out(sixstep::keys::text, answer_);
         Response r;
         r.text = answer_;
+        r.engine_words = true;
         return r;
     }
 

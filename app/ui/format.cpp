@@ -80,6 +80,8 @@ std::string headline_of(const Headline* h, Find find, const Field* first) {
 
 }  // namespace
 
+std::string response_text(const Response& r) { return r.engine_words ? tr(r.text) : r.text; }
+
 std::string headline_text(const TraceEvent& ev, const ModelDescription* model) {
     const Headline* h = model ? model->headline(ev.stage) : nullptr;
     return headline_of(h, [&](const std::string& key) { return ev.find(key); },

@@ -7,6 +7,7 @@
 
 #include <imgui.h>
 
+#include "pipeline/core/model.h"
 #include "pipeline/core/model_description.h"
 #include "pipeline/core/trace.h"
 
@@ -23,6 +24,10 @@ std::string field_label(const Field& f);                    // label, else key
 std::string headline_text(const TraceEvent& ev, const ModelDescription* model);
 // The same for fields kept from an earlier request (an answer card).
 std::string headline_text(const std::vector<Field>& fields, const Headline* headline);
+
+// A response as the room reads it: the engine's own sentences (a serving
+// lab's finding) in the lesson's language, the model's words as they are.
+std::string response_text(const Response& r);
 
 // YAML block text as the room reads it: single line breaks become spaces (the
 // author wrapped at 80 columns, the screen wraps at its own width); blank

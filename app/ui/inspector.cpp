@@ -454,11 +454,12 @@ void draw_inspector(const app::Snapshot& s, ViewState& v) {
                 inline_section(tr("Response"));
                 // The big face when the answer fits the rest of the line.
                 const Fonts& F = fonts();
-                const bool fits = F.big->CalcTextSizeA(F.big->FontSize, FLT_MAX, 0, st.response->text.c_str()).x <=
-                                  ImGui::GetContentRegionAvail().x;
+                const std::string text = response_text(*st.response);
+                const bool fits =
+                    F.big->CalcTextSizeA(F.big->FontSize, FLT_MAX, 0, text.c_str()).x <= ImGui::GetContentRegionAvail().x;
                 ImGui::PushFont(fits ? F.big : F.bold);
                 ImGui::PushTextWrapPos(0.0f);
-                ImGui::TextUnformatted(st.response->text.c_str());
+                ImGui::TextUnformatted(text.c_str());
                 ImGui::PopTextWrapPos();
                 ImGui::PopFont();
             }

@@ -68,33 +68,61 @@ void draw_narration(const app::Snapshot& s, ViewState& v) {
         const float checks_h = (st.checks.empty() ? 0.0f : line * static_cast<float>(1 + failed)) + (st.error ? line * 2.0f : 0.0f);
         ImGui::BeginChild("##say", ImVec2(0, checks_h > 0 ? -checks_h - 4.0f : 0.0f), false);
         {
+            // A serving lab's answer, the sentence its experiment ends with,
+            // under the narration: the diagram's pill has room for its first
+            // words only, and the lab's panel, not the inspector, is on screen.
+            // At 0.9 of the body size, where the narration leaves room for it.
+            const ImVec2 avail = ImGui::GetContentRegionAvail();
+            const float wrap_w = avail.x - ImGui::GetStyle().ScrollbarSize;
+            const float gap = ImGui::GetStyle().ItemSpacing.y;
+            std::vector<std::string> answer;
+            const float answer_size = F.body->FontSize * 0.9f;
+            if (st.response && st.response->engine_words && !st.response->text.empty())
+                answer = wrap_lines(F.body, answer_size, "→ " + response_text(*st.response), wrap_w);
+            const float answer_h = static_cast<float>(answer.size()) * (answer_size + gap) + answer_size * 0.5f;
+
             // A size up when it fits, else the body size, else the body size
             // scaled down in steps until the text fits (to 0.8 of it, still
             // readable from the back of the room: the text never scrolls
             // away at the projector's sizes).
             const std::string text = reflow(st.narration);
-            const ImVec2 avail = ImGui::GetContentRegionAvail();
-            const float wrap_w = avail.x - ImGui::GetStyle().ScrollbarSize;
-            // Lines are a font size apart plus the item spacing.
-            auto fits = [&](const std::vector<std::string>& lines, float size) {
-                const float n = static_cast<float>(lines.size());
-                return n * size + std::max(0.0f, n - 1) * ImGui::GetStyle().ItemSpacing.y <= avail.y;
-            };
-            std::vector<std::string> lines = wrap_lines(F.narration, F.narration->FontSize, text, wrap_w);
+            std::vector<std::string> lines;
             ImFont* font = F.narration;
             float scale = 1.0f;
-            if (!fits(lines, F.narration->FontSize)) {
+            // Lines are a font size apart plus the item spacing.
+            auto fit = [&](float room) {
+                auto fits = [&](float size) {
+                    const float n = static_cast<float>(lines.size());
+                    return n * size + std::max(0.0f, n - 1) * gap <= room;
+                };
+                font = F.narration, scale = 1.0f;
+                lines = wrap_lines(F.narration, F.narration->FontSize, text, wrap_w);
+                if (fits(F.narration->FontSize)) return true;
                 font = F.body;
                 for (scale = 1.0f;; scale -= 0.05f) {
                     lines = wrap_lines(F.body, F.body->FontSize * scale, text, wrap_w);
-                    if (scale <= 0.8f || fits(lines, F.body->FontSize * scale)) break;
+                    if (fits(F.body->FontSize * scale)) return true;
+                    if (scale <= 0.8f) return false;
                 }
-            }
+            };
+            // The narration comes first: without room for both, no answer.
+            if (!answer.empty() && !fit(avail.y - answer_h)) answer.clear();
+            if (answer.empty()) fit(avail.y);
             ImGui::PushFont(font);
             ImGui::SetWindowFontScale(scale);
             for (const auto& l : lines) ImGui::TextUnformatted(l.empty() ? " " : l.c_str());
             ImGui::SetWindowFontScale(1.0f);
             ImGui::PopFont();
+            if (!answer.empty()) {
+                ImGui::Dummy(ImVec2(0, answer_size * 0.5f - gap));
+                ImGui::PushFont(F.body);
+                ImGui::SetWindowFontScale(0.9f);
+                ImGui::PushStyleColor(ImGuiCol_Text, theme::vec(theme::accent_rgb));
+                for (const auto& l : answer) ImGui::TextUnformatted(l.c_str());
+                ImGui::PopStyleColor();
+                ImGui::SetWindowFontScale(1.0f);
+                ImGui::PopFont();
+            }
         }
         ImGui::EndChild();
 

@@ -255,7 +255,7 @@ void draw_pipeline_diagram(const app::Snapshot& s, ViewState& v) {
         for (int i = std::min(passed, stage_count - 1); i >= 0; --i)
             if (const TraceEvent* ev = st.trace.last(all_stages[static_cast<size_t>(i)])) {
                 payload = headline_text(*ev, st.description);
-                if (i == stage_count - 1 && st.response) payload = st.response->text;
+                if (i == stage_count - 1 && st.response) payload = response_text(*st.response);
                 break;
             }
         ImFont* pf = F.bold;

@@ -47,6 +47,11 @@ struct Request {
 struct Response {
     std::string text;           // for people: "Estimated delivery time: 11 minutes"
     std::vector<Field> fields;  // for programs: minutes = 11, …
+    // The text is the engine's own English sentence (a serving lab's
+    // finding), which a screen shows in the lesson's language through the
+    // message catalogue; false: the model's words (a story, or an answer
+    // already in the customer's language), shown as they are.
+    bool engine_words = false;
 };
 
 class Job {

@@ -124,10 +124,11 @@ public:
         const std::vector<SweepRow>& rows = ex.speculative;
         bool identical = true;
         int greedy = 0;
-        double acc_min = 1, acc_greedy_min = 1, tpp_max = 0, best_speedup = 0;
+        double acc_min = 1, acc_max = 0, acc_greedy_min = 1, tpp_max = 0, best_speedup = 0;
         const SweepRow* best = &rows.front();
         for (const SweepRow& r : rows) {
             acc_min = std::min(acc_min, r.acceptance);
+            acc_max = std::max(acc_max, r.acceptance);
             tpp_max = std::max(tpp_max, r.tokens_per_pass);
             if (r.speedup > best_speedup) best_speedup = r.speedup, best = &r;
             if (r.temperature == 0) {
@@ -147,21 +148,21 @@ public:
         ev.out("best_k", static_cast<double>(best->k));
         ev.summary = fmt::format("greedy output identical: {}; best speedup {:.2f}× at k = {}", yes_no(identical),
                                  best_speedup, best->k);
-        const double acc_max = std::max(first.acceptance, last.acceptance);
         const std::string accepted = std::lround(100 * acc_min) == std::lround(100 * acc_max)
                                          ? fmt::format("{:.0f}%", 100 * acc_min)
                                          : fmt::format("{:.0f}–{:.0f}%", 100 * acc_min, 100 * acc_max);
-        return fmt::format("The draft's guesses were accepted {} of the time, so one pass of the target "
-                           "produced up to {:.2f} tokens{}. The best setting, k = {}, ran {:.2f}× the target alone on "
-                           "this machine{}{}.",
+        // Sentences, each whole or left out (a screen translates them one by one).
+        return fmt::format("The draft's guesses were accepted {} of the time, so one pass of the target produced up "
+                           "to {:.2f} tokens.{} The best setting, k = {}, ran {:.2f}× the target alone on this "
+                           "machine{}.{}",
                            accepted, tpp_max,
-                           greedy ? (identical ? ", and the greedy text was the target's own, token for token"
-                                               : ", but the greedy text DIFFERED from the target's")
+                           greedy ? (identical ? " The greedy text was the target's own, token for token."
+                                               : " But the greedy text DIFFERED from the target's.")
                                   : "",
                            best->k, best_speedup,
                            p_.base.overlap ? ", the draft running ahead on a thread of its own" : "",
-                           best_speedup < 1 ? " — a loss: a pass of this tiny target costs about as much as the "
-                                              "draft's guesses it saves"
+                           best_speedup < 1 ? " A loss: a pass of this tiny target costs about as much as the "
+                                              "draft's guesses it saves."
                                             : "");
     }
 

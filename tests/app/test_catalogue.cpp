@@ -26,6 +26,21 @@ TEST_CASE("catalogue: patterns fill their holes, and a hole is itself looked up"
     CHECK(app::translate("zh", "greedy zebra") == std::nullopt);
 }
 
+// A serving lab's answer is sentences: each is looked up on its own, and the
+// answer translates only when every one of them does.
+TEST_CASE("catalogue: a lab's answer translates sentence by sentence") {
+    CHECK(app::translate("zh", "The batch job got 4403 tokens/s.") == "批处理作业得到了 4403 词元/秒。");
+    CHECK(app::translate("zh", "From 10% to 95% busy the mean wait grew 193\u00d7; at 90% a request waits 1.437 ms "
+                               "for a 0.321 ms service. To wait no longer than one service, stay under 66% busy.") ==
+          "利用率从 10% 升到 95%，平均等待增长了 193\u00d7；利用率 90% 时，一个请求要等 1.437 ms，而服务本身只要 "
+          "0.321 ms。想让等待不超过一次服务的时间，利用率要保持在 66% 以下。");
+    // The sentence after the first is a knee's verdict, itself a pattern.
+    CHECK(app::translate("zh", "32 sequences per step gave 9.6\u00d7 the tokens/s of 1 while each token took 1.8\u00d7 "
+                               "as long. knee: batch 16") ==
+          "每步 32 个序列时，每秒词元数达到 9.6\u00d7（对比每步 1 个），每个词元的耗时变为 1.8\u00d7。拐点：批大小 16");
+    CHECK(app::translate("zh", "The batch job got 4403 tokens/s. A zebra spoke.") == std::nullopt);
+}
+
 TEST_CASE("catalogue: hostile text is answered at once, untranslated") {
     // Nested general patterns on text a lesson could hold: bounded work.
     std::string nested;

@@ -15,6 +15,8 @@
 #include "pipeline/llm/sampler_dist.h"
 #include "pipeline/llm/vocab/vocab.h"
 #include "pipeline/serving/bundled_model.h"
+#include "pipeline/serving/serving_lab.h"
+#include "pipeline/serving/serving_model.h"
 #include "pipeline/serving/speculative.h"
 #include "pipeline/tools/random_model.h"
 
@@ -497,4 +499,28 @@ TEST_CASE("speculative: the sweep measures every regime and says why each loses"
     CHECK(rows[5].acceptance < rows[1].acceptance);
     sp.ks = {0};
     CHECK_THROWS_AS(sweep_speculative(*target.backend, drafts, *codec, codec->encode("Once"), sp), Error);
+}
+
+// The lab's answer names the range of acceptance over every row measured, not
+// only the first and the last (lesson 13 said 79–94 % beside a row of 95.5 %).
+TEST_CASE("speculative lab: the answer's acceptance range spans every row, and its sentences stand alone") {
+    using namespace sixstep::serving;
+    ServingExhibit ex;
+    const double acceptance[] = {0.79, 0.955, 0.94};
+    for (int k = 1; k <= 3; ++k) {
+        SweepRow r;
+        r.k = k;
+        r.acceptance = acceptance[k - 1];
+        r.tokens_per_pass = 1 + k * r.acceptance;
+        r.speedup = k == 2 ? 1.4 : 0.9;
+        r.identical = true;
+        ex.speculative.push_back(r);
+    }
+    sixstep::TraceEvent ev;
+    const std::string answer = make_speculative_lab()->compare(ex, ev);
+    CAPTURE(answer);
+    CHECK(answer.find("accepted 79\u201396% of the time") != std::string::npos);
+    CHECK(answer.find("The best setting, k = 2, ran 1.40\u00d7") != std::string::npos);
+    CHECK(answer.find("The greedy text was the target's own, token for token.") != std::string::npos);
+    CHECK(answer.find("A loss") == std::string::npos);  // the best setting won
 }

@@ -32,11 +32,12 @@ using namespace sixstep;
 namespace {
 
 // What the model itself said at this step: its token pieces and its answer
-// (the delivery model answers in its `lang` setting; the serving lab's
-// models answer with an English sentence of measured numbers).
+// (the delivery model answers in its `lang` setting). A serving lab's answer
+// is the engine's sentence of measured numbers, which the screen translates:
+// not the model's words.
 std::string model_text(const app::Snapshot& s) {
     std::string t;
-    if (s.state.response) t += s.state.response->text + " ";
+    if (s.state.response && !s.state.response->engine_words) t += s.state.response->text + " ";
     const app::PanelsState& p = s.state.panels;
     if (!p.view) return t;
     for (const auto& tok : p.view->tokens) t += tok.piece + " ";
