@@ -74,7 +74,9 @@ void draw_sweep(const BatchSweepResult& r, ImVec2 avail) {
     const double x0 = xs.front(), x1 = xs.size() > 1 ? xs.back() : xs.front() + 1;
     const bool log_x = xs.size() > 1 && x1 / x0 > 8;  // 1 … 64: doublings evenly spaced
     plot::legend({{line_a_rgb, "decode tokens/s"}, {line_b_rgb, "TPOT (one step), ms"}});
-    const float h = std::max(100.0f, (avail.y - ImGui::GetTextLineHeightWithSpacing() * 4.5f) / 2);
+    // The two charts share what the legend and the verdict under them leave.
+    const float verdict_h = ImGui::CalcTextSize(tr(r.knee.verdict), nullptr, false, avail.x).y;
+    const float h = std::max(100.0f, (rest_height() - verdict_h - ImGui::GetStyle().ItemSpacing.y) / 2);
 
     plot::Frame a = chart(ImVec2(avail.x, h), x0, x1, 0, tps_max * 1.1);
     a.log_x = log_x;
