@@ -311,6 +311,10 @@ LoadReport run_load(const LoadParams& p) {
     }
     serving::check_arrival_params(a);
     std::vector<double> times = serving::arrival_times_ms(a);
+    if (p.exact_rate && p.n_requests > 0 && !times.empty() && times.back() > 0) {
+        const double scale = p.n_requests * 1000.0 / p.rate / times.back();
+        for (double& t : times) t *= scale;
+    }
     if (p.duration_s > 0)
         times.erase(std::remove_if(times.begin(), times.end(), [&](double t) { return t >= p.duration_s * 1000; }),
                     times.end());

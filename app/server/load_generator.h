@@ -38,6 +38,12 @@ struct LoadParams {
     int max_tokens = 64;               // per request, >= 1
     double temperature = 0;            // 0: greedy, so runs compare
     std::uint64_t seed = 1;            // of the arrival times
+    // With n_requests: the drawn gaps scaled so the last request is due at
+    // n ÷ rate, the mean gap exactly 1 ÷ rate. A short Poisson run is
+    // otherwise as dense as its draw (40 requests came 1.5× the rate asked
+    // for in lesson 17): the shape of the burst is kept, its rate is the one
+    // a chart's axis says.
+    bool exact_rate = false;
     int max_in_flight = 256;           // most requests open at once, >= 1
     double timeout_s = 60;             // a request open this long is abandoned and counted failed
 };

@@ -398,7 +398,8 @@ namespace {
 
 // Runs `load` for n requests against a server that is not sixstep's: its
 // models list is fine, and `stream(body)` is its answer to each completion.
-server::LoadReport load_against(const std::function<std::string(const std::string& body)>& stream, int n_requests) {
+server::LoadReport load_against(const std::function<std::string(const std::string& body)>& stream, int n_requests,
+                                bool exact_rate = false) {
     httplib::Server odd;
     odd.Get("/v1/models", [](const httplib::Request&, httplib::Response& res) {
         res.set_content(R"({"object": "list", "data": [{"id": "odd"}]})", "application/json");
@@ -412,6 +413,7 @@ server::LoadReport load_against(const std::function<std::string(const std::strin
     p.url = "http://127.0.0.1:" + std::to_string(port) + "/v1";
     p.rate = 200;
     p.n_requests = n_requests;
+    p.exact_rate = exact_rate;
     const server::LoadReport r = server::run_load(p);
     odd.stop();
     listener.join();
@@ -451,4 +453,24 @@ TEST_CASE("load generator: a stream event with a number no double holds is named
         CHECK_FALSE(q.ok);
         CHECK(q.error.rfind("a stream event that is not valid JSON (number overflow parsing '1e400'", 0) == 0);
     }
+}
+
+// A short Poisson run is as dense as its draw; with exact_rate the drawn gaps
+// are scaled so the run offers the rate asked for (lesson 17's points sit at
+// the rates their axis says), keeping the order and proportions of the gaps.
+TEST_CASE("load generator: exact_rate makes n requests span n ÷ rate, the gaps' shape kept") {
+    const auto done = [](const std::string&) -> std::string {
+        return "data: {\"choices\": [{\"text\": \"a\"}]}\n\ndata: [DONE]\n\n";
+    };
+    const int n = 40;
+    const server::LoadReport drawn = load_against(done, n);
+    const server::LoadReport exact = load_against(done, n, true);
+    REQUIRE(drawn.requests.size() == static_cast<size_t>(n));
+    REQUIRE(exact.requests.size() == static_cast<size_t>(n));
+    CHECK(exact.requests.back().scheduled_ms == doctest::Approx(n * 1000.0 / 200));
+    CHECK(drawn.requests.back().scheduled_ms != doctest::Approx(n * 1000.0 / 200).epsilon(0.01));
+    const double scale = exact.requests.back().scheduled_ms / drawn.requests.back().scheduled_ms;
+    for (int i = 0; i < n; ++i)
+        CHECK(exact.requests[static_cast<size_t>(i)].scheduled_ms ==
+              doctest::Approx(drawn.requests[static_cast<size_t>(i)].scheduled_ms * scale));
 }
