@@ -1,6 +1,7 @@
 // Next token: what the model thinks comes next, and what the sampler does
-// with it. Top-N candidates as bars (softmax at temperature 1) — click one
-// to force it and generation continues from there; the sampler's table after
+// with it. Top-N candidates as bars (softmax at temperature 1, the
+// sampler's cuts greyed and its reshaped shares ticked) — click one to force
+// it and generation continues from there; the sampler's table after
 // each stage of its chain (top-k → top-p → min-p → temperature → draw), so
 // the class sees what each filter cut; the sampling knobs, which recompute
 // the request through the session; and a typed token id to force.
@@ -58,7 +59,31 @@ void sampling_slider(const app::LessonState& st, app::Session& session, const ch
     ImGui::PopID();
 }
 
-// The candidates as bars; a click forces one.
+// What the sampler made of a candidate before its draw: its share after the
+// last filter or temperature (nothing when the chain has none: greedy, or
+// the plain distribution), or that a filter cut it.
+struct AfterSampler {
+    bool changed = false;  // a filter or temperature stands between the model and the draw
+    bool cut = false;      // a filter removed this candidate
+    float p = 0;           // its share after them (when not cut)
+};
+AfterSampler after_sampler(const llm::ViewNext& next, int id) {
+    const llm::ViewSamplerStage* before = nullptr;
+    for (const auto& stage : next.chain)
+        if (stage.name != "greedy" && stage.name != "dist") before = &stage;
+    AfterSampler a;
+    if (before == nullptr || before->name == "softmax") return a;
+    a.changed = true;
+    const auto it = std::find_if(before->rows.begin(), before->rows.end(), [&](const auto& x) { return x.id == id; });
+    if (it != before->rows.end()) a.p = it->p;
+    // Not among the rows the stage kept: cut, when the rows are all it kept.
+    else a.cut = before->n_kept <= static_cast<int>(before->rows.size());
+    return a;
+}
+
+// The candidates as bars (the model's own probabilities); a click forces
+// one. When the sampler filters or reshapes them, a candidate it cut is
+// greyed and a dark tick marks a kept one's share after it, where it moved.
 void candidate_bars(const llm::ViewNext& next, app::Session& session) {
     const Fonts& F = fonts();
     float piece_w = 0;
@@ -68,18 +93,37 @@ void candidate_bars(const llm::ViewNext& next, app::Session& session) {
     const float bar_w = std::max(20.0f, avail - piece_w - pct_w - 3 * ImGui::GetStyle().ItemSpacing.x);
     for (size_t i = 0; i < next.top.size(); ++i) {
         const llm::ViewCandidate& c = next.top[i];
+        const AfterSampler after = after_sampler(next, c.id);
         ImGui::PushID(static_cast<int>(i));
         const ImVec2 row = ImGui::GetCursorScreenPos();
         if (ImGui::InvisibleButton("##pick", ImVec2(avail, ImGui::GetTextLineHeight()))) session.force_token(c.id);
         const bool hovered = ImGui::IsItemHovered();
-        if (hovered) ImGui::SetTooltip("%s %d", tr("click to force token"), c.id);
+        if (hovered) {
+            if (after.changed && after.cut)
+                ImGui::SetTooltip("%s %d\n%s", tr("click to force token"), c.id, tr("cut by the sampler's filters"));
+            else if (after.changed)
+                ImGui::SetTooltip("%s %d\n%s %.1f%%", tr("click to force token"), c.id, tr("after the sampler's filters:"),
+                                  after.p * 100.0f);
+            else
+                ImGui::SetTooltip("%s %d", tr("click to force token"), c.id);
+        }
         ImGui::SetCursorScreenPos(row);
         const bool chosen = c.id == next.chosen;
         ImGui::PushFont(chosen ? F.bold : F.body);
-        ImGui::TextUnformatted(visible_piece(c.piece).c_str());
+        if (after.cut) ImGui::TextDisabled("%s", visible_piece(c.piece).c_str());
+        else ImGui::TextUnformatted(visible_piece(c.piece).c_str());
         ImGui::PopFont();
         ImGui::SameLine(piece_w + ImGui::GetStyle().ItemSpacing.x * 2);
-        plot::hbar(bar_w, c.p, chosen ? theme::active_rgb : hovered ? theme::active_border_rgb : theme::accent_rgb);
+        const ImVec2 bar = ImGui::GetCursorScreenPos();
+        plot::hbar(bar_w, c.p,
+                   chosen ? theme::active_rgb
+                   : after.cut ? theme::pending_border_rgb
+                   : hovered   ? theme::active_border_rgb
+                               : theme::accent_rgb);
+        if (after.changed && !after.cut && std::fabs(after.p - c.p) >= 0.005f) {  // a tick where the share moved
+            const float x = bar.x + bar_w * std::clamp(after.p, 0.0f, 1.0f), h = ImGui::GetTextLineHeight();
+            ImGui::GetWindowDrawList()->AddLine(ImVec2(x, bar.y), ImVec2(x, bar.y + h), theme::col(theme::text_rgb), 2.0f);
+        }
         ImGui::SameLine();
         ImGui::Text("%.1f%%", c.p * 100.0f);
         ImGui::PopID();
@@ -158,19 +202,31 @@ void draw_next_token_panel(const app::Snapshot& s, ViewState& v, app::Session& s
             ImGui::TextDisabled("%s", tr("The candidates appear at stage 4 (output)."));
         } else {
             const llm::ViewNext& next = view->next;
+            // The bars at the body size when they, the knobs and the whole
+            // table fit; else smaller.
             const float bars_h = static_cast<float>(next.top.size()) * ImGui::GetTextLineHeightWithSpacing();
-            ImGui::SetWindowFontScale(bars_h + knobs_h <= ImGui::GetContentRegionAvail().y ? 1.0f : 0.8f);
+            const float table_all_h =
+                next.chain.empty() ? 0.0f : caption_h + static_cast<float>(next.chain.front().rows.size() + 1) * row_h;
+            ImGui::SetWindowFontScale(bars_h + knobs_h + table_all_h <= ImGui::GetContentRegionAvail().y ? 1.0f : 0.8f);
             candidate_bars(next, session);
             ImGui::SetWindowFontScale(1.0f);
             const float left = ImGui::GetContentRegionAvail().y;
             knobs = left >= knobs_h;
             const float table_h = left - (knobs ? knobs_h : 0.0f) - caption_h - row_h;
-            const size_t rows = table_h >= row_h ? static_cast<size_t>(table_h / row_h) : 0;
+            size_t rows = table_h >= row_h ? static_cast<size_t>(table_h / row_h) : 0;
+            // Rows the pane has no room for are said, not silently dropped:
+            // one row's room goes to saying how many.
+            const size_t n_rows = next.chain.empty() ? 0 : next.chain.front().rows.size();
+            const bool cut = rows > 1 && rows < n_rows;
+            if (cut) --rows;
             if (rows > 0) {
                 ImGui::SetWindowFontScale(0.8f);
                 ImGui::TextDisabled("%s", tr(next.sampled || next.forced ? "The sampler's table after each stage"
                                                                               : "The sampler's filters on these logits (the draw comes at stage 5)"));
                 chain_table(next, rows);
+                if (cut)
+                    ImGui::TextDisabled("%s", tr(std::to_string(n_rows - rows) +
+                                                 " more rows: a smaller font (Ctrl\u00b1) or this panel alone shows them"));
                 ImGui::SetWindowFontScale(1.0f);
             }
         }
