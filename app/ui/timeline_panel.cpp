@@ -85,6 +85,8 @@ void draw_timeline_panel(const app::Snapshot& s, ViewState& v, app::Session&, co
             plot::label(ImVec2(f.px((n_pass + 3) * 0.5), f.max.y + 2), line, theme::decode_bar_rgb, 0.5f, 0.8f);
         }
         // TTFT from the start of tokenizing to the first token; TPOT over the decode steps.
+        const float label_h = ImGui::GetFontSize() * 0.8f;  // a chart label's height
+        ImVec2 ttft_min(0, 0), ttft_max(0, 0);  // where TTFT's label went, when right of its bracket
         if (view->ttft_ms > 0) {
             const float y = f.min.y + 3, xa = f.px(0.1), xb = f.px(1.9);
             ImDrawList* dl = ImGui::GetWindowDrawList();
@@ -94,14 +96,25 @@ void draw_timeline_panel(const app::Snapshot& s, ViewState& v, app::Session&, co
             std::snprintf(line, sizeof line, "TTFT %s ms", pretty_number(view->ttft_ms, 3).c_str());
             // Right of the bracket; when the bracket ends near the chart's
             // right edge (a prefill alone), above its end instead.
-            if (xb + 4 + ImGui::CalcTextSize(line).x * 0.8f <= f.max.x)
+            const float w = ImGui::CalcTextSize(line).x * 0.8f;
+            if (xb + 4 + w <= f.max.x) {
                 plot::label(ImVec2(xb + 4, y - 2), line, theme::bad_rgb, 0, 0.8f);
-            else
+                ttft_min = ImVec2(xb + 4, y - 2), ttft_max = ImVec2(xb + 4 + w, y - 2 + label_h);
+            } else {
                 plot::label(ImVec2(xb, plot::above(f)), line, theme::bad_rgb, 1, 0.8f);
+            }
         }
         if (view->tpot_ms > 0) {
+            // TPOT's label sits above its line at the right edge, or below
+            // the line where it would meet TTFT's (a TPOT near the top of a
+            // short run's chart).
             std::snprintf(line, sizeof line, "TPOT %s ms", pretty_number(view->tpot_ms, 3).c_str());
-            plot::hline(f, view->tpot_ms, theme::good_rgb, line);
+            plot::hline(f, view->tpot_ms, theme::good_rgb, "");
+            const float py = f.py(view->tpot_ms), w = ImGui::CalcTextSize(line).x * 0.8f;
+            const float x0 = f.max.x - 2 - w, y0 = py - ImGui::GetFontSize() * 0.85f;
+            const bool meets = x0 < ttft_max.x + 4 && ttft_min.x < f.max.x + 2 && y0 < ttft_max.y + 2 &&
+                               ttft_min.y < y0 + label_h + 2;
+            plot::label(ImVec2(f.max.x - 2, meets ? py + 3 : y0), line, theme::good_rgb, 1, 0.8f);
         }
         ImGui::PushTextWrapPos(0.0f);
         for (int i = 0; i < n_notes; ++i) ImGui::TextColored(theme::vec(note_rgb[i]), "%s", notes[i]);
