@@ -121,8 +121,10 @@ std::optional<std::string> fill(const Catalogue& cat, const std::vector<Piece>& 
 
 std::optional<std::string> lookup(const Catalogue& cat, std::string_view en, int depth, int& budget) {
     if (--budget < 0) return std::nullopt;
-    if (all_kept(cat, en)) return std::string(en);
+    // An entry first: "tok" (the timeline's tokenize bar) and "tok/s" are
+    // entries though "tok" is a kept word of units elsewhere.
     if (auto it = cat.index.find(en); it != cat.index.end()) return std::string(it->second);
+    if (all_kept(cat, en)) return std::string(en);
     // Surrounding spaces are layout, not words.
     const size_t first = en.find_first_not_of(' '), last = en.find_last_not_of(' ');
     if (first != 0 || last + 1 != en.size()) {

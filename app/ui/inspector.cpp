@@ -390,6 +390,12 @@ void draw_inspector(const app::Snapshot& s, ViewState& v) {
                     ImGui::PushFont(fonts().big);
                     ImGui::Text("\"%s\"", val.c_str());
                     ImGui::PopFont();
+                    // The text as sent; a word the catalogue knows ("continuous",
+                    // "true") is also said in the lesson's language beside it.
+                    if (const std::string said = tr_value(val); said != val) {
+                        ImGui::SameLine();
+                        ImGui::TextDisabled("%s", said.c_str());
+                    }
                 }
                 ImGui::EndTable();
             }
@@ -430,7 +436,9 @@ void draw_inspector(const app::Snapshot& s, ViewState& v) {
                 if (const TraceEvent* e = st.trace.last(earlier))
                     for (const auto& w : e->warnings)
                         colored(theme::bad_rgb,
-                                "\u26a0 " + (earlier == stage ? std::string() : std::string(tr(stage_name(earlier).data())) + ": ") + tr(w), true);
+                                earlier == stage ? "\u26a0 " + std::string(tr(w))
+                                                 : std::string(tr("\u26a0 " + std::string(stage_name(earlier)) + ": " + w)),
+                                true);
             }
             if (stage == Stage::request) {
                 section(tr("normalization"));

@@ -50,9 +50,9 @@ void draw_kv_experiment_panel(const app::Snapshot& s, ViewState& v, app::Session
         std::snprintf(line, sizeof line, "%s %s \u00b7 %s %s", tr("same tokens:"), e.identical_tokens ? "\u2713" : "\u2717",
                       tr("largest logit difference"), pretty_number(e.max_logit_diff, 2).c_str());
         ImGui::TextColored(theme::vec(e.identical_tokens ? theme::good_rgb : theme::bad_rgb), "%s", line);
-        std::snprintf(line, sizeof line, "%s: %d %s, %d %s", tr("tokens read by the model"), e.forward_tokens_cached,
-                      tr("with the cache"), e.forward_tokens_uncached, tr("without"));
-        ImGui::TextUnformatted(line);
+        std::snprintf(line, sizeof line, "tokens read by the model: %d with the cache, %d without", e.forward_tokens_cached,
+                      e.forward_tokens_uncached);
+        ImGui::TextUnformatted(tr(std::string(line)));
 
         // Each step's forward pass, both ways. Step 0 is the prompt (a prefill either way).
         std::vector<double> xs, cached, uncached;
@@ -79,10 +79,9 @@ void draw_kv_experiment_panel(const app::Snapshot& s, ViewState& v, app::Session
         std::snprintf(line, sizeof line, "%s %d", tr("step"), n - 1);
         plot::label(ImVec2(f.max.x, f.max.y + 2), line, theme::muted_rgb, 1, 0.8f);
         plot::legend(legend);
-        std::snprintf(line, sizeof line, "%s %s ms %s \u00b7 %s ms %s", tr("all steps:"),
-                      pretty_number(e.cached_total_ms, 3).c_str(), tr("with"), pretty_number(e.uncached_total_ms, 3).c_str(),
-                      tr("without"));
-        ImGui::TextUnformatted(line);
+        std::snprintf(line, sizeof line, "all steps: %s ms with \u00b7 %s ms without", pretty_number(e.cached_total_ms, 3).c_str(),
+                      pretty_number(e.uncached_total_ms, 3).c_str());
+        ImGui::TextUnformatted(tr(std::string(line)));
         ImGui::SetWindowFontScale(1.0f);
     }
     end_panel();
