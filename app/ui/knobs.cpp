@@ -4,6 +4,7 @@
 // rest ("3 km", a prompt). Every change is a command to the session; the
 // values shown always come from the snapshot.
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -92,6 +93,13 @@ void knob_widget(const Knob& k, const app::LessonState& st, ViewState& v, app::S
         }
         case KnobType::number:
             if (k.has_slider()) {
+                if (k.whole) {  // a count or a size: "8", not "8.00"
+                    int n = static_cast<int>(std::lround(as_number(value, k.slider_min)));
+                    ImGui::SliderInt("##v", &n, static_cast<int>(std::ceil(k.slider_min)),
+                                     static_cast<int>(std::floor(k.slider_max)));
+                    if (ImGui::IsItemDeactivatedAfterEdit()) session.turn_knob(k.name, std::to_string(n));
+                    break;
+                }
                 float x = static_cast<float>(as_number(value, k.slider_min));
                 ImGui::SliderFloat("##v", &x, static_cast<float>(k.slider_min), static_cast<float>(k.slider_max), "%.2f");
                 if (ImGui::IsItemDeactivatedAfterEdit()) session.turn_knob(k.name, format_value(Value{double{x}}, 3));
