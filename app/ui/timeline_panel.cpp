@@ -81,7 +81,8 @@ void draw_timeline_panel(const app::Snapshot& s, ViewState& v, app::Session&, co
         plot::label(ImVec2(f.px(0.5), f.max.y + 2), tr("tok"), theme::muted_rgb, 0.5f, 0.8f);
         plot::label(ImVec2(f.px(1.5), f.max.y + 2), tr("prefill"), theme::prefill_bar_rgb, 0.5f, 0.8f);
         if (n_pass > 1) {
-            std::snprintf(line, sizeof line, "%s 1\u2026%d", tr("decode"), n_pass - 1);
+            if (n_pass == 2) std::snprintf(line, sizeof line, "%s 1", tr("decode"));
+            else std::snprintf(line, sizeof line, "%s 1\u2026%d", tr("decode"), n_pass - 1);
             plot::label(ImVec2(f.px((n_pass + 3) * 0.5), f.max.y + 2), line, theme::decode_bar_rgb, 0.5f, 0.8f);
         }
         // TTFT from the start of tokenizing to the first token; TPOT over the decode steps.

@@ -215,7 +215,7 @@ std::vector<Headline> headlines() {
     return {
         {Stage::request, {{keys::n_tokens}}},
         {Stage::load, {{keys::status}}},
-        {Stage::forward, {{keys::kv_used_tokens}}},
+        {Stage::forward, {{keys::n_tokens}}},  // what the pass read: the prompt, then 1 per decode step
         {Stage::output, {{keys::top1_piece, 6, true}, {keys::top1_prob, 2}}, " "},
         {Stage::postprocess, {{keys::token_piece, 6, true}}},
         {Stage::respond, {{sixstep::keys::text}}},
