@@ -105,9 +105,17 @@ void draw_narration(const app::Snapshot& s, ViewState& v) {
                     if (scale <= 0.8f) return false;
                 }
             };
-            // The narration comes first: without room for both, no answer.
-            if (!answer.empty() && !fit(avail.y - answer_h)) answer.clear();
-            if (answer.empty()) fit(avail.y);
+            // The narration comes first: the answer shows only where the
+            // narration keeps the size it has without it.
+            fit(avail.y);
+            if (!answer.empty()) {
+                const ImFont* alone_font = font;
+                const float alone_scale = scale;
+                if (!fit(avail.y - answer_h) || font != alone_font || scale != alone_scale) {
+                    answer.clear();
+                    fit(avail.y);
+                }
+            }
             ImGui::PushFont(font);
             ImGui::SetWindowFontScale(scale);
             for (const auto& l : lines) ImGui::TextUnformatted(l.empty() ? " " : l.c_str());
