@@ -1,5 +1,6 @@
-// The narration pane: which step this is, what the instructor says, and
-// whether the step's checks passed.
+// The narration pane: which step this is, what the instructor says (and,
+// where there is room, the serving lab's answer in full), and whether the
+// step's checks passed.
 #include <algorithm>
 #include <cstdio>
 
