@@ -182,7 +182,6 @@ public:
             p.n_requests = s_.requests;
             p.max_tokens = s_.max_tokens;
             p.seed = s_.seed;
-            p.exact_rate = true;  // each point at the rate its axis says (load_generator.h)
             const LoadReport r = run_load(p);
             pt.n_sent = static_cast<int>(r.total("requests").value);
             pt.n_failed = static_cast<int>(r.total("failed").value);
@@ -190,9 +189,8 @@ public:
             pt.ttft_p50_ms = ttft.p50, pt.ttft_p90_ms = ttft.p90, pt.ttft_p99_ms = ttft.p99;
             pt.request_throughput = r.total("request_throughput").value;
             pt.output_throughput = r.total("output_throughput").value;
-            // The arrivals as sent: their mean gap is 1 ÷ rate, but within
-            // the run they bunch and spread as drawn, and the queue follows
-            // what came.
+            // The arrivals as drawn: a short Poisson run comes denser or
+            // sparser than its rate, and the queue follows what came.
             std::vector<double> arrivals;
             for (const LoadRequest& q : r.requests) arrivals.push_back(q.scheduled_ms);
             predict(pt, arrivals);
