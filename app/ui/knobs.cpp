@@ -20,6 +20,15 @@ namespace sixstep::ui {
 
 namespace {
 
+// A knob's value as a number; the fallback when its text is not one.
+double as_number(const std::string& text, double fallback) {
+    try {
+        return std::stod(text);
+    } catch (...) {
+        return fallback;
+    }
+}
+
 // Four knobs or more, none of them a row of radio buttons: two to a row, so
 // that the narration above keeps its room (lesson 7's five sampler knobs).
 bool two_columns(const app::LessonState& st) {
@@ -33,6 +42,17 @@ bool two_columns(const app::LessonState& st) {
 
 }  // namespace
 
+std::string knob_slider(const std::string& value, double lo, double hi, bool whole) {
+    if (whole) {  // a count or a size
+        int n = static_cast<int>(std::lround(std::clamp(as_number(value, lo), lo, hi)));
+        ImGui::SliderInt("##v", &n, static_cast<int>(std::ceil(lo)), static_cast<int>(std::floor(hi)));
+        return ImGui::IsItemDeactivatedAfterEdit() ? std::to_string(n) : std::string();
+    }
+    float x = static_cast<float>(as_number(value, lo));
+    ImGui::SliderFloat("##v", &x, static_cast<float>(lo), static_cast<float>(hi), "%.2f");
+    return ImGui::IsItemDeactivatedAfterEdit() ? format_value(Value{double{x}}, 3) : std::string();
+}
+
 int knobs_rows(const app::Snapshot& s) {
     const int n = static_cast<int>(s.state.knobs.size());
     return two_columns(s.state) ? (n + 1) / 2 : n;
@@ -45,14 +65,6 @@ std::string current_value(const app::LessonState& st, const Knob& k) {
     if (k.target == KnobTarget::setting) return st.setting(k.name);
     const std::string* v = st.request.get(k.name);
     return v ? *v : std::string();
-}
-
-double as_number(const std::string& text, double fallback) {
-    try {
-        return std::stod(text);
-    } catch (...) {
-        return fallback;
-    }
 }
 
 // Free text, applied on Enter or when the field loses focus.
@@ -93,16 +105,8 @@ void knob_widget(const Knob& k, const app::LessonState& st, ViewState& v, app::S
         }
         case KnobType::number:
             if (k.has_slider()) {
-                if (k.whole) {  // a count or a size: "8", not "8.00"
-                    int n = static_cast<int>(std::lround(as_number(value, k.slider_min)));
-                    ImGui::SliderInt("##v", &n, static_cast<int>(std::ceil(k.slider_min)),
-                                     static_cast<int>(std::floor(k.slider_max)));
-                    if (ImGui::IsItemDeactivatedAfterEdit()) session.turn_knob(k.name, std::to_string(n));
-                    break;
-                }
-                float x = static_cast<float>(as_number(value, k.slider_min));
-                ImGui::SliderFloat("##v", &x, static_cast<float>(k.slider_min), static_cast<float>(k.slider_max), "%.2f");
-                if (ImGui::IsItemDeactivatedAfterEdit()) session.turn_knob(k.name, format_value(Value{double{x}}, 3));
+                const std::string turned = knob_slider(value, k.slider_min, k.slider_max, k.whole);
+                if (!turned.empty()) session.turn_knob(k.name, turned);
                 break;
             }
             text_field(k.name, value, v, session);

@@ -14,6 +14,40 @@
 
 namespace sixstep::ui {
 
+namespace {
+
+// The narration wrapped at the size it is shown in.
+struct Fitted {
+    std::vector<std::string> lines;
+    ImFont* font = nullptr;
+    float scale = 1.0f;  // of the font's size
+    bool fits = false;   // false: the smallest size, still too tall
+};
+
+// A size up when it fits in `room`, else the body size, else the body size
+// scaled down in steps until the text fits (to 0.8 of it, still readable
+// from the back of the room: the text never scrolls away at the
+// projector's sizes). Lines are a font size apart plus the item spacing.
+Fitted fit_narration(const std::string& text, float wrap_w, float room) {
+    const Fonts& F = fonts();
+    const float gap = ImGui::GetStyle().ItemSpacing.y;
+    Fitted f;
+    auto fits = [&](float size) {
+        const float n = static_cast<float>(f.lines.size());
+        return n * size + std::max(0.0f, n - 1) * gap <= room;
+    };
+    f.font = F.narration;
+    f.lines = wrap_lines(F.narration, F.narration->FontSize, text, wrap_w);
+    if ((f.fits = fits(F.narration->FontSize))) return f;
+    f.font = F.body;
+    for (f.scale = 1.0f;; f.scale -= 0.05f) {
+        f.lines = wrap_lines(F.body, F.body->FontSize * f.scale, text, wrap_w);
+        if ((f.fits = fits(F.body->FontSize * f.scale)) || f.scale <= 0.8f) return f;
+    }
+}
+
+}  // namespace
+
 void draw_narration(const app::Snapshot& s, ViewState& v) {
     const Rect& r = v.layout.narration;
     if (begin_panel("##narration", r)) {
@@ -82,44 +116,20 @@ void draw_narration(const app::Snapshot& s, ViewState& v) {
                 answer = wrap_lines(F.body, answer_size, "→ " + response_text(*st.response), wrap_w);
             const float answer_h = static_cast<float>(answer.size()) * (answer_size + gap) + answer_size * 0.5f;
 
-            // A size up when it fits, else the body size, else the body size
-            // scaled down in steps until the text fits (to 0.8 of it, still
-            // readable from the back of the room: the text never scrolls
-            // away at the projector's sizes).
-            const std::string text = reflow(st.narration);
-            std::vector<std::string> lines;
-            ImFont* font = F.narration;
-            float scale = 1.0f;
-            // Lines are a font size apart plus the item spacing.
-            auto fit = [&](float room) {
-                auto fits = [&](float size) {
-                    const float n = static_cast<float>(lines.size());
-                    return n * size + std::max(0.0f, n - 1) * gap <= room;
-                };
-                font = F.narration, scale = 1.0f;
-                lines = wrap_lines(F.narration, F.narration->FontSize, text, wrap_w);
-                if (fits(F.narration->FontSize)) return true;
-                font = F.body;
-                for (scale = 1.0f;; scale -= 0.05f) {
-                    lines = wrap_lines(F.body, F.body->FontSize * scale, text, wrap_w);
-                    if (fits(F.body->FontSize * scale)) return true;
-                    if (scale <= 0.8f) return false;
-                }
-            };
             // The narration comes first: the answer shows only where the
             // narration keeps the size it has without it.
-            fit(avail.y);
+            const std::string text = reflow(st.narration);
+            Fitted said = fit_narration(text, wrap_w, avail.y);
             if (!answer.empty()) {
-                const ImFont* alone_font = font;
-                const float alone_scale = scale;
-                if (!fit(avail.y - answer_h) || font != alone_font || scale != alone_scale) {
+                const Fitted beside = fit_narration(text, wrap_w, avail.y - answer_h);
+                if (beside.fits && beside.font == said.font && beside.scale == said.scale)
+                    said = beside;
+                else
                     answer.clear();
-                    fit(avail.y);
-                }
             }
-            ImGui::PushFont(font);
-            ImGui::SetWindowFontScale(scale);
-            for (const auto& l : lines) ImGui::TextUnformatted(l.empty() ? " " : l.c_str());
+            ImGui::PushFont(said.font);
+            ImGui::SetWindowFontScale(said.scale);
+            for (const auto& l : said.lines) ImGui::TextUnformatted(l.empty() ? " " : l.c_str());
             ImGui::SetWindowFontScale(1.0f);
             ImGui::PopFont();
             if (!answer.empty()) {

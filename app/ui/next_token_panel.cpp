@@ -31,14 +31,6 @@ std::string knob_value(const app::LessonState& st, const char* name) {
     return k ? k->default_value : std::string();
 }
 
-double as_number(const std::string& text) {
-    try {
-        return std::stod(text);
-    } catch (...) {
-        return 0;
-    }
-}
-
 // A slider over the usual range of one sampling knob; the session checks
 // and applies the value when the slider is released.
 void sampling_slider(const app::LessonState& st, app::Session& session, const char* name, float lo, float hi,
@@ -47,15 +39,8 @@ void sampling_slider(const app::LessonState& st, app::Session& session, const ch
     ImGui::TextUnformatted(tr(name));
     ImGui::SameLine();
     ImGui::SetNextItemWidth(width);
-    if (whole) {
-        int x = static_cast<int>(as_number(knob_value(st, name)));
-        ImGui::SliderInt("##v", &x, static_cast<int>(lo), static_cast<int>(hi));
-        if (ImGui::IsItemDeactivatedAfterEdit()) session.turn_knob(name, std::to_string(x));
-    } else {
-        float x = static_cast<float>(as_number(knob_value(st, name)));
-        ImGui::SliderFloat("##v", &x, lo, hi, "%.2f");
-        if (ImGui::IsItemDeactivatedAfterEdit()) session.turn_knob(name, format_value(Value{double{x}}, 3));
-    }
+    const std::string turned = knob_slider(knob_value(st, name), lo, hi, whole);
+    if (!turned.empty()) session.turn_knob(name, turned);
     ImGui::PopID();
 }
 

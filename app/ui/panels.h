@@ -67,6 +67,12 @@ void draw_app(const app::Snapshot& s, ViewState& v, app::Session& session, float
 // Rows the knobs panel needs for this step (0 when the lesson allows none).
 int knobs_rows(const app::Snapshot& s);
 
+// A slider over [lo, hi] for a knob whose value is `value` (text, as the
+// request holds it): whole numbers slide as integers ("8", not "8.00").
+// Returns the new value's text once the slider is released, else "" — the
+// session checks and applies it (knobs.cpp).
+std::string knob_slider(const std::string& value, double lo, double hi, bool whole);
+
 // The serving model's exhibit when the lesson runs serving experiments, else
 // null (serving_panel.cpp).
 const serving::ServingExhibit* serving_exhibit(const app::Snapshot& s);
