@@ -1,4 +1,4 @@
-// sixstep load --url URL [--model NAME] --rate R --duration S | --requests N
+// sixstep load --url URL [--model NAME] --rate R --duration S | --requests N [--exact-rate]
 //              [--prompt-file F] [--max-tokens N] [--chat] [--json]
 // An open-loop load generator against any OpenAI-compatible server (sixstep
 // serve, llama-server, vLLM): Poisson arrivals, streamed answers, client-side
@@ -113,6 +113,10 @@ void add_load(CLI::App& app, Commands& commands) {
     auto* duration = sub->add_option("--duration", p.duration_s, "Send requests for this many seconds");
     auto* requests = sub->add_option("--requests", p.n_requests, "Or send this many requests");
     duration->excludes(requests);
+    sub->add_flag("--exact-rate", p.exact_rate,
+                  "With --requests: scale the drawn gaps so the requests span exactly N / rate (a short Poisson run "
+                  "is otherwise as dense as its draw)")
+        ->needs(requests);
     sub->add_option("--prompt-file", o->prompt_file, "Prompts, one per line, used in turn (default: story openings)");
     sub->add_option("--max-tokens", p.max_tokens, "Most tokens per answer");
     sub->add_option("--temperature", p.temperature, "Sampling temperature sent (0: greedy)");

@@ -1,7 +1,7 @@
 // A real server under load (lesson 17), drawn from the endpoint model's
 // exhibit: TTFT p50, p90 and p99 against the arrival rate, measured at the
 // client (solid, with dots) beside the serving lab's prediction for the same
-// rates (thin, no dots), and below it the throughput against the rate —
+// rates (dashed), and below it the throughput against the rate —
 // measured requests per second, and the prediction (every arrival served).
 // Every number on it is the exhibit's.
 #include <algorithm>
@@ -27,7 +27,8 @@ constexpr std::uint32_t p90_rgb = 0x1D4ED8;
 constexpr std::uint32_t p99_rgb = 0xB91C1C;
 constexpr std::uint32_t predicted_rgb = 0x9CA3AF;
 
-// A chart of series against the rate: solid measured lines, thin predicted ones.
+// A chart of series against the rate: solid measured lines with dots,
+// dashed predicted ones.
 struct Series {
     std::vector<double> ys;
     std::uint32_t rgb;
@@ -45,9 +46,14 @@ void rate_chart(const std::vector<double>& rates, const std::vector<Series>& ser
                                       text_h * 0.8f);
     const float font = ImGui::GetFontSize();
     plot::y_axis(f, unit, f.height() < font * 5 ? 2 : 4);  // a short chart: fewer gridlines, labels apart
+    // Measured first, predicted dashed over them: where the two agree the
+    // dashes still show on the measured line.
     for (const Series& s : series)
         if (s.measured) plot::line(f, rates, s.ys, s.rgb, 2.5f, true);
-        else plot::line(f, rates, s.ys, s.rgb, 1.2f, false);
+    for (const Series& s : series)
+        if (!s.measured)
+            for (std::size_t i = 1; i < rates.size(); ++i)
+                plot::segment(f, rates[i - 1], s.ys[i - 1], rates[i], s.ys[i], s.rgb, 1.8f, true);
     for (double x : plot::nice_ticks(0, x1, 5)) {
         // The last tick's value ends at the frame's edge instead of past it
         // (clipped); the first starts at it, clear of the y axis's 0.
@@ -88,15 +94,26 @@ void draw_real_server_panel(const app::Snapshot& s, ViewState& v, app::Session&,
             q99.ys.push_back(p.predicted_ttft_p99_ms);
             thr.ys.push_back(p.request_throughput), qthr.ys.push_back(p.predicted_throughput);
         }
+        // The legend's percentiles, and the line styles beside them where they fit.
+        const std::vector<std::pair<std::uint32_t, std::string>> percentiles{
+            {p50_rgb, "p50"}, {p90_rgb, "p90"}, {p99_rgb, "p99"}};
+        const char* styles = tr("solid: measured, dashed: predicted (M/G/1, measured service)");
+        auto with_styles = percentiles;
+        with_styles.emplace_back(predicted_rgb, styles);
+        const int legend_lines = plot::legend_lines(with_styles, ImGui::GetContentRegionAvail().x);
         const float text_h = ImGui::GetTextLineHeightWithSpacing();
-        const float avail = ImGui::GetContentRegionAvail().y - text_h * 4.2f - 2 * ImGui::GetStyle().ItemSpacing.y;
+        const float avail = ImGui::GetContentRegionAvail().y - text_h * (3.2f + static_cast<float>(legend_lines)) -
+                            2 * ImGui::GetStyle().ItemSpacing.y;
         ImGui::TextUnformatted(tr("TTFT against the arrival rate"));
         rate_chart(rates, {q50, q90, q99, m50, m90, m99}, "ms", std::max(text_h * 3, avail * 0.6f));
-        plot::legend({{p50_rgb, "p50"}, {p90_rgb, "p90"}, {p99_rgb, "p99"},
-                      {predicted_rgb, tr("thin: predicted (M/G/1, measured service)")}});
+        // The colours are the percentiles; the line's style says which is which.
+        plot::legend(percentiles);
+        ImGui::SameLine();
+        if (legend_lines > 1) ImGui::NewLine();
+        ImGui::TextDisabled("%s", styles);
         ImGui::TextUnformatted(tr("Throughput against the arrival rate"));
         rate_chart(rates, {qthr, thr}, "req/s", std::max(text_h * 2, avail * 0.4f));
-        plot::legend({{theme::accent_rgb, tr("measured")}, {predicted_rgb, tr("predicted: every arrival served")}});
+        plot::legend({{theme::accent_rgb, tr("measured")}, {predicted_rgb, tr("dashed: predicted, every arrival served")}});
         ImGui::SetWindowFontScale(1.0f);
     }
     end_panel();

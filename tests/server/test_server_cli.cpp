@@ -88,6 +88,10 @@ TEST_CASE("cli serve and load: bad arguments and unreachable servers exit 2 with
     r = run_command(sixstep_cmd("load --url http://127.0.0.1:1 --rate 1"));
     CHECK(r.exit_code == 2);
     CHECK(r.output.find("--duration") != std::string::npos);
+    r = run_command(sixstep_cmd("load --url http://127.0.0.1:1 --rate 1 --duration 1 --exact-rate"));
+    CHECK(r.exit_code == 2);  // the exact rate scales a count of requests, not a duration
+    CHECK(r.output.find("--exact-rate") != std::string::npos);
+    CHECK(r.output.find("--requests") != std::string::npos);
     r = run_command(sixstep_cmd("load --url http://127.0.0.1:1 --rate 1 --requests 1 --prompt-file /nonexistent/p.txt"));
     CHECK(r.exit_code == 2);
     CHECK(r.output.find("/nonexistent/p.txt") != std::string::npos);
