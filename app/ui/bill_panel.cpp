@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 #include <imgui.h>
 
+#include "app/ui/format.h"
 #include "app/ui/i18n.h"
 #include "app/ui/panels.h"
 #include "app/ui/plot.h"
@@ -51,7 +52,7 @@ void draw_bill_chart(const serving::ServingExhibit& e, ImVec2 avail) {
     plot::hline(f, b.train_flops / scale, theme::lab_b_rgb, "6\u00b7N\u00b7D");
     if (b.crossover_day <= days) plot::vline(f, b.crossover_day, theme::bad_rgb, fmt::format("day {:.3g}", b.crossover_day));
     plot::label(ImVec2(f.max.x, f.max.y + 2), fmt::format("{:.3g} days", days), theme::muted_rgb, 1, 0.8f);
-    ImGui::TextWrapped("%s", tr(fmt::format("after {:g} days inference is {:.3g}\u00d7 training", b.params.days,
+    text_wrapped(tr(fmt::format("after {:g} days inference is {:.3g}\u00d7 training", b.params.days,
                                           b.inference_to_training)));
     ImGui::TextUnformatted(tr("load once, serve many: the load's share of each request's cost"));
     ImGui::SetWindowFontScale(small);

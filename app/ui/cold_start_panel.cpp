@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <imgui.h>
 
+#include "app/ui/format.h"
 #include "app/ui/i18n.h"
 #include "app/ui/panels.h"
 #include "app/ui/plot.h"
@@ -41,7 +42,7 @@ void draw_cold_start_chart(const serving::ServingExhibit& e, ImVec2 avail) {
     }
     plot::legend({{zero.rgb, "unloads when idle"}, {kept.rgb, "kept warm"}});
     plot::grouped_bars(ImVec2(avail.x, h), gaps, {zero, kept}, "ms");
-    ImGui::TextWrapped("%s", tr(fmt::format("weights held {:.0f} s against {:.0f} s; {} cold starts", k.scale_to_zero_held_s,
+    text_wrapped(tr(fmt::format("weights held {:.0f} s against {:.0f} s; {} cold starts", k.scale_to_zero_held_s,
                                           k.kept_warm_held_s, k.n_cold)));
 }
 

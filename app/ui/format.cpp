@@ -138,6 +138,13 @@ bool no_line_start(std::string_view ch) {
         if (ch == c) return true;
     return ch == "." || ch == "," || ch == ";" || ch == ":" || ch == "!" || ch == "?" || ch == ")";
 }
+// An opening bracket or quote keeps the character after it on its line.
+bool no_line_end(std::string_view ch) {
+    static constexpr std::string_view openers[] = {"（", "「", "“", "‘", "《"};
+    for (auto c : openers)
+        if (ch == c) return true;
+    return ch == "(";
+}
 }  // namespace
 
 std::vector<std::string> wrap_lines(ImFont* font, float size, std::string_view text, float width) {
@@ -147,18 +154,26 @@ std::vector<std::string> wrap_lines(ImFont* font, float size, std::string_view t
     while (pos <= text.size()) {
         const size_t nl = text.find('\n', pos);
         std::string_view para = text.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos);
-        // Break one paragraph into lines.
+        // Break one paragraph into lines. The width grows a character at a
+        // time (measuring every prefix anew took seconds on a long answer).
         while (!para.empty()) {
             size_t fit = 0, last_break = 0;  // bytes that fit; last good break point
+            float line_w = 0;
             std::string_view prev;
             for (size_t i = 0; i < para.size();) {
                 const size_t n = std::min(utf8_len(static_cast<unsigned char>(para[i])), para.size() - i);
                 const std::string_view ch = para.substr(i, n);
-                if (w(para.substr(0, i + n)) > width && fit > 0) break;
                 // A break is allowed before a space, or between two characters
-                // where either is wide, unless the next one is a closer.
-                if (i > 0 && (ch == " " || ((wide(ch) || wide(prev)) && !no_line_start(ch) && prev != " ")))
+                // where either is wide, unless the next one is a closer or the
+                // one before an opener. Digits, letters and their points never
+                // part ("0.260" stays whole). The text before this character
+                // fits, so a break here is good even when the character does
+                // not (a space past the edge).
+                if (i > 0 && (ch == " " || ((wide(ch) || wide(prev)) && !no_line_start(ch) && !no_line_end(prev) &&
+                                            prev != " ")))
                     last_break = i;
+                line_w += w(ch);
+                if (line_w > width && fit > 0) break;
                 prev = ch;
                 i += n;
                 fit = i;
@@ -175,6 +190,16 @@ std::vector<std::string> wrap_lines(ImFont* font, float size, std::string_view t
         pos = nl + 1;
     }
     return lines;
+}
+
+void text_wrapped(std::string_view text) {
+    for (const std::string& l : wrap_lines(ImGui::GetFont(), ImGui::GetFontSize(), text, ImGui::GetContentRegionAvail().x))
+        ImGui::TextUnformatted(l.empty() ? " " : l.c_str());
+}
+
+float text_wrapped_height(std::string_view text, float width) {
+    const auto n = static_cast<float>(wrap_lines(ImGui::GetFont(), ImGui::GetFontSize(), text, width).size());
+    return n > 0 ? n * ImGui::GetTextLineHeightWithSpacing() - ImGui::GetStyle().ItemSpacing.y : 0.0f;
 }
 
 std::string fit_text(ImFont* font, float size, std::string_view text, float max_width) {

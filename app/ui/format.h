@@ -39,6 +39,13 @@ std::string reflow(std::string_view text);
 // (。，、；：！？）」”) never starts a line. "\n" always breaks.
 std::vector<std::string> wrap_lines(ImFont* font, float size, std::string_view text, float width);
 
+// Text drawn wrapped by wrap_lines at the current font and the width left:
+// in place of ImGui's wrapping, which breaks after any point ("0.⏎260") and
+// knows no Chinese line rules. The height it takes at `width`, as
+// CalcTextSize measures wrapped text.
+void text_wrapped(std::string_view text);
+float text_wrapped_height(std::string_view text, float width);
+
 // The longest prefix of `text` that fits in `max_width` pixels with "…".
 std::string fit_text(ImFont* font, float size, std::string_view text, float max_width);
 

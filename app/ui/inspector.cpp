@@ -33,9 +33,8 @@ std::string normalize_name(std::string s) {
 
 void colored(std::uint32_t rgb, const std::string& text, bool wrap = false) {
     ImGui::PushStyleColor(ImGuiCol_Text, theme::vec(rgb));
-    if (wrap) ImGui::PushTextWrapPos(0.0f);
-    ImGui::TextUnformatted(text.c_str());
-    if (wrap) ImGui::PopTextWrapPos();
+    if (wrap) text_wrapped(text);
+    else ImGui::TextUnformatted(text.c_str());
     ImGui::PopStyleColor();
 }
 
@@ -178,9 +177,7 @@ void arithmetic(const TraceEvent& ev, float width) {
             F.big->CalcTextSizeA(F.big->FontSize, 1e9f, 0, line.c_str()).x < width)
             f = F.big;
         ImGui::PushFont(f);
-        ImGui::PushTextWrapPos(0.0f);
-        ImGui::TextUnformatted(line.c_str());
-        ImGui::PopTextWrapPos();
+        text_wrapped(line);
         ImGui::PopFont();
     }
 }
@@ -466,9 +463,7 @@ void draw_inspector(const app::Snapshot& s, ViewState& v) {
                 const bool fits =
                     F.big->CalcTextSizeA(F.big->FontSize, FLT_MAX, 0, text.c_str()).x <= ImGui::GetContentRegionAvail().x;
                 ImGui::PushFont(fits ? F.big : F.bold);
-                ImGui::PushTextWrapPos(0.0f);
-                ImGui::TextUnformatted(text.c_str());
-                ImGui::PopTextWrapPos();
+                text_wrapped(text);
                 ImGui::PopFont();
             }
             if (stage >= Stage::forward) answers(s);

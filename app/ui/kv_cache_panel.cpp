@@ -14,6 +14,7 @@
 #include <imgui.h>
 
 #include "app/ui/fonts.h"
+#include "app/ui/format.h"
 #include "app/ui/i18n.h"
 #include "app/ui/panels.h"
 #include "app/ui/plot.h"
@@ -164,7 +165,7 @@ void draw_kv_cache_panel(const app::Snapshot& s, ViewState& v, app::Session&, co
         const float beside = left >= 4.0f * static_cast<float>(kv.n_blocks) ? left : 0.0f;
         float below = ImGui::GetTextLineHeightWithSpacing() + (kv.n_blocks > 0 && beside == 0 ? ImGui::GetTextLineHeight() * 0.7f + 2 + spacing : 0);
         ImGui::PushFont(fonts().mono);
-        below += ImGui::CalcTextSize(bytes.c_str(), nullptr, false, width).y + spacing;
+        below += text_wrapped_height(bytes, width) + spacing;
         ImGui::PopFont();
         ImGui::SetWindowFontScale(1.0f);
         grid(*view, width, std::max(text_h, ImGui::GetContentRegionAvail().y - below - spacing));
@@ -174,9 +175,7 @@ void draw_kv_cache_panel(const app::Snapshot& s, ViewState& v, app::Session&, co
         ImGui::TextUnformatted(pool_text.c_str());
         pool(kv, width, beside);
         ImGui::PushFont(fonts().mono);
-        ImGui::PushTextWrapPos(0.0f);
-        ImGui::TextUnformatted(bytes.c_str());
-        ImGui::PopTextWrapPos();
+        text_wrapped(bytes);
         ImGui::PopFont();
         ImGui::SetWindowFontScale(1.0f);
     }

@@ -51,7 +51,7 @@ void draw_timeline_panel(const app::Snapshot& s, ViewState& v, app::Session&, co
         const float avail_w = ImGui::GetContentRegionAvail().x, spacing = ImGui::GetStyle().ItemSpacing.y;
         ImGui::SetWindowFontScale(0.8f);
         float note_h[3];
-        for (int i = 0; i < 3; ++i) note_h[i] = ImGui::CalcTextSize(notes[i], nullptr, false, avail_w).y + spacing;
+        for (int i = 0; i < 3; ++i) note_h[i] = text_wrapped_height(notes[i], avail_w) + spacing;
         ImGui::SetWindowFontScale(1.0f);
         const float text_h = ImGui::GetTextLineHeightWithSpacing();
         // Notes are left out from the last while the chart would be too flat
@@ -117,9 +117,11 @@ void draw_timeline_panel(const app::Snapshot& s, ViewState& v, app::Session&, co
                                ttft_min.y < y0 + label_h + 2;
             plot::label(ImVec2(f.max.x - 2, meets ? py + 3 : y0), line, theme::good_rgb, 1, 0.8f);
         }
-        ImGui::PushTextWrapPos(0.0f);
-        for (int i = 0; i < n_notes; ++i) ImGui::TextColored(theme::vec(note_rgb[i]), "%s", notes[i]);
-        ImGui::PopTextWrapPos();
+        for (int i = 0; i < n_notes; ++i) {
+            ImGui::PushStyleColor(ImGuiCol_Text, theme::vec(note_rgb[i]));
+            text_wrapped(notes[i]);
+            ImGui::PopStyleColor();
+        }
         ImGui::SetWindowFontScale(1.0f);
     }
     end_panel();

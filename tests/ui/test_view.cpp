@@ -68,6 +68,55 @@ TEST_CASE("reflow: wrapped lines join, blank lines and list items stay, Chinese 
     CHECK(ui::reflow("第一行\n第二行") == "第一行第二行");
 }
 
+// wrap_lines: what ImGui's own wrapping got wrong on the panels ("0.⏎260",
+// "（⏎M/G/1"), and a long answer wrapped at once.
+TEST_CASE("wrap lines: at spaces, never inside a number, Chinese anywhere but before a closer or after an opener") {
+    ImGuiContext* ctx = ImGui::CreateContext();
+    ImFont* font = ImGui::GetIO().Fonts->AddFontDefault();
+    unsigned char* pixels = nullptr;
+    int w = 0, h = 0;
+    ImGui::GetIO().Fonts->GetTexDataAsAlpha8(&pixels, &w, &h);
+    auto width = [&](const std::string& t) { return font->CalcTextSizeA(13, 1e9f, 0, t.c_str()).x; };
+    auto joined = [](const std::vector<std::string>& lines, const char* sep) {
+        std::string out;
+        for (std::size_t i = 0; i < lines.size(); ++i) out += (i ? sep : "") + lines[i];
+        return out;
+    };
+
+    const std::vector<std::string> latin = ui::wrap_lines(font, 13, "aaa bbb ccc", width("aaa bbb") + 1);
+    CHECK(latin == std::vector<std::string>{"aaa bbb", "ccc"});
+
+    // Every width from a number and three characters to the whole line: the
+    // number and the bracket's first character stay together, no line starts
+    // with a closer, every line fits, and the lines put back together are
+    // the text.
+    const std::string zh = "等待时间为0.260毫秒（M/G/1），然后继续。";
+    for (float room = width("等等等0.260"); room <= width(zh) + 1; room += 3) {
+        CAPTURE(room);
+        const std::vector<std::string> lines = ui::wrap_lines(font, 13, zh, room);
+        CHECK(joined(lines, "") == zh);
+        for (const std::string& l : lines) {
+            CHECK((l.find("0.") == std::string::npos || l.find("0.260") != std::string::npos));
+            CHECK(l.find("（") != l.size() - std::string("（").size());
+            CHECK(l.rfind("，", 0) != 0);
+            CHECK(l.rfind("。", 0) != 0);
+            if (l.size() > std::string("等").size()) CHECK(width(l) <= room);
+        }
+    }
+
+    // A long answer (a model may write 4096 tokens): every line fits and
+    // nothing is lost.
+    std::string big;
+    while (big.size() < (200u << 10)) big += "The cat sat on the mat, 0.431 of the time. ";
+    const std::vector<std::string> lines = ui::wrap_lines(font, 13, big, 300);
+    CHECK(lines.size() > 100);
+    std::string back = joined(lines, " ");
+    while (!big.empty() && big.back() == ' ') big.pop_back();
+    CHECK(back == big);
+    for (const std::string& l : lines) CHECK(width(l) <= 300);
+    ImGui::DestroyContext(ctx);
+}
+
 // fit_text keeps the longest prefix that fits beside an ellipsis — on a
 // 1 MB prompt as on a line (the font atlas needs no GL context).
 TEST_CASE("fit text: the longest prefix that fits, at once on a megabyte") {
