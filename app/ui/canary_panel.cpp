@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <imgui.h>
 
+#include "app/ui/format.h"
 #include "app/ui/i18n.h"
 #include "app/ui/panels.h"
 #include "app/ui/plot.h"
@@ -27,7 +28,7 @@ void draw_canary_chart(const serving::ServingExhibit& e, ImVec2 avail) {
         if (w.n_v1) x1.push_back(mid), m1.push_back(w.v1_mean);
         if (w.n_v2) x2.push_back(mid), m2.push_back(w.v2_mean);
         y_max = std::max({y_max, w.v1_mean, w.v2_mean});
-        share.push_back(w.n_v1 + w.n_v2 ? static_cast<double>(w.n_v2) / (w.n_v1 + w.n_v2) : 0);
+        share.push_back(w.n_v1 + w.n_v2 ? 100.0 * w.n_v2 / (w.n_v1 + w.n_v2) : 0);
     }
     const float line = ImGui::GetTextLineHeightWithSpacing();
     const float font = ImGui::GetFontSize();
@@ -36,7 +37,13 @@ void draw_canary_chart(const serving::ServingExhibit& e, ImVec2 avail) {
     const double n = static_cast<double>(r.n_requests);
     // Headroom above the lines: the markers' labels take the top two rows.
     const plot::Frame f = plot::begin(ImVec2(avail.x, h), 0, n, 0, plot::nice_ceiling(y_max * 1.3), font * 3.2f, font * 1.3f);
-    plot::y_axis(f, "mean min");
+    plot::y_axis(f, "mean minutes");
+    // Where "the first 100 requests" are: ticks along the run (the last
+    // one's place is the run's length, written in full).
+    std::vector<double> ticks;
+    for (double t : plot::nice_ticks(0, n, 4))
+        if (t > 0 && t < n * 0.85) ticks.push_back(t);
+    plot::x_axis(f, ticks);
     plot::line(f, x1, m1, theme::lab_a_rgb);
     plot::line(f, x2, m2, theme::canary_rgb);
     const float ships_end = plot::vline(f, r.params.baseline_requests, theme::muted_rgb, "canary ships");
@@ -49,12 +56,13 @@ void draw_canary_chart(const serving::ServingExhibit& e, ImVec2 avail) {
     // The traffic split, window by window.
     const float h2 = std::max(50.0f, (avail.y - line * 4) * 0.3f);
     ImGui::TextUnformatted(tr("v2's share of each window's traffic"));
-    const double share_max = plot::nice_ceiling(std::max(0.1, *std::max_element(share.begin(), share.end())));
-    const plot::Frame g = plot::begin(ImVec2(avail.x, h2), 0, static_cast<double>(share.size()), 0, share_max, font * 3.2f, 2);
-    plot::y_axis(g, "", 2);
+    // In percent on a fixed 0–100 scale: a 10 % canary looks the same at
+    // every step, beside the 100 % of a promotion.
+    const plot::Frame g = plot::begin(ImVec2(avail.x, h2), 0, static_cast<double>(share.size()), 0, 100, font * 3.2f, 2);
+    plot::y_axis(g, "%", 2);
     for (std::size_t i = 0; i < share.size(); ++i)
         if (share[i] > 0) plot::bar(g, static_cast<double>(i) + 0.1, static_cast<double>(i) + 0.9, share[i], theme::canary_rgb);
-    ImGui::TextWrapped("%s", tr(fmt::format("answered: v1 {}, v2 {}; lost {}", r.answered_v1, r.answered_v2, r.lost)));
+    text_wrapped(tr(fmt::format("answered: v1 {}, v2 {}; lost {}", r.answered_v1, r.answered_v2, r.lost)));
 }
 
 }  // namespace sixstep::ui

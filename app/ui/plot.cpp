@@ -197,9 +197,12 @@ Frame grouped_bars(ImVec2 size, const std::vector<std::string>& groups, const st
     if (!(y_max > 0)) {
         for (const Series& s : series)
             for (double v : s.values) y_max = std::max(y_max, v);
-        // Headroom for the value written above the tallest bar, which would
-        // otherwise reach into the line above the frame and its unit.
-        const float frame_h = size.y - top_room() - font * 1.3f, value_h = font * 0.85f * 1.2f;
+        // Headroom for the value written above the tallest bar: it may take
+        // the line kept above the frame (the unit sits there at the left,
+        // clear of the bars' centres), so a short chart is not flattened to
+        // half its height.
+        const float frame_h = size.y - top_room() - font * 1.3f;
+        const float value_h = std::max(0.0f, font * 0.85f * 1.2f - top_room());
         const double room = frame_h > 2 * value_h ? frame_h / (frame_h - value_h) : 2.0;
         y_max = nice_ceiling(y_max * std::max(1.08, room));
     }
@@ -263,15 +266,30 @@ void legend(const std::vector<std::pair<std::uint32_t, std::string>>& entries, b
     }
 }
 
-void x_axis(const Frame& f, const std::vector<double>& ticks, std::string_view name) {
+// Gridlines at the ticks and their labels under the frame, each centred on
+// its tick, or (keep_inside) the end ones kept within the frame's width.
+static void vertical_ticks(const Frame& f, const std::vector<double>& ticks, const std::vector<std::string>& labels,
+                           bool keep_inside) {
     ImDrawList* dl = draw_list();
-    const float scale = 0.85f, line = ImGui::GetFontSize() * scale;
-    for (double t : ticks) {
-        const float x = snap(f.px(t));
+    for (std::size_t i = 0; i < ticks.size(); ++i) {
+        const float x = snap(f.px(ticks[i]));
         dl->AddLine(ImVec2(x, f.min.y), ImVec2(x, f.max.y), theme::col(grid_rgb), 1.0f);
-        label(ImVec2(x, f.max.y + 2), tick_text(t), theme::muted_rgb, 0.5f, scale);
+        if (i >= labels.size()) continue;
+        const float align = !keep_inside ? 0.5f : x <= f.min.x + 1 ? 0.0f : x >= f.max.x - 1 ? 1.0f : 0.5f;
+        label(ImVec2(x, f.max.y + 2), labels[i], theme::muted_rgb, align, 0.85f);
     }
-    if (!name.empty()) label(ImVec2((f.min.x + f.max.x) / 2, f.max.y + line + 2), name, theme::muted_rgb, 0.5f, scale);
+}
+
+void x_axis(const Frame& f, const std::vector<double>& ticks, const std::vector<std::string>& labels) {
+    vertical_ticks(f, ticks, labels, true);
+}
+
+void x_axis(const Frame& f, const std::vector<double>& ticks, std::string_view name) {
+    std::vector<std::string> labels;
+    for (double t : ticks) labels.push_back(tick_text(t));
+    vertical_ticks(f, ticks, labels, false);
+    const float line = ImGui::GetFontSize() * 0.85f;
+    if (!name.empty()) label(ImVec2((f.min.x + f.max.x) / 2, f.max.y + line + 2), name, theme::muted_rgb, 0.5f, 0.85f);
 }
 
 void y_axis(const Frame& f, std::string_view unit, const std::vector<double>& ticks) {

@@ -111,6 +111,8 @@ int legend_lines(const std::vector<std::pair<std::uint32_t, std::string>>& entri
 // 191000 → "191k"), and the axis' name centred under those (leave `bottom`
 // ≈ 2.4 lines in begin()).
 void x_axis(const Frame& f, const std::vector<double>& ticks, std::string_view name = {});
+// The same with each tick's own label ("10 ms", "1 s": a log axis).
+void x_axis(const Frame& f, const std::vector<double>& ticks, const std::vector<std::string>& labels);
 // Gridlines at the values given, with those values left of the frame, and
 // the unit above the frame's left corner (room for a long one: "mean wait, in
 // service times"; leave a line above the frame for it).

@@ -14,6 +14,7 @@
 // Every chart is drawn with plot.h, and every number on it comes from the
 // exhibit: the panel computes nothing.
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -55,11 +56,7 @@ float rest_height() {
     return ImGui::GetContentRegionAvail().y - ImGui::GetStyle().ItemSpacing.y * 2;
 }
 
-void wrapped(const std::string& text) {
-    ImGui::PushTextWrapPos(0);
-    ImGui::TextUnformatted(tr(text));
-    ImGui::PopTextWrapPos();
-}
+void wrapped(const std::string& text) { text_wrapped(tr(text)); }
 
 // ---- the batch sweep --------------------------------------------------------------
 
@@ -75,7 +72,7 @@ void draw_sweep(const BatchSweepResult& r, ImVec2 avail) {
     const bool log_x = xs.size() > 1 && x1 / x0 > 8;  // 1 … 64: doublings evenly spaced
     plot::legend({{line_a_rgb, "decode tokens/s"}, {line_b_rgb, "TPOT (one step), ms"}});
     // The two charts share what the legend and the verdict under them leave.
-    const float verdict_h = ImGui::CalcTextSize(tr(r.knee.verdict), nullptr, false, avail.x).y;
+    const float verdict_h = text_wrapped_height(tr(r.knee.verdict), avail.x);
     const float h = std::max(100.0f, (rest_height() - verdict_h - ImGui::GetStyle().ItemSpacing.y) / 2);
 
     plot::Frame a = chart(ImVec2(avail.x, h), x0, x1, 0, tps_max * 1.1);
@@ -134,6 +131,33 @@ void draw_gantt(const TrafficRun& run, const std::string& label, double t_max, I
     plot::label(ImVec2(f.max.x, f.max.y + 1), fmt::format("{:.0f} ms", t_max), theme::muted_rgb, 1, 0.85f);
 }
 
+// What the comparison is about, as numbers, above either view: the two arms'
+// figures that the lesson's question turns on ("median TTFT 4.6 vs 21.0 ms"),
+// so the outcome is on the panel and not only in the inspector.
+void draw_comparison(const ServingExhibit& e) {
+    if (!e.run || !e.baseline || e.compare.empty()) return;
+    struct Shown {
+        const char* key;     // a traffic figure (traffic_figures())
+        const char* format;  // this arm's value, then the baseline's
+    };
+    std::vector<Shown> shown;
+    if (e.compare == "policy")
+        shown = {{"ttft_p50_ms", "median TTFT {} vs {} ms"}, {"batch_occupancy", "batch slots in use {}% vs {}%"}};
+    else if (e.compare == "prefix_cache")
+        shown = {{"ttft_p50_ms", "median TTFT {} vs {} ms"}, {"prefill_computed", "prompt tokens computed {} vs {}"}};
+    else if (e.compare == "kv_layout")
+        shown = {{"running_peak", "most running at once {} vs {}"}, {"kv_token_share", "KV memory holding tokens {}% vs {}%"}};
+    std::string line = tr(fmt::format("{} vs {}:", e.run_label, e.baseline_label));
+    for (const Shown& s : shown)
+        for (const TrafficFigure& f : traffic_figures())
+            if (std::string_view(f.key) == s.key)
+                line += std::string("  ") + tr(fmt::format(fmt::runtime(s.format), pretty_number(f.get(e.run->report), 3),
+                                                           pretty_number(f.get(e.baseline->report), 3)));
+    ImGui::PushStyleColor(ImGuiCol_Text, theme::vec(theme::accent_rgb));
+    text_wrapped(line);
+    ImGui::PopStyleColor();
+}
+
 void draw_timeline(const ServingExhibit& e, ImVec2 avail) {
     plot::legend({{phase_rgb(Phase::queued), "queued"},
                   {phase_rgb(Phase::prefill), "prefill"},
@@ -159,26 +183,49 @@ constexpr std::uint32_t block_free_rgb = 0xF3F4F6;
 constexpr std::uint32_t block_reserved_rgb = 0xFEF3C7;  // reserved up front (contiguous), not written yet
 constexpr std::uint32_t block_cached_rgb = 0xC7D2FE;    // kept by the prefix cache only
 
-void draw_block_map(const KvSnapshot& s, const std::string& label, ImVec2 size) {
+// The blocks a map draws: a large pool of which a run used only the start
+// (lesson 11: 19 of 256) is drawn to a little past the last block in use,
+// in cells large enough to see an outline; both maps of a comparison alike.
+int blocks_drawn(const KvSnapshot& s) {
+    int last = -1;
+    for (int i = 0; i < std::min(s.n_blocks, static_cast<int>(s.blocks.size())); ++i) {
+        const KvBlockView& b = s.blocks[static_cast<std::size_t>(i)];
+        if (!b.owners.empty() || b.cached) last = i;
+    }
+    for (const ContiguousRegion& r : s.regions) last = std::max(last, r.begin + r.size - 1);
+    if (s.n_blocks <= 64) return s.n_blocks;
+    return std::min(s.n_blocks, std::max(32, (last + 1 + 15) / 16 * 16 + 16));
+}
+
+void draw_block_map(const KvSnapshot& s, const std::string& label, ImVec2 size, int n_drawn) {
     const float line = ImGui::GetFontSize() * 0.85f;
     const ImVec2 p = ImGui::GetCursorScreenPos();
     ImGui::Dummy(size);
+    std::vector<bool> reserved(static_cast<std::size_t>(std::max(s.n_blocks, 0)), false);
+    for (const ContiguousRegion& r : s.regions)
+        for (int i = std::max(r.begin, 0); i < r.begin + r.size && i < s.n_blocks; ++i)
+            reserved[static_cast<std::size_t>(i)] = true;
+    int n_reserved_empty = 0;  // a contiguous reservation's blocks no token has reached
+    for (int i = 0; i < std::min(s.n_blocks, static_cast<int>(s.blocks.size())); ++i)
+        n_reserved_empty += reserved[static_cast<std::size_t>(i)] && s.blocks[static_cast<std::size_t>(i)].owners.empty();
     // The heading wraps in a narrow pane (a projector's 4:3, a long run label).
-    const std::vector<std::string> heading =
-        wrap_lines(ImGui::GetFont(), line,
-                   tr(fmt::format("{} at its fullest: {} of {} blocks used, {} shared, {} kept by the cache only", label,
-                                  s.n_used(), s.n_blocks, s.n_shared(), s.n_cached_only())),
-                   size.x);
+    // Reserved blocks look taken: the heading counts them apart.
+    const std::string said =
+        n_reserved_empty > 0
+            ? fmt::format("{} at its fullest: {} of {} blocks hold tokens, {} reserved and empty, {} free", label,
+                          s.n_used(), s.n_blocks, n_reserved_empty, s.n_blocks - s.n_used() - n_reserved_empty)
+            : fmt::format("{} at its fullest: {} of {} blocks used, {} shared, {} kept by the cache only", label,
+                          s.n_used(), s.n_blocks, s.n_shared(), s.n_cached_only());
+    std::string head = tr(said);
+    if (n_drawn < s.n_blocks) head += " " + std::string(tr(fmt::format("(the first {} drawn)", n_drawn)));
+    const std::vector<std::string> heading = wrap_lines(ImGui::GetFont(), line, head, size.x);
     const float heading_h = static_cast<float>(heading.size()) * line * 1.2f;
     for (std::size_t k = 0; k < heading.size(); ++k)
         add_text(ImGui::GetWindowDrawList(), ImGui::GetFont(), line, ImVec2(p.x, p.y + static_cast<float>(k) * line * 1.2f),
                  theme::col(theme::text_rgb), heading[k].c_str());
     if (s.n_blocks == 0) return;
-    std::vector<bool> reserved(static_cast<std::size_t>(s.n_blocks), false);
-    for (const ContiguousRegion& r : s.regions)
-        for (int i = r.begin; i < r.begin + r.size && i < s.n_blocks; ++i) reserved[static_cast<std::size_t>(i)] = true;
     plot::cell_grid(
-        ImVec2(p.x, p.y + heading_h + line * 0.3f), ImVec2(size.x, size.y - heading_h - line * 0.4f), s.n_blocks,
+        ImVec2(p.x, p.y + heading_h + line * 0.3f), ImVec2(size.x, size.y - heading_h - line * 0.4f), n_drawn,
         [&](int i) {
             const KvBlockView& b = s.blocks[static_cast<std::size_t>(i)];
             plot::Cell c;
@@ -187,7 +234,9 @@ void draw_block_map(const KvSnapshot& s, const std::string& label, ImVec2 size) 
             else if (b.cached) c.rgb = block_cached_rgb;
             if (b.filled > 0 && b.filled < s.block_size && !b.owners.empty())  // a partial block: how full
                 c.solid = static_cast<float>(b.filled) / static_cast<float>(s.block_size);
-            c.outlined = b.owners.size() > 1;  // a shared prefix block: adopted by several requests
+            // A shared prefix block: held by more than one owner (requests,
+            // or a request and the prefix cache), as the heading counts them.
+            c.outlined = b.refs > 1;
             return c;
         },
         theme::text_rgb);
@@ -202,15 +251,44 @@ void draw_blocks(const ServingExhibit& e, ImVec2 avail) {
                  true);
     const float h = rest_height();
     const std::string label = e.run_label.empty() ? std::string("the pool") : e.run_label;
+    int n_drawn = blocks_drawn(e.run->kv_peak);
     if (!e.baseline) {
-        draw_block_map(e.run->kv_peak, label, ImVec2(avail.x, h));
+        draw_block_map(e.run->kv_peak, label, ImVec2(avail.x, h), n_drawn);
         return;
     }
-    draw_block_map(e.run->kv_peak, label, ImVec2(avail.x, h / 2));
-    draw_block_map(e.baseline->kv_peak, e.baseline_label, ImVec2(avail.x, h / 2));
+    n_drawn = std::max(n_drawn, blocks_drawn(e.baseline->kv_peak));
+    draw_block_map(e.run->kv_peak, label, ImVec2(avail.x, h / 2), n_drawn);
+    draw_block_map(e.baseline->kv_peak, e.baseline_label, ImVec2(avail.x, h / 2), n_drawn);
 }
 
 // ---- the queueing curve -------------------------------------------------------------------
+
+// A curve drawn up to where it leaves the top of the chart, with an arrow
+// there: off the scale, not levelling off (clamped, the hockey stick ran
+// flat along the top edge).
+void rising_curve(const plot::Frame& f, const std::vector<double>& xs, const std::vector<double>& ys,
+                  std::uint32_t rgb, float thickness) {
+    std::vector<double> x, y;
+    bool left = false;
+    for (std::size_t i = 0; i < std::min(xs.size(), ys.size()); ++i) {
+        if (ys[i] <= f.y1) {
+            x.push_back(xs[i]), y.push_back(ys[i]);
+            continue;
+        }
+        if (!y.empty()) {  // where it crosses the top (at the last point when the next is infinite)
+            const double t = std::isfinite(ys[i]) ? (f.y1 - y.back()) / (ys[i] - y.back()) : 0.0;
+            x.push_back(x.back() + t * (xs[i] - x.back())), y.push_back(f.y1);
+        }
+        left = true;
+        break;
+    }
+    plot::line(f, x, y, rgb, thickness, false);
+    if (!left || x.empty()) return;
+    const ImVec2 tip = f.at(x.back(), f.y1);
+    const float a = ImGui::GetFontSize() * 0.3f;
+    ImGui::GetWindowDrawList()->AddTriangleFilled(ImVec2(tip.x, tip.y - 2 * a), ImVec2(tip.x - a, tip.y - 0.5f * a),
+                                                  ImVec2(tip.x + a, tip.y - 0.5f * a), theme::col(rgb));
+}
 
 void draw_queue(const ServingExhibit& e, ImVec2 avail) {
     const QueueCurve& c = *e.queue;
@@ -233,8 +311,8 @@ void draw_queue(const ServingExhibit& e, ImVec2 avail) {
     }
     headroom = tr(headroom);  // measured below as it will be drawn
     const float gap = ImGui::GetStyle().ItemSpacing.y;
-    float below = ImGui::CalcTextSize(at.c_str(), nullptr, false, avail.x).y + gap;
-    if (!headroom.empty()) below += ImGui::CalcTextSize(headroom.c_str(), nullptr, false, avail.x).y + gap;
+    float below = text_wrapped_height(at, avail.x) + gap;
+    if (!headroom.empty()) below += text_wrapped_height(headroom, avail.x) + gap;
     const float h = ImGui::GetContentRegionAvail().y - below;
     plot::Frame f = chart(ImVec2(avail.x, h), 0, 1, 0, y_top);
     f.clamp_y = true;
@@ -243,9 +321,11 @@ void draw_queue(const ServingExhibit& e, ImVec2 avail) {
     std::vector<double> u, md, mm, mg;
     for (const QueueFormulaSample& q : c.formula)
         u.push_back(q.utilization), md.push_back(q.md1_ms / s), mm.push_back(q.mm1_ms / s), mg.push_back(q.mg1_ms / s);
-    plot::line(f, u, md, line_a_rgb, 2.0f, false);
-    plot::line(f, u, mm, line_b_rgb, 2.0f, false);
-    if (c.n_service_samples > 0) plot::line(f, u, mg, line_c_rgb, 2.0f, false);
+    // The measured steps' curve first and wide: with steps this regular it
+    // runs on M/D/1's, which is drawn thin on top of it.
+    if (c.n_service_samples > 0) rising_curve(f, u, mg, line_c_rgb, 4.0f);
+    rising_curve(f, u, mm, line_b_rgb, 2.0f);
+    rising_curve(f, u, md, line_a_rgb, 1.5f);
     for (const QueuePoint& p : c.points) {  // the simulations, with their 95 % intervals
         const QueueSimResult* sims[] = {&p.deterministic, &p.exponential, p.empirical ? &*p.empirical : nullptr};
         const std::uint32_t rgb[] = {line_a_rgb, line_b_rgb, line_c_rgb};
@@ -304,8 +384,11 @@ void draw_serving(const app::Snapshot& s, ViewState& v) {
         else if (later_title && e->experiment == "canary") draw_canary_chart(*e, avail);
         else if (e && e->sweep) draw_sweep(*e->sweep, avail);
         else if (e && e->queue) draw_queue(*e, avail);
-        else if (e && e->run && view == 0) draw_timeline(*e, avail);
-        else if (e && e->run) draw_blocks(*e, avail);
+        else if (e && e->run) {
+            draw_comparison(*e);
+            if (view == 0) draw_timeline(*e, ImGui::GetContentRegionAvail());
+            else draw_blocks(*e, ImGui::GetContentRegionAvail());
+        }
     }
     end_panel();
 }

@@ -1,14 +1,16 @@
 // What the user waits for (lesson 15), from the serving exhibit: the chat's
-// tokens as they arrived beside a reader reading them (the stream far ahead
-// of any reader), the agent's calls split into first token and the rest,
+// tokens as they arrived beside a reader reading them, on a time axis in
+// decades (the stream far ahead of any reader), the agent's calls split into first token and the rest,
 // and the batch job's throughput.
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
 #include <imgui.h>
 
+#include "app/ui/format.h"
 #include "app/ui/i18n.h"
 #include "app/ui/panels.h"
 #include "app/ui/plot.h"
@@ -24,24 +26,43 @@ void draw_waits_chart(const serving::ServingExhibit& e, ImVec2 avail) {
     const float line = ImGui::GetTextLineHeightWithSpacing();
     const float h = std::max(90.0f, (avail.y - line * 6) / 2);
     const float font = ImGui::GetFontSize();
-    // Chat: tokens on screen and tokens read against time.
-    plot::legend({{theme::lab_a_rgb, "tokens streamed"}, {theme::lab_b_rgb, "tokens read"}});
+    // Chat: tokens on screen and tokens read against time, on a time axis
+    // in decades: the stream ends in milliseconds, the reader in seconds,
+    // and on a linear axis the stream was a sliver at zero.
+    plot::legend({{theme::lab_a_rgb, "tokens streamed"},
+                  {theme::lab_b_rgb, "tokens read"},
+                  {theme::muted_rgb, fmt::format("dashed: {:g} tok/s", w.params.fast_tok_s)}});
     std::vector<double> n;
     for (std::size_t i = 0; i < c.arrival_ms.size(); ++i) n.push_back(static_cast<double>(i + 1));
-    const double t_max = std::max(1.0, std::max(c.reader_done_ms, w.params.flow_ms) * 1.05) / 1000;
-    const plot::Frame f = plot::begin(ImVec2(avail.x, h), 0, t_max, 0, plot::nice_ceiling(std::max(1.0, n.empty() ? 1 : n.back())),
+    const double first_ms = c.arrival_ms.empty() ? 1 : std::max(c.arrival_ms.front(), 1e-3);
+    const double last_ms = std::max({c.reader_done_ms, w.params.flow_ms, 1.0});
+    const double lo = std::floor(std::log10(first_ms)), hi = std::ceil(std::log10(last_ms * 1.05));
+    const plot::Frame f = plot::begin(ImVec2(avail.x, h), lo, hi, 0, plot::nice_ceiling(std::max(1.0, n.empty() ? 1 : n.back())),
                                       font * 3.2f, font * 1.3f);
     plot::y_axis(f, "tokens");
-    auto seconds = [](const std::vector<double>& ms) {
-        std::vector<double> s;
-        for (double x : ms) s.push_back(x / 1000);
-        return s;
+    std::vector<double> decades;
+    std::vector<std::string> decade_names;
+    for (double d = lo; d <= hi; ++d) {
+        decades.push_back(d);
+        const double ms = std::pow(10.0, d);
+        decade_names.push_back(ms >= 1000 ? fmt::format("{:g} s", ms / 1000) : fmt::format("{:g} ms", ms));
+    }
+    plot::x_axis(f, decades, decade_names);
+    auto log_ms = [&](const std::vector<double>& ms) {
+        std::vector<double> x;
+        for (double t : ms) x.push_back(std::log10(std::max(t, first_ms)));
+        return x;
     };
-    plot::line(f, seconds(c.arrival_ms), n, theme::lab_a_rgb, 2.5f, false);
-    plot::line(f, seconds(c.read_ms), n, theme::lab_b_rgb, 2.5f, false);
-    plot::vline(f, w.params.flow_ms / 1000, theme::muted_rgb, "1 s (Nielsen)");
-    plot::label(ImVec2(f.max.x, f.max.y + 2), fmt::format("{:.3g} s", t_max), theme::muted_rgb, 1, 0.8f);
-    ImGui::TextWrapped("%s", tr(fmt::format("chat: TTFT {:.2f} ms; stream {:.0f} tok/s = {:.0f}\u00d7 reading ({:.1f} tok/s)",
+    // A stream at the speed that outruns nearly every reader: token i at i ÷ that speed.
+    std::vector<double> fast_ms;
+    for (double i : n) fast_ms.push_back(i * 1000 / w.params.fast_tok_s);
+    const std::vector<double> fast = log_ms(fast_ms);
+    for (std::size_t i = 1; i < fast.size(); ++i)
+        plot::segment(f, fast[i - 1], n[i - 1], fast[i], n[i], theme::muted_rgb, 1.5f, true);
+    plot::line(f, log_ms(c.arrival_ms), n, theme::lab_a_rgb, 2.5f, false);
+    plot::line(f, log_ms(c.read_ms), n, theme::lab_b_rgb, 2.5f, false);
+    plot::vline(f, std::log10(w.params.flow_ms), theme::muted_rgb, "1 s (Nielsen)");
+    text_wrapped(tr(fmt::format("chat: TTFT {:.2f} ms; stream {:.0f} tok/s = {:.0f}\u00d7 reading ({:.1f} tok/s)",
                                           c.ttft_ms, c.decode_tok_s, c.stream_over_reading, c.reading_tok_s)));
     // Agent: each call's first token and the rest.
     std::vector<std::string> calls;
@@ -53,7 +74,7 @@ void draw_waits_chart(const serving::ServingExhibit& e, ImVec2 avail) {
     }
     plot::legend({{first.rgb, "agent: first token, ms"}, {rest.rgb, "rest of the answer, ms"}});
     plot::grouped_bars(ImVec2(avail.x, h), calls, {first, rest}, "ms");
-    ImGui::TextWrapped("%s", tr(fmt::format("agent: end-to-end {:.1f} ms, first tokens {:.0f}% of it; batch job: {:.0f} tok/s "
+    text_wrapped(tr(fmt::format("agent: end-to-end {:.1f} ms, first tokens {:.0f}% of it; batch job: {:.0f} tok/s "
                                           "batched, {:.0f} one at a time",
                                           w.agent.end_to_end_ms, 100 * w.agent.ttft_share, w.batch.batched_tok_s,
                                           w.batch.sequential_tok_s)));

@@ -218,6 +218,7 @@ private:
         if (p.scheduler.prefix_cache && p.scheduler.kv_layout == KvLayout::contiguous)
             throw Error("\"prefix_cache\" needs the paged KV layout: cached blocks are shared pages");
         compare_ = fields_.text(keys::compare);
+        ex_->compare = compare_ == "none" ? std::string() : compare_;
         ex_->about_memory = compare_ == "prefix_cache" || compare_ == "kv_layout";
         base_ = p;
         if (compare_ == "policy") {

@@ -91,6 +91,8 @@ struct ServingExhibit : Exhibit {
     std::optional<TrafficRun> run;         // traffic: the run as asked
     std::optional<TrafficRun> baseline;    // traffic with compare: the other arm
     std::string run_label, baseline_label;  // "continuous" / "static", "prefix cache on" / "off", …
+    std::string compare;                   // traffic: what the two arms differ in ("policy", "prefix_cache",
+                                           // "kv_layout"), "" without a baseline
     bool about_memory = false;             // traffic: the comparison changes KV memory (its layout, the
                                            // prefix cache): the block map shows it better than the timeline
     std::optional<QueueCurve> queue;

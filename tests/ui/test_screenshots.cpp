@@ -22,6 +22,7 @@
 #include "app/core/lesson.h"
 #include "app/core/session.h"
 #include "app/ui/fonts.h"
+#include "app/ui/format.h"
 #include "app/ui/gui.h"
 #include "app/ui/layout.h"
 #include "app/ui/plot.h"
@@ -934,4 +935,46 @@ TEST_CASE("screenshots: the queueing curve marks the snapshot's utilization") {
     REQUIRE(m.pixels >= 30);
     CHECK(s.exhibit->utilization == doctest::Approx(0.6));
     CHECK(marker_miss(s.img, m, s.exhibit->utilization) <= 2.0);
+}
+
+// A traffic comparison says its outcome on the panel, in the engine's
+// numbers: lesson 11's "median TTFT … vs … ms" and "prompt tokens computed
+// … vs …" over the block map (before, only the inspector had them).
+TEST_CASE("screenshots: a prefix-cache comparison prints both arms' TTFT and prompt tokens computed") {
+    const auto dir = sixstep::test::process_temp_dir("ui-compare");
+    fs::create_directories(dir);
+    const fs::path lesson = dir / "compare.yaml";
+    {
+        std::FILE* f = std::fopen(lesson.c_str(), "w");
+        std::fputs("title: Compare\nmodel: {kind: serving, random: tiny}\nsteps:\n"
+                   "  - say: With and without.\n"
+                   "    request: {experiment: traffic, requests: 4, rate: 1, shared_prefix: 32, max_tokens: 4, "
+                   "block_size: 8, prefix_cache: true, compare: prefix_cache}\n    run: all\n",
+                   f);
+        std::fclose(f);
+    }
+    std::string screen;
+    std::shared_ptr<const serving::ServingExhibit> e;
+    ui::ScreenshotOptions o;
+    o.lesson_path = lesson.string();
+    o.on_text = [&](int, const std::string& text, const app::Snapshot& shown) {
+        screen = text;
+        e = std::dynamic_pointer_cast<const serving::ServingExhibit>(shown.state.exhibit);
+    };
+    REQUIRE(ui::render_screenshots(o) == 0);
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+    REQUIRE(e);
+    REQUIRE(e->run);
+    REQUIRE(e->baseline);
+    CHECK(e->compare == "prefix_cache");
+    const double on = e->run->report.total("prefill_computed").value;
+    const double off = e->baseline->report.total("prefill_computed").value;
+    CHECK(on < off);  // the cache's point, measured
+    CAPTURE(screen);
+    CHECK(screen.find("prefix cache on vs prefix cache off:") != std::string::npos);
+    CHECK(screen.find("prompt tokens computed " + ui::pretty_number(on, 3) + " vs " + ui::pretty_number(off, 3)) !=
+          std::string::npos);
+    CHECK(screen.find("median TTFT " + ui::pretty_number(e->run->report.latency("ttft").summary.p50, 3) + " vs " +
+                      ui::pretty_number(e->baseline->report.latency("ttft").summary.p50, 3) + " ms") != std::string::npos);
 }
