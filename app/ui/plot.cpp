@@ -194,31 +194,45 @@ ImVec2 heatmap(ImVec2 origin, int rows, int cols, float cell, const std::functio
 Frame grouped_bars(ImVec2 size, const std::vector<std::string>& groups, const std::vector<Series>& series,
                    std::string_view unit, double y_max) {
     const float font = ImGui::GetFontSize();
-    if (!(y_max > 0)) {
-        for (const Series& s : series)
-            for (double v : s.values) y_max = std::max(y_max, v);
-        // Headroom for the value written above the tallest bar: it may take
-        // the line kept above the frame (the unit sits there at the left,
-        // clear of the bars' centres), so a short chart is not flattened to
-        // half its height.
-        const float frame_h = size.y - top_room() - font * 1.3f;
-        const float value_h = std::max(0.0f, font * 0.85f * 1.2f - top_room());
-        const double room = frame_h > 2 * value_h ? frame_h / (frame_h - value_h) : 2.0;
-        y_max = nice_ceiling(y_max * std::max(1.08, room));
-    }
-    const Frame f = begin(size, 0,
-                          static_cast<double>(std::max<std::size_t>(1, groups.size())), 0, y_max, font * 3.2f, font * 1.3f);
-    y_axis(f, unit, f.height() < font * 5 ? 2 : 4);  // a short chart: fewer gridlines, labels apart
     const double n = static_cast<double>(std::max<std::size_t>(1, series.size()));
+    const double n_groups = static_cast<double>(std::max<std::size_t>(1, groups.size()));
+    auto bar_span = [&](std::size_t g, std::size_t k) {  // [xa, xb] in groups
+        const double xa = static_cast<double>(g) + 0.12 + 0.76 * static_cast<double>(k) / n;
+        return std::pair{xa, xa + 0.76 / n - 0.02};
+    };
+    auto value_text = [](double v) { return std::fabs(v) >= 1000 ? std::to_string(std::lround(v)) : pretty_number(v, 3); };
+    if (!(y_max > 0)) {
+        // Headroom for the value written above each bar. It may take the
+        // line kept above the frame, so a short chart is not flattened to
+        // half its height — except where it would meet the unit written
+        // there at the left (the first group's bars, with many groups).
+        const float left = font * 3.2f, frame_w = size.x - left;
+        const float frame_h = size.y - top_room() - font * 1.3f;
+        const float unit_end = ImGui::CalcTextSize(tr(std::string(unit))).x * 0.85f + font * 0.3f;
+        const float full_h = font * 0.85f * 1.2f, shared_h = std::max(0.0f, full_h - top_room());
+        double top = 0;
+        for (std::size_t k = 0; k < series.size(); ++k)
+            for (std::size_t g = 0; g < series[k].values.size() && g < groups.size(); ++g) {
+                const double v = series[k].values[g];
+                const auto [xa, xb] = bar_span(g, k);
+                const float centre = static_cast<float>((xa + xb) / 2 / n_groups) * frame_w;
+                const float half = ImGui::CalcTextSize(value_text(v).c_str()).x * 0.75f / 2;
+                const float value_h = !unit.empty() && centre - half < unit_end ? full_h : shared_h;
+                const double room = frame_h > 2 * value_h ? frame_h / (frame_h - value_h) : 2.0;
+                top = std::max(top, v * std::max(1.08, room));
+            }
+        y_max = nice_ceiling(top);
+    }
+    const Frame f = begin(size, 0, n_groups, 0, y_max, font * 3.2f, font * 1.3f);
+    y_axis(f, unit, f.height() < font * 5 ? 2 : 4);  // a short chart: fewer gridlines, labels apart
     for (std::size_t g = 0; g < groups.size(); ++g) {
         for (std::size_t k = 0; k < series.size(); ++k) {
             if (g >= series[k].values.size()) continue;
             const double v = series[k].values[g];
-            const double xa = static_cast<double>(g) + 0.12 + 0.76 * static_cast<double>(k) / n;
-            const double xb = xa + 0.76 / n - 0.02;
+            const auto [xa, xb] = bar_span(g, k);
             bar(f, xa, xb, std::min(v, y_max), series[k].rgb);
-            const std::string text = std::fabs(v) >= 1000 ? std::to_string(std::lround(v)) : pretty_number(v, 3);
-            label(ImVec2(f.px((xa + xb) / 2), f.py(std::min(v, y_max)) - font * 0.85f), text, theme::text_rgb, 0.5f, 0.75f);
+            label(ImVec2(f.px((xa + xb) / 2), f.py(std::min(v, y_max)) - font * 0.85f), value_text(v), theme::text_rgb,
+                  0.5f, 0.75f);
         }
         label(ImVec2(f.px(static_cast<double>(g) + 0.5), f.max.y + 2), groups[g], theme::muted_rgb, 0.5f, 0.8f);
     }

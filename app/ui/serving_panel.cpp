@@ -60,6 +60,13 @@ void wrapped(const std::string& text) { text_wrapped(tr(text)); }
 
 // ---- the batch sweep --------------------------------------------------------------
 
+// The first point's value beside it: with the top tick's value, the growth
+// the narration speaks of can be read off the chart ("241" to "2.97k").
+void first_value(const plot::Frame& f, double x, double y) {
+    const ImVec2 at = f.at(x, y);
+    plot::label(ImVec2(at.x + 6, at.y - ImGui::GetFontSize() * 0.85f - 2), pretty_number(y, 3), theme::text_rgb, 0, 0.8f);
+}
+
 void draw_sweep(const BatchSweepResult& r, ImVec2 avail) {
     if (r.points.empty()) return;
     double tps_max = 0, ms_max = 0;
@@ -83,6 +90,7 @@ void draw_sweep(const BatchSweepResult& r, ImVec2 avail) {
         for (const FitLine& f : {r.knee.rising, r.knee.tail})
             plot::segment(a, f.x0, f.at(f.x0), f.x1, f.at(f.x1), theme::muted_rgb, 1.5f, true);
     plot::line(a, xs, tps, line_a_rgb);
+    first_value(a, xs.front(), tps.front());
     if (r.knee.found) plot::vmarker(a, r.knee.x, theme::bad_rgb, fmt::format("knee: batch {:g}", r.knee.x));
     plot::outline(a, theme::pending_border_rgb);
 
@@ -91,6 +99,7 @@ void draw_sweep(const BatchSweepResult& r, ImVec2 avail) {
     plot::x_axis(b, xs, "batch size");
     plot::y_axis(b, "TPOT ms", std::vector<double>{ms_max});
     plot::line(b, xs, ms, line_b_rgb);
+    first_value(b, xs.front(), ms.front());
     plot::outline(b, theme::pending_border_rgb);
     wrapped(r.knee.verdict);
 }

@@ -23,15 +23,32 @@ void draw_waits_chart(const serving::ServingExhibit& e, ImVec2 avail) {
     if (!e.waits) return;
     const serving::UserWaits& w = *e.waits;
     const serving::ChatWait& c = w.chat;
-    const float line = ImGui::GetTextLineHeightWithSpacing();
-    const float h = std::max(90.0f, (avail.y - line * 6) / 2);
     const float font = ImGui::GetFontSize();
+    // The two legends and the two lines under the charts, measured as they
+    // will wrap (a Chinese legend takes two lines at 1920x1080): the charts
+    // share the rest.
+    const std::vector<std::pair<std::uint32_t, std::string>> chat_legend = {
+        {theme::lab_a_rgb, "tokens streamed"},
+        {theme::lab_b_rgb, "tokens read"},
+        {theme::muted_rgb, fmt::format("dashed: {:g} tok/s", w.params.fast_tok_s)}};
+    const std::vector<std::pair<std::uint32_t, std::string>> agent_legend = {
+        {theme::lab_b_rgb, "agent: first token, ms"}, {theme::lab_a_rgb, "rest of the answer, ms"}};
+    const std::string chat_line =
+        tr(fmt::format("chat: TTFT {:.2f} ms; stream {:.0f} tok/s = {:.0f}\u00d7 reading ({:.1f} tok/s)", c.ttft_ms,
+                       c.decode_tok_s, c.stream_over_reading, c.reading_tok_s));
+    const std::string agent_line =
+        tr(fmt::format("agent: end-to-end {:.1f} ms, first tokens {:.0f}% of it; batch job: {:.0f} tok/s batched, {:.0f} "
+                       "one at a time",
+                       w.agent.end_to_end_ms, 100 * w.agent.ttft_share, w.batch.batched_tok_s, w.batch.sequential_tok_s));
+    const float line = ImGui::GetTextLineHeightWithSpacing(), gap = ImGui::GetStyle().ItemSpacing.y;
+    const float under = static_cast<float>(plot::legend_lines(chat_legend, avail.x) + plot::legend_lines(agent_legend, avail.x)) *
+                            line +
+                        text_wrapped_height(chat_line, avail.x) + text_wrapped_height(agent_line, avail.x) + 4 * gap;
+    const float h = std::max(90.0f, (avail.y - under) / 2);
     // Chat: tokens on screen and tokens read against time, on a time axis
     // in decades: the stream ends in milliseconds, the reader in seconds,
     // and on a linear axis the stream was a sliver at zero.
-    plot::legend({{theme::lab_a_rgb, "tokens streamed"},
-                  {theme::lab_b_rgb, "tokens read"},
-                  {theme::muted_rgb, fmt::format("dashed: {:g} tok/s", w.params.fast_tok_s)}});
+    plot::legend(chat_legend);
     std::vector<double> n;
     for (std::size_t i = 0; i < c.arrival_ms.size(); ++i) n.push_back(static_cast<double>(i + 1));
     const double first_ms = c.arrival_ms.empty() ? 1 : std::max(c.arrival_ms.front(), 1e-3);
@@ -62,8 +79,7 @@ void draw_waits_chart(const serving::ServingExhibit& e, ImVec2 avail) {
     plot::line(f, log_ms(c.arrival_ms), n, theme::lab_a_rgb, 2.5f, false);
     plot::line(f, log_ms(c.read_ms), n, theme::lab_b_rgb, 2.5f, false);
     plot::vline(f, std::log10(w.params.flow_ms), theme::muted_rgb, "1 s (Nielsen)");
-    text_wrapped(tr(fmt::format("chat: TTFT {:.2f} ms; stream {:.0f} tok/s = {:.0f}\u00d7 reading ({:.1f} tok/s)",
-                                          c.ttft_ms, c.decode_tok_s, c.stream_over_reading, c.reading_tok_s)));
+    text_wrapped(chat_line);
     // Agent: each call's first token and the rest.
     std::vector<std::string> calls;
     plot::Series first{"first token", theme::lab_b_rgb, {}}, rest{"rest of the answer", theme::lab_a_rgb, {}};
@@ -72,12 +88,9 @@ void draw_waits_chart(const serving::ServingExhibit& e, ImVec2 avail) {
         first.values.push_back(w.agent.calls[i].ttft_ms);
         rest.values.push_back(w.agent.calls[i].total_ms - w.agent.calls[i].ttft_ms);
     }
-    plot::legend({{first.rgb, "agent: first token, ms"}, {rest.rgb, "rest of the answer, ms"}});
+    plot::legend(agent_legend);
     plot::grouped_bars(ImVec2(avail.x, h), calls, {first, rest}, "ms");
-    text_wrapped(tr(fmt::format("agent: end-to-end {:.1f} ms, first tokens {:.0f}% of it; batch job: {:.0f} tok/s "
-                                          "batched, {:.0f} one at a time",
-                                          w.agent.end_to_end_ms, 100 * w.agent.ttft_share, w.batch.batched_tok_s,
-                                          w.batch.sequential_tok_s)));
+    text_wrapped(agent_line);
 }
 
 }  // namespace sixstep::ui

@@ -96,13 +96,13 @@ KneeResult find_knee(const std::vector<double>& x, const std::vector<double>& y,
     if (!(r.rising.slope > 0)) why.push_back("the curve does not rise before the breakpoint");
     else if (r.error_reduction == 0) why.push_back("the points lie on one straight line");
     if (r.rising.slope > 0 && r.tail_slope_ratio > p.max_tail_slope_ratio)
-        why.push_back(fmt::format("the tail slope is {} of the rising slope (a knee needs <= {})",
+        why.push_back(fmt::format("the tail slope is {} of the rising slope (a knee needs ≤ {})",
                                   pct(r.tail_slope_ratio), pct(p.max_tail_slope_ratio)));
     if (r.error_reduction > 0 && r.error_reduction < p.min_error_reduction)
-        why.push_back(fmt::format("two lines cut the squared error by only {} (a knee needs >= {})",
+        why.push_back(fmt::format("two lines cut the squared error by only {} (a knee needs ≥ {})",
                                   pct(r.error_reduction), pct(p.min_error_reduction)));
     if (r.peak_fraction < p.min_peak_fraction)
-        why.push_back(fmt::format("the breakpoint reaches only {} of the peak (a knee needs >= {})",
+        why.push_back(fmt::format("the breakpoint reaches only {} of the peak (a knee needs ≥ {})",
                                   pct(r.peak_fraction), pct(p.min_peak_fraction)));
     if (!why.empty()) {
         std::string s = "no knee: ";

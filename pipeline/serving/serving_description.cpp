@@ -196,10 +196,12 @@ std::vector<sixstep::Headline> headlines() {
         {Stage::output,
          {{"ttft_p50_ms", 3}, {keys::knee}, {keys::wait_at_utilization_ms, 3}, {"types"}, {"crossover_day", 3},
           {"warm_median_ms", 3}, {"chat_ttft_ms", 3}, {"rolled_back"}, {"tokens_per_pass", 3}}},
+        // The ratios with "×": a bare "193" on the card read as a count.
         {Stage::postprocess,
-         {{"ttft_p50_ratio", 3}, {keys::speedup_at_largest, 3}, {keys::wait_growth, 3}, {"q4_0_file_ratio", 3},
-          {"greedy_identical"}, {"cached_over_warm", 3}, {"inference_to_training", 3}, {"stream_over_reading", 3},
-          {"answered_share", 3}}},
+         {{"ttft_p50_ratio", 3, false, "\u00d7"}, {keys::speedup_at_largest, 3, false, "\u00d7"},
+          {keys::wait_growth, 3, false, "\u00d7"}, {"q4_0_file_ratio", 3, false, "\u00d7"}, {"greedy_identical"},
+          {"cached_over_warm", 3, false, "\u00d7"}, {"inference_to_training", 3, false, "\u00d7"},
+          {"stream_over_reading", 3, false, "\u00d7"}, {"answered_share", 3}}},
         {Stage::respond, {{sixstep::keys::text}}},
     };
 }

@@ -71,7 +71,7 @@ TEST_CASE("knee: each acceptance rule refuses its curve") {
         CHECK_FALSE(k.found);
         CHECK(k.x == 16);
         CHECK(k.tail_slope_ratio == doctest::Approx(0.5));
-        CHECK(k.verdict == "no knee: the tail slope is 50 % of the rising slope (a knee needs <= 25 %)");
+        CHECK(k.verdict == "no knee: the tail slope is 50 % of the rising slope (a knee needs ≤ 25 %)");
     }
     SUBCASE("a breakpoint well below the peak") {
         // The best breakpoint is batch 8 at 64 of 80 tokens/s: 80 % of the peak.
@@ -80,7 +80,7 @@ TEST_CASE("knee: each acceptance rule refuses its curve") {
         CHECK_FALSE(k.found);
         CHECK(k.x == 8);
         CHECK(k.peak_fraction == doctest::Approx(0.8));
-        CHECK(k.verdict.find("reaches only 80 % of the peak (a knee needs >= 85 %)") != std::string::npos);
+        CHECK(k.verdict.find("reaches only 80 % of the peak (a knee needs ≥ 85 %)") != std::string::npos);
     }
     SUBCASE("a wiggle on a straight line, which two lines cannot explain much better") {
         KneeParams p;
@@ -90,7 +90,7 @@ TEST_CASE("knee: each acceptance rule refuses its curve") {
         const KneeResult k = find_knee(powers, y, p);
         CHECK_FALSE(k.found);
         CHECK(k.error_reduction == doctest::Approx(0.31).epsilon(0.01));
-        CHECK(k.verdict == "no knee: two lines cut the squared error by only 31 % (a knee needs >= 50 %)");
+        CHECK(k.verdict == "no knee: two lines cut the squared error by only 31 % (a knee needs ≥ 50 %)");
         // With the rule relaxed below it, the same curve passes: the rule is what refused it.
         p.min_error_reduction = 0.3;
         CHECK(find_knee(powers, y, p).found);

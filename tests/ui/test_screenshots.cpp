@@ -34,6 +34,19 @@ using namespace sixstep;
 
 namespace {
 
+// A lesson written to a fresh folder of this process's temp dir; the folder
+// is dir.parent_path() of the returned path.
+fs::path lesson_file(const char* dir_name, const char* file, const char* text) {
+    const auto dir = sixstep::test::process_temp_dir(dir_name);
+    fs::create_directories(dir);
+    const fs::path lesson = dir / file;
+    std::FILE* f = std::fopen(lesson.c_str(), "w");
+    REQUIRE(f);
+    std::fputs(text, f);
+    std::fclose(f);
+    return lesson;
+}
+
 struct Image {
     int w = 0, h = 0;
     std::vector<unsigned char> px;  // RGBA
@@ -547,20 +560,14 @@ TEST_CASE("screenshots: a legend wider than its pane wraps, lesson 05 at 800x600
 // 550 px past the pane). The strip shows the line's start with "…" in the
 // room left of the presenter's keys; the whole line is in the opened log.
 TEST_CASE("screenshots: a failed check's long line fits the log strip, shortened with an ellipsis") {
-    const auto dir = sixstep::test::process_temp_dir("ui-log-strip");
-    fs::create_directories(dir);
-    const auto lesson = dir / "fails.yaml";
-    {
-        std::FILE* f = std::fopen(lesson.c_str(), "w");
-        std::fputs("title: A check that fails\nlanguage: en\nmodel:\n  kind: delivery\n"
-                   "  weights: {bias: 5, distance: 2, congestion: 10, express_lane: -2}\n"
-                   "steps:\n  - title: Receive\n    say: One step whose check fails.\n"
-                   "    request: {distance: \"3 km\", congestion: 0, express_lane: 0}\n"
-                   "    run: request\n    expect:\n      request.features: \"[3, 0, 0] and far more text than any "
-                   "request has, more than one line of the log strip holds at any of the sizes drawn here\"\n",
-                   f);
-        std::fclose(f);
-    }
+    const fs::path lesson = lesson_file("ui-log-strip", "fails.yaml",
+            "title: A check that fails\nlanguage: en\nmodel:\n  kind: delivery\n"
+            "  weights: {bias: 5, distance: 2, congestion: 10, express_lane: -2}\n"
+            "steps:\n  - title: Receive\n    say: One step whose check fails.\n"
+            "    request: {distance: \"3 km\", congestion: 0, express_lane: 0}\n"
+            "    run: request\n    expect:\n      request.features: \"[3, 0, 0] and far more text than any "
+            "request has, more than one line of the log strip holds at any of the sizes drawn here\"\n");
+    const fs::path dir = lesson.parent_path();
     for (const auto& [w, h] : {std::pair{1024, 768}, std::pair{1920, 1080}}) {
         CAPTURE(w);
         ui::ScreenshotOptions o;
@@ -625,10 +632,8 @@ TEST_CASE("screenshots: the KV experiment's slider shows the length of the run o
 }
 
 TEST_CASE("screenshots: a broken lesson is one clear error, no images and no folder") {
-    const auto dir = sixstep::test::process_temp_dir("ui-broken");
-    fs::create_directories(dir);
-    const auto lesson = dir / "broken.yaml";
-    { std::FILE* f = std::fopen(lesson.c_str(), "w"); std::fputs("title: [unclosed\n", f); std::fclose(f); }
+    const fs::path lesson = lesson_file("ui-broken", "broken.yaml", "title: [unclosed\n");
+    const fs::path dir = lesson.parent_path();
     ui::ScreenshotOptions o;
     o.lesson_path = lesson.string();
     o.out_dir = (dir / "out").string();
@@ -689,27 +694,21 @@ struct ServingShot {
 
 const std::vector<ServingShot>& serving_shots() {
     static const std::vector<ServingShot> shots = [] {
-        const auto dir = sixstep::test::process_temp_dir("ui-serving");
-        fs::create_directories(dir);
-        const fs::path lesson = dir / "serving-views.yaml";
-        {
-            std::FILE* f = std::fopen(lesson.c_str(), "w");
-            std::fputs("title: Serving views\nmodel: {kind: serving, random: tiny}\nsteps:\n"
-                       "  - say: A sweep.\n"
-                       "    request: {experiment: batch_sweep, batch_sizes: \"1,4,16,64,256,1024\", context: 8, steps: 8, "
-                       "repetitions: 3}\n    run: all\n"
-                       "  - say: A burst, three waves of two.\n"
-                       "    request: {experiment: traffic, requests: 6, rate: 100000, max_batch: 2, max_tokens: 8, "
-                       "min_tokens: 8}\n    run: all\n"
-                       "  - say: The same burst in both KV layouts.\n"
-                       "    request: {experiment: traffic, requests: 6, rate: 100000, max_batch: 3, max_tokens: 8, "
-                       "min_tokens: 8, kv_blocks: 48, block_size: 8, compare: kv_layout}\n    run: all\n"
-                       "  - say: A queue.\n"
-                       "    request: {experiment: queue, utilizations: \"0.2,0.5,0.8\", utilization: 0.6, samples: 8, "
-                       "context: 8, sim_requests: 1000}\n    run: all\n",
-                       f);
-            std::fclose(f);
-        }
+        const fs::path lesson = lesson_file("ui-serving", "serving-views.yaml",
+                "title: Serving views\nmodel: {kind: serving, random: tiny}\nsteps:\n"
+                "  - say: A sweep.\n"
+                "    request: {experiment: batch_sweep, batch_sizes: \"1,4,16,64,256,1024\", context: 8, steps: 8, "
+                "repetitions: 3}\n    run: all\n"
+                "  - say: A burst, three waves of two.\n"
+                "    request: {experiment: traffic, requests: 6, rate: 100000, max_batch: 2, max_tokens: 8, "
+                "min_tokens: 8}\n    run: all\n"
+                "  - say: The same burst in both KV layouts.\n"
+                "    request: {experiment: traffic, requests: 6, rate: 100000, max_batch: 3, max_tokens: 8, "
+                "min_tokens: 8, kv_blocks: 48, block_size: 8, compare: kv_layout}\n    run: all\n"
+                "  - say: A queue.\n"
+                "    request: {experiment: queue, utilizations: \"0.2,0.5,0.8\", utilization: 0.6, samples: 8, "
+                "context: 8, sim_requests: 1000}\n    run: all\n");
+        const fs::path dir = lesson.parent_path();
         std::vector<ServingShot> out;
         ui::ScreenshotOptions o;
         o.lesson_path = lesson.string();
@@ -941,18 +940,12 @@ TEST_CASE("screenshots: the queueing curve marks the snapshot's utilization") {
 // numbers: lesson 11's "median TTFT … vs … ms" and "prompt tokens computed
 // … vs …" over the block map (before, only the inspector had them).
 TEST_CASE("screenshots: a prefix-cache comparison prints both arms' TTFT and prompt tokens computed") {
-    const auto dir = sixstep::test::process_temp_dir("ui-compare");
-    fs::create_directories(dir);
-    const fs::path lesson = dir / "compare.yaml";
-    {
-        std::FILE* f = std::fopen(lesson.c_str(), "w");
-        std::fputs("title: Compare\nmodel: {kind: serving, random: tiny}\nsteps:\n"
-                   "  - say: With and without.\n"
-                   "    request: {experiment: traffic, requests: 4, rate: 1, shared_prefix: 32, max_tokens: 4, "
-                   "block_size: 8, prefix_cache: true, compare: prefix_cache}\n    run: all\n",
-                   f);
-        std::fclose(f);
-    }
+    const fs::path lesson = lesson_file("ui-compare", "compare.yaml",
+            "title: Compare\nmodel: {kind: serving, random: tiny}\nsteps:\n"
+            "  - say: With and without.\n"
+            "    request: {experiment: traffic, requests: 4, rate: 1, shared_prefix: 32, max_tokens: 4, "
+            "block_size: 8, prefix_cache: true, compare: prefix_cache}\n    run: all\n");
+    const fs::path dir = lesson.parent_path();
     std::string screen;
     std::shared_ptr<const serving::ServingExhibit> e;
     ui::ScreenshotOptions o;

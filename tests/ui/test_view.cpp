@@ -68,14 +68,26 @@ TEST_CASE("reflow: wrapped lines join, blank lines and list items stay, Chinese 
     CHECK(ui::reflow("第一行\n第二行") == "第一行第二行");
 }
 
+// ImGui's built-in font in a context of its own (the atlas needs no GL
+// context), for measuring text.
+struct DefaultFont {
+    ImGuiContext* ctx = ImGui::CreateContext();
+    ImFont* font = ImGui::GetIO().Fonts->AddFontDefault();
+    DefaultFont() {
+        unsigned char* pixels = nullptr;
+        int w = 0, h = 0;
+        ImGui::GetIO().Fonts->GetTexDataAsAlpha8(&pixels, &w, &h);
+    }
+    ~DefaultFont() { ImGui::DestroyContext(ctx); }
+    DefaultFont(const DefaultFont&) = delete;
+    DefaultFont& operator=(const DefaultFont&) = delete;
+};
+
 // wrap_lines: what ImGui's own wrapping got wrong on the panels ("0.⏎260",
 // "（⏎M/G/1"), and a long answer wrapped at once.
 TEST_CASE("wrap lines: at spaces, never inside a number, Chinese anywhere but before a closer or after an opener") {
-    ImGuiContext* ctx = ImGui::CreateContext();
-    ImFont* font = ImGui::GetIO().Fonts->AddFontDefault();
-    unsigned char* pixels = nullptr;
-    int w = 0, h = 0;
-    ImGui::GetIO().Fonts->GetTexDataAsAlpha8(&pixels, &w, &h);
+    const DefaultFont f;
+    ImFont* font = f.font;
     auto width = [&](const std::string& t) { return font->CalcTextSizeA(13, 1e9f, 0, t.c_str()).x; };
     auto joined = [](const std::vector<std::string>& lines, const char* sep) {
         std::string out;
@@ -114,17 +126,13 @@ TEST_CASE("wrap lines: at spaces, never inside a number, Chinese anywhere but be
     while (!big.empty() && big.back() == ' ') big.pop_back();
     CHECK(back == big);
     for (const std::string& l : lines) CHECK(width(l) <= 300);
-    ImGui::DestroyContext(ctx);
 }
 
 // fit_text keeps the longest prefix that fits beside an ellipsis — on a
 // 1 MB prompt as on a line (the font atlas needs no GL context).
 TEST_CASE("fit text: the longest prefix that fits, at once on a megabyte") {
-    ImGuiContext* ctx = ImGui::CreateContext();
-    ImFont* font = ImGui::GetIO().Fonts->AddFontDefault();
-    unsigned char* pixels = nullptr;
-    int w = 0, h = 0;
-    ImGui::GetIO().Fonts->GetTexDataAsAlpha8(&pixels, &w, &h);
+    const DefaultFont f;
+    ImFont* font = f.font;
     auto width = [&](const std::string& t) { return font->CalcTextSizeA(13, 1e9f, 0, t.c_str()).x; };
     const std::string line = "The cat sat on the mat. The dog sat on the rug.";
     CHECK(ui::fit_text(font, 13, line, 1000) == line);  // fits: unchanged
@@ -139,7 +147,6 @@ TEST_CASE("fit text: the longest prefix that fits, at once on a megabyte") {
     std::string big;
     while (big.size() < (1u << 20)) big += "greedy (1); softmax (2) \u2192 ";
     CHECK(ui::fit_text(font, 13, big, 300) == ui::fit_text(font, 13, big.substr(0, 2048), 300));
-    ImGui::DestroyContext(ctx);
 }
 
 TEST_CASE("fields: times with three significant digits, one of a counted thing in the singular") {
