@@ -951,7 +951,8 @@ TEST_CASE("screenshots: a prefix-cache comparison prints both arms' TTFT and pro
     ui::ScreenshotOptions o;
     o.lesson_path = lesson.string();
     o.on_text = [&](int, const std::string& text, const app::Snapshot& shown) {
-        screen = text;
+        screen = text;  // one rendered line per line: a wrapped sentence is read whole
+        std::replace(screen.begin(), screen.end(), '\n', ' ');
         e = std::dynamic_pointer_cast<const serving::ServingExhibit>(shown.state.exhibit);
     };
     REQUIRE(ui::render_screenshots(o) == 0);
