@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
 #include <imgui.h>
 
 #include "app/ui/fonts.h"
@@ -151,9 +152,7 @@ void draw_kv_cache_panel(const app::Snapshot& s, ViewState& v, app::Session&, co
         // "12288" at a line's end and "B" under it): a no-break space.
         for (std::size_t at = bytes.find(" B"); at != std::string::npos; at = bytes.find(" B", at + 2))
             bytes.replace(at, 1, "\u00a0");
-        std::snprintf(line, sizeof line, "pool: %d blocks in use, %d free", kv.n_blocks_used, kv.n_blocks_free);
-        std::snprintf(line, sizeof line, "%s", tr(std::string(line)));
-        const std::string pool_text = line;
+        const std::string pool_text = tr(fmt::format("pool: {} blocks in use, {} free", kv.n_blocks_used, kv.n_blocks_free));
         const std::vector<std::pair<std::uint32_t, std::string>> legend = {
             {theme::kv_prefill_rgb, tr("prefill")}, {theme::kv_decode_rgb, tr("decode")}, {theme::kv_empty_rgb, tr("reserved")}};
         const float spacing = ImGui::GetStyle().ItemSpacing.y;

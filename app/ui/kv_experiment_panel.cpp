@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
 #include <imgui.h>
 
 #include "app/ui/format.h"
@@ -50,9 +51,8 @@ void draw_kv_experiment_panel(const app::Snapshot& s, ViewState& v, app::Session
         std::snprintf(line, sizeof line, "%s %s \u00b7 %s %s", tr("same tokens:"), e.identical_tokens ? "\u2713" : "\u2717",
                       tr("largest logit difference"), pretty_number(e.max_logit_diff, 2).c_str());
         ImGui::TextColored(theme::vec(e.identical_tokens ? theme::good_rgb : theme::bad_rgb), "%s", line);
-        std::snprintf(line, sizeof line, "tokens read by the model: %d with the cache, %d without", e.forward_tokens_cached,
-                      e.forward_tokens_uncached);
-        ImGui::TextUnformatted(tr(std::string(line)));
+        ImGui::TextUnformatted(tr(fmt::format("tokens read by the model: {} with the cache, {} without",
+                                              e.forward_tokens_cached, e.forward_tokens_uncached)));
 
         // Each step's forward pass, both ways. Step 0 is the prompt (a prefill either way).
         std::vector<double> xs, cached, uncached;
@@ -79,9 +79,8 @@ void draw_kv_experiment_panel(const app::Snapshot& s, ViewState& v, app::Session
         std::snprintf(line, sizeof line, "%s %d", tr("step"), n - 1);
         plot::label(ImVec2(f.max.x, f.max.y + 2), line, theme::muted_rgb, 1, 0.8f);
         plot::legend(legend);
-        std::snprintf(line, sizeof line, "all steps: %s ms with \u00b7 %s ms without", pretty_number(e.cached_total_ms, 3).c_str(),
-                      pretty_number(e.uncached_total_ms, 3).c_str());
-        ImGui::TextUnformatted(tr(std::string(line)));
+        ImGui::TextUnformatted(tr(fmt::format("all steps: {} ms with \u00b7 {} ms without", pretty_number(e.cached_total_ms, 3),
+                                              pretty_number(e.uncached_total_ms, 3))));
         ImGui::SetWindowFontScale(1.0f);
     }
     end_panel();

@@ -138,6 +138,12 @@ void line(const Frame& f, const std::vector<double>& xs, const std::vector<doubl
         for (std::size_t i = 0; i < n; ++i) dl->AddCircleFilled(f.at(xs[i], ys[i]), thickness * 1.3f, theme::col(rgb));
 }
 
+void dashed_line(const Frame& f, const std::vector<double>& xs, const std::vector<double>& ys, std::uint32_t rgb,
+                 float thickness) {
+    for (std::size_t i = 1; i < std::min(xs.size(), ys.size()); ++i)
+        segment(f, xs[i - 1], ys[i - 1], xs[i], ys[i], rgb, thickness, true);
+}
+
 void hline(const Frame& f, double y, std::uint32_t rgb, std::string_view text) {
     const float py = snap(f.py(y));
     ImDrawList* dl = draw_list();

@@ -67,6 +67,9 @@ void hbar(float width, float fraction, std::uint32_t rgb, std::uint32_t track_rg
 // A polyline through (xs[i], ys[i]), with a dot at each point when dots.
 void line(const Frame& f, const std::vector<double>& xs, const std::vector<double>& ys, std::uint32_t rgb,
           float thickness = 2.5f, bool dots = true);
+// The same polyline dashed, no dots: a prediction, a reference.
+void dashed_line(const Frame& f, const std::vector<double>& xs, const std::vector<double>& ys, std::uint32_t rgb,
+                 float thickness = 1.5f);
 // A horizontal or vertical line across the frame, dashed, with a label at its end.
 void hline(const Frame& f, double y, std::uint32_t rgb, std::string_view label = {});
 // vline's label starts right of the line, on line `row` of small labels

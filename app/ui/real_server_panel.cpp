@@ -51,9 +51,7 @@ void rate_chart(const std::vector<double>& rates, const std::vector<Series>& ser
     for (const Series& s : series)
         if (s.measured) plot::line(f, rates, s.ys, s.rgb, 2.5f, true);
     for (const Series& s : series)
-        if (!s.measured)
-            for (std::size_t i = 1; i < rates.size(); ++i)
-                plot::segment(f, rates[i - 1], s.ys[i - 1], rates[i], s.ys[i], s.rgb, 1.8f, true);
+        if (!s.measured) plot::dashed_line(f, rates, s.ys, s.rgb, 1.8f);
     for (double x : plot::nice_ticks(0, x1, 5)) {
         // The last tick's value ends at the frame's edge instead of past it
         // (clipped); the first starts at it, clear of the y axis's 0.

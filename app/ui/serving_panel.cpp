@@ -376,7 +376,7 @@ void draw_serving(const app::Snapshot& s, ViewState& v) {
         }
         // Until the class picks one, the view that tells the run's story: the
         // block map when the comparison is about KV memory.
-        const int view = v.serving_view >= 0 ? v.serving_view : e && e->about_memory ? 1 : 0;
+        const int view = v.serving_view >= 0 ? v.serving_view : e && e->about_memory() ? 1 : 0;
         if (e && !e->sweep && !e->queue && e->run) {
             panel_title(view == 0 ? "Scheduler timeline" : "KV blocks");
             ImGui::SameLine();

@@ -73,9 +73,7 @@ void draw_waits_chart(const serving::ServingExhibit& e, ImVec2 avail) {
     // A stream at the speed that outruns nearly every reader: token i at i ÷ that speed.
     std::vector<double> fast_ms;
     for (double i : n) fast_ms.push_back(i * 1000 / w.params.fast_tok_s);
-    const std::vector<double> fast = log_ms(fast_ms);
-    for (std::size_t i = 1; i < fast.size(); ++i)
-        plot::segment(f, fast[i - 1], n[i - 1], fast[i], n[i], theme::muted_rgb, 1.5f, true);
+    plot::dashed_line(f, log_ms(fast_ms), n, theme::muted_rgb);
     plot::line(f, log_ms(c.arrival_ms), n, theme::lab_a_rgb, 2.5f, false);
     plot::line(f, log_ms(c.read_ms), n, theme::lab_b_rgb, 2.5f, false);
     plot::vline(f, std::log10(w.params.flow_ms), theme::muted_rgb, "1 s (Nielsen)");

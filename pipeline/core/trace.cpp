@@ -10,11 +10,10 @@ namespace sixstep {
 namespace {
 std::string format_number(double x, int precision) {
     if (x == 0) x = 0;  // no "-0"
-    if (std::isfinite(x) && x == std::round(x) && std::fabs(x) < 1e15) return fmt::format("{:.0f}", x);
-    // A number too large for `precision` digits is written whole, not with
-    // an exponent: 1229 days, not 1.23e+03 (a class reads the first; a knob
-    // slider's value keeps its units).
-    if (std::isfinite(x) && std::fabs(x) >= std::pow(10.0, precision) && std::fabs(x) < 1e15)
+    // A whole number, or one too large for `precision` digits, is written
+    // whole, not with an exponent: 1229 days, not 1.23e+03 (a class reads
+    // the first; a knob slider's value keeps its units).
+    if (std::isfinite(x) && std::fabs(x) < 1e15 && (x == std::round(x) || std::fabs(x) >= std::pow(10.0, precision)))
         return fmt::format("{:.0f}", x);
     return fmt::format("{:.{}g}", x, precision);
 }

@@ -219,7 +219,6 @@ private:
             throw Error("\"prefix_cache\" needs the paged KV layout: cached blocks are shared pages");
         compare_ = fields_.text(keys::compare);
         ex_->compare = compare_ == "none" ? std::string() : compare_;
-        ex_->about_memory = compare_ == "prefix_cache" || compare_ == "kv_layout";
         base_ = p;
         if (compare_ == "policy") {
             base_.scheduler.policy = p.scheduler.policy == BatchPolicy::continuous ? BatchPolicy::static_batching

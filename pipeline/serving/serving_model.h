@@ -93,8 +93,9 @@ struct ServingExhibit : Exhibit {
     std::string run_label, baseline_label;  // "continuous" / "static", "prefix cache on" / "off", …
     std::string compare;                   // traffic: what the two arms differ in ("policy", "prefix_cache",
                                            // "kv_layout"), "" without a baseline
-    bool about_memory = false;             // traffic: the comparison changes KV memory (its layout, the
-                                           // prefix cache): the block map shows it better than the timeline
+    // traffic: the comparison changes KV memory (its layout, the prefix
+    // cache): the block map shows it better than the timeline
+    bool about_memory() const { return compare == "prefix_cache" || compare == "kv_layout"; }
     std::optional<QueueCurve> queue;
     double utilization = 0;                // queue: the utilization the lesson (or the slider) picked
     QueueSimResult at_utilization;         // queue: measured service times simulated there (M/G/1)

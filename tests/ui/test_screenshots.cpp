@@ -916,7 +916,7 @@ TEST_CASE("screenshots: the KV block map fills one cell per block in use at the 
     const ServingShot& s = serving_shot(2);
     REQUIRE(s.exhibit->run);
     REQUIRE(s.exhibit->baseline);
-    REQUIRE(s.exhibit->about_memory);  // so the panel opens on the block map
+    REQUIRE(s.exhibit->about_memory());  // so the panel opens on the block map
     std::set<std::uint32_t> owners;
     int owned = 0;
     for (const serving::KvSnapshot* k : {&s.exhibit->run->kv_peak, &s.exhibit->baseline->kv_peak})
