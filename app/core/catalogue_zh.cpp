@@ -212,6 +212,9 @@ const Catalogue& chinese_catalogue() {
             {"status", "状态"},
             {"parameters", "参数量"},
             {"weight type", "参数类型"},
+            {"perplexity", "困惑度"},
+            {"KL (nats)", "KL（nats）"},
+            {"top-1 same", "首选一致"},
             {"context", "上下文长度"},
             {"backend", "计算后端"},
             {"KV cache per token", "每个词元的 KV 缓存"},
@@ -399,8 +402,6 @@ const Catalogue& chinese_catalogue() {
         {
             // patterns: {} is looked up, {=} kept as it is
             {"{} min", "{} 分钟"},
-            {"  {} perplexity {}   KL {} nats   top-1 same {}%", "  {} 困惑度 {}   KL {} nats   首选一致 {}%"},
-            {"{} perplexity {}   KL {} nats   top-1 same {}%", "{} 困惑度 {}   KL {} nats   首选一致 {}%"},
             {"{} requests", "{} 个请求"},
             {"{} days", "{} 天"},
             {"day {}", "第 {} 天"},

@@ -52,7 +52,7 @@ void draw_canary_chart(const serving::ServingExhibit& e, ImVec2 avail) {
     const int row = f.px(static_cast<double>(r.decided_at)) + 3 < ships_end + font * 0.5f ? 1 : 0;
     if (r.rolled_back) plot::vline(f, r.decided_at, theme::rollback_rgb, "rollback", row);
     else if (r.promoted) plot::vline(f, r.decided_at, theme::good_rgb, "promoted", row);
-    plot::label(ImVec2(f.max.x, f.max.y + 2), fmt::format("{} requests", r.n_requests), theme::muted_rgb, 1, 0.8f);
+    plot::label(ImVec2(f.max.x, f.max.y + 2), fmt::format("{} requests", count_text(r.n_requests)), theme::muted_rgb, 1, 0.8f);
     // The traffic split, window by window.
     const float h2 = std::max(50.0f, (avail.y - line * 4) * 0.3f);
     ImGui::TextUnformatted(tr("v2's share of each window's traffic"));

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "app/ui/i18n.h"
 
 namespace sixstep::ui {
@@ -27,6 +29,54 @@ std::string pretty_number(double x, int precision) {
 std::string pretty_value(const Value& v, int precision) {
     if (std::holds_alternative<std::string>(v)) return tr_value(std::get<std::string>(v));  // "yes" → "是"
     return real_minus(format_value(v, precision));
+}
+
+namespace {
+bool chinese() { return frame_language() == "zh"; }
+
+// x in 万 or 亿 with three significant digits: "100万", "1.23万", "2.5亿".
+std::string wan_text(double x) {
+    const double a = std::fabs(x);
+    if (a >= 1e8) return pretty_number(x / 1e8, 3) + "\u4ebf";
+    return pretty_number(x / 1e4, 3) + "\u4e07";
+}
+}  // namespace
+
+std::string sci_text(double x, int digits) {
+    const double a = std::fabs(x);
+    if (!std::isfinite(x) || a == 0 || (a >= 1e-4 && a < 1e6)) return pretty_number(x, digits);
+    int exponent = static_cast<int>(std::floor(std::log10(a)));
+    double mantissa = x / std::pow(10.0, exponent);
+    const double scale = std::pow(10.0, std::max(digits, 1) - 1);
+    if (std::round(std::fabs(mantissa) * scale) / scale >= 10) {  // 9.999e-6 at three digits is 1.00×10⁻⁵
+        mantissa /= 10;
+        ++exponent;
+    }
+    static constexpr const char* superscript[] = {"\u2070", "\u00b9", "\u00b2", "\u00b3", "\u2074",
+                                                  "\u2075", "\u2076", "\u2077", "\u2078", "\u2079"};
+    std::string power = exponent < 0 ? "\u207b" : "";
+    for (char c : std::to_string(std::abs(exponent))) power += superscript[c - '0'];
+    return pretty_number(mantissa, digits) + "\u00d710" + power;
+}
+
+std::string count_text(double x) {
+    if (!std::isfinite(x) || std::fabs(x) < 1e4 || std::fabs(x) >= 1e15) return pretty_number(x);
+    if (chinese()) return wan_text(x);
+    if (x != std::round(x)) return pretty_number(x);
+    std::string digits = fmt::format("{:.0f}", std::fabs(x)), out;
+    for (size_t i = 0; i < digits.size(); ++i) {
+        if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+        out += digits[i];
+    }
+    return (x < 0 ? "\u2212" : "") + out;
+}
+
+std::string short_count_text(double x) {
+    const double a = std::fabs(x);
+    if (chinese()) return a >= 1e4 && std::isfinite(x) ? wan_text(x) : pretty_number(x, 3);
+    if (a >= 1e6) return pretty_number(x / 1e6, 3) + "M";
+    if (a >= 1e3) return pretty_number(x / 1e3, 3) + "k";
+    return pretty_number(x, 3);
 }
 
 namespace {
@@ -132,7 +182,21 @@ std::string reflow(std::string_view text) {
 
 namespace {
 size_t utf8_len(unsigned char c) { return c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 1; }
-bool wide(std::string_view ch) { return ch.size() >= 3; }  // CJK and friends: may break anywhere
+// Chinese, Japanese and Korean characters (and their full-width punctuation)
+// may break anywhere; other multi-byte characters are symbols that keep to
+// their neighbours like letters do ("−2", "→ 3", "≥ 85").
+bool wide(std::string_view ch) {
+    if (ch.size() < 3) return false;
+    const auto b = [&](size_t i) { return static_cast<unsigned char>(ch[i]) & 0x3Fu; };
+    const unsigned cp = ch.size() == 3 ? ((static_cast<unsigned char>(ch[0]) & 0x0Fu) << 12) | (b(1) << 6) | b(2)
+                                       : 0x20000;  // four bytes: the supplementary ideographs and beyond
+    return (cp >= 0x2E80 && cp <= 0x9FFF) || (cp >= 0xAC00 && cp <= 0xD7AF) || (cp >= 0xF900 && cp <= 0xFAFF) ||
+           (cp >= 0xFE30 && cp <= 0xFE4F) || (cp >= 0xFF00 && cp <= 0xFFEF) || cp >= 0x20000;
+}
+// A relation keeps its number on its line: no break in the space after it.
+bool binds_next(std::string_view ch) {
+    return ch == "≤" || ch == "≥" || ch == "≈" || ch == "<" || ch == ">" || ch == "=";
+}
 bool no_line_start(std::string_view ch) {
     static constexpr std::string_view closers[] = {"。", "，", "、", "；", "：", "！", "？", "）", "」", "”", "’", "》", "…"};
     for (auto c : closers)
@@ -170,8 +234,9 @@ std::vector<std::string> wrap_lines(ImFont* font, float size, std::string_view t
                 // part ("0.260" stays whole). The text before this character
                 // fits, so a break here is good even when the character does
                 // not (a space past the edge).
-                if (i > 0 && (ch == " " || ((wide(ch) || wide(prev)) && !no_line_start(ch) && !no_line_end(prev) &&
-                                            prev != " ")))
+                const bool space_break = ch == " " && !binds_next(prev) && para.substr(i + 1, 1) != "%";  // "≥ 85 %"
+                if (i > 0 && (space_break || ((wide(ch) || wide(prev)) && !no_line_start(ch) && !no_line_end(prev) &&
+                                              prev != " ")))
                     last_break = i;
                 line_w += w(ch);
                 if (line_w > width && fit > 0) break;

@@ -15,6 +15,16 @@ namespace sixstep::ui {
 
 std::string pretty_number(double x, int precision = 6);  // 11, 6.4, −2, 1.2e+06
 std::string pretty_value(const Value& v, int precision = 6);
+// A value that may be tiny or huge, never with a computer's exponent:
+// "0.0123", "0.00058", "6.99×10⁻⁶" (not "6.99e-06"), "0".
+std::string sci_text(double x, int digits = 3);
+// A large count as the lesson's language groups digits: "1,000,000 requests"
+// in English, "100万" in Chinese (万 = 10⁴, 亿 = 10⁸), three significant
+// digits past 万. Under 10,000 as pretty_number writes it.
+std::string count_text(double x);
+// The same in few characters, for an axis's ticks: "191k", "1.85k", "2.5M";
+// in Chinese "19.1万", "1853", "2.5亿".
+std::string short_count_text(double x);
 std::string field_text(const Field& f, int precision = 6);  // "3 km", "[5, 2, 10, −2]"
 std::string field_label(const Field& f);                    // label, else key
 

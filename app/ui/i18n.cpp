@@ -54,6 +54,7 @@ const char* tr(std::string_view lang, const char* en) {
 }
 
 void set_frame_language(std::string_view lang) { language() = lang; }
+std::string_view frame_language() { return language(); }
 const char* tr(const char* en) { return tr(language(), en); }
 const char* tr(const std::string& en) { return tr(language(), en); }
 

@@ -17,6 +17,7 @@ const char* tr(std::string_view lang, const std::string& en);
 // The lesson's language for this frame (draw_app sets it first): the
 // one-argument tr() translates into it.
 void set_frame_language(std::string_view lang);
+std::string_view frame_language();
 const char* tr(const char* en);
 const char* tr(const std::string& en);
 

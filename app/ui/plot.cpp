@@ -19,15 +19,6 @@ ImDrawList* draw_list() { return ImGui::GetWindowDrawList(); }
 
 constexpr std::uint32_t grid_rgb = 0xE5E7EB;
 
-// A tick's value in few characters, for the narrow margin: 191000 → "191k",
-// 1853 → "1.85k" (three significant digits would print "1.85e+03").
-std::string tick_text(double t) {
-    const double a = std::fabs(t);
-    if (a >= 1e6) return pretty_number(t / 1e6, 3) + "M";
-    if (a >= 1e3) return pretty_number(t / 1e3, 3) + "k";
-    return pretty_number(t, 3);
-}
-
 }  // namespace
 
 float Frame::px(double x) const {
@@ -306,7 +297,7 @@ void x_axis(const Frame& f, const std::vector<double>& ticks, const std::vector<
 
 void x_axis(const Frame& f, const std::vector<double>& ticks, std::string_view name) {
     std::vector<std::string> labels;
-    for (double t : ticks) labels.push_back(tick_text(t));
+    for (double t : ticks) labels.push_back(short_count_text(t));
     vertical_ticks(f, ticks, labels, false);
     const float line = ImGui::GetFontSize() * 0.85f;
     if (!name.empty()) label(ImVec2((f.min.x + f.max.x) / 2, f.max.y + line + 2), name, theme::muted_rgb, 0.5f, 0.85f);
@@ -318,7 +309,7 @@ void y_axis(const Frame& f, std::string_view unit, const std::vector<double>& ti
     for (double t : ticks) {
         const float y = snap(f.py(t));
         dl->AddLine(ImVec2(f.min.x, y), ImVec2(f.max.x, y), theme::col(grid_rgb), 1.0f);
-        label(ImVec2(f.min.x - 4, y - ImGui::GetFontSize() * scale * 0.5f), tick_text(t), theme::muted_rgb, 1, scale);
+        label(ImVec2(f.min.x - 4, y - ImGui::GetFontSize() * scale * 0.5f), short_count_text(t), theme::muted_rgb, 1, scale);
     }
     if (!unit.empty()) label(ImVec2(f.min.x, above(f)), unit, theme::muted_rgb, 0, scale);
 }

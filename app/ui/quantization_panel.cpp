@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <imgui.h>
 
+#include "app/ui/format.h"
 #include "app/ui/i18n.h"
 #include "app/ui/panels.h"
 #include "app/ui/plot.h"
@@ -28,15 +29,36 @@ void draw_quantization_chart(const serving::ServingExhibit& e, ImVec2 avail) {
         predicted.values.push_back(r.predicted_tok_s);
     }
     const float line = ImGui::GetTextLineHeightWithSpacing();
-    const float h = std::max(90.0f, (avail.y - line * (4.5f + rows.size())) / 2);
+    // The quality table in a smaller face (the charts come first): a row is
+    // its text, the cell padding and a border.
+    constexpr float small = 0.85f;
+    const float row = ImGui::GetTextLineHeight() * small + 2 * ImGui::GetStyle().CellPadding.y + 1;
+    const float h = std::max(90.0f, (avail.y - line * 3.5f - row * static_cast<float>(rows.size() + 1)) / 2);
     ImGui::TextUnformatted(tr("Weight bytes read per decode step"));
     plot::grouped_bars(ImVec2(avail.x, h), types, {mb}, "MB");
     plot::legend({{measured.rgb, "decode tokens/s, measured"}, {predicted.rgb, "predicted from bytes alone"}});
     plot::grouped_bars(ImVec2(avail.x, h), types, {measured, predicted}, "tok/s");
     ImGui::TextUnformatted(tr("Quality on the held-out stories"));
-    for (const auto& r : rows)
-        ImGui::TextUnformatted(tr(fmt::format("  {:<5} perplexity {:.4f}   KL {:.2e} nats   top-1 same {:.1f}%", r.type,
-                                              r.perplexity, r.kl_mean, 100 * r.top1_agreement)));
+    // A table, so the three measures line up under their names; KL against
+    // the first row is tiny, and written as a power of ten a class can read.
+    const ImGuiTableFlags flags = ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingStretchSame;
+    ImGui::SetWindowFontScale(small);
+    if (!ImGui::BeginTable("##quality", 4, flags)) return ImGui::SetWindowFontScale(1);
+    ImGui::TableSetupColumn(tr("weight type"));
+    ImGui::TableSetupColumn(tr("perplexity"));
+    ImGui::TableSetupColumn(tr("KL (nats)"));
+    ImGui::TableSetupColumn(tr("top-1 same"));
+    ImGui::TableHeadersRow();
+    for (const auto& r : rows) {
+        ImGui::TableNextRow();
+        for (const std::string& cell : {r.type, fmt::format("{:.4f}", r.perplexity), sci_text(r.kl_mean),
+                                        fmt::format("{:.1f}%", 100 * r.top1_agreement)}) {
+            ImGui::TableNextColumn();
+            ImGui::TextUnformatted(cell.c_str());
+        }
+    }
+    ImGui::EndTable();
+    ImGui::SetWindowFontScale(1);
 }
 
 }  // namespace sixstep::ui

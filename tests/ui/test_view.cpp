@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <chrono>
+#include <cstring>
 #include <functional>
 #include <stdexcept>
 #include <string>
@@ -13,6 +14,7 @@
 
 #include "app/ui/fonts.h"
 #include "app/ui/format.h"
+#include "app/ui/i18n.h"
 #include "app/ui/layout.h"
 #include "app/ui/overflow.h"
 #include "app/ui/panels.h"
@@ -116,6 +118,21 @@ TEST_CASE("wrap lines: at spaces, never inside a number, Chinese anywhere but be
         }
     }
 
+    // A relation keeps its number and a number its percent sign ("≥⏎85 %"
+    // on the knee's verdict); a real minus keeps its digits.
+    const std::string verdict = "the breakpoint reaches only 62 % of the peak (a knee needs \u2265 85 %), "
+                                "slope \u22122.5 and \u2248 0.3";
+    for (float room = width("reaches only"); room <= width(verdict) + 1; room += 2) {
+        CAPTURE(room);
+        const std::vector<std::string> lines = ui::wrap_lines(font, 13, verdict, room);
+        CHECK(joined(lines, " ") == verdict);
+        for (const std::string& l : lines) {
+            CHECK(l.rfind("%", 0) != 0);
+            for (const char* end : {"\u2265", "\u2248", "\u2212"})
+                CHECK(l.compare(l.size() - std::min(l.size(), std::strlen(end)), std::string::npos, end) != 0);
+        }
+    }
+
     // A long answer (a model may write 4096 tokens): every line fits and
     // nothing is lost.
     std::string big;
@@ -168,6 +185,31 @@ TEST_CASE("pretty numbers use a real minus sign") {
     CHECK(ui::pretty_number(-2) == "\u22122");
     CHECK(ui::pretty_number(11) == "11");
     CHECK(ui::pretty_value(Value{std::vector<double>{5, 2, 10, -2}}) == "[5, 2, 10, \u22122]");
+}
+
+// Counts as the lesson's language groups them, tiny values without a
+// computer's exponent (lesson 14 wrote "1e+06 requests", lesson 12 "6.99e-06").
+TEST_CASE("numbers for the room: counts grouped by language, tiny values as powers of ten") {
+    CHECK(ui::count_text(1e6) == "1,000,000");
+    CHECK(ui::count_text(-12345) == "\u221212,345");
+    CHECK(ui::count_text(9999) == "9999");
+    CHECK(ui::count_text(12345.5) == "12345.5");  // not a count: left as it is
+    CHECK(ui::short_count_text(191000) == "191k");
+    CHECK(ui::short_count_text(2.5e6) == "2.5M");
+    CHECK(ui::sci_text(6.99e-6) == "6.99\u00d710\u207b\u2076");
+    CHECK(ui::sci_text(9.9999e-6) == "1\u00d710\u207b\u2075");  // rounds up into the next power
+    CHECK(ui::sci_text(3.2e12) == "3.2\u00d710\u00b9\u00b2");
+    CHECK(ui::sci_text(0) == "0");
+    CHECK(ui::sci_text(0.0123) == "0.0123");
+    CHECK(ui::sci_text(0.00058, 2) == "0.00058");
+    CHECK(ui::sci_text(5.8e-5, 2) == "5.8\u00d710\u207b\u2075");
+    ui::set_frame_language("zh");
+    CHECK(ui::count_text(1e6) == "100\u4e07");
+    CHECK(ui::count_text(123456) == "12.3\u4e07");
+    CHECK(ui::count_text(3e8) == "3\u4ebf");
+    CHECK(ui::short_count_text(191000) == "19.1\u4e07");
+    CHECK(ui::short_count_text(1853) == "1853");
+    ui::set_frame_language("");
 }
 
 // The text's size follows the screen's height, but no more than that of a
