@@ -71,6 +71,13 @@ const Catalogue& chinese_catalogue() {
             {"5 · postprocess", "5 · 后处理"},
             {"6 · respond", "6 · 返回"},
             {"The request as it arrives", "请求到达时的样子"},
+            {"No request yet: the lesson's steps send one.", "还没有请求：课程的步骤会发送请求。"},
+            {"The training data", "训练数据"},
+            {"congestion under 1/3", "拥堵低于 1/3"},
+            {"1/3 to 2/3", "1/3 到 2/3"},
+            {"over 2/3", "高于 2/3"},
+            {"\u25cb a ring: the express lane", "\u25cb 空心圆：走快速通道"},
+            {"distance (km)", "距离（公里）"},
             {"checks passed", "项检查通过"},
             {"normalization OFF", "未做标准化"},
             // the transformer's panels
@@ -403,6 +410,7 @@ const Catalogue& chinese_catalogue() {
             // patterns: {} is looked up, {=} kept as it is
             {"{} min", "{} 分钟"},
             {"{} requests", "{} 个请求"},
+            {"{} past deliveries from {=}", "{} 条过去的配送记录，来自 {=}"},
             {"{} days", "{} 天"},
             {"day {}", "第 {} 天"},
             {"call {}", "第 {} 次调用"},

@@ -140,6 +140,7 @@ llm::LlmModel& Interpreter::llm(const char* what) {
 
 void Interpreter::restart() {
     lesson_panels_.clear();
+    lesson_inspect_.reset();
     remembered_.clear();
     panel_message_.reset();
     reset_engine();
@@ -148,7 +149,26 @@ void Interpreter::restart() {
     state_.language = lesson_.language;
     state_.path = lesson_.path;
     state_.step_count = static_cast<int>(lesson_.steps.size());
+    preview_training_data();
     refresh_state();
+}
+
+// The data the lesson's first training step will read, so that a step
+// before it ("200 past deliveries") can show them. A file that no longer
+// reads is left to that step's own error.
+void Interpreter::preview_training_data() {
+    if (!delivery_) return;
+    for (const LessonStep& st : lesson_.steps) {
+        if (!st.train) continue;
+        const std::string path = st.train->data ? resolve_lesson_path(lesson_, *st.train->data) : default_training_data();
+        try {
+            state_.training.data = std::make_shared<const std::vector<delivery::Example>>(delivery::load_deliveries_csv(path));
+            state_.training.data_path = path;
+            state_.training.examples = static_cast<int>(state_.training.data->size());
+        } catch (const Error&) {
+        }
+        return;
+    }
 }
 
 void Interpreter::go_to(int position) {
@@ -218,6 +238,7 @@ void Interpreter::train_steps(const TrainSpec& spec, StepReport& report) {
         state_.training.active = true;
         state_.training.data_path = data;
         state_.training.examples = static_cast<int>(trainer_->data().size());
+        state_.training.data = std::make_shared<const std::vector<delivery::Example>>(trainer_->data());
         namespace k = delivery::keys;
         state_.training.param_labels = {delivery::param_labels.begin(), delivery::param_labels.end()};
         state_.training.param_keys = {k::bias, k::w_distance, k::w_congestion, k::w_express_lane};
@@ -308,6 +329,7 @@ StepReport Interpreter::step() {
         }
         if (st.force) force(*st.force, false);
         if (st.show) show(*st.show);
+        if (st.inspect) lesson_inspect_ = st.inspect;
         if (st.attention) {
             llm("\"attention\"");
             if (panels_->choose_attention(st.attention->layer, st.attention->head))
@@ -517,6 +539,7 @@ void Interpreter::refresh_state() {
     state_.panels = PanelsState{};
     if (panels_) panels_->fill(state_.panels);
     state_.panels.shown = lesson_panels_;
+    state_.inspect = lesson_inspect_;
     state_.panels.message = panel_message_;
 }
 

@@ -21,6 +21,7 @@
 
 #include "app/core/lesson.h"
 #include "app/core/llm_panels.h"
+#include "pipeline/delivery/dataset.h"
 #include "pipeline/core/model_description.h"
 #include "pipeline/core/pipeline.h"
 
@@ -76,6 +77,9 @@ struct TrainingState {
     bool frozen = false;
     std::string data_path;
     int examples = 0;
+    // The examples: from the lesson's start when a step trains (the window
+    // shows them before the first step does), then the trainer's own.
+    std::shared_ptr<const std::vector<delivery::Example>> data;
     double learning_rate = 0;
     std::vector<std::string> param_labels;        // for people: "b", "w distance", …
     std::vector<std::string> param_keys;          // train.<key>: "bias", "w_distance", …
@@ -120,6 +124,7 @@ struct LessonState {
 
     TrainingState training;
     PanelsState panels;                       // the transformer panels' data (llm lessons), what `show:` shows
+    std::optional<Stage> inspect;             // `inspect:` of the latest step that had one: the inspector's stage
     std::vector<ServedRequest> served;        // by the latest serve step
     std::vector<CheckResult> checks;          // of the current step
     std::shared_ptr<const Exhibit> exhibit;   // the model's latest picture beyond the trace (exhibit.h)
@@ -201,6 +206,7 @@ private:
     std::optional<Value> operand(const Operand& o) const;
     void train(const TrainSpec& spec, StepReport& report);
     void train_steps(const TrainSpec& spec, StepReport& report);  // train() without the rollback
+    void preview_training_data();
     void freeze();
     void serve(const ServeSpec& spec, StepReport& report);
     CheckResult check(const Expectation& e) const;
@@ -214,6 +220,7 @@ private:
     llm::LlmModel* llm_ = nullptr;                 // model_, when it is the llm
     std::unique_ptr<LlmPanels> panels_;            // with llm_
     std::vector<std::string> lesson_panels_;       // `show:` of the latest step that had one
+    std::optional<Stage> lesson_inspect_;          // `inspect:` of the latest step that had one
     std::vector<std::string> window_panels_;       // what the window shows (kept across restarts)
     std::optional<PanelMessage> panel_message_;
     std::map<std::string, Value> remembered_;      // `remember:` names

@@ -126,6 +126,7 @@ struct LessonStep {
     bool freeze = false;
     std::optional<Value> force;             // the next token taken by hand: an id, or a piece (" rug")
     std::optional<std::vector<std::string>> show;  // panels beside the inspector from here on (first on top)
+    std::optional<Stage> inspect;           // the stage the inspector opens on, from here on
     std::optional<AttentionSpec> attention;
     std::optional<RunSpec> run;
     std::optional<ServeSpec> serve;

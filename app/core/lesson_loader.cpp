@@ -240,6 +240,16 @@ std::vector<SettingChange> read_settings(const Reader& r, const YAML::Node& n, c
     return out;
 }
 
+// `inspect:` — the stage the inspector opens on.
+Stage read_inspect(const Reader& r, const YAML::Node& n) {
+    const std::string v = r.text(n, "inspect");
+    if (auto s = parse_stage(v)) return *s;
+    std::vector<std::string> choices;
+    for (Stage st : all_stages) choices.push_back(std::string(stage_name(st)));
+    r.fail(n, fmt::format("\"inspect\" names a stage ({}), got \"{}\"{}", join_names(choices), v,
+                          did_you_mean(v, choices)));
+}
+
 RunSpec read_run(const Reader& r, const YAML::Node& n) {
     const std::string v = r.text(n, "run");
     if (v == "stage") return {RunSpec::Kind::stage, Stage::request};
@@ -502,8 +512,8 @@ LessonStep read_step(const Reader& r, const YAML::Node& n, size_t index, const M
     const std::string what = fmt::format("step {}", index + 1);
     r.expect_map(n, what);
     r.check_keys(n, what.c_str(),
-                 {"title", "say", "request", "set", "train", "freeze", "force", "show", "attention", "run", "serve",
-                  "kv_experiment", "kv_calc", "remember", "knobs", "expect"});
+                 {"title", "say", "request", "set", "train", "freeze", "force", "show", "inspect", "attention", "run",
+                  "serve", "kv_experiment", "kv_calc", "remember", "knobs", "expect"});
     LessonStep s;
     s.where = r.at(n);
     if (n["title"]) s.title = r.text(n["title"], "title");
@@ -537,6 +547,7 @@ LessonStep read_step(const Reader& r, const YAML::Node& n, size_t index, const M
                                   f.Scalar()));
     }
     if (const auto sh = n["show"]) s.show = read_show(r, sh, model);
+    if (const auto i = n["inspect"]) s.inspect = read_inspect(r, i);
     if (const auto a = n["attention"]) {
         require(r, a, model.find_panel("attention") != nullptr, "attention", model);
         r.expect_map(a, "\"attention\"");
@@ -586,7 +597,7 @@ LessonStep read_step(const Reader& r, const YAML::Node& n, size_t index, const M
     }
     if (n["expect"]) s.expect = read_expect(r, n["expect"], model, remembered);
     if (s.say.empty() && !s.request && s.set.empty() && !s.train && !s.freeze && !s.force && !s.show &&
-        !s.attention && !s.run && !s.serve && !s.kv_experiment && !s.kv_calc && s.remember.empty() && s.expect.empty())
+        !s.inspect && !s.attention && !s.run && !s.serve && !s.kv_experiment && !s.kv_calc && s.remember.empty() && s.expect.empty())
         r.fail(n, fmt::format("{} does nothing: give it at least one of say, request, set, train, freeze, run, "
                               "serve or expect",
                               what));

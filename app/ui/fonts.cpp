@@ -69,7 +69,8 @@ void for_each_codepoint(std::string_view s, F&& f) {
 constexpr const char* ui_symbols =
     "\u2212\u00d7\u00b7\u2026\u2014\u2013\u2192\u2190\u2191\u2193\u21bb\u25b2\u25bc\u25cf\u2744\u26a0\u2713\u2717"
     "\u21b5\u03b7\u03b8\u03a3\u2202\u0177\u2248\u2264\u2265\u00b1\u2207\u201c\u201d\u2018\u2019\u2022\u03c1\u2423"
-    "\u2070\u2074\u2075\u2076\u2077\u2078\u2079\u207b";  // exponents (sci_text)
+    "\u2070\u2074\u2075\u2076\u2077\u2078\u2079\u207b"  // exponents (sci_text)
+    "\u25cb";
 
 }  // namespace
 

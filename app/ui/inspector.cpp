@@ -371,9 +371,14 @@ void draw_inspector(const app::Snapshot& s, ViewState& v) {
     const Rect& r = v.layout.inspector;
     if (begin_panel("##inspector", r)) {
         const app::LessonState& st = s.state;
+        // A stage the class clicked, else the one the lesson points at
+        // (`inspect:`) once it has run, else the latest.
         int sel = v.selected_stage >= 0 ? v.selected_stage : active_stage(s);
+        if (v.selected_stage < 0 && st.inspect && st.trace.last(*st.inspect)) sel = stage_index(*st.inspect);
         if (sel < 0 && st.next_stage) sel = stage_index(*st.next_stage);
-        if (sel < 0 || !st.trace.last(all_stages[static_cast<size_t>(sel)])) {
+        if (sel < 0 && st.trace.empty() && st.request.fields.empty() && !st.training.active && st.training.data) {
+            draw_training_data(st.training);  // a training lesson before its first step: what it learns from
+        } else if (sel < 0 || !st.trace.last(all_stages[static_cast<size_t>(sel)])) {
             // Nothing has run yet: the request as it arrives, still text.
             panel_title(tr("The request as it arrives"));
             training_button(s, v);
@@ -396,6 +401,10 @@ void draw_inspector(const app::Snapshot& s, ViewState& v) {
                 }
                 ImGui::EndTable();
             }
+            // A step that only talks (a lesson's opening): say so, rather
+            // than leave a titled pane empty.
+            if (st.request.fields.empty() && sel < 0 && s.answers.size() < 2 && st.served.empty())
+                colored(theme::muted_rgb, tr("No request yet: the lesson's steps send one."), true);
             if (sel >= 0) {
                 ImGui::Spacing();
                 colored(theme::accent_rgb,
@@ -438,8 +447,7 @@ void draw_inspector(const app::Snapshot& s, ViewState& v) {
                                 true);
             }
             if (stage == Stage::request) {
-                section(tr("normalization"));
-                raw_vs_normalized(*ev);
+                raw_vs_normalized(*ev);  // its headers say what it is: field, raw, normalized
             } else if (stage != Stage::load && stage != Stage::respond) {
                 std::vector<Field> ins;
                 for (const auto& f : ev->inputs)

@@ -22,6 +22,8 @@ void draw_pipeline_diagram(const app::Snapshot& s, ViewState& v);               
 void draw_narration(const app::Snapshot& s, ViewState& v);                        // narration.cpp
 void draw_inspector(const app::Snapshot& s, ViewState& v);                        // inspector.cpp
 void draw_training(const app::Snapshot& s, ViewState& v);                         // training_panel.cpp
+// Before the first training step: the examples, inside the current pane.
+void draw_training_data(const app::TrainingState& t);                             // training_panel.cpp
 void draw_serving(const app::Snapshot& s, ViewState& v);                          // serving_panel.cpp
 void draw_knobs(const app::Snapshot& s, ViewState& v, app::Session& session);     // knobs.cpp
 void draw_log(const app::Snapshot& s, const app::WorkStatus& w, ViewState& v);     // log_panel.cpp

@@ -6,17 +6,22 @@
 #include <cfloat>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <vector>
 
+#include <fmt/format.h>
 #include <imgui.h>
 
 #include "app/ui/fonts.h"
 #include "app/ui/format.h"
 #include "app/ui/i18n.h"
 #include "app/ui/panels.h"
+#include "app/ui/plot.h"
 #include "app/ui/theme.h"
 
 namespace sixstep::ui {
+
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -81,6 +86,45 @@ float height_below(const app::TrainingState& t) {
 }
 
 }  // namespace
+
+// The examples as the class first meets them: minutes against distance, a
+// point's colour its congestion and a ring for the express lane, so that the
+// three effects the weights will learn can be seen before any step runs.
+void draw_training_data(const app::TrainingState& t) {
+    if (!t.data || t.data->empty()) return;
+    const std::vector<delivery::Example>& data = *t.data;
+    panel_title(tr("The training data"));
+    text_colored(theme::muted_rgb,
+                 tr(fmt::format("{} past deliveries from {}", data.size(), fs::path(t.data_path).filename().string())));
+    static constexpr std::uint32_t congestion_rgb[] = {theme::accent_rgb, 0xD97706, theme::bad_rgb};  // blue, amber, red
+    const auto band = [](double congestion) { return congestion < 1.0 / 3 ? 0 : congestion < 2.0 / 3 ? 1 : 2; };
+    plot::legend({{congestion_rgb[0], tr("congestion under 1/3")},
+                  {congestion_rgb[1], tr("1/3 to 2/3")},
+                  {congestion_rgb[2], tr("over 2/3")}});
+    text_colored(theme::muted_rgb, tr("\u25cb a ring: the express lane"));
+    double max_km = 0, max_min = 0;
+    for (const delivery::Example& e : data) {
+        max_km = std::max(max_km, e.x[0]);
+        max_min = std::max(max_min, e.minutes);
+    }
+    const float font = ImGui::GetFontSize();
+    const ImVec2 avail = ImGui::GetContentRegionAvail();
+    // Room at the right for half the last tick's label; the x axis's 0 is
+    // the y axis's (one label at the corner).
+    const plot::Frame f = plot::begin(ImVec2(avail.x - font, std::max(avail.y, font * 6)), 0, plot::nice_ceiling(max_km),
+                                      0, plot::nice_ceiling(max_min), font * 2.4f, font * 2.2f);
+    plot::y_axis(f, tr("minutes"));
+    std::vector<double> km = plot::nice_ticks(0, f.x1);
+    if (!km.empty() && km.front() == 0) km.erase(km.begin());
+    plot::x_axis(f, km, tr("distance (km)"));
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const float r = std::max(2.5f, font * 0.2f);
+    for (const delivery::Example& e : data) {
+        const ImU32 c = theme::col(congestion_rgb[band(e.x[1])]);
+        if (e.x[2] > 0.5) dl->AddCircle(f.at(e.x[0], e.minutes), r, c, 12, 1.5f);
+        else dl->AddCircleFilled(f.at(e.x[0], e.minutes), r, c);
+    }
+}
 
 void draw_training(const app::Snapshot& s, ViewState& v) {
     const Rect& r = v.layout.inspector;

@@ -95,9 +95,11 @@ void DeliveryJob::normalize(TraceEvent& ev) {
                                     num(*factor)));
             else
                 ev.says(fmt::format("{}: \"{}\" → {}", f.name, *raw, num(x)));
-        } else {
+        } else if (!q.unit.empty()) {
             ev.says(fmt::format("{}: \"{}\" → {} (unit dropped, sent as if it were {})", f.name, *raw, num(x),
                                 training_unit(f.dimension)));
+        } else {
+            ev.says(fmt::format("{}: \"{}\" → {}", f.name, *raw, num(x)));  // no unit to drop
         }
         if (s.range_check && (x < f.train_min || x > f.train_max))
             ev.warnings.push_back(fmt::format("{} = {} is outside the training range {}–{} {}: the model never saw "

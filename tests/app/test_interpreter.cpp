@@ -79,6 +79,65 @@ steps:
     CHECK(!it.lookup("forward.raw_output"));
 }
 
+// `inspect:` points the window's inspector at a stage from that step on,
+// until another; stepping back replays it.
+TEST_CASE("inspect: the stage the window opens on, kept from step to step") {
+    auto it = make(R"(
+title: t
+steps:
+  - request: {distance: "3000 m", congestion: 0, express_lane: 0}
+    run: all
+  - inspect: request
+  - request: {distance: "5 km", congestion: 0, express_lane: 0}
+    run: all
+  - inspect: forward
+)");
+    it.step();
+    CHECK(!it.state().inspect);
+    it.step();
+    REQUIRE(it.state().inspect);
+    CHECK(*it.state().inspect == Stage::request);
+    it.step();
+    CHECK(*it.state().inspect == Stage::request);
+    it.step();
+    CHECK(*it.state().inspect == Stage::forward);
+    it.go_to(2);
+    CHECK(*it.state().inspect == Stage::request);
+    it.restart();
+    CHECK(!it.state().inspect);
+}
+
+// A lesson that trains has its data in hand from the start (the window
+// plots it before the first step does); one that does not has none.
+TEST_CASE("training data: read at the start of a lesson that trains, then the trainer's") {
+    auto it = make(R"(
+title: t
+steps:
+  - say: The data.
+  - train: 3
+)");
+    REQUIRE(it.state().training.data);
+    CHECK(it.state().training.data->size() == 200);
+    CHECK(it.state().training.examples == 200);
+    CHECK(!it.state().training.active);
+    const delivery::Example first = it.state().training.data->front();
+    CHECK(first.x[0] == doctest::Approx(6.81));  // assets/data/deliveries.csv's first row
+    CHECK(first.minutes == doctest::Approx(21.23));
+    it.step();
+    it.step();
+    CHECK(it.state().training.active);
+    REQUIRE(it.state().training.data);
+    CHECK(it.state().training.data->size() == 200);
+
+    auto serving_only = make(R"(
+title: t
+steps:
+  - request: {distance: "3 km", congestion: 0, express_lane: 0}
+    run: all
+)");
+    CHECK(!serving_only.state().training.data);
+}
+
 TEST_CASE("knobs recompute the current request as far as it had run") {
     auto it = make(R"(
 title: t

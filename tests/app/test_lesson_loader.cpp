@@ -30,6 +30,9 @@ const BadLesson bad_lessons[] = {
     {"bad-run.yaml", 4, 10,
      "\"run\" must be stage, token, all or a stage name (request, load, forward, output, postprocess, respond), "
      "got \"sideways\""},
+    {"inspect-misspelt-stage.yaml", 5, 14,
+     "\"inspect\" names a stage (request, load, forward, output, postprocess, respond), got \"foward\" — did you "
+     "mean \"forward\"?"},
     {"llm-unknown-knob.yaml", 5, 21,
      "unknown knob \"temprature\" for the llm model — did you mean \"temperature\"? (known: prompt, max_tokens, "
      "temperature, top_k, top_p, min_p, seed, stop, force)"},
@@ -64,7 +67,7 @@ const BadLesson bad_lessons[] = {
     {"tol-needs-number.yaml", 6, 29, "\"tol\" needs a numeric \"value\""},
     {"unknown-step-key.yaml", 4, 5,
      "unknown key \"sya\" in step 2 — did you mean \"say\"? (expected one of: title, say, request, set, train, "
-     "freeze, force, show, attention, run, serve, kv_experiment, kv_calc, remember, knobs, expect)"},
+     "freeze, force, show, inspect, attention, run, serve, kv_experiment, kv_calc, remember, knobs, expect)"},
     {"unknown-path.yaml", 6, 7,
      "unknown path \"forward.raw_outptu\" for the delivery model — did you mean \"forward.raw_output\"? "
      "(`sixstep paths --model delivery` lists them)"},

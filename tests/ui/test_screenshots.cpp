@@ -936,6 +936,47 @@ TEST_CASE("screenshots: the queueing curve marks the snapshot's utilization") {
     CHECK(marker_miss(s.img, m, s.exhibit->utilization) <= 2.0);
 }
 
+// `inspect: request` keeps the inspector on the stage the lesson is about
+// (lesson 2's metres), where it showed the latest stage, the answer.
+TEST_CASE("screenshots: inspect opens the inspector on the lesson's stage, else the latest") {
+    const fs::path lesson = lesson_file("ui-inspect", "inspect.yaml",
+            "title: Inspect\nsteps:\n"
+            "  - request: {distance: \"3000 m\", congestion: 0, express_lane: 0}\n    run: all\n"
+            "  - inspect: request\n");
+    std::vector<std::string> screens;
+    ui::ScreenshotOptions o;
+    o.lesson_path = lesson.string();
+    o.on_text = [&](int, const std::string& text, const app::Snapshot&) { screens.push_back(text); };
+    REQUIRE(ui::render_screenshots(o) == 0);
+    std::error_code ec;
+    fs::remove_all(lesson.parent_path(), ec);
+    REQUIRE(screens.size() == 2);
+    CHECK(screens[0].find("6 \u00b7 respond") != std::string::npos);
+    CHECK(screens[0].find("1 \u00b7 request: receive and normalize") == std::string::npos);
+    CHECK(screens[1].find("1 \u00b7 request: receive and normalize") != std::string::npos);
+    CHECK(screens[1].find("6 \u00b7 respond") == std::string::npos);
+}
+
+// A training lesson's opening step shows the data it will learn from (lesson
+// 3's "200 past deliveries"), not an empty "request as it arrives".
+TEST_CASE("screenshots: before a lesson's first training step the window plots its data") {
+    const fs::path lesson = lesson_file("ui-data", "data.yaml",
+            "title: Data\nsteps:\n  - say: Two hundred deliveries.\n  - train: 2\n");
+    std::vector<std::string> screens;
+    ui::ScreenshotOptions o;
+    o.lesson_path = lesson.string();
+    o.on_text = [&](int, const std::string& text, const app::Snapshot&) { screens.push_back(text); };
+    REQUIRE(ui::render_screenshots(o) == 0);
+    std::error_code ec;
+    fs::remove_all(lesson.parent_path(), ec);
+    REQUIRE(screens.size() == 2);
+    CAPTURE(screens[0]);
+    CHECK(screens[0].find("The training data") != std::string::npos);
+    CHECK(screens[0].find("200 past deliveries from deliveries.csv") != std::string::npos);
+    CHECK(screens[0].find("The request as it arrives") == std::string::npos);
+    CHECK(screens[1].find("200 past deliveries") == std::string::npos);  // training: the training view
+}
+
 // A traffic comparison says its outcome on the panel, in the engine's
 // numbers: lesson 11's "median TTFT … vs … ms" and "prompt tokens computed
 // … vs …" over the block map (before, only the inspector had them).
