@@ -67,13 +67,16 @@ std::string current_value(const app::LessonState& st, const Knob& k) {
     return v ? *v : std::string();
 }
 
-// Free text, applied on Enter or when the field loses focus.
-void text_field(const std::string& name, const std::string& value, ViewState& v, app::Session& session) {
+// Free text, applied on Enter or when the field loses focus. Empty (the
+// request leaves the field out), it shows the model's default greyed.
+void text_field(const std::string& name, const std::string& value, const std::string& fallback, ViewState& v,
+                app::Session& session) {
     auto it = v.knob_text.find(name);
     if (it == v.knob_text.end()) it = v.knob_text.emplace(name, value).first;
     char buf[128];
     std::snprintf(buf, sizeof buf, "%s", it->second.c_str());
-    if (ImGui::InputText("##v", buf, sizeof buf, ImGuiInputTextFlags_EnterReturnsTrue)) session.turn_knob(name, buf);
+    if (ImGui::InputTextWithHint("##v", fallback.c_str(), buf, sizeof buf, ImGuiInputTextFlags_EnterReturnsTrue))
+        session.turn_knob(name, buf);
     if (ImGui::IsItemDeactivatedAfterEdit()) session.turn_knob(name, buf);
     it->second = buf;
 }
@@ -109,9 +112,9 @@ void knob_widget(const Knob& k, const app::LessonState& st, ViewState& v, app::S
                 if (!turned.empty()) session.turn_knob(k.name, turned);
                 break;
             }
-            text_field(k.name, value, v, session);
+            text_field(k.name, value, k.default_value, v, session);
             break;
-        case KnobType::text: text_field(k.name, value, v, session); break;
+        case KnobType::text: text_field(k.name, value, k.default_value, v, session); break;
     }
 }
 

@@ -41,8 +41,10 @@ void apply(float font_px) {
     c[ImGuiCol_TitleBgActive] = vec(0xE5E7EB);
     c[ImGuiCol_TitleBgCollapsed] = vec(0xE5E7EB);
     c[ImGuiCol_CheckMark] = vec(accent_rgb);
-    c[ImGuiCol_SliderGrab] = vec(accent_rgb);
-    c[ImGuiCol_SliderGrabActive] = vec(0x1E3A8A);
+    // A slider's value is written over its grab: a light grab keeps the
+    // digits readable wherever the grab stands ("40" was hidden under it).
+    c[ImGuiCol_SliderGrab] = vec(accent_rgb, 0.45f);
+    c[ImGuiCol_SliderGrabActive] = vec(0x1E3A8A, 0.6f);
     c[ImGuiCol_Button] = vec(0xE0E7FF);
     c[ImGuiCol_ButtonHovered] = vec(0xC7D2FE);
     c[ImGuiCol_ButtonActive] = vec(0xA5B4FC);

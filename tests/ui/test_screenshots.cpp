@@ -517,6 +517,24 @@ TEST_CASE("screenshots: the next-token bars grey out what the sampler's filters 
     CHECK(hbars(frames[3], right, cut).size() == 3);
 }
 
+// A knob the request leaves out shows the model's default, greyed, where its
+// field was empty: lesson 07 opens with top_p unset, 0.95 by default (then
+// on the next-token panel's slider alone).
+TEST_CASE("screenshots: an unset knob shows the model's default in its field") {
+    std::string first;
+    ui::ScreenshotOptions o;
+    o.lesson_path = std::string(SIXSTEP_SOURCE_DIR) + "/lessons/07-sampling.yaml";
+    o.on_text = [&](int step, const std::string& text, const app::Snapshot&) {
+        if (step == 1) first = text;
+    };
+    REQUIRE(ui::render_screenshots(o) == 0);
+    CAPTURE(first);
+    std::size_t shown = 0;
+    const std::string field = "top_p { 0.95 }";  // a field as the capture writes it (timings may hold "0.95" too)
+    for (std::size_t at = first.find(field); at != std::string::npos; at = first.find(field, at + 1)) ++shown;
+    CHECK(shown == 2);  // the knob's field and the slider
+}
+
 // Nothing the window lays out may be cut or hidden: at the projector sizes,
 // at every step of a lesson, each pane's content (and each table cell) fits
 // in it (gui.h: render_screenshots' overflow lines). The quick case checks
