@@ -6,8 +6,10 @@
 // session), a layer or head the model lacks is refused with a message.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include <imgui.h>
 
@@ -61,50 +63,61 @@ void draw_attention_panel(const app::Snapshot& s, ViewState& v, app::Session& se
         ImGui::SetWindowFontScale(0.8f);
         ImGui::TextDisabled("%s", tr("rows: the token that looks (query) \u00b7 columns: the tokens it looks at (key)"));
         const ImVec2 avail = ImGui::GetContentRegionAvail();
-        const float legend_h = ImGui::GetTextLineHeightWithSpacing();
-        // Token pieces beside and above the map when its cells are big enough
-        // for them; otherwise position numbers at the side only, and the room
-        // the pieces would take goes to the cells.
-        auto cell_for = [&](float side, float top) {
-            return std::floor(std::min({32.0f, (avail.x - side) / map->n_pos, (avail.y - top - legend_h) / map->n_pos}));
-        };
+        const float font = ImGui::GetFontSize(), line = ImGui::GetTextLineHeightWithSpacing();
+        const std::vector<std::pair<std::uint32_t, std::string>> key = {
+            {plot::heat_rgb(0.0f), "0"}, {plot::heat_rgb(0.5f), "0.5"}, {plot::heat_rgb(1.0f), "1"},
+            {theme::mask_rgb, tr("masked (the future)")}};
+        // The key stands at the map's right, a line per entry, where the
+        // pane is wide (a projector's): the map takes the whole height. The
+        // columns are the rows' tokens in the same order (the diagonal is a
+        // token looking at itself), so only the rows carry their pieces.
+        float key_w = 0;
+        for (const auto& [rgb, text] : key) key_w = std::max(key_w, ImGui::CalcTextSize(text.c_str()).x);
+        key_w += font * 1.6f;
+        const int n = map->n_pos;
         float label_w = std::min(avail.x * 0.25f, ImGui::CalcTextSize("\u2423mouse").x + 6);
-        float top = std::round(label_w * 0.6f);
-        float cell = cell_for(label_w, top);
-        const bool labels = cell >= ImGui::GetFontSize() * 0.75f;
+        const float top = std::round(font * 0.3f);
+        auto cell_for = [&](float side, float below) {
+            return std::floor(std::min({40.0f, (avail.x - side) / n, (avail.y - top - below) / n}));
+        };
+        const bool key_right = avail.x - key_w - label_w > (avail.y - top) * 1.2f;
+        float cell = key_right ? cell_for(label_w + key_w, 0) : cell_for(label_w, line);
+        const bool labels = cell >= font * 0.75f;
         if (!labels) {
             label_w = std::round(ImGui::CalcTextSize("0000").x * 0.7f + 6);
-            top = std::round(ImGui::GetFontSize() * 0.3f);
-            cell = cell_for(label_w, top);
+            cell = key_right ? cell_for(label_w + key_w, 0) : cell_for(label_w, line);
         }
         if (cell < 2) {
             ImGui::TextDisabled("%s", tr("too many positions to draw here"));
         } else {
             const ImVec2 p0 = ImGui::GetCursorScreenPos();
             const ImVec2 origin(std::round(p0.x + label_w), std::round(p0.y + top));
-            const int n = map->n_pos;
             const llm::AttentionMap& m = *map;
             const ImVec2 size = plot::heatmap(origin, n, n, cell, [&](int q, int k) {
                 return k > q ? -1.0f : m.weight(head, q, k);
             }, theme::mask_rgb);
-            // Token pieces beside the rows and above the columns, when they fit.
+            // Token pieces beside the rows when they fit, else every 8th
+            // position; as large as a row allows.
+            const float label_scale = std::clamp(cell / font * 0.8f, 0.7f, 0.95f);
             const auto& tokens = p.view ? p.view->tokens : std::vector<llm::ViewToken>{};
             for (int i = 0; i < n; ++i) {
                 const int pos = m.pos0 + i;
-                const std::string piece = pos < static_cast<int>(tokens.size()) ? visible_piece(tokens[static_cast<std::size_t>(pos)].piece)
-                                                                              : std::to_string(pos);
-                if (labels || i % 8 == 0 || i == n - 1) {
-                    const std::string text = labels ? piece : std::to_string(pos);
-                    plot::label(ImVec2(origin.x - 4, origin.y + i * cell + (cell - ImGui::GetFontSize() * 0.7f) * 0.5f), text,
-                                theme::text_rgb, 1, 0.7f);
-                }
-                if (labels && i % 2 == 0)
-                    plot::label(ImVec2(origin.x + i * cell, origin.y - top + (i / 2 % 2) * ImGui::GetFontSize() * 0.6f), piece,
-                                theme::muted_rgb, 0, 0.6f);
+                if (!labels && i % 8 != 0 && i != n - 1) continue;
+                const std::string text = labels && pos < static_cast<int>(tokens.size())
+                                             ? visible_piece(tokens[static_cast<std::size_t>(pos)].piece)
+                                             : std::to_string(pos);
+                plot::verbatim_label(ImVec2(origin.x - 4, origin.y + i * cell + (cell - font * label_scale) * 0.5f), text,
+                                     theme::text_rgb, 1, label_scale);
             }
             ImGui::Dummy(ImVec2(label_w + size.x, top + size.y));
-            plot::legend({{plot::heat_rgb(0.0f), "0"}, {plot::heat_rgb(0.5f), "0.5"}, {plot::heat_rgb(1.0f), "1"},
-                          {theme::mask_rgb, tr("masked (the future)")}});
+            if (key_right) {
+                for (std::size_t i = 0; i < key.size(); ++i) {
+                    ImGui::SetCursorScreenPos(ImVec2(origin.x + size.x + font, origin.y + static_cast<float>(i) * line));
+                    plot::legend({key[i]});
+                }
+            } else {
+                plot::legend(key);
+            }
         }
         ImGui::SetWindowFontScale(1.0f);
     }

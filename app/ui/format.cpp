@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "app/ui/i18n.h"
+#include "pipeline/core/text.h"
 
 namespace sixstep::ui {
 
@@ -21,14 +22,29 @@ std::string real_minus(std::string s) {
 }
 }  // namespace
 
+namespace {
+// x as format_value writes it, but never with a computer's exponent
+// ("−2.09e-06"): a power of ten instead (sci_text).
+std::string number_text(double x, int precision) {
+    std::string s = real_minus(format_value(Value{x}, precision));
+    if (s.find('e') != std::string::npos && std::isfinite(x)) return sci_text(x, precision);
+    return s;
+}
+}  // namespace
+
 std::string pretty_number(double x, int precision) {
     if (std::fabs(x) < 5e-13) x = 0;
-    return real_minus(format_value(Value{x}, precision));
+    return number_text(x, precision);
 }
 
 std::string pretty_value(const Value& v, int precision) {
     if (std::holds_alternative<std::string>(v)) return tr_value(std::get<std::string>(v));  // "yes" → "是"
-    return real_minus(format_value(v, precision));
+    if (const auto* xs = std::get_if<std::vector<double>>(&v)) {
+        std::string out = "[";
+        for (std::size_t i = 0; i < xs->size(); ++i) out += (i ? ", " : "") + number_text((*xs)[i], precision);
+        return out + "]";
+    }
+    return number_text(std::get<double>(v), precision);
 }
 
 namespace {
@@ -45,18 +61,7 @@ std::string wan_text(double x) {
 std::string sci_text(double x, int digits) {
     const double a = std::fabs(x);
     if (!std::isfinite(x) || a == 0 || (a >= 1e-4 && a < 1e6)) return pretty_number(x, digits);
-    int exponent = static_cast<int>(std::floor(std::log10(a)));
-    double mantissa = x / std::pow(10.0, exponent);
-    const double scale = std::pow(10.0, std::max(digits, 1) - 1);
-    if (std::round(std::fabs(mantissa) * scale) / scale >= 10) {  // 9.999e-6 at three digits is 1.00×10⁻⁵
-        mantissa /= 10;
-        ++exponent;
-    }
-    static constexpr const char* superscript[] = {"\u2070", "\u00b9", "\u00b2", "\u00b3", "\u2074",
-                                                  "\u2075", "\u2076", "\u2077", "\u2078", "\u2079"};
-    std::string power = exponent < 0 ? "\u207b" : "";
-    for (char c : std::to_string(std::abs(exponent))) power += superscript[c - '0'];
-    return pretty_number(mantissa, digits) + "\u00d710" + power;
+    return real_minus(readable_number(x, digits));
 }
 
 std::string count_text(double x) {

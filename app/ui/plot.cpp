@@ -154,7 +154,10 @@ float vline(const Frame& f, double x, std::uint32_t rgb, std::string_view text, 
 
 void label(ImVec2 at, std::string_view english, std::uint32_t rgb, float align, float scale) {
     const std::string en(english);
-    const std::string_view text = tr(en);  // every chart word in the lesson's language
+    verbatim_label(at, tr(en), rgb, align, scale);  // every chart word in the lesson's language
+}
+
+void verbatim_label(ImVec2 at, std::string_view text, std::uint32_t rgb, float align, float scale) {
     ImFont* font = ImGui::GetFont();
     const float size = ImGui::GetFontSize() * scale;
     const ImVec2 sz = font->CalcTextSizeA(size, 1e9f, 0, text.data(), text.data() + text.size());
@@ -304,12 +307,19 @@ void x_axis(const Frame& f, const std::vector<double>& ticks, std::string_view n
 }
 
 void y_axis(const Frame& f, std::string_view unit, const std::vector<double>& ticks) {
+    std::vector<std::string> labels;
+    for (double t : ticks) labels.push_back(short_count_text(t));
+    y_axis(f, unit, ticks, labels);
+}
+
+void y_axis(const Frame& f, std::string_view unit, const std::vector<double>& ticks, const std::vector<std::string>& labels) {
     ImDrawList* dl = draw_list();
     const float scale = 0.85f;
-    for (double t : ticks) {
-        const float y = snap(f.py(t));
+    for (std::size_t i = 0; i < ticks.size(); ++i) {
+        const float y = snap(f.py(ticks[i]));
         dl->AddLine(ImVec2(f.min.x, y), ImVec2(f.max.x, y), theme::col(grid_rgb), 1.0f);
-        label(ImVec2(f.min.x - 4, y - ImGui::GetFontSize() * scale * 0.5f), short_count_text(t), theme::muted_rgb, 1, scale);
+        if (i < labels.size())
+            label(ImVec2(f.min.x - 4, y - ImGui::GetFontSize() * scale * 0.5f), labels[i], theme::muted_rgb, 1, scale);
     }
     if (!unit.empty()) label(ImVec2(f.min.x, above(f)), unit, theme::muted_rgb, 0, scale);
 }

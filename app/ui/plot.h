@@ -79,6 +79,8 @@ float vline(const Frame& f, double x, std::uint32_t rgb, std::string_view label 
 
 // Text at a screen position; align 0 = left, 0.5 = centred, 1 = right.
 void label(ImVec2 at, std::string_view text, std::uint32_t rgb, float align = 0, float scale = 1);
+// The same for the model's own words (a token's piece): never translated.
+void verbatim_label(ImVec2 at, std::string_view text, std::uint32_t rgb, float align = 0, float scale = 1);
 
 // Colour of a weight in [0, 1]: white through light blue to dark blue.
 std::uint32_t heat_rgb(float t);
@@ -120,6 +122,8 @@ void x_axis(const Frame& f, const std::vector<double>& ticks, const std::vector<
 // the unit above the frame's left corner (room for a long one: "mean wait, in
 // service times"; leave a line above the frame for it).
 void y_axis(const Frame& f, std::string_view unit, const std::vector<double>& ticks);
+// The same with each tick's own label ("1000", "0.1": a log axis).
+void y_axis(const Frame& f, std::string_view unit, const std::vector<double>& ticks, const std::vector<std::string>& labels);
 // A one-pixel border around the frame.
 void outline(const Frame& f, std::uint32_t rgb);
 // A straight line from (xa, ya) to (xb, yb), dashed or solid: a fitted line, a guide.

@@ -70,6 +70,40 @@ void chart(const char* id, const std::vector<float>& all, ImVec2 size, std::uint
     ImGui::PopID();
 }
 
+// The loss against the step, the loss on a log scale (it falls by orders of
+// magnitude), the steps as they come (so that "it falls fast at first"
+// shows), with the decades written at the left and the steps under it.
+void loss_chart(const std::vector<double>& loss, ImVec2 size) {
+    const float font = ImGui::GetFontSize(), label_px = font * 0.85f;
+    const std::size_t n = loss.size();
+    std::vector<double> xs, ys;
+    const std::size_t every = std::max<std::size_t>(1, n / static_cast<std::size_t>(std::max(8.0f, size.x / 3.0f)));
+    for (std::size_t i = 0; i < n; ++i)
+        if (i % every == 0 || i + 1 == n) {
+            xs.push_back(static_cast<double>(i + 1));
+            ys.push_back(std::log10(std::max(loss[i], 1e-9)));
+        }
+    const double lo = *std::min_element(ys.begin(), ys.end()), hi = *std::max_element(ys.begin(), ys.end());
+    const double y0 = std::floor(lo), y1 = std::max(std::ceil(hi), y0 + 1);
+    plot::Frame f = plot::begin(size, 1, std::max(2.0, static_cast<double>(n)), y0, y1, font * 2.6f, label_px * 1.3f);
+    // A label for every decade, or every other one when they would crowd.
+    const int decades = static_cast<int>(y1 - y0);
+    const int stride = std::max(1, static_cast<int>(std::ceil(decades * label_px * 1.15f / std::max(1.0f, f.height()))));
+    std::vector<double> y_ticks;
+    std::vector<std::string> y_labels;
+    for (int k = static_cast<int>(y0); k <= static_cast<int>(y1); k += stride) {
+        y_ticks.push_back(k);
+        y_labels.push_back(pretty_number(std::pow(10.0, k)));
+    }
+    plot::y_axis(f, "", y_ticks, y_labels);
+    std::vector<double> x_ticks = plot::axis_ticks(1, f.x1, f.width(), ImGui::CalcTextSize("10,000").x * 1.5f, 5);
+    std::vector<std::string> x_labels;
+    for (double x : x_ticks) x_labels.push_back(count_text(x));
+    plot::x_axis(f, x_ticks, x_labels);
+    plot::line(f, xs, ys, theme::bad_rgb, 2.5f, false);
+    plot::dot(f, xs.back(), ys.back(), theme::bad_rgb, 4.5f);
+}
+
 // The height of what draw_training puts under the loss chart (the
 // parameters' table, the predictions, the weights file), so that the chart
 // takes the rest of the pane.
@@ -81,7 +115,6 @@ float height_below(const app::TrainingState& t) {
     if (!t.param_keys.empty())  // a header row, then a row per parameter as tall as its 1.1-line chart
         h += line + cell + static_cast<float>(t.param_keys.size()) * (line * 1.1f + cell) + gap;
     if (t.last && !t.last->predictions.empty()) h += gap + 2 * (F.mono->FontSize + gap);
-    if (t.frozen && !t.weights_file.empty()) h += line + gap;
     return h;
 }
 
@@ -134,16 +167,25 @@ void draw_training(const app::Snapshot& s, ViewState& v) {
         const Fonts& F = fonts();
 
         panel_title(tr("Training"));
+        const char* inspector = tr("Inspector");
+        const float button_x =
+            ImGui::GetWindowContentRegionMax().x - ImGui::CalcTextSize(inspector).x - ImGui::GetStyle().FramePadding.x * 2;
         if (t.frozen) {
             ImGui::SameLine();
             text_colored(theme::good_rgb, (std::string("\u2744 ") + tr("frozen")).c_str());
+            // Where the weights went, on the title's line (shortened to the
+            // room before the button): a line of its own cut the pane.
+            if (!t.weights_file.empty()) {
+                ImGui::SameLine();
+                const float room = button_x - ImGui::GetCursorPosX() - ImGui::GetStyle().ItemSpacing.x;
+                const std::string file = fit_text(ImGui::GetFont(), ImGui::GetFontSize() * 0.8f, t.weights_file, room);
+                ImGui::SetWindowFontScale(0.8f);
+                text_colored(theme::muted_rgb, file.c_str());
+                ImGui::SetWindowFontScale(1.0f);
+            }
         }
-        {
-            const char* label = tr("Inspector");
-            ImGui::SameLine(ImGui::GetWindowContentRegionMax().x - ImGui::CalcTextSize(label).x -
-                            ImGui::GetStyle().FramePadding.x * 2);
-            if (ImGui::SmallButton(label)) v.right_tab = 0;
-        }
+        ImGui::SameLine(button_x);
+        if (ImGui::SmallButton(inspector)) v.right_tab = 0;
         char line[200];
         std::snprintf(line, sizeof line, "%zu step%s \u00b7 %d examples \u00b7 learning rate \u03b7 = %s", t.loss.size(),
                       t.loss.size() == 1 ? "" : "s", t.examples, pretty_number(t.learning_rate).c_str());
@@ -152,24 +194,21 @@ void draw_training(const app::Snapshot& s, ViewState& v) {
         const float avail = ImGui::GetContentRegionAvail().x;
         // ---- loss ----
         {
-            // On a log scale: the loss falls by orders of magnitude.
-            std::vector<float> loss;
-            for (double l : t.loss) loss.push_back(static_cast<float>(std::log10(std::max(l, 1e-9))));
             ImGui::PushFont(F.bold);
             ImGui::Text("%s", tr("Loss"));
             ImGui::PopFont();
             ImGui::SameLine();
             ImGui::PushFont(F.big);
-            ImGui::TextUnformatted(loss.empty() ? "" : pretty_number(t.loss.back(), 4).c_str());
+            ImGui::TextUnformatted(t.loss.empty() ? "" : pretty_number(t.loss.back(), 4).c_str());
             ImGui::PopFont();
-            if (loss.size() > 1) {
+            if (t.loss.size() > 1) {
                 ImGui::SameLine();
                 char from[64];
                 std::snprintf(from, sizeof from, "(from %s; log scale)", pretty_number(t.loss.front(), 4).c_str());
                 text_colored(theme::muted_rgb, tr(from));
             }
-            chart("loss", loss, ImVec2(avail, std::max(v.font_px * 2.0f, ImGui::GetContentRegionAvail().y - height_below(t))),
-                  theme::bad_rgb, nullptr);
+            if (!t.loss.empty())
+                loss_chart(t.loss, ImVec2(avail, std::max(v.font_px * 3.5f, ImGui::GetContentRegionAvail().y - height_below(t))));
         }
         // ---- parameters, each with its trajectory and the article's value ----
         // (the table's first header names them: no heading above it)
@@ -202,7 +241,7 @@ void draw_training(const app::Snapshot& s, ViewState& v) {
                 text_colored(theme::good_rgb, k < target.size() ? pretty_number(target[k]).c_str() : "\u2014");
                 ImGui::TableNextColumn();
                 ImGui::PushFont(F.mono);
-                ImGui::TextUnformatted(t.last && k < t.last->grad.size() ? pretty_number(t.last->grad[k], 3).c_str() : "\u2014");
+                ImGui::TextUnformatted(t.last && k < t.last->grad.size() ? sci_text(t.last->grad[k]).c_str() : "\u2014");
                 ImGui::PopFont();
                 ImGui::TableNextColumn();
                 std::vector<float> traj;
@@ -227,7 +266,6 @@ void draw_training(const app::Snapshot& s, ViewState& v) {
             ImGui::TextUnformatted(labels.c_str());
             ImGui::PopFont();
         }
-        if (t.frozen && !t.weights_file.empty()) text_colored(theme::muted_rgb, t.weights_file.c_str());
     }
     end_panel();
 }

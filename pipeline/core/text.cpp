@@ -132,4 +132,19 @@ std::string count_of(std::size_t n, std::string_view one, std::string_view many)
     return fmt::format("{} {}", n, n == 1 ? one : many);
 }
 
+std::string readable_number(double x, int digits) {
+    const std::string g = fmt::format("{:.{}g}", x, std::max(digits, 1));  // %g's rounding: 9.999e-06 → 1e-05
+    const std::size_t e = g.find('e');
+    if (e == std::string::npos) return g;
+    static constexpr const char* superscript[] = {"\u2070", "\u00b9", "\u00b2", "\u00b3", "\u2074",
+                                                  "\u2075", "\u2076", "\u2077", "\u2078", "\u2079"};
+    std::string out = g.substr(0, e) + "\u00d710";
+    std::size_t i = e + 1;
+    if (g[i] == '-') out += "\u207b";
+    if (g[i] == '-' || g[i] == '+') ++i;
+    while (i + 1 < g.size() && g[i] == '0') ++i;  // "e-06" → ⁻⁶
+    for (; i < g.size(); ++i) out += superscript[g[i] - '0'];
+    return out;
+}
+
 }  // namespace sixstep

@@ -19,6 +19,10 @@
 //
 // count_of: a count with its noun in the singular or the plural ("1 token",
 // "6 tokens").
+//
+// readable_number: a number to `digits` significant digits as %g writes it,
+// but with a power of ten where %g writes an exponent: "1.89×10¹³", not
+// "1.89e+13" (a sentence for a class, in the window and the terminal).
 #pragma once
 #include <string>
 #include <string_view>
@@ -61,5 +65,7 @@ std::string join_cjk_folds(std::string_view text);
 
 // "1 token", "0 tokens", "6 tokens": `one` when n is 1, else `many`.
 std::string count_of(std::size_t n, std::string_view one, std::string_view many);
+
+std::string readable_number(double x, int digits = 3);
 
 }  // namespace sixstep

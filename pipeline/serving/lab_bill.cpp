@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "pipeline/core/text.h"
 #include "pipeline/llm/llama_model.h"
 #include "pipeline/llm/llm_model.h"
 #include "pipeline/serving/bundled_model.h"
@@ -75,8 +76,9 @@ public:
         ev.out("machine_hours_per_day", b.machine_hours_per_day, "h");
         ev.out("seconds_per_request", b.seconds_per_request, "s");
         for (const std::string& line : b.formula) ev.says(line);
-        ev.summary = fmt::format("training {:.3g} FLOP; inference {:.3g} FLOP a day; crossover on day {:.3g}",
-                                 b.train_flops, b.inference_flops_per_day, b.crossover_day);
+        ev.summary = fmt::format("training {} FLOP; inference {} FLOP a day; crossover on day {:.3g}",
+                                 readable_number(b.train_flops), readable_number(b.inference_flops_per_day),
+                                 b.crossover_day);
     }
 
     std::string compare(const ServingExhibit& ex, TraceEvent& ev) override {
@@ -90,17 +92,18 @@ public:
         const double last = b.load_once.empty() ? 0 : b.load_once.back().load_share;
         ev.out("load_share_first", first);
         ev.out("load_share_last", last);
-        ev.says(fmt::format("lifetime inference ÷ training = {:.4g} ÷ {:.4g} = {:.4g}", b.inference_flops_lifetime,
-                            b.train_flops, b.inference_to_training));
+        ev.says(fmt::format("lifetime inference ÷ training = {} ÷ {} = {:.4g}", readable_number(b.inference_flops_lifetime, 4),
+                            readable_number(b.train_flops, 4), b.inference_to_training));
         ev.says(fmt::format("crossover day = 3·D ÷ tokens/day = 3 × {:.0f} ÷ {:.0f} = {:.4g}", p.n_train_tokens,
                             b.tokens_per_day, b.crossover_day));
         ev.summary = fmt::format("over {} days inference is {:.3g}× training", p.days, b.inference_to_training);
-        return fmt::format("Training this model took about {:.3g} FLOP; serving {} requests a day of {} tokens costs "
-                           "{:.3g} FLOP a day, so inference has cost as much as training by day {:.3g} and {:.0f}× as "
+        return fmt::format("Training this model took about {} FLOP; serving {} requests a day of {} tokens costs "
+                           "{} FLOP a day, so inference has cost as much as training by day {:.3g} and {:.0f}× as "
                            "much after {} days. The load ({:.2f} ms) is {:.0f}% of the cost of a single request and "
-                           "under {:.2g}% once it serves {:.0f}.",
-                           b.train_flops, p.requests_per_day, p.tokens_per_request, b.inference_flops_per_day,
-                           b.crossover_day, b.inference_to_training, p.days, 1000 * p.load_s, 100 * first, 100 * last,
+                           "under {}% once it serves {:.0f}.",
+                           readable_number(b.train_flops), p.requests_per_day, p.tokens_per_request,
+                           readable_number(b.inference_flops_per_day), b.crossover_day, b.inference_to_training, p.days,
+                           1000 * p.load_s, 100 * first, readable_number(100 * last, 2),
                            b.load_once.empty() ? 0.0 : b.load_once.back().n_requests);
     }
 

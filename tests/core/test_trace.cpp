@@ -82,3 +82,14 @@ TEST_CASE("a count takes its noun in the singular only for one") {
     CHECK(count_of(0, "token", "tokens") == "0 tokens");
     CHECK(count_of(6, "token", "tokens") == "6 tokens");
 }
+
+// The bill's FLOP counts read "1.89×10¹³" in a sentence, as %g rounds them.
+TEST_CASE("readable numbers: a power of ten where %g writes an exponent") {
+    CHECK(readable_number(1.89e13) == "1.89\u00d710\u00b9\u00b3");
+    CHECK(readable_number(-2.09e-6) == "-2.09\u00d710\u207b\u2076");
+    CHECK(readable_number(9.9999e-6) == "1\u00d710\u207b\u2075");  // rounded by %g into the next power
+    CHECK(readable_number(1e100, 2) == "1\u00d710\u00b9\u2070\u2070");
+    CHECK(readable_number(0.058) == "0.058");
+    CHECK(readable_number(12.5) == "12.5");
+    CHECK(readable_number(0) == "0");
+}

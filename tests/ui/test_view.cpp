@@ -185,6 +185,10 @@ TEST_CASE("pretty numbers use a real minus sign") {
     CHECK(ui::pretty_number(-2) == "\u22122");
     CHECK(ui::pretty_number(11) == "11");
     CHECK(ui::pretty_value(Value{std::vector<double>{5, 2, 10, -2}}) == "[5, 2, 10, \u22122]");
+    // No computer's exponent, alone or in a list (lesson 3's gradients read "−2.09e-06").
+    CHECK(ui::pretty_number(-2.09e-6, 3) == "\u22122.09\u00d710\u207b\u2076");
+    CHECK(ui::pretty_value(Value{std::vector<double>{0.000378, -2.09e-6}}, 3) ==
+          "[0.000378, \u22122.09\u00d710\u207b\u2076]");
 }
 
 // Counts as the lesson's language groups them, tiny values without a
