@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <immintrin.h>
+#include <type_traits>
 
 #include "pipeline/llm/cpu/kernels_simd.h"
 

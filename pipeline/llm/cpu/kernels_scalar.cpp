@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 
 #include "pipeline/llm/cpu/kernels_simd.h"

@@ -200,9 +200,11 @@ TEST_CASE("cli bench --contention -t 1: one thread against a second 1-thread bac
 
 #if defined(__linux__)
 TEST_CASE("cli bench --contention: runs long enough report our threads' seconds on a CPU and waiting for one") {
-    // The bundled model decodes 200 tokens in well over the 50 ms a figure needs.
+    // Eight decodes of 200 tokens of the bundled model take well over the
+    // 50 ms a figure needs (one took 20 ms at 10,000 tokens/s, and the
+    // seconds on a CPU come in ticks of 10 ms).
     const std::string model = std::string(SIXSTEP_SOURCE_DIR) + "/assets/models/stories-3m-f16.gguf";
-    const Run js = run("bench --model \"" + model + "\" --contention --hogs 1 -n 200 -r 1 --slices 1 -t 2 --json");
+    const Run js = run("bench --model \"" + model + "\" --contention --hogs 1 -n 200 -r 1 --slices 8 -t 2 --json");
     REQUIRE(js.rc == 0);
     const auto j = nlohmann::json::parse(js.out);
     REQUIRE(j["results"].size() == 2);

@@ -251,10 +251,10 @@ TEST_CASE("kernels: matmul of every type matches matmul_ref at every level, for 
 }
 
 TEST_CASE("kernels: each decode row gets the same bits whether its rows are summed in eights or one at a time") {
-    // Decode sums the rows of quantized weights eight at a time (drive in
-    // kernels_simd.inc); a matrix of one row takes the one-row tile. Both
-    // must give every row the very same float, at every level and for every
-    // type (float weights go one at a time throughout).
+    // Decode sums the rows of quantized weights, and F16 ones at the AVX-512
+    // level, eight at a time (drive in kernels_simd.inc); a matrix of one
+    // row takes the one-row tile. Both must give every row the very same
+    // float, at every level and for every type (F32 goes one at a time).
     for (CpuSimd level : levels()) {
         ScopedCpuSimd use(level);
         for (GGMLType type : {GGMLType::Q8_0, GGMLType::Q4_0, GGMLType::F16, GGMLType::F32}) {
