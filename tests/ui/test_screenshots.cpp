@@ -47,6 +47,25 @@ fs::path lesson_file(const char* dir_name, const char* file, const char* text) {
     return lesson;
 }
 
+// Each step's screen text and the snapshot drawn, for a lesson written from
+// `yaml` to a scratch folder (removed again).
+struct Screen {
+    std::string text;
+    app::Snapshot shown;
+};
+std::vector<Screen> screens_of(const char* dir_name, const char* yaml) {
+    const fs::path lesson = lesson_file(dir_name, "lesson.yaml", yaml);
+    std::vector<Screen> screens;
+    ui::ScreenshotOptions o;
+    o.lesson_path = lesson.string();
+    o.on_text = [&](int, const std::string& text, const app::Snapshot& shown) { screens.push_back({text, shown}); };
+    const int rc = ui::render_screenshots(o);
+    std::error_code ec;
+    fs::remove_all(lesson.parent_path(), ec);
+    REQUIRE(rc == 0);
+    return screens;
+}
+
 struct Image {
     int w = 0, h = 0;
     std::vector<unsigned char> px;  // RGBA
@@ -957,66 +976,42 @@ TEST_CASE("screenshots: the queueing curve marks the snapshot's utilization") {
 // `inspect: request` keeps the inspector on the stage the lesson is about
 // (lesson 2's metres), where it showed the latest stage, the answer.
 TEST_CASE("screenshots: inspect opens the inspector on the lesson's stage, else the latest") {
-    const fs::path lesson = lesson_file("ui-inspect", "inspect.yaml",
+    const auto screens = screens_of("ui-inspect",
             "title: Inspect\nsteps:\n"
             "  - request: {distance: \"3000 m\", congestion: 0, express_lane: 0}\n    run: all\n"
             "  - inspect: request\n");
-    std::vector<std::string> screens;
-    ui::ScreenshotOptions o;
-    o.lesson_path = lesson.string();
-    o.on_text = [&](int, const std::string& text, const app::Snapshot&) { screens.push_back(text); };
-    REQUIRE(ui::render_screenshots(o) == 0);
-    std::error_code ec;
-    fs::remove_all(lesson.parent_path(), ec);
     REQUIRE(screens.size() == 2);
-    CHECK(screens[0].find("6 \u00b7 respond") != std::string::npos);
-    CHECK(screens[0].find("1 \u00b7 request: receive and normalize") == std::string::npos);
-    CHECK(screens[1].find("1 \u00b7 request: receive and normalize") != std::string::npos);
-    CHECK(screens[1].find("6 \u00b7 respond") == std::string::npos);
+    CHECK(screens[0].text.find("6 \u00b7 respond") != std::string::npos);
+    CHECK(screens[0].text.find("1 \u00b7 request: receive and normalize") == std::string::npos);
+    CHECK(screens[1].text.find("1 \u00b7 request: receive and normalize") != std::string::npos);
+    CHECK(screens[1].text.find("6 \u00b7 respond") == std::string::npos);
 }
 
 // A training lesson's opening step shows the data it will learn from (lesson
 // 3's "200 past deliveries"), not an empty "request as it arrives".
 TEST_CASE("screenshots: before a lesson's first training step the window plots its data") {
-    const fs::path lesson = lesson_file("ui-data", "data.yaml",
-            "title: Data\nsteps:\n  - say: Two hundred deliveries.\n  - train: 2\n");
-    std::vector<std::string> screens;
-    ui::ScreenshotOptions o;
-    o.lesson_path = lesson.string();
-    o.on_text = [&](int, const std::string& text, const app::Snapshot&) { screens.push_back(text); };
-    REQUIRE(ui::render_screenshots(o) == 0);
-    std::error_code ec;
-    fs::remove_all(lesson.parent_path(), ec);
+    const auto screens = screens_of("ui-data", "title: Data\nsteps:\n  - say: Two hundred deliveries.\n  - train: 2\n");
     REQUIRE(screens.size() == 2);
-    CAPTURE(screens[0]);
-    CHECK(screens[0].find("The training data") != std::string::npos);
-    CHECK(screens[0].find("200 past deliveries from deliveries.csv") != std::string::npos);
-    CHECK(screens[0].find("The request as it arrives") == std::string::npos);
-    CHECK(screens[1].find("200 past deliveries") == std::string::npos);  // training: the training view
+    CAPTURE(screens[0].text);
+    CHECK(screens[0].text.find("The training data") != std::string::npos);
+    CHECK(screens[0].text.find("200 past deliveries from deliveries.csv") != std::string::npos);
+    CHECK(screens[0].text.find("The request as it arrives") == std::string::npos);
+    CHECK(screens[1].text.find("200 past deliveries") == std::string::npos);  // training: the training view
 }
 
 // A traffic comparison says its outcome on the panel, in the engine's
 // numbers: lesson 11's "median TTFT … vs … ms" and "prompt tokens computed
 // … vs …" over the block map (before, only the inspector had them).
 TEST_CASE("screenshots: a prefix-cache comparison prints both arms' TTFT and prompt tokens computed") {
-    const fs::path lesson = lesson_file("ui-compare", "compare.yaml",
+    const auto screens = screens_of("ui-compare",
             "title: Compare\nmodel: {kind: serving, random: tiny}\nsteps:\n"
             "  - say: With and without.\n"
             "    request: {experiment: traffic, requests: 4, rate: 1, shared_prefix: 32, max_tokens: 4, "
             "block_size: 8, prefix_cache: true, compare: prefix_cache}\n    run: all\n");
-    const fs::path dir = lesson.parent_path();
-    std::string screen;
-    std::shared_ptr<const serving::ServingExhibit> e;
-    ui::ScreenshotOptions o;
-    o.lesson_path = lesson.string();
-    o.on_text = [&](int, const std::string& text, const app::Snapshot& shown) {
-        screen = text;  // one rendered line per line: a wrapped sentence is read whole
-        std::replace(screen.begin(), screen.end(), '\n', ' ');
-        e = std::dynamic_pointer_cast<const serving::ServingExhibit>(shown.state.exhibit);
-    };
-    REQUIRE(ui::render_screenshots(o) == 0);
-    std::error_code ec;
-    fs::remove_all(dir, ec);
+    REQUIRE(!screens.empty());
+    std::string screen = screens.back().text;  // one rendered line per line: a wrapped sentence is read whole
+    std::replace(screen.begin(), screen.end(), '\n', ' ');
+    const auto e = std::dynamic_pointer_cast<const serving::ServingExhibit>(screens.back().shown.state.exhibit);
     REQUIRE(e);
     REQUIRE(e->run);
     REQUIRE(e->baseline);
