@@ -154,15 +154,23 @@ void Interpreter::restart() {
 }
 
 // The data the lesson's first training step will read, so that a step
-// before it ("200 past deliveries") can show them. A file that no longer
-// reads is left to that step's own error.
+// before it ("200 past deliveries") can show them; read again only when the
+// file has changed. A file that no longer reads is left to that step's own
+// error.
 void Interpreter::preview_training_data() {
     if (!delivery_) return;
     for (const LessonStep& st : lesson_.steps) {
         if (!st.train) continue;
         const std::string path = st.train->data ? resolve_lesson_path(lesson_, *st.train->data) : default_training_data();
         try {
-            state_.training.data = std::make_shared<const std::vector<delivery::Example>>(delivery::load_deliveries_csv(path));
+            std::error_code ec;
+            const auto modified = std::filesystem::last_write_time(path, ec);
+            const std::uintmax_t size = ec ? 0 : std::filesystem::file_size(path, ec);
+            if (ec || !previewed_.examples || previewed_.path != path || previewed_.modified != modified ||
+                previewed_.size != size)
+                previewed_ = {path, modified, size,
+                              std::make_shared<const std::vector<delivery::Example>>(delivery::load_deliveries_csv(path))};
+            state_.training.data = previewed_.examples;
             state_.training.data_path = path;
             state_.training.examples = static_cast<int>(state_.training.data->size());
         } catch (const Error&) {

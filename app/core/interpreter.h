@@ -13,6 +13,8 @@
 // thread and hands copies of LessonState to the UI.
 #pragma once
 #include <array>
+#include <cstdint>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <optional>
@@ -229,6 +231,15 @@ private:
     int stages_run_ = 0;        // of the current pipeline, for knob replays
     std::string saved_dir_;     // where freeze saved the weights (removed with the interpreter)
     LessonState state_;
+    // The data preview_training_data read, kept while its file is unchanged:
+    // stepping back replays the lesson through restart().
+    struct PreviewedData {
+        std::string path;
+        std::filesystem::file_time_type modified{};
+        std::uintmax_t size = 0;
+        std::shared_ptr<const std::vector<delivery::Example>> examples;
+    };
+    PreviewedData previewed_;
 };
 
 }  // namespace sixstep::app

@@ -1,9 +1,13 @@
 // The interpreter: stepping, replay, lookups, knobs, errors as failed checks.
 #include <doctest/doctest.h>
 
+#include <chrono>
+#include <fstream>
+
 #include "app/core/interpreter.h"
 #include "app/core/lesson_paths.h"
 #include "app/core/report.h"
+#include "temp_dir.h"
 
 using namespace sixstep;
 using namespace sixstep::app;
@@ -136,6 +140,35 @@ steps:
     run: all
 )");
     CHECK(!serving_only.state().training.data);
+}
+
+// Stepping back replays the lesson from its start: the previewed data are
+// read once, and again only when the file has changed.
+TEST_CASE("training data: kept across restarts while the file is unchanged, read again when it changes") {
+    const auto dir = sixstep::test::process_temp_dir("interp-preview");
+    std::filesystem::create_directories(dir);
+    const auto csv = dir / "few.csv";
+    const auto write = [&](int rows) {
+        std::ofstream f(csv);
+        f << "distance_km,congestion,express_lane,minutes\n";
+        for (int i = 0; i < rows; ++i) f << 1 + i << ",0.5,0,1" << i << "\n";
+    };
+    write(3);
+    Interpreter it(parse_lesson("title: t\nsteps:\n  - say: The data.\n  - train: {steps: 1, data: few.csv}\n",
+                                (dir / "lesson.yaml").string()));
+    REQUIRE(it.state().training.data);
+    const auto first = it.state().training.data;
+    CHECK(first->size() == 3);
+    it.step();
+    it.go_to(0);
+    CHECK(it.state().training.data == first);  // the same object: not read again
+    write(5);
+    std::filesystem::last_write_time(csv, std::filesystem::last_write_time(csv) + std::chrono::seconds(2));
+    it.go_to(0);
+    REQUIRE(it.state().training.data);
+    CHECK(it.state().training.data->size() == 5);
+    std::error_code ec;
+    std::filesystem::remove_all(dir, ec);
 }
 
 TEST_CASE("knobs recompute the current request as far as it had run") {
