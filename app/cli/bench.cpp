@@ -232,10 +232,11 @@ int run_contention(const BenchOptions& o, const std::shared_ptr<const llm::Llama
         times += fmt::format("{}{}: {}", times.empty() ? "" : "; ", name, counts);
     }
     if (measured) std::printf("our threads per second of decode, on a CPU / waiting for one (medians): %s\n", times.c_str());
-    // The pool runs a pass on one thread while its timing says that is
-    // faster (thread_pool.h): how often it did.
+    // The pool runs a pass on one thread while no CPU is free for another,
+    // or while its timing says that is faster (thread_pool.h): how often.
     if (n_last > 1)
-        std::printf("passes %d threads ran on one thread, timed faster there: quiet %.0f %%, beside the hogs %.0f %%\n",
+        std::printf("passes %d threads ran on one thread (no CPU free, or timed faster there): quiet %.0f %%, beside the "
+                    "hogs %.0f %%\n",
                     n_last, 100 * quiet.solo_share.back(), 100 * hogged.solo_share.back());
     return exit_ok;
 }

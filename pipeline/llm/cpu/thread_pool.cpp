@@ -1,5 +1,7 @@
 #include "pipeline/llm/cpu/thread_pool.h"
 
+#include "pipeline/llm/cpu/cpu_load.h"
+
 #include <algorithm>
 #include <chrono>
 #include <fstream>
@@ -82,6 +84,10 @@ constexpr double weight_in_use = 0.125;
 constexpr double weight_probe = 0.5;
 constexpr double outlier_cap = 1.5;
 constexpr double switch_margin = 0.03;
+// How often run() asks whether a CPU is free for another thread: reading
+// /proc/loadavg takes a few microseconds, a decode pass of the bundled model
+// about a hundred.
+constexpr auto crowded_every = std::chrono::milliseconds(20);
 
 // Spins until ready() holds or spin_for has passed; returns ready(). It
 // polls with a growing number of pause instructions between checks: less
@@ -157,6 +163,8 @@ int ThreadPool::default_threads() {
 ThreadPool::ThreadPool(int n_threads, int n_helpers) {
     n_threads_ = n_threads > 0 ? n_threads : default_threads();
     n_helpers_ = std::clamp(n_helpers, 0, n_threads_ - 1);
+    online_cpus_ = online_cpus();
+    runnable_source_ = runnable_tasks;
     for (int i = 1; i < n_threads_ - n_helpers_; ++i) threads_.emplace_back([this, i] { worker(i); });
 }
 
@@ -414,8 +422,26 @@ void ThreadPool::ListKind::record(bool solo, Clock::duration took) {
     }
 }
 
+void ThreadPool::set_runnable_source(RunnableSource source) {
+    runnable_source_ = std::move(source);
+    crowded_ = false;
+    crowded_checked_ = {};  // asked again at the next list
+}
+
+bool ThreadPool::crowded() {
+    const auto now = Clock::now();
+    if (now - crowded_checked_ < crowded_every) return crowded_;
+    crowded_checked_ = now;
+    const std::optional<int> runnable = runnable_source_ ? runnable_source_() : std::nullopt;
+    // Ours: the caller and the workers that are awake (helpers not counted).
+    const int ours = n_threads_ - n_helpers_ - sleeping_.load();
+    crowded_ = runnable && !cpu_free_for_another(*runnable, ours, online_cpus_);
+    return crowded_;
+}
+
 void ThreadPool::wake() {
     if (n_threads_ == 1 || sleeping_.load() == 0 || Clock::now() < solo_until_) return;
+    if (adaptive_ && crowded_) return;  // the passes run on the caller alone
     if (adaptive_ && next_list_ != nullptr && next_list_->next_solo()) return;  // the next pass runs on the caller alone
     // A new epoch with no chunks: the workers wake, find nothing to claim,
     // and spin (spin_for) waiting for the loop that follows.
@@ -434,6 +460,13 @@ void ThreadPool::run(const Steps& steps) {
     ++stats_.lists;
     stats_.loops += steps.size();
     if (Clock::now() < solo_until_) {
+        stats_.solo_loops += steps.size();
+        run_steps(nullptr, steps);
+        return;
+    }
+    if (adaptive_ && crowded()) {
+        ++stats_.solo_lists;
+        ++stats_.crowded_lists;
         stats_.solo_loops += steps.size();
         run_steps(nullptr, steps);
         return;

@@ -59,6 +59,12 @@
 // bench --contention --hogs 1): 2 threads ÷ 1 decoded at 0.89–0.90× with
 // every pass on both threads, 0.97–0.99× choosing (README, "On a busy
 // machine").
+//
+// And before it times anything, run() asks whether the machine leaves a CPU
+// free for a second thread at all (cpu_load.h: the runnable tasks that are
+// not ours against the CPUs online, looked at every 20 ms): when it does
+// not, passes run on the caller alone. Timing alone missed it beside
+// programs that keep every CPU busy.
 #pragma once
 #include <array>
 #include <atomic>
@@ -68,6 +74,7 @@
 #include <exception>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -123,6 +130,12 @@ public:
     // Off: every list runs on all the threads, as the tests of chunking want.
     void set_adaptive(bool on) { adaptive_ = on; }
 
+    // Where run() learns how many tasks the machine has runnable (by
+    // default runnable_tasks(), cpu_load.h; nullopt: not known, so never
+    // crowded). For tests, which also run beside other tests.
+    using RunnableSource = std::function<std::optional<int>()>;
+    void set_runnable_source(RunnableSource source);
+
     // Wakes sleeping workers now, ahead of a burst of loops (a forward
     // pass): once awake they spin from one loop to the next, so the burst
     // pays for one wake-up instead of running loops too short to wake them
@@ -143,7 +156,8 @@ public:
         std::uint64_t solo_loops = 0;  // of those, run on the caller alone (the contention guard, or a solo list)
         std::uint64_t stalls = 0;      // loops that waited for a preempted thread
         std::uint64_t lists = 0;       // run() calls (on a pool of more than one thread)
-        std::uint64_t solo_lists = 0;  // of those, run on the caller alone because that was faster
+        std::uint64_t solo_lists = 0;  // of those, run on the caller alone: faster, or no CPU free
+        std::uint64_t crowded_lists = 0;  // of those, because no CPU was free for another thread (cpu_load.h)
     };
     Stats stats() const { return stats_; }
 
@@ -223,6 +237,13 @@ private:
         void record(bool solo, Clock::duration took);
     };
     std::array<ListKind, 16> lists_{};
+    // Whether the machine leaves no CPU free for a second thread (cpu_load.h),
+    // asked at most every crowded_every; the caller's alone.
+    bool crowded();
+    bool crowded_ = false;
+    Clock::time_point crowded_checked_{};
+    int online_cpus_ = 1;
+    RunnableSource runnable_source_;
     ListKind* next_list_ = nullptr;  // the kind run() saw last
     bool adaptive_ = true;
     ListKind& list_kind(const Steps& steps);

@@ -10,6 +10,7 @@
 #include <thread>
 #include <vector>
 
+#include "pipeline/llm/cpu/cpu_load.h"
 #include "pipeline/llm/cpu/thread_pool.h"
 
 using namespace sixstep::llm;
@@ -259,6 +260,7 @@ TEST_CASE("thread pool: run() runs a kind of list on the caller alone while that
     // 40 ms and the caller 2 ms: a pass in which the worker takes part waits
     // for it, one on the caller alone takes 16 ms.
     ThreadPool pool(2);
+    pool.set_runnable_source([] { return std::nullopt; });  // timing alone decides, whatever else the machine runs
     const auto sleep_per_item = [](int b, int e, std::chrono::milliseconds each) {
         for (int i = b; i < e; ++i) std::this_thread::sleep_for(each);
     };
@@ -289,6 +291,58 @@ TEST_CASE("thread pool: run() runs a kind of list on the caller alone while that
     st = pool.stats();
     for (int pass = 0; pass < 10; ++pass) pool.run(slow_worker);
     CHECK(pool.stats().solo_lists == st.solo_lists);
+}
+
+TEST_CASE("cpu load: the runnable tasks in /proc/loadavg's text, and whether a CPU is left for another thread") {
+    CHECK(parse_runnable_tasks("0.52 0.31 0.20 3/89 12345\n") == 3);
+    CHECK(parse_runnable_tasks("12.00  9.50 8.25 17/1204 99") == 17);
+    for (const char* bad : {"", "0.52 0.31 0.20", "0.52 0.31 0.20 3", "0.52 0.31 0.20 x/89 1", "0.52 0.31 0.20 -1/89 1",
+                            "0.52 0.31 0.20 /89 1", "0.52 0.31 0.20 99999999999/89 1"}) {
+        CAPTURE(bad);
+        CHECK(!parse_runnable_tasks(bad));
+    }
+    // Two CPUs: alone (our caller, perhaps a worker awake) there is room; one
+    // other busy program leaves one CPU, two leave none.
+    CHECK(cpu_free_for_another(1, 1, 2));
+    CHECK(cpu_free_for_another(2, 2, 2));
+    CHECK(!cpu_free_for_another(2, 1, 2));
+    CHECK(!cpu_free_for_another(3, 1, 2));
+    CHECK(!cpu_free_for_another(1, 1, 1));  // one CPU: never
+    CHECK(cpu_free_for_another(4, 1, 8));   // a laptop with a browser on three of eight
+    CHECK(!cpu_free_for_another(8, 1, 8));
+#if defined(__linux__)
+    const auto now = runnable_tasks();
+    REQUIRE(now);
+    CHECK(*now >= 1);  // this test, at least
+#endif
+    CHECK(online_cpus() >= 1);
+}
+
+TEST_CASE("thread pool: run() keeps lists on the caller alone while no CPU is free for another thread") {
+    ThreadPool pool(2);
+    std::atomic<int> by_others{0};
+    const ThreadPool::Steps steps = {{64, 1, [&](int, int, int t) {
+                                          if (t != 0) ++by_others;
+                                          std::this_thread::sleep_for(std::chrono::microseconds(50));
+                                      }}};
+    // Every CPU taken by other programs: every pass on the caller alone.
+    pool.set_runnable_source([] { return online_cpus() + 1; });
+    for (int pass = 0; pass < 30; ++pass) pool.run(steps);
+    ThreadPool::Stats st = pool.stats();
+    CHECK(st.lists == 30);
+    CHECK(st.crowded_lists == 30);
+    CHECK(st.solo_lists == 30);
+    CHECK(by_others == 0);
+    // Nothing else running: the first passes of a kind run on both threads.
+    pool.set_runnable_source([] { return 1; });
+    for (int pass = 0; pass < 5; ++pass) pool.run(steps);
+    CHECK(pool.stats().crowded_lists == st.crowded_lists);
+    CHECK(pool.stats().solo_lists == st.solo_lists);
+    // Switched off, the pool does not ask.
+    pool.set_runnable_source([] { return online_cpus() + 1; });
+    pool.set_adaptive(false);
+    for (int pass = 0; pass < 5; ++pass) pool.run(steps);
+    CHECK(pool.stats().crowded_lists == st.crowded_lists);
 }
 
 TEST_CASE("thread pool: the default is one thread per physical core, at least 1 and at most 8") {

@@ -1,0 +1,36 @@
+// Is there a CPU free for a second thread? The thread pool asks before a
+// forward pass (thread_pool.h): beside programs that keep every CPU busy (a
+// build, a spinning browser tab), a pass split across two threads waits
+// whenever the OS has preempted one of them in the middle of its share, and
+// the pool's timing of passes, whose outliers it caps so that one late pass
+// cannot decide, did not see it (2 threads decoded 0.6–0.8× one thread
+// beside two hogs on a 2-CPU machine while timing chose both threads for
+// 63–95 % of the passes).
+//
+// Linux counts the tasks running or ready to run, over all CPUs, in the
+// fourth field of /proc/loadavg ("runnable/total"), our own included.
+#pragma once
+#include <optional>
+#include <string_view>
+
+namespace sixstep::llm {
+
+// The runnable count in the text of /proc/loadavg, e.g. "0.52 0.31 0.20 3/89 1234" → 3.
+std::optional<int> parse_runnable_tasks(std::string_view loadavg);
+
+// The machine's runnable tasks now; nullopt where that is not known (not
+// Linux, no /proc).
+std::optional<int> runnable_tasks();
+
+// CPUs online on this machine (at least 1).
+int online_cpus();
+
+// Whether `online` CPUs leave one free for another thread of ours when
+// `runnable` tasks are runnable, `ours` of them our threads: at least two
+// CPUs not taken by the others.
+inline bool cpu_free_for_another(int runnable, int ours, int online) {
+    const int others = runnable > ours ? runnable - ours : 0;
+    return online - others >= 2;
+}
+
+}  // namespace sixstep::llm
