@@ -433,8 +433,11 @@ bool ThreadPool::crowded() {
     if (now - crowded_checked_ < crowded_every) return crowded_;
     crowded_checked_ = now;
     const std::optional<int> runnable = runnable_source_ ? runnable_source_() : std::nullopt;
-    // Ours: the caller and the workers that are awake (helpers not counted).
-    const int ours = n_threads_ - n_helpers_ - sleeping_.load();
+    // Ours: the caller, the workers that are awake, and the helper places
+    // (a thread of the caller's, such as speculative decoding's draft, runs
+    // there: counted as another program, it would keep the verify that it
+    // helps with on the caller alone).
+    const int ours = n_threads_ - sleeping_.load();
     crowded_ = runnable && !cpu_free_for_another(*runnable, ours, online_cpus_);
     return crowded_;
 }
