@@ -72,6 +72,10 @@ constexpr const char* ui_symbols =
     "\u2070\u2074\u2075\u2076\u2077\u2078\u2079\u207b"  // exponents (sci_text)
     "\u25cb";
 
+// And for a Chinese screen: the UI's own punctuation, and the units of
+// counts (count_text: 万, 亿).
+constexpr const char* ui_symbols_zh = "，。：；！？（）、“”《》万亿";
+
 }  // namespace
 
 const Fonts& fonts() { return current; }
@@ -109,8 +113,8 @@ void build_fonts(float body_px, std::string_view text) {
         built_glyphs.insert(static_cast<ImWchar>(cp));
         any_cjk = any_cjk || is_cjk(cp);
     });
-    if (any_cjk)  // the UI's own Chinese punctuation, and the units of counts (count_text)
-        for_each_codepoint("，。：；！？（）、“”《》万亿", [&](unsigned cp) {
+    if (any_cjk)
+        for_each_codepoint(ui_symbols_zh, [&](unsigned cp) {
             b.AddChar(static_cast<ImWchar>(cp));
             built_glyphs.insert(static_cast<ImWchar>(cp));
         });
