@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "pipeline/llm/batch.h"
+#include "pipeline/llm/cpu/matmul.h"
 #include "pipeline/llm/kv/kv_cache.h"
 #include "pipeline/llm/llama_model.h"
 #include "pipeline/llm/observer.h"
@@ -40,7 +41,7 @@ private:
     const LlamaModel& model_;
     ThreadPool* pool_;
     std::unique_ptr<Scratch> s_;
-    bool weights_in_cache_ = false;  // the model fits in one core's L2 (see the constructor)
+    WeightHome home_ = WeightHome::cache;  // where its weights sit while it decodes (see the constructor)
 };
 
 }  // namespace sixstep::llm

@@ -51,8 +51,17 @@ LlamaForwardCpu::LlamaForwardCpu(const LlamaModel& model, ThreadPool* pool)
     // on one thread 13,000 → 15,200 tok/s at AVX-512, 14,300 → 15,000–17,500
     // at AVX2); the target's 6.6 MB do not, and tiles slowed its one-thread
     // decode there (3,050 → 2,230 tok/s).
-    const std::uint64_t l2 = cpu_l2_cache_bytes();
-    weights_in_cache_ = l2 > 0 && decode_weight_bytes(model) <= l2 * 3 / 4;
+    //
+    // Past streamed_bytes they come from memory at every token (matmul.h):
+    // no L3 a core reaches on common CPUs holds more (AMD Zen 3 to 5: 32 MiB
+    // per CCD; Intel client parts 12–36 MiB), and the machine cannot be asked
+    // reliably: this 2-vCPU AMD Zen 5 has no cache sizes in sysfs, and CPUID
+    // gives the host's 508 MiB of L3.
+    constexpr std::uint64_t streamed_bytes = std::uint64_t{32} << 20;
+    const std::uint64_t l2 = cpu_l2_cache_bytes(), bytes = decode_weight_bytes(model);
+    home_ = l2 > 0 && bytes <= l2 * 3 / 4 ? WeightHome::l2
+            : bytes > streamed_bytes      ? WeightHome::memory
+                                          : WeightHome::cache;
 }
 LlamaForwardCpu::~LlamaForwardCpu() = default;
 
@@ -160,7 +169,7 @@ void LlamaForwardCpu::forward(KvCache& kv, const Batch& batch, std::vector<float
     const auto matmul_step = [&](std::initializer_list<const WeightMatrix*> ws, std::initializer_list<float*> ys,
                                  const float* x, int n_rows_in) {
         matmul_steps(steps, ws.begin(), ys.begin(), static_cast<int>(ws.size()), x, n_rows_in, n_threads, s.mm,
-                     weights_in_cache_);
+                     home_);
     };
     // Offers a tensor to the observer, if it wants it, as a step between the
     // one that wrote it and the next.

@@ -64,7 +64,10 @@ struct SimdKernels {
     // weights, r1 - r0 a multiple of tile_rows.
     void (*tile_rows_float)(const WeightMatrix& w, const float* x, int n_tokens, float* y, int r0, int r1) = nullptr;
     // Dot-product tiles on int8; Q8_0/Q4_0 weights, activations in Q8_0.
-    void (*dot_rows_quant)(const WeightMatrix& w, const Q8Rows& x, int n_tokens, float* y, int r0, int r1) = nullptr;
+    // one_stream: interleaved rows one group of eight at a time, also at
+    // AVX-512 (weights streamed from memory; matmul.h).
+    void (*dot_rows_quant)(const WeightMatrix& w, const Q8Rows& x, int n_tokens, float* y, int r0, int r1,
+                           bool one_stream) = nullptr;
     // The GEMM (prefill): wbuf holds gemm_rows × n_cols floats of this thread.
     void (*gemm_rows_fn)(const WeightMatrix& w, const PackedRows& x, int n_tokens, float* y, int r0, int r1,
                          float* wbuf) = nullptr;

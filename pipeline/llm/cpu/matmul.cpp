@@ -16,10 +16,10 @@
 namespace sixstep::llm {
 
 void matmul(const WeightMatrix& w, const float* x, int n_tokens, float* y, ThreadPool* pool, MatmulScratch& scratch,
-            bool weights_in_cache) {
+            WeightHome home) {
     const WeightMatrix* ws[1] = {&w};
     float* ys[1] = {y};
-    matmul_many(ws, ys, 1, x, n_tokens, pool, scratch, weights_in_cache);
+    matmul_many(ws, ys, 1, x, n_tokens, pool, scratch, home);
 }
 
 namespace {
@@ -35,14 +35,14 @@ void grow(AlignedVector<T>& v, std::size_t n) {
 }  // namespace
 
 void matmul_many(const WeightMatrix* const* ws, float* const* ys, int n_mats, const float* x, int n_tokens,
-                 ThreadPool* pool, MatmulScratch& scratch, bool weights_in_cache) {
+                 ThreadPool* pool, MatmulScratch& scratch, WeightHome home) {
     ThreadPool::Steps steps;
-    matmul_steps(steps, ws, ys, n_mats, x, n_tokens, pool ? pool->n_threads() : 1, scratch, weights_in_cache);
+    matmul_steps(steps, ws, ys, n_mats, x, n_tokens, pool ? pool->n_threads() : 1, scratch, home);
     run_steps(pool, steps);
 }
 
 void matmul_steps(ThreadPool::Steps& steps, const WeightMatrix* const* ws, float* const* ys, int n_mats,
-                  const float* x, int n_tokens, int n_threads, MatmulScratch& scratch, bool weights_in_cache) {
+                  const float* x, int n_tokens, int n_threads, MatmulScratch& scratch, WeightHome home) {
     if (n_tokens <= 0 || n_mats <= 0) return;
     const SimdKernels& K = simd_kernels();
     const int n_cols = ws[0]->n_cols;
@@ -76,7 +76,7 @@ void matmul_steps(ThreadPool::Steps& steps, const WeightMatrix* const* ws, float
                                    : w.interleaved == nullptr ? K.quant
                                    : w.type == GGMLType::Q4_0 ? K.q4_0x8
                                                               : K.q8_0x8;
-        const int tile_min = weights_in_cache ? paths.tile_min_tokens_in_cache : paths.tile_min_tokens;
+        const int tile_min = home == WeightHome::l2 ? paths.tile_min_tokens_in_cache : paths.tile_min_tokens;
         Path path = Path::rows;
         if (K.gemm_tokens > 0 && paths.gemm_min_tokens > 0 && n_tokens >= paths.gemm_min_tokens)
             path = Path::gemm;
@@ -122,7 +122,8 @@ void matmul_steps(ThreadPool::Steps& steps, const WeightMatrix* const* ws, float
     // several small matmuls cost one synchronization instead of several.
     // Each matrix starts at a multiple of row_grain in that range, so its
     // rows are tiled exactly as by a matmul of its own.
-    const auto work = [&scratch, &K, mats, n_mats, x, n_cols, n_tokens, n_blocks, n_groups](
+    const bool one_stream = home == WeightHome::memory;
+    const auto work = [&scratch, &K, mats, n_mats, x, n_cols, n_tokens, n_blocks, n_groups, one_stream](
                           int g0, int g1, int thread) {
         const Q8Rows q8{scratch.q8_qs.data(), scratch.q8_d.data(), n_cols, n_blocks, scratch.q8_s.data()};
         const PackedRows packed{n_groups > 0 ? scratch.packed.data() : nullptr, n_cols, n_groups};
@@ -138,7 +139,7 @@ void matmul_steps(ThreadPool::Steps& steps, const WeightMatrix* const* ws, float
                                    scratch.rows[static_cast<std::size_t>(thread)].data());
                     break;
                 case Path::quant:
-                    K.dot_rows_quant(w, q8, n_tokens, mat.y, r0, r1);
+                    K.dot_rows_quant(w, q8, n_tokens, mat.y, r0, r1, one_stream);
                     break;
                 case Path::tiles: {
                     // Whole tiles of rows; the last rows of a matrix one at a time.

@@ -28,7 +28,11 @@
 //   for speculative decoding) is not read from memory at all after its first
 //   token: the reason for the one-row stream above is gone, and decode goes
 //   through the tiles of several rows too, whose horizontal sums are shared
-//   (weights_in_cache; the forward pass decides from the model's size);
+//   (WeightHome::l2; the forward pass decides from the model's size);
+// - at AVX-512 the interleaved Q4_0/Q8_0 rows go sixteen at a time, two
+//   groups of eight side by side in each register, unless the model is
+//   streamed from memory (WeightHome::memory): there the two groups are two
+//   streams, and one at a time decoded faster (below, kernels_simd.inc);
 // - output rows are handed to the threads in chunks from a shared counter
 //   (thread_pool.h), so a thread that the OS preempts does not hold the
 //   others back; each output is computed by one tile whatever the split, so
@@ -45,6 +49,10 @@
 
 namespace sixstep::llm {
 
+// Where a model's weights sit while decode passes read them, token after
+// token: in one core's L2, in a larger cache (or not known), or in memory.
+enum class WeightHome { l2, cache, memory };
+
 // Scratch reused across calls (one per forward context).
 struct MatmulScratch {
     AlignedVector<std::int8_t> q8_qs;        // activations in Q8_0: (n_tokens, n_cols)
@@ -56,12 +64,12 @@ struct MatmulScratch {
 
 // y[t, o] = Σ_i W[o, i] · x[t, i]. pool may be null (single-threaded).
 void matmul(const WeightMatrix& w, const float* x, int n_tokens, float* y, ThreadPool* pool, MatmulScratch& scratch,
-            bool weights_in_cache = false);
+            WeightHome home = WeightHome::cache);
 
 // Several matrices applied to the same input (Q, K, V; gate, up) in one
 // parallel region: ys[m][t, o] = Σ_i ws[m][o, i] · x[t, i].
 void matmul_many(const WeightMatrix* const* ws, float* const* ys, int n_mats, const float* x, int n_tokens,
-                 ThreadPool* pool, MatmulScratch& scratch, bool weights_in_cache = false);
+                 ThreadPool* pool, MatmulScratch& scratch, WeightHome home = WeightHome::cache);
 
 // The same matmul written as steps of a list that a ThreadPool runs
 // (ThreadPool::run) or a caller runs in order: the activations' conversion,
@@ -69,7 +77,7 @@ void matmul_many(const WeightMatrix* const* ws, float* const* ys, int n_mats, co
 // here; the steps read x and write ys when they run, and borrow scratch
 // until then. At most 4 matrices.
 void matmul_steps(ThreadPool::Steps& steps, const WeightMatrix* const* ws, float* const* ys, int n_mats,
-                  const float* x, int n_tokens, int n_threads, MatmulScratch& scratch, bool weights_in_cache = false);
+                  const float* x, int n_tokens, int n_threads, MatmulScratch& scratch, WeightHome home = WeightHome::cache);
 
 // The oracle: dequantizes one weight row at a time and accumulates in double.
 void matmul_ref(const WeightMatrix& w, const float* x, int n_tokens, float* y);

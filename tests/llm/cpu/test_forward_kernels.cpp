@@ -240,10 +240,14 @@ TEST_CASE("kernels: matmul of every type matches matmul_ref at every level, for 
                     CHECK(maxdiff(y1, y2) == 0.0f);
                     // Weights that stay in cache: F32/F16 decode goes through the tiles too.
                     std::vector<float> y3(ref.size()), y4(ref.size());
-                    matmul(w, x.data(), n_tokens, y3.data(), nullptr, scratch, true);
-                    matmul(w, x.data(), n_tokens, y4.data(), &pool, scratch, true);
+                    matmul(w, x.data(), n_tokens, y3.data(), nullptr, scratch, WeightHome::l2);
+                    matmul(w, x.data(), n_tokens, y4.data(), &pool, scratch, WeightHome::l2);
                     CHECK(maxdiff(ref, y3) <= tol);
                     CHECK(maxdiff(y3, y4) == 0.0f);
+                    // Weights streamed from memory: the same bits as from a cache.
+                    std::vector<float> y5(ref.size());
+                    matmul(w, x.data(), n_tokens, y5.data(), &pool, scratch, WeightHome::memory);
+                    CHECK(maxdiff(y1, y5) == 0.0f);
                 }
             }
         }
@@ -319,6 +323,11 @@ TEST_CASE("kernels: Q4_0 and Q8_0 matmuls read the interleaved rows where they a
                     CAPTURE(n_rows);
                     CAPTURE(n_tokens);
                     CHECK(maxdiff(y, y_pool) == 0.0f);  // the same bits whatever the threads
+                    // Streamed from memory, AVX-512 reads one group of eight
+                    // rows at a time instead of two: the same bits.
+                    std::vector<float> y_stream(ref.size());
+                    matmul(w, x.data(), n_tokens, y_stream.data(), &pool, scratch, WeightHome::memory);
+                    CHECK(maxdiff(y, y_stream) == 0.0f);
                     float scale = 0;
                     for (float v : ref) scale = std::max(scale, std::fabs(v));
                     const bool reads_x8 = level != CpuSimd::scalar &&
