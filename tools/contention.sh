@@ -16,13 +16,16 @@
 # at normal priority: under chrt the engines would be immune to the hogs.
 # `sixstep bench --contention` measures sixstep alone, quiet and hogged.
 set -euo pipefail
-model=${1:?usage: tools/contention.sh MODEL.gguf [LLAMA_BENCH] [THREADS] [N_GEN] [REPS]}
+model=${1:?usage: tools/contention.sh MODEL.gguf [LLAMA_BENCH] [THREADS] [N_GEN] [REPS] [ROUNDS]}
 llama=${2:-}
 threads=${3:-2}
 n_gen=${4:-128}
 reps=${5:-5}
 rounds=${6:-5}
 sixstep=${SIXSTEP:-$(dirname "$0")/../build/release/sixstep}
+for arg in "threads=$threads" "n_gen=$n_gen" "reps=$reps" "rounds=$rounds"; do
+  [[ ${arg#*=} =~ ^[1-9][0-9]{0,5}$ ]] || { echo "contention.sh: ${arg%%=*} must be a whole number from 1, not \"${arg#*=}\"" >&2; exit 2; }
+done
 [[ -f "$model" ]] || { echo "contention.sh: no model file $model" >&2; exit 2; }
 [[ -x "$sixstep" ]] || { echo "contention.sh: no sixstep binary at $sixstep (set SIXSTEP=...)" >&2; exit 2; }
 [[ -z "$llama" || -x "$llama" ]] || { echo "contention.sh: $llama is not an executable llama-bench or llama_timing" >&2; exit 2; }
