@@ -1,6 +1,7 @@
 #include "app/ui/plot.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 
@@ -194,48 +195,118 @@ ImVec2 heatmap(ImVec2 origin, int rows, int cols, float cell, const std::functio
 Frame grouped_bars(ImVec2 size, const std::vector<std::string>& groups, const std::vector<Series>& series,
                    std::string_view unit, double y_max) {
     const float font = ImGui::GetFontSize();
+    const float left = font * 3.2f, frame_w = size.x - left;
     const double n = static_cast<double>(std::max<std::size_t>(1, series.size()));
     const double n_groups = static_cast<double>(std::max<std::size_t>(1, groups.size()));
     auto bar_span = [&](std::size_t g, std::size_t k) {  // [xa, xb] in groups
         const double xa = static_cast<double>(g) + 0.12 + 0.76 * static_cast<double>(k) / n;
         return std::pair{xa, xa + 0.76 / n - 0.02};
     };
-    auto value_text = [](double v) { return std::fabs(v) >= 1000 ? std::to_string(std::lround(v)) : pretty_number(v, 3); };
-    if (!(y_max > 0)) {
-        // Headroom for the value written above each bar. It may take the
-        // line kept above the frame, so a short chart is not flattened to
-        // half its height — except where it would meet the unit written
-        // there at the left (the first group's bars, with many groups).
-        const float left = font * 3.2f, frame_w = size.x - left;
-        const float frame_h = size.y - top_room() - font * 1.3f;
-        const float unit_end = ImGui::CalcTextSize(tr(std::string(unit))).x * 0.85f + font * 0.3f;
-        const float full_h = font * 0.85f * 1.2f, shared_h = std::max(0.0f, full_h - top_room());
-        double top = 0;
-        for (std::size_t k = 0; k < series.size(); ++k)
-            for (std::size_t g = 0; g < series[k].values.size() && g < groups.size(); ++g) {
-                const double v = series[k].values[g];
-                const auto [xa, xb] = bar_span(g, k);
-                const float centre = static_cast<float>((xa + xb) / 2 / n_groups) * frame_w;
-                const float half = ImGui::CalcTextSize(value_text(v).c_str()).x * 0.75f / 2;
-                const float value_h = !unit.empty() && centre - half < unit_end ? full_h : shared_h;
-                const double room = frame_h > 2 * value_h ? frame_h / (frame_h - value_h) : 2.0;
-                top = std::max(top, v * std::max(1.08, room));
-            }
-        y_max = nice_ceiling(top);
-    }
-    const Frame f = begin(size, 0, n_groups, 0, y_max, font * 3.2f, font * 1.3f);
-    y_axis(f, unit, f.height() < font * 5 ? 2 : 4);  // a short chart: fewer gridlines, labels apart
-    for (std::size_t g = 0; g < groups.size(); ++g) {
+    // The values written above the bars, left to right, each over its bar's
+    // centre but kept inside the frame (the first one met the y axis's
+    // labels). Bars narrower than their values (lesson 14's six pairs on a
+    // 4:3 screen) write them a level higher in turn: a value that would
+    // touch the last one written on a level goes up a level, at most three.
+    constexpr float value_scale = 0.75f;
+    const float lift = font * 0.85f, gap = font * 0.3f;
+    struct Value {
+        std::size_t g, k;
+        double v;
+        std::string text;
+        float x0, x1;  // in pixels from the frame's left edge
+        int level;     // the highest it may go; -1: no room at all
+    };
+    std::vector<Value> values;
+    std::array<float, 3> level_end;
+    level_end.fill(-1e9f);
+    for (std::size_t g = 0; g < groups.size(); ++g)
         for (std::size_t k = 0; k < series.size(); ++k) {
             if (g >= series[k].values.size()) continue;
-            const double v = series[k].values[g];
+            Value val{g, k, series[k].values[g], {}, 0, 0, -1};
+            val.text = std::fabs(val.v) >= 1000 ? std::to_string(std::lround(val.v)) : pretty_number(val.v, 3);
             const auto [xa, xb] = bar_span(g, k);
-            bar(f, xa, xb, std::min(v, y_max), series[k].rgb);
-            label(ImVec2(f.px((xa + xb) / 2), f.py(std::min(v, y_max)) - font * 0.85f), value_text(v), theme::text_rgb,
-                  0.5f, 0.75f);
+            const float w = ImGui::CalcTextSize(tr(val.text)).x * value_scale;
+            const float centre = static_cast<float>((xa + xb) / 2 / n_groups) * frame_w;
+            val.x0 = std::clamp(centre - w / 2, 1.0f, std::max(1.0f, frame_w - w));
+            val.x1 = val.x0 + w;
+            for (int l = 0; l < static_cast<int>(level_end.size()); ++l)
+                if (level_end[static_cast<std::size_t>(l)] + gap <= val.x0) {
+                    val.level = l;
+                    level_end[static_cast<std::size_t>(l)] = val.x1;
+                    break;
+                }
+            values.push_back(std::move(val));
         }
-        label(ImVec2(f.px(static_cast<double>(g) + 0.5), f.max.y + 2), groups[g], theme::muted_rgb, 0.5f, 0.8f);
+    // The groups' names under the frame, the same way: a name that would
+    // touch the one before goes a line lower, and the frame leaves the room.
+    constexpr float name_scale = 0.8f;
+    const float name_line = font * 0.95f;
+    std::vector<std::pair<float, int>> names;  // left edge from the frame's, line (-1: no room)
+    level_end.fill(-1e9f);
+    for (const std::string& name : groups) {
+        const float w = ImGui::CalcTextSize(tr(name)).x * name_scale;
+        const float centre = static_cast<float>((static_cast<double>(names.size()) + 0.5) / n_groups) * frame_w;
+        const float x0 = std::clamp(centre - w / 2, 0.0f, std::max(0.0f, frame_w - w));
+        int line = -1;
+        for (int l = 0; l < static_cast<int>(level_end.size()) && line < 0; ++l)
+            if (level_end[static_cast<std::size_t>(l)] + gap <= x0) {
+                line = l;
+                level_end[static_cast<std::size_t>(l)] = x0 + w;
+            }
+        names.emplace_back(x0, line);
     }
+    int name_lines = 1;
+    for (const auto& [x0, line] : names) name_lines = std::max(name_lines, line + 1);
+    const float bottom = font * 1.3f + name_line * static_cast<float>(name_lines - 1);
+    const float unit_end = unit.empty() ? 0 : ImGui::CalcTextSize(tr(std::string(unit))).x * 0.85f + font * 0.3f;
+    if (!(y_max > 0)) {
+        // Headroom for the values above the bars. One may take the line kept
+        // above the frame, so a short chart is not flattened to half its
+        // height — except where it would meet the unit written there at the
+        // left (the first group's bars, with many groups).
+        const float frame_h = size.y - top_room() - bottom;
+        const float full_h = font * 0.85f * 1.2f;
+        double top = 0;
+        for (const Value& val : values) {
+            const float own_h = full_h + lift * static_cast<float>(std::max(0, val.level));
+            const float value_h = val.x0 < unit_end ? own_h : std::max(0.0f, own_h - top_room());
+            const double room = frame_h > 2 * value_h ? frame_h / (frame_h - value_h) : 2.0;
+            top = std::max(top, val.v * std::max(1.08, room));
+        }
+        y_max = nice_ceiling(top);
+    }
+    const Frame f = begin(size, 0, n_groups, 0, y_max, left, bottom);
+    y_axis(f, unit, f.height() < font * 5 ? 2 : 4);  // a short chart: fewer gridlines, labels apart
+    for (const Value& val : values) {
+        const auto [xa, xb] = bar_span(val.g, val.k);
+        bar(f, xa, xb, std::min(val.v, y_max), series[val.k].rgb);
+    }
+    // Each value as low as it goes without touching one written before: a
+    // taller neighbour's value may sit where the level counted from x alone
+    // would have put it. Never above the line over the frame.
+    std::vector<ImVec4> written;  // x0, y0, x1, y1 on the screen
+    const float text_h = font * value_scale;
+    for (const Value& val : values) {
+        if (val.level < 0) continue;
+        const float x0 = f.min.x + val.x0, x1 = f.min.x + val.x1;
+        const float ceiling = x0 - f.min.x < unit_end ? f.min.y : above(f);
+        const float base = f.py(std::min(val.v, y_max)) - lift;
+        for (int l = 0; l <= val.level + 1; ++l) {
+            const float y0 = base - lift * static_cast<float>(l);
+            if (l && y0 < ceiling) break;
+            const bool touches = std::any_of(written.begin(), written.end(), [&](const ImVec4& r) {
+                return x0 < r.z + gap && r.x < x1 + gap && y0 < r.w && r.y < y0 + text_h;
+            });
+            if (touches) continue;
+            written.push_back(ImVec4(x0, y0, x1, y0 + text_h));
+            label(ImVec2(x0, y0), val.text, theme::text_rgb, 0, value_scale);
+            break;
+        }
+    }
+    for (std::size_t g = 0; g < groups.size(); ++g)
+        if (names[g].second >= 0)
+            label(ImVec2(f.min.x + names[g].first, f.max.y + 2 + name_line * static_cast<float>(names[g].second)),
+                  groups[g], theme::muted_rgb, 0, name_scale);
     return f;
 }
 

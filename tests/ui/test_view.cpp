@@ -316,3 +316,51 @@ TEST_CASE("overflow: drawn text past the pane or over other text is named, text 
     ImGui::EndFrame();
     ImGui::DestroyContext(ctx);
 }
+
+// Lesson 14's keep-warm chart at 1024x768 wrote a warm request's "0.989"
+// over its neighbour's "0.995": bars narrower than their values. Values
+// that do not fit side by side take turns a line higher; wide apart, every
+// value stays on its bar's top.
+TEST_CASE("plot: grouped bars' values too wide for their bars are staggered, never drawn over each other") {
+    ImGuiContext* ctx = ImGui::CreateContext();
+    ImGuiIO& io = ImGui::GetIO();
+    io.DisplaySize = ImVec2(1200, 400);
+    io.IniFilename = nullptr;
+    io.Fonts->AddFontDefault();
+    unsigned char* pixels = nullptr;
+    int w = 0, h = 0;
+    io.Fonts->GetTexDataAsAlpha8(&pixels, &w, &h);
+    std::vector<std::string> lines;
+    ui::set_overflow_sink(&lines);
+    ImGui::NewFrame();
+    const std::vector<std::string> gaps{"0 s", "20 s", "300 s (cold)", "5 s", "900 s (cold)", "30 s"};
+    const ui::plot::Series cold{"unloads when idle", 0x3366CC, {0.989, 0.995, 3.2, 0.991, 3.1, 0.993}};
+    const ui::plot::Series warm{"kept warm", 0xCC6633, {0.995, 0.989, 0.994, 0.990, 0.992, 0.988}};
+    ui::plot::Frame narrow, wide;
+    auto pane = [&](const char* name, float x, float width, ui::plot::Frame* f) {
+        ImGui::SetNextWindowPos(ImVec2(x, 0));
+        ImGui::SetNextWindowSize(ImVec2(width, 300));
+        ImGui::Begin(name, nullptr, ImGuiWindowFlags_NoDecoration);
+        ui::begin_text_capture();
+        *f = ui::plot::grouped_bars(ImVec2(width - 20, 200), gaps, {cold, warm}, "ms");
+        const std::string text = ui::end_text_capture();
+        for (const char* v : {"0.989", "0.995", "3.2", "0.988", "900 s (cold)", "30 s"}) CHECK_MESSAGE(text.find(v) != std::string::npos, v);
+        ui::check_overflow();
+        ImGui::End();
+    };
+    auto fits = [&] {
+        std::string all;
+        for (const std::string& line : lines) all += "\n  " + line;
+        lines.clear();
+        return all;
+    };
+    pane("##narrow", 0, 260, &narrow);  // 6 groups of 2 in ~200 px: ~17 px a bar
+    CHECK(fits() == "");
+    pane("##wide", 300, 880, &wide);
+    CHECK(fits() == "");
+    CHECK(narrow.y1 >= 3.2);
+    CHECK(narrow.height() < wide.height());  // the narrow chart's names on more lines than one
+    ui::set_overflow_sink(nullptr);
+    ImGui::EndFrame();
+    ImGui::DestroyContext(ctx);
+}
