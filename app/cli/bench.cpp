@@ -290,7 +290,19 @@ int run_bench_command(const BenchOptions& o) {
     if (o.observer == "idle") bp.observer = &idle;
     else if (o.observer == "panels") bp.observer = &capture;
     else if (o.observer != "none") throw Error(fmt::format("bench: --observer {} is not one of none, idle, panels", o.observer));
+    const auto* cpu = dynamic_cast<const CpuBackend*>(&backend);
+    const ThreadPool::Stats pool_before = cpu ? cpu->pool_stats() : ThreadPool::Stats{};
     const BenchResult r = run_bench(backend, bp);
+    // The passes the adaptive pool ran on the caller alone (timing said
+    // faster, or no CPU was free): a figure on a busy machine is read with it.
+    std::optional<std::pair<double, double>> one_thread;  // share of passes, of which for want of a CPU
+    if (cpu && cpu->n_threads() > 1) {
+        const ThreadPool::Stats after = cpu->pool_stats();
+        const auto lists = static_cast<double>(after.lists - pool_before.lists);
+        if (lists > 0)
+            one_thread = {static_cast<double>(after.solo_lists - pool_before.solo_lists) / lists,
+                          static_cast<double>(after.crowded_lists - pool_before.crowded_lists) / lists};
+    }
 
     const double size_mib = static_cast<double>(model->file().n_tensor_bytes()) / (1024.0 * 1024.0);
     const double params_m = static_cast<double>(model->n_params()) / 1e6;
@@ -303,7 +315,11 @@ int run_bench_command(const BenchOptions& o) {
         j["size_bytes"] = model->file().n_tensor_bytes();
         j["decode_weight_bytes"] = decode_weight_bytes(*model);
         j["backend"] = backend.name();
-        if (const auto* cpu = dynamic_cast<const CpuBackend*>(&backend)) j["threads"] = cpu->n_threads();
+        if (cpu) j["threads"] = cpu->n_threads();
+        if (one_thread) {
+            j["passes_on_one_thread"] = one_thread->first;
+            j["passes_on_one_thread_no_cpu_free"] = one_thread->second;
+        }
         j["load_ms"] = load_ms;
         j["observer"] = o.observer;
         j["results"] = nlohmann::ordered_json::array();
@@ -332,8 +348,12 @@ int run_bench_command(const BenchOptions& o) {
                     std::filesystem::path(o.model).filename().string().substr(0, 28).c_str(), size_mib, params_m,
                     type.c_str(), backend.name().c_str(), t->name.c_str(), t->median_tok_s, (hi - lo) / 2);
     }
-    std::printf("(median of %d runs after a warm-up; ± is half the range; load %.0f ms; observer: %s)\n", o.repetitions,
+    std::printf("(median of %d runs after a warm-up; ± is half the range; load %.0f ms; observer: %s", o.repetitions,
                 load_ms, o.observer.c_str());
+    if (one_thread)
+        std::printf("; passes on one thread: %.0f %%, %.0f %% for want of a free CPU", one_thread->first * 100,
+                    one_thread->second * 100);
+    std::printf(")\n");
     return exit_ok;
 }
 

@@ -98,13 +98,18 @@ TEST_CASE("cli bench: prefill and decode tokens/s, as a table and as JSON") {
     CHECK(t.rc == 0);
     CHECK(t.out.find("pp16") != std::string::npos);
     CHECK(t.out.find("tg8") != std::string::npos);
-    const Run js = run("bench --model \"" + model + "\" -p 16 -n 8 -r 2 --json");
+    CHECK(t.out.find("passes on one thread: ") != std::string::npos);  // two threads: how often the pool used one
+    const Run js = run("bench --model \"" + model + "\" -p 16 -n 8 -r 2 -t 2 --json");
     REQUIRE(js.rc == 0);
     const auto j = nlohmann::json::parse(js.out);
     REQUIRE(j["results"].size() == 2);
     CHECK(j["results"][0]["test"] == "pp16");
     CHECK(j["results"][0]["tokens_per_s"].get<double>() > 0);
     CHECK(j["type"] == "q8_0");
+    const double one = j["passes_on_one_thread"].get<double>(), no_cpu = j["passes_on_one_thread_no_cpu_free"].get<double>();
+    CHECK(one >= 0);
+    CHECK(one <= 1);
+    CHECK(no_cpu <= one);
     // Decode reads every tensor except the embedding table, of which one row:
     // tiny is untied, its table 512 rows of 64 values in Q8_0 (2 blocks, 68 bytes).
     CHECK(j["decode_weight_bytes"].get<std::uint64_t>() == j["size_bytes"].get<std::uint64_t>() - 512 * 68 + 68);
