@@ -88,6 +88,14 @@ constexpr double switch_margin = 0.03;
 // /proc/loadavg takes a few microseconds, a decode pass of the bundled model
 // about a hundred.
 constexpr auto crowded_every = std::chrono::milliseconds(20);
+// Readings in a row that must find no CPU free before the pool calls the
+// machine crowded. One reading is a moment: on a quiet 2-CPU machine a
+// kernel thread or a shell was runnable beside the pass often enough that
+// 9-11 % of a decode's passes ran on one thread for nothing. A busy program
+// is there at every reading. After a reading that found none, the next
+// ones come sooner, so three take a few milliseconds.
+constexpr int crowded_readings = 3;
+constexpr auto confirm_every = std::chrono::milliseconds(2);
 
 // Spins until ready() holds or spin_for has passed; returns ready(). It
 // polls with a growing number of pause instructions between checks: less
@@ -425,12 +433,14 @@ void ThreadPool::ListKind::record(bool solo, Clock::duration took) {
 void ThreadPool::set_runnable_source(RunnableSource source) {
     runnable_source_ = std::move(source);
     crowded_ = false;
+    busy_readings_ = 0;
     crowded_checked_ = {};  // asked again at the next list
 }
 
 bool ThreadPool::crowded() {
     const auto now = Clock::now();
-    if (now - crowded_checked_ < crowded_every) return crowded_;
+    const bool confirming = busy_readings_ > 0 && !crowded_;
+    if (now - crowded_checked_ < (confirming ? confirm_every : crowded_every)) return crowded_;
     crowded_checked_ = now;
     const std::optional<int> runnable = runnable_source_ ? runnable_source_() : std::nullopt;
     // Ours: the caller, the workers that are awake, and the helper places
@@ -438,7 +448,8 @@ bool ThreadPool::crowded() {
     // there: counted as another program, it would keep the verify that it
     // helps with on the caller alone).
     const int ours = n_threads_ - sleeping_.load();
-    crowded_ = runnable && !cpu_free_for_another(*runnable, ours, online_cpus_);
+    busy_readings_ = runnable && !cpu_free_for_another(*runnable, ours, online_cpus_) ? busy_readings_ + 1 : 0;
+    crowded_ = busy_readings_ >= crowded_readings;
     return crowded_;
 }
 

@@ -62,9 +62,9 @@
 //
 // And before it times anything, run() asks whether the machine leaves a CPU
 // free for a second thread at all (cpu_load.h: the runnable tasks that are
-// not ours against the CPUs online, looked at every 20 ms): when it does
-// not, passes run on the caller alone. Timing alone missed it beside
-// programs that keep every CPU busy.
+// not ours against the CPUs online, looked at every 20 ms): when three
+// readings in a row find none, passes run on the caller alone. Timing alone
+// missed it beside programs that keep every CPU busy.
 #pragma once
 #include <array>
 #include <atomic>
@@ -241,6 +241,7 @@ private:
     // asked at most every crowded_every; the caller's alone.
     bool crowded();
     bool crowded_ = false;
+    int busy_readings_ = 0;  // readings in a row that found no CPU free
     Clock::time_point crowded_checked_{};
     int online_cpus_ = 1;
     RunnableSource runnable_source_;

@@ -325,17 +325,36 @@ TEST_CASE("thread pool: run() keeps lists on the caller alone while no CPU is fr
                                           if (t != 0) ++by_others;
                                           std::this_thread::sleep_for(std::chrono::microseconds(50));
                                       }}};
-    // Every CPU taken by other programs: every pass on the caller alone.
-    pool.set_runnable_source([] { return online_cpus() + 1; });
+    // A moment with no CPU free is not a crowded machine: one reading in
+    // two finds the CPUs taken, and every pass goes on both threads.
+    std::atomic<int> readings{0};
+    {
+        ThreadPool moment(2);
+        moment.set_runnable_source([&] { return ++readings % 2 ? online_cpus() + 1 : 1; });
+        while (readings < 8) moment.run(steps);
+        CHECK(moment.stats().crowded_lists == 0);
+    }
+    // Every CPU taken by other programs, reading after reading: once three
+    // readings said so, every pass on the caller alone.
+    readings = 0;
+    pool.set_runnable_source([&] {
+        ++readings;
+        return online_cpus() + 1;
+    });
+    while (readings < 3) pool.run(steps);
+    const ThreadPool::Stats before = pool.stats();
+    by_others = 0;
     for (int pass = 0; pass < 30; ++pass) pool.run(steps);
     ThreadPool::Stats st = pool.stats();
-    CHECK(st.lists == 30);
-    CHECK(st.crowded_lists == 30);
-    CHECK(st.solo_lists == 30);
+    CHECK(st.lists - before.lists == 30);
+    CHECK(st.crowded_lists - before.crowded_lists == 30);
+    CHECK(st.solo_lists - before.solo_lists == 30);
     CHECK(by_others == 0);
-    // Nothing else running: the first passes of a kind run on both threads.
+    // Nothing else running: the first passes of a kind run on both threads
+    // (a kind the passes before did not time).
+    const ThreadPool::Steps other_kind = {{65, 1, steps[0].fn}};
     pool.set_runnable_source([] { return 1; });
-    for (int pass = 0; pass < 5; ++pass) pool.run(steps);
+    for (int pass = 0; pass < 5; ++pass) pool.run(other_kind);
     CHECK(pool.stats().crowded_lists == st.crowded_lists);
     CHECK(pool.stats().solo_lists == st.solo_lists);
     // Switched off, the pool does not ask.
