@@ -107,14 +107,14 @@ void loss_chart(const std::vector<double>& loss, ImVec2 size) {
 // The height of what draw_training puts under the loss chart (the
 // parameters' table, the predictions, the weights file), so that the chart
 // takes the rest of the pane.
-float height_below(const app::TrainingState& t) {
+float height_below(const app::TrainingState& t, bool with_predictions) {
     const ImGuiStyle& style = ImGui::GetStyle();
     const Fonts& F = fonts();
     const float gap = style.ItemSpacing.y, cell = 2 * style.CellPadding.y, line = ImGui::GetTextLineHeight();
     float h = gap + gap;  // the chart's spacing, Spacing()
     if (!t.param_keys.empty())  // a header row, then a row per parameter as tall as its 1.1-line chart
         h += line + cell + static_cast<float>(t.param_keys.size()) * (line * 1.1f + cell) + gap;
-    if (t.last && !t.last->predictions.empty()) h += gap + 2 * (F.mono->FontSize + gap);
+    if (with_predictions && t.last && !t.last->predictions.empty()) h += gap + 2 * (F.mono->FontSize + gap);
     return h;
 }
 
@@ -192,6 +192,7 @@ void draw_training(const app::Snapshot& s, ViewState& v) {
         text_colored(theme::muted_rgb, tr(line));
 
         const float avail = ImGui::GetContentRegionAvail().x;
+        bool show_predictions = true;
         // ---- loss ----
         {
             ImGui::PushFont(F.bold);
@@ -207,8 +208,13 @@ void draw_training(const app::Snapshot& s, ViewState& v) {
                 std::snprintf(from, sizeof from, "(from %s; log scale)", pretty_number(t.loss.front(), 4).c_str());
                 text_colored(theme::muted_rgb, tr(from));
             }
+            // The predictions' two lines give way to the chart where the
+            // pane is short (1280x720 left the chart 35 px): the diagram's
+            // forward box still shows the first prediction and its label.
+            const float room = ImGui::GetContentRegionAvail().y;
+            show_predictions = room - height_below(t, true) >= v.font_px * 5;
             if (!t.loss.empty())
-                loss_chart(t.loss, ImVec2(avail, std::max(v.font_px * 3.5f, ImGui::GetContentRegionAvail().y - height_below(t))));
+                loss_chart(t.loss, ImVec2(avail, std::max(v.font_px * 3.5f, room - height_below(t, show_predictions))));
         }
         // ---- parameters, each with its trajectory and the article's value ----
         // (the table's first header names them: no heading above it)
@@ -253,7 +259,7 @@ void draw_training(const app::Snapshot& s, ViewState& v) {
             ImGui::EndTable();
         }
         // ---- the latest step's predictions against the labels ----
-        if (t.last && !t.last->predictions.empty()) {
+        if (show_predictions && t.last && !t.last->predictions.empty()) {
             ImGui::Spacing();
             std::string preds = "\u0177 ";
             std::string labels = "y ";
