@@ -5,6 +5,7 @@
 
 #if defined(__linux__)
 #include <fcntl.h>
+#include <sched.h>
 #include <unistd.h>
 #endif
 
@@ -39,6 +40,20 @@ std::optional<int> runnable_tasks() {
 #else
     return std::nullopt;
 #endif
+}
+
+bool realtime_policy() {
+#if defined(__linux__)
+    const int policy = ::sched_getscheduler(0);
+    return policy == SCHED_FIFO || policy == SCHED_RR;
+#else
+    return false;
+#endif
+}
+
+std::optional<int> runnable_tasks_that_compete() {
+    if (realtime_policy()) return std::nullopt;
+    return runnable_tasks();
 }
 
 int online_cpus() {

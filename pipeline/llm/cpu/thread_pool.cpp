@@ -172,7 +172,7 @@ ThreadPool::ThreadPool(int n_threads, int n_helpers) {
     n_threads_ = n_threads > 0 ? n_threads : default_threads();
     n_helpers_ = std::clamp(n_helpers, 0, n_threads_ - 1);
     online_cpus_ = online_cpus();
-    runnable_source_ = runnable_tasks;
+    runnable_source_ = runnable_tasks_that_compete;
     for (int i = 1; i < n_threads_ - n_helpers_; ++i) threads_.emplace_back([this, i] { worker(i); });
 }
 

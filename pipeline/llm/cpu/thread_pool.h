@@ -131,7 +131,7 @@ public:
     void set_adaptive(bool on) { adaptive_ = on; }
 
     // Where run() learns how many tasks the machine has runnable (by
-    // default runnable_tasks(), cpu_load.h; nullopt: not known, so never
+    // default runnable_tasks_that_compete(), cpu_load.h; nullopt: not known, so never
     // crowded). For tests, which also run beside other tests.
     using RunnableSource = std::function<std::optional<int>()>;
     void set_runnable_source(RunnableSource source);

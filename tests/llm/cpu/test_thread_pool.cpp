@@ -4,6 +4,10 @@
 // ThreadSanitizer build (the tsan preset) runs it without the rest of llm.
 #include <doctest/doctest.h>
 
+#if defined(__linux__)
+#include <sched.h>
+#endif
+
 #include <atomic>
 #include <chrono>
 #include <stdexcept>
@@ -317,6 +321,32 @@ TEST_CASE("cpu load: the runnable tasks in /proc/loadavg's text, and whether a C
 #endif
     CHECK(online_cpus() >= 1);
 }
+
+#if defined(__linux__)
+// Under a real-time policy (chrt -f, as tools/vs-llama.sh runs) the tasks our
+// threads keep waiting are runnable, and no other program can take our CPUs:
+// the pool is told nothing, and never calls the machine crowded.
+TEST_CASE("cpu load: under a real-time policy the pool is not told of other tasks") {
+    sched_param normal{};
+    const int policy = sched_getscheduler(0);
+    REQUIRE(sched_getparam(0, &normal) == 0);
+    if (policy == SCHED_OTHER) {
+        CHECK(!realtime_policy());
+        CHECK(runnable_tasks_that_compete().has_value());
+    }
+    sched_param fifo{};
+    fifo.sched_priority = 1;
+    if (sched_setscheduler(0, SCHED_FIFO, &fifo) != 0) {
+        MESSAGE("SCHED_FIFO not allowed here: the real-time case is not run");
+        return;
+    }
+    const bool rt = realtime_policy();
+    const bool told = runnable_tasks_that_compete().has_value();
+    REQUIRE(sched_setscheduler(0, policy, &normal) == 0);
+    CHECK(rt);
+    CHECK(!told);
+}
+#endif
 
 TEST_CASE("thread pool: run() keeps lists on the caller alone while no CPU is free for another thread") {
     ThreadPool pool(2);
