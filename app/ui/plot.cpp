@@ -192,6 +192,18 @@ ImVec2 heatmap(ImVec2 origin, int rows, int cols, float cell, const std::functio
     return ImVec2(cols * step, rows * step);
 }
 
+// Text set side by side on lines (levels): the first line whose last text
+// ends `gap` before x0 takes [x0, x1). Returns that line, -1 when none has room.
+template <std::size_t N>
+static int first_free_line(std::array<float, N>& line_end, float x0, float x1, float gap) {
+    for (std::size_t l = 0; l < N; ++l)
+        if (line_end[l] + gap <= x0) {
+            line_end[l] = x1;
+            return static_cast<int>(l);
+        }
+    return -1;
+}
+
 Frame grouped_bars(ImVec2 size, const std::vector<std::string>& groups, const std::vector<Series>& series,
                    std::string_view unit, double y_max) {
     const float font = ImGui::GetFontSize();
@@ -229,12 +241,7 @@ Frame grouped_bars(ImVec2 size, const std::vector<std::string>& groups, const st
             const float centre = static_cast<float>((xa + xb) / 2 / n_groups) * frame_w;
             val.x0 = std::clamp(centre - w / 2, 1.0f, std::max(1.0f, frame_w - w));
             val.x1 = val.x0 + w;
-            for (int l = 0; l < static_cast<int>(level_end.size()); ++l)
-                if (level_end[static_cast<std::size_t>(l)] + gap <= val.x0) {
-                    val.level = l;
-                    level_end[static_cast<std::size_t>(l)] = val.x1;
-                    break;
-                }
+            val.level = first_free_line(level_end, val.x0, val.x1, gap);
             values.push_back(std::move(val));
         }
     // The groups' names under the frame, the same way: a name that would
@@ -247,13 +254,7 @@ Frame grouped_bars(ImVec2 size, const std::vector<std::string>& groups, const st
         const float w = ImGui::CalcTextSize(tr(name)).x * name_scale;
         const float centre = static_cast<float>((static_cast<double>(names.size()) + 0.5) / n_groups) * frame_w;
         const float x0 = std::clamp(centre - w / 2, 0.0f, std::max(0.0f, frame_w - w));
-        int line = -1;
-        for (int l = 0; l < static_cast<int>(level_end.size()) && line < 0; ++l)
-            if (level_end[static_cast<std::size_t>(l)] + gap <= x0) {
-                line = l;
-                level_end[static_cast<std::size_t>(l)] = x0 + w;
-            }
-        names.emplace_back(x0, line);
+        names.emplace_back(x0, first_free_line(level_end, x0, x0 + w, gap));
     }
     int name_lines = 1;
     for (const auto& [x0, line] : names) name_lines = std::max(name_lines, line + 1);
@@ -289,7 +290,7 @@ Frame grouped_bars(ImVec2 size, const std::vector<std::string>& groups, const st
     for (const Value& val : values) {
         if (val.level < 0) continue;
         const float x0 = f.min.x + val.x0, x1 = f.min.x + val.x1;
-        const float ceiling = x0 - f.min.x < unit_end ? f.min.y : above(f);
+        const float ceiling = val.x0 < unit_end ? f.min.y : above(f);
         const float base = f.py(std::min(val.v, y_max)) - lift;
         for (int l = 0; l <= val.level + 1; ++l) {
             const float y0 = base - lift * static_cast<float>(l);
