@@ -271,18 +271,23 @@ TEST_CASE("plot: axis ticks no closer than their labels, the top alone on a very
 // The overflow check reads text drawn straight into a pane's draw list (chart
 // labels): past the pane's edge, or over or against another label, is a
 // line; labels a few pixels apart, or each in its own pane, are not.
+// DefaultFont's context with a frame begun: no GL, so panes are laid out and
+// their text checked, nothing drawn.
+struct HeadlessFrame : DefaultFont {
+    explicit HeadlessFrame(ImVec2 display) {
+        ImGuiIO& io = ImGui::GetIO();
+        io.DisplaySize = display;
+        io.IniFilename = nullptr;  // no imgui.ini left in the working folder
+        ImGui::NewFrame();
+    }
+    ~HeadlessFrame() { ImGui::EndFrame(); }
+};
+
 TEST_CASE("overflow: drawn text past the pane or over other text is named, text apart is not") {
-    ImGuiContext* ctx = ImGui::CreateContext();
-    ImGuiIO& io = ImGui::GetIO();
-    io.DisplaySize = ImVec2(400, 300);
-    io.IniFilename = nullptr;  // no imgui.ini left in the working folder
-    ImFont* font = io.Fonts->AddFontDefault();
-    unsigned char* pixels = nullptr;
-    int w = 0, h = 0;
-    io.Fonts->GetTexDataAsAlpha8(&pixels, &w, &h);
+    const HeadlessFrame frame(ImVec2(400, 300));
+    ImFont* font = frame.font;
     std::vector<std::string> lines;
     ui::set_overflow_sink(&lines);
-    ImGui::NewFrame();
     auto pane = [&](const char* name, ImVec2 at, const std::function<void(ImDrawList*, ImVec2)>& draw) {
         ImGui::SetNextWindowPos(at);
         ImGui::SetNextWindowSize(ImVec2(180, 120));
@@ -313,8 +318,6 @@ TEST_CASE("overflow: drawn text past the pane or over other text is named, text 
     REQUIRE(lines.size() == 1);
     CHECK(lines[0].rfind("##past: text \"TTFT 23.1 ms\" drawn past the right edge by ", 0) == 0);
     ui::set_overflow_sink(nullptr);
-    ImGui::EndFrame();
-    ImGui::DestroyContext(ctx);
 }
 
 // Lesson 14's keep-warm chart at 1024x768 wrote a warm request's "0.989"
@@ -322,17 +325,9 @@ TEST_CASE("overflow: drawn text past the pane or over other text is named, text 
 // that do not fit side by side take turns a line higher; wide apart, every
 // value stays on its bar's top.
 TEST_CASE("plot: grouped bars' values too wide for their bars are staggered, never drawn over each other") {
-    ImGuiContext* ctx = ImGui::CreateContext();
-    ImGuiIO& io = ImGui::GetIO();
-    io.DisplaySize = ImVec2(1200, 400);
-    io.IniFilename = nullptr;
-    io.Fonts->AddFontDefault();
-    unsigned char* pixels = nullptr;
-    int w = 0, h = 0;
-    io.Fonts->GetTexDataAsAlpha8(&pixels, &w, &h);
+    const HeadlessFrame frame(ImVec2(1200, 400));
     std::vector<std::string> lines;
     ui::set_overflow_sink(&lines);
-    ImGui::NewFrame();
     const std::vector<std::string> gaps{"0 s", "20 s", "300 s (cold)", "5 s", "900 s (cold)", "30 s"};
     const ui::plot::Series cold{"unloads when idle", 0x3366CC, {0.989, 0.995, 3.2, 0.991, 3.1, 0.993}};
     const ui::plot::Series warm{"kept warm", 0xCC6633, {0.995, 0.989, 0.994, 0.990, 0.992, 0.988}};
@@ -361,6 +356,4 @@ TEST_CASE("plot: grouped bars' values too wide for their bars are staggered, nev
     CHECK(narrow.y1 >= 3.2);
     CHECK(narrow.height() < wide.height());  // the narrow chart's names on more lines than one
     ui::set_overflow_sink(nullptr);
-    ImGui::EndFrame();
-    ImGui::DestroyContext(ctx);
 }
