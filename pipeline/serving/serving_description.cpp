@@ -170,11 +170,11 @@ std::vector<PathInfo> paths() {
         {path(pp, keys::largest_batch), VT::number, "", "batch_sweep: the largest batch size"},
         {path(pp, keys::speedup_at_largest), VT::number, "", "batch_sweep: tokens/s there ÷ at the first batch size"},
         {path(pp, keys::tpot_ratio_at_largest), VT::number, "", "batch_sweep: step time there ÷ at the first batch size"},
-        {path(pp, keys::gain_per_doubling_first_half), VT::number, "",
-         "batch_sweep: tokens/s gained per doubling of the batch, from the first size to the middle one (0 with under "
-         "3 sizes)"},
-        {path(pp, keys::gain_per_doubling_last_half), VT::number, "",
-         "batch_sweep: the same from the middle size to the largest"},
+        {path(pp, keys::gain_per_doubling_first_quarter), VT::number, "",
+         "batch_sweep: tokens/s gained per doubling of the batch over the first quarter of the sizes (with 8 sizes, "
+         "the first to the third; 0 with under 3 sizes)"},
+        {path(pp, keys::gain_per_doubling_last_quarter), VT::number, "",
+         "batch_sweep: the same over the last quarter (with 8 sizes, the sixth to the largest)"},
         {path(pp, keys::wait_growth), VT::number, "", "queue: simulated M/D/1 wait at the highest utilization ÷ at the lowest"},
         {path(pp, keys::waits_rising), VT::text, "", "queue: \"yes\" when every simulated wait exceeds the one before"},
         {path(pp, keys::max_z), VT::number, "",

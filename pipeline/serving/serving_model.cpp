@@ -169,22 +169,28 @@ private:
         ev.out(keys::largest_batch, static_cast<double>(last.n_batch));
         ev.out(keys::speedup_at_largest, last.speedup);
         ev.out(keys::tpot_ratio_at_largest, last.tpot_ratio);
-        // What a doubling of the batch buys, on average over the first half
-        // of the sweep and over the second: past the knee, little. (Over
-        // halves, not single steps: one step's gain moves by a third from run
-        // to run on a busy machine.)
-        const std::size_t n = r.points.size(), mid = n / 2;
+        // What a doubling of the batch buys, on average over the first
+        // quarter of the sweep (its smallest sizes) and over the last: past
+        // the knee, little. Over quarters, not single steps: one step's gain
+        // moves by a third from run to run on a busy machine. Not over
+        // halves: the kernels change path with the batch (one-row dots,
+        // several-row tiles, then the GEMM from 24 tokens at AVX-512), so
+        // the middle of a 1-128 sweep can gain again after a lull, and on an
+        // AMD Zen 5 the halves came out alike (1→16 1.27-1.37× a doubling,
+        // 16→128 1.33-1.37×; quarters 1.45-1.63× against 1.15-1.20×).
+        const std::size_t n = r.points.size(), q = std::max<std::size_t>(1, n / 4);
         const auto per_doubling = [&](std::size_t i, std::size_t j) {
             const BatchSweepPoint &a = r.points[i], &b = r.points[j];
             const double doublings = std::log2(static_cast<double>(b.n_batch) / a.n_batch);
             return a.tokens_per_s > 0 && doublings > 0 ? std::pow(b.tokens_per_s / a.tokens_per_s, 1 / doublings) : 0.0;
         };
-        const double g_first = n >= 3 ? per_doubling(0, mid) : 0.0, g_last = n >= 3 ? per_doubling(mid, n - 1) : 0.0;
-        ev.out(keys::gain_per_doubling_first_half, g_first);
-        ev.out(keys::gain_per_doubling_last_half, g_last);
-        if (n >= 3)
+        const bool enough = n >= 3;
+        const double g_first = enough ? per_doubling(0, q) : 0.0, g_last = enough ? per_doubling(n - 1 - q, n - 1) : 0.0;
+        ev.out(keys::gain_per_doubling_first_quarter, g_first);
+        ev.out(keys::gain_per_doubling_last_quarter, g_last);
+        if (enough)
             ev.says(fmt::format("tokens/s gained per doubling of the batch: {:.2f}× from {} to {}, {:.2f}× from {} to {}",
-                                g_first, r.points[0].n_batch, r.points[mid].n_batch, g_last, r.points[mid].n_batch,
+                                g_first, r.points[0].n_batch, r.points[q].n_batch, g_last, r.points[n - 1 - q].n_batch,
                                 r.points[n - 1].n_batch));
         ev.says(fmt::format("throughput at batch {} ÷ batch {} = {:.1f} ÷ {:.1f} = {:.2f}×", last.n_batch,
                             first.n_batch, last.tokens_per_s, first.tokens_per_s, last.speedup));
