@@ -112,6 +112,28 @@ TEST_CASE("check: a passing lesson's line counts its steps and checks in words")
     CHECK(r.output.find("✓ " + f.string() + " (1 step, 0 checks)") != std::string::npos);
 }
 
+// --attempts: a lesson whose checks fail runs again (timing claims on a busy
+// machine); one that fails every time still fails, with every run's lines.
+TEST_CASE("check --attempts: a failing lesson runs again and says what each run found; a passing one runs once") {
+    const std::string f = data + "/failing-lessons/wrong-answer.yaml";
+    const auto r = run_command(sixstep_cmd("check --attempts 3 '" + f + "'"));
+    CHECK(r.exit_code == 1);
+    CHECK(r.output.find("✗ " + f + " — 1 of 3 checks failed (in run 3 of 3)") != std::string::npos);
+    CHECK(r.output.find("  run 1: 1 of 3 checks failed") != std::string::npos);
+    CHECK(r.output.find("  run 2: 1 of 3 checks failed") != std::string::npos);
+    CHECK(r.output.find("  run 3:\n") != std::string::npos);
+    const auto js = run_command(sixstep_cmd("check --attempts 2 --json '" + f + "'") + " 2>/dev/null");
+    REQUIRE(js.exit_code == 1);
+    const auto j = nlohmann::json::parse(js.output);
+    CHECK(j["lessons"][0]["runs"] == 2);
+    CHECK(j["lessons"][0]["earlier_failures"].size() == 2);  // run 1's heading and its one failure
+    const auto pass = run_command(sixstep_cmd("check --attempts 3 '" + lessons + "/01-six-steps.yaml'"));
+    CHECK(pass.exit_code == 0);
+    CHECK(pass.output.find("passed in run") == std::string::npos);
+    for (const char* bad : {"0", "11", "two"})
+        CHECK(run_command(sixstep_cmd(std::string("check --attempts ") + bad + " '" + f + "'")).exit_code == 2);
+}
+
 TEST_CASE("check: a path that does not exist exits 2") {
     const auto r = run_command(sixstep_cmd("check /nonexistent/lessons"));
     CHECK(r.exit_code == 2);
