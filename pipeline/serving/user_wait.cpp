@@ -66,6 +66,14 @@ int count_words(const std::string& text) {
 std::string ms_text(double ms) { return ms < 1 ? fmt::format("{:.3f} ms", ms) : ms < 100 ? fmt::format("{:.1f} ms", ms) : fmt::format("{:.0f} ms", ms); }
 
 constexpr int warm_up_tokens = 4;  // the untimed request before the chat
+// Each agent call runs this many times (greedy: the same answer each time)
+// and keeps its fastest TTFT and its fastest total: the engine's own time.
+// A call is a few milliseconds, and a shared machine takes its CPU away
+// now and then for a host tick (4 ms on an AMD Zen 5 VM, in one 1-ms
+// window in six): one such pause in one first token turned "the first
+// tokens are a small part of the wait" round in a lesson's check, and
+// medians of three still kept a pause in one call in three.
+constexpr int agent_runs = 3;
 
 // Different openings for the batch job's requests.
 constexpr const char* batch_prompts[] = {"Once upon a time", "The cat sat on the", "One day, a little girl",
@@ -158,14 +166,20 @@ AgentWait agent(Generator& gen, const UserWaitParams& p) {
     std::string prompt = p.agent_prompt;
     for (int i = 0; i < p.agent_calls; ++i) {
         report_progress("agent: calls", static_cast<std::uint64_t>(i), static_cast<std::uint64_t>(p.agent_calls));
-        const GenerateResult r = gen.generate(prompt, gp);
+        std::vector<double> ttft, total;
+        GenerateResult r;
+        for (int run = 0; run < agent_runs; ++run) {
+            r = gen.generate(prompt, gp);
+            ttft.push_back(r.timings.ttft_ms);
+            total.push_back(r.timings.total_ms);
+        }
         AgentCall call;
         call.prompt = prompt;
         call.output = r.text;
         call.n_prompt = r.timings.n_prompt;
         call.n_generated = r.timings.n_generated;
-        call.ttft_ms = r.timings.ttft_ms;
-        call.total_ms = r.timings.total_ms;
+        call.ttft_ms = *std::min_element(ttft.begin(), ttft.end());  // within the fastest total: each run's is within its own
+        call.total_ms = *std::min_element(total.begin(), total.end());
         a.calls.push_back(call);
         a.end_to_end_ms += call.total_ms;
         a.ttft_sum_ms += call.ttft_ms;
@@ -284,8 +298,8 @@ long long user_waits_positions_at_most(const UserWaitParams& p) {
     long long batch_prompt = 0;
     for (const char* s : batch_prompts) batch_prompt = std::max(batch_prompt, encoded_tokens_at_most(s));
     const long long chat = (chat_prompt + warm_up_tokens) + (chat_prompt + p.chat_tokens);
-    const long long agent = (agent_prompt + p.agent_tokens) +
-                            (p.agent_calls - 1LL) * (std::max(reread, agent_prompt) + p.agent_tokens);
+    const long long agent = agent_runs * ((agent_prompt + p.agent_tokens) +
+                                          (p.agent_calls - 1LL) * (std::max(reread, agent_prompt) + p.agent_tokens));
     const long long batch_job = 2LL * p.batch_requests * (batch_prompt + p.batch_tokens);
     return chat + agent + batch_job;
 }
