@@ -114,7 +114,7 @@ TEST_CASE("check: a passing lesson's line counts its steps and checks in words")
 
 // --attempts: a lesson whose checks fail runs again (timing claims on a busy
 // machine); one that fails every time still fails, with every run's lines.
-TEST_CASE("check --attempts: a failing lesson runs again and says what each run found; a passing one runs once") {
+TEST_CASE("check --attempts: a failing lesson runs again and says what each run found, a passing one runs once") {
     const std::string f = data + "/failing-lessons/wrong-answer.yaml";
     const auto r = run_command(sixstep_cmd("check --attempts 3 '" + f + "'"));
     CHECK(r.exit_code == 1);
