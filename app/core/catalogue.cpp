@@ -86,9 +86,12 @@ bool match(const std::vector<Piece>& pieces, std::string_view en, std::vector<st
         const std::string_view lit = pieces[i].literal;
         size_t next;
         if (i + 1 == pieces.size()) {
-            // The last literal ends the string.
+            // The last literal ends the string. A sentence's closing period
+            // is not a last hole's: "knee: batch 16." is "{}." around
+            // "knee: batch {}", so the period becomes the language's own.
             if (en.size() < at + lit.size() + 1 || en.substr(en.size() - lit.size()) != lit) return false;
             next = en.size() - lit.size();
+            if (lit.empty() && en.back() == '.') return false;
         } else {
             if (lit.empty()) return false;  // two holes side by side: ambiguous
             next = en.find(lit, at + 1);

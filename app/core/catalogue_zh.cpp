@@ -718,8 +718,8 @@ const Catalogue& chinese_catalogue() {
              "inference has cost as much as training by day {} and {}\u00d7 as much after {} days",
              "训练这个模型用了约 {} FLOP；每天服务 {} 个请求、每个 {} 个词元，每天要花 {} FLOP，所以推理在第 {} 天"
              "就花掉了和训练一样多的算力，到最后是训练的 {}\u00d7（共 {} 天）"},
-            {"The load ({} ms) is {}% of the cost of a single request and under {}% once it serves {}",
-             "加载（{} ms）占单个请求成本的 {}%，服务 {} 个请求后摊到 {}% 以下"},
+            {"The load ({} ms) is {}% of the cost of a single request and under {}% once it serves {} requests",
+             "加载（{} ms）占单个请求成本的 {}%，分摊后低于 {}%（服务 {} 个请求时）"},
             {"Version {=} (v2) promised {} minutes on average where v1 promised {}; the monitor raised the alarm at "
              "request {} ({}) and v1 took all traffic back",
              "版本 {=}（v2）平均承诺 {} 分钟，而 v1 承诺 {} 分钟；监控在第 {} 个请求时报警（{}），v1 收回了全部流量"},

@@ -100,7 +100,7 @@ public:
         return fmt::format("Training this model took about {} FLOP; serving {} requests a day of {} tokens costs "
                            "{} FLOP a day, so inference has cost as much as training by day {:.3g} and {:.0f}× as "
                            "much after {} days. The load ({:.2f} ms) is {:.0f}% of the cost of a single request and "
-                           "under {}% once it serves {:.0f}.",
+                           "under {}% once it serves {:.0f} requests.",
                            readable_number(b.train_flops), p.requests_per_day, p.tokens_per_request,
                            readable_number(b.inference_flops_per_day), b.crossover_day, b.inference_to_training, p.days,
                            1000 * p.load_s, 100 * first, readable_number(100 * last, 2),

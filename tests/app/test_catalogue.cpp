@@ -39,6 +39,13 @@ TEST_CASE("catalogue: a lab's answer translates sentence by sentence") {
                                "as long. knee: batch 16") ==
           "每步 32 个序列时，每秒词元数达到 9.6\u00d7（对比每步 1 个），每个词元的耗时变为 1.8\u00d7。拐点：批大小 16");
     CHECK(app::translate("zh", "The batch job got 4403 tokens/s. A zebra spoke.") == std::nullopt);
+    // A pattern that ends in a hole leaves the sentence's period to "{}.":
+    // it was "拐点：批大小 16." (the hole took "16.").
+    CHECK(app::translate("zh", "knee: batch 16.") == "拐点：批大小 16。");
+    // The holes keep the English order (the count was where the share goes).
+    CHECK(app::translate("zh", "The load (4.63 ms) is 20% of the cost of a single request and under 2.5e-05% once it "
+                               "serves 1000000 requests.") ==
+          "加载（4.63 ms）占单个请求成本的 20%，分摊后低于 2.5e-05%（服务 1000000 个请求时）。");
 }
 
 TEST_CASE("catalogue: hostile text is answered at once, untranslated") {
