@@ -273,8 +273,8 @@ int run_bench_command(const BenchOptions& o) {
     if (o.contention) return run_contention(o, model);
     BackendChoice choice = make_backend(backend_kind(o.backend), model, {.n_threads = o.threads});
     // Until the first token can run: the file mapped and checked, and the
-    // backend built (on the CPU that interleaves Q4_0 and Q8_0 rows; on the
-    // GPU it uploads the weights).
+    // backend built (on the CPU that copies the matrices to huge pages,
+    // interleaving Q4_0 and Q8_0 rows; on the GPU it uploads the weights).
     const double load_ms = ms_since(t0);
     if (!choice.note.empty()) std::fprintf(stderr, "sixstep: %s\n", choice.note.c_str());
     Backend& backend = *choice.backend;
@@ -304,6 +304,11 @@ int run_bench_command(const BenchOptions& o) {
                           static_cast<double>(after.crowded_lists - pool_before.crowded_lists) / lists};
     }
 
+    // The CPU's copy of the weights, read after the runs (the kernel may
+    // have gathered more onto huge pages meanwhile).
+    std::optional<CpuWeightsMemory> copy;
+    if (cpu) copy = model->cpu_weights_memory();
+
     const double size_mib = static_cast<double>(model->file().n_tensor_bytes()) / (1024.0 * 1024.0);
     const double params_m = static_cast<double>(model->n_params()) / 1e6;
     const std::string type(ggml_type_name(model->main_type()));
@@ -319,6 +324,10 @@ int run_bench_command(const BenchOptions& o) {
         if (one_thread) {
             j["passes_on_one_thread"] = one_thread->first;
             j["passes_on_one_thread_no_cpu_free"] = one_thread->second;
+        }
+        if (copy) {
+            j["cpu_weights_bytes"] = copy->bytes;
+            j["cpu_weights_on_huge_pages_bytes"] = copy->huge_page_bytes;
         }
         j["load_ms"] = load_ms;
         j["observer"] = o.observer;
@@ -353,6 +362,9 @@ int run_bench_command(const BenchOptions& o) {
     if (one_thread)
         std::printf("; passes on one thread: %.0f %%, %.0f %% for want of a free CPU", one_thread->first * 100,
                     one_thread->second * 100);
+    if (copy)
+        std::printf("; the CPU's copy of the weights: %.1f MiB, %.1f MiB of it on huge pages",
+                    static_cast<double>(copy->bytes) / (1 << 20), static_cast<double>(copy->huge_page_bytes) / (1 << 20));
     std::printf(")\n");
     return exit_ok;
 }

@@ -67,7 +67,7 @@ int run_bill(const BillOptions& o) {
         // Measure on the engine: the load, then decode tokens/s with tools/bench.
         const auto t0 = std::chrono::steady_clock::now();
         const auto model = LlamaModel::load(model_path);
-        model->interleave_for_cpu();  // part of a CPU instance's start (Q4_0, Q8_0)
+        model->prepare_for_cpu();  // part of a CPU instance's start: the copy its matmuls read
         const double load_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         src.model_name = std::filesystem::path(model_path).filename().string();
         p.n_params = static_cast<double>(model->n_params());

@@ -56,7 +56,7 @@ int run_coldstart(ColdStartOptions o) {
     if (r.requests.size() >= 2 && r.requests[0].start == Start::cold_disk && r.requests[1].start == Start::cold_cached)
         std::printf("reading the file from disk: %.2f ms (cold from disk − cold from the page cache)\n",
                     r.requests[0].total_ms - r.requests[1].total_ms);
-    std::printf("mapping and first-touching the weights, building the instance: %.2f ms (cold from the page cache − "
+    std::printf("mapping, checking and copying the weights, building the instance: %.2f ms (cold from the page cache − "
                 "warm)\n",
                 r.requests[1].total_ms - r.warm_median_ms);
 

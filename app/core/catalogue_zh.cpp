@@ -225,6 +225,8 @@ const Catalogue& chinese_catalogue() {
             {"context", "上下文长度"},
             {"backend", "计算后端"},
             {"KV cache per token", "每个词元的 KV 缓存"},
+            {"CPU copy", "CPU 副本"},
+            {"on huge pages", "其中在大页上"},
             {"phase", "阶段"},
             {"KV cache filled", "KV 缓存已填"},
             {"KV cache capacity", "KV 缓存容量"},

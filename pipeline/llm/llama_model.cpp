@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
+#include <string_view>
 #include <utility>
 
 #include <fmt/format.h>
@@ -242,21 +244,61 @@ void LlamaModel::init() {
     clear_progress();
 }
 
-void LlamaModel::interleave_for_cpu() const {
-    std::call_once(interleaved_once_, [this] {
+namespace {
+
+// SIXSTEP_WEIGHTS: "copied" (the default) or "mapped" (F32 and F16 read
+// from the file's mapping, the interleaved rows on plain pages: what a
+// measurement compares the copy against).
+bool copy_for_cpu() {
+    const char* env = std::getenv("SIXSTEP_WEIGHTS");
+    if (!env || !*env || std::string_view(env) == "copied") return true;
+    if (std::string_view(env) == "mapped") return false;
+    throw Error(fmt::format("SIXSTEP_WEIGHTS=\"{}\" is not a choice (use copied or mapped)", env));
+}
+
+}  // namespace
+
+void LlamaModel::prepare_for_cpu() const {
+    std::call_once(cpu_once_, [this] {
         // The model is made non-const (load(), from_gguf()) and handed out
-        // as const; `interleaved` is a cache of the rows beside them.
+        // as const; cpu_copy and interleaved are a cache of its rows.
         LlamaWeights& w = const_cast<LlamaWeights&>(w_);
-        const auto interleave = [this](WeightMatrix& m) {
-            AlignedVector<std::uint8_t> x8 = interleave_rows(m);
-            if (x8.empty()) return;
-            m.interleaved = x8.data();
-            interleaved_.push_back(std::move(x8));
-        };
+        std::vector<WeightMatrix*> all;
         for (LlamaLayer& l : w.layers)
-            for (const auto& [name, m] : layer_matrices(l)) interleave(*m);
-        interleave(w.output);
+            for (const auto& [name, m] : layer_matrices(l)) all.push_back(m);
+        all.push_back(&w.output);  // a tied output gets its own: the embedding is only looked up
+        const bool copy = copy_for_cpu();
+        // Each matrix's place in one buffer: its interleaved rows (Q4_0,
+        // Q8_0) or its rows as they are (F32, F16), from a cache line.
+        const auto bytes_of = [copy](const WeightMatrix& m) -> std::size_t {
+            if (m.type == GGMLType::F32 || m.type == GGMLType::F16) return copy ? m.bytes() : 0;
+            return interleaved_bytes(m);
+        };
+        std::vector<std::size_t> at;
+        std::size_t total = 0;
+        for (const WeightMatrix* m : all) {
+            at.push_back(total);
+            total += (bytes_of(*m) + cache_line_bytes - 1) / cache_line_bytes * cache_line_bytes;
+        }
+        cpu_rows_ = HugePageBuffer(total, copy);
+        for (std::size_t i = 0; i < all.size(); ++i) {
+            WeightMatrix& m = *all[i];
+            if (bytes_of(m) == 0) continue;
+            std::uint8_t* dst = cpu_rows_.data() + at[i];
+            if (m.type == GGMLType::F32 || m.type == GGMLType::F16) {
+                std::memcpy(dst, m.data, m.bytes());
+                m.cpu_copy = dst;
+            } else {
+                interleave_rows(m, dst);
+                m.interleaved = dst;
+            }
+        }
     });
+}
+
+CpuWeightsMemory LlamaModel::cpu_weights_memory() const {
+    prepare_for_cpu();
+    return {cpu_rows_.size(), std::min(cpu_rows_.size(), cpu_rows_.huge_page_bytes())};
 }
 
 void LlamaModel::embed(int token, float* out) const {

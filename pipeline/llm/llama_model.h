@@ -1,13 +1,14 @@
 // LlamaModel: the hyperparameters and weights of a Llama-architecture model
 // (general.architecture = "llama"), read from a GGUF file.
 //
-// The weights are not copied: every matrix is a view (WeightMatrix) into the
+// Loading copies no weight: every matrix is a view (WeightMatrix) into the
 // read-only memory map of the file, in whatever type the file stores (F32,
-// F16, Q8_0, Q4_0). Only the small norm vectors are converted to float, and
-// Q4_0 and Q8_0 matrices get a second, interleaved copy of their rows for
-// the CPU's matmuls (interleaved_rows.h), when the first CPU forward pass is
-// built: a model that only the GPU runs, or that is only inspected, pays
-// neither the time nor the memory.
+// F16, Q8_0, Q4_0), and only the small norm vectors are converted to float.
+// When the first CPU forward pass is built, the matrices it multiplies are
+// copied once into memory of the process's own, on huge pages where the
+// kernel gives them (huge_page_buffer.h): F32 and F16 rows as they are,
+// Q4_0 and Q8_0 rows interleaved (interleaved_rows.h). A model that only the
+// GPU runs, or that is only inspected, pays neither the time nor the memory.
 //
 //     auto model = LlamaModel::load("model.gguf");   // shared_ptr; throws sixstep::Error
 //     const LlamaHparams& hp = model->hparams();     // n_embd, n_layer, …
@@ -32,6 +33,7 @@
 #include <string>
 #include <vector>
 
+#include "pipeline/core/huge_page_buffer.h"
 #include "pipeline/llm/gguf/gguf.h"
 #include "pipeline/llm/gguf/interleaved_rows.h"
 #include "pipeline/llm/gguf/weight_matrix.h"
@@ -70,6 +72,12 @@ struct LlamaWeights {
     bool tied_output = false;
 };
 
+// The CPU's copy of the weights, in bytes.
+struct CpuWeightsMemory {
+    std::size_t bytes = 0;            // copied (F32, F16) or interleaved (Q4_0, Q8_0)
+    std::size_t huge_page_bytes = 0;  // of those, on huge pages now
+};
+
 class LlamaModel {
 public:
     // Opens (memory-maps) and validates a GGUF file. Errors name the file and
@@ -91,14 +99,22 @@ public:
     // A hash of every byte of tensor data (see GGUFFile::tensor_data_checksum).
     std::uint64_t weights_checksum() const { return file_.tensor_data_checksum(); }
 
-    // Gives every Q4_0 and Q8_0 matrix a forward pass multiplies (all but the
-    // embedding table, which is only looked up; a tied output gets its own)
-    // its interleaved rows (WeightMatrix::interleaved), once: a copy as large
-    // as the matrices (110M Q8_0: ~90 ms, ~117 MB). The CPU's forward pass
-    // calls it when it is built; any thread may, and later calls return at
-    // once. Until then the matrices' `interleaved` are null, which the
-    // matmuls also handle (the file's own rows, slower).
-    void interleave_for_cpu() const;
+    // Copies every matrix a forward pass multiplies (all but the embedding
+    // table, which is only looked up; a tied output gets its own) into one
+    // buffer on huge pages, once: F32 and F16 rows as they are
+    // (WeightMatrix::cpu_copy), Q4_0 and Q8_0 rows interleaved
+    // (WeightMatrix::interleaved). As much memory as the matrices take
+    // (110M F32: 418 MiB, copied in 30–130 ms on a 2-vCPU Zen 5, plus the
+    // time the kernel takes to find that much fresh memory). The CPU's
+    // forward pass calls it when it is built; any thread may, and later
+    // calls return at once. Until then both fields are null, which the
+    // matmuls also handle (the mapping's rows as stored). SIXSTEP_WEIGHTS=
+    // mapped leaves F32 and F16 in the mapping and puts the interleaved rows
+    // on plain pages, to measure the difference; any other value but
+    // "copied" throws sixstep::Error.
+    void prepare_for_cpu() const;
+    // The buffer prepare_for_cpu() made (it calls it first).
+    CpuWeightsMemory cpu_weights_memory() const;
 
 private:
     explicit LlamaModel(GGUFFile file) : file_(std::move(file)) {}
@@ -107,10 +123,11 @@ private:
     GGUFFile file_;
     LlamaHparams hp_;
     LlamaWeights w_;
-    // interleave_for_cpu()'s: it fills `interleaved` in w_'s matrices (fields
-    // no one reads before it has run once) and keeps the copies here.
-    mutable std::once_flag interleaved_once_;
-    mutable std::vector<AlignedVector<std::uint8_t>> interleaved_;
+    // prepare_for_cpu()'s: it fills `cpu_copy` and `interleaved` in w_'s
+    // matrices (fields no one reads before it has run once) and keeps the
+    // copies here.
+    mutable std::once_flag cpu_once_;
+    mutable HugePageBuffer cpu_rows_;
 };
 
 // Bytes of weights one decode step reads: every layer's matrices and norms,

@@ -101,6 +101,10 @@ std::vector<PathInfo> paths() {
         {path(ld, keys::n_ff), VT::number, "", "feed-forward width"},
         {path(ld, keys::backend), VT::text, "", "the backend that runs the forward pass"},
         {path(ld, keys::kv_bytes_per_token), VT::number, "B", "KV cache bytes per token: 2 × n_layer × n_head_kv × head_dim × 4"},
+        {path(ld, keys::cpu_weights_mib), VT::number, "MiB",
+         "the matrices the CPU backend copied into memory of its own (CPU backend, cold load only)"},
+        {path(ld, keys::huge_pages_mib), VT::number, "MiB",
+         "of that copy, what the operating system put on huge pages (2 MiB each; CPU backend, cold load only)"},
         // 3 forward: prefill (iteration 0), then one decode step per token
         {path(fw, keys::phase), VT::text, "", "\"prefill\" (the whole prompt) or \"decode\" (one token)"},
         {path(fw, keys::n_tokens), VT::number, "tokens", "tokens in this pass"},

@@ -13,6 +13,7 @@
 #include "pipeline/core/text.h"
 #include "pipeline/core/trace_keys.h"
 #include "pipeline/llm/backend.h"
+#include "pipeline/llm/cpu/cpu_backend.h"
 #include "pipeline/llm/llm_view.h"
 #include "pipeline/llm/stepper.h"
 #include "pipeline/llm/trace_keys.h"
@@ -158,6 +159,14 @@ void LlmModel::load(TraceEvent& ev) {
     ev.out(keys::kv_bytes_per_token, static_cast<double>(kv_->stats().bytes_per_token), "B", "KV cache per token");
     ev.says(fmt::format("KV cache per token = 2 × n_layer {} × n_head_kv {} × head_dim {} × 4 B = {} B", hp.n_layer,
                         hp.n_head_kv, hp.head_dim(), kv_->stats().bytes_per_token));
+    // The CPU backend's copy of the matrices (made as it was built): where
+    // every decode step reads its weights from.
+    if (dynamic_cast<const CpuBackend*>(backend_.get())) {
+        const CpuWeightsMemory copy = llama_->cpu_weights_memory();
+        const auto mib = [](std::size_t bytes) { return std::round(static_cast<double>(bytes) / (1 << 20) * 10) / 10; };
+        ev.out(keys::cpu_weights_mib, mib(copy.bytes), "MiB", "CPU copy");
+        ev.out(keys::huge_pages_mib, mib(copy.huge_page_bytes), "MiB", "on huge pages");
+    }
 }
 
 std::uint64_t LlmModel::weights_checksum() const {

@@ -37,6 +37,8 @@ inline constexpr char n_head_kv[] = "n_head_kv";
 inline constexpr char n_ff[] = "n_ff";
 inline constexpr char backend[] = "backend";
 inline constexpr char kv_bytes_per_token[] = "kv_bytes_per_token";
+inline constexpr char cpu_weights_mib[] = "cpu_weights_mib";
+inline constexpr char huge_pages_mib[] = "huge_pages_mib";
 
 // forward
 inline constexpr char phase[] = "phase";

@@ -46,10 +46,10 @@ public:
     void run(ServingModel& model, ServingExhibit& ex, TraceEvent& ev) override {
         llm::LlmModel& m = model.llm();
         // The load a fresh instance pays: map the file again and make the
-        // rows the CPU's matmuls read (Q4_0, Q8_0), timed.
+        // rows the CPU's matmuls read, timed.
         const auto t0 = std::chrono::steady_clock::now();
         const auto fresh = llm::LlamaModel::load(m.path());
-        fresh->interleave_for_cpu();
+        fresh->prepare_for_cpu();
         p_.load_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         p_.n_params = static_cast<double>(fresh->n_params());
         llm::BenchParams bp;

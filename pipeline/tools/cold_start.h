@@ -1,13 +1,15 @@
 // Cold start vs warm: what the first request to a fresh instance pays that
 // every later one does not.
 //
-// A fresh instance opens the GGUF file and maps it (LlamaModel::load: no
-// weight is read yet), builds the vocabulary and the backend, and only then
-// runs the request — whose first forward pass touches every weight page for
-// the first time. Each touch is a page fault: a minor one when the file is
-// already in the operating system's page cache (the kernel only maps the
-// page), a major one when it must be read from disk. So three kinds of
-// request, measured one after another on the same file:
+// A fresh instance opens the GGUF file and maps it, reads every weight once
+// (LlamaModel::load checks that each is a finite number), builds the
+// vocabulary and the backend (the CPU's copies the matrices it multiplies
+// into memory of its own), and only then runs the request. The load touches
+// every page of the file for the first time, and each touch is a page
+// fault: a minor one when the file is already in the operating system's
+// page cache (the kernel only maps the page), a major one when it must be
+// read from disk. So three kinds of request, measured one after another on
+// the same file:
 //   cold, from disk        the file evicted from the page cache first
 //                          (fdatasync + posix_fadvise(POSIX_FADV_DONTNEED),
 //                          checked with mincore): map + read + first touch;

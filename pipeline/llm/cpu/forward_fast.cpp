@@ -43,7 +43,7 @@ struct LlamaForwardCpu::Scratch {
 
 LlamaForwardCpu::LlamaForwardCpu(const LlamaModel& model, ThreadPool* pool)
     : model_(model), pool_(pool), s_(std::make_unique<Scratch>()) {
-    model.interleave_for_cpu();  // the rows the Q4_0 and Q8_0 matmuls read (made once per model)
+    model.prepare_for_cpu();  // the rows the matmuls read, on huge pages (made once per model)
     // The bytes a decode step reads (decode_weight_bytes): if they fill at
     // most three quarters of one core's L2, they stay there from token to
     // token (the rest holds activations and the KV cache), and the matmuls read them as cached (matmul.h). The

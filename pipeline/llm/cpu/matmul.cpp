@@ -164,7 +164,7 @@ void matmul_steps(ThreadPool::Steps& steps, const WeightMatrix* const* ws, float
 void matmul_ref(const WeightMatrix& w, const float* x, int n_tokens, float* y) {
     std::vector<float> row(static_cast<std::size_t>(w.n_cols));
     for (int o = 0; o < w.n_rows; ++o) {
-        dequantize_row(w.type, w.row(o), row.data(), w.n_cols);
+        dequantize_row(w.type, w.cpu_row(o), row.data(), w.n_cols);
         for (int t = 0; t < n_tokens; ++t) {
             const float* xt = x + static_cast<std::size_t>(t) * w.n_cols;
             double s = 0;

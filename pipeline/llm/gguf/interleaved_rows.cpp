@@ -27,15 +27,23 @@ void interleave(const WeightMatrix& w, BX* out) {
 
 }  // namespace
 
-AlignedVector<std::uint8_t> interleave_rows(const WeightMatrix& w) {
-    AlignedVector<std::uint8_t> out;
-    if ((w.type != GGMLType::Q4_0 && w.type != GGMLType::Q8_0) || w.n_rows < 8) return out;
-    // Every group of eight rows, in blocks of eight blocks: the file's own bytes, reordered.
-    out.resize(static_cast<std::size_t>(w.n_rows / 8) * 8 * w.row_bytes);
+std::size_t interleaved_bytes(const WeightMatrix& w) {
+    if ((w.type != GGMLType::Q4_0 && w.type != GGMLType::Q8_0) || w.n_rows < 8) return 0;
+    return static_cast<std::size_t>(w.n_rows / 8) * 8 * w.row_bytes;  // every group of eight rows
+}
+
+void interleave_rows(const WeightMatrix& w, std::uint8_t* out) {
+    // The file's own bytes, reordered.
+    if (interleaved_bytes(w) == 0) return;
     if (w.type == GGMLType::Q4_0)
-        interleave<block_q4_0>(w, reinterpret_cast<block_q4_0x8*>(out.data()));
+        interleave<block_q4_0>(w, reinterpret_cast<block_q4_0x8*>(out));
     else
-        interleave<block_q8_0>(w, reinterpret_cast<block_q8_0x8*>(out.data()));
+        interleave<block_q8_0>(w, reinterpret_cast<block_q8_0x8*>(out));
+}
+
+AlignedVector<std::uint8_t> interleave_rows(const WeightMatrix& w) {
+    AlignedVector<std::uint8_t> out(interleaved_bytes(w));
+    interleave_rows(w, out.data());
     return out;
 }
 

@@ -21,6 +21,7 @@
 // front to back. ggml repacks along the same idea; these layouts are
 // sixstep's own.
 #pragma once
+#include <cstddef>
 #include <cstdint>
 
 #include "pipeline/core/aligned.h"
@@ -41,10 +42,16 @@ struct block_q8_0x8 {
 };
 static_assert(sizeof(block_q8_0x8) == 8 * sizeof(block_q8_0), "eight blocks, no padding");
 
-// The interleaved copy of a Q4_0 or Q8_0 matrix's first n_rows / 8 * 8
-// rows (the rest stay one at a time), as the bytes of its block_q4_0x8 or
-// block_q8_0x8 array (WeightMatrix::interleaved); empty for other types or
+// Bytes of the interleaved copy of a Q4_0 or Q8_0 matrix's first
+// n_rows / 8 * 8 rows (the rest stay one at a time); 0 for other types or
 // fewer than 8 rows.
+std::size_t interleaved_bytes(const WeightMatrix& w);
+
+// Writes that copy, the bytes of its block_q4_0x8 or block_q8_0x8 array
+// (WeightMatrix::interleaved), to out[interleaved_bytes(w)].
+void interleave_rows(const WeightMatrix& w, std::uint8_t* out);
+
+// The same, in a buffer of its own (empty when interleaved_bytes is 0).
 AlignedVector<std::uint8_t> interleave_rows(const WeightMatrix& w);
 
 }  // namespace sixstep::llm

@@ -113,22 +113,47 @@ TEST_CASE("cli bench: prefill and decode tokens/s, as a table and as JSON") {
     // Decode reads every tensor except the embedding table, of which one row:
     // tiny is untied, its table 512 rows of 64 values in Q8_0 (2 blocks, 68 bytes).
     CHECK(j["decode_weight_bytes"].get<std::uint64_t>() == j["size_bytes"].get<std::uint64_t>() - 512 * 68 + 68);
+    // The CPU's copy: every matrix a pass multiplies, interleaved (Q8_0), not
+    // the embedding table; some of it on huge pages, never more than all.
+    const auto copied = j["cpu_weights_bytes"].get<std::uint64_t>();
+    CHECK(copied >= j["decode_weight_bytes"].get<std::uint64_t>() - 68 - 4096);  // less the norms and one row
+    CHECK(copied < j["size_bytes"].get<std::uint64_t>());
+    CHECK(j["cpu_weights_on_huge_pages_bytes"].get<std::uint64_t>() <= copied);
+    CHECK(t.out.find("the CPU's copy of the weights: ") != std::string::npos);
     const Run bad = run("bench --model \"" + model + "\" -p 100000");
     CHECK(bad.rc == 2);
     CHECK(bad.out.find("do not fit in the model's context") != std::string::npos);
 }
 
+namespace {
+
+// A short bench of the tiny model with one environment variable set.
+Run bench_with(const char* variable, const char* value, const std::string& flags) {
+    ::setenv(variable, value, 1);
+    const Run r = run("bench --model \"" + tiny_model() + "\" -p 4 -n 2 -r 1" + flags);
+    ::unsetenv(variable);
+    return r;
+}
+
+}  // namespace
+
 TEST_CASE("cli bench: SIXSTEP_CPU forces the CPU kernels, and names a bad value in one clear error") {
-    const std::string model = tiny_model();
-    ::setenv("SIXSTEP_CPU", "scalar", 1);
-    const Run scalar = run("bench --model \"" + model + "\" -p 4 -n 2 -r 1 --json");
-    ::setenv("SIXSTEP_CPU", "avx9", 1);
-    const Run bad = run("bench --model \"" + model + "\" -p 4 -n 2 -r 1");
-    ::unsetenv("SIXSTEP_CPU");
+    const Run scalar = bench_with("SIXSTEP_CPU", "scalar", " --json");
+    const Run bad = bench_with("SIXSTEP_CPU", "avx9", "");
     REQUIRE(scalar.rc == 0);
     CHECK(nlohmann::json::parse(scalar.out)["backend"].get<std::string>().find("scalar") != std::string::npos);
     CHECK(bad.rc == 2);
     CHECK(bad.out.find("SIXSTEP_CPU=\"avx9\" is not a CPU level (use scalar, avx2 or avx512)") != std::string::npos);
+}
+
+TEST_CASE("cli bench: SIXSTEP_WEIGHTS=mapped leaves the weights in the mapping, and a bad value is one clear error") {
+    // tiny is Q8_0: its interleaved rows are still made, on plain pages.
+    const Run mapped = bench_with("SIXSTEP_WEIGHTS", "mapped", " --json");
+    const Run bad = bench_with("SIXSTEP_WEIGHTS", "paged", "");
+    REQUIRE(mapped.rc == 0);
+    CHECK(nlohmann::json::parse(mapped.out)["cpu_weights_on_huge_pages_bytes"] == 0);
+    CHECK(bad.rc == 2);
+    CHECK(bad.out.find("SIXSTEP_WEIGHTS=\"paged\" is not a choice (use copied or mapped)") != std::string::npos);
 }
 
 TEST_CASE("cli bench --contention: decode on 1 and N threads, quiet and beside CPU hogs") {

@@ -8,6 +8,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -17,6 +20,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "pipeline/core/aligned.h"
 #include "pipeline/core/error.h"
 #include "pipeline/llm/cpu/cpu_backend.h"
 #include "pipeline/llm/cpu/cpu_simd.h"
@@ -143,6 +147,16 @@ TEST_CASE("forward: fast path matches the reference for every weight type, at ev
                 CHECK((w.layers.back().ffn_down.interleaved != nullptr) == quant);
                 CHECK((w.output.interleaved != nullptr) == quant);
                 CHECK(w.token_embd.interleaved == nullptr);
+                // Float types: the matrices multiplied are copied, byte for
+                // byte, to memory of the backend's own (huge_page_buffer.h).
+                for (const WeightMatrix* m : {&w.layers[0].wq, &w.layers.back().ffn_down, &w.output}) {
+                    CHECK((m->cpu_copy != nullptr) == !quant);
+                    if (m->cpu_copy) {
+                        CHECK(reinterpret_cast<std::uintptr_t>(m->cpu_copy) % sixstep::cache_line_bytes == 0);
+                        CHECK(std::memcmp(m->cpu_copy, m->data, m->bytes()) == 0);
+                    }
+                }
+                CHECK(w.token_embd.cpu_copy == nullptr);
                 REQUIRE(ref.size() == fast.size());
                 const float d = maxdiff(ref.data(), fast.data(), ref.size());
                 const float scale = maxabs(ref);
@@ -157,6 +171,32 @@ TEST_CASE("forward: fast path matches the reference for every weight type, at ev
             }
         }
     }
+}
+
+TEST_CASE("forward: the CPU's copy of the weights gives the logits of the mapping's rows, bit for bit") {
+    // SIXSTEP_WEIGHTS=mapped: F32 and F16 read from the file's mapping, the
+    // interleaved rows on plain pages. The copy must change where the bytes
+    // are, never what they are.
+    const std::vector<int> prompt = {5, 77, 12, 299, 0, 256, 40, 41, 42, 3};
+    for (GGMLType type : {GGMLType::F32, GGMLType::F16, GGMLType::Q8_0, GGMLType::Q4_0}) {
+        CAPTURE(ggml_type_name(type));
+        ::setenv("SIXSTEP_WEIGHTS", "mapped", 1);
+        const auto mapped = random_model(type);
+        const auto from_mapping = run_fast(mapped, prompt, true);
+        CHECK(mapped->weights().layers[0].wq.cpu_copy == nullptr);
+        ::unsetenv("SIXSTEP_WEIGHTS");
+        const auto copied = random_model(type);
+        const auto from_copy = run_fast(copied, prompt, true);
+        const bool quant = type == GGMLType::Q8_0 || type == GGMLType::Q4_0;
+        CHECK((copied->weights().layers[0].wq.cpu_copy != nullptr) == !quant);
+        CHECK(copied->cpu_weights_memory().bytes >= copied->weights().layers[0].wq.bytes());
+        REQUIRE(from_copy.size() == from_mapping.size());
+        CHECK(std::memcmp(from_copy.data(), from_mapping.data(), from_copy.size() * sizeof(float)) == 0);
+    }
+    ::setenv("SIXSTEP_WEIGHTS", "paged", 1);
+    const auto model = random_model(GGMLType::F32);
+    CHECK_THROWS_WITH_AS(model->prepare_for_cpu(), doctest::Contains("SIXSTEP_WEIGHTS=\"paged\""), sixstep::Error);
+    ::unsetenv("SIXSTEP_WEIGHTS");
 }
 
 TEST_CASE("forward: F16 and Q8_0 logits stay close to F32 on the same weights") {
