@@ -452,6 +452,7 @@ const Catalogue& chinese_catalogue() {
             {"prefill: {} prompt tokens in one pass ({} ms)", "预填充：一次前向计算读完 {} 个提示词元（{} ms）"},
             {"decode: 1 token at position {} ({} ms)", "解码：在位置 {} 读 1 个词元（{} ms）"},
             {"{}% over {} requests", "{}%，分摊到 {} 个请求"},
+            {"{}% of 1 request", "{}%，只有 1 个请求"},
             {"logits over {} tokens \u2192 softmax; most likely {=} ({}%)", "{} 个词元的 logits \u2192 softmax；最可能的是 {=}（{}%）"},
             {"sampled {=} (p = {}); stop: {}", "采样得到 {=}（p = {}）；停止：{}"},
             {"sampled {=} (p = {})", "采样得到 {=}（p = {}）"},
