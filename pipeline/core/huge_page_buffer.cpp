@@ -84,7 +84,7 @@ std::size_t HugePageBuffer::huge_page_bytes() const {
     if (!data_) return 0;
     // smaps lists each mapping as "start-end perms …" followed by its
     // fields; the one whose range holds data_ is ours (the kernel may have
-    // merged it with a neighbour of the same kind, hence the cap below).
+    // merged it with a neighbour of the same kind, hence the cap at size()).
     std::ifstream smaps("/proc/self/smaps");
     const auto at = reinterpret_cast<std::uintptr_t>(data_);
     bool ours = false;
@@ -98,7 +98,7 @@ std::size_t HugePageBuffer::huge_page_bytes() const {
         }
         std::size_t kib = 0;
         if (ours && std::sscanf(line.c_str(), "AnonHugePages: %zu kB", &kib) == 1)
-            return std::min(kib << 10, round_up(size_, huge_page_size));
+            return std::min(kib << 10, size_);
     }
     return 0;
 }

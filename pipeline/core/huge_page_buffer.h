@@ -41,9 +41,9 @@ public:
     std::uint8_t* data() const { return data_; }  // 2 MiB aligned (null when size() is 0)
     std::size_t size() const { return size_; }
 
-    // Bytes of this buffer the kernel has put on huge pages now, from
-    // /proc/self/smaps (AnonHugePages of the mapping that holds it); 0 where
-    // that cannot be read.
+    // Bytes of this buffer the kernel has put on huge pages now, at most
+    // size(), from /proc/self/smaps (AnonHugePages of the mapping that holds
+    // it); 0 where that cannot be read.
     std::size_t huge_page_bytes() const;
 
 private:

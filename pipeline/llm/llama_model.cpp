@@ -268,25 +268,24 @@ void LlamaModel::prepare_for_cpu() const {
             for (const auto& [name, m] : layer_matrices(l)) all.push_back(m);
         all.push_back(&w.output);  // a tied output gets its own: the embedding is only looked up
         const bool copy = copy_for_cpu();
-        // Each matrix's place in one buffer: its interleaved rows (Q4_0,
-        // Q8_0) or its rows as they are (F32, F16), from a cache line.
-        const auto bytes_of = [copy](const WeightMatrix& m) -> std::size_t {
-            if (m.type == GGMLType::F32 || m.type == GGMLType::F16) return copy ? m.bytes() : 0;
-            return interleaved_bytes(m);
-        };
-        std::vector<std::size_t> at;
+        const auto is_float = [](const WeightMatrix& m) { return !ggml_traits(m.type).quantized; };
+        // Each matrix's bytes in one buffer, from a cache line: its rows as
+        // they are (F32, F16) or interleaved (Q4_0, Q8_0).
+        std::vector<std::size_t> bytes(all.size()), at(all.size());
         std::size_t total = 0;
-        for (const WeightMatrix* m : all) {
-            at.push_back(total);
-            total += (bytes_of(*m) + cache_line_bytes - 1) / cache_line_bytes * cache_line_bytes;
+        for (std::size_t i = 0; i < all.size(); ++i) {
+            const WeightMatrix& m = *all[i];
+            bytes[i] = is_float(m) ? (copy ? m.bytes() : 0) : interleaved_bytes(m);
+            at[i] = total;
+            total += (bytes[i] + cache_line_bytes - 1) / cache_line_bytes * cache_line_bytes;
         }
         cpu_rows_ = HugePageBuffer(total, copy);
         for (std::size_t i = 0; i < all.size(); ++i) {
             WeightMatrix& m = *all[i];
-            if (bytes_of(m) == 0) continue;
+            if (bytes[i] == 0) continue;
             std::uint8_t* dst = cpu_rows_.data() + at[i];
-            if (m.type == GGMLType::F32 || m.type == GGMLType::F16) {
-                std::memcpy(dst, m.data, m.bytes());
+            if (is_float(m)) {
+                std::memcpy(dst, m.data, bytes[i]);
                 m.cpu_copy = dst;
             } else {
                 interleave_rows(m, dst);
@@ -298,7 +297,7 @@ void LlamaModel::prepare_for_cpu() const {
 
 CpuWeightsMemory LlamaModel::cpu_weights_memory() const {
     prepare_for_cpu();
-    return {cpu_rows_.size(), std::min(cpu_rows_.size(), cpu_rows_.huge_page_bytes())};
+    return {cpu_rows_.size(), cpu_rows_.huge_page_bytes()};
 }
 
 void LlamaModel::embed(int token, float* out) const {
