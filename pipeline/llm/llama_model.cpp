@@ -12,6 +12,7 @@
 
 #include "pipeline/core/error.h"
 #include "pipeline/core/progress.h"
+#include "pipeline/core/text.h"
 
 namespace sixstep::llm {
 
@@ -253,7 +254,7 @@ bool copy_for_cpu() {
     const char* env = std::getenv("SIXSTEP_WEIGHTS");
     if (!env || !*env || std::string_view(env) == "copied") return true;
     if (std::string_view(env) == "mapped") return false;
-    throw Error(fmt::format("SIXSTEP_WEIGHTS=\"{}\" is not a choice (use copied or mapped)", env));
+    throw Error(fmt::format("SIXSTEP_WEIGHTS=\"{}\" is not a choice (use copied or mapped)", elide(env, 40)));
 }
 
 }  // namespace

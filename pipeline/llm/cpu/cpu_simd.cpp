@@ -12,6 +12,7 @@
 #endif
 
 #include "pipeline/core/error.h"
+#include "pipeline/core/text.h"
 #include "pipeline/llm/cpu/kernels_simd.h"
 
 namespace sixstep::llm {
@@ -64,7 +65,7 @@ const SimdKernels* initial_table() {
     if (const char* env = std::getenv("SIXSTEP_CPU"); env && *env) {
         const auto level = cpu_simd_from_name(env);
         if (!level)
-            throw Error(fmt::format("SIXSTEP_CPU=\"{}\" is not a CPU level (use scalar, avx2 or avx512)", env));
+            throw Error(fmt::format("SIXSTEP_CPU=\"{}\" is not a CPU level (use scalar, avx2 or avx512)", elide(env, 40)));
         if (!cpu_simd_supported(*level))
             throw Error(fmt::format("SIXSTEP_CPU={}: this CPU cannot run it (it supports {})", env, supported_names()));
         return &table_of(*level);

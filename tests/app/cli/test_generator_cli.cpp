@@ -156,6 +156,18 @@ TEST_CASE("cli bench: SIXSTEP_WEIGHTS=mapped leaves the weights in the mapping, 
     CHECK(bad.out.find("SIXSTEP_WEIGHTS=\"paged\" is not a choice (use copied or mapped)") != std::string::npos);
 }
 
+TEST_CASE("cli bench: a 100 kB value of SIXSTEP_CPU or SIXSTEP_WEIGHTS is named in one short line") {
+    const std::string long_value(100000, 'x');
+    for (const char* variable : {"SIXSTEP_CPU", "SIXSTEP_WEIGHTS"}) {
+        CAPTURE(variable);
+        const Run r = bench_with(variable, long_value.c_str(), "");
+        CHECK(r.rc == 2);
+        CHECK(r.out.find(std::string(variable) + "=\"xxx") != std::string::npos);
+        CHECK(r.out.find("bytes left out") != std::string::npos);
+        CHECK(r.out.size() < 300);
+    }
+}
+
 TEST_CASE("cli bench --contention: decode on 1 and N threads, quiet and beside CPU hogs") {
     const std::string model = tiny_model();
     const Run js = run("bench --model \"" + model + "\" --contention --hogs 1 -n 4 -r 3 --slices 2 -t 2 --json");
