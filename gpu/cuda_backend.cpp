@@ -1,6 +1,7 @@
 #include "gpu/cuda_backend.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <initializer_list>
@@ -94,14 +95,16 @@ CudaBackend::CudaBackend(std::shared_ptr<const LlamaModel> model, const BackendP
     if (hp.head_dim() > kAttentionMaxHeadDim)
         throw Error(fmt::format("cuda backend: head_dim {} is larger than the attention kernel's {}", hp.head_dim(),
                                 kAttentionMaxHeadDim));
+    use_graphs_ = cuda_graphs_from_environment();
     device_ = std::make_shared<const CudaDevice>(params.device);
     weights_ = DeviceWeights::get(*model_, *device_);
 }
 
 CudaBackend::~CudaBackend() {
-    // Scratch buffers free on their own device.
+    // Scratch buffers and graphs free on their own device.
     static_cast<void>(cudaSetDevice(device_->index()));
     s_.reset();
+    graphs_.clear();
 }
 
 std::string CudaBackend::name() const {
@@ -178,9 +181,12 @@ void CudaBackend::forward(KvCache& kv, const Batch& batch, std::vector<float>& l
         meta[3 * N + i] = it->second;
         meta[2 * N + i] = last_write[{seq, pos}] == i ? table[static_cast<std::size_t>(pos / bs)] : -1;
     }
-    s.meta_host.ensure(meta.size());
+    // Grown in powers of two: the block tables lengthen by one entry per
+    // block_size tokens, and a buffer that moved would make the decode
+    // graph be captured again.
+    s.meta_host.ensure(std::bit_ceil(meta.size()));
     std::copy(meta.begin(), meta.end(), s.meta_host.data());
-    s.meta.ensure(meta.size());
+    s.meta.ensure(std::bit_ceil(meta.size()));
     CUDA_CHECK(cudaMemcpyAsync(s.meta.data(), s.meta_host.data(), meta.size() * sizeof(int), cudaMemcpyHostToDevice,
                                stream));
     const int* d_token = s.meta.data();
@@ -208,87 +214,105 @@ void CudaBackend::forward(KvCache& kv, const Batch& batch, std::vector<float>& l
         mm.tile_floats = s.tile.size();
     }
 
-    // Token embeddings → x (n, n_embd); RoPE angles per token (n, n_rot).
-    embed_rows(w.token_embd, d_token, n, s.x.data(), stream);
-    rope_angles(d_pos, n, n_rot, hp.rope_freq_base, s.rope_cs.data(), stream);
+    // The pass itself: every kernel queued on the stream, in order. Nothing
+    // in it allocates or waits unless a tensor is observed.
+    const auto pass = [&] {
+        // Token embeddings → x (n, n_embd); RoPE angles per token (n, n_rot).
+        embed_rows(w.token_embd, d_token, n, s.x.data(), stream);
+        rope_angles(d_pos, n, n_rot, hp.rope_freq_base, s.rope_cs.data(), stream);
 
-    AttentionArgs att;
-    att.q = s.q.data();
-    att.out = s.attn.data();
-    att.pos = d_pos;
-    att.table_off = d_table_off;
-    att.tables = d_tables;
-    att.n_tokens = n;
-    att.n_head = n_head;
-    att.n_head_kv = n_head_kv;
-    att.head_dim = hd;
-    att.scale = 1.0f / std::sqrt(static_cast<float>(hd));
-    KvLayerView kvl{storage->block_pointers(), bs, n_kv, 0};
+        AttentionArgs att;
+        att.q = s.q.data();
+        att.out = s.attn.data();
+        att.pos = d_pos;
+        att.table_off = d_table_off;
+        att.tables = d_tables;
+        att.n_tokens = n;
+        att.n_head = n_head;
+        att.n_head_kv = n_head_kv;
+        att.head_dim = hd;
+        att.scale = 1.0f / std::sqrt(static_cast<float>(hd));
+        KvLayerView kvl{storage->block_pointers(), bs, n_kv, 0};
 
-    for (int l = 0; l < hp.n_layer; ++l) {
-        const DeviceLayer& L = w.layers[static_cast<std::size_t>(l)];
-        kvl.layer = l;
+        for (int l = 0; l < hp.n_layer; ++l) {
+            const DeviceLayer& L = w.layers[static_cast<std::size_t>(l)];
+            kvl.layer = l;
 
-        // Attention RMSNorm.                                           (n, n_embd)
-        rmsnorm(s.x.data(), nullptr, n, n_embd, L.attn_norm, hp.f_norm_rms_eps, s.xb.data(), stream);
-        offer("attn_norm", l, s.xb.data(), {n, n_embd});
+            // Attention RMSNorm.                                           (n, n_embd)
+            rmsnorm(s.x.data(), nullptr, n, n_embd, L.attn_norm, hp.f_norm_rms_eps, s.xb.data(), stream);
+            offer("attn_norm", l, s.xb.data(), {n, n_embd});
 
-        // Q, K, V projections; RoPE; K and V into the cache.          (n, n_head|n_head_kv, head_dim)
-        {
-            const DeviceMatrix ws[3] = {L.wq, L.wk, L.wv};
-            float* const ys[3] = {s.q.data(), s.k.data(), s.v.data()};
-            matmul_many(ws, ys, 3, s.xb.data(), n, mm);
+            // Q, K, V projections; RoPE; K and V into the cache.          (n, n_head|n_head_kv, head_dim)
+            {
+                const DeviceMatrix ws[3] = {L.wq, L.wk, L.wv};
+                float* const ys[3] = {s.q.data(), s.k.data(), s.v.data()};
+                matmul_many(ws, ys, 3, s.xb.data(), n, mm);
+            }
+            rope_apply(s.q.data(), n_head, s.k.data(), n_head_kv, hd, n_rot, s.rope_cs.data(), n, stream);
+            kv_store(s.k.data(), s.v.data(), d_slot, d_pos, n, kvl, stream);
+            offer("Qcur", l, s.q.data(), {n, n_head, hd});
+            offer("Kcur", l, s.k.data(), {n, n_head_kv, hd});
+            offer("Vcur", l, s.v.data(), {n, n_head_kv, hd});
+
+            // Attention over the paged cache.                              (n, n_head, head_dim)
+            const bool want_kq = offer.wants("kq_soft_max", l);
+            att.kq = nullptr;
+            if (want_kq) {
+                s.kq.ensure(N * n_head * max_ctx);
+                CUDA_CHECK(cudaMemsetAsync(s.kq.data(), 0, N * n_head * max_ctx * sizeof(float), stream));
+                att.kq = s.kq.data();
+                att.kq_stride = max_ctx;
+            }
+            attention(att, kvl, stream);
+            if (want_kq) offer.send("kq_soft_max", l, s.kq.data(), {n, n_head, max_ctx});
+            offer("kqv_out", l, s.attn.data(), {n, n_head, hd});
+
+            // Output projection added straight onto the residual stream.   (n, n_embd)
+            matmul(L.wo, s.attn.data(), n, s.x.data(), true, mm);
+            offer("ffn_inp", l, s.x.data(), {n, n_embd});
+
+            // Feed-forward RMSNorm.                                        (n, n_embd)
+            rmsnorm(s.x.data(), nullptr, n, n_embd, L.ffn_norm, hp.f_norm_rms_eps, s.xb.data(), stream);
+            offer("ffn_norm", l, s.xb.data(), {n, n_embd});
+
+            // SwiGLU: down(silu(gate) · up).                               (n, n_ff) → (n, n_embd)
+            {
+                const DeviceMatrix ws[2] = {L.ffn_gate, L.ffn_up};
+                float* const ys[2] = {s.gate.data(), s.up.data()};
+                matmul_many(ws, ys, 2, s.xb.data(), n, mm);
+            }
+            swiglu(s.gate.data(), s.up.data(), static_cast<long long>(N) * n_ff, stream);
+            if (offer.wants("ffn_out", l)) {
+                // Observed: the projection on its own first, then the residual.
+                s.proj.ensure(N * n_embd);
+                matmul(L.ffn_down, s.gate.data(), n, s.proj.data(), false, mm);
+                offer.send("ffn_out", l, s.proj.data(), {n, n_embd});
+                add(s.x.data(), s.proj.data(), static_cast<long long>(N) * n_embd, stream);
+            } else {
+                matmul(L.ffn_down, s.gate.data(), n, s.x.data(), true, mm);
+            }
+            offer("l_out", l, s.x.data(), {n, n_embd});
         }
-        rope_apply(s.q.data(), n_head, s.k.data(), n_head_kv, hd, n_rot, s.rope_cs.data(), n, stream);
-        kv_store(s.k.data(), s.v.data(), d_slot, d_pos, n, kvl, stream);
-        offer("Qcur", l, s.q.data(), {n, n_head, hd});
-        offer("Kcur", l, s.k.data(), {n, n_head_kv, hd});
-        offer("Vcur", l, s.v.data(), {n, n_head_kv, hd});
 
-        // Attention over the paged cache.                              (n, n_head, head_dim)
-        const bool want_kq = offer.wants("kq_soft_max", l);
-        att.kq = nullptr;
-        if (want_kq) {
-            s.kq.ensure(N * n_head * max_ctx);
-            CUDA_CHECK(cudaMemsetAsync(s.kq.data(), 0, N * n_head * max_ctx * sizeof(float), stream));
-            att.kq = s.kq.data();
-            att.kq_stride = max_ctx;
-        }
-        attention(att, kvl, stream);
-        if (want_kq) offer.send("kq_soft_max", l, s.kq.data(), {n, n_head, max_ctx});
-        offer("kqv_out", l, s.attn.data(), {n, n_head, hd});
-
-        // Output projection added straight onto the residual stream.   (n, n_embd)
-        matmul(L.wo, s.attn.data(), n, s.x.data(), true, mm);
-        offer("ffn_inp", l, s.x.data(), {n, n_embd});
-
-        // Feed-forward RMSNorm.                                        (n, n_embd)
-        rmsnorm(s.x.data(), nullptr, n, n_embd, L.ffn_norm, hp.f_norm_rms_eps, s.xb.data(), stream);
-        offer("ffn_norm", l, s.xb.data(), {n, n_embd});
-
-        // SwiGLU: down(silu(gate) · up).                               (n, n_ff) → (n, n_embd)
-        {
-            const DeviceMatrix ws[2] = {L.ffn_gate, L.ffn_up};
-            float* const ys[2] = {s.gate.data(), s.up.data()};
-            matmul_many(ws, ys, 2, s.xb.data(), n, mm);
-        }
-        swiglu(s.gate.data(), s.up.data(), static_cast<long long>(N) * n_ff, stream);
-        if (offer.wants("ffn_out", l)) {
-            // Observed: the projection on its own first, then the residual.
-            s.proj.ensure(N * n_embd);
-            matmul(L.ffn_down, s.gate.data(), n, s.proj.data(), false, mm);
-            offer.send("ffn_out", l, s.proj.data(), {n, n_embd});
-            add(s.x.data(), s.proj.data(), static_cast<long long>(N) * n_embd, stream);
-        } else {
-            matmul(L.ffn_down, s.gate.data(), n, s.x.data(), true, mm);
-        }
-        offer("l_out", l, s.x.data(), {n, n_embd});
+        // Final RMSNorm of the rows that want logits, then the output head.
+        rmsnorm(s.x.data(), d_out_rows, n_outputs, n_embd, w.output_norm, hp.f_norm_rms_eps, s.xo.data(), stream);
+        offer("result_norm", -1, s.xo.data(), {n_outputs, n_embd});
+        matmul(w.output, s.xo.data(), n_outputs, s.logits.data(), false, mm);
+    };
+    // Decode-sized passes nobody watches run as a replayed graph. Its key is
+    // everything the kernels' launch arguments hold; what changes per step is
+    // in s.meta (uploaded above), the KV blocks and the weights.
+    if (use_graphs_ && observer == nullptr && n <= kGemvMaxTokens && n_outputs <= kGemvMaxTokens) {
+        const auto word = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p); };
+        GraphCache::Key key{n, n_outputs,
+                            {word(s.meta.data()), word(s.x.data()), word(s.xb.data()), word(s.q.data()),
+                             word(s.k.data()), word(s.v.data()), word(s.attn.data()), word(s.gate.data()),
+                             word(s.up.data()), word(s.rope_cs.data()), word(s.xo.data()), word(s.logits.data()),
+                             word(storage->block_pointers()), static_cast<std::uintptr_t>(bs)}};
+        graphs_.run(key, stream, pass);
+    } else {
+        pass();
     }
-
-    // Final RMSNorm of the rows that want logits, then the output head.
-    rmsnorm(s.x.data(), d_out_rows, n_outputs, n_embd, w.output_norm, hp.f_norm_rms_eps, s.xo.data(), stream);
-    offer("result_norm", -1, s.xo.data(), {n_outputs, n_embd});
-    matmul(w.output, s.xo.data(), n_outputs, s.logits.data(), false, mm);
     logits.resize(static_cast<std::size_t>(n_outputs) * hp.n_vocab);
     if (!logits.empty())
         CUDA_CHECK(cudaMemcpyAsync(logits.data(), s.logits.data(), logits.size() * sizeof(float),

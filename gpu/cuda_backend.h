@@ -14,7 +14,10 @@
 //     elementwise.cu SwiGLU and the residual additions
 // Weights are uploaded once per model and device (device_weights.h); the KV
 // cache lives on the device (kv_storage_cuda.h), block tables uploaded with
-// each batch; only the logits come back to the host. The named intermediate
+// each batch; only the logits come back to the host. A pass of at most
+// kGemvMaxTokens tokens that nobody observes — decode — is captured once as
+// a CUDA graph and replayed (graph_cache.h; SIXSTEP_CUDA_GRAPHS=off to
+// launch every kernel on its own). The named intermediate
 // tensors (observer.h) are the CPU's, copied to the host only when the
 // observer asks for them.
 //
@@ -29,6 +32,7 @@
 
 #include "gpu/cuda_device.h"
 #include "gpu/device_weights.h"
+#include "gpu/graph_cache.h"
 #include "pipeline/llm/backend.h"
 
 namespace sixstep::gpu {
@@ -52,6 +56,11 @@ public:
 
     const CudaDevice& device() const { return *device_; }
     const DeviceWeights& weights() const { return *weights_; }
+    // Small unobserved passes through CUDA graphs (on unless
+    // SIXSTEP_CUDA_GRAPHS=off); the graphs captured and launched so far.
+    void use_graphs(bool on) { use_graphs_ = on; }
+    bool uses_graphs() const { return use_graphs_; }
+    const GraphCache& graphs() const { return graphs_; }
 
 private:
     struct Scratch;
@@ -59,6 +68,8 @@ private:
     std::shared_ptr<const CudaDevice> device_;
     std::shared_ptr<const DeviceWeights> weights_;
     std::unique_ptr<Scratch> s_;
+    bool use_graphs_ = true;
+    GraphCache graphs_;
 };
 
 }  // namespace sixstep::gpu

@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -368,4 +369,72 @@ TEST_CASE("cuda: the backend names its device, keeps the cache in device memory 
     CHECK(&c1->weights() == &c2->weights());
     MESSAGE(fmt::format("weights on the device: {} bytes for a {}-byte file", c1->weights().bytes(),
                         model->file().n_tensor_bytes()));
+}
+
+TEST_CASE("cuda: passes replayed from CUDA graphs give the logits of launching each kernel, bit for bit") {
+    if (!gpu_available()) return;
+    for (GGMLType type : {GGMLType::F16, GGMLType::Q8_0}) {
+        const auto model = random_model(type);
+        const int n_vocab = model->hparams().n_vocab;
+        sixstep::gpu::CudaBackend direct(model, {}), graphed(model, {});
+        direct.use_graphs(false);
+        graphed.use_graphs(true);
+        // Blocks of 4 positions: the block tables grow every fourth step, so
+        // the metadata a replay reads changes size under the same graph.
+        auto kv_d = direct.make_kv_cache(0, 2, 4);
+        auto kv_g = graphed.make_kv_cache(0, 2, 4);
+        const int a_d = kv_d->add_sequence(), a_g = kv_g->add_sequence();
+        std::vector<float> ld, lg;
+        int steps = 0, differing = 0;
+        auto both = [&](const Batch& bd, const Batch& bg) {
+            direct.forward(*kv_d, bd, ld);
+            graphed.forward(*kv_g, bg, lg);
+            REQUIRE(ld.size() == lg.size());
+            ++steps;
+            differing += ld != lg;
+        };
+        const std::vector<int> prompt = {11, 22, 33, 44, 55, 66};  // 6 tokens: a graphed shape of its own
+        both(Batch::prefill(prompt, a_d), Batch::prefill(prompt, a_g));
+        int pos = static_cast<int>(prompt.size()), b_d = -1, b_g = -1, b_pos = 0;
+        for (int i = 0; i < 24; ++i) {
+            const int next = argmax(ld.data(), n_vocab);
+            if (i == 10) {  // a second sequence joins: prompt of 3, then two rows per step
+                b_d = kv_d->add_sequence();
+                b_g = kv_g->add_sequence();
+                both(Batch::prefill({5, 6, 7}, b_d), Batch::prefill({5, 6, 7}, b_g));
+                b_pos = 3;
+            }
+            Batch bd, bg;
+            bd.add(next, pos, a_d, true);
+            bg.add(next, pos, a_g, true);
+            if (b_d >= 0) {
+                bd.add(next % 50, b_pos, b_d, true);
+                bg.add(next % 50, b_pos, b_g, true);
+                ++b_pos;
+            }
+            ++pos;
+            both(bd, bg);
+        }
+        const auto& g = graphed.graphs();
+        MESSAGE(fmt::format("{}: {} passes, {} with different logits; graphs: {} captured, {} launched, {} kept",
+                            ggml_type_name(type), steps, differing, g.captures(), g.launches(), g.size()));
+        CHECK(differing == 0);
+        CHECK(direct.graphs().launches() == 0);
+        CHECK(g.launches() == steps);
+        CHECK(g.size() == 4);  // shapes (tokens, outputs): (6, 1), (1, 1), (3, 1), (2, 2)
+        CHECK(g.captures() < steps / 2);
+    }
+}
+
+TEST_CASE("cuda: SIXSTEP_CUDA_GRAPHS takes on or off and names any other value") {
+    // Needs no GPU: the choice is read before any device is touched.
+    ::setenv("SIXSTEP_CUDA_GRAPHS", "off", 1);
+    CHECK_FALSE(sixstep::gpu::cuda_graphs_from_environment());
+    ::setenv("SIXSTEP_CUDA_GRAPHS", "on", 1);
+    CHECK(sixstep::gpu::cuda_graphs_from_environment());
+    ::setenv("SIXSTEP_CUDA_GRAPHS", "sometimes", 1);
+    CHECK(error_of([] { sixstep::gpu::cuda_graphs_from_environment(); }) ==
+          "SIXSTEP_CUDA_GRAPHS=\"sometimes\" is not a choice (use on or off)");
+    ::unsetenv("SIXSTEP_CUDA_GRAPHS");
+    CHECK(sixstep::gpu::cuda_graphs_from_environment());
 }
