@@ -10,7 +10,7 @@
 //      needs no memory proportional to the context;
 //   3. the threads, as groups of head_dim, each own one output dimension and
 //      accumulate the tile's weighted values; reading V is coalesced along
-//      the head.
+//      the head, through row pointers step 1 kept in shared memory.
 // At the end the groups' partial sums are added and divided by l. When the
 // softmax weights are observed (kq_soft_max), step 1 also stores the raw
 // score and the last step turns it into exp(s − m) / l — the same thread
@@ -55,6 +55,7 @@ __global__ void __launch_bounds__(kStoreThreads) kv_store_kernel(const float* __
 __global__ void __launch_bounds__(kAttnThreads) attention_kernel(AttentionArgs a, KvLayerView kv) {
     __shared__ float q_s[kAttentionMaxHeadDim];
     __shared__ float w_s[kAttnThreads];    // the tile's exp(s − m)
+    __shared__ const float* v_s[kAttnThreads];  // the tile's value rows (this layer, head g)
     __shared__ float acc_s[kAttnThreads];  // partial outputs of the groups
     __shared__ float red[kWarpSize];
 
@@ -84,6 +85,8 @@ __global__ void __launch_bounds__(kAttnThreads) attention_kernel(AttentionArgs a
         float s = -INFINITY;
         if (tid < n_t) {
             const float* k = kv_row(kv, table, p0 + tid, 0) + g * hd;
+            // The value row sits block_size rows after the key row, in the same block.
+            v_s[tid] = k + static_cast<std::size_t>(kv.block_size) * kv.kv_dim;
             float dot = 0.0f;
             if (hd % 4 == 0) {
                 for (int e = 0; e < hd; e += 4) {
@@ -104,12 +107,23 @@ __global__ void __launch_bounds__(kAttnThreads) attention_kernel(AttentionArgs a
         const float correction = expf(m - m_new);  // 0 on the first tile (m = −inf)
         const float e = tid < n_t ? expf(s - m_new) : 0.0f;
         w_s[tid] = e;
-        l = l * correction + block_sum(e, red);  // its barriers also publish w_s
+        l = l * correction + block_sum(e, red);  // its barriers also publish w_s and v_s
         m = m_new;
-        // 3. Weighted values.
+        // 3. Weighted values: four positions' loads issued before the first
+        // is used (each is one read through a pointer step 1 left in shared
+        // memory, not the three dependent reads of the block table).
         if (accumulates) {
             acc *= correction;
-            for (int pp = grp; pp < n_t; pp += n_grp) acc = fmaf(w_s[pp], kv_row(kv, table, p0 + pp, 1)[g * hd + d], acc);
+            int pp = grp;
+            for (; pp + 3 * n_grp < n_t; pp += 4 * n_grp) {
+                const float v0 = v_s[pp][d], v1 = v_s[pp + n_grp][d];
+                const float v2 = v_s[pp + 2 * n_grp][d], v3 = v_s[pp + 3 * n_grp][d];
+                acc = fmaf(w_s[pp], v0, acc);
+                acc = fmaf(w_s[pp + n_grp], v1, acc);
+                acc = fmaf(w_s[pp + 2 * n_grp], v2, acc);
+                acc = fmaf(w_s[pp + 3 * n_grp], v3, acc);
+            }
+            for (; pp < n_t; pp += n_grp) acc = fmaf(w_s[pp], v_s[pp][d], acc);
         }
         __syncthreads();  // w_s is rewritten by the next tile
     }

@@ -17,12 +17,36 @@ __global__ void __launch_bounds__(kNormThreads)
     const int r = blockIdx.x;
     const float* xr = x + static_cast<std::size_t>(rows ? rows[r] : r) * n;
     float* yr = y + static_cast<std::size_t>(r) * n;
+    // Four floats per load when rows allow it (n_embd is a multiple of 32 in
+    // every model the backend takes): a 2048-wide row is two loads a thread,
+    // both in flight at once, where one float at a time took 8.7 µs under ncu.
+    const bool by4 = n % 4 == 0;
     float ss = 0.0f;
-    for (int i = threadIdx.x; i < n; i += blockDim.x) ss = fmaf(xr[i], xr[i], ss);
+    if (by4) {
+        const float4* x4 = reinterpret_cast<const float4*>(xr);
+#pragma unroll 4
+        for (int i = threadIdx.x; i < n / 4; i += blockDim.x) {
+            const float4 v = x4[i];
+            ss = fmaf(v.x, v.x, fmaf(v.y, v.y, fmaf(v.z, v.z, fmaf(v.w, v.w, ss))));
+        }
+    } else {
+        for (int i = threadIdx.x; i < n; i += blockDim.x) ss = fmaf(xr[i], xr[i], ss);
+    }
     ss = block_sum(ss, shared);
     // The scale in double, as the CPU computes it: one value per row, free.
     const float scale = static_cast<float>(1.0 / sqrt(static_cast<double>(ss) / n + static_cast<double>(eps)));
-    for (int i = threadIdx.x; i < n; i += blockDim.x) yr[i] = xr[i] * scale * w[i];
+    if (by4) {
+        const float4* x4 = reinterpret_cast<const float4*>(xr);
+        const float4* w4 = reinterpret_cast<const float4*>(w);
+        float4* y4 = reinterpret_cast<float4*>(yr);
+#pragma unroll 4
+        for (int i = threadIdx.x; i < n / 4; i += blockDim.x) {
+            const float4 v = x4[i], g = w4[i];
+            y4[i] = make_float4(v.x * scale * g.x, v.y * scale * g.y, v.z * scale * g.z, v.w * scale * g.w);
+        }
+    } else {
+        for (int i = threadIdx.x; i < n; i += blockDim.x) yr[i] = xr[i] * scale * w[i];
+    }
 }
 
 }  // namespace
