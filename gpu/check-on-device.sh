@@ -60,24 +60,14 @@ say "nvcc: $(nvcc --version 2>&1 | tail -1)"
 say "host: $(g++ --version 2>&1 | head -1); $(cmake --version 2>&1 | head -1); $(nproc) cores"
 
 # ---- 1. configure and build, or the carried programs ----------------------------
-prebuilt=.device-prebuilt
+. gpu/prebuilt-env.sh
 use_prebuilt() {
-    [ -x "$prebuilt/bin/sixstep" ] || return 1
-    export LD_LIBRARY_PATH="$PWD/$prebuilt/lib:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-    # The programs were built in another tree, whose path they carry (the
-    # tests' data): make that path lead here when it is free.
-    local src
-    src=$(cat "$prebuilt/source-dir")
-    if [ "$src" != "$PWD" ] && [ ! -e "$src" ]; then mkdir -p "$(dirname "$src")" && ln -s "$PWD" "$src"; fi
-    if [ "$(cd "$src" 2>/dev/null && pwd -P)" != "$(pwd -P)" ]; then
-        say "prebuilt: $src (the tree they were built in) is not this tree's copy; building instead"
+    if ! use_prebuilt_programs; then
+        [ -d "$prebuilt" ] && say "prebuilt: $prebuilt_why; building instead"
         return 1
     fi
-    export SIXSTEP_DATA_DIR="$PWD"
-    step prebuilt-start 30 "$prebuilt/bin/sixstep" --version || return 1
-    say "prebuilt: $(cat "$prebuilt/commit" | tr '\n' ' ')from $src, $(ls "$prebuilt/lib" | wc -l) libraries carried"
-    test_gpu="$prebuilt/bin/test_gpu" test_llm="$prebuilt/bin/test_llm" sixstep="$prebuilt/bin/sixstep"
-    bandwidth="$prebuilt/bin/sixstep-cuda-bandwidth"
+    step prebuilt-start 30 "$sixstep" --version || return 1
+    say "prebuilt: $(tr '\n' ' ' <"$prebuilt/commit")from $prebuilt_source, $(ls "$prebuilt/lib" | wc -l) libraries carried"
 }
 build_here() {
     cmake_args=(-DCMAKE_BUILD_TYPE=Release -DSIXSTEP_BUILD_GUI=OFF -DCMAKE_CUDA_ARCHITECTURES=90)
@@ -118,9 +108,9 @@ step gpu-tests 180 "$test_gpu"
 figures gpu-tests
 step backend-ops 120 "$test_llm" "--test-case=backend ops*"
 figures backend-ops
-if grep -q "skipped" <(sed -n '/^==== backend-ops:/,$p' "$log"); then
+if grep -q "MESSAGE: .* skipped" <(sed -n '/^==== backend-ops:/,$p' "$log"); then
     say "FAIL  backend-ops skipped a backend:"
-    sed -n '/^==== backend-ops:/,$p' "$log" | grep skipped | tee -a "$results"
+    sed -n '/^==== backend-ops:/,$p' "$log" | grep "MESSAGE: .* skipped" | tee -a "$results"
     failed=1
 fi
 
