@@ -435,6 +435,8 @@ TEST_CASE("cuda: SIXSTEP_CUDA_GRAPHS takes on or off and names any other value")
     ::setenv("SIXSTEP_CUDA_GRAPHS", "sometimes", 1);
     CHECK(error_of([] { sixstep::gpu::cuda_graphs_from_environment(); }) ==
           "SIXSTEP_CUDA_GRAPHS=\"sometimes\" is not a choice (use on or off)");
+    ::setenv("SIXSTEP_CUDA_GRAPHS", std::string(100000, 'x').c_str(), 1);
+    CHECK(error_of([] { sixstep::gpu::cuda_graphs_from_environment(); }).size() < 200);
     ::unsetenv("SIXSTEP_CUDA_GRAPHS");
     CHECK(sixstep::gpu::cuda_graphs_from_environment());
 }
