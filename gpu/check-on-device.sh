@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Everything about the CUDA backend that needs a GPU, in one call on a GPU
-# machine (~5 minutes on an H200 with 16 cores; every step has its own time
-# limit so the whole stays under 9):
+# machine (42 s on an H200 with the carried programs, 2026-12-04; building
+# there adds a few minutes; every step has its own time limit so the whole
+# stays under 9):
 #   1. configure and build only what the checks need (no GUI, sm_90 only), or
 #      use the programs carried in .device-prebuilt;
 #   2. the GPU test suite (tests/gpu) and the backend-ops test (every named
