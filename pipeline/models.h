@@ -37,6 +37,7 @@ struct GgufModelOptions {
     std::string random;          // or a random-weight F32 model of this preset (random_model.h), cached
     int n_threads = 0;           // CPU threads; <= 0 → the backend's default
     int top_n = 5;               // llm: rows of the next-token probability table
+    std::string backend = "cpu";  // where the forward pass runs: cpu, cuda or auto (llm/backend.h)
 };
 
 // A model of a kind that reads_gguf; nothing is opened until its first

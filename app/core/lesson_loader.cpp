@@ -26,6 +26,7 @@
 #include "pipeline/core/text.h"
 #include "pipeline/delivery/dataset.h"
 #include "pipeline/delivery/weights_file.h"
+#include "pipeline/llm/backend.h"
 #include "pipeline/llm/gguf/gguf.h"
 #include "pipeline/models.h"
 #include "pipeline/tools/random_model.h"
@@ -141,7 +142,8 @@ private:
 
 ModelSpec read_model(const Reader& r, const YAML::Node& n) {
     r.expect_map(n, "\"model\"");
-    r.check_keys(n, "model", {"kind", "weights", "weights_file", "file", "random", "threads", "top_n", "url"});
+    r.check_keys(n, "model",
+                 {"kind", "weights", "weights_file", "file", "random", "threads", "top_n", "backend", "url"});
     ModelSpec m;
     if (n["kind"]) {
         m.kind = r.text(n["kind"], "kind");
@@ -155,7 +157,7 @@ ModelSpec read_model(const Reader& r, const YAML::Node& n) {
         m.url = r.text(n["url"], "url");
         m.url_at = r.at(n["url"]);
         r.checked(n["url"], [&] { return server::parse_server_url(m.url, server::UrlGiven::lesson_key); });
-        for (const char* k : {"file", "random", "threads", "top_n", "weights", "weights_file"})
+        for (const char* k : {"file", "random", "threads", "top_n", "backend", "weights", "weights_file"})
             if (n[k])
                 r.fail(n[k], fmt::format("\"{}\" is for the lesson's own server; with \"url\" the lesson measures "
                                          "that server instead",
@@ -180,9 +182,20 @@ ModelSpec read_model(const Reader& r, const YAML::Node& n) {
         }
         if (n["threads"]) m.threads = r.integer(n["threads"], "threads", 0, 256);
         if (n["top_n"]) m.top_n = r.integer(n["top_n"], "top_n", 1, 50);
+        if (const auto b = n["backend"]) {
+            if (endpoint) r.fail(b, "\"backend\" is for kinds llm and serving (the lesson's own server runs on the CPU)");
+            m.backend = r.text(b, "backend");
+            const auto kind = llm::parse_backend_kind(m.backend);
+            if (!kind)
+                r.fail(b, fmt::format("\"backend\" must be cpu, cuda or auto, got \"{}\"{}", printable_cut(m.backend, 40),
+                                      did_you_mean(m.backend, {"cpu", "cuda", "auto"})));
+            // Like a missing file: found before step 1, where the lesson says it.
+            if (const auto why = llm::backend_unavailable(*kind))
+                r.fail(b, fmt::format("backend cuda: {} (backend: auto runs on the CPU when there is no GPU)", *why));
+        }
         return m;
     }
-    for (const char* k : {"file", "random", "threads", "top_n"})
+    for (const char* k : {"file", "random", "threads", "top_n", "backend"})
         if (n[k]) r.fail(n[k], fmt::format("\"{}\" is for models read from GGUF files (kind: llm or serving)", k));
     if (const auto w = n["weights"]) {
         r.expect_map(w, "\"weights\"");

@@ -39,6 +39,7 @@ public:
     void run(ServingModel& model, ServingExhibit& ex, TraceEvent& ev) override {
         p_.model = model.llm().path();
         p_.n_threads = model.llm().params().n_threads;
+        p_.backend = model.llm().params().backend;
         ex.cold_start = llm::measure_cold_start(p_);
         ev.summary = fmt::format("{} requests timed, then {} after idle gaps on each instance",
                                  ex.cold_start->requests.size(), p_.idle_s.size());

@@ -99,7 +99,8 @@ public:
             const auto out = tmp.path / fmt::format("model-{}.gguf", llm::ggml_type_name(type));
             const llm::QuantizeReport q = llm::quantize_model(m.path(), out, {.type = type, .allow_requantize = true});
             const auto model_q = llm::LlamaModel::load(out);
-            auto backend = llm::make_backend(llm::BackendKind::cpu, model_q, {.n_threads = threads}).backend;
+            // On the original's kind of backend, so that the rows compare types, not machines.
+            auto backend = llm::make_backend(m.params().backend, model_q, {.n_threads = threads}).backend;
             QuantizationRow r;
             r.type = upper(llm::ggml_type_name(type));
             r.file_bytes = static_cast<double>(q.file_bytes_out);

@@ -77,7 +77,8 @@ public:
                                     file.string()));
         // One thread for the draft: a small draft gains little from more, and
         // two busy pools would fight over the cores.
-        auto backend = llm::make_backend(llm::BackendKind::cpu, llm::LlamaModel::load(file), {.n_threads = 1}).backend;
+        // (On the target's kind of backend, as `sixstep speculate --backend` does.)
+        auto backend = llm::make_backend(m.params().backend, llm::LlamaModel::load(file), {.n_threads = 1}).backend;
         const SpeculativeDraft d{draft_, backend.get()};
         const std::vector<int> prompt = m.codec().encode(prompt_);
         llm::Backend* target = &m.backend();

@@ -421,6 +421,7 @@ private:
 ServingModel::ServingModel(ServingModelParams params) {
     llm::LlmModelParams p;
     p.n_threads = params.n_threads;
+    p.backend = params.backend;
     llm_ = std::make_unique<llm::LlmModel>(std::move(params.file), p);
 }
 ServingModel::~ServingModel() = default;

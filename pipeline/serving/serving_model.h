@@ -40,6 +40,7 @@
 #include <vector>
 
 #include "pipeline/core/model.h"
+#include "pipeline/llm/backend.h"
 #include "pipeline/serving/batch_sweep.h"
 #include "pipeline/serving/bill.h"
 #include "pipeline/serving/canary.h"
@@ -58,6 +59,9 @@ namespace sixstep::serving {
 struct ServingModelParams {
     std::filesystem::path file;  // the GGUF model
     int n_threads = 0;           // CPU threads; <= 0 → the CPU backend's default
+    // Where the experiments' forward passes run, and the backends they make
+    // of their own: quantized copies, a speculative draft, cold-start instances.
+    llm::BackendKind backend = llm::BackendKind::cpu;
 };
 
 // One figure of a traffic run that a lesson can expect on: output.<key>, and

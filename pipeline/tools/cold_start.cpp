@@ -56,7 +56,7 @@ std::unique_ptr<Instance> start_instance(const ColdStartParams& p) {
     auto in = std::make_unique<Instance>();
     in->model = LlamaModel::load(p.model);
     in->codec = make_vocab_codec(std::make_shared<const Vocab>(Vocab::from_gguf(in->model->file())));
-    in->backend = make_backend(BackendKind::cpu, in->model, {.n_threads = p.n_threads}).backend;
+    in->backend = make_backend(p.backend, in->model, {.n_threads = p.n_threads}).backend;
     in->generator = std::make_unique<Generator>(*in->backend, *in->codec);
     return in;
 }

@@ -37,6 +37,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "pipeline/llm/backend.h"
+
 namespace sixstep::llm {
 
 // How much of a file the page cache holds (mincore on a fresh mapping).
@@ -80,6 +82,7 @@ struct ColdStartParams {
     int n_predict = 16;                    // tokens per request, 1..4096
     int n_warm = 3;                        // warm requests after the cold ones, 1..1000
     int n_threads = 0;                     // CPU threads; <= 0 → the backend's default
+    BackendKind backend = BackendKind::cpu;  // where each instance runs (a GPU's cold start uploads the weights)
     bool drop_cache = true;                // try to evict the file before the cold-from-disk request
     // Keep warm: the idle gap before each request (virtual seconds, >= 0),
     // and how long the scale-to-zero instance stays loaded while idle (> 0).

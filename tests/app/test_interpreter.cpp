@@ -7,6 +7,7 @@
 #include "app/core/interpreter.h"
 #include "app/core/lesson_paths.h"
 #include "app/core/report.h"
+#include "pipeline/llm/backend.h"
 #include "temp_dir.h"
 
 using namespace sixstep;
@@ -367,6 +368,39 @@ TEST_CASE("JSON output survives half a UTF-8 character in a value") {
     std::string text;
     CHECK_NOTHROW(text = dump_json(j));
     CHECK(text.find("\xef\xbf\xbd") != std::string::npos);  // U+FFFD
+}
+
+TEST_CASE("model backend: auto runs on a GPU where one is usable, else on the CPU with the reason, and cuda without one "
+          "is an invalid lesson, where it says so") {
+    const std::string model = std::string(SIXSTEP_SOURCE_DIR) + "/assets/models/stories-3m-f16.gguf";
+    const auto lesson = [&](const char* backend) {
+        return "title: t\nmodel: {kind: llm, file: " + model + ", backend: " + backend +
+               "}\nsteps:\n  - request: {prompt: \"The cat\", max_tokens: 1, temperature: 0}\n    run: load\n";
+    };
+    const auto no_gpu = llm::backend_unavailable(llm::BackendKind::cuda);
+    Interpreter it(parse_lesson(lesson("auto"), "test.yaml"));
+    it.step();
+    const std::string backend = text(it, "load.backend");
+    if (no_gpu) {
+        CHECK(backend.starts_with("cpu ("));
+        CHECK(text(it, "load.warnings").find(*no_gpu + "; using the CPU") != std::string::npos);
+    } else {
+        CHECK(backend.starts_with("cuda ("));
+    }
+
+    const std::string cuda = lesson("cuda");
+    if (!no_gpu) {
+        CHECK_NOTHROW((void)parse_lesson(cuda, "test.yaml"));
+        return;
+    }
+    try {
+        (void)parse_lesson(cuda, "test.yaml");
+        FAIL("a lesson asking for cuda loaded without a GPU");
+    } catch (const Error& e) {
+        CHECK(e.message() == "backend cuda: " + *no_gpu + " (backend: auto runs on the CPU when there is no GPU)");
+        CHECK(e.where().line == 2);
+        CHECK(e.where().column == static_cast<int>(cuda.find("cuda}") - cuda.find("model:")) + 1);
+    }
 }
 
 }  // namespace interpreter_test

@@ -38,6 +38,8 @@ const BadLesson bad_lessons[] = {
      "temperature, top_k, top_p, min_p, seed, stop, force)"},
     {"llm-unknown-path.yaml", 7, 7,
      "unknown path \"forward.raw_output\" for the llm model (`sixstep paths --model llm` lists them)"},
+    {"llm-bad-backend.yaml", 5, 12, "\"backend\" must be cpu, cuda or auto, got \"gpu\" — did you mean \"cpu\"?"},
+    {"backend-on-delivery.yaml", 4, 12, "\"backend\" is for models read from GGUF files (kind: llm or serving)"},
     {"llm-without-file.yaml", 3, 3, "kind llm needs \"file\": the GGUF file, relative to the lesson (or \"random\": a preset, for random weights; not both)"},
     {"run-misspelt-stage.yaml", 4, 10,
      "\"run\" must be stage, token, all or a stage name (request, load, forward, output, postprocess, respond), "
