@@ -55,7 +55,9 @@ step() {
     return $rc
 }
 
-say "# sixstep GPU check, $(date -u +%Y-%m-%dT%H:%MZ), commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
+# The tree's commit as git sees it there (a device copy's git may be older
+# than its files: the carried programs name the commit they were built from).
+say "# sixstep GPU check, $(date -u +%Y-%m-%dT%H:%MZ), tree at commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
 say "gpu: $(nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.max.sm,clocks.max.mem --format=csv,noheader 2>&1 | head -1)"
 say "nvcc: $(nvcc --version 2>&1 | tail -1)"
 say "host: $(g++ --version 2>&1 | head -1); $(cmake --version 2>&1 | head -1); $(nproc) cores"
