@@ -190,14 +190,17 @@ void draw_pipeline_diagram(const app::Snapshot& s, ViewState& v) {
                               ev->elapsed_ms);
             else
                 std::snprintf(ms, sizeof ms, "%.3f ms", ev->elapsed_ms);
-            const float ms_room = b.w - 2 * pad - (ev->warnings.empty() ? 0.0f : 2 * disc + pad * 0.5f);
+            // The warning mark sits on this line, as tall as its text: a
+            // larger one reached up into the headline on short boxes.
+            const float mark = small * 0.6f;
+            const float ms_room = b.w - 2 * pad - (ev->warnings.empty() ? 0.0f : 2 * mark + pad * 0.5f);
             add_text(dl, F.body, small, ImVec2(b.x + pad, b.bottom() - pad * 0.5f - small), theme::col(theme::muted_rgb),
                         fit_text(F.body, small, ms, ms_room).c_str());
             if (!ev->warnings.empty()) {
-                const ImVec2 c(b.right() - pad - disc, b.bottom() - pad * 0.5f - disc);
-                dl->AddCircleFilled(c, disc, theme::col(theme::bad_rgb));
-                const ImVec2 es = F.bold->CalcTextSizeA(F.bold->FontSize, 1e9f, 0, "!");
-                add_text(dl, F.bold, F.bold->FontSize, ImVec2(c.x - es.x * 0.5f, c.y - es.y * 0.5f), theme::col(0xFFFFFF), "!");
+                const ImVec2 c(b.right() - pad - mark, b.bottom() - pad * 0.5f - small * 0.5f);
+                dl->AddCircleFilled(c, mark, theme::col(theme::bad_rgb));
+                const ImVec2 es = F.bold->CalcTextSizeA(small, 1e9f, 0, "!");
+                add_text(dl, F.bold, small, ImVec2(c.x - es.x * 0.5f, c.y - es.y * 0.5f), theme::col(0xFFFFFF), "!");
             }
         } else {
             const char* label = is_next ? tr("next") : "\u2014";

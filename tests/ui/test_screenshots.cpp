@@ -592,6 +592,25 @@ TEST_CASE("screenshots: a legend wider than its pane wraps, lesson 05 at 800x600
     CHECK_MESSAGE(all.empty(), "05-prefill-decode-kv-cache.yaml at 800x600:" << all);
 }
 
+// A stage with a warning draws a red mark in its box. On a 1024x768 screen
+// the load box's headline ("cold load") sits just above its time line, and
+// a mark as tall as the stage name's face reached up into it. The warning
+// here: `backend: auto` where no GPU is usable (where one is, there is no
+// warning and nothing to draw over).
+TEST_CASE("screenshots: a stage's warning mark stays on its time line, load stage at 1024x768 and 800x600") {
+    const std::string model = std::string(SIXSTEP_SOURCE_DIR) + "/assets/models/stories-3m-f16.gguf";
+    const std::string yaml = "title: Wherever there is a GPU\nmodel: {kind: llm, file: " + model +
+                             ", backend: auto}\nsteps:\n  - request: {prompt: \"The cat\", max_tokens: 1, "
+                             "temperature: 0}\n    run: load\n";
+    const fs::path lesson = lesson_file("ui-warning-mark", "auto.yaml", yaml.c_str());
+    for (const auto& [w, h] : {std::pair{1024, 768}, std::pair{800, 600}}) {
+        CAPTURE(w);
+        std::string all;
+        for (const auto& line : overflows_of(lesson.string(), w, h)) all += "\n  " + line;
+        CHECK_MESSAGE(all.empty(), "a load-stage warning at " << w << "x" << h << ":" << all);
+    }
+}
+
 // A failed check puts a long line in the log's one-line strip (CI saw lesson
 // 05's timing check fail on a loaded machine, and its line was laid out
 // 550 px past the pane). The strip shows the line's start with "…" in the
