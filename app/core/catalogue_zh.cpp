@@ -24,6 +24,8 @@ const Catalogue& chinese_catalogue() {
             {"Arithmetic", "计算过程"},
             {"Warnings", "警告"},
             {"Timing", "耗时"},
+            {"this build has no CUDA backend (the CUDA toolkit was not found when it was configured)",
+             "这个版本没有 CUDA 后端（配置时没有找到 CUDA 工具包）"},
             {"raw", "原始"},
             {"normalized", "标准化后"},
             {"Weights", "参数"},
@@ -478,6 +480,9 @@ const Catalogue& chinese_catalogue() {
             {"{}: unit \"{=}\" is not a valid unit here (use 0/1, yes/no)", "{}：这里不能用单位“{=}”（请用 0/1 或 yes/no）"},
             {"{} = {} is outside the training range {} km: the model never saw such a request, do not trust the answer",
              "{} = {} 超出了训练范围 {} km：模型从没见过这样的请求，别相信这个回答"},
+            // The backend a lesson asked for with `backend: auto` (llm/backend.cpp).
+            {"{}; using the CPU", "{}；改用 CPU"},
+            {"no CUDA device ({=})", "没有可用的 CUDA 设备（{=}）"},
             {"raw output = {}", "原始输出 = {}"},
             {"round({}) = {} minutes", "四舍五入({}) = {} 分钟"},
             {"business rule: never promise less than {} minutes → {}", "业务规则：承诺的时间不少于 {} 分钟 → {}"},

@@ -24,6 +24,9 @@ TEST_CASE("catalogue: patterns fill their holes, and a hole is itself looked up"
     // Notation and checksums are kept; a word the catalogue lacks is not.
     CHECK(app::translate("zh", "L0 H1 p99 ff5fe1dc27d634d9") == "L0 H1 p99 ff5fe1dc27d634d9");
     CHECK(app::translate("zh", "greedy zebra") == std::nullopt);
+    // A backend's fallback note: the driver's own words kept.
+    CHECK(app::translate("zh", "no CUDA device (cudaGetDeviceCount: no CUDA-capable device is detected); using the CPU") ==
+          "没有可用的 CUDA 设备（cudaGetDeviceCount: no CUDA-capable device is detected）；改用 CPU");
 }
 
 // A serving lab's answer is sentences: each is looked up on its own, and the
