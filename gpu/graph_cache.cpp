@@ -1,13 +1,7 @@
 #include "gpu/graph_cache.h"
 
-#include <cstdlib>
-#include <string_view>
-
-#include <fmt/format.h>
-
 #include "gpu/cuda_check.h"
-#include "pipeline/core/error.h"
-#include "pipeline/core/text.h"
+#include "pipeline/core/env_choice.h"
 
 namespace sixstep::gpu {
 
@@ -66,11 +60,6 @@ void GraphCache::run(const Key& key, cudaStream_t stream, const std::function<vo
     ++launches_;
 }
 
-bool cuda_graphs_from_environment() {
-    const char* env = std::getenv("SIXSTEP_CUDA_GRAPHS");
-    if (!env || !*env || std::string_view(env) == "on") return true;
-    if (std::string_view(env) == "off") return false;
-    throw Error(fmt::format("SIXSTEP_CUDA_GRAPHS=\"{}\" is not a choice (use on or off)", elide(env, 40)));
-}
+bool cuda_graphs_from_environment() { return env_choice("SIXSTEP_CUDA_GRAPHS", {"on", "off"}) == "on"; }
 
 }  // namespace sixstep::gpu

@@ -4,9 +4,7 @@
 
 #include "pipeline/core/error.h"
 #include "pipeline/core/suggest.h"
-#include "pipeline/core/text.h"
 #include "pipeline/delivery/delivery_model.h"
-#include "pipeline/llm/backend.h"
 #include "pipeline/llm/llm_model.h"
 #include "pipeline/server/endpoint_description.h"
 #include "pipeline/serving/serving_model.h"
@@ -52,17 +50,15 @@ bool reads_gguf(std::string_view kind) { return kind == "llm" || kind == "servin
 
 std::unique_ptr<Model> make_gguf_model(std::string_view kind, const GgufModelOptions& o) {
     if (!reads_gguf(kind)) throw Error(fmt::format("the {} model does not read a GGUF file", kind));
-    const std::optional<llm::BackendKind> backend = llm::parse_backend_kind(o.backend);
-    if (!backend) throw Error(fmt::format("backend \"{}\": expected cpu, cuda or auto", printable_cut(o.backend, 40)));
     const std::filesystem::path file = o.random.empty() ? o.file : llm::cached_random_model(o.random);
     if (kind == "llm") {
         llm::LlmModelParams p;
         p.n_threads = o.n_threads;
         p.top_n = o.top_n;
-        p.backend = *backend;
+        p.backend = o.backend;
         return std::make_unique<llm::LlmModel>(file, p);
     }
-    return std::make_unique<serving::ServingModel>(serving::ServingModelParams{file, o.n_threads, *backend});
+    return std::make_unique<serving::ServingModel>(serving::ServingModelParams{file, o.n_threads, o.backend});
 }
 
 }  // namespace sixstep

@@ -13,6 +13,7 @@
 
 #include "pipeline/core/model.h"
 #include "pipeline/core/model_description.h"
+#include "pipeline/llm/backend_kind.h"
 
 namespace sixstep {
 
@@ -37,7 +38,7 @@ struct GgufModelOptions {
     std::string random;          // or a random-weight F32 model of this preset (random_model.h), cached
     int n_threads = 0;           // CPU threads; <= 0 → the backend's default
     int top_n = 5;               // llm: rows of the next-token probability table
-    std::string backend = "cpu";  // where the forward pass runs: cpu, cuda or auto (llm/backend.h)
+    llm::BackendKind backend = llm::BackendKind::cpu;  // where the forward pass runs
 };
 
 // A model of a kind that reads_gguf; nothing is opened until its first

@@ -11,6 +11,7 @@
 #include "pipeline/core/error.h"
 #include "pipeline/core/stage.h"
 #include "pipeline/core/trace.h"
+#include "pipeline/llm/backend_kind.h"
 
 namespace sixstep::app {
 
@@ -27,7 +28,7 @@ struct ModelSpec {
                                                // 110m), written once to the temporary folder
     int threads = 0;                           // CPU threads; 0: all
     int top_n = 5;                             // rows of the next-token probability table
-    std::string backend = "cpu";               // where the forward pass runs: cpu, cuda or auto
+    llm::BackendKind backend = llm::BackendKind::cpu;  // where the forward pass runs: cpu, cuda or auto
     SourceLocation file_at;                    // where `file` or `weights_file` is written
     // endpoint: another OpenAI-compatible server, http://host:port; "" → the
     // lesson serves `file` itself, in-process, on an ephemeral loopback port

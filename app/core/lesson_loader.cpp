@@ -26,7 +26,7 @@
 #include "pipeline/core/text.h"
 #include "pipeline/delivery/dataset.h"
 #include "pipeline/delivery/weights_file.h"
-#include "pipeline/llm/backend.h"
+#include "pipeline/llm/backend_kind.h"
 #include "pipeline/llm/gguf/gguf.h"
 #include "pipeline/models.h"
 #include "pipeline/tools/random_model.h"
@@ -184,13 +184,14 @@ ModelSpec read_model(const Reader& r, const YAML::Node& n) {
         if (n["top_n"]) m.top_n = r.integer(n["top_n"], "top_n", 1, 50);
         if (const auto b = n["backend"]) {
             if (endpoint) r.fail(b, "\"backend\" is for kinds llm and serving (the lesson's own server runs on the CPU)");
-            m.backend = r.text(b, "backend");
-            const auto kind = llm::parse_backend_kind(m.backend);
+            const std::string name = r.text(b, "backend");
+            const auto kind = llm::parse_backend_kind(name);
             if (!kind)
-                r.fail(b, fmt::format("\"backend\" must be cpu, cuda or auto, got \"{}\"{}", printable_cut(m.backend, 40),
-                                      did_you_mean(m.backend, {"cpu", "cuda", "auto"})));
+                r.fail(b, fmt::format("\"backend\" must be cpu, cuda or auto, got \"{}\"{}", printable_cut(name, 40),
+                                      did_you_mean(name, {"cpu", "cuda", "auto"})));
+            m.backend = *kind;
             // Like a missing file: found before step 1, where the lesson says it.
-            if (const auto why = llm::backend_unavailable(*kind))
+            if (const auto why = llm::backend_unavailable(m.backend))
                 r.fail(b, fmt::format("backend cuda: {} (backend: auto runs on the CPU when there is no GPU)", *why));
         }
         return m;

@@ -22,6 +22,7 @@
 #include <string_view>
 #include <vector>
 
+#include "pipeline/llm/backend_kind.h"
 #include "pipeline/llm/batch.h"
 #include "pipeline/llm/kv/kv_cache.h"
 #include "pipeline/llm/llama_model.h"
@@ -61,19 +62,11 @@ public:
 // The KV cache parameters for a model (see Backend::make_kv_cache).
 KvCacheParams kv_cache_params(const LlamaHparams& hp, int n_ctx, int n_seq = 1, int block_size = 16);
 
-enum class BackendKind { cpu, cuda, auto_select };
-std::string_view backend_kind_name(BackendKind kind);  // "cpu", "cuda", "auto"
-std::optional<BackendKind> parse_backend_kind(std::string_view name);
-
 struct BackendParams {
     int n_threads = 0;  // CPU threads for the kernels; <= 0 → the CPU backend's default
     int n_helpers = 0;  // CPU: of those, places kept for one caller's thread that calls help()
     int device = 0;     // GPU index, for cuda
 };
-
-// Why a kind cannot run here, or nothing when it can: "this build has no
-// CUDA backend", "no CUDA device (cudaGetDeviceCount: insufficient driver)".
-std::optional<std::string> backend_unavailable(BackendKind kind);
 
 struct BackendChoice {
     std::unique_ptr<Backend> backend;

@@ -3,16 +3,14 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <cstdlib>
 #include <cstring>
-#include <string_view>
 #include <utility>
 
 #include <fmt/format.h>
 
+#include "pipeline/core/env_choice.h"
 #include "pipeline/core/error.h"
 #include "pipeline/core/progress.h"
-#include "pipeline/core/text.h"
 
 namespace sixstep::llm {
 
@@ -245,20 +243,6 @@ void LlamaModel::init() {
     clear_progress();
 }
 
-namespace {
-
-// SIXSTEP_WEIGHTS: "copied" (the default) or "mapped" (F32 and F16 read
-// from the file's mapping, the interleaved rows on plain pages: what a
-// measurement compares the copy against).
-bool copy_for_cpu() {
-    const char* env = std::getenv("SIXSTEP_WEIGHTS");
-    if (!env || !*env || std::string_view(env) == "copied") return true;
-    if (std::string_view(env) == "mapped") return false;
-    throw Error(fmt::format("SIXSTEP_WEIGHTS=\"{}\" is not a choice (use copied or mapped)", elide(env, 40)));
-}
-
-}  // namespace
-
 void LlamaModel::prepare_for_cpu() const {
     std::call_once(cpu_once_, [this] {
         // The model is made non-const (load(), from_gguf()) and handed out
@@ -268,7 +252,9 @@ void LlamaModel::prepare_for_cpu() const {
         for (LlamaLayer& l : w.layers)
             for (const auto& [name, m] : layer_matrices(l)) all.push_back(m);
         all.push_back(&w.output);  // a tied output gets its own: the embedding is only looked up
-        const bool copy = copy_for_cpu();
+        // SIXSTEP_WEIGHTS=mapped: F32 and F16 read from the file's mapping,
+        // the interleaved rows on plain pages (what the copy is measured against).
+        const bool copy = env_choice("SIXSTEP_WEIGHTS", {"copied", "mapped"}) == "copied";
         const auto is_float = [](const WeightMatrix& m) { return !ggml_traits(m.type).quantized; };
         // Each matrix's bytes in one buffer, from a cache line: its rows as
         // they are (F32, F16) or interleaved (Q4_0, Q8_0).

@@ -40,7 +40,7 @@
 #include <vector>
 
 #include "pipeline/core/model.h"
-#include "pipeline/llm/backend.h"
+#include "pipeline/llm/backend_kind.h"
 #include "pipeline/serving/batch_sweep.h"
 #include "pipeline/serving/bill.h"
 #include "pipeline/serving/canary.h"

@@ -37,7 +37,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "pipeline/llm/backend.h"
+#include "pipeline/llm/backend_kind.h"
 
 namespace sixstep::llm {
 
