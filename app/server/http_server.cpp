@@ -1,6 +1,7 @@
 #include "app/server/http_server.h"
 
 #include <csignal>
+#include <cstdint>
 #include <sys/socket.h>
 #include <ctime>
 #include <random>
@@ -73,7 +74,12 @@ std::string next_events(StreamState& st, const RequestStream::News& news) {
 std::string status_message(const httplib::Request& req, int status, std::size_t max_body) {
     switch (status) {
     case 404: return fmt::format("no such route: {} {}", req.method, req.path);
-    case 413: return fmt::format("the request body is larger than the limit of {} bytes", max_body);
+    case 413:
+        // cpp-httplib's own reading (every route but the completions) also
+        // refuses a form-urlencoded body over 8 KiB: say so, not the size limit.
+        if (req.has_header("Content-Length") && req.get_header_value<std::uint64_t>("Content-Length") <= max_body)
+            return "a body sent as application/x-www-form-urlencoded may be at most 8192 bytes on this route";
+        return fmt::format("the request body is larger than the limit of {} bytes", max_body);
     case 400: return "malformed HTTP request";
     default: return fmt::format("HTTP {}", status);
     }
@@ -144,8 +150,29 @@ HttpServer::HttpServer(ServingEngine& engine, const llm::TextCodec& codec, HttpS
         res.set_content(dump({{"object", "list"}, {"data", json::array({model})}}), "application/json");
     });
 
+    // The completion routes read their bodies themselves. cpp-httplib's own
+    // reading parses a body whose Content-Type is
+    // application/x-www-form-urlencoded — what `curl -d` sends unless told
+    // otherwise — as a form, and refuses one over 8 KiB with a 413 that
+    // blames max_body_bytes. Here every body is the JSON it should be,
+    // whatever its Content-Type says; max_body_bytes still applies.
     const auto completion = [this](Endpoint endpoint) {
-        return [this, endpoint](const httplib::Request& req, httplib::Response& res) {
+        return [this, endpoint](const httplib::Request& req, httplib::Response& res,
+                                const httplib::ContentReader& content_reader) {
+            if (req.is_multipart_form_data()) {
+                send_error(res, ApiError(400, "invalid_request_error",
+                                         "the body is multipart/form-data; send one JSON object "
+                                         "(Content-Type: application/json)"));
+                return;
+            }
+            std::string body;
+            if (!content_reader([&body](const char* data, std::size_t n) {
+                    body.append(data, n);
+                    return true;
+                })) {
+                if (res.status < 400) res.status = 400;  // a body cut short
+                return;  // the error handler writes the body: 413 over max_body_bytes, 400 else
+            }
             if (shutting_down_) {
                 send_error(res, ApiError(503, "server_error", "the server is shutting down"), params_.retry_after_s);
                 return;
@@ -174,10 +201,16 @@ HttpServer::HttpServer(ServingEngine& engine, const llm::TextCodec& codec, HttpS
             CompletionRequest cr;
             int n_prompt = 0;
             try {
-                cr = parse_completion_request(req.body, endpoint, params_.model_id);
+                cr = parse_completion_request(body, endpoint, params_.model_id);
                 std::vector<int> tokens = cr.prompt_tokens.empty() ? codec_.encode(cr.prompt_text) : cr.prompt_tokens;
                 n_prompt = static_cast<int>(tokens.size());
                 if (n_prompt == 0) throw ApiError(400, "invalid_request_error", "the prompt is empty", "prompt");
+                for (int i = 0; i < n_prompt; ++i)
+                    if (tokens[static_cast<std::size_t>(i)] >= engine_.n_vocab())
+                        throw ApiError(400, "invalid_request_error",
+                                       fmt::format("prompt[{}]: token id {} is outside the vocabulary (0..{})", i,
+                                                   tokens[static_cast<std::size_t>(i)], engine_.n_vocab() - 1),
+                                       "prompt");
                 const int room = engine_.n_ctx() - n_prompt;
                 if (room < 1)
                     throw ApiError(400, "invalid_request_error",

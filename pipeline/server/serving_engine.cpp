@@ -20,6 +20,7 @@ ServingEngine::ServingEngine(llm::Backend& backend, const llm::TextCodec& codec,
         throw Error(fmt::format("context {}: the model holds at most {} positions (n_ctx; 0: all of them)", params_.n_ctx,
                                 hp.n_ctx));
     n_ctx_ = params_.n_ctx > 0 ? params_.n_ctx : hp.n_ctx;
+    n_vocab_ = hp.n_vocab;
     llm::KvCacheParams kp = llm::kv_cache_params(hp, n_ctx_, 1, params_.block_size);
     kp.n_blocks = params_.kv_blocks;
     kv_ = backend_.make_kv_cache(kp);

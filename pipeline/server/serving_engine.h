@@ -82,6 +82,7 @@ public:
 
     int n_ctx() const { return n_ctx_; }  // positions a request may hold (prompt + generated)
     int n_pool_positions() const { return params_.kv_blocks * params_.block_size; }  // the whole KV pool
+    int n_vocab() const { return n_vocab_; }  // token ids a prompt may hold: 0 .. n_vocab - 1
     int n_in_flight() const;              // submitted, not finished
     double now_ms() const;                // the wall clock the records use
     const ServerMetrics& metrics() const { return metrics_; }
@@ -96,6 +97,7 @@ private:
     const ServingEngineParams params_;
     const std::chrono::steady_clock::time_point t0_ = std::chrono::steady_clock::now();
     int n_ctx_ = 0;
+    int n_vocab_ = 0;
     std::unique_ptr<llm::KvCache> kv_;
     std::unique_ptr<serving::Scheduler> scheduler_;
     ServerMetrics metrics_;

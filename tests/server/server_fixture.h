@@ -62,10 +62,11 @@ struct HttpAnswer {
     nlohmann::json json() const { return nlohmann::json::parse(body, nullptr, false); }
 };
 
-inline HttpAnswer http_post(int port, const std::string& path, const std::string& body) {
+inline HttpAnswer http_post(int port, const std::string& path, const std::string& body,
+                            const std::string& content_type = "application/json") {
     httplib::Client c("127.0.0.1", port);
     c.set_read_timeout(30, 0);
-    auto r = c.Post(path.c_str(), body, "application/json");
+    auto r = c.Post(path.c_str(), body, content_type.c_str());
     if (!r) return {};
     return {r->status, r->body, r->headers};
 }

@@ -13,6 +13,8 @@
 #include <set>
 #include <thread>
 
+#include <fmt/format.h>
+
 #include "app/server/load_generator.h"
 #include "server_fixture.h"
 
@@ -226,8 +228,12 @@ TEST_CASE("server: bad input gets the right status and an error body, and the se
                 "invalid_request_error", "prompt");
     check_error(http_post(s.port, "/v1/completions", completion("x", 4, false, {{"prompt", {"a", "b"}}})), 400,
                 "invalid_request_error", "prompt");
-    check_error(http_post(s.port, "/v1/completions", completion("x", 4, false, {{"prompt", {1, 99999999}}})), 400,
-                "invalid_request_error");
+    const HttpAnswer unknown_token =
+        http_post(s.port, "/v1/completions", completion("x", 4, false, {{"prompt", {1, 99999999}}}));
+    check_error(unknown_token, 400, "invalid_request_error", "prompt");
+    CHECK(unknown_token.json()["error"]["message"] ==
+          fmt::format("prompt[1]: token id 99999999 is outside the vocabulary (0..{})",
+                      s.model->hparams().n_vocab - 1));
     check_error(http_post(s.port, "/v1/completions", completion("x", 4, false, {{"model", "gpt-4o"}})), 404,
                 "not_found_error", "model", "model_not_found");
     check_error(http_post(s.port, "/v1/chat/completions", Json({{"model", served_model_id}, {"messages", Json::array()}}).dump()),
@@ -260,6 +266,36 @@ TEST_CASE("server: bad input gets the right status and an error body, and the se
     CHECK(http_post(s.port, "/v1/completions", completion("Once upon a time", 4)).status == 200);
     CHECK(http_get(s.port, "/health").status == 200);
     CHECK(eventually([&] { return s.engine->metrics().gauges().n_blocks_used == 0; }));
+}
+
+TEST_CASE("server: a JSON body is read as JSON whatever its Content-Type, up to max_body_bytes") {
+    // `curl -d` labels a body application/x-www-form-urlencoded; cpp-httplib
+    // by itself refused such a body over 8 KiB with a 413 about the size limit.
+    server::HttpServerParams hp;
+    hp.max_body_bytes = 64 * 1024;
+    TestServer s({}, hp);
+    std::string padded = completion("Once upon a time", 4);
+    REQUIRE(padded.back() == '}');
+    padded.insert(padded.size() - 1, std::string(20000, ' '));  // whitespace: the same JSON, 20 kB
+    for (const char* type : {"application/json", "application/x-www-form-urlencoded", "text/plain"}) {
+        CAPTURE(type);
+        const HttpAnswer a = http_post(s.port, "/v1/completions", padded, type);
+        CHECK(a.status == 200);
+        CHECK(a.json()["usage"]["completion_tokens"] == 4);
+    }
+    const HttpAnswer over = http_post(s.port, "/v1/completions", padded + std::string(50000, ' '),
+                                      "application/x-www-form-urlencoded");
+    check_error(over, 413, "invalid_request_error");
+    CHECK(over.json()["error"]["message"].get<std::string>().find("65536 bytes") != std::string::npos);
+    const HttpAnswer multipart =
+        http_post(s.port, "/v1/completions", "--b\r\n\r\n--b--\r\n", "multipart/form-data; boundary=b");
+    check_error(multipart, 400, "invalid_request_error");
+    CHECK(multipart.json()["error"]["message"].get<std::string>().find("multipart/form-data") != std::string::npos);
+    // Routes cpp-httplib reads itself still refuse a form over 8 KiB, and say that, not the size limit.
+    const HttpAnswer form = http_post(s.port, "/health", padded, "application/x-www-form-urlencoded");
+    check_error(form, 413, "invalid_request_error");
+    CHECK(form.json()["error"]["message"].get<std::string>().find("x-www-form-urlencoded") != std::string::npos);
+    CHECK(http_get(s.port, "/health").status == 200);
 }
 
 TEST_CASE("server: 64 concurrent streaming greedy clients each get exactly their answer alone") {
