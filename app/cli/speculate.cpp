@@ -155,6 +155,7 @@ int run_generate_with_draft(const DraftGenerateOptions& o) {
     std::printf("  %d target passes for %d tokens: %.2f tokens per target pass (= 1 + %.2f accepted per pass)\n",
                 s.n_steps, s.n_generated, s.tokens_per_pass(), s.n_steps ? double(s.n_accepted) / s.n_steps : 0.0);
     std::printf("  drafted %d, accepted %d: acceptance %.1f%%\n", s.n_drafted, s.n_accepted, 100 * s.acceptance_rate());
+    if (!s.overlap_declined.empty()) std::printf("  not overlapped: %s\n", s.overlap_declined.c_str());
     if (s.overlapped)
         std::printf("  time: the target waited %.2f ms for proposals, verify %.2f ms, accept/reject %.2f ms, total "
                     "%.2f ms | TTFT %.2f ms; beside it the draft ran %d passes in %.2f ms (%d proposals thrown away "
@@ -253,6 +254,10 @@ int run_speculate(const SpeculateOptions& o) {
             std::printf("  %s, k = %d, temperature %g — %s\n", r.draft.c_str(), r.k, r.temperature, r.verdict.c_str());
         }
     if (!any_loss) std::printf("\nNo regime lost on this machine in this run.\n");
+    for (const SweepRow& r : rows)
+        if (!r.overlap_declined.empty())
+            std::printf("Not overlapped: %s, k = %d, temperature %g — %s\n", r.draft.c_str(), r.k, r.temperature,
+                        r.overlap_declined.c_str());
     return exit_ok;
 }
 

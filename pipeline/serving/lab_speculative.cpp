@@ -115,9 +115,11 @@ public:
         ev.out("speculative_tok_s", column(rows, &SweepRow::speculative_tok_s), "tok/s");
         ev.out("target_tok_s", column(rows, &SweepRow::target_tok_s), "tok/s");
         ev.out("spec_speedup", column(rows, &SweepRow::speedup));
-        for (const SweepRow& r : rows)
+        for (const SweepRow& r : rows) {
             ev.says(fmt::format("k = {}, T = {}: {:.0f}% accepted, {:.2f} tokens per target pass, {:.2f}× — {}", r.k,
                                 r.temperature, 100 * r.acceptance, r.tokens_per_pass, r.speedup, r.verdict));
+            if (!r.overlap_declined.empty()) ev.says(r.overlap_declined);
+        }
         ev.summary = fmt::format("{} settings measured", rows.size());
     }
 

@@ -44,6 +44,9 @@
 // core idle; overlapped it mostly does not. Greedy text is still the
 // target's own; sampled text follows its distribution but is not repeatable
 // draw for draw (when each token is drawn depends on the threads' timing).
+// A request asked to overlap takes turns instead when the machine has no
+// CPU free for the draft's thread (SpeculativeStats::overlap_declined says
+// so): the target would wait for a thread the OS has taken off its core.
 // See speculative_overlap.cpp.
 //
 // Clocks are wall time around the engine's own work (no tokenizing): the
@@ -52,6 +55,7 @@
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <random>
 #include <span>
 #include <string>
@@ -94,6 +98,7 @@ struct SpeculativeStep {
 
 struct SpeculativeStats {
     bool overlapped = false;   // the draft ran on a thread of its own
+    std::string overlap_declined;  // overlap was asked for, but no CPU was free for the draft's thread: why
     int n_steps = 0;           // target passes
     int n_draft_passes = 0;    // draft passes (overlapped: including those whose proposals were thrown away)
     int n_drafted = 0;         // Σ drafted
@@ -147,6 +152,13 @@ public:
     SpeculativeResult generate(const llm::TextCodec& codec, std::span<const int> prompt, const SpeculativeParams& params,
                                const OnStep& on_step = {});
 
+    // Where an overlapped request learns whether a CPU is free for the
+    // draft's thread: the machine's runnable tasks (by default
+    // runnable_tasks_that_compete(), cpu_load.h; nullopt: not known, so
+    // overlap). Tests set their own.
+    using RunnableSource = std::function<std::optional<int>()>;
+    void set_runnable_source(RunnableSource source) { runnable_source_ = std::move(source); }
+
 private:
     // One request in progress: what both ways of stepping it share.
     struct Run {
@@ -163,6 +175,8 @@ private:
     };
     void generate_in_turns(Run& run);
     void generate_overlapped(Run& run, int n_ctx);
+    // "" when a CPU is free for the draft's thread; else why not.
+    std::string no_cpu_for_draft_thread() const;
     // 2. the target reads run.all[run.t_past..] and step.drafted in one pass (logits_).
     void verify(SpeculativeStep& step, const Run& run);
     // 3. the rule over step.drafted (distributions q_); returns the token
@@ -175,6 +189,7 @@ private:
 
     llm::Backend& target_;
     llm::Backend& draft_;
+    RunnableSource runnable_source_;
     std::unique_ptr<llm::KvCache> target_kv_, draft_kv_;
     llm::Batch batch_;
     std::vector<float> logits_;
@@ -233,6 +248,7 @@ struct SweepRow {
     double speedup = 0;
     bool identical = false;       // greedy rows: the same text as the target alone
     std::string verdict;          // "wins", or why it loses
+    std::string overlap_declined; // asked to overlap, it took turns: why (SpeculativeStats::overlap_declined)
 };
 std::vector<SweepRow> sweep_speculative(llm::Backend& target, std::span<const SpeculativeDraft> drafts,
                                         const llm::TextCodec& codec, std::span<const int> prompt,

@@ -27,6 +27,9 @@ TEST_CASE("catalogue: patterns fill their holes, and a hole is itself looked up"
     // A backend's fallback note: the driver's own words kept.
     CHECK(app::translate("zh", "no CUDA device (cudaGetDeviceCount: no CUDA-capable device is detected); using the CPU") ==
           "没有可用的 CUDA 设备（cudaGetDeviceCount: no CUDA-capable device is detected）；改用 CPU");
+    // Overlapped speculative decoding declined on a busy machine.
+    CHECK(app::translate("zh", "no CPU free for the draft's thread (1 other runnable task on 2 CPUs): it took turns") ==
+          "没有空闲的 CPU 给草稿模型的线程（另有 1 个可运行任务，共 2 个 CPU）：改为轮流运行");
 }
 
 // A serving lab's answer is sentences: each is looked up on its own, and the

@@ -6,12 +6,16 @@
 #include <cmath>
 #include <map>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "pipeline/core/error.h"
 #include "pipeline/llm/backend.h"
+#include "pipeline/llm/cpu/cpu_load.h"
 #include "pipeline/llm/sampler_dist.h"
 #include "pipeline/llm/vocab/vocab.h"
 #include "pipeline/serving/bundled_model.h"
@@ -41,6 +45,12 @@ Loaded load(std::shared_ptr<const LlamaModel> model, int n_threads = 1, int n_he
 // draft's thread takes when it lends itself.
 Loaded with_helper(const Loaded& l) { return load(l.model, 2, 1); }
 Loaded load_bundled(const char* file) { return load(LlamaModel::load(bundled_model_path(file))); }
+
+// Overlapped whatever else the machine runs meanwhile (ctest runs suites side
+// by side): the runnable count is not known, so a CPU is taken to be free.
+void overlap_regardless(SpeculativeDecoder& d) {
+    d.set_runnable_source([] { return std::optional<int>{}; });
+}
 Loaded load_random(RandomModelParams p) {
     return load(LlamaModel::from_gguf(GGUFFile::from_bytes(random_model_bytes(p), p.name)));
 }
@@ -141,6 +151,7 @@ TEST_CASE("speculative: greedy output is the target's own with a random pair, an
     // guesses away at almost every step, and the text must not notice.
     Loaded lent = with_helper(target);
     SpeculativeDecoder overlapped(*lent.backend, *draft.backend);
+    overlap_regardless(overlapped);
     for (int k : {1, 3}) {
         SpeculativeParams p;
         p.n_draft = k;
@@ -162,6 +173,7 @@ TEST_CASE("speculative, overlapped: greedy output is the target's own, with and 
     const auto codec = codec_of(*target.model);
     for (Loaded* t : {&target, &lent}) {
         SpeculativeDecoder dec(*t->backend, *draft.backend);
+        overlap_regardless(dec);
         for (const std::string prompt : {"Once upon a time", "The cat sat on the"}) {
             const std::vector<int> ids = codec->encode(prompt);
             for (int k : {1, 2, 4}) {
@@ -188,6 +200,42 @@ TEST_CASE("speculative, overlapped: greedy output is the target's own, with and 
             }
         }
     }
+}
+
+TEST_CASE("speculative, overlapped: with no CPU free for the draft's thread the request takes turns, and says why") {
+    Loaded target = load_bundled("stories-3m-f16.gguf"), draft = load_bundled("stories-draft-f16.gguf");
+    Loaded lent = with_helper(target);
+    const auto codec = codec_of(*target.model);
+    const std::vector<int> ids = codec->encode("Once upon a time");
+    SpeculativeParams p;
+    p.n_draft = 2;
+    p.n_predict = 24;
+    p.sampling.temperature = 0;
+    p.overlap = true;
+    const std::vector<int> alone = generate_target_alone(*target.backend, *codec, ids, p).tokens;
+    SpeculativeDecoder dec(*lent.backend, *draft.backend);
+    // Beside a program on every CPU: far more runnable tasks than CPUs.
+    const int crowded = online_cpus() + 3;
+    int readings = 0;
+    dec.set_runnable_source([&] { return ++readings, std::optional<int>(crowded); });
+    const SpeculativeResult turns = dec.generate(*codec, ids, p);
+    CHECK(readings == 3);
+    CHECK_FALSE(turns.stats.overlapped);
+    CHECK(turns.stats.overlap_declined ==
+          fmt::format("no CPU free for the draft's thread ({} other runnable tasks on {} CPU{}): it took turns",
+                      crowded - 1, online_cpus(), online_cpus() == 1 ? "" : "s"));
+    CHECK(turns.tokens == alone);
+    CHECK(turns.stats.draft_ms > 0);  // the draft's passes stood on this thread
+    for (const SpeculativeStep& st : turns.steps) CHECK(st.wait_ms == 0);
+    // One reading in three with a free CPU is enough to overlap: a kernel
+    // thread passing by is not a busy machine.
+    readings = 0;
+    dec.set_runnable_source([&] { return std::optional<int>(++readings == 2 ? 1 : crowded); });
+    const SpeculativeResult overlapped = dec.generate(*codec, ids, p);
+    CHECK(overlapped.stats.overlapped);
+    CHECK(overlapped.stats.overlap_declined.empty());
+    CHECK(overlapped.tokens == alone);
+    CHECK(speculative_json(turns, *codec)["stats"]["overlap_declined"] == turns.stats.overlap_declined);
 }
 
 TEST_CASE("speculative: the statistics add up") {
@@ -241,6 +289,7 @@ TEST_CASE("speculative, overlapped: the statistics add up, a cancel stops the dr
     Loaded lent = with_helper(target);
     const auto codec = codec_of(*target.model);
     SpeculativeDecoder dec(*lent.backend, *draft.backend);
+    overlap_regardless(dec);
     const std::vector<int> ids = codec->encode("Once upon a time");
     for (float temp : {0.0f, 1.0f}) {
         SpeculativeParams p;

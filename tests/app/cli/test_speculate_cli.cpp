@@ -74,7 +74,10 @@ TEST_CASE("cli --overlap: the draft on one of the threads, greedy text still the
     CHECK(has(j["backend"].get<std::string>(), "2 threads, 1 of them lent"));
     CHECK(has(j["alone_backend"].get<std::string>(), "2 threads"));
     const Json& s = j["speculative"]["stats"];
-    CHECK(s["overlapped"] == true);
+    // Overlapped, unless the machine (ctest runs suites side by side) had no
+    // CPU free for the draft's thread at the time; then it says so.
+    CHECK(s["overlapped"] == s["overlap_declined"].get<std::string>().empty());
+    if (s["overlapped"] == false) CHECK(has(s["overlap_declined"].get<std::string>(), "no CPU free for the draft's thread"));
     CHECK(s["n_generated"] == 24);
     CHECK(s["n_draft_passes"].get<int>() >= s["n_drafted"].get<int>());
 
