@@ -256,9 +256,11 @@ std::string finish_reason_of(const std::string& stop_reason) {
 }
 
 json usage_json(int prompt_tokens, int completion_tokens) {
+    // The server's own counts fit an int together (both within the context);
+    // summed as 64 bits, any two do (fuzz_openai found 1 + 2^31 - 1).
     return {{"prompt_tokens", prompt_tokens},
             {"completion_tokens", completion_tokens},
-            {"total_tokens", prompt_tokens + completion_tokens}};
+            {"total_tokens", static_cast<long long>(prompt_tokens) + completion_tokens}};
 }
 
 namespace {

@@ -126,4 +126,6 @@ TEST_CASE("openai protocol: finish reasons and response shapes") {
     CHECK(first["choices"][0]["finish_reason"].is_null());
     CHECK_FALSE(first.contains("usage"));
     CHECK(usage_chunk(Endpoint::chat, r)["choices"].empty());
+    // Any two counts add up without overflow (fuzz_openai's first finding).
+    CHECK(usage_json(1, 2147483647)["total_tokens"] == 2147483648LL);
 }
