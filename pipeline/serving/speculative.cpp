@@ -12,7 +12,6 @@
 #include "pipeline/core/measure.h"
 #include "pipeline/core/progress.h"
 #include "pipeline/core/text.h"
-#include "pipeline/llm/cpu/cpu_load.h"
 #include "pipeline/llm/sampler_dist.h"
 #include "pipeline/llm/stepper.h"
 #include "pipeline/llm/vocab/vocab.h"
@@ -76,14 +75,14 @@ SpeculativeDecoder::SpeculativeDecoder(Backend& target, Backend& draft)
 // bundled pair on 2 CPUs beside one spinning process: 0.07–0.11× the target
 // alone, where taking turns loses little). So a request asked to overlap
 // looks first, as the thread pool does (cpu_load.h), and takes turns when
-// three readings a fifth of a millisecond apart all find no CPU free: one
-// reading catches a passing kernel thread as often as a busy program.
+// crowded_readings a fifth of a millisecond apart all find no CPU free.
 std::string SpeculativeDecoder::no_cpu_for_draft_thread() const {
     const int online = online_cpus();
     int fewest_others = 0;
-    for (int i = 0; i < 3; ++i) {
+    for (int i = 0; i < crowded_readings; ++i) {
         if (i > 0) std::this_thread::sleep_for(std::chrono::microseconds(200));
         const std::optional<int> runnable = runnable_source_ ? runnable_source_() : std::nullopt;
+        // Ours: this thread alone (the draft's is not started yet).
         if (!runnable || cpu_free_for_another(*runnable, 1, online)) return "";
         const int others = std::max(0, *runnable - 1);
         fewest_others = i == 0 ? others : std::min(fewest_others, others);

@@ -55,7 +55,6 @@
 #include <chrono>
 #include <functional>
 #include <memory>
-#include <optional>
 #include <random>
 #include <span>
 #include <string>
@@ -64,6 +63,7 @@
 #include <nlohmann/json.hpp>
 
 #include "pipeline/llm/backend.h"
+#include "pipeline/llm/cpu/cpu_load.h"
 #include "pipeline/llm/generation.h"
 #include "pipeline/llm/sampler.h"
 #include "pipeline/llm/text_codec.h"
@@ -153,11 +153,9 @@ public:
                                const OnStep& on_step = {});
 
     // Where an overlapped request learns whether a CPU is free for the
-    // draft's thread: the machine's runnable tasks (by default
-    // runnable_tasks_that_compete(), cpu_load.h; nullopt: not known, so
-    // overlap). Tests set their own.
-    using RunnableSource = std::function<std::optional<int>()>;
-    void set_runnable_source(RunnableSource source) { runnable_source_ = std::move(source); }
+    // draft's thread: the machine's runnable tasks (cpu_load.h; nullopt: not
+    // known, so overlap). Tests set their own.
+    void set_runnable_source(llm::RunnableSource source) { runnable_source_ = std::move(source); }
 
 private:
     // One request in progress: what both ways of stepping it share.
@@ -189,7 +187,7 @@ private:
 
     llm::Backend& target_;
     llm::Backend& draft_;
-    RunnableSource runnable_source_;
+    llm::RunnableSource runnable_source_;
     std::unique_ptr<llm::KvCache> target_kv_, draft_kv_;
     llm::Batch batch_;
     std::vector<float> logits_;

@@ -11,6 +11,7 @@
 // Linux counts the tasks running or ready to run, over all CPUs, in the
 // fourth field of /proc/loadavg ("runnable/total"), our own included.
 #pragma once
+#include <functional>
 #include <optional>
 #include <string_view>
 
@@ -36,6 +37,17 @@ std::optional<int> runnable_tasks_that_compete();
 
 // CPUs online on this machine (at least 1).
 int online_cpus();
+
+// Where a caller learns the machine's runnable tasks: by default
+// runnable_tasks_that_compete(); tests set their own (nullopt: not known).
+using RunnableSource = std::function<std::optional<int>()>;
+
+// Readings in a row that must all find no CPU free before a caller calls the
+// machine crowded. One reading is a moment: on a quiet 2-CPU machine a
+// kernel thread or a shell was runnable beside a decode pass often enough
+// that 9-11 % of its passes ran on one thread for nothing. A busy program is
+// there at every reading.
+inline constexpr int crowded_readings = 3;
 
 // Whether `online` CPUs leave one free for another thread of ours when
 // `runnable` tasks are runnable, `ours` of them our threads: at least two

@@ -88,13 +88,8 @@ constexpr double switch_margin = 0.03;
 // /proc/loadavg takes a few microseconds, a decode pass of the bundled model
 // about a hundred.
 constexpr auto crowded_every = std::chrono::milliseconds(20);
-// Readings in a row that must find no CPU free before the pool calls the
-// machine crowded. One reading is a moment: on a quiet 2-CPU machine a
-// kernel thread or a shell was runnable beside the pass often enough that
-// 9-11 % of a decode's passes ran on one thread for nothing. A busy program
-// is there at every reading. After a reading that found none, the next
-// ones come sooner, so three take a few milliseconds.
-constexpr int crowded_readings = 3;
+// After a reading that found no CPU free, the next ones come sooner, so the
+// crowded_readings (cpu_load.h) take a few milliseconds.
 constexpr auto confirm_every = std::chrono::milliseconds(2);
 
 // Spins until ready() holds or spin_for has passed; returns ready(). It

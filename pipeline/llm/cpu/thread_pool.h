@@ -78,6 +78,8 @@
 #include <thread>
 #include <vector>
 
+#include "pipeline/llm/cpu/cpu_load.h"
+
 namespace sixstep::llm {
 
 class ThreadPool {
@@ -130,10 +132,9 @@ public:
     // Off: every list runs on all the threads, as the tests of chunking want.
     void set_adaptive(bool on) { adaptive_ = on; }
 
-    // Where run() learns how many tasks the machine has runnable (by
-    // default runnable_tasks_that_compete(), cpu_load.h; nullopt: not known, so never
-    // crowded). For tests, which also run beside other tests.
-    using RunnableSource = std::function<std::optional<int>()>;
+    // Where run() learns how many tasks the machine has runnable (cpu_load.h;
+    // nullopt: not known, so never crowded). For tests, which also run beside
+    // other tests.
     void set_runnable_source(RunnableSource source);
 
     // Wakes sleeping workers now, ahead of a burst of loops (a forward
