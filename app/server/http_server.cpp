@@ -1,5 +1,7 @@
 #include "app/server/http_server.h"
 
+#include <algorithm>
+#include <cctype>
 #include <csignal>
 #include <cstdint>
 #include <sys/socket.h>
@@ -69,6 +71,15 @@ std::string next_events(StreamState& st, const RequestStream::News& news) {
         if (st.include_usage) out += sse(usage_chunk(st.endpoint, c));
     }
     return out + "data: [DONE]\n\n";
+}
+
+// Whether a request says it has a body: a Content-Length, or a chunked
+// Transfer-Encoding (the only coding HTTP/1.1 requests may end with).
+bool has_body(const httplib::Request& req) {
+    if (req.has_header("Content-Length")) return true;
+    std::string coding = req.get_header_value("Transfer-Encoding");
+    std::transform(coding.begin(), coding.end(), coding.begin(), [](unsigned char c) { return std::tolower(c); });
+    return coding.find("chunked") != std::string::npos;
 }
 
 std::string status_message(const httplib::Request& req, int status, std::size_t max_body) {
@@ -165,8 +176,11 @@ HttpServer::HttpServer(ServingEngine& engine, const llm::TextCodec& codec, HttpS
                                          "(Content-Type: application/json)"));
                 return;
             }
+            // A request with neither a Content-Length nor a chunked body has
+            // none (RFC 9112, 6.3); cpp-httplib would read one until the
+            // client closes, holding it for read_timeout_s before the 400.
             std::string body;
-            if (!content_reader([&body](const char* data, std::size_t n) {
+            if (has_body(req) && !content_reader([&body](const char* data, std::size_t n) {
                     body.append(data, n);
                     return true;
                 })) {
