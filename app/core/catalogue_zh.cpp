@@ -302,6 +302,7 @@ const Catalogue& chinese_catalogue() {
             {"dist", "采样"},
             {"fresh", "全新实例"},
             {"greedy text identical to the target alone", "贪心文本与单独目标模型完全相同"},
+            {"took turns: no CPU free for the draft's thread", "改为轮流运行：没有空闲的 CPU 给草稿模型的线程"},
             {"greedy text DIFFERS from the target", "贪心文本与目标模型不同"},
             {"inference, cumulative", "推理（累计）"},
             {"kept warm", "保持常驻"},
@@ -415,6 +416,7 @@ const Catalogue& chinese_catalogue() {
             {"{} min", "{} 分钟"},
             {"{} requests", "{} 个请求"},
             {"{} past deliveries from {=}", "{} 条过去的配送记录，来自 {=}"},
+            {"took turns, no CPU free for the draft's thread: {=}", "改为轮流运行（没有空闲的 CPU 给草稿模型的线程）：{=}"},
             {"{} days", "{} 天"},
             {"day {}", "第 {} 天"},
             {"call {}", "第 {} 次调用"},
@@ -763,6 +765,9 @@ const Catalogue& chinese_catalogue() {
             {"The best setting, k = {}, ran {}\u00d7 the target alone on this machine, the draft running ahead on a "
              "thread of its own",
              "最好的设置 k = {} 在这台机器上的速度是目标模型单独运行的 {}\u00d7，草稿模型在自己的线程上提前运行"},
+            {"The best setting, k = {}, ran {}\u00d7 the target alone on this machine, taking turns: no CPU was "
+             "free for the draft's thread",
+             "最好的设置 k = {} 在这台机器上的速度是目标模型单独运行的 {}\u00d7，改为轮流运行：没有空闲的 CPU 给草稿模型的线程"},
             {"The best setting, k = {}, ran {}\u00d7 the target alone on this machine",
              "最好的设置 k = {} 在这台机器上的速度是目标模型单独运行的 {}\u00d7"},
             {"The chat reader sees the first token after {} ms \u2014 {}% of Nielsen's one second \u2014 and then text "

@@ -1,7 +1,8 @@
 // Speculative decoding (lesson 13), from the serving exhibit: per setting
 // (k, temperature) the share of guesses accepted, the tokens one target pass
 // produced beside its ceiling k + 1, and the speedup over the target alone
-// with the break-even line at 1.
+// with the break-even line at 1; settings asked to overlap that took turns
+// are named under it.
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -9,6 +10,7 @@
 #include <fmt/format.h>
 #include <imgui.h>
 
+#include "app/ui/format.h"
 #include "app/ui/i18n.h"
 #include "app/ui/panels.h"
 #include "app/ui/plot.h"
@@ -54,13 +56,27 @@ void draw_speculative_chart(const serving::ServingExhibit& e, ImVec2 avail) {
         speedup.values.push_back(r.speedup);
         if (r.temperature == 0) identical = identical && r.identical;
     }
+    // Settings asked to overlap that took turns instead (no CPU free for the
+    // draft's thread): their bars are not the overlapped speedups the
+    // narration speaks of, so the chart says so in one line (the inspector
+    // has each reason, with the machine's counts).
+    std::string declined_names;
+    std::size_t n_declined = 0;
+    for (std::size_t i = 0; i < rows.size(); ++i)
+        if (!rows[i].overlap_declined.empty()) declined_names += (n_declined++ ? ", " : "") + names[i];
+    const std::string took_turns =
+        n_declined == 0           ? ""
+        : n_declined == rows.size() ? tr("took turns: no CPU free for the draft's thread")
+                                    : tr(fmt::format("took turns, no CPU free for the draft's thread: {}", declined_names));
     const std::vector<std::pair<std::uint32_t, std::string>> legend = {{tpp.rgb, "tokens per target pass"},
                                                                         {ceiling.rgb, "at most k + 1"}};
     // The three charts share what the two headings, the legend (one or two
     // lines) and the verdict leave.
     const float line = ImGui::GetTextLineHeightWithSpacing();
-    const float text_h = line * static_cast<float>(3 + plot::legend_lines(legend, avail.x));
-    const float h = std::max(70.0f, (avail.y - text_h - ImGui::GetStyle().ItemSpacing.y * 4) / 3);
+    const float spacing = ImGui::GetStyle().ItemSpacing.y;
+    const float text_h = line * static_cast<float>(3 + plot::legend_lines(legend, avail.x)) +
+                         (n_declined ? text_wrapped_height(took_turns, avail.x) + spacing : 0.0f);
+    const float h = std::max(70.0f, (avail.y - text_h - spacing * 4) / 3);
     // Each chart's unit is in its heading or legend, not above its axis: on
     // charts this short it sat on the top tick's value.
     ImGui::TextUnformatted(tr("Guesses accepted, %"));
@@ -72,6 +88,11 @@ void draw_speculative_chart(const serving::ServingExhibit& e, ImVec2 avail) {
     for (double v : speedup.values) top = std::max(top, v * 1.1);
     const plot::Frame f = plot::grouped_bars(ImVec2(avail.x, h), names, {speedup}, "", plot::nice_ceiling(top));
     break_even_line(f, speedup.values);
+    if (n_declined) {
+        ImGui::PushStyleColor(ImGuiCol_Text, theme::vec(theme::warn_rgb));
+        text_wrapped(took_turns);
+        ImGui::PopStyleColor();
+    }
     ImGui::PushStyleColor(ImGuiCol_Text, theme::vec(identical ? theme::good_rgb : theme::bad_rgb));
     ImGui::TextUnformatted(tr(identical ? "greedy text identical to the target alone" : "greedy text DIFFERS from the target"));
     ImGui::PopStyleColor();

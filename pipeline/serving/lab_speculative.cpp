@@ -163,7 +163,9 @@ public:
                                                : " But the greedy text DIFFERED from the target's.")
                                   : "",
                            best->k, best_speedup,
-                           p_.base.overlap ? ", the draft running ahead on a thread of its own" : "",
+                           !p_.base.overlap                  ? ""
+                           : best->overlap_declined.empty() ? ", the draft running ahead on a thread of its own"
+                                                            : ", taking turns: no CPU was free for the draft's thread",
                            best_speedup < 1 ? " A loss: a pass of this tiny target costs about as much as the "
                                               "draft's guesses it saves."
                                             : "");

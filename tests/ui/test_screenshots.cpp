@@ -7,15 +7,18 @@
 #include "temp_dir.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
 #include <set>
 #include <string>
+#include <thread>
 #include <unistd.h>
 #include <vector>
 
+#include <fmt/format.h>
 #include <stb_image.h>
 
 #include "app/core/interpreter.h"
@@ -24,9 +27,11 @@
 #include "app/ui/fonts.h"
 #include "app/ui/format.h"
 #include "app/ui/gui.h"
+#include "app/ui/i18n.h"
 #include "app/ui/layout.h"
 #include "app/ui/plot.h"
 #include "app/ui/theme.h"
+#include "pipeline/llm/cpu/cpu_load.h"
 #include "pipeline/serving/serving_model.h"
 
 namespace fs = std::filesystem;
@@ -1044,4 +1049,61 @@ TEST_CASE("screenshots: a prefix-cache comparison prints both arms' TTFT and pro
           std::string::npos);
     CHECK(screen.find("median TTFT " + ui::pretty_number(e->run->report.latency("ttft").summary.p50, 3) + " vs " +
                       ui::pretty_number(e->baseline->report.latency("ttft").summary.p50, 3) + " ms") != std::string::npos);
+}
+
+// Beside programs that keep every CPU busy, a request asked to overlap the
+// draft with the target takes turns (pipeline/serving/speculative.h); the
+// chart and the answer must say so, not speak of a draft running ahead.
+// Here the busy programs are spinning threads of this process, one per CPU.
+TEST_CASE("screenshots: beside a busy CPU for every CPU, the speculative chart and answer say the overlap took turns") {
+    if (!llm::runnable_tasks()) {
+        MESSAGE("the machine's runnable tasks are not known here (no /proc/loadavg): nothing to show");
+        return;
+    }
+    std::atomic<bool> stop{false};
+    std::vector<std::thread> hogs;
+    struct Joined {
+        std::atomic<bool>& stop;
+        std::vector<std::thread>& hogs;
+        ~Joined() {
+            stop = true;
+            for (std::thread& t : hogs) t.join();
+        }
+    } joined{stop, hogs};
+    for (int i = 0; i < llm::online_cpus(); ++i)
+        hogs.emplace_back([&stop] {
+            while (!stop.load(std::memory_order_relaxed)) {
+            }
+        });
+    // The lesson's screen in English, then in Chinese.
+    const auto screen_of = [](const char* language) {
+        const std::string yaml = fmt::format(
+            "title: Turns\nlanguage: {}\nmodel: {{kind: serving, file: {}/assets/models/stories-3m-f16.gguf, "
+            "threads: 2}}\nsteps:\n"
+            "  - say: \"...\"\n"
+            "    request: {{experiment: speculative, draft: stories-draft-f16.gguf, draft_ks: \"1,2\", "
+            "temperatures: \"0\", spec_tokens: 16, spec_repetitions: 1, spec_overlap: true}}\n"
+            "    run: all\n",
+            language, SIXSTEP_SOURCE_DIR);
+        const auto screens = screens_of("ui-spec-turns", yaml.c_str());
+        REQUIRE(screens.size() == 1);
+        const auto e = std::dynamic_pointer_cast<const serving::ServingExhibit>(screens.back().shown.state.exhibit);
+        REQUIRE(e);
+        REQUIRE(e->speculative.size() == 2);
+        for (const serving::SweepRow& r : e->speculative) CHECK(!r.overlap_declined.empty());
+        std::string screen = screens.back().text;
+        std::replace(screen.begin(), screen.end(), '\n', ' ');
+        return screen;
+    };
+    const std::string en = screen_of("en");
+    CAPTURE(en);
+    CHECK(en.find("took turns: no CPU free for the draft's thread") != std::string::npos);
+    CHECK(en.find("taking turns: no CPU was free for the draft's thread") != std::string::npos);
+    CHECK(en.find("running ahead") == std::string::npos);
+    ui::clear_untranslated();
+    const std::string zh = screen_of("zh");
+    CAPTURE(zh);
+    CHECK(zh.find("改为轮流运行：没有空闲的 CPU 给草稿模型的线程") != std::string::npos);
+    CHECK(zh.find("提前运行") == std::string::npos);
+    CHECK(ui::untranslated().empty());
 }
