@@ -70,9 +70,9 @@ TEST_CASE("a binary alone never falls back on its build's source tree: one error
     CHECK(r.output.find(source.string() + " (") == std::string::npos);
 
     SUBCASE("SIXSTEP_DATA_DIR points it at the data") {
-        const fs::path data = sixstep::test::process_temp_dir("data-dir-env");
-        if (!fs::exists(data / "assets")) data_folder(data);
-        const auto ok = check(bin, source / lesson3, data.string());
+        const fs::path data_root = sixstep::test::process_temp_dir("data-dir-env");
+        if (!fs::exists(data_root / "assets")) data_folder(data_root);
+        const auto ok = check(bin, source / lesson3, data_root.string());
         CHECK_MESSAGE(ok.exit_code == 0, ok.output);
     }
     SUBCASE("a wrong SIXSTEP_DATA_DIR is an error, not a silent fall-back") {
