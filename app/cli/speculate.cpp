@@ -255,9 +255,9 @@ int run_speculate(const SpeculateOptions& o) {
         }
     if (!any_loss) std::printf("\nNo regime lost on this machine in this run.\n");
     for (const SweepRow& r : rows)
-        if (!r.overlap_declined.empty())
+        if (r.n_declined > 0)
             std::printf("Not overlapped: %s, k = %d, temperature %g — %s\n", r.draft.c_str(), r.k, r.temperature,
-                        r.overlap_declined.c_str());
+                        took_turns_note(r).c_str());
     return exit_ok;
 }
 

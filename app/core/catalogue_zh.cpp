@@ -302,6 +302,7 @@ const Catalogue& chinese_catalogue() {
             {"dist", "采样"},
             {"fresh", "全新实例"},
             {"greedy text identical to the target alone", "贪心文本与单独目标模型完全相同"},
+            {"no greedy row: sampled text is not compared with the target's", "没有贪心的一行：采样出的文本不与目标模型的比较"},
             {"took turns: no CPU free for the draft's thread", "改为轮流运行：没有空闲的 CPU 给草稿模型的线程"},
             {"greedy text DIFFERS from the target", "贪心文本与目标模型不同"},
             {"inference, cumulative", "推理（累计）"},
@@ -568,8 +569,9 @@ const Catalogue& chinese_catalogue() {
             {"perplexity {}", "困惑度 {}"},
             {"Q4_0: {}% of the bytes, perplexity \u00d7 {}", "Q4_0：字节数为原来的 {}%，困惑度 \u00d7 {}"},
             {"{=}: file {} \u00f7 {} B = {}; perplexity {} \u00f7 {} = {}", "{=}：文件 {} \u00f7 {} B = {}；困惑度 {} \u00f7 {} = {}"},
-            {"draft {=} proposing k = {} tokens, {} tokens per run, the draft running ahead on a thread of its own",
-             "草稿模型 {=} 每次提出 k = {} 个词元，每次运行生成 {} 个词元，草稿模型在自己的线程上提前运行"},
+            {"draft {=} proposing k = {} tokens, {} tokens per run, the draft to run ahead on a thread of its own when "
+             "a CPU is free",
+             "草稿模型 {=} 每次提出 k = {} 个词元，每次运行生成 {} 个词元，有空闲 CPU 时草稿模型在自己的线程上提前运行"},
             {"draft {=} proposing k = {} tokens, {} tokens per run", "草稿模型 {=} 每次提出 k = {} 个词元，每次运行生成 {} 个词元"},
             {"{} settings, each speculative and target-alone, {} timed runs each",
              "{} 组设置，投机解码和单独目标模型各计时运行 {} 次"},
@@ -577,10 +579,14 @@ const Catalogue& chinese_catalogue() {
             {"k = {}, T = {}: {}% accepted, {} tokens per target pass, {}\u00d7 \u2014 {}",
              "k = {}，T = {}：接受 {}%，每次目标前向 {} 个词元，{}\u00d7 \u2014 {}"},
             {"wins: {} tokens per target pass", "胜出：每次目标前向 {} 个词元"},
-            {"loses: the draft disagrees ({}% accepted), so each step pays {} draft passes for about one token",
-             "落败：草稿模型常猜错（接受 {}%），每一步付出 {} 次草稿前向，只换来约一个词元"},
-            {"loses: the draft disagrees ({}% accepted), so each step pays {} draft pass for about one token",
-             "落败：草稿模型常猜错（接受 {}%），每一步付出 {} 次草稿前向，只换来约一个词元"},
+            {"loses: the draft disagrees ({}% accepted), so each step pays {} draft passes for {} tokens",
+             "落败：草稿模型常猜错（接受 {}%），每一步付出 {} 次草稿前向，只换来 {} 个词元"},
+            {"loses: the draft disagrees ({}% accepted), so each step pays {} draft pass for {} tokens",
+             "落败：草稿模型常猜错（接受 {}%），每一步付出 {} 次草稿前向，只换来 {} 个词元"},
+            {"{} of {} timed runs: {}", "{}/{} 次计时运行：{}"},
+            {"no greedy row", "没有贪心的一行"},
+            {"the request ran again from the start to capture what the panels show; its times are measured anew",
+             "为了采集面板要显示的数据，请求从头重新运行了一遍；其耗时是重新测得的"},
             {"loses: a step waits {} ms for the draft and {} ms for a verify of up to {} rows for {} tokens; the target alone makes a token in {} ms",
              "落败：每一步等草稿模型 {} ms，再花 {} ms 验证最多 {} 行，换来 {} 个词元；单独目标模型生成一个词元只要 {} ms"},
             {"loses: a step costs {} draft passes \u00d7 {} ms + a {}-row verify {} ms for {} tokens; the target alone makes a token in {} ms",
@@ -736,8 +742,12 @@ const Catalogue& chinese_catalogue() {
              "inference has cost as much as training by day {} and {}\u00d7 as much after {} days",
              "训练这个模型用了约 {} FLOP；每天服务 {} 个请求、每个 {} 个词元，每天要花 {} FLOP，所以推理在第 {} 天"
              "就花掉了和训练一样多的算力，到最后是训练的 {}\u00d7（共 {} 天）"},
-            {"The load ({} ms) is {}% of the cost of a single request and under {}% once it serves {} requests",
-             "加载（{} ms）占单个请求成本的 {}%，分摊后低于 {}%（服务 {} 个请求时）"},
+            {"Training this model took about {} FLOP; serving {} requests a day of {} tokens costs {} FLOP a day, so "
+             "after {} days inference has cost {}\u00d7 training; it would catch up only on day {}",
+             "训练这个模型用了约 {} FLOP；每天服务 {} 个请求、每个 {} 个词元，每天要花 {} FLOP，所以 {} 天后推理只花了"
+             "训练的 {}\u00d7；要到第 {} 天才会追上训练"},
+            {"The load ({} ms) is {}% of the cost of a single request and {}% once it serves {} requests",
+             "加载（{} ms）占单个请求成本的 {}%，分摊后为 {}%（服务 {} 个请求时）"},
             {"Version {=} (v2) promised {} minutes on average where v1 promised {}; the monitor raised the alarm at "
              "request {} ({}) and v1 took all traffic back",
              "版本 {=}（v2）平均承诺 {} 分钟，而 v1 承诺 {} 分钟；监控在第 {} 个请求时报警（{}），v1 收回了全部流量"},
@@ -760,14 +770,18 @@ const Catalogue& chinese_catalogue() {
             {"Perplexity moved from {} to {} (Q8_0) and {} (Q4_0); the most likely next token stayed the same at {}% "
              "and {}% of positions",
              "困惑度从 {} 变为 {}（Q8_0）和 {}（Q4_0）；最可能的下一个词元分别在 {}% 和 {}% 的位置上保持不变"},
-            {"The draft's guesses were accepted {} of the time, so one pass of the target produced up to {} tokens",
-             "草稿模型的猜测有 {} 被接受，所以目标模型的一次前向计算最多产出 {} 个词元"},
+            {"The draft's guesses were accepted {} of the time, so at best a pass of the target produced {} tokens on "
+             "average",
+             "草稿模型的猜测有 {} 被接受，所以最好时目标模型的一次前向计算平均产出 {} 个词元"},
             {"The best setting, k = {}, ran {}\u00d7 the target alone on this machine, the draft running ahead on a "
              "thread of its own",
              "最好的设置 k = {} 在这台机器上的速度是目标模型单独运行的 {}\u00d7，草稿模型在自己的线程上提前运行"},
             {"The best setting, k = {}, ran {}\u00d7 the target alone on this machine, taking turns: no CPU was "
              "free for the draft's thread",
              "最好的设置 k = {} 在这台机器上的速度是目标模型单独运行的 {}\u00d7，改为轮流运行：没有空闲的 CPU 给草稿模型的线程"},
+            {"The best setting, k = {}, ran {}\u00d7 the target alone on this machine, taking turns in {} of {} timed "
+             "runs: no CPU was free for the draft's thread",
+             "最好的设置 k = {} 在这台机器上的速度是目标模型单独运行的 {}\u00d7；{}/{} 次计时运行改为轮流运行：没有空闲的 CPU 给草稿模型的线程"},
             {"The best setting, k = {}, ran {}\u00d7 the target alone on this machine",
              "最好的设置 k = {} 在这台机器上的速度是目标模型单独运行的 {}\u00d7"},
             {"The chat reader sees the first token after {} ms \u2014 {}% of Nielsen's one second \u2014 and then text "

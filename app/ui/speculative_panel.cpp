@@ -47,27 +47,33 @@ void draw_speculative_chart(const serving::ServingExhibit& e, ImVec2 avail) {
     std::vector<std::string> names;
     plot::Series acc{"accepted", theme::lab_a_rgb, {}}, tpp{"tokens per pass", theme::lab_c_rgb, {}},
         ceiling{"k + 1", theme::kv_empty_rgb, {}}, speedup{"speedup", theme::lab_b_rgb, {}};
-    bool identical = true;
+    bool identical = true, greedy = false;
     for (const auto& r : rows) {
         names.push_back(fmt::format("k={} T={:g}", r.k, r.temperature));
         acc.values.push_back(100 * r.acceptance);
         tpp.values.push_back(r.tokens_per_pass);
         ceiling.values.push_back(r.k + 1);
         speedup.values.push_back(r.speedup);
-        if (r.temperature == 0) identical = identical && r.identical;
+        if (r.temperature == 0) identical = identical && r.identical, greedy = true;
     }
     // Settings asked to overlap that took turns instead (no CPU free for the
-    // draft's thread): their bars are not the overlapped speedups the
-    // narration speaks of, so the chart says so in one line (the inspector
-    // has each reason, with the machine's counts).
+    // draft's thread) in some or all of their timed runs: their bars are not
+    // the overlapped speedups the narration speaks of, so the chart says so
+    // in one line (the inspector has each reason, with the machine's counts).
     std::string declined_names;
+    bool every_run_of_every_row = true;
     std::size_t n_declined = 0;
-    for (std::size_t i = 0; i < rows.size(); ++i)
-        if (!rows[i].overlap_declined.empty()) declined_names += (n_declined++ ? ", " : "") + names[i];
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        const serving::SweepRow& r = rows[i];
+        every_run_of_every_row = every_run_of_every_row && r.n_declined > 0 && r.n_declined == r.n_timed;
+        if (r.n_declined == 0) continue;
+        declined_names += (n_declined++ ? ", " : "") + names[i];
+        if (r.n_declined < r.n_timed) declined_names += fmt::format(" ({}/{})", r.n_declined, r.n_timed);
+    }
     const std::string took_turns =
-        n_declined == 0           ? ""
-        : n_declined == rows.size() ? tr("took turns: no CPU free for the draft's thread")
-                                    : tr(fmt::format("took turns, no CPU free for the draft's thread: {}", declined_names));
+        n_declined == 0          ? ""
+        : every_run_of_every_row ? tr("took turns: no CPU free for the draft's thread")
+                                 : tr(fmt::format("took turns, no CPU free for the draft's thread: {}", declined_names));
     const std::vector<std::pair<std::uint32_t, std::string>> legend = {{tpp.rgb, "tokens per target pass"},
                                                                         {ceiling.rgb, "at most k + 1"}};
     // The three charts share what the two headings, the legend (one or two
@@ -92,6 +98,10 @@ void draw_speculative_chart(const serving::ServingExhibit& e, ImVec2 avail) {
         ImGui::PushStyleColor(ImGuiCol_Text, theme::vec(theme::warn_rgb));
         text_wrapped(took_turns);
         ImGui::PopStyleColor();
+    }
+    if (!greedy) {
+        ImGui::TextUnformatted(tr("no greedy row: sampled text is not compared with the target's"));
+        return;
     }
     ImGui::PushStyleColor(ImGuiCol_Text, theme::vec(identical ? theme::good_rgb : theme::bad_rgb));
     ImGui::TextUnformatted(tr(identical ? "greedy text identical to the target alone" : "greedy text DIFFERS from the target"));

@@ -97,13 +97,23 @@ public:
         ev.says(fmt::format("crossover day = 3·D ÷ tokens/day = 3 × {:.0f} ÷ {:.0f} = {:.4g}", p.n_train_tokens,
                             b.tokens_per_day, b.crossover_day));
         ev.summary = fmt::format("over {} days inference is {:.3g}× training", p.days, b.inference_to_training);
-        return fmt::format("Training this model took about {} FLOP; serving {} requests a day of {} tokens costs "
-                           "{} FLOP a day, so inference has cost as much as training by day {:.3g} and {:.0f}× as "
-                           "much after {} days. The load ({:.2f} ms) is {:.0f}% of the cost of a single request and "
-                           "under {}% once it serves {:.0f} requests.",
-                           readable_number(b.train_flops), p.requests_per_day, p.tokens_per_request,
-                           readable_number(b.inference_flops_per_day), b.crossover_day, b.inference_to_training, p.days,
-                           1000 * p.load_s, 100 * first, readable_number(100 * last, 2),
+        // Sentences, each whole (a screen translates them one by one); the
+        // crossover within the days or after them, each in its own words.
+        const std::string cost = fmt::format("Training this model took about {} FLOP; serving {} requests a day of {} "
+                                             "tokens costs {} FLOP a day",
+                                             readable_number(b.train_flops), p.requests_per_day, p.tokens_per_request,
+                                             readable_number(b.inference_flops_per_day));
+        const auto day = [](double d) { return d >= 100 ? fmt::format("{:.0f}", d) : readable_number(d); };
+        const std::string when =
+            b.crossover_within_life
+                ? fmt::format(", so inference has cost as much as training by day {} and {}× as much after {} days.",
+                              day(b.crossover_day), readable_number(b.inference_to_training), p.days)
+                : fmt::format(", so after {} days inference has cost {}× training; it would catch up only on day {}.",
+                              p.days, readable_number(b.inference_to_training), day(b.crossover_day));
+        return cost + when +
+               fmt::format(" The load ({:.2f} ms) is {}% of the cost of a single request and {}% once it serves {:.0f} "
+                           "requests.",
+                           1000 * p.load_s, readable_number(100 * first, 2), readable_number(100 * last, 2),
                            b.load_once.empty() ? 0.0 : b.load_once.back().n_requests);
     }
 

@@ -59,9 +59,11 @@ public:
         p_.repetitions = f.whole(spec_repetitions);
         prompt_ = f.text(spec_prompt);
         p_.base.overlap = f.on(spec_overlap);
+        // Asked, not yet done: each run looks for a free CPU first.
         ev.summary = fmt::format("draft {} proposing k = {} tokens, {} tokens per run{}", draft_,
                                  fmt::join(p_.ks, ", "), p_.base.n_predict,
-                                 p_.base.overlap ? ", the draft running ahead on a thread of its own" : "");
+                                 p_.base.overlap ? ", the draft to run ahead on a thread of its own when a CPU is free"
+                                                 : "");
         ev.out(spec_overlap, yes_no(p_.base.overlap));
         ev.out(draft, draft_);
         ev.out(draft_ks, std::vector<double>(p_.ks.begin(), p_.ks.end()));
@@ -118,7 +120,7 @@ public:
         for (const SweepRow& r : rows) {
             ev.says(fmt::format("k = {}, T = {}: {:.0f}% accepted, {:.2f} tokens per target pass, {:.2f}× — {}", r.k,
                                 r.temperature, 100 * r.acceptance, r.tokens_per_pass, r.speedup, r.verdict));
-            if (!r.overlap_declined.empty()) ev.says(r.overlap_declined);
+            if (r.n_declined > 0) ev.says(took_turns_note(r));
         }
         ev.summary = fmt::format("{} settings measured", rows.size());
     }
@@ -142,6 +144,8 @@ public:
         }
         const SweepRow& first = rows.front();
         const SweepRow& last = rows.back();
+        int declined_runs = 0;
+        for (const SweepRow& r : rows) declined_runs += r.n_declined;
         ev.out("greedy_identical", greedy ? yes_no(identical) : std::string("no greedy row"));
         ev.out("greedy_acceptance_min", greedy ? acc_greedy_min : 0.0);
         ev.out("acceptance_min", acc_min);
@@ -149,23 +153,29 @@ public:
         ev.out("acceptance_last_over_first", first.acceptance > 0 ? last.acceptance / first.acceptance : 0);
         ev.out("best_speedup", best_speedup);
         ev.out("best_k", static_cast<double>(best->k));
-        ev.summary = fmt::format("greedy output identical: {}; best speedup {:.2f}× at k = {}", yes_no(identical),
-                                 best_speedup, best->k);
+        ev.out("overlap_declined_runs", static_cast<double>(declined_runs));
+        ev.summary = fmt::format("greedy output identical: {}; best speedup {:.2f}× at k = {}",
+                                 greedy ? yes_no(identical) : std::string("no greedy row"), best_speedup, best->k);
         const std::string accepted = std::lround(100 * acc_min) == std::lround(100 * acc_max)
                                          ? fmt::format("{:.0f}%", 100 * acc_min)
                                          : fmt::format("{:.0f}–{:.0f}%", 100 * acc_min, 100 * acc_max);
+        // How the best setting's draft ran, when it was asked to overlap.
+        const std::string how = !p_.base.overlap ? ""
+                                : best->n_declined == 0 ? ", the draft running ahead on a thread of its own"
+                                : best->n_declined == best->n_timed
+                                    ? ", taking turns: no CPU was free for the draft's thread"
+                                    : fmt::format(", taking turns in {} of {} timed runs: no CPU was free for the "
+                                                  "draft's thread",
+                                                  best->n_declined, best->n_timed);
         // Sentences, each whole or left out (a screen translates them one by one).
-        return fmt::format("The draft's guesses were accepted {} of the time, so one pass of the target produced up "
-                           "to {:.2f} tokens.{} The best setting, k = {}, ran {:.2f}× the target alone on this "
-                           "machine{}.{}",
+        return fmt::format("The draft's guesses were accepted {} of the time, so at best a pass of the target "
+                           "produced {:.2f} tokens on average.{} The best setting, k = {}, ran {:.2f}× the target "
+                           "alone on this machine{}.{}",
                            accepted, tpp_max,
                            greedy ? (identical ? " The greedy text was the target's own, token for token."
                                                : " But the greedy text DIFFERED from the target's.")
                                   : "",
-                           best->k, best_speedup,
-                           !p_.base.overlap                  ? ""
-                           : best->overlap_declined.empty() ? ", the draft running ahead on a thread of its own"
-                                                            : ", taking turns: no CPU was free for the draft's thread",
+                           best->k, best_speedup, how,
                            best_speedup < 1 ? " A loss: a pass of this tiny target costs about as much as the "
                                               "draft's guesses it saves."
                                             : "");
@@ -220,7 +230,9 @@ void declare_speculative_lab(std::vector<Knob>& knobs, std::vector<PathInfo>& pa
         {path(rq, draft), VT::text, "", "speculative: the draft's file name"},
         {path(rq, draft_ks), VT::numbers, "", "speculative: the draft lengths"},
         {path(rq, temperatures), VT::numbers, "", "speculative: the temperatures"},
-        {path(rq, spec_overlap), VT::text, "", "speculative: \"yes\" when the draft ran ahead on a thread of its own"},
+        {path(rq, spec_overlap), VT::text, "",
+         "speculative: \"yes\" when the draft was asked to run ahead on a thread of its own (it takes turns when no "
+         "CPU is free; postprocess.overlap_declined_runs counts those runs)"},
         {path(op, "ks"), VT::numbers, "", "speculative: k of each row"},
         {path(op, "temperatures"), VT::numbers, "", "speculative: temperature of each row"},
         {path(op, "acceptance"), VT::numbers, "", "speculative: drafted tokens the target accepted ÷ drafted, per row"},
@@ -231,7 +243,9 @@ void declare_speculative_lab(std::vector<Knob>& knobs, std::vector<PathInfo>& pa
         {path(pp, "greedy_identical"), VT::text, "", "speculative: \"yes\" when every greedy row's text is the target's"},
         {path(pp, "greedy_acceptance_min"), VT::number, "", "speculative: the lowest acceptance of the greedy rows"},
         {path(pp, "acceptance_min"), VT::number, "", "speculative: the lowest acceptance of all rows"},
-        {path(pp, "tokens_per_pass_max"), VT::number, "", "speculative: the most tokens per target pass"},
+        {path(pp, "tokens_per_pass_max"), VT::number, "", "speculative: the most tokens per target pass, on average over a row"},
+        {path(pp, "overlap_declined_runs"), VT::number, "",
+         "speculative: timed runs asked to overlap that took turns (no CPU free for the draft's thread)"},
         {path(pp, "acceptance_last_over_first"), VT::number, "", "speculative: the last row's acceptance ÷ the first's"},
         {path(pp, "best_speedup"), VT::number, "", "speculative: the highest speedup measured (machine-dependent)"},
         {path(pp, "best_k"), VT::number, "", "speculative: its k"},

@@ -300,6 +300,9 @@ SpeculativeComparison compare_speculative(Backend& target, Backend& draft, const
         t0 = Clock::now();
         c.speculative = dec.generate(codec, prompt, params);
         spec_ms.push_back(ms_since(t0));
+        ++c.n_timed;
+        if (!c.speculative.stats.overlap_declined.empty())
+            ++c.n_declined, c.overlap_declined = c.speculative.stats.overlap_declined;
         const double per_target = target_ms.back() / std::max<std::size_t>(1, c.target.tokens.size());
         const double per_spec = spec_ms.back() / std::max<std::size_t>(1, c.speculative.tokens.size());
         ratios.push_back(per_spec > 0 ? per_target / per_spec : 0);
@@ -357,8 +360,8 @@ std::vector<SweepRow> sweep_speculative(Backend& target, std::span<const Specula
                     row.verdict = fmt::format("wins: {:.2f} tokens per target pass", row.tokens_per_pass);
                 else if (row.acceptance < 0.5)
                     row.verdict = fmt::format("loses: the draft disagrees ({:.0f}% accepted), so each step pays {} "
-                                              "draft pass{} for about one token",
-                                              100 * row.acceptance, k, k == 1 ? "" : "es");
+                                              "draft pass{} for {:.2f} tokens",
+                                              100 * row.acceptance, k, k == 1 ? "" : "es", row.tokens_per_pass);
                 else if (s.overlapped)
                     row.verdict = fmt::format("loses: a step waits {:.3f} ms for the draft and {:.3f} ms for a verify "
                                               "of up to {} rows for {:.2f} tokens; the target alone makes a token in "
@@ -370,7 +373,9 @@ std::vector<SweepRow> sweep_speculative(Backend& target, std::span<const Specula
                                               "{:.3f} ms for {:.2f} tokens; the target alone makes a token in {:.3f} ms",
                                               k, k == 1 ? "" : "es", draft_pass_ms, k + 1, verify_ms,
                                               row.tokens_per_pass, target_token_ms);
-                row.overlap_declined = s.overlap_declined;
+                row.overlap_declined = c.overlap_declined;
+                row.n_declined = c.n_declined;
+                row.n_timed = c.n_timed;
                 rows.push_back(std::move(row));
             }
     }
@@ -434,6 +439,12 @@ nlohmann::ordered_json comparison_json(const SpeculativeComparison& c, const Tex
     return j;
 }
 
+std::string took_turns_note(const SweepRow& row) {
+    if (row.n_declined == 0) return "";
+    if (row.n_declined == row.n_timed) return row.overlap_declined;
+    return fmt::format("{} of {} timed runs: {}", row.n_declined, row.n_timed, row.overlap_declined);
+}
+
 nlohmann::ordered_json sweep_json(std::span<const SweepRow> rows) {
     nlohmann::ordered_json j = nlohmann::ordered_json::array();
     for (const SweepRow& r : rows)
@@ -447,7 +458,9 @@ nlohmann::ordered_json sweep_json(std::span<const SweepRow> rows) {
                      {"speedup", r.speedup},
                      {"identical", r.identical},
                      {"verdict", r.verdict},
-                     {"overlap_declined", r.overlap_declined}});
+                     {"overlap_declined", r.overlap_declined},
+                     {"timed_runs_declined", r.n_declined},
+                     {"timed_runs", r.n_timed}});
     return j;
 }
 

@@ -211,6 +211,12 @@ struct SpeculativeComparison {
     // (target_ms ÷ its tokens) ÷ (speculative_ms ÷ its tokens). Above 1 speculative wins.
     double speedup = 0;
     bool identical = false;         // the same token ids (expected when greedy)
+    // Asked to overlap: the timed speculative runs that took turns instead,
+    // and the last one's reason. Each run looks for a free CPU again, so on
+    // a machine whose load comes and goes some runs may overlap and some not.
+    int n_timed = 0;
+    int n_declined = 0;
+    std::string overlap_declined;
 };
 
 // repetitions >= 1: both are run that many times, alternating, and the
@@ -246,8 +252,17 @@ struct SweepRow {
     double speedup = 0;
     bool identical = false;       // greedy rows: the same text as the target alone
     std::string verdict;          // "wins", or why it loses
-    std::string overlap_declined; // asked to overlap, it took turns: why (SpeculativeStats::overlap_declined)
+    // Asked to overlap, it took turns in n_declined of its n_timed timed
+    // runs (SpeculativeComparison): the last one's reason, or empty.
+    std::string overlap_declined;
+    int n_declined = 0;
+    int n_timed = 0;
 };
+
+// What a row says of its overlap: "" when every timed run overlapped (or
+// none was asked to), the reason when every run took turns, else
+// "2 of 3 timed runs: " and the reason.
+std::string took_turns_note(const SweepRow& row);
 std::vector<SweepRow> sweep_speculative(llm::Backend& target, std::span<const SpeculativeDraft> drafts,
                                         const llm::TextCodec& codec, std::span<const int> prompt,
                                         const SweepParams& params);

@@ -16,6 +16,7 @@
 #include "pipeline/core/pipeline.h"
 #include "pipeline/serving/serving_lab.h"
 #include "pipeline/serving/serving_model.h"
+#include "pipeline/serving/speculative.h"
 #include "pipeline/tools/random_model.h"
 
 namespace sixstep::test {
@@ -184,6 +185,55 @@ TEST_CASE("serving model: the bill's crossover is 6·N·D ÷ (2·N·tokens/day),
     const double n = std::get<double>(*t.lookup("output.n_params"));
     CHECK(std::get<double>(*t.lookup("output.train_flops")) == doctest::Approx(6 * n * 1e6));
     CHECK(std::get<double>(*t.lookup("output.crossover_day")) == doctest::Approx(3 * 1e6 / (500 * 100)));
+}
+
+}  // namespace sixstep::test
+
+namespace sixstep::test {
+
+// The bill's answer says whether inference caught up with training within
+// the days asked about, and by how much — never "as much by day 1229" with
+// "0× after 365 days".
+TEST_CASE("serving model: the bill's answer words a crossover after the period as not reached") {
+    ServingModel m({tiny_model(), 2});
+    const auto answer = [&m](const char* requests_per_day) {
+        Pipeline p(m, request({{"experiment", "bill"}, {"bench_tokens", "4"}, {"train_tokens", "1000000"},
+                              {"requests_per_day", requests_per_day}, {"tokens_per_request", "100"}, {"days", "365"}}));
+        return p.run().text;
+    };
+    const std::string late = answer("10");  // crossover on day 3 × 10⁶ ÷ 1,000 = 3,000
+    CAPTURE(late);
+    CHECK(late.find("so after 365 days inference has cost 0.122× training; it would catch up only on day 3000.") !=
+          std::string::npos);
+    CHECK(late.find("by day") == std::string::npos);
+    const std::string early = answer("500");  // day 60
+    CAPTURE(early);
+    CHECK(early.find("so inference has cost as much as training by day 60 and 6.08× as much after 365 days.") !=
+          std::string::npos);
+}
+
+// Without a greedy row the speculative lab compares no text: it must not
+// say the text was identical.
+TEST_CASE("serving model: a speculative sweep without a greedy row claims nothing about identical text") {
+    ServingModel m({tiny_model(), 2});
+    Pipeline p(m, request({{"experiment", "speculative"}, {"draft", "tiny-512.gguf"}, {"draft_ks", "1"},
+                          {"temperatures", "1"}, {"spec_tokens", "4"}, {"spec_repetitions", "1"}}));
+    const std::string text = p.run().text;
+    CAPTURE(text);
+    CHECK(std::get<std::string>(*p.trace().lookup("postprocess.greedy_identical")) == "no greedy row");
+    CHECK(text.find("greedy") == std::string::npos);
+    CHECK(text.find("on average") != std::string::npos);  // tokens per pass: a row's mean, not a single pass's
+}
+
+TEST_CASE("serving model: a sweep row's overlap note counts the timed runs that took turns") {
+    serving::SweepRow r;
+    r.n_timed = 3;
+    CHECK(serving::took_turns_note(r).empty());
+    r.overlap_declined = "no CPU free for the draft's thread (2 other runnable tasks on 2 CPUs): it took turns";
+    r.n_declined = 2;
+    CHECK(serving::took_turns_note(r) == "2 of 3 timed runs: " + r.overlap_declined);
+    r.n_declined = 3;
+    CHECK(serving::took_turns_note(r) == r.overlap_declined);
 }
 
 }  // namespace sixstep::test
