@@ -336,13 +336,23 @@ StepReport Interpreter::step() {
             pipeline_.reset();
         }
         if (st.force) force(*st.force, false);
-        if (st.show) show(*st.show);
+        // A panel that needs what the last run did not capture (attention
+        // weights, the logit lens) runs the request again: its timings are
+        // new measurements, often faster (warm caches), so say so.
+        const int stages_before = pipeline_ ? stages_run_ : 0;
+        bool ran_again = false;
+        if (st.show) ran_again = show(*st.show);
         if (st.inspect) lesson_inspect_ = st.inspect;
         if (st.attention) {
             llm("\"attention\"");
-            if (panels_->choose_attention(st.attention->layer, st.attention->head))
+            if (panels_->choose_attention(st.attention->layer, st.attention->head)) {
                 rerun(stages_run_, pipeline_ && pipeline_->done());
+                ran_again = true;
+            }
         }
+        if (ran_again && stages_before > 0)
+            report.notes.push_back("the request ran again from the start to capture what the panels show; its times "
+                                   "are measured anew");
         if (st.train) train(*st.train, report);
         if (st.freeze) freeze();
         if (st.run) run_request(*st.run, &report.events);
@@ -464,9 +474,11 @@ void Interpreter::force(const Value& token, bool continue_to_output) {
     }
 }
 
-void Interpreter::show(const std::vector<std::string>& panels) {
+bool Interpreter::show(const std::vector<std::string>& panels) {
     lesson_panels_ = panels;
-    if (panels_ && panels_->listen(lesson_panels_, window_panels_)) rerun(stages_run_, pipeline_ && pipeline_->done());
+    if (!panels_ || !panels_->listen(lesson_panels_, window_panels_)) return false;
+    rerun(stages_run_, pipeline_ && pipeline_->done());
+    return true;
 }
 
 void Interpreter::kv_experiment(int n_tokens) {

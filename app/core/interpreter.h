@@ -143,6 +143,10 @@ struct StepReport {
     std::vector<TrainRecord> train_shown;      // a readable subset of the training steps
     int train_steps = 0;                       // how many ran
     std::vector<ServedRequest> served;
+    // What the step did beside its stages that a reader should know: "the
+    // request ran again from the start …" when a panel needed data the first
+    // run did not capture (its times are measured anew).
+    std::vector<std::string> notes;
     std::optional<std::string> error;
     std::vector<CheckResult> checks;
     bool passed() const;
@@ -201,7 +205,7 @@ private:
     void rerun(int stages, bool was_done);     // the current request again, as far as it had run
     void kv_experiment(int n_tokens);
     void force(const Value& token, bool continue_to_output);
-    void show(const std::vector<std::string>& panels);
+    bool show(const std::vector<std::string>& panels);  // true when the request ran again to fill a panel
     template <typename F>
     void panel_command(const char* panel, F&& f);
     llm::LlmModel& llm(const char* what);        // throws when the lesson's model is not the llm

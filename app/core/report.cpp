@@ -130,6 +130,7 @@ std::string format_step(const StepReport& r, const LessonState& s, int step_coun
     if (st.freeze && s.training.frozen)
         out += "  ❄ " + say(lang, fmt::format("frozen: weights saved to {}; from now on the model only serves",
                                               s.training.weights_file)) + "\n";
+    for (const std::string& note : r.notes) out += "  ↻ " + say(lang, note) + "\n";
     for (const auto& ev : r.events) out += format_event(ev, lang);
     if (!r.served.empty()) {
         double warm = 0;
@@ -213,6 +214,7 @@ nlohmann::ordered_json to_json(const StepReport& r) {
         for (const auto& s : r.served)
             sv.push_back({{s.answer_key, to_json(s.answer)}, {"total_ms", s.total_ms}, {"cold", s.cold}});
     }
+    if (!r.notes.empty()) j["notes"] = r.notes;
     if (r.error) j["error"] = *r.error;
     j["checks"] = nlohmann::ordered_json::array();
     for (const auto& c : r.checks) j["checks"].push_back(to_json(c));

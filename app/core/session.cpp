@@ -289,6 +289,7 @@ bool Session::run_step() {
     const StepReport r = interpreter_->step();
     step_running_ = 0;
     work_.served_this_step = static_cast<int>(r.served.size());
+    for (const std::string& note : r.notes) add_log(LogEntry::Level::info, fmt::format("step {}: {}", r.index + 1, note));
     if (r.error) add_log(LogEntry::Level::error, fmt::format("step {}: {}", r.index + 1, *r.error));
     for (const auto& c : r.checks)
         if (!c.passed)

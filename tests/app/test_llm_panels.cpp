@@ -47,6 +47,27 @@ TEST_CASE("llm panels: nothing captured until a panel listens, then the current 
     CHECK_FALSE(it.state().panels.attention);
 }
 
+// Computing the request again re-measures its times (often faster, on warm
+// caches): the step's report says it ran again, so a reader comparing the
+// prefill of an earlier step with the TTFT of a later one knows why.
+TEST_CASE("llm panels: a step whose panels run the request again says so; one that runs it first does not") {
+    auto it = stories(R"(
+  - request: {prompt: "The cat sat on the", max_tokens: 4, temperature: 0}
+    show: attention
+    run: forward
+  - show: [attention, logit_lens]
+  - show: [attention, logit_lens]
+  - attention: {layer: 2, head: 0}
+)");
+    const StepReport first = it.step();  // listening before the run: nothing to run again
+    CHECK(first.notes.empty());
+    const StepReport lens = it.step();   // the logit lens was not captured: the pass again
+    REQUIRE(lens.notes.size() == 1);
+    CHECK(lens.notes[0].find("ran again from the start") != std::string::npos);
+    CHECK(it.step().notes.empty());      // already captured
+    CHECK(it.step().notes.size() == 1);  // another layer's attention: the pass again
+}
+
 TEST_CASE("llm panels: a layer or head the model lacks is one message in its panel, the last good choice kept") {
     auto it = stories(R"(
   - request: {prompt: "The cat sat on the", max_tokens: 4, temperature: 0}
