@@ -304,6 +304,11 @@ const Catalogue& chinese_catalogue() {
             {"greedy text identical to the target alone", "贪心文本与单独目标模型完全相同"},
             {"no greedy row: sampled text is not compared with the target's", "没有贪心的一行：采样出的文本不与目标模型的比较"},
             {"took turns: no CPU free for the draft's thread", "改为轮流运行：没有空闲的 CPU 给草稿模型的线程"},
+            {"no greedy row", "没有贪心的一行"},
+            {"the request ran again from the start to capture what the panels show; its times are measured anew",
+             "为了采集面板要显示的数据，请求从头重新运行了一遍；其耗时是重新测得的"},
+            {"one token answered: there is no decode speed (no time per output token) to compare with reading",
+             "只回答了一个词元：没有解码速度（没有每个输出词元的时间）可与阅读速度相比"},
             {"greedy text DIFFERS from the target", "贪心文本与目标模型不同"},
             {"inference, cumulative", "推理（累计）"},
             {"kept warm", "保持常驻"},
@@ -440,6 +445,7 @@ const Catalogue& chinese_catalogue() {
             {"{=} \u00b7 {=} \u00b7 a request alone {} ms \u00b7 its TTFT {} ms", "{=} \u00b7 {=} \u00b7 单个请求 {} ms \u00b7 其 TTFT {} ms"},
             {"serving {=} on {=} (max batch {})", "服务 {=}，地址 {=}（最大批大小 {}）"},
             {"weights held {} s against {} s; {} cold starts", "参数驻留 {} s 对比 {} s；冷启动 {} 次"},
+            {"weights held {} s against {} s; {} cold start", "参数驻留 {} s 对比 {} s；冷启动 {} 次"},
             {"weights held {} s against {} s; {} cold start", "参数驻留 {} s 对比 {} s；冷启动 {} 次"},
             {"bytes per token = 2 \u00d7 n_layer \u00d7 n_head_kv \u00d7 head_dim \u00d7 bytes per element = {}",
              "每个词元的字节数 = 2 \u00d7 n_layer \u00d7 n_head_kv \u00d7 head_dim \u00d7 每个元素的字节数 = {}"},
@@ -584,9 +590,7 @@ const Catalogue& chinese_catalogue() {
             {"loses: the draft disagrees ({}% accepted), so each step pays {} draft pass for {} tokens",
              "落败：草稿模型常猜错（接受 {}%），每一步付出 {} 次草稿前向，只换来 {} 个词元"},
             {"{} of {} timed runs: {}", "{}/{} 次计时运行：{}"},
-            {"no greedy row", "没有贪心的一行"},
-            {"the request ran again from the start to capture what the panels show; its times are measured anew",
-             "为了采集面板要显示的数据，请求从头重新运行了一遍；其耗时是重新测得的"},
+            {"{} of {} differ", "{} / {} 个不同"},
             {"loses: a step waits {} ms for the draft and {} ms for a verify of up to {} rows for {} tokens; the target alone makes a token in {} ms",
              "落败：每一步等草稿模型 {} ms，再花 {} ms 验证最多 {} 行，换来 {} 个词元；单独目标模型生成一个词元只要 {} ms"},
             {"loses: a step costs {} draft passes \u00d7 {} ms + a {}-row verify {} ms for {} tokens; the target alone makes a token in {} ms",
@@ -661,6 +665,8 @@ const Catalogue& chinese_catalogue() {
             {"over Nielsen's {}: the user's flow of thought breaks", "超过 Nielsen 的 {}：用户的思路被打断"},
             {"the agent waited for {} complete answers in a row; their first tokens were {}% of it",
              "智能体依次等了 {} 个完整的回答；其中首词元占 {}%"},
+            {"the agent waited for one complete answer; its first token was {}% of it",
+             "智能体等了一个完整的回答；其中首词元占 {}%"},
             {"{} requests \u00d7 {} tokens batched: {}\u00d7 the throughput of one at a time ({} tokens/s)",
              "{} 个请求 \u00d7 {} 个词元批量处理：吞吐量是逐个处理的 {}\u00d7（逐个处理 {} 词元/秒）"},
             {"the stream runs {}\u00d7 reading speed; TTFT is {}% of the agent's wait", "输出流是阅读速度的 {}\u00d7；TTFT 占智能体等待时间的 {}%"},
@@ -733,7 +739,7 @@ const Catalogue& chinese_catalogue() {
              "每步 {} 个序列时，每秒词元数达到 {}\u00d7（对比每步 {} 个），每个词元的耗时变为 {}\u00d7"},
             {"{} requests served in {} s of virtual time: median TTFT {} ms, median TPOT {} ms, {} output tokens/s",
              "{} 个请求在 {} s 虚拟时间内服务完：TTFT 中位数 {} ms，TPOT 中位数 {} ms，每秒输出 {} 个词元"},
-            {"Same arrivals, {} vs {}: median TTFT {} vs {} ms, at most {} vs {} requests running at once, {} vs {} output tokens/s",
+            {"Same arrivals, {} vs {}: median TTFT {} vs {} ms, requests running at once at most {} vs {}, {} vs {} output tokens/s",
              "同样的到达，{} 对比 {}：TTFT 中位数 {} 对比 {} ms，同时运行的请求最多 {} 对比 {} 个，每秒输出词元 {} 对比 {}"},
             {"From {}% to {}% busy the mean wait grew {}\u00d7; at {}% a request waits {} ms for a {} ms service",
              "利用率从 {}% 升到 {}%，平均等待增长了 {}\u00d7；利用率 {}% 时，一个请求要等 {} ms，而服务本身只要 {} ms"},
@@ -743,9 +749,9 @@ const Catalogue& chinese_catalogue() {
              "训练这个模型用了约 {} FLOP；每天服务 {} 个请求、每个 {} 个词元，每天要花 {} FLOP，所以推理在第 {} 天"
              "就花掉了和训练一样多的算力，到最后是训练的 {}\u00d7（共 {} 天）"},
             {"Training this model took about {} FLOP; serving {} requests a day of {} tokens costs {} FLOP a day, so "
-             "after {} days inference has cost {}\u00d7 training; it would catch up only on day {}",
+             "after {} days inference has cost {}\u00d7 training; it would catch up only on day {}, beyond those {} days",
              "训练这个模型用了约 {} FLOP；每天服务 {} 个请求、每个 {} 个词元，每天要花 {} FLOP，所以 {} 天后推理只花了"
-             "训练的 {}\u00d7；要到第 {} 天才会追上训练"},
+             "训练的 {}\u00d7；要到第 {} 天才会追上训练，超出了这 {} 天"},
             {"The load ({} ms) is {}% of the cost of a single request and {}% once it serves {} requests",
              "加载（{} ms）占单个请求成本的 {}%，分摊后为 {}%（服务 {} 个请求时）"},
             {"Version {=} (v2) promised {} minutes on average where v1 promised {}; the monitor raised the alarm at "
@@ -755,12 +761,19 @@ const Catalogue& chinese_catalogue() {
             {"v2 ({=}) agreed with v1 ({} vs {} minutes on average) and was promoted at request {}; {} of {} requests "
              "answered, {} lost",
              "v2（{=}）与 v1 一致（平均 {} 对比 {} 分钟），在第 {} 个请求时切到全量流量；{} / {} 个请求得到回答，丢失 {} 个"},
-            {"v2 ({=}) agreed with v1 ({} vs {} minutes on average); {} of {} requests answered, {} lost",
-             "v2（{=}）与 v1 一致（平均 {} 对比 {} 分钟）；{} / {} 个请求得到回答，丢失 {} 个"},
+            {"v2 ({=}) answered {} requests ({} vs {} minutes on average), too few for the monitor to decide: it was "
+             "neither promoted nor rolled back; {} of {} requests answered, {} lost",
+             "v2（{=}）回答了 {} 个请求（平均 {} 对比 {} 分钟），太少，监控无法判断：既没有切到全量，也没有回滚；{} / {} 个请求得到回答，丢失 {} 个"},
+            {"v2 ({=}) answered {} request ({} vs {} minutes on average), too few for the monitor to decide: it was "
+             "neither promoted nor rolled back; {} of {} requests answered, {} lost",
+             "v2（{=}）回答了 {} 个请求（平均 {} 对比 {} 分钟），太少，监控无法判断：既没有切到全量，也没有回滚；{} / {} 个请求得到回答，丢失 {} 个"},
             {"A fresh instance of {=} paid {} ms to map the file and build itself before its request ({} ms in all, "
              "against {} ms warm)",
              "{=} 的全新实例在处理请求之前先花了 {} ms 映射文件、构建自身（总共 {} ms，热实例只要 {} ms）"},
             {"Unloading after {} s idle held the weights {} s instead of {} s, and cost {} cold starts: {} ms of "
+             "waiting against {} ms kept warm",
+             "空闲 {} s 后卸载，参数只驻留了 {} s 而不是 {} s，代价是 {} 次冷启动：等待 {} ms，保持常驻只需 {} ms"},
+            {"Unloading after {} s idle held the weights {} s instead of {} s, and cost {} cold start: {} ms of "
              "waiting against {} ms kept warm",
              "空闲 {} s 后卸载，参数只驻留了 {} s 而不是 {} s，代价是 {} 次冷启动：等待 {} ms，保持常驻只需 {} ms"},
             {"Q8_0 keeps {}% of the {} file's bytes and Q4_0 {}%", "Q8_0 的字节数是 {}%（相对 {} 文件），Q4_0 是 {}%"},
@@ -786,11 +799,28 @@ const Catalogue& chinese_catalogue() {
              "最好的设置 k = {} 在这台机器上的速度是目标模型单独运行的 {}\u00d7"},
             {"The chat reader sees the first token after {} ms \u2014 {}% of Nielsen's one second \u2014 and then text "
              "arrives {}\u00d7 faster than a person reads ({} tokens/s), so a faster decode would not be felt",
-             "聊天的读者在 {} ms 后看到第一个词元\u2014\u2014只占 Nielsen 所说一秒的 {}%\u2014\u2014之后文字到达的速度是人阅读速度的 "
+             "聊天的读者在 {} ms 后看到第一个词元\u2014\u2014占 Nielsen 所说一秒的 {}%\u2014\u2014之后文字到达的速度是人阅读速度的 "
              "{}\u00d7（{} 词元/秒），所以更快的解码不会被察觉"},
+            {"The chat reader sees the first token after {} ms \u2014 {}% of Nielsen's one second \u2014 and then text "
+             "arrives at {}\u00d7 the speed a person reads ({} tokens/s): the reader waits for text, so a faster decode "
+             "would be felt",
+             "聊天的读者在 {} ms 后看到第一个词元\u2014\u2014占 Nielsen 所说一秒的 {}%\u2014\u2014之后文字到达的速度只有人阅读速度的 "
+             "{}\u00d7（{} 词元/秒）：读者在等文字，所以更快的解码会被察觉"},
+            {"The chat reader sees the first token after {} ms \u2014 {}% of Nielsen's one second; the answer was one "
+             "token, so there is no decode speed to compare with reading",
+             "聊天的读者在 {} ms 后看到第一个词元\u2014\u2014占 Nielsen 所说一秒的 {}%；回答只有一个词元，所以没有可与阅读速度相比的解码速度"},
             {"The agent waited {} ms for its {} chained calls, of which the first tokens were only {}%: for it, "
              "end-to-end is what counts",
              "智能体等了 {} ms 才完成 {} 次串联调用，其中首词元只占 {}%：对它来说，端到端时间才重要"},
+            {"The agent waited {} ms for its one call, of which the first tokens were only {}%: for it, end-to-end is "
+             "what counts",
+             "智能体等了 {} ms 才完成它的一次调用，其中首词元只占 {}%：对它来说，端到端时间才重要"},
+            {"The agent waited {} ms for its {} chained calls, of which the first tokens were {}%: with answers this "
+             "short TTFT is most of it, and end-to-end is still what it waits for",
+             "智能体等了 {} ms 才完成 {} 次串联调用，其中首词元占 {}%：回答这么短，TTFT 占了大部分，而它等的仍是端到端时间"},
+            {"The agent waited {} ms for its one call, of which the first tokens were {}%: with answers this short "
+             "TTFT is most of it, and end-to-end is still what it waits for",
+             "智能体等了 {} ms 才完成它的一次调用，其中首词元占 {}%：回答这么短，TTFT 占了大部分，而它等的仍是端到端时间"},
             {"The batch job got {} tokens/s", "批处理作业得到了 {} 词元/秒"},
             {"The server completed a request every {} ms when saturated", "服务器饱和时每 {} ms 完成一个请求"},
             {"At {}% of that capacity ({} req/s) the 90th percentile TTFT was {} ms; at {}% ({} req/s) it was {} ms "
@@ -798,6 +828,7 @@ const Catalogue& chinese_catalogue() {
              "在这个容量的 {}%（{} 请求/秒）时，TTFT 的第 90 百分位是 {} ms；在 {}%（{} 请求/秒）时是 {} ms"
              "\u2014\u2014{}\u00d7\u2014\u2014而排队模型预测的是 {} ms"},
             {"Throughput followed the rate: {} \u2192 {} req/s", "吞吐量跟着到达率走：{} \u2192 {} 请求/秒"},
+            {"Throughput fell behind the rate: {} req/s served of {} offered", "吞吐量没跟上到达率：只服务了 {} 请求/秒，而到达的是 {} 请求/秒"},
             {"{}; {}", "{}；{}"},
             // after "{}; {}": its first hole would swallow a whole alarm ("…; 20") before it
             {"{} of v2's {} requests out of range against {} of v1's {} ({}% vs {}%, threshold +{} points)",

@@ -254,10 +254,11 @@ public:
         const EndpointPoint& hi = ex_->points.back();
         const auto ratio = [](double a, double b) { return b > 0 ? a / b : 0.0; };
         double worst = 1, offered = INFINITY;
+        const EndpointPoint* behind = nullptr;  // the point whose throughput fell furthest behind its rate
         for (const EndpointPoint& pt : ex_->points) {
             const double f = ratio(pt.ttft_p90_ms, pt.predicted_ttft_p90_ms);
             if (f > 0) worst = std::max({worst, f, 1 / f});
-            offered = std::min(offered, ratio(pt.request_throughput, pt.rate));
+            if (ratio(pt.request_throughput, pt.rate) < offered) offered = ratio(pt.request_throughput, pt.rate), behind = &pt;
         }
         ev.out(k::ttft_p90_growth, ratio(hi.ttft_p90_ms, lo.ttft_p90_ms));
         ev.out(k::predicted_p90_growth, ratio(hi.predicted_ttft_p90_ms, lo.predicted_ttft_p90_ms));
@@ -275,13 +276,19 @@ public:
         ev.summary = fmt::format("TTFT p90 × {:.1f} from the lowest rate to the highest; measured within {:.2f}× of "
                                  "predicted",
                                  ratio(hi.ttft_p90_ms, lo.ttft_p90_ms), worst);
+        // Within a tenth of every rate it followed the rate; else say where it fell behind.
+        const std::string throughput =
+            offered >= 0.9 || !behind
+                ? fmt::format(" Throughput followed the rate: {:.1f} → {:.1f} req/s.", lo.request_throughput,
+                              hi.request_throughput)
+                : fmt::format(" Throughput fell behind the rate: {:.1f} req/s served of {:.1f} offered.",
+                              behind->request_throughput, behind->rate);
         answer_ = fmt::format("The server completed a request every {:.1f} ms when saturated. At {:.0f}% of that capacity ({:.1f} req/s) the 90th "
                               "percentile TTFT was {:.1f} ms; at {:.0f}% ({:.1f} req/s) it was {:.1f} ms — {:.1f}× — "
-                              "while the queue model predicted {:.1f} ms. Throughput followed the rate: {:.1f} → {:.1f} "
-                              "req/s.",
+                              "while the queue model predicted {:.1f} ms.",
                               ex_->service_ms, 100 * lo.utilization, lo.rate, lo.ttft_p90_ms, 100 * hi.utilization,
-                              hi.rate, hi.ttft_p90_ms, ratio(hi.ttft_p90_ms, lo.ttft_p90_ms), hi.predicted_ttft_p90_ms,
-                              lo.request_throughput, hi.request_throughput);
+                              hi.rate, hi.ttft_p90_ms, ratio(hi.ttft_p90_ms, lo.ttft_p90_ms), hi.predicted_ttft_p90_ms) +
+                  throughput;
         return false;
     }
 

@@ -42,8 +42,8 @@ void draw_cold_start_chart(const serving::ServingExhibit& e, ImVec2 avail) {
     }
     plot::legend({{zero.rgb, "unloads when idle"}, {kept.rgb, "kept warm"}});
     plot::grouped_bars(ImVec2(avail.x, h), gaps, {zero, kept}, "ms");
-    text_wrapped(tr(fmt::format("weights held {:.0f} s against {:.0f} s; {} cold starts", k.scale_to_zero_held_s,
-                                          k.kept_warm_held_s, k.n_cold)));
+    text_wrapped(tr(fmt::format("weights held {:.0f} s against {:.0f} s; {} cold start{}", k.scale_to_zero_held_s,
+                                k.kept_warm_held_s, k.n_cold, k.n_cold == 1 ? "" : "s")));
 }
 
 }  // namespace sixstep::ui

@@ -108,8 +108,9 @@ public:
             b.crossover_within_life
                 ? fmt::format(", so inference has cost as much as training by day {} and {}× as much after {} days.",
                               day(b.crossover_day), readable_number(b.inference_to_training), p.days)
-                : fmt::format(", so after {} days inference has cost {}× training; it would catch up only on day {}.",
-                              p.days, readable_number(b.inference_to_training), day(b.crossover_day));
+                : fmt::format(", so after {} days inference has cost {}× training; it would catch up only on day {}, "
+                              "beyond those {} days.",
+                              p.days, readable_number(b.inference_to_training), day(b.crossover_day), p.days);
         return cost + when +
                fmt::format(" The load ({:.2f} ms) is {}% of the cost of a single request and {}% once it serves {:.0f} "
                            "requests.",

@@ -82,11 +82,17 @@ public:
                                "requests were answered, {} lost; v2 answered {} of them.",
                                checksum_hex(r.v2.checksum), r.tally_v2.mean_minutes, r.tally_v1.mean_minutes,
                                r.alarm_at, r.alarm_reason, answered, r.n_requests, r.lost, r.exposed);
-        return fmt::format("v2 ({}) agreed with v1 ({:.1f} vs {:.1f} minutes on average){}; {} of {} requests "
-                           "answered, {} lost.",
-                           checksum_hex(r.v2.checksum), r.tally_v2.mean_minutes, r.tally_v1.mean_minutes,
-                           r.promoted ? fmt::format(" and was promoted at request {}", r.decided_at) : "", answered,
-                           r.n_requests, r.lost);
+        if (r.promoted)
+            return fmt::format("v2 ({}) agreed with v1 ({:.1f} vs {:.1f} minutes on average) and was promoted at "
+                               "request {}; {} of {} requests answered, {} lost.",
+                               checksum_hex(r.v2.checksum), r.tally_v2.mean_minutes, r.tally_v1.mean_minutes,
+                               r.decided_at, answered, r.n_requests, r.lost);
+        // Neither: the canary ended before the monitor had seen enough of v2.
+        return fmt::format("v2 ({}) answered {} request{} ({:.1f} vs {:.1f} minutes on average), too few for the "
+                           "monitor to decide: it was neither promoted nor rolled back; {} of {} requests answered, "
+                           "{} lost.",
+                           checksum_hex(r.v2.checksum), r.answered_v2, r.answered_v2 == 1 ? "" : "s",
+                           r.tally_v2.mean_minutes, r.tally_v1.mean_minutes, answered, r.n_requests, r.lost);
     }
 
 private:

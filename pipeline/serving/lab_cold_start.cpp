@@ -83,10 +83,11 @@ public:
         ev.summary = fmt::format("a fresh instance waited {:.1f}× a warm one", cached_over_warm);
         return fmt::format("A fresh instance of {} paid {:.2f} ms to map the file and build itself before its request "
                            "({:.2f} ms in all, against {:.2f} ms warm). Unloading after {:.0f} s idle held the weights "
-                           "{:.0f} s instead of {:.0f} s, and cost {} cold starts: {:.2f} ms of waiting against {:.2f} "
+                           "{:.0f} s instead of {:.0f} s, and cost {} cold start{}: {:.2f} ms of waiting against {:.2f} "
                            "ms kept warm.",
                            r.model, r.requests[1].load_ms, r.requests[1].total_ms, r.warm_median_ms, p_.unload_after_s,
-                           k.scale_to_zero_held_s, k.kept_warm_held_s, k.n_cold, k.scale_to_zero_total_ms,
+                           k.scale_to_zero_held_s, k.kept_warm_held_s, k.n_cold, k.n_cold == 1 ? "" : "s",
+                           k.scale_to_zero_total_ms,
                            k.kept_warm_total_ms);
     }
 

@@ -165,6 +165,9 @@ std::vector<PathInfo> paths() {
             p.push_back({path(pp, f.ratio), VT::number, "",
                          fmt::format("traffic with compare: {} of this run ÷ of the baseline", f.key)});
     }
+    p.push_back({path(pp, "outputs_identical"), VT::text, "",
+                 "traffic with compare: \"yes\" when every request generated the same tokens in both runs, else "
+                 "\"n of m differ\""});
     const std::vector<PathInfo> last = {
         // 5 postprocess: batch sweep and queue
         {path(pp, keys::largest_batch), VT::number, "", "batch_sweep: the largest batch size"},

@@ -294,6 +294,15 @@ private:
             return;
         }
         const TrafficReport& b = ex_->baseline->report;
+        // The same requests in both arms (arrival order): a scheduling or
+        // caching choice must not change what any of them generates.
+        const std::vector<RequestRecord>& ra = ex_->run->requests;
+        const std::vector<RequestRecord>& rb = ex_->baseline->requests;
+        std::size_t differ = 0;
+        if (ra.size() != rb.size()) differ = std::max(ra.size(), rb.size());
+        else
+            for (std::size_t i = 0; i < ra.size(); ++i) differ += ra[i].output != rb[i].output;
+        ev.out("outputs_identical", differ == 0 ? std::string("yes") : fmt::format("{} of {} differ", differ, ra.size()));
         for (const TrafficFigure& f : traffic_figures()) {
             if (!f.ratio) continue;
             const double x = f.get(r), y = f.get(b);
@@ -304,8 +313,8 @@ private:
         }
         const double t = p50(r, "ttft"), tb = p50(b, "ttft");
         ev.summary = fmt::format("{} vs {}: median TTFT × {:.2f}", ex_->run_label, ex_->baseline_label, t / tb);
-        answer_ = fmt::format("Same arrivals, {} vs {}: median TTFT {:.1f} vs {:.1f} ms, at most {} vs {} requests "
-                              "running at once, {:.0f} vs {:.0f} output tokens/s.",
+        answer_ = fmt::format("Same arrivals, {} vs {}: median TTFT {:.1f} vs {:.1f} ms, requests running at once at "
+                              "most {} vs {}, {:.0f} vs {:.0f} output tokens/s.",
                               ex_->run_label, ex_->baseline_label, t, tb, r.total("running_peak").value,
                               b.total("running_peak").value, r.total("output_throughput").value,
                               b.total("output_throughput").value);

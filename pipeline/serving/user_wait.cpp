@@ -138,7 +138,10 @@ ChatWait chat(Generator& gen, const TextCodec& codec, const UserWaitParams& p) {
                                      "{:.1f} tokens/s",
                                      p.reading_words_per_min, c.tokens_per_word, c.tokens_per_word_source,
                                      c.reading_tok_s));
-    if (c.decode_tok_s < c.reading_tok_s)
+    if (c.n_tokens < 2 || c.decode_tok_s <= 0)
+        c.findings.push_back("one token answered: there is no decode speed (no time per output token) to compare "
+                             "with reading");
+    else if (c.decode_tok_s < c.reading_tok_s)
         c.findings.push_back(fmt::format("decode {:.1f} tokens/s is slower than reading ({:.1f} tokens/s): the reader "
                                          "waits for text, TPOT matters here",
                                          c.decode_tok_s, c.reading_tok_s));
@@ -194,9 +197,11 @@ AgentWait agent(Generator& gen, const UserWaitParams& p) {
     a.headline.metric = "end-to-end";
     a.headline.value = a.end_to_end_ms;
     a.headline.unit = "ms";
-    a.headline.verdict = fmt::format("the agent waited for {} complete answers in a row; their first tokens were {:.0f}% "
-                                     "of it",
-                                     p.agent_calls, 100 * a.ttft_share);
+    a.headline.verdict =
+        p.agent_calls == 1
+            ? fmt::format("the agent waited for one complete answer; its first token was {:.0f}% of it", 100 * a.ttft_share)
+            : fmt::format("the agent waited for {} complete answers in a row; their first tokens were {:.0f}% of it",
+                          p.agent_calls, 100 * a.ttft_share);
     a.findings.push_back(fmt::format("halving TTFT would save {} ({:.0f}% of the chain); halving TPOT would save {} "
                                      "({:.0f}%)",
                                      ms_text(a.saved_if_ttft_half_ms), 100 * a.saved_if_ttft_half_ms / a.end_to_end_ms,

@@ -49,9 +49,17 @@ TEST_CASE("catalogue: a lab's answer translates sentence by sentence") {
     // it was "拐点：批大小 16." (the hole took "16.").
     CHECK(app::translate("zh", "knee: batch 16.") == "拐点：批大小 16。");
     // The holes keep the English order (the count was where the share goes).
-    CHECK(app::translate("zh", "The load (4.63 ms) is 20% of the cost of a single request and under 2.5e-05% once it "
+    CHECK(app::translate("zh", "The load (4.63 ms) is 20% of the cost of a single request and 2.5e-05% once it "
                                "serves 1000000 requests.") ==
-          "加载（4.63 ms）占单个请求成本的 20%，分摊后低于 2.5e-05%（服务 1000000 个请求时）。");
+          "加载（4.63 ms）占单个请求成本的 20%，分摊后为 2.5e-05%（服务 1000000 个请求时）。");
+    // A sentence must not swallow the next one into its last hole.
+    CHECK(app::translate("zh", "Training this model took about 1.89×10¹³ FLOP; serving 10 requests a day of 200 tokens "
+                               "costs 1.54×10¹⁰ FLOP a day, so after 365 days inference has cost 0.297× training; it "
+                               "would catch up only on day 1229, beyond those 365 days. The load (1.5 ms) is 8.7% of "
+                               "the cost of a single request and 9.5e-06% once it serves 1000000 requests.") ==
+          "训练这个模型用了约 1.89×10¹³ FLOP；每天服务 10 个请求、每个 200 个词元，每天要花 1.54×10¹⁰ FLOP，所以 365 天后推理"
+          "只花了训练的 0.297×；要到第 1229 天才会追上训练，超出了这 365 天。加载（1.5 ms）占单个请求成本的 8.7%，分摊后为 "
+          "9.5e-06%（服务 1000000 个请求时）。");
 }
 
 TEST_CASE("catalogue: hostile text is answered at once, untranslated") {

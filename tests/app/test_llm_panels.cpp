@@ -50,7 +50,7 @@ TEST_CASE("llm panels: nothing captured until a panel listens, then the current 
 // Computing the request again re-measures its times (often faster, on warm
 // caches): the step's report says it ran again, so a reader comparing the
 // prefill of an earlier step with the TTFT of a later one knows why.
-TEST_CASE("llm panels: a step whose panels run the request again says so; one that runs it first does not") {
+TEST_CASE("llm panels: a step whose panels run the request again says so, a step that runs it first does not") {
     auto it = stories(R"(
   - request: {prompt: "The cat sat on the", max_tokens: 4, temperature: 0}
     show: attention

@@ -203,7 +203,8 @@ TEST_CASE("serving model: the bill's answer words a crossover after the period a
     };
     const std::string late = answer("10");  // crossover on day 3 × 10⁶ ÷ 1,000 = 3,000
     CAPTURE(late);
-    CHECK(late.find("so after 365 days inference has cost 0.122× training; it would catch up only on day 3000.") !=
+    CHECK(late.find("so after 365 days inference has cost 0.122× training; it would catch up only on day 3000, beyond "
+                    "those 365 days.") !=
           std::string::npos);
     CHECK(late.find("by day") == std::string::npos);
     const std::string early = answer("500");  // day 60
@@ -234,6 +235,34 @@ TEST_CASE("serving model: a sweep row's overlap note counts the timed runs that 
     CHECK(serving::took_turns_note(r) == "2 of 3 timed runs: " + r.overlap_declined);
     r.n_declined = 3;
     CHECK(serving::took_turns_note(r) == r.overlap_declined);
+}
+
+// The waits lab words what it measured: one token has no decode speed (not
+// "0× faster than reading"), one call is one call.
+TEST_CASE("serving model: the waits answer for one token and one call claims no decode speed and no chain") {
+    ServingModel m({tiny_model(), 2});
+    Pipeline p(m, request({{"experiment", "waits"}, {"chat_tokens", "1"}, {"agent_calls", "1"}, {"agent_tokens", "3"},
+                          {"batch_requests", "2"}, {"batch_tokens", "3"}}));
+    const std::string text = p.run().text;
+    CAPTURE(text);
+    CHECK(text.find("the answer was one token, so there is no decode speed to compare with reading.") !=
+          std::string::npos);
+    CHECK(text.find("faster than a person reads") == std::string::npos);
+    CHECK(text.find("for its one call, of which") != std::string::npos);
+    CHECK(text.find("chained calls") == std::string::npos);
+}
+
+// A canary too short for the monitor decides nothing, and says so — not
+// "v2 agreed with v1" beside means of 10 and 29 minutes.
+TEST_CASE("serving model: a canary the monitor could not decide is neither called agreed nor promoted") {
+    ServingModel m({tiny_model(), 2});
+    Pipeline p(m, request({{"experiment", "canary"}, {"canary_requests", "20"}}));
+    const std::string text = p.run().text;
+    CAPTURE(text);
+    REQUIRE(std::get<std::string>(*p.trace().lookup("output.promoted")) == "no");
+    REQUIRE(std::get<std::string>(*p.trace().lookup("output.rolled_back")) == "no");
+    CHECK(text.find("too few for the monitor to decide") != std::string::npos);
+    CHECK(text.find("agreed") == std::string::npos);
 }
 
 }  // namespace sixstep::test
