@@ -354,7 +354,7 @@ int run_bench_command(const BenchOptions& o) {
         double lo = t->tok_s.front(), hi = lo;
         for (double v : t->tok_s) lo = std::min(lo, v), hi = std::max(hi, v);
         std::printf("| %-28s | %5.1f MiB | %5.1f M | %-5s | %-24s | %7s | %5.1f ± %4.1f |\n",
-                    std::filesystem::path(o.model).filename().string().substr(0, 28).c_str(), size_mib, params_m,
+                    printable(std::filesystem::path(o.model).filename().string()).substr(0, 28).c_str(), size_mib, params_m,
                     type.c_str(), backend.name().c_str(), t->name.c_str(), t->median_tok_s, (hi - lo) / 2);
     }
     std::printf("(median of %d runs after a warm-up; ± is half the range; load %.0f ms; observer: %s", o.repetitions,

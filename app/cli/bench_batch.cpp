@@ -14,6 +14,7 @@
 #include "app/cli/commands.h"
 #include "pipeline/core/error.h"
 #include "pipeline/core/progress.h"
+#include "pipeline/core/text.h"
 #include "pipeline/llm/cpu/cpu_backend.h"
 #include "pipeline/serving/batch_sweep.h"
 #include "pipeline/tools/machine_peaks.h"
@@ -85,6 +86,7 @@ int run_bench_batch(const BenchBatchOptions& o) {
 
     // The machine's roofs, on as many threads as the backend, before the
     // sweep; the bandwidth buffer as large as a batch-1 step reads.
+    check_batch_sweep_params(backend, p);  // before the roofs' buffer is sized from the context
     std::optional<MachinePeaks> peaks;
     if (cpu) {
         if (tty) std::fprintf(stderr, "measuring the machine's roofs…");
@@ -168,7 +170,7 @@ int run_bench_batch(const BenchBatchOptions& o) {
 
     const double mb = 1e6;
     std::printf("batched decode of %s (%s, %.1f M params) on %s\n",
-                std::filesystem::path(o.model).filename().string().c_str(), type.c_str(),
+                printable(std::filesystem::path(o.model).filename().string()).c_str(), type.c_str(),
                 static_cast<double>(model->n_params()) / 1e6, r.backend.c_str());
     std::printf("each sequence holds %d tokens (prefilled, untimed), then %d timed steps of one token per sequence "
                 "(mean context %.1f); median of %d runs; load average %.2f before, %.2f after\n",

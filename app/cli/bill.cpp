@@ -18,6 +18,7 @@
 #include "app/cli/commands.h"
 #include "app/core/report.h"
 #include "pipeline/core/error.h"
+#include "pipeline/core/text.h"
 #include "pipeline/llm/cpu/cpu_backend.h"
 #include "pipeline/serving/bill.h"
 #include "pipeline/serving/bundled_model.h"
@@ -69,7 +70,7 @@ int run_bill(const BillOptions& o) {
         const auto model = LlamaModel::load(model_path);
         model->prepare_for_cpu();  // part of a CPU instance's start: the copy its matmuls read
         const double load_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        src.model_name = std::filesystem::path(model_path).filename().string();
+        src.model_name = printable(std::filesystem::path(model_path).filename().string());
         p.n_params = static_cast<double>(model->n_params());
         src.n_params_from = "counted from " + src.model_name;
         p.load_s = load_s;

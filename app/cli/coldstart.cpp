@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "pipeline/core/text.h"
 #include "app/cli/commands.h"
 #include "app/core/report.h"
 #include "pipeline/serving/quantity.h"
@@ -35,7 +36,7 @@ int run_coldstart(ColdStartOptions o) {
         std::printf("%s\n", app::dump_json(cold_start_json(r)).c_str());
         return exit_ok;
     }
-    std::printf("Cold start vs warm: %s (%s, %s parameters), %d tokens per request\n", r.model.c_str(),
+    std::printf("Cold start vs warm: %s (%s, %s parameters), %d tokens per request\n", printable(r.model).c_str(),
                 bytes_decimal(static_cast<double>(r.file_bytes)).c_str(), with_commas(r.n_params).c_str(),
                 o.params.n_predict);
     if (!o.params.drop_cache)

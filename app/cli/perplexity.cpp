@@ -15,6 +15,7 @@
 #include "pipeline/core/data_dir.h"
 #include "pipeline/core/error.h"
 #include "pipeline/core/file.h"
+#include "pipeline/core/text.h"
 #include "pipeline/llm/cpu/cpu_backend.h"
 #include "pipeline/tools/perplexity.h"
 
@@ -69,12 +70,12 @@ int run_perplexity(const PerplexityOptions& o) {
         return exit_ok;
     }
     std::printf("%s on %s: %d documents, %lld tokens, %lld predictions scored (window %d, %d windows)\n",
-                o.model.c_str(), text_path.c_str(), r.n_docs, static_cast<long long>(r.n_tokens),
+                printable(o.model).c_str(), printable(text_path).c_str(), r.n_docs, static_cast<long long>(r.n_tokens),
                 static_cast<long long>(r.n_scored), r.n_ctx, r.n_windows);
     std::printf("  mean NLL %.4f nats/token → perplexity exp(%.4f) = %.4f\n", r.model.mean_nll, r.model.mean_nll,
                 r.perplexity);
     if (r.reference) {
-        std::printf("  reference %s: mean NLL %.4f → perplexity %.4f\n", o.ref.c_str(), r.reference->mean_nll,
+        std::printf("  reference %s: mean NLL %.4f → perplexity %.4f\n", printable(o.ref).c_str(), r.reference->mean_nll,
                     r.reference->perplexity);
         std::printf("  KL(reference ‖ model): mean %.3g nats, max %.3g; max |logit difference| %.4g (mean per position "
                     "%.4g); same top-1 token at %.2f%% of positions\n",

@@ -18,6 +18,7 @@
 #include "app/cli/validators.h"
 #include "app/core/report.h"
 #include "pipeline/core/error.h"
+#include "pipeline/core/text.h"
 #include "pipeline/serving/batch_sweep.h"
 #include "pipeline/serving/queue_curve.h"
 
@@ -129,7 +130,7 @@ int run_queue(QueueOptions& o) {
     }
 
     std::printf("one server, Poisson arrivals, first come first served; service time %.3f ms (%s)", c.mean_service_ms,
-                source.c_str());
+                printable(source).c_str());
     if (g) std::printf(", c² = %.4f", c.service_scv);
     std::printf("\nmean wait before service (ms): simulated ± 95 %% confidence (batch means) beside the closed form; "
                 "† = the formula is outside the interval\n\n");
@@ -158,8 +159,8 @@ int run_queue(QueueOptions& o) {
                 "by chance)\n",
                 n_sims - n_off, n_sims);
     if (n_short > 0)
-        std::printf("%d simulation%s hit the request cap before every batch spanned 10 relaxation times: their "
-                    "intervals are too narrow to trust\n",
+        std::printf("%d simulation%s hit the request cap before the queue settled (a warm-up of 5 relaxation "
+                    "times, batches of 10): their means and intervals are not to be trusted\n",
                     n_short, n_short == 1 ? "" : "s");
     std::printf("\nkeep headroom — the highest utilization at which the mean wait stays within a limit:\n\n");
     std::printf("| mean wait at most | M/D/1 | M/M/1 |%s\n", g ? " measured service (M/G/1) |" : "");

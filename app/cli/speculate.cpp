@@ -46,7 +46,8 @@ struct Loaded {
 };
 
 Loaded load(const std::string& path, const std::string& backend, int threads) {
-    return {load_runnable_model(path, backend, threads), std::filesystem::path(path).filename().string()};
+    // Printed in tables and headers: a file name's control characters escaped.
+    return {load_runnable_model(path, backend, threads), printable(std::filesystem::path(path).filename().string())};
 }
 
 // Random weights in `shape`'s shape (or a small default), the target's vocabulary.

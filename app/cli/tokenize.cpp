@@ -94,9 +94,24 @@ void print_json(const TokenizeOptions& o, const Vocab& vocab, const std::string&
     std::printf("%s]\n}\n", ids.empty() ? "" : "\n  ");
 }
 
+// The most text `tokenize -` reads: a whole book is a few MiB.
+constexpr std::size_t max_stdin_bytes = std::size_t{64} << 20;
+
 int run_tokenize(const TokenizeOptions& o) {
     std::string text = o.text;
-    if (text == "-") text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+    if (text == "-") {
+        // Standard input may never end (/dev/zero, `yes |`): read at most
+        // max_stdin_bytes and refuse more, rather than grow until memory runs out.
+        text.clear();
+        char buf[1 << 16];
+        while (std::cin.read(buf, sizeof buf) || std::cin.gcount() > 0) {
+            text.append(buf, static_cast<std::size_t>(std::cin.gcount()));
+            if (text.size() > max_stdin_bytes)
+                throw Error(fmt::format("standard input: more than {} MiB of text; tokenize a shorter text",
+                                        max_stdin_bytes >> 20));
+            throw_if_cancelled();
+        }
+    }
     throw_if_cancelled();  // Ctrl+C while reading standard input ends the read early: do not go on with half of it
     const GGUFFile file = GGUFFile::open(o.model);
     const Vocab vocab = Vocab::from_gguf(file);

@@ -19,6 +19,7 @@
 #include "app/cli/commands.h"
 #include "app/cli/validators.h"
 #include "pipeline/core/error.h"
+#include "pipeline/core/text.h"
 #include "pipeline/serving/traffic.h"
 
 namespace sixstep::cli {
@@ -191,8 +192,9 @@ void print_comparison(const KvLayoutComparison& c) {
 
 int run_traffic_command(const TrafficOptions& o) {
     using llm::Backend;
-    const TrafficParams params = traffic_params(o);
+    TrafficParams params = traffic_params(o);
     const RunnableModel m = load_runnable_model(o.model, o.backend, o.threads);
+    params.workload.n_ctx = params.n_ctx > 0 ? params.n_ctx : m.model->hparams().n_ctx;
     Backend& backend = *m.backend;
     const auto& codec = m.codec;
     const std::vector<RequestSpec> reqs = make_workload(params.workload, *codec, m.bos());
@@ -213,7 +215,7 @@ int run_traffic_command(const TrafficOptions& o) {
             std::printf("%s\n", j.dump(2, ' ', false, json::error_handler_t::replace).c_str());
             return exit_ok;
         }
-        std::printf("traffic: %s on %s\nsetup: %s\nworkload: %s\nclock: %s\n", o.model.c_str(), backend.name().c_str(),
+        std::printf("traffic: %s on %s\nsetup: %s\nworkload: %s\nclock: %s\n", printable(o.model).c_str(), backend.name().c_str(),
                     setup_line(params, c.paged).c_str(), workload_line(params, reqs).c_str(), clock_line.c_str());
         std::printf("contiguous: each request reserves prompt + max tokens in one run of blocks when admitted "
                     "(first fit); paged: blocks taken as it grows\n");
@@ -233,7 +235,7 @@ int run_traffic_command(const TrafficOptions& o) {
         std::printf("%s\n", j.dump(2, ' ', false, json::error_handler_t::replace).c_str());
         return exit_ok;
     }
-    std::printf("traffic: %s on %s\nsetup: %s\nworkload: %s\nclock: %s\n", o.model.c_str(), backend.name().c_str(),
+    std::printf("traffic: %s on %s\nsetup: %s\nworkload: %s\nclock: %s\n", printable(o.model).c_str(), backend.name().c_str(),
                 setup_line(params, run).c_str(), workload_line(params, reqs).c_str(), clock_line.c_str());
     std::printf("ran %zu requests in %.2f s of virtual time (%.2f s wall)\n", run.requests.size(),
                 run.info.duration_ms / 1000.0, run.wall_ms / 1000.0);

@@ -44,7 +44,7 @@ int run_waits(const WaitsOptions& o) {
         return exit_ok;
     }
     std::printf("What the user waits for — %s on %s (the number that matters for each user marked >>)\n",
-                o.model.c_str(), w.backend.c_str());
+                printable(o.model).c_str(), w.backend.c_str());
 
     const ChatWait& c = w.chat;
     print_headline("CHAT: a person reads the answer as it streams", c.headline);

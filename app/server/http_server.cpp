@@ -100,7 +100,8 @@ std::string status_message(const httplib::Request& req, int status, std::size_t 
 
 HttpServer::HttpServer(ServingEngine& engine, const llm::TextCodec& codec, HttpServerParams params)
     : engine_(engine), codec_(codec), params_(std::move(params)), http_(std::make_unique<httplib::Server>()) {
-    if (params_.max_concurrent < 1) throw Error(fmt::format("max concurrent {}: must be >= 1", params_.max_concurrent));
+    if (params_.max_concurrent < 1 || params_.max_concurrent > max_concurrent_limit)
+        throw Error(fmt::format("max concurrent {}: use 1 to {}", params_.max_concurrent, max_concurrent_limit));
     if (params_.port < 0 || params_.port > 65535) throw Error(fmt::format("port {}: use 0..65535", params_.port));
     if (params_.model_id.empty()) throw Error("the server needs a model id");
     // A client that vanished must cost an error code on write, not the process.

@@ -42,6 +42,11 @@ class Server;
 
 namespace sixstep::server {
 
+// The most completions handled at once: each holds one of the server's
+// threads (a stack of its own), and beyond a few thousand a system refuses
+// to start them.
+inline constexpr int max_concurrent_limit = 1024;
+
 struct HttpServerParams {
     std::string host = "127.0.0.1";  // loopback: only this machine can reach it
     int port = 8080;                 // 0 → any free port (bind() says which)

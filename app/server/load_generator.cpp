@@ -7,6 +7,7 @@
 #include <condition_variable>
 #include <mutex>
 #include <string_view>
+#include <system_error>
 #include <thread>
 
 #include <fmt/format.h>
@@ -290,7 +291,8 @@ void make_figures(LoadReport& r, const LoadParams& p, int n_late) {
 std::string first_served_model(const std::string& url) { return first_model(parse_server_url(url)); }
 
 LoadReport run_load(const LoadParams& p) {
-    if (!std::isfinite(p.rate) || p.rate <= 0) throw Error(fmt::format("--rate {}: requests per second > 0", p.rate));
+    if (!std::isfinite(p.rate) || p.rate < min_rate || p.rate > max_rate)
+        throw Error(fmt::format("--rate {}: requests per second, {:g} to {:g}", p.rate, min_rate, max_rate));
     if ((p.duration_s > 0) == (p.n_requests > 0))
         throw Error("give exactly one of --duration S (> 0) and --requests N (> 0)");
     if (p.duration_s < 0 || p.n_requests < 0) throw Error("--duration and --requests must be positive");
@@ -315,6 +317,9 @@ LoadReport run_load(const LoadParams& p) {
         const double scale = p.n_requests * 1000.0 / p.rate / times.back();
         for (double& t : times) t *= scale;
     }
+    if (!times.empty() && times.back() > max_span_ms)
+        throw Error(fmt::format("--rate {:g}: {} requests would take {:.0f} hours to send; a load test spans at most {:.0f}",
+                                p.rate, times.size(), times.back() / 3.6e6, max_span_ms / 3.6e6));
     if (p.duration_s > 0)
         times.erase(std::remove_if(times.begin(), times.end(), [&](double t) { return t >= p.duration_s * 1000; }),
                     times.end());
@@ -327,23 +332,26 @@ LoadReport run_load(const LoadParams& p) {
     LoadReport r;
     r.model = p.model.empty() ? first_model(u) : p.model;
     r.requests.resize(times.size());
+    // Clients on threads started up front, at most max_in_flight of them
+    // (and no more than the requests): an arrival goes to an idle one, or
+    // waits for one and is counted late. One thread per request ran out of
+    // threads at high rates and took the process down.
     std::mutex mutex;
     std::condition_variable cv;
     int in_flight = 0, n_late = 0;
-    std::vector<std::thread> threads;
-    threads.reserve(times.size());
+    std::vector<std::size_t> handed;  // requests given out, not yet taken by a client
+    bool done = false;
     const Clock::time_point t0 = Clock::now();
-    for (std::size_t i = 0; i < times.size(); ++i) {
-        std::this_thread::sleep_until(t0 + std::chrono::duration_cast<Clock::duration>(
-                                               std::chrono::duration<double, std::milli>(times[i])));
-        {
-            std::unique_lock lock(mutex);
-            if (in_flight >= p.max_in_flight) ++n_late;
-            cv.wait(lock, [&] { return in_flight < p.max_in_flight; });
-            ++in_flight;
-        }
-        r.requests[i].scheduled_ms = times[i];
-        threads.emplace_back([&, i] {
+    const auto client = [&] {
+        for (;;) {
+            std::size_t i = 0;
+            {
+                std::unique_lock lock(mutex);
+                cv.wait(lock, [&] { return done || !handed.empty(); });
+                if (handed.empty()) return;
+                i = handed.back();
+                handed.pop_back();
+            }
             // Whatever a server answers, a request ends as a result, never as
             // an exception on a thread (which would abort the process).
             try {
@@ -355,9 +363,37 @@ LoadReport run_load(const LoadParams& p) {
             std::lock_guard lock(mutex);
             --in_flight;
             cv.notify_all();
-        });
+        }
+    };
+    std::vector<std::thread> clients;
+    const auto stop_clients = [&] {
+        {
+            std::lock_guard lock(mutex);
+            done = true;
+        }
+        cv.notify_all();
+        for (std::thread& t : clients) t.join();
+    };
+    const std::size_t n_clients = std::min<std::size_t>(static_cast<std::size_t>(p.max_in_flight), times.size());
+    try {
+        for (std::size_t k = 0; k < n_clients; ++k) clients.emplace_back(client);
+    } catch (const std::system_error& e) {
+        stop_clients();
+        throw Error(fmt::format("cannot start {} client threads ({} started): {}; lower --max-in-flight", n_clients,
+                                clients.size(), e.what()));
     }
-    for (std::thread& t : threads) t.join();
+    for (std::size_t i = 0; i < times.size(); ++i) {
+        std::this_thread::sleep_until(t0 + std::chrono::duration_cast<Clock::duration>(
+                                               std::chrono::duration<double, std::milli>(times[i])));
+        std::unique_lock lock(mutex);
+        if (in_flight >= p.max_in_flight) ++n_late;
+        cv.wait(lock, [&] { return in_flight < p.max_in_flight; });
+        ++in_flight;
+        r.requests[i].scheduled_ms = times[i];
+        handed.push_back(i);
+        cv.notify_all();
+    }
+    stop_clients();
     make_figures(r, p, n_late);
     return r;
 }

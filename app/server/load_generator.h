@@ -27,6 +27,12 @@
 
 namespace sixstep::server {
 
+// Rates a load test can keep: below one request in 1,000 s it is no load,
+// above a million a second no client or server here keeps up.
+inline constexpr double min_rate = 1e-3, max_rate = 1e6;
+// The longest a run's arrivals may span: a day.
+inline constexpr double max_span_ms = 24 * 3600e3;
+
 struct LoadParams {
     std::string url;                   // http://host:port (a trailing /v1 is allowed)
     std::string model;                 // "" → the first model GET /v1/models lists

@@ -412,7 +412,7 @@ int render_screenshots(const ScreenshotOptions& o, std::vector<std::string>* wri
                         break;
                     }
                     if (written) written->push_back(path);
-                    if (!o.quiet) std::printf("wrote %s\n", path.c_str());
+                    if (!o.quiet) std::printf("wrote %s\n", printable(path).c_str());
                 }
                 if (o.on_frame) o.on_frame(frame, *snap);
             }

@@ -1,5 +1,7 @@
 #include "pipeline/llm/backend.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "pipeline/core/error.h"
@@ -29,7 +31,9 @@ KvCacheParams kv_cache_params(const LlamaHparams& hp, int n_ctx, int n_seq, int 
     p.head_dim = hp.head_dim();
     p.n_ctx = n_ctx > 0 ? n_ctx : hp.n_ctx;
     p.block_size = block_size;
-    p.n_blocks = std::max(1, n_seq) * ((p.n_ctx + block_size - 1) / std::max(1, block_size));
+    // In 64 bits: a block size near INT_MAX (refused by the cache) must not overflow here first.
+    const long long per_seq = (static_cast<long long>(p.n_ctx) + block_size - 1) / std::max(1, block_size);
+    p.n_blocks = static_cast<int>(std::min<long long>(std::max(1, n_seq) * per_seq, 1 << 30));
     return p;
 }
 

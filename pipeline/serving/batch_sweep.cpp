@@ -24,6 +24,17 @@ double physical_memory_bytes() {
 
 std::string gib(double bytes) { return fmt::format("{:.1f} GiB", bytes / (1024.0 * 1024.0 * 1024.0)); }
 
+// The context a decode run asks for, against the model's.
+void check_decode_context(const char* what, const llm::LlamaHparams& hp, int n_context, int n_steps) {
+    if (n_context < 1) throw Error(fmt::format("{}: the context must hold at least 1 token, not {}", what, n_context));
+    if (n_steps < 1) throw Error(fmt::format("{}: at least 1 decode step is needed, not {}", what, n_steps));
+    const long long n_ctx = static_cast<long long>(n_context) + n_steps;
+    if (n_ctx > hp.n_ctx)
+        throw Error(fmt::format("{}: a context of {} tokens plus {} decode steps needs {} positions, more than "
+                                "the model's context of {} (n_ctx)",
+                                what, n_context, n_steps, n_ctx, hp.n_ctx));
+}
+
 // n_seq sequences of n_context random tokens in one KV cache with room for
 // n_steps more positions each; steps that add one token to each of the
 // first B sequences, and a reset that cuts them back to n_context.
@@ -33,13 +44,8 @@ public:
     DecodeRig(const char* what, llm::Backend& backend, int n_seq, int n_context, int n_steps, std::uint64_t seed)
         : backend_(backend), n_context_(n_context), rng_(seed) {
         const llm::LlamaHparams& hp = backend.model().hparams();
+        check_decode_context(what, hp, n_context, n_steps);
         const int n_ctx = n_context + n_steps;
-        if (n_context < 1) throw Error(fmt::format("{}: the context must hold at least 1 token, not {}", what, n_context));
-        if (n_steps < 1) throw Error(fmt::format("{}: at least 1 decode step is needed, not {}", what, n_steps));
-        if (n_ctx > hp.n_ctx)
-            throw Error(fmt::format("{}: a context of {} tokens plus {} decode steps needs {} positions, more than "
-                                    "the model's context of {} (n_ctx)",
-                                    what, n_context, n_steps, n_ctx, hp.n_ctx));
         // The pool is allocated block by block as it fills; refuse up front
         // what could never fit rather than fail half-way through a sweep.
         const llm::KvCacheParams kp = llm::kv_cache_params(hp, n_ctx, n_seq);
@@ -105,8 +111,7 @@ private:
 
 }  // namespace
 
-BatchSweepResult run_batch_sweep(llm::Backend& backend, const BatchSweepParams& p) {
-    const auto t_start = Clock::now();
+void check_batch_sweep_params(const llm::Backend& backend, const BatchSweepParams& p) {
     if (p.batch_sizes.empty()) throw Error("batch sweep: no batch sizes given");
     std::vector<int> sizes = p.batch_sizes;
     std::sort(sizes.begin(), sizes.end());
@@ -119,6 +124,14 @@ BatchSweepResult run_batch_sweep(llm::Backend& backend, const BatchSweepParams& 
     if (p.n_steps > 4096) throw Error(fmt::format("batch sweep: {} decode steps is too many (at most 4096)", p.n_steps));
     if (p.repetitions < 1 || p.repetitions > 100)
         throw Error(fmt::format("batch sweep: repetitions must be 1 … 100, not {}", p.repetitions));
+    check_decode_context("batch sweep", backend.model().hparams(), p.n_context, p.n_steps);
+}
+
+BatchSweepResult run_batch_sweep(llm::Backend& backend, const BatchSweepParams& p) {
+    const auto t_start = Clock::now();
+    check_batch_sweep_params(backend, p);
+    std::vector<int> sizes = p.batch_sizes;
+    std::sort(sizes.begin(), sizes.end());
 
     BatchSweepResult r;
     r.backend = backend.name();

@@ -76,6 +76,11 @@ struct BatchSweepResult {
     double sweep_s = 0;               // wall time of the whole sweep
 };
 
+// Throws sixstep::Error for what run_batch_sweep would refuse (batch sizes,
+// steps, repetitions, a context the model cannot hold), before anything is
+// allocated or measured.
+void check_batch_sweep_params(const llm::Backend& backend, const BatchSweepParams& p);
+
 // Throws sixstep::Error for bad parameters, before any work: batch sizes out
 // of range or repeated, a context that does not fit the model, or a KV cache
 // larger than half this machine's memory.

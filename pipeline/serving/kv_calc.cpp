@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "pipeline/core/error.h"
+#include "pipeline/core/text.h"
 #include "pipeline/llm/kv/kv_cache.h"
 #include "pipeline/serving/bundled_model.h"
 #include "pipeline/serving/quantity.h"
@@ -149,7 +150,7 @@ KvCalcParams kv_shape_from_gguf(const llm::GGUFFile& f) {
     const std::string arch = f.architecture();
     if (arch.empty()) throw Error(fmt::format("{}: kv-calc needs general.architecture, which the file lacks", f.name()));
     KvCalcParams p;
-    p.shape_name = std::filesystem::path(f.name()).filename().string();
+    p.shape_name = printable(std::filesystem::path(f.name()).filename().string());  // printed: no raw control characters
     p.dtype = engine_kv_dtype();
 
     const std::uint32_t n_layer = require_key(f, arch_key(arch, "block_count"));

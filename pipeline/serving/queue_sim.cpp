@@ -123,8 +123,14 @@ QueueSimResult simulate_queue(const QueueSimParams& p) {
     long long n_measured = static_cast<long long>(std::min(wanted, static_cast<double>(std::max(p.max_requests, p.min_requests))));
     n_measured = (n_measured + p.n_batches - 1) / p.n_batches * p.n_batches;
     r.n_measured = n_measured;
-    r.batches_long_enough = static_cast<double>(n_measured / p.n_batches) >= 10 * r.relaxation_requests;
-    r.n_warmup = std::max<long long>(1000, static_cast<long long>(std::ceil(5 * r.relaxation_requests)));
+    // The warm-up (five relaxation times) stops at the same cap: near ρ = 1
+    // it wanted 2·10⁹ requests at ρ = 0.9999 (a run of minutes) and past the
+    // range of a long long closer still. Cut short, the run says so.
+    const double warmup_wanted = std::ceil(5 * r.relaxation_requests);
+    const double most = static_cast<double>(std::max({p.max_requests, p.min_requests, 1000LL}));
+    r.n_warmup = static_cast<long long>(std::clamp(warmup_wanted, 1000.0, most));
+    r.batches_long_enough = static_cast<double>(n_measured / p.n_batches) >= 10 * r.relaxation_requests &&
+                            warmup_wanted <= static_cast<double>(r.n_warmup);
     const long long n_total = r.n_warmup + n_measured;
 
     std::mt19937_64 rng(p.seed);

@@ -67,7 +67,7 @@ struct QueueSimResult {
     double busy_fraction = 0;       // time the server was busy, measured (ρ in theory)
     double mean_queue_length = 0;   // time-average number waiting, Lq (= λ · Wq by Little's law)
     double relaxation_requests = 0; // 1/(1 − √ρ)²: how long waits stay correlated
-    bool batches_long_enough = true;  // every batch spans >= 10 relaxation times (false when max_requests cut it short)
+    bool batches_long_enough = true;  // every batch spans >= 10 relaxation times and the warm-up >= 5 (false when max_requests cut either short)
     std::vector<double> batch_means_ms;  // the mean wait of each batch
 };
 

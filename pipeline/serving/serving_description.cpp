@@ -9,6 +9,7 @@
 
 #include "pipeline/core/stage.h"
 #include "pipeline/core/trace_keys.h"
+#include "pipeline/llm/kv/kv_blocks.h"
 #include "pipeline/llm/llm_model.h"
 #include "pipeline/serving/serving_keys.h"
 #include "pipeline/serving/serving_lab.h"
@@ -56,7 +57,7 @@ std::vector<Knob> knobs() {
     batch.slider_min = 1, batch.slider_max = 64;
     out.push_back(batch);
     out.push_back(whole(keys::kv_blocks, 1, max_kv_blocks, traffic.kv_blocks, "", "traffic: blocks in the KV pool"));
-    out.push_back(whole(keys::block_size, 1, 4096, traffic.block_size, "tokens", "traffic: positions per KV block"));
+    out.push_back(whole(keys::block_size, 1, llm::max_block_size, traffic.block_size, "tokens", "traffic: positions per KV block"));
     out.push_back(whole(keys::step_tokens, 1, 1 << 20, traffic.scheduler.max_step_tokens, "tokens",
                         "traffic, continuous: most tokens one forward pass reads"));
     Knob cache = make_knob(keys::prefix_cache, KnobType::boolean, "false",

@@ -1,5 +1,7 @@
 #include "pipeline/serving/traffic.h"
 
+#include "pipeline/llm/kv/kv_blocks.h"
+
 #include <algorithm>
 #include <chrono>
 
@@ -8,6 +10,7 @@
 #include "pipeline/core/error.h"
 #include "pipeline/core/measure.h"
 #include "pipeline/core/progress.h"
+#include "pipeline/llm/kv/kv_blocks.h"
 #include "pipeline/llm/stepper.h"
 
 namespace sixstep::serving {
@@ -39,8 +42,8 @@ TrafficRun run_traffic(llm::Backend& backend, const llm::TextCodec& codec, const
                        const TrafficParams& params, StepCostModel cost) {
     if (params.kv_blocks < 1 || params.kv_blocks > max_kv_blocks)
         throw Error(fmt::format("kv blocks {}: the pool needs 1 to {} blocks", params.kv_blocks, max_kv_blocks));
-    if (params.block_size < 1)
-        throw Error(fmt::format("block size {}: a block holds at least one position", params.block_size));
+    if (params.block_size < 1 || params.block_size > llm::max_block_size)
+        throw Error(fmt::format("block size {}: a block holds 1 to {} positions", params.block_size, llm::max_block_size));
     const llm::LlamaHparams& hp = backend.model().hparams();
     llm::KvCacheParams kp = llm::kv_cache_params(hp, params.n_ctx, 1, params.block_size);
     kp.n_blocks = params.kv_blocks;

@@ -76,6 +76,9 @@ std::vector<RequestSpec> make_workload(const WorkloadParams& p, const llm::TextC
     if (p.min_tokens < 0 || p.min_tokens > p.max_tokens)
         throw Error(fmt::format("min tokens {}: must be in 1 .. max tokens ({})", p.min_tokens, p.max_tokens));
     if (p.shared_prefix < 0) throw Error(fmt::format("shared prefix {}: a number of tokens >= 0", p.shared_prefix));
+    if (p.n_ctx > 0 && p.shared_prefix >= p.n_ctx)
+        throw Error(fmt::format("shared prefix {}: the context holds {} tokens, prefix and prompt together",
+                                p.shared_prefix, p.n_ctx));
     if (!(p.shared_fraction >= 0 && p.shared_fraction <= 1))
         throw Error(fmt::format("shared fraction {}: must be in [0, 1]", p.shared_fraction));
     const int min_tokens = p.min_tokens > 0 ? p.min_tokens : std::max(1, p.max_tokens / 4);

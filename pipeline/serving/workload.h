@@ -47,6 +47,9 @@ struct WorkloadParams {
     std::string system_prompt;   // text put in front of the prompts sharing a prefix ("" → none)
     int shared_prefix = 0;       // or that many tokens of a built-in system prompt, >= 0 (0 → none)
     double shared_fraction = 1;  // share of requests carrying the prefix, in [0, 1]
+    // The context the requests will run in (0: not known): a shared prefix
+    // longer than it is refused before every request's copy is built.
+    int n_ctx = 0;
 };
 
 // Builds the requests. bos is the token the codec puts first (-1: none); the

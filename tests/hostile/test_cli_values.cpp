@@ -165,3 +165,29 @@ TEST_CASE("cli: numbers are read in decimal (010 is ten, never octal eight), and
     // Other numbers: strtod would read hexadecimal ("0x10" layers were 16).
     refused("kv-calc --layers 0x10 --kv-heads 8 --head-dim 128 --tokens 10", "--layers: 0x10 is not a number in decimal");
 }
+
+// Sizes that crashed or ran away before anything checked them: a KV block
+// of 2^31 positions (a segfault in attention), a server of 2^31 handler
+// threads (an int overflow, then an abort), a shared prefix of 2^31 tokens
+// and a sweep's context of 2^20 (gigabytes allocated before the refusal),
+// load rates whose gaps overflow a clock (years of sleep, or none at all).
+TEST_CASE("cli: sizes and rates past what the engine can hold are refused before anything is allocated") {
+    const std::string m = "'" + model_file + "'";
+    refused("serve -m " + m + " --port 0 --block-size 5000", "block size 5000: a block holds 1 to 4096 positions");
+    refused("serve -m " + m + " --port 0 --max-concurrent 2147483647",
+            "--max-concurrent: Value 2147483647 not in range 1 to 1024");
+    refused("traffic -m " + m + " --count 4 --max-tokens 8 --shared-prefix 2147483647",
+            "shared prefix 2147483647: the context holds 512 tokens");
+    refused("bench -m " + m + " --batch 1 -r 1 --steps 4096 --context 1048576",
+            "a context of 1048576 tokens plus 4096 decode steps needs 1052672 positions");
+    refused("load --url http://127.0.0.1:1 --rate 1e-12 --requests 3", "--rate 1e-12: requests per second, 0.001 to 1e+06");
+    refused("load --url http://127.0.0.1:1 --rate 0.001 --requests 1000", "requests would take");
+}
+
+// Standard input that never ends: refused at a size, not read until memory
+// runs out.
+TEST_CASE("cli: tokenize - reads at most 64 MiB of standard input") {
+    const auto r = run_command("timeout -s KILL 60 " + sixstep_cmd("tokenize -m '" + model_file + "' -") + " < /dev/zero");
+    CHECK(r.exit_code == 2);
+    CHECK(contains(r.output, "standard input: more than 64 MiB of text"));
+}

@@ -85,4 +85,19 @@ TEST_CASE("cli: tokenize --json of 4 MB input stays under 300 MB") {
     CHECK(json.substr(json.size() - 8) == "}\n  ]\n}\n");
 }
 
+// A system that refuses a thread (here a 1 GB address-space limit: each
+// thread's stack is reserved from it) gets one message and exit 2. The pool
+// used to leave its started workers waiting and hang in its constructor.
+TEST_CASE("threads the system will not start are one clear error, not a hang") {
+#ifdef SIXSTEP_TEST_UNDER_ASAN
+    MESSAGE("skipped under AddressSanitizer: its shadow memory needs more address space than the limit");
+#else
+    const std::string model = std::string(SIXSTEP_SOURCE_DIR) + "/assets/models/stories-3m-q8_0.gguf";
+    const auto r = run_command("ulimit -v 1000000; timeout -s KILL 30 " +
+                               sixstep_cmd("generate -m '" + model + "' --prompt Once -n 4 -t 1024"));
+    CHECK(r.exit_code == 2);
+    CHECK(contains(r.output, "cannot start 1024 threads: the system refused thread"));
+#endif
+}
+
 }  // namespace memory_test

@@ -165,3 +165,26 @@ TEST_CASE("cli: serve's banner escapes the model id") {
     CHECK(contains(r.output, "sixstep serve: model x\\x1b[31m on http://127.0.0.1:"));
     CHECK(r.output.find('\x1b') == std::string::npos);
 }
+
+// A model file whose name holds an escape sequence: every command that
+// names the model (or a file it wrote) prints it escaped, never raw.
+TEST_CASE("cli: commands that name their model file escape its control characters") {
+    const fs::path model = scratch() / "m\x1b]0;pwn\x07.gguf";
+    fs::copy_file(fs::path(SIXSTEP_SOURCE_DIR) / "assets" / "models" / "stories-3m-q8_0.gguf", model,
+                  fs::copy_options::overwrite_existing);
+    const std::string m = "'" + model.string() + "'";
+    for (const std::string& args :
+         {"bench -m " + m + " -p 4 -n 4 -r 1", "bench -m " + m + " --batch 1,2 --steps 2 -r 1 --context 4",
+          "kv-calc -m " + m, "bill -m " + m + " -n 2 --train-tokens 1e6", "traffic -m " + m + " --count 2 --max-tokens 2",
+          "coldstart -m " + m + " -n 2 --requests 1 --idle 0,1 --no-drop", "waits -m " + m + " --chat-tokens 2 --agent-calls 1 "
+          "--agent-tokens 2 --batch-requests 2 --batch-tokens 2",
+          "speculate -m " + m + " --draft " + m + " --k 1 --temp 0 -n 4 -r 1",
+          "queue -m " + m + " --utilization 0.5 --samples 4 --context 4 --requests 2000",
+          "perplexity -m " + m + " --ref " + m + " --docs 1"}) {
+        CAPTURE(args);
+        const auto r = run_sixstep(args, 60);
+        CHECK(r.exit_code == 0);
+        CHECK(contains(r.output, "\\x1b]0;pwn\\x07"));
+        CHECK(r.output.find('\x1b') == std::string::npos);
+    }
+}

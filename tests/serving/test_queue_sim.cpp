@@ -114,6 +114,23 @@ TEST_CASE("queue: near ρ = 1 the run lengthens, and says when it could not") {
     CHECK(s.batches_long_enough);
 }
 
+TEST_CASE("queue: a utilization next to 1 stops its warm-up at the cap too, and says it was cut short") {
+    // The warm-up wanted five relaxation times: 2·10⁹ requests at 0.9999, and
+    // past a long long's range here (it wrapped to the 1,000 minimum and
+    // reported a settled-looking wait 10⁶ times too small).
+    QueueSimParams p;
+    p.utilization = 0.99999999999;
+    p.min_requests = 1000;
+    p.max_requests = 20'000;
+    const QueueSimResult r = simulate_queue(p);
+    CHECK(r.n_warmup == 20'000);
+    CHECK(r.n_measured == 20'000);
+    CHECK_FALSE(r.batches_long_enough);
+    p.utilization = 0.9;  // 5 relaxation times ≈ 1,870 requests: within the cap
+    const QueueSimResult s = simulate_queue(p);
+    CHECK(s.n_warmup == static_cast<long long>(std::ceil(5 * s.relaxation_requests)));
+}
+
 TEST_CASE("queue: the curve, the formula samples and the headroom") {
     QueueCurveParams p;
     p.utilizations = {0.5, 0.9};

@@ -2,11 +2,16 @@
 
 #include "pipeline/llm/cpu/cpu_load.h"
 
+#include <fmt/format.h>
+
+#include "pipeline/core/error.h"
+
 #include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <set>
 #include <string>
+#include <system_error>
 #include <utility>
 
 #if defined(__linux__)
@@ -168,10 +173,22 @@ ThreadPool::ThreadPool(int n_threads, int n_helpers) {
     n_helpers_ = std::clamp(n_helpers, 0, n_threads_ - 1);
     online_cpus_ = online_cpus();
     runnable_source_ = runnable_tasks_that_compete;
-    for (int i = 1; i < n_threads_ - n_helpers_; ++i) threads_.emplace_back([this, i] { worker(i); });
+    // The system may refuse a thread (a memory limit, a process limit): the
+    // ones already started wait for work, so they are stopped and joined
+    // before the error leaves, or destroying them would end the process.
+    try {
+        for (int i = 1; i < n_threads_ - n_helpers_; ++i) threads_.emplace_back([this, i] { worker(i); });
+    } catch (const std::system_error& e) {
+        const std::size_t started = threads_.size() + 1;  // the caller's thread is the first
+        stop_workers();
+        throw Error(fmt::format("cannot start {} threads: the system refused thread {} ({}); ask for fewer threads",
+                                n_threads_ - n_helpers_, started + 1, e.what()));
+    }
 }
 
-ThreadPool::~ThreadPool() {
+ThreadPool::~ThreadPool() { stop_workers(); }
+
+void ThreadPool::stop_workers() {
     {
         std::lock_guard<std::mutex> lock(mutex_);
         stop_.store(true);
@@ -179,6 +196,7 @@ ThreadPool::~ThreadPool() {
     }
     wake_.notify_all();
     for (auto& t : threads_) t.join();
+    threads_.clear();
 }
 
 int ThreadPool::run_chunks(std::uint32_t& epoch, int thread) {

@@ -164,6 +164,7 @@ public:
 
 private:
     void worker(int index);
+    void stop_workers();  // wakes every worker to return, and joins them
     // run() on every thread.
     void run_parallel(const Steps& steps);
     // Claims and runs chunks of the loop of `epoch` until none is left;

@@ -10,7 +10,9 @@ namespace sixstep::llm {
 
 KvBlocks::KvBlocks(const KvBlocksParams& params) : params_(params) {
     if (params_.n_ctx <= 0) throw Error(fmt::format("KV cache: invalid context {} (n_ctx)", params_.n_ctx));
-    if (params_.block_size <= 0) throw Error(fmt::format("KV cache: invalid block size {}", params_.block_size));
+    if (params_.block_size <= 0 || params_.block_size > max_block_size)
+        throw Error(fmt::format("KV cache: block size {}: a block holds 1 to {} positions", params_.block_size,
+                                max_block_size));
     if (params_.n_blocks <= 0) params_.n_blocks = blocks_for(params_.n_ctx);
     refs_.assign(params_.n_blocks, 0);
     touched_.assign(params_.n_blocks, 0);

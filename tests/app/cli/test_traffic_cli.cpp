@@ -77,7 +77,8 @@ TEST_CASE("cli traffic: bad input is one clear error and exit code 2") {
         {"--arrivals sometimes", "--arrivals sometimes: use poisson, bursty or trace:FILE"},
         {"--policy greedy", "--policy greedy: use static or continuous"},
         {"--kv-blocks 2 --max-batch 1 --max-tokens 64", "it could never finish; raise --kv-blocks or lower --max-tokens"},
-        {"--block-size 0", "block size 0: a block holds at least one position"},
+        {"--block-size 0", "block size 0: a block holds 1 to 4096 positions"},
+        {"--block-size 2147483647", "block size 2147483647: a block holds 1 to 4096 positions"},
     };
     for (const auto& entry : cases) {
         const auto& args = entry.first;
