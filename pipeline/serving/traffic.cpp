@@ -1,7 +1,5 @@
 #include "pipeline/serving/traffic.h"
 
-#include "pipeline/llm/kv/kv_blocks.h"
-
 #include <algorithm>
 #include <chrono>
 
