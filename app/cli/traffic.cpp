@@ -274,7 +274,16 @@ void add_traffic(CLI::App& app, Commands& commands) {
     sub->add_option("-t,--threads", o->threads, "Threads (0: all hardware threads)")->check(CLI::Range(0, 1024));
     add_backend_option(sub, o->backend);
     sub->add_flag("--json", o->json, "Print machine-readable JSON instead");
-    commands.push_back({sub, [o] { return run_traffic_command(*o); }});
+    commands.push_back({sub, [o, sub] {
+        // Options the chosen arrivals do not read are refused, not ignored.
+        const bool trace = o->arrivals.rfind("trace:", 0) == 0;
+        for (const char* opt : {"--rate", "--count"})
+            if (trace && sub->count(opt) > 0)
+                throw Error(fmt::format("{}: trace arrivals take their times and count from the file", opt));
+        if (o->arrivals != "bursty" && sub->count("--burstiness") > 0)
+            throw Error("--burstiness: only bursty arrivals have a burstiness (--arrivals bursty)");
+        return run_traffic_command(*o);
+    }});
 }
 
 }  // namespace sixstep::cli

@@ -81,7 +81,7 @@ void add_waits(CLI::App& app, Commands& commands) {
     sub->add_option("--batch-requests", p.batch_requests, "Requests in the batch job (default 16)");
     sub->add_option("--batch-tokens", p.batch_tokens, "Tokens per batch request (default 32)");
     sub->add_option("--reading-wpm", p.reading_words_per_min, "Reading speed, words/min (default 238, Brysbaert 2019)")
-        ->check(finite_number(1, 1e5));
+        ->check(finite_number(serving::min_reading_wpm, serving::max_reading_wpm));
     sub->add_option("--seed", p.seed, "Sampling seed of the batch job")->check(seed_number());
     sub->add_option("-t,--threads", o->threads, "Threads (0: one per physical core, at most 8)")->check(CLI::Range(0, 1024));
     add_backend_option(sub, o->backend);

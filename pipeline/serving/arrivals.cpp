@@ -24,8 +24,15 @@ void check_arrival_params(const ArrivalParams& p) {
         throw Error(fmt::format("count {}: ask for 1 to {} requests", p.count, max_request_count));
     if (!(p.rate > 0) || !std::isfinite(p.rate))
         throw Error(fmt::format("rate {}: the arrival rate must be a positive number of requests per second", p.rate));
-    if (p.kind == ArrivalKind::bursty && !(p.burstiness > 0 && p.burstiness <= 1))
-        throw Error(fmt::format("burstiness {}: must be in (0, 1] (1 is Poisson; smaller is burstier)", p.burstiness));
+    // A request a million seconds apart or a billion a second: the virtual
+    // clock's sums would print hundreds of digits, or all arrive at once.
+    if (p.rate < min_arrival_rate || p.rate > max_arrival_rate)
+        throw Error(fmt::format("rate {}: the arrival rate must be {:g} to {:g} requests per second", p.rate,
+                                min_arrival_rate, max_arrival_rate));
+    // Below 0.01 the gamma gaps are nearly all zero: every request at t = 0.
+    if (p.kind == ArrivalKind::bursty && !(p.burstiness >= min_burstiness && p.burstiness <= 1))
+        throw Error(fmt::format("burstiness {}: must be in [{:g}, 1] (1 is Poisson; smaller is burstier)", p.burstiness,
+                                min_burstiness));
 }
 
 std::vector<double> arrival_times_ms(const ArrivalParams& p) {

@@ -25,6 +25,9 @@ std::string_view arrival_kind_name(ArrivalKind kind);  // "poisson", "bursty", "
 
 inline constexpr int max_request_count = 100000;  // more would only fill memory with records
 
+inline constexpr double min_arrival_rate = 1e-6, max_arrival_rate = 1e9;  // requests per second
+inline constexpr double min_burstiness = 0.01;                            // the gamma shape, up to 1
+
 struct ArrivalParams {
     ArrivalKind kind = ArrivalKind::poisson;
     double rate = 1;            // mean requests per second of virtual time, > 0

@@ -26,6 +26,13 @@
 
 namespace sixstep::serving {
 
+// The bill's traffic, from a model called once in a thousand days to a
+// trillion requests a day, for a day to a million days: past these the
+// arithmetic prints hundreds of digits (or a day 10³⁰⁴) and means nothing.
+inline constexpr double min_requests_per_day = 1e-3, max_requests_per_day = 1e12;
+inline constexpr double min_tokens_per_request = 1, max_tokens_per_request = 1e9;
+inline constexpr double min_days = 1, max_days = 1e6;
+
 struct BillParams {
     double n_params = 0;            // N: parameters, > 0
     double n_train_tokens = 0;      // D: tokens seen in training, > 0

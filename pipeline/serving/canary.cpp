@@ -176,8 +176,9 @@ CanaryResult run_canary(const CanaryParams& p) {
     for (int i = 0; i < p.n_requests; ++i) {
         if (phase == Rollout::v1_only && i == p.baseline_requests) {
             phase = Rollout::canary;
+            // + 0.0: a fraction typed as -0 is 0, and prints so.
             r.events.push_back({i, fmt::format("v2 ({}) ships as a canary to {:.0f}% of traffic: {}", checksum_text(r.v2),
-                                               100 * p.fraction, r.v2.trained_on)});
+                                               100 * p.fraction + 0.0, r.v2.trained_on)});
         }
         // Clients send kilometres or metres; serving normalizes both to km.
         const double km = std::round((0.5 + 19.5 * uniform(traffic)) * 10) / 10;

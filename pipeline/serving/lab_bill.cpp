@@ -138,15 +138,13 @@ Work bill_lab_work(const FieldLookup& field) {
 void declare_bill_lab(std::vector<Knob>& knobs, std::vector<PathInfo>& paths) {
     using lab::path;
     using VT = ValueType;
-    Knob rpd = lab::number(requests_per_day, 0, 1e12, 10000, "req/day", "bill: requests served per day");
-    rpd.min_exclusive = true, rpd.slider_min = 10, rpd.slider_max = 100000;
+    Knob rpd = lab::number(requests_per_day, min_requests_per_day, max_requests_per_day, 10000, "req/day",
+                           "bill: requests served per day");
+    rpd.slider_min = 10, rpd.slider_max = 100000;
     knobs.push_back(rpd);
-    Knob tpr = lab::number(tokens_per_request, 0, 1e9, 200, "tokens", "bill: tokens per request, prompt and output");
-    tpr.min_exclusive = true;
-    knobs.push_back(tpr);
-    Knob d = lab::number(days, 0, 1e6, 365, "days", "bill: service life");
-    d.min_exclusive = true;
-    knobs.push_back(d);
+    knobs.push_back(lab::number(tokens_per_request, min_tokens_per_request, max_tokens_per_request, 200, "tokens",
+                                "bill: tokens per request, prompt and output"));
+    knobs.push_back(lab::number(days, min_days, max_days, 365, "days", "bill: service life"));
     knobs.push_back(lab::number(train_tokens, 0, 1e18, 0, "tokens",
                                 "bill: D, tokens seen in training (0: the bundled model's recipe)"));
     knobs.push_back(lab::whole(bench_tokens, 1, 4096, 32, "tokens", "bill, quantization: tokens decoded per timed run of the decode rate"));

@@ -137,9 +137,9 @@ void declare_waits_lab(std::vector<Knob>& knobs, std::vector<PathInfo>& paths) {
     knobs.push_back(lab::whole(agent_tokens, 1, 4096, d.agent_tokens, "tokens", "waits: tokens per agent call"));
     knobs.push_back(lab::whole(batch_requests, 1, 256, 8, "", "waits: requests in the batch job"));
     knobs.push_back(lab::whole(batch_tokens, 1, 4096, 24, "tokens", "waits: tokens per batch request"));
-    Knob wpm = lab::number(reading_wpm, 0, 10000, d.reading_words_per_min, "words/min",
+    Knob wpm = lab::number(reading_wpm, min_reading_wpm, max_reading_wpm, d.reading_words_per_min, "words/min",
                            "waits: the reader's speed (238: adult silent reading, Brysbaert 2019)");
-    wpm.min_exclusive = true, wpm.slider_min = 100, wpm.slider_max = 1000;
+    wpm.slider_min = 100, wpm.slider_max = 1000;
     knobs.push_back(wpm);
     const Stage rq = Stage::request, op = Stage::output, pp = Stage::postprocess;
     const std::vector<PathInfo> p = {

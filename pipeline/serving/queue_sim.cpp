@@ -70,6 +70,13 @@ void validate_queue_params(const QueueSimParams& p) {
         throw Error(fmt::format("queue: utilization {:g} is not above 0: at 0 no request ever arrives (and a negative "
                                 "arrival rate means nothing); use a value between 0 and 1, e.g. 0.5",
                                 rho));
+    // Below this nearly no request waits: the mean wait is a few billionths
+    // of a service, the simulation's waits are all 0 and its interval has no
+    // width, so nothing can be compared.
+    if (rho < min_utilization)
+        throw Error(fmt::format("queue: utilization {:g} is below {:g}: almost no request ever waits there; use a "
+                                "value from {:g} to just below 1",
+                                rho, min_utilization, min_utilization));
     if (p.service == ServiceModel::empirical) {
         if (p.service_samples_ms.empty()) throw Error("queue: empirical service needs measured service times, none given");
         for (double s : p.service_samples_ms)

@@ -39,6 +39,8 @@ enum class ServiceModel {
 std::string_view service_model_name(ServiceModel m);  // "deterministic", "exponential", "empirical"
 std::string_view queue_name(ServiceModel m);          // "M/D/1", "M/M/1", "M/G/1"
 
+inline constexpr double min_utilization = 1e-3;  // the least load simulated (below it no request waits)
+
 struct QueueSimParams {
     double utilization = 0.5;                // ρ, strictly between 0 and 1
     ServiceModel service = ServiceModel::deterministic;

@@ -11,6 +11,7 @@
 #include "pipeline/core/trace_keys.h"
 #include "pipeline/llm/kv/kv_blocks.h"
 #include "pipeline/llm/llm_model.h"
+#include "pipeline/serving/queue_sim.h"
 #include "pipeline/serving/serving_keys.h"
 #include "pipeline/serving/serving_lab.h"
 #include "pipeline/serving/serving_model.h"
@@ -50,7 +51,7 @@ std::vector<Knob> knobs() {
                          "way, or the other KV layout"));
     out.push_back(whole(keys::requests, 1, 10000, 32, "", "traffic: requests in the workload"));
     Knob rate = make_knob(keys::rate, KnobType::number, "50", "traffic: mean arrivals per second (Poisson), virtual time");
-    rate.min = 0, rate.min_exclusive = true, rate.max = 1e6, rate.unit = "req/s";
+    rate.min = min_arrival_rate, rate.max = 1e6, rate.unit = "req/s";
     rate.slider_min = 1, rate.slider_max = 500;
     out.push_back(rate);
     Knob batch = whole(keys::max_batch, 1, 1024, traffic.scheduler.max_batch, "", "traffic: most requests running at once");
@@ -73,7 +74,7 @@ std::vector<Knob> knobs() {
     // queue
     Knob u = make_knob(keys::utilization, KnobType::number, "0.9",
                        "queue: the load to look at, arrival rate × mean service time");
-    u.min = 0, u.max = 1, u.min_exclusive = true, u.max_exclusive = true;
+    u.min = min_utilization, u.max = 1, u.max_exclusive = true;
     u.slider_min = 0.05, u.slider_max = 0.99;
     out.push_back(u);
     out.push_back(make_knob(keys::utilizations, KnobType::text, "0.1,0.3,0.5,0.7,0.8,0.9,0.95",

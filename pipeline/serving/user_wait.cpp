@@ -37,7 +37,9 @@ void check_params(const UserWaitParams& p) {
     require_range("agent tokens", p.agent_tokens, 1, 4096);
     require_range("batch requests", p.batch_requests, 1, 256);
     require_range("batch tokens", p.batch_tokens, 1, 4096);
-    require_positive_finite("reading speed (words/min)", p.reading_words_per_min, 10000);
+    if (!(p.reading_words_per_min >= min_reading_wpm && p.reading_words_per_min <= max_reading_wpm))
+        throw Error(fmt::format("reading speed (words/min) = {}: give {:g}..{:g}", p.reading_words_per_min,
+                                min_reading_wpm, max_reading_wpm));
     require_positive_finite("fast output (tokens/s)", p.fast_tok_s, 1e6);
     require_positive_finite("instantaneous limit (ms)", p.instant_ms, 1e7);
     require_positive_finite("flow limit (ms)", p.flow_ms, 1e7);

@@ -39,11 +39,15 @@ namespace sixstep::serving {
 // The most bytes of an answer the next agent call reads, per token generated.
 inline constexpr int agent_reread_bytes_per_token = 8;
 
+// Readers from a word a minute to the fastest skimmer (a speed reader's
+// claimed 10,000): a reader of 1e-300 words a minute printed 300 digits.
+inline constexpr double min_reading_wpm = 1, max_reading_wpm = 10000;
+
 struct UserWaitParams {
     // chat
     std::string chat_prompt = "Once upon a time";
     int chat_tokens = 64;                  // tokens streamed, 1..4096
-    double reading_words_per_min = 238;    // Brysbaert 2019, adult silent reading of non-fiction
+    double reading_words_per_min = 238;    // Brysbaert 2019, adult silent reading of non-fiction; 1 .. max_reading_wpm
     double fast_tok_s = 20;                // above this, output outruns nearly all readers
     double instant_ms = 100;               // Nielsen: feels instantaneous
     double flow_ms = 1000;                 // Nielsen: the flow of thought is kept

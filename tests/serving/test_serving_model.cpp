@@ -118,7 +118,7 @@ TEST_CASE("serving model: bad requests fail in stage 1 with one message") {
           "\"experiment\" must be one of traffic, batch_sweep, queue, quantization, speculative, cold_start, bill, "
           "waits, canary, got \"trafic\"");
     CHECK(first_stage_error(request({{"rat", "4"}})).find("did you mean \"rate\"") != std::string::npos);
-    CHECK(first_stage_error(request({{"rate", "0"}})) == "\"rate\" must be above 0 and at most 1000000, got 0");
+    CHECK(first_stage_error(request({{"rate", "0"}})) == "\"rate\" must be from 1e-06 to 1000000, got 0");
     CHECK(first_stage_error(request({{"experiment", "batch_sweep"}, {"batch_sizes", "4,2"}})) ==
           "\"batch_sizes\" must ascend: 2 after 4");
     CHECK(first_stage_error(request({{"experiment", "batch_sweep"}, {"batch_sizes", "1,x"}})) ==
@@ -134,7 +134,7 @@ TEST_CASE("serving model: bad requests fail in stage 1 with one message") {
     CHECK(first_stage_error(request({{"experiment", "cold_start"}, {"idle_gaps", "0,-5"}})) ==
           "\"idle_gaps\": an idle gap of -5 s is negative");
     CHECK(first_stage_error(request({{"experiment", "bill"}, {"days", "0"}})) ==
-          "\"days\" must be above 0 and at most 1000000, got 0");
+          "\"days\" must be from 1 to 1000000, got 0");
 }
 
 TEST_CASE("serving model: the canary experiment rolls the metre-trained v2 back and loses nothing") {

@@ -72,7 +72,14 @@ TEST_CASE("arrivals: a rate <= 0, a count of 0 or an absurd one, a bad burstines
     p.count = 10;
     p.kind = ArrivalKind::bursty;
     p.burstiness = 0;
-    CHECK(error_of([&] { arrival_times_ms(p); }) == "burstiness 0: must be in (0, 1] (1 is Poisson; smaller is burstier)");
+    CHECK(error_of([&] { arrival_times_ms(p); }) == "burstiness 0: must be in [0.01, 1] (1 is Poisson; smaller is burstier)");
+    p.burstiness = 1e-300;  // every gap ~0: all 200 requests at t = 0, "3051 req/s" for a rate of 1
+    CHECK(error_of([&] { arrival_times_ms(p); }) ==
+          "burstiness 1e-300: must be in [0.01, 1] (1 is Poisson; smaller is burstier)");
+    p.burstiness = 0.5;
+    p.rate = 1e-300;  // a virtual clock of 10³⁰⁰ seconds, printed in full
+    CHECK(error_of([&] { arrival_times_ms(p); }) ==
+          "rate 1e-300: the arrival rate must be 1e-06 to 1e+09 requests per second");
 }
 
 TEST_CASE("trace files: fields, escapes, comments and blank lines") {

@@ -91,7 +91,7 @@ TEST_CASE("cli: bill on typed inputs, and its bad input") {
     bad_input("bill --params -5" + rest, "parameters (N): must be greater than 0, got -5");
     bad_input("bill --params inf" + rest, "parameters (N): inf is not a finite number");
     bad_input("bill --params 1e9 --train-tokens 2e10 --decode-tok-s nan", "decode rate (tokens/s): nan is not a finite number");
-    bad_input("bill --params 1e9" + rest + " --days 0", "days: must be greater than 0, got 0");
+    bad_input("bill --params 1e9" + rest + " --days 0", "days: must be from 1 to 1e+06, got 0");
     bad_input("bill --params 1e9 --train-tokens 2e10", "bill needs a decode rate");
 }
 

@@ -79,11 +79,14 @@ TEST_CASE("cli traffic: bad input is one clear error and exit code 2") {
         {"--kv-blocks 2 --max-batch 1 --max-tokens 64", "it could never finish; raise --kv-blocks or lower --max-tokens"},
         {"--block-size 0", "block size 0: a block holds 1 to 4096 positions"},
         {"--block-size 2147483647", "block size 2147483647: a block holds 1 to 4096 positions"},
+        {"--arrivals trace:" + trace + " --rate 5", "--rate: trace arrivals take their times and count from the file"},
+        {"--burstiness 0.5", "--burstiness: only bursty arrivals have a burstiness (--arrivals bursty)"},
     };
     for (const auto& entry : cases) {
         const auto& args = entry.first;
         const auto& message = entry.second;
-        const auto r = traffic(args.find("--count") == std::string::npos ? "--count 3 " + args : args);
+        const bool sized = args.find("--count") != std::string::npos || args.find("trace:") != std::string::npos;
+        const auto r = traffic(sized ? args : "--count 3 " + args);
         INFO(args << " → " << r.output);
         CHECK(r.exit_code == 2);
         CHECK(r.output.find(message) != std::string::npos);
