@@ -268,6 +268,8 @@ int run_bench_command(const BenchOptions& o) {
         return run_bench_batch(b);
     }
 
+    if (!o.contention && o.n_prompt == 0 && o.n_gen == 0)
+        throw Error("bench: -p 0 and -n 0 leave nothing to measure; give prompt tokens, tokens to generate, or both");
     const auto t0 = std::chrono::steady_clock::now();
     const auto model = LlamaModel::load(o.model);
     if (o.contention) return run_contention(o, model);

@@ -821,6 +821,14 @@ std::string Expectation::describe(std::string_view and_word) const {
 
 Lesson parse_lesson(const std::string& yaml_text, const std::string& path) {
     const Reader r(path);
+    // YAML is text: a NUL byte made yaml-cpp report an "unknown escape
+    // character" in a file that has none.
+    if (const std::size_t nul = yaml_text.find('\0'); nul != std::string::npos) {
+        const std::size_t line_start = yaml_text.rfind('\n', nul);
+        const int line = static_cast<int>(std::count(yaml_text.begin(), yaml_text.begin() + static_cast<std::ptrdiff_t>(nul), '\n'));
+        const int column = static_cast<int>(nul - (line_start == std::string::npos ? 0 : line_start + 1));
+        throw Error(SourceLocation{path, line + 1, column + 1}, "a NUL byte: a lesson is text (YAML), not binary data");
+    }
     YAML::Node root;
     try {
         root = YAML::Load(yaml_text);

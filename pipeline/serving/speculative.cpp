@@ -328,6 +328,18 @@ std::vector<SweepRow> sweep_speculative(Backend& target, std::span<const Specula
     for (float t : params.temperatures)
         if (!std::isfinite(t) || t < 0)
             throw Error(fmt::format("speculative sweep: temperature {} is not a finite number >= 0", t));
+    // Each setting is several timed runs: a repeated one only costs time, and
+    // a list of thousands runs for hours.
+    const auto once_each = [](auto values, const char* what) {
+        std::sort(values.begin(), values.end());
+        if (const auto twice = std::adjacent_find(values.begin(), values.end()); twice != values.end())
+            throw Error(fmt::format("speculative sweep: {} {} is given twice", what, *twice));
+    };
+    once_each(params.ks, "draft length");
+    once_each(params.temperatures, "temperature");
+    if (params.temperatures.size() > max_sweep_temperatures)
+        throw Error(fmt::format("speculative sweep: {} temperatures; at most {}", params.temperatures.size(),
+                                max_sweep_temperatures));
     std::vector<SweepRow> rows;
     const std::uint64_t n_rows = drafts.size() * params.temperatures.size() * params.ks.size();
     for (const SpeculativeDraft& d : drafts) {

@@ -241,6 +241,8 @@ struct SweepParams {
     int repetitions = 3;                          // timed runs of each, median kept
     llm::Backend* alone = nullptr;                // the target alone's backend (null: the target's; see compare_speculative)
 };
+inline constexpr std::size_t max_sweep_temperatures = 16;  // a sweep's temperatures; its ks are 1 .. max_draft_tokens, each once
+
 struct SweepRow {
     std::string draft;
     int k = 0;

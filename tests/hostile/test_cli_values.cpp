@@ -182,6 +182,9 @@ TEST_CASE("cli: sizes and rates past what the engine can hold are refused before
             "a context of 1048576 tokens plus 4096 decode steps needs 1052672 positions");
     refused("load --url http://127.0.0.1:1 --rate 1e-12 --requests 3", "--rate 1e-12: requests per second, 0.001 to 1e+06");
     refused("load --url http://127.0.0.1:1 --rate 0.001 --requests 1000", "requests would take");
+    refused("bench -m " + m + " -p 0 -n 0", "-p 0 and -n 0 leave nothing to measure");
+    refused("speculate -m " + m + " --draft " + m + " --k 2,2 --temp 0 -n 4 -r 1", "draft length 2 is given twice");
+    refused("speculate -m " + m + " --draft " + m + " --k 1 --temp 0,0.5,0 -n 4 -r 1", "temperature 0 is given twice");
 }
 
 // Standard input that never ends: refused at a size, not read until memory

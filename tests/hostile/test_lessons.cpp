@@ -52,6 +52,12 @@ TEST_CASE("lessons: a lone comma is one clear error, not a parser that never ret
     CHECK(error_of("title: A\nsteps: [{say: hi}]\n,\n") == "3:1: invalid YAML: end of map not found");
 }
 
+TEST_CASE("lessons: a NUL byte is named where it is, not reported as an escape character") {
+    CHECK(error_of(std::string("title: t\nsteps: [{say: h\0i}]\n", 29)) ==
+          "2:16: a NUL byte: a lesson is text (YAML), not binary data");
+    CHECK(error_of(std::string("\0", 1)) == "1:1: a NUL byte: a lesson is text (YAML), not binary data");
+}
+
 TEST_CASE("lessons: a second YAML document is an error") {
     CHECK(error_of("title: A\nsteps: [{say: hi}]\n---\ntitle: B\nsteps: [{say: ho}]\n") ==
           "3:1: a second YAML document starts here; a lesson is exactly one (a stray \"---\"?)");
