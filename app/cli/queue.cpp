@@ -79,6 +79,14 @@ int run_queue(QueueOptions& o) {
         check.mean_service_ms = 1;
         validate_queue_curve(check);
         const auto model = llm::LlamaModel::load(o.model);
+        // The samples are decode steps after --context tokens (and one warm-up step): in the options' own words.
+        const long long n_ctx = model->hparams().n_ctx;
+        if (static_cast<long long>(o.n_context) + o.n_samples + 1 > n_ctx)
+            throw Error(fmt::format("--context {} and --samples {}: the decode steps need {} positions (one more for "
+                                    "the warm-up), more than the model's context of {}; at that context use at most "
+                                    "--samples {}",
+                                    o.n_context, o.n_samples, static_cast<long long>(o.n_context) + o.n_samples + 1,
+                                    n_ctx, std::max(0LL, n_ctx - o.n_context - 1)));
         llm::BackendChoice choice = llm::make_backend(backend_kind(o.backend), model, {.n_threads = o.threads});
         if (!choice.note.empty()) std::fprintf(stderr, "sixstep: %s\n", choice.note.c_str());
         o.curve.service_samples_ms = measure_decode_steps(*choice.backend, o.n_batch, o.n_context, o.n_samples);
