@@ -422,7 +422,6 @@ const Catalogue& chinese_catalogue() {
             {"{} min", "{} 分钟"},
             {"{} requests", "{} 个请求"},
             {"{} past deliveries from {=}", "{} 条过去的配送记录，来自 {=}"},
-            {"took turns, no CPU free for the draft's thread: {=}", "改为轮流运行（没有空闲的 CPU 给草稿模型的线程）：{=}"},
             {"{} days", "{} 天"},
             {"day {}", "第 {} 天"},
             {"call {}", "第 {} 次调用"},

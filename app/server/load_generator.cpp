@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
+#include <deque>
 #include <mutex>
 #include <string_view>
 #include <system_error>
@@ -339,7 +340,7 @@ LoadReport run_load(const LoadParams& p) {
     std::mutex mutex;
     std::condition_variable cv;
     int in_flight = 0, n_late = 0;
-    std::vector<std::size_t> handed;  // requests given out, not yet taken by a client
+    std::deque<std::size_t> handed;  // requests due, in arrival order, not yet taken by a client
     bool done = false;
     const Clock::time_point t0 = Clock::now();
     const auto client = [&] {
@@ -349,8 +350,8 @@ LoadReport run_load(const LoadParams& p) {
                 std::unique_lock lock(mutex);
                 cv.wait(lock, [&] { return done || !handed.empty(); });
                 if (handed.empty()) return;
-                i = handed.back();
-                handed.pop_back();
+                i = handed.front();
+                handed.pop_front();
             }
             // Whatever a server answers, a request ends as a result, never as
             // an exception on a thread (which would abort the process).

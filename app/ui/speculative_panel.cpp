@@ -58,22 +58,23 @@ void draw_speculative_chart(const serving::ServingExhibit& e, ImVec2 avail) {
     }
     // Settings asked to overlap that took turns instead (no CPU free for the
     // draft's thread) in some or all of their timed runs: their bars are not
-    // the overlapped speedups the narration speaks of, so the chart says so
-    // in one line (the inspector has each reason, with the machine's counts).
-    std::string declined_names;
-    bool every_run_of_every_row = true;
-    std::size_t n_declined = 0;
-    for (std::size_t i = 0; i < rows.size(); ++i) {
-        const serving::SweepRow& r = rows[i];
+    // the overlapped speedups the narration speaks of. One short line says
+    // so (the inspector has each reason, with counts); when only some
+    // settings took turns, "*" marks theirs under the speedup bars. A list of
+    // the settings in the line wrapped to two lines in Chinese and pushed the
+    // verdict out of a 1280×720 pane.
+    std::vector<std::string> speedup_names = names;
+    bool any_turns = false, every_run_of_every_row = true;
+    for (const serving::SweepRow& r : rows) {
+        any_turns = any_turns || r.n_declined > 0;
         every_run_of_every_row = every_run_of_every_row && r.n_declined > 0 && r.n_declined == r.n_timed;
-        if (r.n_declined == 0) continue;
-        declined_names += (n_declined++ ? ", " : "") + names[i];
-        if (r.n_declined < r.n_timed) declined_names += fmt::format(" ({}/{})", r.n_declined, r.n_timed);
     }
-    const std::string took_turns =
-        n_declined == 0          ? ""
-        : every_run_of_every_row ? tr("took turns: no CPU free for the draft's thread")
-                                 : tr(fmt::format("took turns, no CPU free for the draft's thread: {}", declined_names));
+    if (!every_run_of_every_row)
+        for (std::size_t i = 0; i < rows.size(); ++i)
+            if (rows[i].n_declined > 0) speedup_names[i] += "*";
+    const std::string took_turns = !any_turns ? ""
+                                   : (every_run_of_every_row ? "" : "* ") +
+                                         std::string(tr("took turns: no CPU free for the draft's thread"));
     const std::vector<std::pair<std::uint32_t, std::string>> legend = {{tpp.rgb, "tokens per target pass"},
                                                                         {ceiling.rgb, "at most k + 1"}};
     // The three charts share what the two headings, the legend (one or two
@@ -81,7 +82,7 @@ void draw_speculative_chart(const serving::ServingExhibit& e, ImVec2 avail) {
     const float line = ImGui::GetTextLineHeightWithSpacing();
     const float spacing = ImGui::GetStyle().ItemSpacing.y;
     const float text_h = line * static_cast<float>(3 + plot::legend_lines(legend, avail.x)) +
-                         (n_declined ? text_wrapped_height(took_turns, avail.x) + spacing : 0.0f);
+                         (any_turns ? text_wrapped_height(took_turns, avail.x) + spacing : 0.0f);
     const float h = std::max(70.0f, (avail.y - text_h - spacing * 4) / 3);
     // Each chart's unit is in its heading or legend, not above its axis: on
     // charts this short it sat on the top tick's value.
@@ -92,9 +93,9 @@ void draw_speculative_chart(const serving::ServingExhibit& e, ImVec2 avail) {
     ImGui::TextUnformatted(tr("Speedup over the target alone (this machine); dashed: break-even, 1\u00d7"));
     double top = 1.2;  // the break-even line below the top
     for (double v : speedup.values) top = std::max(top, v * 1.1);
-    const plot::Frame f = plot::grouped_bars(ImVec2(avail.x, h), names, {speedup}, "", plot::nice_ceiling(top));
+    const plot::Frame f = plot::grouped_bars(ImVec2(avail.x, h), speedup_names, {speedup}, "", plot::nice_ceiling(top));
     break_even_line(f, speedup.values);
-    if (n_declined) {
+    if (any_turns) {
         ImGui::PushStyleColor(ImGuiCol_Text, theme::vec(theme::warn_rgb));
         text_wrapped(took_turns);
         ImGui::PopStyleColor();

@@ -58,13 +58,13 @@ struct Screen {
     std::string text;
     app::Snapshot shown;
 };
-std::vector<Screen> screens_of(const char* dir_name, const char* yaml) {
+std::vector<Screen> screens_of(const char* dir_name, const char* yaml, std::vector<std::string>* overflows = nullptr) {
     const fs::path lesson = lesson_file(dir_name, "lesson.yaml", yaml);
     std::vector<Screen> screens;
     ui::ScreenshotOptions o;
     o.lesson_path = lesson.string();
     o.on_text = [&](int, const std::string& text, const app::Snapshot& shown) { screens.push_back({text, shown}); };
-    const int rc = ui::render_screenshots(o);
+    const int rc = ui::render_screenshots(o, nullptr, overflows);
     std::error_code ec;
     fs::remove_all(lesson.parent_path(), ec);
     REQUIRE(rc == 0);
@@ -1081,15 +1081,19 @@ TEST_CASE("screenshots: beside a busy CPU for every CPU, the speculative chart a
             "title: Turns\nlanguage: {}\nmodel: {{kind: serving, file: {}/assets/models/stories-3m-f16.gguf, "
             "threads: 2}}\nsteps:\n"
             "  - say: \"...\"\n"
-            "    request: {{experiment: speculative, draft: stories-draft-f16.gguf, draft_ks: \"1,2\", "
+            "    request: {{experiment: speculative, draft: stories-draft-f16.gguf, draft_ks: \"1,2,3\", "
             "temperatures: \"0\", spec_tokens: 16, spec_repetitions: 1, spec_overlap: true}}\n"
             "    run: all\n",
             language, SIXSTEP_SOURCE_DIR);
-        const auto screens = screens_of("ui-spec-turns", yaml.c_str());
+        std::vector<std::string> overflows;
+        const auto screens = screens_of("ui-spec-turns", yaml.c_str(), &overflows);
         REQUIRE(screens.size() == 1);
+        CAPTURE(language);
+        CHECK(overflows.empty());  // the line fits the 1280×720 pane with the charts and the verdict
+        for (const std::string& o : overflows) MESSAGE(o);
         const auto e = std::dynamic_pointer_cast<const serving::ServingExhibit>(screens.back().shown.state.exhibit);
         REQUIRE(e);
-        REQUIRE(e->speculative.size() == 2);
+        REQUIRE(e->speculative.size() == 3);
         for (const serving::SweepRow& r : e->speculative) CHECK(!r.overlap_declined.empty());
         std::string screen = screens.back().text;
         std::replace(screen.begin(), screen.end(), '\n', ' ');

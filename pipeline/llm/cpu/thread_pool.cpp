@@ -2,10 +2,6 @@
 
 #include "pipeline/llm/cpu/cpu_load.h"
 
-#include <fmt/format.h>
-
-#include "pipeline/core/error.h"
-
 #include <algorithm>
 #include <chrono>
 #include <fstream>
@@ -17,6 +13,10 @@
 #if defined(__linux__)
 #include <sched.h>
 #endif
+
+#include <fmt/format.h>
+
+#include "pipeline/core/error.h"
 
 // A spin-wait hint to the CPU (it lets the other hyperthread run and saves
 // power); where there is none, give the core to another thread instead.
