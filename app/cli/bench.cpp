@@ -408,7 +408,16 @@ void add_bench(CLI::App& app, Commands& commands) {
     sub->add_option("--slices", o->slices,
                     "With --contention: decodes of -n tokens per thread count per round, the counts taking turns")
         ->check(CLI::Range(1, 1000));
-    commands.push_back({sub, [o, reps, n_gen] {
+    commands.push_back({sub, [o, reps, n_gen, sub] {
+                            // A mode's options without their mode are refused, not ignored.
+                            const bool batch = !o->batch.batch_sizes.empty();
+                            if (batch && o->contention) throw Error("--batch and --contention: choose one");
+                            for (const char* opt : {"--context", "--steps"})
+                                if (!batch && sub->count(opt) > 0)
+                                    throw Error(fmt::format("{} belongs to a batched run: add --batch SIZES", opt));
+                            for (const char* opt : {"--hogs", "--slices"})
+                                if (!o->contention && sub->count(opt) > 0)
+                                    throw Error(fmt::format("{} belongs to a contention run: add --contention", opt));
                             if (reps->count() > 0) o->batch.repetitions = o->repetitions;
                             // Short slices interleave the thread counts finely (run_contention).
                             if (o->contention && n_gen->count() == 0) o->n_gen = 32;

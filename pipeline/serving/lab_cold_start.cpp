@@ -120,8 +120,8 @@ void declare_cold_start_lab(std::vector<Knob>& knobs, std::vector<PathInfo>& pat
     knobs.push_back(lab::whole(cold_tokens, 1, 4096, 8, "tokens", "cold_start: tokens per request"));
     knobs.push_back(lab::knob(idle_gaps, KnobType::text, "0,20,300,5,900,30",
                               "cold_start: idle seconds before each keep-warm request, comma-separated"));
-    Knob u = lab::number(unload_after, 0, 1e9, d.unload_after_s, "s", "cold_start: idle seconds before an instance unloads");
-    u.min_exclusive = true, u.slider_min = 1, u.slider_max = 1000;
+    Knob u = lab::number(unload_after, 1e-3, 1e9, d.unload_after_s, "s", "cold_start: idle seconds before an instance unloads");
+    u.slider_min = 1, u.slider_max = 1000;
     knobs.push_back(u);
     knobs.push_back(lab::knob(drop_cache, KnobType::boolean, "false",
                               "cold_start: try to evict the file from the page cache first (best effort)"));

@@ -98,8 +98,9 @@ void check_params(const ColdStartParams& p) {
     for (double g : p.idle_s)
         if (!std::isfinite(g) || g < 0 || g > 1e9)
             throw Error(fmt::format("cold start: idle gap {} s: give a finite number of seconds, 0..1e9", g));
-    if (!std::isfinite(p.unload_after_s) || p.unload_after_s <= 0 || p.unload_after_s > 1e9)
-        throw Error(fmt::format("cold start: unload after {} s: give a finite number of seconds, above 0 and at most 1e9",
+    // From a millisecond: a smaller wait printed as "0 s" in the held-weights sums.
+    if (!(p.unload_after_s >= 1e-3 && p.unload_after_s <= 1e9))
+        throw Error(fmt::format("cold start: unload after {} s: give a finite number of seconds, 0.001 to 1e9",
                                 p.unload_after_s));
     if (p.prompt.empty()) throw Error("cold start: the prompt is empty");
 }

@@ -183,6 +183,9 @@ TEST_CASE("cli: sizes and rates past what the engine can hold are refused before
     refused("load --url http://127.0.0.1:1 --rate 1e-12 --requests 3", "--rate 1e-12: requests per second, 0.001 to 1e+06");
     refused("load --url http://127.0.0.1:1 --rate 0.001 --requests 1000", "requests would take");
     refused("bench -m " + m + " -p 0 -n 0", "-p 0 and -n 0 leave nothing to measure");
+    refused("bench -m " + m + " --hogs 3", "--hogs belongs to a contention run: add --contention");
+    refused("bench -m " + m + " --steps 3", "--steps belongs to a batched run: add --batch SIZES");
+    refused("bench -m " + m + " --batch 1 --contention", "--batch and --contention: choose one");
     refused("queue -m " + m + " --samples 100000 --utilization 0.5 --context 1",
             "--context 1 and --samples 100000: the decode steps need 100002 positions");
     refused("speculate -m " + m + " --draft " + m + " --k 2,2 --temp 0 -n 4 -r 1", "draft length 2 is given twice");

@@ -72,6 +72,7 @@ TEST_CASE("cli waits and coldstart: bad input is one clear error, exit 2") {
     bad_input("waits -m '" + std::string(SIXSTEP_SOURCE_DIR) + "/README.md'", "not a GGUF file");
     bad_input("coldstart -m '" + model + "' --idle=-5", "idle gap -5 s");
     bad_input("coldstart -m '" + model + "' --unload-after 0", "unload after 0 s");
+    bad_input("coldstart -m '" + model + "' --unload-after 1e-300", "unload after 1e-300 s: give a finite number of seconds, 0.001 to 1e9");
     bad_input("coldstart -m '" + std::string(SIXSTEP_SOURCE_DIR) + "/README.md'", "not a GGUF file");
 }
 
