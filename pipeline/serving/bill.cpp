@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "pipeline/core/error.h"
+#include "pipeline/core/text.h"
 #include "pipeline/serving/quantity.h"
 
 namespace sixstep::serving {
@@ -17,8 +18,16 @@ double finite_result(double v, const char* what) {
     return v;
 }
 
-// "3,844,352" for whole numbers, "1.2e+20"-free SI for the rest.
-std::string num(double v) { return v >= 1e15 ? significant(v, 4) : with_commas(v, 2); }
+// A figure with `digits` significant digits, written with a power of ten
+// when it is very large or very small: 4 digits of 1.2346×10¹⁷ printed as
+// "123500000000000000" looked exact, and 4.86×10⁻⁷ as "0.000000486".
+std::string sig(double v, int digits) {
+    const double a = std::fabs(v);
+    return a != 0 && (a >= 1e6 || a < 1e-3) ? readable_number(v, digits) : significant(v, digits);
+}
+
+// "3,844,352" for whole numbers below 10¹⁵, powers of ten above.
+std::string num(double v) { return v >= 1e15 ? readable_number(v, 4) : with_commas(v, 2); }
 
 }  // namespace
 
@@ -99,9 +108,9 @@ BillResult bill(const BillParams& in) {
         fmt::format("inference FLOPs per day = 2 × N × tokens per day = {} × {} = {}", flops(r.flops_per_token),
                     num(r.tokens_per_day), flops(r.inference_flops_per_day)),
         fmt::format("lifetime inference = per day × days = {} × {} = {} = {} × training", flops(r.inference_flops_per_day),
-                    num(days), flops(r.inference_flops_lifetime), significant(r.inference_to_training, 3)),
+                    num(days), flops(r.inference_flops_lifetime), sig(r.inference_to_training, 3)),
         fmt::format("crossover day = 6·N·D ÷ (2·N × tokens per day) = 3 × D ÷ tokens per day = 3 × {} ÷ {} = {} → {}",
-                    num(D), num(r.tokens_per_day), significant(r.crossover_day, 4),
+                    num(D), num(r.tokens_per_day), sig(r.crossover_day, 4),
                     r.crossover_within_life ? fmt::format("inference overtakes training on day {}", cross_whole)
                                             : fmt::format("not within {} days", num(days))),
         fmt::format("machine time (one stream) = tokens per day ÷ decode rate = {} ÷ {} tokens/s = {} of machine time per day, {} "
@@ -120,8 +129,8 @@ BillResult bill(const BillParams& in) {
                               "never dominates", significant(r.load_break_even_requests, 3))));
     if (price > 0)
         r.formula.push_back(fmt::format("cost = machine-hours × price = {} h × {} = {} per day, {} over the life",
-                                        significant(r.machine_hours_per_day, 3), num(price),
-                                        significant(r.cost_per_day, 3), significant(r.cost_lifetime, 3)));
+                                        sig(r.machine_hours_per_day, 3), num(price),
+                                        sig(r.cost_per_day, 3), sig(r.cost_lifetime, 3)));
     r.notes = {
         "6·N·D and 2·N count the matrix multiplications (one multiply and one add per weight and token, and twice "
         "that for the backward pass); attention over the context adds more per token as the context grows.",

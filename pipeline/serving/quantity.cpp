@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "pipeline/core/error.h"
+#include "pipeline/core/text.h"
 
 namespace sixstep::serving {
 
@@ -105,7 +106,9 @@ std::string duration(double s) {
     if (a < 3600) return significant(s / 60, 3) + " min";
     if (a < 86400) return significant(s / 3600, 3) + " h";
     if (a < 365.25 * 86400) return significant(s / 86400, 3) + " days";
-    return significant(s / (365.25 * 86400), 3) + " years";
+    const double years = s / (365.25 * 86400);
+    // Millions of years: a power of ten, not digits that look exact.
+    return (years >= 1e6 ? readable_number(years, 3) : significant(years, 3)) + " years";
 }
 
 double require_positive(std::string_view what, double v) {

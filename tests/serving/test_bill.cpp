@@ -95,6 +95,22 @@ TEST_CASE("bill: the bundled model's recipe, and the crossover day marked") {
     CHECK(contains(b.formula[7], "inference overtakes training on day 2"));
 }
 
+// Four significant digits of a huge or tiny figure are written with a power
+// of ten, not as digits that look exact ("123500000000000000", "0.000000486").
+TEST_CASE("bill: huge and tiny figures in the formulas carry their power of ten") {
+    BillParams p = typed();
+    p.requests_per_day = 123456789012;
+    p.tokens_per_request = 1e6;
+    const BillResult b = bill(p);  // with a load and a price: the machine time and cost lines too
+    std::string all;
+    for (const std::string& line : b.formula) all += line + "\n";
+    CAPTURE(all);
+    CHECK(all.find("123,456,789,012 × 1,000,000 = 1.235×10¹⁷") != std::string::npos);
+    CHECK(all.find("= 4.86×10⁻⁷ → inference overtakes training on day 1") != std::string::npos);
+    CHECK(all.find("= 7.51×10⁸ × training") != std::string::npos);
+    CHECK(all.find("00000000") == std::string::npos);
+}
+
 TEST_CASE("bill: zero, negative and non-finite inputs are one clear error each") {
     const double inf = std::numeric_limits<double>::infinity(), nan = std::nan("");
     struct Case {
