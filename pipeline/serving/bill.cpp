@@ -37,13 +37,11 @@ BillResult bill(const BillParams& in) {
     const double N = require_positive("parameters (N)", in.n_params);
     const double D = require_positive("training tokens (D)", in.n_train_tokens);
     const double rate = require_positive("decode rate (tokens/s)", in.decode_tok_s);
-    const auto in_range = [](const char* what, double v, double lo, double hi) {
-        if (!(v >= lo && v <= hi)) throw Error(fmt::format("{}: must be from {:g} to {:g}, got {}", what, lo, hi, v));
-        return v;
-    };
-    const double rpd = in_range("requests per day", in.requests_per_day, min_requests_per_day, max_requests_per_day);
-    const double tpr = in_range("tokens per request", in.tokens_per_request, min_tokens_per_request, max_tokens_per_request);
-    const double days = in_range("days", in.days, min_days, max_days);
+    const double rpd =
+        require_between("requests per day", in.requests_per_day, min_requests_per_day, max_requests_per_day);
+    const double tpr =
+        require_between("tokens per request", in.tokens_per_request, min_tokens_per_request, max_tokens_per_request);
+    const double days = require_between("days", in.days, min_days, max_days);
     const double load = require_non_negative("load time (s)", in.load_s);
     const double price = require_non_negative("price per hour", in.price_per_hour);
     std::vector<double> counts = in.request_counts;

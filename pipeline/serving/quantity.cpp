@@ -123,6 +123,11 @@ double require_non_negative(std::string_view what, double v) {
     return v;
 }
 
+double require_between(std::string_view what, double v, double lo, double hi) {
+    if (!(v >= lo && v <= hi)) throw Error(fmt::format("{}: must be from {:g} to {:g}, got {}", what, lo, hi, v));
+    return v;
+}
+
 std::int64_t require_count(std::string_view what, double v, std::int64_t max) {
     if (!std::isfinite(v)) throw Error(fmt::format("{}: {} is not a finite number", what, typed(v)));
     if (v < 1) throw Error(fmt::format("{}: must be at least 1, got {}", what, typed(v)));

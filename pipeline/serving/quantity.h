@@ -43,6 +43,7 @@ std::string duration(double seconds);
 // clear reason: not a finite number, not positive, not whole, above `max`.
 double require_positive(std::string_view what, double v);      // finite and > 0
 double require_non_negative(std::string_view what, double v);  // finite and >= 0
+double require_between(std::string_view what, double v, double lo, double hi);  // lo <= v <= hi (NaN is not)
 // A whole number 1..max (max itself is named in the error: "at most 100,000").
 std::int64_t require_count(std::string_view what, double v, std::int64_t max);
 
