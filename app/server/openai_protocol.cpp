@@ -76,12 +76,19 @@ bool boolean(const json& v, const std::string& name) {
     return v.get<bool>();
 }
 
+// {"type": "text", …}: json's value("type", "") throws when "type" is there
+// but not a string ("type": true), which reached the client as a 500.
+bool typed_text(const json& o) {
+    const auto t = o.find("type");
+    return t != o.end() && t->is_string() && t->get_ref<const std::string&>() == "text";
+}
+
 std::string text_content(const json& content, const std::string& where) {
     if (content.is_string()) return content.get<std::string>();
     if (content.is_array()) {
         std::string text;
         for (const json& part : content) {
-            if (!part.is_object() || part.value("type", "") != "text" || !part.contains("text") || !part["text"].is_string())
+            if (!part.is_object() || !typed_text(part) || !part.contains("text") || !part["text"].is_string())
                 throw bad(where, fmt::format("'{}': only text parts ({{\"type\": \"text\", \"text\": …}}) are supported", where));
             text += part["text"].get<std::string>();
         }
@@ -242,7 +249,7 @@ CompletionRequest parse_completion_request(const std::string& body, Endpoint end
     refuse_unless("tools", is_empty, "no tool calls");
     refuse_unless("tool_choice", [](const json& v) { return v.is_string() && v.get<std::string>() == "none"; },
                   "no tool calls");
-    refuse_unless("response_format", [](const json& v) { return v.is_object() && v.value("type", "") == "text"; },
+    refuse_unless("response_format", [](const json& v) { return v.is_object() && typed_text(v); },
                   "plain text only ({\"type\": \"text\"})");
     if (j.contains("user") && !j["user"].is_null() && !j["user"].is_string())
         throw bad("user", "'user' must be a string");

@@ -105,6 +105,10 @@ TEST_CASE("openai protocol: refusals name the field") {
     check(R"({"model": "m", "messages": [{"role": "user"}]})", 400, "messages[0].content", Endpoint::chat);
     check(R"({"model": "m", "messages": [{"role": "user", "content": [{"type": "image_url"}]}]})", 400,
           "messages[0].content", Endpoint::chat);
+    // A "type" that is not a string (found by fuzz_openai): a 400 naming the field, not json's type_error as a 500.
+    check(R"({"model": "m", "messages": [{"role": "user", "content": [{"type": true, "text": "Hi"}]}]})", 400,
+          "messages[0].content", Endpoint::chat);
+    check(R"({"model": "m", "prompt": "x", "response_format": {"type": 7}})", 400, "response_format");
     check(R"({"model": "m", "messages": [{"role": "user", "content": "x"}], "tools": [{}]})", 400, "tools",
           Endpoint::chat);
     check(R"({"model": "m", "messages": [{"role": "user", "content": "x"}], "prompt": "x"})", 400, "prompt",
