@@ -41,6 +41,11 @@ void check_every_number(CLI::App& app) {
             // glibc: a denormal result (1e-320) or one that underflows to 0 (1e-400) sets ERANGE.
             if ((std::isfinite(x) && x != 0 && std::fabs(x) < DBL_MIN) || (errno == ERANGE && std::fabs(x) < 1))
                 return fmt::format("{} is too close to zero to compute with (use 0 or at least {:g})", text, DBL_MIN);
+            // A spelled-out number past the largest double (1e400) reads as
+            // inf, and each option's own check would then quote "inf": say
+            // what was written. (A literal "inf" stays with those checks.)
+            if (errno == ERANGE && std::isinf(x))
+                return fmt::format("{} is too large to compute with (the largest number is {:g})", text, DBL_MAX);
             return {};
         },
         "");

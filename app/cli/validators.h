@@ -15,9 +15,10 @@ CLI::Validator finite_number(double lo, double hi);
 // ten, not CLI11's octal eight; "0x10", "2.5" and "1e3" are refused), and
 // other number options refuse numbers too close to zero to compute with
 // (1e-320: a denormal, which turned a simulation's clock into a loop that
-// never advanced, and divided into inf elsewhere). nan, inf and ranges stay
-// with each option's own checks, which name what is wrong. Call once the
-// options exist.
+// never advanced, and divided into inf elsewhere) or too large (1e400, read
+// as inf, which the option's own check then quoted as "inf"). A literal
+// nan or inf and ranges stay with each option's own checks, which name what
+// is wrong. Call once the options exist.
 void check_every_number(CLI::App& app);
 
 // A seed: a whole number from 0 to 18446744073709551615, in decimal.

@@ -124,6 +124,9 @@ TEST_CASE("cli: numbers at the edges of a double are refused, never a hang, nan 
     refused("bill --params 1e9 --train-tokens 1e6 --decode-tok-s 100 --price-per-hour 1e308",
             "bill: cost per day overflows");
     refused("bill --params 1e-320 --train-tokens 1e6 --decode-tok-s 100", "--params: 1e-320 is too close to zero");
+    // Past the largest double the text reads as inf; the message quotes what was written, not "inf".
+    refused("load --url http://127.0.0.1:9/ --rate 1e400 --requests 1", "--rate: 1e400 is too large to compute with");
+    refused("bill --params 1e6 --train-tokens 1e6 --decode-tok-s 100 --days -1e999", "--days: -1e999 is too large to compute with");
     refused(infer_request.substr(0, infer_request.find("--distance")) + "--distance '1e308 km' --congestion 0 --express-lane 0",
             "the forward pass overflowed: 5 + 2×1e+308 + 10×0 + (−2)×0 = inf");
     refused("traffic -m '" + model_file + "' --ttft-target nan", "--ttft-target: nan is not a finite number");
