@@ -156,7 +156,8 @@ int run_generate_with_draft(const DraftGenerateOptions& o) {
     std::printf("  %d target passes for %d tokens: %.2f tokens per target pass (= 1 + %.2f accepted per pass)\n",
                 s.n_steps, s.n_generated, s.tokens_per_pass(), s.n_steps ? double(s.n_accepted) / s.n_steps : 0.0);
     std::printf("  drafted %d, accepted %d: acceptance %.1f%%\n", s.n_drafted, s.n_accepted, 100 * s.acceptance_rate());
-    if (!s.overlap_declined.empty()) std::printf("  not overlapped: %s\n", s.overlap_declined.c_str());
+    // Every timed run looks for a free CPU again: say how many took turns, not only the last one.
+    if (c.n_declined > 0) std::printf("  not overlapped: %s\n", took_turns_note(c).c_str());
     if (s.overlapped)
         std::printf("  time: the target waited %.2f ms for proposals, verify %.2f ms, accept/reject %.2f ms, total "
                     "%.2f ms | TTFT %.2f ms; beside it the draft ran %d passes in %.2f ms (%d proposals thrown away "

@@ -448,13 +448,15 @@ nlohmann::ordered_json comparison_json(const SpeculativeComparison& c, const Tex
     j["speculative_tok_s"] = c.speculative_ms > 0 ? 1000.0 * c.speculative.tokens.size() / c.speculative_ms : 0;
     j["speedup"] = c.speedup;
     j["identical_to_target"] = c.identical;
+    j["timed_runs_declined"] = c.n_declined;  // asked to overlap, these took turns (the reason: speculative.stats)
+    j["timed_runs"] = c.n_timed;
     return j;
 }
 
-std::string took_turns_note(const SweepRow& row) {
-    if (row.n_declined == 0) return "";
-    if (row.n_declined == row.n_timed) return row.overlap_declined;
-    return fmt::format("{} of {} timed runs: {}", row.n_declined, row.n_timed, row.overlap_declined);
+std::string took_turns_note(int n_declined, int n_timed, const std::string& reason) {
+    if (n_declined == 0) return "";
+    if (n_declined == n_timed) return reason;
+    return fmt::format("{} of {} timed runs: {}", n_declined, n_timed, reason);
 }
 
 nlohmann::ordered_json sweep_json(std::span<const SweepRow> rows) {

@@ -261,10 +261,16 @@ struct SweepRow {
     int n_timed = 0;
 };
 
-// What a row says of its overlap: "" when every timed run overlapped (or
-// none was asked to), the reason when every run took turns, else
-// "2 of 3 timed runs: " and the reason.
-std::string took_turns_note(const SweepRow& row);
+// What timed runs say of their overlap: "" when every one overlapped (or
+// none was asked to), the reason when every one took turns, else
+// "2 of 3 timed runs: " and the last one's reason.
+std::string took_turns_note(int n_declined, int n_timed, const std::string& reason);
+inline std::string took_turns_note(const SweepRow& row) {
+    return took_turns_note(row.n_declined, row.n_timed, row.overlap_declined);
+}
+inline std::string took_turns_note(const SpeculativeComparison& c) {
+    return took_turns_note(c.n_declined, c.n_timed, c.overlap_declined);
+}
 std::vector<SweepRow> sweep_speculative(llm::Backend& target, std::span<const SpeculativeDraft> drafts,
                                         const llm::TextCodec& codec, std::span<const int> prompt,
                                         const SweepParams& params);

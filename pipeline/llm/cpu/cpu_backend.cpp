@@ -20,7 +20,7 @@ bool CpuBackend::help(const std::function<bool()>& done) {
 std::string CpuBackend::name() const {
     if (pool_.n_helpers() > 0)
         return fmt::format("cpu ({} threads, {} of them lent, {})", pool_.n_threads(), pool_.n_helpers(), cpu_simd_name());
-    return fmt::format("cpu ({} threads, {})", pool_.n_threads(), cpu_simd_name());
+    return fmt::format("cpu ({} thread{}, {})", pool_.n_threads(), pool_.n_threads() == 1 ? "" : "s", cpu_simd_name());
 }
 
 void CpuBackend::forward(KvCache& kv, const Batch& batch, std::vector<float>& logits, TensorObserver* observer) {

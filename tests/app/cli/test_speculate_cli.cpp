@@ -80,6 +80,12 @@ TEST_CASE("cli --overlap: the draft on one of the threads, greedy text still the
     if (s["overlapped"] == false) CHECK(has(s["overlap_declined"].get<std::string>(), "no CPU free for the draft's thread"));
     CHECK(s["n_generated"] == 24);
     CHECK(s["n_draft_passes"].get<int>() >= s["n_drafted"].get<int>());
+    // The stats are the last timed run's; the counts cover every timed run
+    // (each looks for a free CPU again), so the text can say "2 of 3".
+    CHECK(j["timed_runs"] == j["repetitions"]);
+    CHECK(j["timed_runs_declined"].get<int>() <= j["timed_runs"].get<int>());
+    if (s["overlapped"] == false) CHECK(j["timed_runs_declined"].get<int>() >= 1);
+    if (j["timed_runs_declined"] == j["timed_runs"]) CHECK(s["overlapped"] == false);
 
     const Json sw = run_json("speculate -m '" + target + "' --draft '" + draft +
                              "' --k 2 --temp 0 -n 12 -r 1 -t 2 --overlap --json");

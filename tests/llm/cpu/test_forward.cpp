@@ -289,6 +289,13 @@ TEST_CASE("forward: bad batches are clear errors") {
     CHECK_NOTHROW(cpu.forward(*kv, Batch::prefill({1, 2, 3, 4, 5, 6, 7, 8}, s), logits));
 }
 
+TEST_CASE("cpu backend: its name says how many threads and which kernels, in words") {
+    const auto model = random_model(GGMLType::F32);
+    const std::string level = cpu_simd_name();
+    CHECK(CpuBackend(model, {1}).name() == "cpu (1 thread, " + level + ")");
+    CHECK(CpuBackend(model, {2}).name() == "cpu (2 threads, " + level + ")");
+}
+
 TEST_CASE("forward: the observer gets only the tensors it asks for, and KV fill events") {
     struct Watcher : TensorObserver {
         std::vector<std::string> asked, got;
