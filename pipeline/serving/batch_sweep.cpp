@@ -154,28 +154,39 @@ BatchSweepResult run_batch_sweep(llm::Backend& backend, const BatchSweepParams& 
     rig.prefill([&](int done, int total) { report("prefill", done, total); });
     r.prefill_s = std::chrono::duration<double>(Clock::now() - t_prefill).count();
 
-    for (int b : sizes) {
-        BatchSweepPoint pt;
-        pt.n_batch = b;
-        const std::string stage = fmt::format("batch {}", b);
-        rig.step(b);  // warm-up: scratch buffers sized, caches warm
-        rig.reset(b);
-        for (int rep = 0; rep < p.repetitions; ++rep) {
-            report(stage, rep, p.repetitions);
+    // The runs go in rounds: each round times every batch size once. Run
+    // one size's repetitions back to back and a load that comes and goes
+    // on the machine (a browser, a build, another lesson) lands on some
+    // sizes and not others, bending the curve where nothing in the model
+    // bends it; in rounds each size's median meets the same moments.
+    r.points.resize(sizes.size());
+    for (std::size_t i = 0; i < sizes.size(); ++i) {
+        r.points[i].n_batch = sizes[i];
+        r.points[i].run_step_ms.reserve(static_cast<std::size_t>(p.repetitions));
+    }
+    const int n_runs = p.repetitions * static_cast<int>(sizes.size());
+    for (int rep = 0; rep < p.repetitions; ++rep) {
+        for (std::size_t i = 0; i < sizes.size(); ++i) {
+            const int b = sizes[i];
+            report(fmt::format("round {} of {}, batch {}", rep + 1, p.repetitions, b),
+                   rep * static_cast<int>(sizes.size()) + static_cast<int>(i), n_runs);
+            rig.step(b);  // warm-up: scratch buffers sized, caches warm for this size
+            rig.reset(b);
             double total = 0;
             for (int s = 0; s < p.n_steps; ++s) {
                 throw_if_cancelled();  // a run of large batches on a big model takes minutes
                 total += rig.step(b);
             }
             rig.reset(b);
-            pt.run_step_ms.push_back(total / p.n_steps);
+            r.points[i].run_step_ms.push_back(total / p.n_steps);
         }
-        report(stage, p.repetitions, p.repetitions);
+    }
+    report("done", n_runs, n_runs);
+    for (BatchSweepPoint& pt : r.points) {
         pt.step_ms = median(pt.run_step_ms);
-        pt.tokens_per_s = b * 1000.0 / pt.step_ms;
-        pt.cost = decode_step_cost(r.shape, b, r.mean_context);
+        pt.tokens_per_s = pt.n_batch * 1000.0 / pt.step_ms;
+        pt.cost = decode_step_cost(r.shape, pt.n_batch, r.mean_context);
         if (p.roofs) pt.roofline = predict_roofline(pt.cost, *p.roofs);
-        r.points.push_back(std::move(pt));
     }
     for (BatchSweepPoint& pt : r.points) {
         pt.speedup = pt.tokens_per_s / r.points.front().tokens_per_s;

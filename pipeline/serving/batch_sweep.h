@@ -10,7 +10,9 @@
 // for each of the B sequences (the shape of llama-batched-bench's text
 // generation phase). A run's step time is its total ÷ n_steps, so that
 // tokens/s = B · n_steps ÷ total as llama-batched-bench counts them; the
-// median over `repetitions` runs is kept. Each point also carries the bytes
+// median over `repetitions` runs is kept. The runs go in rounds (every
+// batch size once per round), so a load that comes and goes on the machine
+// meets every batch size alike. Each point also carries the bytes
 // and FLOPs of its step, and, when the machine's roofs are given, the
 // roofline prediction; the knee of tokens/s vs B is found by knee.h.
 //
@@ -33,7 +35,7 @@
 namespace sixstep::serving {
 
 // Where a long sweep is, for a progress line: "prefill" 12 of 64
-// sequences, then "batch 16" run 2 of 3.
+// sequences, then "round 2 of 3, batch 16" run 10 of 21.
 struct SweepProgress {
     std::string stage;
     int done = 0;
@@ -44,7 +46,7 @@ struct BatchSweepParams {
     std::vector<int> batch_sizes = {1, 2, 4, 8, 16, 32, 64};  // sequences per decode step, 1 … 4096 each
     int n_context = 128;     // tokens each sequence holds before the timed steps (prefilled, untimed), >= 1
     int n_steps = 32;        // timed decode steps per run (contexts grow n_context+1 … n_context+n_steps), 1 … 4096
-    int repetitions = 3;     // timed runs per batch size after one warm-up step; the median is kept, 1 … 100
+    int repetitions = 3;     // rounds: timed runs per batch size, each after a warm-up step; the median is kept, 1 … 100
     std::uint64_t seed = 1;  // for the random token ids
     std::optional<MachineRoofs> roofs;  // the machine's measured roofs; none → no roofline prediction
     KneeParams knee;                    // acceptance rules for the knee
