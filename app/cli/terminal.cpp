@@ -26,11 +26,15 @@ public:
         using namespace std::chrono_literals;
         std::lock_guard<std::mutex> lock(mutex_);
         const auto now = Clock::now();
-        if (task != task_) {
-            task_ = task;
+        // The half-second grace before the first line counts from the start
+        // of the work (the first report since a clear), not from each change
+        // of its words: a sweep whose words change with every short run
+        // ("round 1 of 3, batch 8") drew nothing at all.
+        if (task_.empty()) {
             started_ = now;
             last_draw_ = {};
         }
+        task_ = task;
         if (now - started_ < 500ms || now - last_draw_ < (tty_ ? 100ms : 1000ms)) return;
         last_draw_ = now;
         const std::string line =

@@ -20,7 +20,7 @@ namespace sixstep::app {
 
 // The latest report of long work.
 struct ProgressReport {
-    std::string task;         // "batch sweep: batch 8", "training (steps)"; empty: nothing reported yet
+    std::string task;         // "batch sweep: round 1 of 3, batch 8", "training (steps)"; empty: nothing reported yet
     std::uint64_t done = 0;   // units of `task` finished
     std::uint64_t total = 0;  // units in all; 0: not known in advance (a count without a bar)
 };

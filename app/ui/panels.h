@@ -30,8 +30,8 @@ void draw_log(const app::Snapshot& s, const app::WorkStatus& w, ViewState& v);  
 void draw_lesson_picker(const app::Snapshot& s, ViewState& v, app::Session& session);  // lesson_picker.cpp
 
 // While a command runs: its progress as one line of `width` pixels, words
-// then a bar (progress_strip.cpp). work_text: the words, "batch sweep: batch
-// 8: 37 of 100 — 12 s", "stopping… 3 s".
+// then a bar (progress_strip.cpp). work_text: the words, "batch sweep:
+// round 1 of 3, batch 8: 5 of 21 — 12 s", "stopping… 3 s".
 void draw_work_status(const app::WorkStatus& w, float width, float font_px);
 std::string work_text(const app::WorkStatus& w);
 

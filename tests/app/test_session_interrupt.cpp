@@ -109,9 +109,9 @@ steps:
     const std::uint64_t before = s.snapshot()->version;
     s.next();
     const app::WorkStatus w = wait_for_work(
-        s, before, [](const app::WorkStatus& now) { return now.progress.task.rfind("batch sweep: batch ", 0) == 0; });
+        s, before, [](const app::WorkStatus& now) { return now.progress.task.rfind("batch sweep: round ", 0) == 0; });
     REQUIRE(w.running);
-    CHECK(w.progress.total == 100);  // repetitions of this batch size
+    CHECK(w.progress.total == 700);  // runs: 100 rounds of 7 batch sizes
     CHECK(w.progress.done <= w.progress.total);
 
     std::thread([&] { s.interrupt(); }).join();

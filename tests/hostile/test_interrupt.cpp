@@ -95,7 +95,7 @@ TEST_CASE("interrupt: a batch sweep shows progress with --progress and stops on 
                                      "240", "-r", "100", "-t", "1", "--progress"},
                                     log);
     REQUIRE(pid > 0);
-    REQUIRE(wait_for(log, "sixstep: batch sweep: batch 1: "));
+    REQUIRE(wait_for(log, "sixstep: batch sweep: round "));
     CHECK(interrupt_and_wait(pid) == 130);
     CHECK(contains(slurp(log), "sixstep: interrupted"));
 }

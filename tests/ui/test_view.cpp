@@ -38,8 +38,8 @@ TEST_CASE("work status: what runs, how far and for how long, and stopping says s
     w.running = true;
     w.elapsed_s = 12.4;
     CHECK(ui::work_text(w) == "working\u2026 12 s");  // a command that reported nothing (yet)
-    w.progress = {"batch sweep: batch 8", 37, 100};
-    CHECK(ui::work_text(w) == "batch sweep: batch 8: 37 of 100 \u2014 12 s");
+    w.progress = {"batch sweep: round 2 of 3, batch 8", 37, 100};
+    CHECK(ui::work_text(w) == "batch sweep: round 2 of 3, batch 8: 37 of 100 \u2014 12 s");
     w.progress = {"training (steps)", 5000, 0};
     CHECK(ui::work_text(w) == "training (steps): 5000 \u2014 12 s");
     w.stopping = true;
