@@ -234,7 +234,8 @@ HttpServer::HttpServer(ServingEngine& engine, const llm::TextCodec& codec, HttpS
                                                n_prompt, engine_.n_ctx()),
                                    endpoint == Endpoint::chat ? "messages" : "prompt", "context_length_exceeded");
                 // Chat's default: whatever the context leaves, and the KV pool can hold.
-                const int room_default = std::max(1, std::min(room, engine_.n_pool_positions() - n_prompt));
+                const int room_default = static_cast<int>(
+                    std::max<long long>(1, std::min<long long>(room, engine_.n_pool_positions() - n_prompt)));
                 const int max_tokens = cr.max_tokens.value_or(endpoint == Endpoint::completions ? std::min(16, room)
                                                                                                 : room_default);
                 if (max_tokens > room)

@@ -11,8 +11,9 @@
 // they meet the engine thread in one inbox under one mutex. The scheduler,
 // the KV cache and the backend are touched only by the engine thread.
 //
-// Limits: at most max_queue requests may wait (received, not yet running) —
-// beyond that submit() refuses ("queue_full") rather than let memory grow;
+// Limits: at most max_queue requests may wait (received, not yet running;
+// one a free batch slot takes at once does not wait) — beyond that submit()
+// refuses ("queue_full") rather than let memory grow;
 // a request that could never run (prompt + max_tokens beyond the context or
 // the KV pool) is refused with the scheduler's own message.
 //
@@ -81,7 +82,8 @@ public:
     void stop(std::chrono::milliseconds grace);
 
     int n_ctx() const { return n_ctx_; }  // positions a request may hold (prompt + generated)
-    int n_pool_positions() const { return params_.kv_blocks * params_.block_size; }  // the whole KV pool
+    // The whole KV pool; in 64 bits: 600,000 blocks of 4,096 overflowed int.
+    long long n_pool_positions() const { return static_cast<long long>(params_.kv_blocks) * params_.block_size; }
     int n_vocab() const { return n_vocab_; }  // token ids a prompt may hold: 0 .. n_vocab - 1
     int n_in_flight() const;              // submitted, not finished
     double now_ms() const;                // the wall clock the records use

@@ -241,6 +241,22 @@ TEST_CASE("server: the fields official clients send are honoured or refused by n
     }
 }
 
+TEST_CASE("server: a chat without max_tokens on a KV pool of over 2^31 positions gets the context's room") {
+    // 600,000 blocks of 4,096 positions (allocated as they fill): the pool's
+    // size overflowed int, and every chat without max_tokens got one token.
+    server::ServingEngineParams ep;
+    ep.kv_blocks = 600000;
+    ep.block_size = 4096;
+    TestServer s(ep);
+    CHECK(s.engine->n_pool_positions() == 600000LL * 4096);
+    const Json body = {{"model", served_model_id},
+                       {"messages", {{{"role", "user"}, {"content", "Tell me a story."}}}},
+                       {"temperature", 0}};
+    const HttpAnswer a = http_post(s.port, "/v1/chat/completions", body.dump());
+    REQUIRE(a.status == 200);
+    CHECK(a.json()["usage"]["completion_tokens"].get<int>() > 1);
+}
+
 TEST_CASE("server: bad input gets the right status and an error body, and the server keeps serving") {
     server::ServingEngineParams ep;
     ep.kv_blocks = 4;  // 64 positions: less than one full context
@@ -426,6 +442,17 @@ TEST_CASE("server: over the queue limit 429 with Retry-After, over the concurren
     CHECK(by_status[200] + by_status[429] + by_status[503] == 12);
     CHECK(by_status[429] + by_status[503] >= 1);
     CHECK(http_post(s.port, "/v1/completions", completion("Once", 4)).status == 200);  // and it recovers
+}
+
+TEST_CASE("server: --max-queue 0 sheds only what would wait: an idle server still answers") {
+    // The request a free batch slot takes at once counted as waiting: with
+    // no room to wait every request got a 429, on an idle server too.
+    server::ServingEngineParams ep;
+    ep.max_queue = 0;
+    ep.scheduler.max_batch = 2;
+    TestServer s(ep);
+    CHECK(http_post(s.port, "/v1/completions", completion("Once upon a time", 4)).status == 200);
+    CHECK(http_post(s.port, "/v1/completions", completion("Once upon a time", 4)).status == 200);
 }
 
 TEST_CASE("server: shutdown ends every stream cleanly: last events, [DONE], blocks back") {
