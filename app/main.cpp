@@ -55,16 +55,17 @@ int main(int argc, char** argv) {
     std::string lesson;
     bool headless = false, json = false;
     app.add_option("lesson", lesson, "A lesson file (YAML), e.g. lessons/01-six-steps.yaml");
-    app.add_flag("--headless", headless, "Narrate the lesson in the terminal and run its checks (exit 0 or 1)");
+    app.add_flag("--headless", headless, "Narrate the lesson in the terminal and run its checks (exit 0 pass, 1 fail, 2 invalid)");
     app.add_flag("--json", json, "With --headless: print the run as JSON");
     add_progress_option(&app);
     // CLI11 quotes what it could not parse as given: escape sequences and a
     // 100 KB value would reach the terminal raw, like any message that quotes
-    // a user (pipeline/core/text.h).
+    // a user (pipeline/core/text.h). Its messages begin like every other
+    // error's, "sixstep: error: ", then its hint to ask for --help.
     app.failure_message([](const CLI::App* a, const CLI::Error& e) {
         const std::string what = e.what(), simple = CLI::FailureMessage::simple(a, e);
         const std::string rest = simple.rfind(what, 0) == 0 ? simple.substr(what.size()) : "\n";
-        return sixstep::printable_cut(what, sixstep::max_message_bytes) + rest;
+        return "sixstep: error: " + sixstep::printable_cut(what, sixstep::max_message_bytes) + rest;
     });
 
     Commands commands;

@@ -359,8 +359,8 @@ int run_bench_command(const BenchOptions& o) {
                     printable(std::filesystem::path(o.model).filename().string()).substr(0, 28).c_str(), size_mib, params_m,
                     type.c_str(), backend.name().c_str(), t->name.c_str(), t->median_tok_s, (hi - lo) / 2);
     }
-    std::printf("(median of %d runs after a warm-up; ± is half the range; load %.0f ms; observer: %s", o.repetitions,
-                load_ms, o.observer.c_str());
+    std::printf("(median of %d run%s after a warm-up; ± is half the range; load %.0f ms; observer: %s", o.repetitions,
+                o.repetitions == 1 ? "" : "s", load_ms, o.observer.c_str());
     if (one_thread)
         std::printf("; passes on one thread: %.0f %%, %.0f %% for want of a free CPU", one_thread->first * 100,
                     one_thread->second * 100);
@@ -418,6 +418,18 @@ void add_bench(CLI::App& app, Commands& commands) {
                             for (const char* opt : {"--hogs", "--slices"})
                                 if (!o->contention && sub->count(opt) > 0)
                                     throw Error(fmt::format("{} belongs to a contention run: add --contention", opt));
+                            const bool writes = !o->random_preset.empty();
+                            for (const char* opt : {"--type", "--out", "--force"})
+                                if (!writes && sub->count(opt) > 0)
+                                    throw Error(fmt::format("{} belongs to writing a random model: add --random PRESET", opt));
+                            // --random --out F writes F and measures nothing unless -m names a model:
+                            // "--out F -p 8 -n 8" printed "wrote F" and no figures.
+                            if (writes && o->model.empty())
+                                for (const char* opt : {"-p", "-n", "-r", "-t", "--batch", "--contention", "--observer", "--backend"})
+                                    if (sub->count(opt) > 0)
+                                        throw Error(fmt::format("{} measures a model, and --random --out only writes one: "
+                                                                "add -m {} to measure the file it writes",
+                                                                opt, printable(o->out)));
                             if (reps->count() > 0) o->batch.repetitions = o->repetitions;
                             // Short slices interleave the thread counts finely (run_contention).
                             if (o->contention && n_gen->count() == 0) o->n_gen = 32;

@@ -168,9 +168,9 @@ int run_generate_with_draft(const DraftGenerateOptions& o) {
         std::printf("  time: draft %.2f ms (%d passes), verify %.2f ms, accept/reject %.2f ms, total %.2f ms | TTFT "
                     "%.2f ms\n",
                     s.draft_ms, s.n_draft_passes, s.verify_ms, s.accept_ms, s.total_ms, s.ttft_ms);
-    std::printf("speculative %.1f tok/s vs the target alone %.1f tok/s (%s; median of %d runs each): speedup %.2f×\n",
+    std::printf("speculative %.1f tok/s vs the target alone %.1f tok/s (%s; median of %s each): speedup %.2f×\n",
                 tok_s(c.speculative.tokens.size(), c.speculative_ms), tok_s(c.target.tokens.size(), c.target_ms),
-                t.baseline()->name().c_str(), o.repetitions, c.speedup);
+                t.baseline()->name().c_str(), count_of(static_cast<std::size_t>(o.repetitions), "run", "runs").c_str(), c.speedup);
     if (o.sampling.temperature <= 0)
         std::printf("greedy: the text is %s the target alone's\n", c.identical ? "identical to" : "NOT identical to");
     else
@@ -235,9 +235,9 @@ int run_speculate(const SpeculateOptions& o) {
         std::printf("%s\n", app::dump_json(j).c_str());
         return exit_ok;
     }
-    std::printf("Speculative decoding%s on %s (%s; the target alone: %s), prompt %s, %d tokens, median of %d runs\n",
+    std::printf("Speculative decoding%s on %s (%s; the target alone: %s), prompt %s, %d tokens, median of %s\n",
                 o.overlap ? ", overlapped," : "", target.name.c_str(), target.m.backend->name().c_str(),
-                t.baseline()->name().c_str(), quote_text(o.prompt).c_str(), o.n_predict, o.repetitions);
+                t.baseline()->name().c_str(), quote_text(o.prompt).c_str(), o.n_predict, count_of(static_cast<std::size_t>(o.repetitions), "run", "runs").c_str());
     for (const Loaded& d : drafts)
         std::printf("  draft %s: %s parameters, %s\n", d.name.c_str(), std::to_string(d.m.model->n_params()).c_str(),
                     d.m.backend->name().c_str());

@@ -30,25 +30,30 @@ CLI::Validator finite_number(double lo, double hi) {
 }
 
 void check_every_number(CLI::App& app) {
-    const CLI::Validator finite(
-        [](std::string& text) -> std::string {
-            errno = 0;
-            char* end = nullptr;
-            const double x = std::strtod(text.c_str(), &end);
-            if (text.empty()) return "an empty value is not a number";  // CLI11 would read it as 0
-            if (end != text.c_str() + text.size()) return {};  // CLI11 says it is not a number
-            if (text.find_first_of("xX") != std::string::npos) return fmt::format("{} is not a number in decimal", text);
-            // glibc: a denormal result (1e-320) or one that underflows to 0 (1e-400) sets ERANGE.
-            if ((std::isfinite(x) && x != 0 && std::fabs(x) < DBL_MIN) || (errno == ERANGE && std::fabs(x) < 1))
-                return fmt::format("{} is too close to zero to compute with (use 0 or at least {:g})", text, DBL_MIN);
-            // A spelled-out number past the largest double (1e400) reads as
-            // inf, and each option's own check would then quote "inf": say
-            // what was written. (A literal "inf" stays with those checks.)
-            if (errno == ERANGE && std::isinf(x))
-                return fmt::format("{} is too large to compute with (the largest number is {:g})", text, DBL_MAX);
-            return {};
-        },
-        "");
+    // own_range: the option checks itself with finite_number, whose message
+    // quotes what was written and names the range; this one then leaves
+    // numbers too large to it.
+    const auto finite = [](bool own_range) {
+        return CLI::Validator(
+            [own_range](std::string& text) -> std::string {
+                errno = 0;
+                char* end = nullptr;
+                const double x = std::strtod(text.c_str(), &end);
+                if (text.empty()) return "an empty value is not a number";  // CLI11 would read it as 0
+                if (end != text.c_str() + text.size()) return {};  // CLI11 says it is not a number
+                if (text.find_first_of("xX") != std::string::npos) return fmt::format("{} is not a number in decimal", text);
+                // glibc: a denormal result (1e-320) or one that underflows to 0 (1e-400) sets ERANGE.
+                if ((std::isfinite(x) && x != 0 && std::fabs(x) < DBL_MIN) || (errno == ERANGE && std::fabs(x) < 1))
+                    return fmt::format("{} is too close to zero to compute with (use 0 or at least {:g})", text, DBL_MIN);
+                // A spelled-out number past the largest double (1e400) reads as
+                // inf, and each option's own check would then quote "inf": say
+                // what was written. (A literal "inf" stays with those checks.)
+                if (errno == ERANGE && std::isinf(x) && !own_range)
+                    return fmt::format("{} is too large to compute with (the largest number is {:g})", text, DBL_MAX);
+                return {};
+            },
+            "");
+    };
     // Whole numbers are written in decimal: CLI11 reads "010" as octal (8)
     // and "0x10" as 16, so `-t 010` ran 8 threads and `--batch 1,010` batch
     // 8. The text is rewritten as the decimal number it spells ("010" → 10)
@@ -73,7 +78,7 @@ void check_every_number(CLI::App& app) {
         // First of the option's checks (CLI11 puts a transform in front): an
         // empty value must not reach a range check, which reads it as 0.
         if (type == "FLOAT")
-            opt->transform(CLI::Validator(finite).non_modifying());
+            opt->transform(finite(opt->get_type_name().find(":NUMBER in [") != std::string::npos).non_modifying());
         else if (type == "INT" || type == "UINT")
             opt->transform(whole);
     }

@@ -48,7 +48,7 @@ TEST_CASE("cli: generate refuses sampling numbers that are not finite") {
     refused(gen + "--temp nan", "--temp: nan is not a finite number");
     refused(gen + "--temp inf", "--temp: inf is not a finite number");
     refused(gen + "--top-p nan", "--top-p: nan is not a finite number");
-    refused(gen + "--min-p 1e400", "--min-p: 1e400 is too large to compute with");
+    refused(gen + "--min-p 1e400", "--min-p: 1e400 is not a finite number");
 }
 
 TEST_CASE("cli: a tiny temperature is greedy: the same text as --temp 0") {
@@ -189,6 +189,13 @@ TEST_CASE("cli: sizes and rates past what the engine can hold are refused before
     refused("bench -m " + m + " --hogs 3", "--hogs belongs to a contention run: add --contention");
     refused("bench -m " + m + " --steps 3", "--steps belongs to a batched run: add --batch SIZES");
     refused("bench -m " + m + " --batch 1 --contention", "--batch and --contention: choose one");
+    // Writing a random model measures nothing unless -m names one: -p 8 -n 8 printed "wrote" and no figures.
+    const std::string out = (scratch() / "never.gguf").string();
+    refused("bench --random tiny --out '" + out + "' -p 8 -n 8 -r 1",
+            "-p measures a model, and --random --out only writes one: add -m " + out + " to measure the file it writes");
+    refused("bench --random tiny --out '" + out + "' --batch 1,2", "--batch measures a model");
+    CHECK_FALSE(fs::exists(out));
+    refused("bench -m " + m + " --type q8_0 -p 8 -n 0", "--type belongs to writing a random model: add --random PRESET");
     refused("queue -m " + m + " --samples 100000 --utilization 0.5 --context 1",
             "--context 1 and --samples 100000: the decode steps need 100002 positions");
     refused("speculate -m " + m + " --draft " + m + " --k 2,2 --temp 0 -n 4 -r 1", "draft length 2 is given twice");
