@@ -33,7 +33,7 @@ int run_lesson_front_end(const std::string& lesson, bool headless, bool json) {
     }
 #endif
     if (lesson.empty()) {
-        std::fprintf(stderr, "sixstep: error: give a lesson to narrate, e.g. sixstep --headless lessons/01-six-steps.yaml\n");
+        app::print_lesson_list(stderr);
         return cli::exit_bad_input;
     }
     cli::start_terminal_front_end();

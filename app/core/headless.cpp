@@ -1,9 +1,15 @@
 #include "app/core/headless.h"
 
+#include <exception>
+#include <filesystem>
+#include <string>
+#include <vector>
+
 #include <fmt/format.h>
 
 #include "app/core/catalogue.h"
 #include "app/core/interpreter.h"
+#include "app/core/lesson.h"
 #include "app/core/report.h"
 #include "pipeline/core/error.h"
 #include "pipeline/core/progress.h"
@@ -62,6 +68,32 @@ LessonOutcome run_lesson(const std::string& path, std::FILE* narrate, bool want_
         out.json["failed"] = out.failed;
     }
     return out;
+}
+
+void print_lesson_list(std::FILE* out) {
+    const std::string folder = default_lessons_folder();
+    std::vector<std::string> files;
+    try {
+        files = find_lessons(folder);
+    } catch (const Error&) {
+        // No such folder, or no lessons in it: the example alone.
+    }
+    const std::string first = files.empty() ? "lessons/01-six-steps.yaml" : files.front();
+    std::fprintf(out, "sixstep: error: give a lesson to narrate, e.g. sixstep --headless %s\n", printable(first).c_str());
+    if (files.empty()) return;
+    std::fprintf(out, "the lessons in %s:\n", printable(folder).c_str());
+    const std::filesystem::path base(folder);
+    for (const std::string& f : files) {
+        std::string title;
+        try {
+            title = load_lesson(f).title;
+        } catch (const std::exception& e) {
+            const std::string why = e.what();
+            title = "(does not load: " + why.substr(0, why.find('\n')) + ")";
+        }
+        std::fprintf(out, "  %-44s %s\n", printable(std::filesystem::path(f).lexically_relative(base).string()).c_str(),
+                     printable(title).c_str());
+    }
 }
 
 }  // namespace sixstep::app

@@ -27,4 +27,9 @@ struct LessonOutcome {
 // narration as it happens; with `want_json` the outcome carries the full run.
 LessonOutcome run_lesson(const std::string& path, std::FILE* narrate, bool want_json);
 
+// Named no lesson, and no window to pick one in: says so, then lists the
+// lessons of default_lessons_folder() (lesson.h), each with its title (or
+// why it does not load), so the next command can be copied from the list.
+void print_lesson_list(std::FILE* out);
+
 }  // namespace sixstep::app

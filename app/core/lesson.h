@@ -201,6 +201,12 @@ std::string default_training_data();
 // Every *.yaml under a folder (recursively) or the file itself, sorted.
 std::vector<std::string> find_lessons(const std::string& path);
 
+// Where the bundled lessons are for someone who named none (the window's
+// picker, the terminal's list): $SIXSTEP_LESSONS, ./lessons when there is
+// one, else the data folder's lessons (pipeline/core/data_dir.h); "lessons"
+// when there is no data folder either.
+std::string default_lessons_folder();
+
 // Resolves a path written in a lesson: relative to the lesson's folder.
 std::string resolve_lesson_path(const Lesson& lesson, const std::string& relative);
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <initializer_list>
 #include <map>
@@ -991,6 +992,17 @@ std::vector<std::string> find_lessons(const std::string& path) {
     std::sort(out.begin(), out.end());
     if (out.empty()) throw Error(SourceLocation{path}, "no *.yaml lessons in this folder");
     return out;
+}
+
+std::string default_lessons_folder() {
+    if (const char* env = std::getenv("SIXSTEP_LESSONS")) return env;
+    std::error_code ec;
+    if (fs::is_directory("lessons", ec)) return "lessons";
+    try {
+        return data_path("lessons").string();
+    } catch (const Error&) {
+        return "lessons";  // the picker then says that it is empty
+    }
 }
 
 std::string resolve_lesson_path(const Lesson& lesson, const std::string& relative) {

@@ -22,6 +22,7 @@
 #include <imgui_impl_glfw.h>
 #include <imgui_impl_opengl3.h>
 
+#include "app/core/lesson.h"
 #include "app/core/session.h"
 #include "app/ui/fonts.h"
 #include "app/ui/i18n.h"
@@ -31,7 +32,6 @@
 #include "app/ui/presenter_keys.h"
 #include "app/ui/text_capture.h"
 #include "app/ui/theme.h"
-#include "pipeline/core/data_dir.h"
 #include "pipeline/core/error.h"
 #include "pipeline/core/text.h"
 
@@ -40,18 +40,6 @@ namespace sixstep::ui {
 namespace {
 
 FrameStats last_stats;
-
-// The picker's folder: $SIXSTEP_LESSONS, ./lessons, else the data folder's.
-std::string lessons_folder() {
-    if (const char* env = std::getenv("SIXSTEP_LESSONS")) return env;
-    std::error_code ec;
-    if (std::filesystem::is_directory("lessons", ec)) return "lessons";
-    try {
-        return data_path("lessons").string();
-    } catch (const Error&) {
-        return "lessons";  // the picker then says that it is empty
-    }
-}
 
 // Every character the screen may show for this snapshot: the lesson, the
 // traces, the log, the app's own words in the lesson's language. (The lesson
@@ -204,7 +192,7 @@ int run_app(const std::string& lesson_path, const AppOptions& options) {
     {
         Frontend app;
         app.session.set_on_publish([] { Window::wake(); });
-        app.view.lessons_folder = lessons_folder();
+        app.view.lessons_folder = app::default_lessons_folder();
         if (lesson_path.empty()) {
             app.view.picker = true;
             app.session.scan(app.view.lessons_folder);
@@ -341,7 +329,7 @@ int render_screenshots(const ScreenshotOptions& o, std::vector<std::string>* wri
     {
         Canvas canvas(o.width, o.height);
         Frontend app;
-        app.view.lessons_folder = lessons_folder();
+        app.view.lessons_folder = app::default_lessons_folder();
         app.view.font_scale = o.font_scale;
         app.view.language = o.language;
         app.session.open(o.lesson_path);

@@ -25,6 +25,27 @@ TEST_CASE("infer delivery: 3 km, 0, 0 ends with 11 minutes") {
     CHECK(r.output.find("5 + 2×3 + 10×0 + (−2)×0 = 11") != std::string::npos);
 }
 
+TEST_CASE("sixstep with no lesson and no display lists the lessons to choose from, exit 2") {
+    const std::string no_display = "env -u DISPLAY -u WAYLAND_DISPLAY SIXSTEP_LESSONS='" + lessons + "' ";
+    const auto r = run_command(no_display + sixstep_cmd(""));
+    CHECK(r.exit_code == 2);
+    CHECK(r.output.find("sixstep: error: give a lesson to narrate, e.g. sixstep --headless " + lessons +
+                        "/01-six-steps.yaml\nthe lessons in " + lessons + ":\n") == 0);
+    CHECK(r.output.find("  01-six-steps.yaml ") != std::string::npos);
+    CHECK(r.output.find("One inference request, six steps\n") != std::string::npos);
+    CHECK(r.output.find("  zh/01-six-steps.yaml ") != std::string::npos);
+    // A lesson that does not load is listed with why, on its one line.
+    const auto dir = sixstep::test::process_temp_dir("lesson-list");
+    std::ofstream(dir / "a-good.yaml") << "title: Good one\nmodel: {kind: delivery}\nsteps:\n  - say: hi\n";
+    std::ofstream(dir / "b-broken.yaml") << "title: [\n";
+    const auto listed = run_command("env -u DISPLAY -u WAYLAND_DISPLAY SIXSTEP_LESSONS='" + dir.string() + "' " + sixstep_cmd(""));
+    CHECK(listed.exit_code == 2);
+    CHECK(listed.output.find("  a-good.yaml") != std::string::npos);
+    CHECK(listed.output.find("Good one\n") != std::string::npos);
+    CHECK(listed.output.find("  b-broken.yaml") != std::string::npos);
+    CHECK(listed.output.find("(does not load: ") != std::string::npos);
+}
+
 TEST_CASE("infer delivery --no-normalize: 3000 m gives 6005 without an error") {
     const auto r = run_command(
         sixstep_cmd("infer delivery --distance \"3000 m\" --congestion 0 --express-lane 0 --no-normalize"));
