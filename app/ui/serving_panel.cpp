@@ -174,8 +174,8 @@ void draw_timeline(const ServingExhibit& e, ImVec2 avail) {
                   {phase_rgb(Phase::stalled), "stalled"},
                   {phase_rgb(Phase::preempted), "preempted"}},
                  true);
-    double t_max = e.run->info.duration_ms;
-    if (e.baseline) t_max = std::max(t_max, e.baseline->info.duration_ms);
+    double t_max = e.run->info.end_ms;  // the clock's axis starts at 0
+    if (e.baseline) t_max = std::max(t_max, e.baseline->info.end_ms);
     const std::string label = e.run_label.empty() ? std::string("this run") : e.run_label;
     const float h = rest_height();
     if (!e.baseline) {

@@ -463,7 +463,14 @@ RunInfo Scheduler::run_info() const {
     info.params = params_;
     info.n_blocks = kv_.blocks().n_blocks();
     info.block_size = kv_.blocks().block_size();
-    for (const RequestRecord& r : records_) info.duration_ms = std::max(info.duration_ms, r.finish_ms);
+    // From the first arrival, not from 0: a trace that starts at 5 s spent
+    // those seconds idle, and dividing by them gave rates 238× too low.
+    if (!records_.empty()) info.start_ms = records_.front().arrival_ms;
+    for (const RequestRecord& r : records_) {
+        info.start_ms = std::min(info.start_ms, r.arrival_ms);
+        info.end_ms = std::max(info.end_ms, r.finish_ms);
+    }
+    info.duration_ms = std::max(0.0, info.end_ms - info.start_ms);
     info.busy_ms = clock_.busy_ms();
     return info;
 }

@@ -137,7 +137,9 @@ struct RunInfo {
     SchedulerParams params;
     int n_blocks = 0;     // KV pool
     int block_size = 0;   // positions per block
-    double duration_ms = 0;  // virtual time from 0 to the last completion
+    double start_ms = 0;     // the first arrival (drawn arrivals start at 0; a trace at its first time)
+    double end_ms = 0;       // the last completion
+    double duration_ms = 0;  // end_ms - start_ms: what throughputs divide by
     double busy_ms = 0;      // of it, in forward passes
 };
 

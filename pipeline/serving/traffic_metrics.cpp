@@ -107,7 +107,7 @@ TrafficReport make_report(const std::vector<RequestRecord>& requests, const std:
         rep.totals.push_back({std::move(key), std::move(name), std::move(unit), std::move(def), value});
     };
     tot("completed", "completed requests", "", "requests that sampled their last token", n_done);
-    tot("duration", "duration", "s", "virtual time from 0 (the first arrival) to the last token of the last request",
+    tot("duration", "duration", "s", "virtual time from the first arrival to the last token of the last request",
         dur_s);
     tot("busy", "engine busy", "%",
         "share of the duration spent in forward passes and sampling (the rest: idle, waiting for arrivals)",

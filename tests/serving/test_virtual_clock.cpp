@@ -105,6 +105,28 @@ TEST_CASE("virtual clock: two requests, 10 ms per step — TTFT, queue, ITL, TPO
     for (const LatencyMetric& l : rep.latencies) CHECK_FALSE(l.definition.empty());
 }
 
+TEST_CASE("virtual clock: a run whose first arrival is late counts its duration from that arrival") {
+    // A trace that starts at 5 s: the seconds before its first request are
+    // not part of the run (its throughputs were 238× too low when they were).
+    TinyModel m;
+    EchoBackend echo(m.model);
+    auto kv = sixstep::test::make_pool(echo, 32, 4);
+    SchedulerParams sp;
+    sp.stop_at_eog = false;
+    Scheduler s(echo, *kv, *m.codec, sp, linear_cost(10, 0));
+    s.submit({request(0, 5000, {1, 2, 3}, 2), request(1, 5010, {4, 5}, 2)});
+    s.run();
+    const RunInfo info = s.run_info();
+    CHECK(info.start_ms == 5000);
+    CHECK(info.end_ms == s.requests()[1].finish_ms);
+    CHECK(info.duration_ms == info.end_ms - 5000);
+    const TrafficReport rep = make_report(s.requests(), s.steps(), info, {});
+    CHECK(rep.total("duration").value == doctest::Approx(info.duration_ms / 1000));
+    CHECK(rep.total("request_throughput").value == doctest::Approx(2 / (info.duration_ms / 1000)));
+    CHECK(rep.total("busy").value == doctest::Approx(100.0 * s.clock().busy_ms() / info.duration_ms));
+    CHECK(rep.total("busy").value <= 100.0);
+}
+
 TEST_CASE("percentiles: linear interpolation between closest ranks, as numpy and vLLM") {
     const Summary s = summarize({40, 10, 30, 20});
     CHECK(s.count == 4);
