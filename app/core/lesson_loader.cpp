@@ -12,6 +12,7 @@
 #include <optional>
 #include <set>
 #include <sstream>
+#include <string_view>
 
 #include <fmt/format.h>
 #include <yaml-cpp/eventhandler.h>
@@ -337,6 +338,33 @@ Operand read_operand(const Reader& r, const YAML::Node& v, const char* key, bool
     return o;
 }
 
+// A literal (`value:`, `contains:`, the short form) written as a bare word
+// that names a path or a remembered name: the author meant the value behind
+// it, and reading it as text compared with the word itself — under `not`
+// such a check always held. Refused; quoted, the word stays text.
+void refuse_reference_as_text(const Reader& r, const YAML::Node& v, const char* key, const ModelDescription& model,
+                              const std::vector<std::string>& remembered) {
+    if (!v.IsScalar() || v.Tag() == "!" || std::holds_alternative<double>(r.value(v, key))) return;
+    const std::string& word = v.Scalar();
+    bool path = word == "error";
+    if (!path && word.find('.') != std::string::npos) {
+        try {
+            check_lesson_path(model, word);
+            path = true;
+        } catch (const Error&) {
+        }
+    }
+    const bool name = std::find(remembered.begin(), remembered.end(), word) != remembered.end();
+    if (!path && !name) return;
+    const std::string what = path ? "a path" : "a name an earlier step remembers";
+    if (std::string_view(key) == "contains")
+        r.fail(v, fmt::format("\"{}\" is {}, and \"contains\" looks for text: quote it to look for the word itself",
+                              word, what));
+    r.fail(v, fmt::format("\"{0}\" is {1}: write {{equals: {0}}} to compare with its value, or quote it to compare "
+                          "with the text",
+                          word, what));
+}
+
 // The conditions of one expectation written as a mapping (`not:` aside).
 std::vector<Condition> read_conditions(const Reader& r, const YAML::Node& v, const ModelDescription& model,
                                        const std::vector<std::string>& remembered) {
@@ -349,6 +377,7 @@ std::vector<Condition> read_conditions(const Reader& r, const YAML::Node& v, con
     if (v["value"] || v["equals"]) {
         Condition c;
         if (v["value"]) {
+            refuse_reference_as_text(r, v["value"], "value", model, remembered);
             c.operand.literal = r.value(v["value"], "value");
         } else {
             c.operand = read_operand(r, v["equals"], "equals", true, model, remembered);
@@ -367,6 +396,7 @@ std::vector<Condition> read_conditions(const Reader& r, const YAML::Node& v, con
     if (v["contains"]) {
         Condition c;
         c.op = Condition::Op::contains;
+        refuse_reference_as_text(r, v["contains"], "contains", model, remembered);
         c.operand.literal = r.text(v["contains"], "contains");
         out.push_back(std::move(c));
     }
@@ -420,6 +450,7 @@ std::vector<Expectation> read_expect(const Reader& r, const YAML::Node& n, const
             e.conditions = read_conditions(r, v, model, remembered);
         } else {
             Condition c;
+            refuse_reference_as_text(r, v, "expect", model, remembered);
             c.operand.literal = r.value(v, e.path);
             e.conditions.push_back(std::move(c));
         }

@@ -60,6 +60,13 @@ const BadLesson bad_lessons[] = {
     {"missing-title.yaml", 1, 1, "the lesson has no \"title\""},
     {"not-a-mapping.yaml", 1, 1, "a lesson must be a mapping with title and steps"},
     {"request-not-a-mapping.yaml", 3, 14, "\"request\" must be a mapping, got a list"},
+    // Under not, the word itself never matched: the check always held.
+    {"reference-as-text.yaml", 6, 31,
+     "\"forward.raw_output\" is a path: write {equals: forward.raw_output} to compare with its value, or quote it to "
+     "compare with the text"},
+    {"remembered-in-contains.yaml", 7, 38,
+     "\"m\" is a name an earlier step remembers, and \"contains\" looks for text: quote it to look for the word "
+     "itself"},
     {"seed-not-whole.yaml", 3, 17, "\"seed\" must be a whole number from 0 to 2147483647, got 1.5"},
     {"setting-in-llm-lesson.yaml", 4, 11,
      "\"temperature\" is a request field of the llm model, not a setting: give it in the request"},
