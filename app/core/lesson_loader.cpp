@@ -398,6 +398,8 @@ std::vector<Condition> read_conditions(const Reader& r, const YAML::Node& v, con
         c.op = Condition::Op::contains;
         refuse_reference_as_text(r, v["contains"], "contains", model, remembered);
         c.operand.literal = r.text(v["contains"], "contains");
+        if (std::get<std::string>(c.operand.literal).empty())
+            r.fail(v["contains"], "\"contains\" needs some text: every value contains \"\"");
         out.push_back(std::move(c));
     }
     for (const char* key : {"above", "below"}) {

@@ -113,6 +113,27 @@ steps:
     CHECK(r.checks[6].against == "train.loss = (nothing)");
 }
 
+TEST_CASE("expect: a negated error expectation does not excuse an error it does not match") {
+    // It holds with no error at all, so it does not expect one: "5 kg" failed
+    // with no check failing.
+    auto it = make(R"(
+title: t
+steps:
+  - request: {distance: "5 kg", congestion: 0, express_lane: 0}
+    run: all
+    expect:
+      error: {not: {contains: "congestion"}}
+  - request: {distance: "5 kg", congestion: 0, express_lane: 0}
+    run: all
+    expect:
+      error: {contains: "not a length"}
+)");
+    const StepReport r = it.step();
+    CHECK(results(r) == std::vector<bool>{true, false});  // its own check holds; the error is unexpected
+    CHECK(r.checks[1].got.find("\"kg\" is not a length") != std::string::npos);
+    CHECK(results(it.step()) == std::vector<bool>{true});  // expected, and nothing more
+}
+
 TEST_CASE("expect: text against a path text, remember replaces, restart forgets") {
     auto it = make(R"(
 title: t

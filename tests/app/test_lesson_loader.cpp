@@ -60,6 +60,7 @@ const BadLesson bad_lessons[] = {
     {"missing-title.yaml", 1, 1, "the lesson has no \"title\""},
     {"not-a-mapping.yaml", 1, 1, "a lesson must be a mapping with title and steps"},
     {"request-not-a-mapping.yaml", 3, 14, "\"request\" must be a mapping, got a list"},
+    {"contains-empty.yaml", 6, 25, "\"contains\" needs some text: every value contains \"\""},
     // Under not, the word itself never matched: the check always held.
     {"reference-as-text.yaml", 6, 31,
      "\"forward.raw_output\" is a path: write {equals: forward.raw_output} to compare with its value, or quote it to "
