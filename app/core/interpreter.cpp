@@ -691,6 +691,19 @@ CheckResult Interpreter::check(const Expectation& e) const {
     }
     r.got = elide(format_value(*got), max_check_text_bytes);
     if (missing) return r;  // nothing to compare with: neither true nor, under not, false
+    // below, above and tol need two finite numbers: a text, a list or a NaN
+    // (a diverged training's loss) is neither true nor, under not, false —
+    // NaN passed {not: {below: x}} and {not: {above: x}} alike.
+    for (size_t i = 0; i < e.conditions.size(); ++i) {
+        const Condition::Op op = e.conditions[i].op;
+        if (op != Condition::Op::below && op != Condition::Op::above && op != Condition::Op::near) continue;
+        const double* g = std::get_if<double>(&*got);
+        const double* w = std::get_if<double>(&*wants[i]);
+        if (!g || !w || !std::isfinite(*g) || !std::isfinite(*w)) {
+            r.got += " (not a finite number: cannot compare)";
+            return r;
+        }
+    }
     bool all = true;
     for (size_t i = 0; i < e.conditions.size(); ++i) all = all && holds(e.conditions[i], *got, *wants[i]);
     r.passed = e.negated ? !all : all;

@@ -429,6 +429,26 @@ std::vector<Condition> read_conditions(const Reader& r, const YAML::Node& v, con
     return out;
 }
 
+// The declared type of a path, when the kind declares exactly this one.
+std::optional<ValueType> declared_type(const ModelDescription& model, const std::string& path) {
+    for (const PathInfo& p : lesson_paths(model))
+        if (p.path == path) return p.type;
+    return std::nullopt;
+}
+
+// below, above and tol compare numbers: on a text or a list they could never
+// hold, so under not they always did.
+void refuse_numbers_on(const Reader& r, const YAML::Node& key, const Expectation& e, const ModelDescription& model) {
+    const std::optional<ValueType> t = declared_type(model, e.path);
+    if (!t || *t == ValueType::number) return;
+    for (const Condition& c : e.conditions)
+        if (c.op == Condition::Op::above || c.op == Condition::Op::below || c.op == Condition::Op::near)
+            r.fail(key, fmt::format("\"{}\" is {}: below, above and tol compare numbers ({})", e.path,
+                                    *t == ValueType::text ? "a text" : "a list of numbers, one per served request",
+                                    *t == ValueType::text ? "compare text with a quoted value or contains"
+                                                          : "compare one request's value instead"));
+}
+
 std::vector<Expectation> read_expect(const Reader& r, const YAML::Node& n, const ModelDescription& model,
                                      const std::vector<std::string>& remembered) {
     r.expect_map(n, "\"expect\"");
@@ -450,6 +470,7 @@ std::vector<Expectation> read_expect(const Reader& r, const YAML::Node& n, const
         }
         if (v.IsMap()) {
             e.conditions = read_conditions(r, v, model, remembered);
+            refuse_numbers_on(r, kv.first, e, model);
         } else {
             Condition c;
             refuse_reference_as_text(r, v, "expect", model, remembered);

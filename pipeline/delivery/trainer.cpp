@@ -58,9 +58,15 @@ TrainStep Trainer::step() {
     }
     params_.bias -= learning_rate_ * s.grad[0];      // update
     for (size_t j = 0; j < params_.w.size(); ++j) params_.w[j] -= learning_rate_ * s.grad[j + 1];
-    if (!std::isfinite(params_.bias))
+    // Every parameter, and the loss: a huge rate can overflow a weight while
+    // the bias stays finite (w = [inf, -inf] trained on without a word).
+    bool finite = std::isfinite(params_.bias) && std::isfinite(s.loss);
+    for (double w : params_.w) finite = finite && std::isfinite(w);
+    if (!finite) {
+        params_ = s.before;  // the last good weights stay
         throw Error(fmt::format("training diverged at step {}: the learning rate {} is too large", s.step,
                                 learning_rate_));
+    }
     s.after = params_;
     return s;
 }

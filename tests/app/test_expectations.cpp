@@ -113,6 +113,25 @@ steps:
     CHECK(r.checks[6].against == "train.loss = (nothing)");
 }
 
+TEST_CASE("expect: below, above and tol on a value that is not a finite number fail, with not too") {
+    // A remembered text (its type is not known at load) and a NaN: NaN passed
+    // {not: {below: x}} and {not: {above: x}} alike.
+    auto it = make(R"(
+title: t
+steps:
+  - request: {distance: "3 km", congestion: 0, express_lane: 0}
+    run: all
+    remember: {words: respond.text}
+    expect:
+      forward.raw_output: {not: {above: words}}
+      output.raw_output: {not: {below: words}}
+      response.minutes: {not: {equals: words}}
+)");
+    const StepReport r = it.step();
+    CHECK(results(r) == std::vector<bool>{false, false, true});
+    CHECK(r.checks[0].got == "11 (not a finite number: cannot compare)");
+}
+
 TEST_CASE("expect: a negated error expectation does not excuse an error it does not match") {
     // It holds with no error at all, so it does not expect one: "5 kg" failed
     // with no check failing.

@@ -61,6 +61,9 @@ const BadLesson bad_lessons[] = {
     {"not-a-mapping.yaml", 1, 1, "a lesson must be a mapping with title and steps"},
     {"request-not-a-mapping.yaml", 3, 14, "\"request\" must be a mapping, got a list"},
     {"contains-empty.yaml", 6, 25, "\"contains\" needs some text: every value contains \"\""},
+    {"numbers-on-text.yaml", 6, 7,
+     "\"respond.text\" is a text: below, above and tol compare numbers (compare text with a quoted value or "
+     "contains)"},
     // Under not, the word itself never matched: the check always held.
     {"reference-as-text.yaml", 6, 31,
      "\"forward.raw_output\" is a path: write {equals: forward.raw_output} to compare with its value, or quote it to "

@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include <array>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -72,6 +73,15 @@ TEST_CASE("a frozen trainer refuses to update, a huge learning rate is caught") 
     Trainer wild(load_deliveries_csv(csv), Params{0, {0, 0, 0}}, 1.0);
     CHECK_THROWS_AS([&] { for (int i = 0; i < 2000; ++i) wild.step(); }(), Error);
     CHECK_THROWS_AS(Trainer(load_deliveries_csv(csv), Params{}, -1), Error);
+}
+
+TEST_CASE("a weight that overflows while the bias stays finite is divergence too, and the last good weights stay") {
+    // Features of 1e100 with a rate of 1e250: w becomes ±inf, the bias does not.
+    std::vector<Example> data = {{{1e100, 0, 0}, 1}, {{0, 1e100, 0}, -1}};
+    Trainer t(data, Params{0, {0, 0, 0}}, 1e250);
+    CHECK_THROWS_WITH_AS(t.step(), "training diverged at step 1: the learning rate 1e+250 is too large", Error);
+    CHECK(t.params().bias == 0);
+    CHECK(t.params().w == std::array<double, 3>{0, 0, 0});
 }
 
 TEST_CASE("malformed training data: file:line:column") {
