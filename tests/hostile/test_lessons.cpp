@@ -118,6 +118,14 @@ TEST_CASE("lessons: a serving lesson's aliased experiments go over the budget at
                              "  - {run: load}\n  - {run: forward}\n  - {run: postprocess}\n  - {run: all}\n";
     CHECK(error_of(once) == "(valid)");
     CHECK(contains(error_of(once + "  - {run: all}\n"), "step 6 takes the lesson to 164862 forward tokens"));
+    // serve answers whole requests: a run after it starts the experiment again.
+    const std::string serve_then_run =
+        "title: A\nmodel: {kind: serving, random: tiny}\nbudget: {forward_tokens: 247293}\nsteps:\n"
+        "  - {request: {experiment: batch_sweep, batch_sizes: \"1,2,4,8,16,32,64\", context: 16, "
+        "steps: 64, repetitions: 10}, run: forward}\n"
+        "  - {serve: 1}\n  - {run: output}\n";
+    CHECK(error_of(serve_then_run) == "(valid)");  // three sweeps: 3 × 82431
+    CHECK(contains(error_of(serve_then_run + "  - {serve: 1}\n"), "step 4 takes the lesson to 329724 forward tokens"));
 
     // Traffic: requests × (prompt + max_tokens), both arms of a comparison.
     const std::string traffic = "title: A\nmodel: {kind: serving, random: tiny}\nsteps:\n"
