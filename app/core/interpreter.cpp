@@ -191,16 +191,23 @@ void Interpreter::apply_settings(const std::vector<SettingChange>& changes) {
 }
 
 void Interpreter::run_request(const RunSpec& spec, std::vector<TraceEvent>* events) {
-    if (!pipeline_ || pipeline_->done() || pipeline_->failed()) {
-        pipeline_ = std::make_unique<Pipeline>(*model_, state_.request);
-        stages_run_ = 0;
-    }
     auto one = [&] {
         const TraceEvent& ev = pipeline_->step();
         ++stages_run_;
         if (events) events->push_back(ev);
         return ev.stage;
     };
+    // Only respond left: the answer is finished (a stop, or max_tokens). A
+    // run for a token or an earlier stage writes the response, then starts
+    // the request afresh — it ran respond alone before, and the step's
+    // expectations read the last token's forward and postprocess again.
+    if (pipeline_ && !pipeline_->done() && !pipeline_->failed() && pipeline_->next_stage() == Stage::respond &&
+        (spec.kind == RunSpec::Kind::token || (spec.kind == RunSpec::Kind::through && spec.through != Stage::respond)))
+        one();
+    if (!pipeline_ || pipeline_->done() || pipeline_->failed()) {
+        pipeline_ = std::make_unique<Pipeline>(*model_, state_.request);
+        stages_run_ = 0;
+    }
     switch (spec.kind) {
         case RunSpec::Kind::stage: one(); break;
         case RunSpec::Kind::through:

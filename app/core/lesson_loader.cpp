@@ -798,6 +798,15 @@ private:
     // whether the stage doing the work is among them.
     bool passes_work_stage(const RunSpec& run) {
         const int last = static_cast<int>(all_stages.size());
+        const int at = stage_index(declared_.stage);
+        // Only respond left, and a run for a token or an earlier stage: it
+        // writes the response, then starts the request again.
+        bool finished_answer = false;
+        if (stages_done_ == last - 1 &&
+            (run.kind == RunSpec::Kind::token || (run.kind == RunSpec::Kind::through && run.through != Stage::respond))) {
+            finished_answer = at == last - 1;
+            stages_done_ = last;
+        }
         if (stages_done_ == last) stages_done_ = 0;  // the request was answered: the run starts it again
         const int from = stages_done_;
         switch (run.kind) {
@@ -810,8 +819,7 @@ private:
                 break;
             case RunSpec::Kind::all: stages_done_ = last; break;
         }
-        const int at = stage_index(declared_.stage);
-        return from <= at && at < stages_done_;
+        return finished_answer || (from <= at && at < stages_done_);
     }
 
     void charge(const Work& w, const YAML::Node& at, size_t index) {

@@ -62,6 +62,27 @@ steps:
     CHECK(!it.state().next_stage);
 }
 
+TEST_CASE("run: token once the answer is finished writes the response, then a fresh request's first token") {
+    // It ran respond alone before, and the step read the last token's
+    // forward and postprocess again ("decode", "stop: yes").
+    const std::string model = std::string(SIXSTEP_SOURCE_DIR) + "/assets/models/stories-3m-f16.gguf";
+    Interpreter it(parse_lesson("title: t\nmodel: {kind: llm, file: \"" + model + "\", threads: 1}\nsteps:\n"
+                                "  - {request: {prompt: \"The cat sat on the\", max_tokens: 2, temperature: 0}, run: token}\n"
+                                "  - {run: token}\n  - {run: token}\n",
+                                "test.yaml"));
+    it.step();
+    CHECK(text(it, "forward.phase") == "prefill");
+    it.step();
+    CHECK(text(it, "forward.phase") == "decode");
+    CHECK(text(it, "postprocess.stop") == "yes");
+    const StepReport r = it.step();
+    REQUIRE(r.events.size() >= 2);
+    CHECK(r.events.front().stage == Stage::respond);  // the finished answer, written
+    CHECK(r.events.back().stage == Stage::postprocess);
+    CHECK(text(it, "forward.phase") == "prefill");    // the new request's first token
+    CHECK(text(it, "postprocess.stop") == "no");
+}
+
 TEST_CASE("go_to replays: stepping back gives the same numbers") {
     auto it = make(R"(
 title: t

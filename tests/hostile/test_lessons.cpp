@@ -124,6 +124,11 @@ TEST_CASE("lessons: a serving lesson's aliased experiments go over the budget at
         "  - {request: {experiment: batch_sweep, batch_sizes: \"1,2,4,8,16,32,64\", context: 16, "
         "steps: 64, repetitions: 10}, run: forward}\n"
         "  - {serve: 1}\n  - {run: output}\n";
+    // Only respond left: a run to an earlier stage writes it, then starts the request again.
+    CHECK(contains(error_of("title: A\nmodel: {kind: serving, random: tiny}\nbudget: {forward_tokens: 82431}\nsteps:\n"
+                            "  - {request: {experiment: batch_sweep, batch_sizes: \"1,2,4,8,16,32,64\", context: 16, "
+                            "steps: 64, repetitions: 10}, run: postprocess}\n  - {run: forward}\n"),
+                   "step 2 takes the lesson to 164862 forward tokens"));
     CHECK(error_of(serve_then_run) == "(valid)");  // three sweeps: 3 × 82431
     CHECK(contains(error_of(serve_then_run + "  - {serve: 1}\n"), "step 4 takes the lesson to 329724 forward tokens"));
 
