@@ -237,10 +237,17 @@ public:
         // Fields the request leaves out take the sampler's defaults (sampler.h).
         const SamplerParams d;
         params_.n_predict = static_cast<int>(parse_number(request_, keys::max_tokens, model_.params().max_tokens, 1, 1e6));
-        params_.sampling.temperature = static_cast<float>(parse_number(request_, keys::temperature, d.temperature, 0, 100));
+        // The trace shows each number as the request wrote it; the sampler
+        // works in float (0.95 there is 0.949999988, which a lesson's
+        // `request.top_p: 0.95` would not equal).
+        const auto written = [](float f) { return std::stod(fmt::format("{}", f)); };  // 0.95f as 0.95
+        const double temperature = parse_number(request_, keys::temperature, written(d.temperature), 0, 100);
+        const double top_p = parse_number(request_, keys::top_p, written(d.top_p), 1e-9, 1);
+        const double min_p = parse_number(request_, keys::min_p, written(d.min_p), 0, 0.999999);
+        params_.sampling.temperature = static_cast<float>(temperature);
         params_.sampling.top_k = static_cast<int>(parse_number(request_, keys::top_k, d.top_k, 0, 1e9));
-        params_.sampling.top_p = static_cast<float>(parse_number(request_, keys::top_p, d.top_p, 1e-9, 1));
-        params_.sampling.min_p = static_cast<float>(parse_number(request_, keys::min_p, d.min_p, 0, 0.999999));
+        params_.sampling.top_p = static_cast<float>(top_p);
+        params_.sampling.min_p = static_cast<float>(min_p);
         params_.sampling.seed = static_cast<std::uint64_t>(parse_number(request_, keys::seed, static_cast<double>(d.seed), 0, 1.8e19));
         if (const std::string* stop = request_.get(keys::stop); stop && !stop->empty()) params_.stop = {*stop};
         params_.top_n = model_.params().top_n;
@@ -262,10 +269,10 @@ public:
         ev.summary = "tokenized the prompt into " + count_of(tokens_.size(), "token", "tokens");
         ev.in(keys::prompt, *prompt);
         ev.in(keys::max_tokens, static_cast<double>(params_.n_predict), "tokens");
-        ev.in(keys::temperature, params_.sampling.temperature);
+        ev.in(keys::temperature, temperature);
         ev.in(keys::top_k, static_cast<double>(params_.sampling.top_k));
-        ev.in(keys::top_p, params_.sampling.top_p);
-        ev.in(keys::min_p, params_.sampling.min_p);
+        ev.in(keys::top_p, top_p);
+        ev.in(keys::min_p, min_p);
         ev.in(keys::seed, static_cast<double>(params_.sampling.seed));
         if (force && !force->empty()) ev.in(keys::force, *force, "", "tokens chosen by hand");
         ev.out(keys::n_tokens, static_cast<double>(tokens_.size()), "tokens", "prompt tokens");

@@ -72,6 +72,10 @@ TEST_CASE("run: token once the answer is finished writes the response, then a fr
                                 "test.yaml"));
     it.step();
     CHECK(text(it, "forward.phase") == "prefill");
+    // The request's numbers as written, not the sampler's floats (0.949999988):
+    // a lesson's `request.top_p: 0.95` failed with "expected = 0.95, got 0.95".
+    CHECK(number(it, "request.top_p") == 0.95);
+    CHECK(number(it, "request.min_p") == 0.05);
     it.step();
     CHECK(text(it, "forward.phase") == "decode");
     CHECK(text(it, "postprocess.stop") == "yes");
