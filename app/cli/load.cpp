@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/commands.h"
+#include "app/cli/latency_table.h"
 #include "app/cli/validators.h"
 #include "app/server/load_generator.h"
 #include "pipeline/core/error.h"
@@ -86,10 +87,7 @@ int run_load_command(LoadOptions o) {
         std::printf("load: %s, model %s, Poisson %g req/s, %zu requests, max_tokens %d, temperature %g\n",
                     shown(o.params.url).c_str(), shown(r.model).c_str(), o.params.rate, r.requests.size(), o.params.max_tokens,
                     o.params.temperature);
-        std::printf("\n%-12s %9s %9s %9s %9s %9s  %s\n", "latency (ms)", "mean", "p50", "p90", "p99", "max", "definition");
-        for (const auto& m : r.latencies)
-            std::printf("%-12s %9.1f %9.1f %9.1f %9.1f %9.1f  %s\n", m.name.c_str(), m.summary.mean, m.summary.p50,
-                        m.summary.p90, m.summary.p99, m.summary.max, m.definition.c_str());
+        print_latency_table(r.latencies, 12);
         std::printf("\n%-24s %10s  %-6s %s\n", "figure", "value", "unit", "definition");
         for (const auto& m : r.totals)
             std::printf("%-24s %10s  %-6s %s\n", m.name.c_str(), fmt::format("{:.4g}", m.value).c_str(), m.unit.c_str(),

@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/commands.h"
+#include "app/cli/latency_table.h"
 #include "app/cli/validators.h"
 #include "pipeline/core/error.h"
 #include "pipeline/core/text.h"
@@ -112,12 +113,7 @@ std::string workload_line(const TrafficParams& p, const std::vector<RequestSpec>
 }
 
 void print_report(const TrafficReport& rep) {
-    std::printf("\n%-26s %9s %9s %9s %9s %9s  %s\n", "latency (ms)", "mean", "p50", "p90", "p99", "max", "definition");
-    for (const LatencyMetric& m : rep.latencies) {
-        const Summary& s = m.summary;
-        std::printf("%-26s %9.1f %9.1f %9.1f %9.1f %9.1f  %s\n", m.name.c_str(), s.mean, s.p50, s.p90, s.p99, s.max,
-                    m.definition.c_str());
-    }
+    print_latency_table(rep.latencies, 26);
     std::printf("\n%-36s %12s  %-9s %s\n", "figure", "value", "unit", "definition");
     for (const Metric& m : rep.totals)
         std::printf("%-36s %12s  %-9s %s\n", m.name.c_str(), fmt::format("{:.4g}", m.value).c_str(), m.unit.c_str(),

@@ -38,6 +38,21 @@ TEST_CASE("cli traffic: the metrics table, each figure with its definition") {
         CHECK(r.output.find(s) != std::string::npos);
 }
 
+TEST_CASE("cli traffic: a distribution with nothing in it prints dashes, not measured zeros") {
+    // One token each: no request has a TPOT or an ITL gap ("0.0 0.0 0.0" before).
+    const auto r = traffic("--count 5 --min-tokens 1 --max-tokens 1");
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+    for (const char* row : {"\nITL  ", "\nTPOT  "}) {
+        const auto at = r.output.find(row);
+        REQUIRE(at != std::string::npos);
+        const std::string line = r.output.substr(at + 1, r.output.find('\n', at + 1) - at - 1);
+        CHECK(line.find("        -         -         -         -         -  ") != std::string::npos);
+        CHECK(line.find("(none measured in this run)") != std::string::npos);
+    }
+    CHECK(r.output.find("\nTTFT (from arrival)  ") != std::string::npos);
+}
+
 TEST_CASE("cli traffic: --json carries definitions, requests and the step timeline") {
     const auto r = traffic("--rate 20 --count 6 --max-tokens 6 --policy static --prefix-cache --shared-prefix 40 --json");
     REQUIRE(r.exit_code == 0);
