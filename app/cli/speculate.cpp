@@ -153,8 +153,18 @@ int run_generate_with_draft(const DraftGenerateOptions& o) {
     std::printf("\n\nspeculative decoding%s, k = %d: draft %s (%s), target %s (%s)\n",
                 o.overlap ? ", overlapped (the draft on a thread of its own)" : "", o.n_draft, draft.name.c_str(),
                 draft.m.backend->name().c_str(), target.name.c_str(), target.m.backend->name().c_str());
-    std::printf("  %d target passes for %d tokens: %.2f tokens per target pass (= 1 + %.2f accepted per pass)\n",
-                s.n_steps, s.n_generated, s.tokens_per_pass(), s.n_steps ? double(s.n_accepted) / s.n_steps : 0.0);
+    // Each pass emits its accepted drafts and one token of its own, unless the
+    // answer ends inside it (end of text, max_tokens): then what follows is
+    // accepted but never emitted, and the "=" would not hold.
+    const int cut = s.n_steps + s.n_accepted - s.n_generated;
+    const double accepted_per_pass = s.n_steps ? double(s.n_accepted) / s.n_steps : 0.0;
+    if (cut <= 0)
+        std::printf("  %d target passes for %d tokens: %.2f tokens per target pass (= 1 + %.2f accepted per pass)\n",
+                    s.n_steps, s.n_generated, s.tokens_per_pass(), accepted_per_pass);
+    else
+        std::printf("  %d target passes for %d tokens: %.2f tokens per target pass (1 + %.2f accepted per pass, less "
+                    "the %d the end of the answer cut from its last pass)\n",
+                    s.n_steps, s.n_generated, s.tokens_per_pass(), accepted_per_pass, cut);
     std::printf("  drafted %d, accepted %d: acceptance %.1f%%\n", s.n_drafted, s.n_accepted, 100 * s.acceptance_rate());
     // Every timed run looks for a free CPU again: say how many took turns, not only the last one.
     if (c.n_declined > 0) std::printf("  not overlapped: %s\n", took_turns_note(c).c_str());

@@ -3,6 +3,7 @@
 // target alone's, and every bad input is one clear error with exit code 2.
 #include <doctest/doctest.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <string>
 
@@ -52,6 +53,26 @@ TEST_CASE("cli generate --draft: greedy text is the target's, and the statistics
     CHECK(has(t.output, "tokens per target pass"));
     CHECK(has(t.output, "acceptance"));
     CHECK(has(t.output, "greedy: the text is identical to the target alone's"));
+}
+
+TEST_CASE("cli generate --draft: the per-pass equation holds, or says what the end of the answer cut") {
+    // Drafts accepted after the end-of-text token are never emitted: "7.73
+    // tokens per target pass (= 1 + 8.09 accepted per pass)" did not add up.
+    const auto t = run_command(sixstep_cmd("generate -m '" + target + "' --draft '" + draft +
+                                           "' --draft-k 8 --prompt 'Once upon a time' -n 400 --temp 0 -t 1"));
+    REQUIRE(t.exit_code == 0);
+    int passes = 0, tokens = 0, drafted = 0, accepted = 0;
+    const auto at = t.output.find(" target passes for ");
+    REQUIRE(at != std::string::npos);
+    const auto line_start = t.output.rfind('\n', at) + 1;
+    REQUIRE(std::sscanf(t.output.c_str() + line_start, " %d target passes for %d tokens", &passes, &tokens) == 2);
+    const auto d = t.output.find("drafted ");
+    REQUIRE(d != std::string::npos);
+    REQUIRE(std::sscanf(t.output.c_str() + d, "drafted %d, accepted %d", &drafted, &accepted) == 2);
+    const int cut = passes + accepted - tokens;
+    CAPTURE(t.output);
+    if (cut > 0) CHECK(has(t.output, "less the " + std::to_string(cut) + " the end of the answer cut from its last pass)"));
+    else CHECK(has(t.output, "(= 1 + "));
 }
 
 TEST_CASE("cli speculate: one row per draft, k and temperature, each with its verdict") {
