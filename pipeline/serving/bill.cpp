@@ -130,8 +130,10 @@ BillResult bill(const BillParams& in) {
                                         sig(r.machine_hours_per_day, 3), num(price),
                                         sig(r.cost_per_day, 3), sig(r.cost_lifetime, 3)));
     r.notes = {
-        "6·N·D and 2·N count the matrix multiplications (one multiply and one add per weight and token, and twice "
-        "that for the backward pass); attention over the context adds more per token as the context grows.",
+        "6·N·D and 2·N count one multiply and one add per parameter and token (and twice that for the backward pass), "
+        "as the usual rule does; N counts every parameter, the token-embedding table too, though a token only looks "
+        "up its row there, so for a small model whose vocabulary table is a large share of it the figures run a "
+        "little high; attention over the context adds more per token as the context grows.",
         "Machine time assumes one stream at the measured decode rate; batching serves many streams per step and "
         "divides it (see the batching lessons).",
         fmt::format("Training compute at this machine's decode FLOP rate would take {}; real training runs batched and "
