@@ -16,6 +16,17 @@ double percentile(const std::vector<double>& sorted, double q) {
     return sorted[lo] + (sorted[hi] - sorted[lo]) * (rank - static_cast<double>(lo));
 }
 
+double percentile_unsorted(std::vector<double>& values, double q) {
+    if (values.empty()) throw Error("percentile of no values");
+    const double rank = std::clamp(q, 0.0, 100.0) / 100.0 * static_cast<double>(values.size() - 1);
+    const auto lo = static_cast<std::size_t>(std::floor(rank));
+    std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(lo), values.end());
+    if (lo + 1 >= values.size()) return values[lo];
+    // The next rank is the smallest of what selection left above it.
+    const double above = *std::min_element(values.begin() + static_cast<std::ptrdiff_t>(lo) + 1, values.end());
+    return values[lo] + (above - values[lo]) * (rank - static_cast<double>(lo));
+}
+
 Summary summarize(std::vector<double> values) {
     Summary s;
     if (values.empty()) return s;

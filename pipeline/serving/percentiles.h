@@ -19,6 +19,9 @@ struct Summary {
 
 // q in [0, 100] of values sorted ascending (non-empty), interpolated linearly.
 double percentile(const std::vector<double>& sorted, double q);
+// The same of values in any order, without sorting them (selection: linear
+// time, for the millions of waits of a queue simulation); reorders them.
+double percentile_unsorted(std::vector<double>& values, double q);
 Summary summarize(std::vector<double> values);
 
 }  // namespace sixstep::serving

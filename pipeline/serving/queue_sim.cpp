@@ -10,6 +10,7 @@
 
 #include "pipeline/core/error.h"
 #include "pipeline/core/progress.h"
+#include "pipeline/serving/percentiles.h"
 
 namespace sixstep::serving {
 
@@ -93,16 +94,6 @@ void validate_queue_params(const QueueSimParams& p) {
     if (p.n_batches < 2 || p.n_batches > 1000)
         throw Error(fmt::format("queue: {} batches is out of range (2 … 1000)", p.n_batches));
 }
-
-namespace {
-
-double percentile(std::vector<double>& v, double q) {
-    const std::size_t k = std::min(v.size() - 1, static_cast<std::size_t>(q * static_cast<double>(v.size())));
-    std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(k), v.end());
-    return v[k];
-}
-
-}  // namespace
 
 QueueSimResult simulate_queue(const QueueSimParams& p) {
     validate_queue_params(p);
@@ -225,9 +216,10 @@ QueueSimResult simulate_queue(const QueueSimParams& p) {
     r.std_error_ms = std::sqrt(var / p.n_batches);
     r.ci95_ms = student_t_975(p.n_batches - 1) * r.std_error_ms;
     r.zero_wait_fraction = static_cast<double>(zero) / static_cast<double>(waits.size());
-    r.p50_wait_ms = percentile(waits, 0.50);
-    r.p90_wait_ms = percentile(waits, 0.90);
-    r.p99_wait_ms = percentile(waits, 0.99);
+    // Interpolated between ranks, as every other percentile here (percentiles.h).
+    r.p50_wait_ms = percentile_unsorted(waits, 50);
+    r.p90_wait_ms = percentile_unsorted(waits, 90);
+    r.p99_wait_ms = percentile_unsorted(waits, 99);
     return r;
 }
 

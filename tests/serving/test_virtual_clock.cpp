@@ -2,6 +2,9 @@
 // every TTFT, TPOT, ITL and queue time is exact arithmetic.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <vector>
+
 #include "error_of.h"
 #include "serving_fixture.h"
 
@@ -140,4 +143,17 @@ TEST_CASE("percentiles: linear interpolation between closest ranks, as numpy and
     CHECK(one.p99 == 7);
     CHECK(summarize({}).count == 0);
     CHECK(error_of([] { percentile({}, 50); }) == "percentile of no values");
+    // Without sorting (the queue simulation's millions of waits), the same
+    // figures: it took the rank above before (p50 of 10..40 was 30, not 25).
+    std::vector<double> v = {40, 10, 30, 20};
+    CHECK(percentile_unsorted(v, 50) == 25);
+    CHECK(percentile_unsorted(v, 90) == doctest::Approx(37));
+    CHECK(percentile_unsorted(v, 99) == doctest::Approx(39.7));
+    CHECK(percentile_unsorted(v, 100) == 40);
+    CHECK(percentile_unsorted(v, 0) == 10);
+    std::vector<double> many;
+    for (int i = 0; i < 1001; ++i) many.push_back((i * 7919) % 1001);  // 0..1000, shuffled
+    std::vector<double> sorted = many;
+    std::sort(sorted.begin(), sorted.end());
+    for (double q : {1.0, 33.3, 50.0, 90.0, 99.0, 99.9}) CHECK(percentile_unsorted(many, q) == doctest::Approx(percentile(sorted, q)));
 }
