@@ -753,13 +753,19 @@ public:
     void add(const LessonStep& s, const YAML::Node& n, size_t index) {
         if (s.request) fields_ = *s.request, request_ = n["request"];
         // A new request or new settings: the next run starts a fresh pipeline.
-        if (s.request || !s.set.empty()) stages_done_ = 0;
+        if (s.request || !s.set.empty()) stages_done_ = 0, ran_ = false;
+        // force, show and attention run the request again as far as it had
+        // run (the interpreter's rerun): at most the whole answer each.
+        if (ran_ && declared_.whole && declared_.charge == WorkDeclaration::Charge::each_run)
+            for (const char* key : {"force", "show", "attention"})
+                if (n[key]) charge(whole(), n[key], index);
         if (s.train) charge(train_, s.train->steps, budget_.train_steps, "training steps", "train_steps", n["train"], index);
         if (s.serve) {
             charge(served_, s.serve->requests, budget_.served_requests, "served requests", "served_requests", n["serve"],
                    index);
             if (declared_.whole) charge(times(whole(), s.serve->requests), n["serve"], index);
         }
+        if (s.run) ran_ = true;
         if (s.run && declared_.whole) {
             if (declared_.charge == WorkDeclaration::Charge::each_run) charge(run_work(*s.run), n["run"], index);
             else if (passes_work_stage(*s.run)) charge(whole(), n["run"], index);
@@ -769,6 +775,10 @@ public:
         // counted so, serve and run: output alternately ran 20 simulations
         // on a budget of 12.
         if (s.serve) stages_done_ = 0;
+        // With and without the cache: the tokens twice.
+        if (s.kv_experiment)
+            charge(tokens_, 2LL * *s.kv_experiment, budget_.generated_tokens, "generated tokens", "generated_tokens",
+                   n["kv_experiment"], index);
     }
 
 private:
@@ -849,6 +859,7 @@ private:
     const WorkDeclaration& declared_;
     std::vector<ModelFileWork>& file_work_;
     long long model_file_passes_ = 0;
+    bool ran_ = false;  // a run since the last request or settings: there is something to run again
     std::vector<std::pair<std::string, std::string>> fields_;  // the current request's, as written
     YAML::Node request_;                                       // and where: its mapping
     int stages_done_ = 0;  // at_stage: stages the current request has run

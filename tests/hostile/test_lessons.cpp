@@ -90,6 +90,16 @@ TEST_CASE("lessons: aliases cannot multiply the work past the budget, and the er
           "6:13: step 3 takes the lesson to 101000 generated tokens, over its budget of 100000; if it really needs "
           "that many, raise it with budget: {generated_tokens: N}");
     CHECK(error_of("title: A\nbudget: {generated_tokens: 200000}\n" + llm.substr(9)) == "(valid)");
+    // What runs the request again counts too: show, attention and force after
+    // a run regenerate up to max_tokens each, and kv_experiment N generates
+    // 2 × N (with and without the cache). Uncounted, they ran free.
+    const std::string again = "title: A\nbudget: {generated_tokens: 40}\nmodel: {kind: llm, file: m.gguf}\nsteps:\n"
+                              "  - {request: {prompt: hi, max_tokens: 20}, run: all}\n";
+    CHECK(error_of(again + "  - {show: [attention]}\n") == "(valid)");
+    CHECK(contains(error_of(again + "  - {show: [attention]}\n  - {force: \" cat\"}\n"),
+                   "step 3 takes the lesson to 60 generated tokens, over its budget of 40"));
+    CHECK(contains(error_of(again + "  - {kv_experiment: 11}\n"), "step 2 takes the lesson to 42 generated tokens"));
+    CHECK(error_of(again + "  - {kv_experiment: 10}\n") == "(valid)");
     CHECK(error_of("title: A\nbudget: {train_steps: 0}\nsteps: [{say: hi}]\n") ==
           "2:23: \"train_steps\" must be a whole number from 1 to 1000000000, got 0");
 }
