@@ -799,10 +799,27 @@ private:
         w.model_file_passes *= n;
         return w;
     }
-    Work run_work(const RunSpec& run) const {
-        const bool to_answer =
+    // A model charged per run (the llm kind): stages_done_ here is 0 for a
+    // fresh request, 1 after its request stage, 2 after load, 3 while it
+    // generates. request and load come once, at a request's start, so a run
+    // to one the request has passed goes on to the answer (a run: request
+    // half-way through 40 tokens generated them all, counted as one).
+    Work run_work(const RunSpec& run) {
+        bool to_answer =
             run.kind == RunSpec::Kind::all || (run.kind == RunSpec::Kind::through && run.through == Stage::respond);
-        return to_answer ? whole() : declared_.one_step;
+        bool generates = true;  // request and load on their own generate nothing
+        if (run.kind == RunSpec::Kind::through && (run.through == Stage::request || run.through == Stage::load)) {
+            const int at = run.through == Stage::request ? 1 : 2;
+            if (stages_done_ >= at) to_answer = true;
+            else stages_done_ = at, generates = false;
+        } else if (run.kind == RunSpec::Kind::stage) {
+            generates = stages_done_ >= 2;
+            stages_done_ = std::min(3, stages_done_ + 1);
+        } else if (!to_answer) {
+            stages_done_ = 3;
+        }
+        if (to_answer) stages_done_ = 0;  // answered: the next run starts afresh
+        return to_answer ? whole() : generates ? declared_.one_step : Work{};
     }
     // Walks the stages a run goes through, as the interpreter does, and says
     // whether the stage doing the work is among them.

@@ -100,6 +100,13 @@ TEST_CASE("lessons: aliases cannot multiply the work past the budget, and the er
                    "step 3 takes the lesson to 60 generated tokens, over its budget of 40"));
     CHECK(contains(error_of(again + "  - {kv_experiment: 11}\n"), "step 2 takes the lesson to 42 generated tokens"));
     CHECK(error_of(again + "  - {kv_experiment: 10}\n") == "(valid)");
+    // A run to request or load once the request is under way goes on to the answer.
+    const std::string midway = "title: A\nbudget: {generated_tokens: 20}\nmodel: {kind: llm, file: m.gguf}\nsteps:\n"
+                               "  - {request: {prompt: hi, max_tokens: 20}, run: token}\n";
+    CHECK(contains(error_of(midway + "  - {run: request}\n"), "step 2 takes the lesson to 21 generated tokens"));
+    CHECK(error_of("title: A\nbudget: {generated_tokens: 20}\nmodel: {kind: llm, file: m.gguf}\nsteps:\n"
+                   "  - {request: {prompt: hi, max_tokens: 20}, run: request}\n  - {run: load}\n  - {run: all}\n") ==
+          "(valid)");  // a fresh request's first stages generate nothing: 0 + 0 + 20 (counted 22 before)
     CHECK(error_of("title: A\nbudget: {train_steps: 0}\nsteps: [{say: hi}]\n") ==
           "2:23: \"train_steps\" must be a whole number from 1 to 1000000000, got 0");
 }
