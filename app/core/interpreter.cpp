@@ -242,7 +242,17 @@ void Interpreter::train(const TrainSpec& spec, StepReport& report) {
 
 void Interpreter::train_steps(const TrainSpec& spec, StepReport& report) {
     delivery::DeliveryModel& model = delivery("\"train\"");
-    if (!trainer_ || spec.data || spec.from_zero) {
+    // Frozen is for good: with data: it built a new trainer and trained on.
+    if (trainer_ && trainer_->frozen())
+        throw Error("the weights are frozen: training is over, the model only serves now");
+    if (trainer_ && spec.data && !spec.from_zero) {
+        // from: current on other data: the weights, rate and step count go on.
+        const std::string data = resolve_lesson_path(lesson_, *spec.data);
+        trainer_->switch_data(delivery::load_deliveries_csv(data));
+        state_.training.data_path = data;
+        state_.training.examples = static_cast<int>(trainer_->data().size());
+        state_.training.data = std::make_shared<const std::vector<delivery::Example>>(trainer_->data());
+    } else if (!trainer_ || spec.data || spec.from_zero) {
         const std::string data = spec.data ? resolve_lesson_path(lesson_, *spec.data) : default_training_data();
         const delivery::Params start = spec.from_zero                ? delivery::Params{0, {0, 0, 0}}
                                        : model.weights_file().empty() ? inline_weights(lesson_.model)

@@ -485,6 +485,7 @@ std::vector<Expectation> read_expect(const Reader& r, const YAML::Node& n, const
 // What the steps before the current one did, for checks of order.
 struct StepsSoFar {
     bool trained = false;      // some step trains
+    int frozen_at = 0;         // the step (1-based) that froze the weights; 0: none
 };
 
 // The key node of `name` in a mapping (its position), or a null node.
@@ -599,6 +600,17 @@ LessonStep read_step(const Reader& r, const YAML::Node& n, size_t index, const M
     if (n["set"]) s.set = read_settings(r, n["set"], model);
     if (n["train"]) {
         check_trains(r, key_of(n, "train"), model);
+        // Frozen means training is over: with data it trained on anyway (and
+        // unfroze), without it failed at run time.
+        // A step that expects the error shows it (lesson 03 does).
+        bool expects_error = false;
+        if (const YAML::Node expect = n["expect"]; expect && expect.IsMap())
+            if (const YAML::Node error = expect["error"]) expects_error = !(error.IsMap() && error["not"]);
+        if (so_far.frozen_at > 0 && !expects_error)
+            r.fail(key_of(n, "train"), fmt::format("step {} froze the weights: training is over, the model only serves "
+                                                   "from there (train before freeze, or expect the error: error: "
+                                                   "{{contains: \"frozen\"}})",
+                                                   so_far.frozen_at));
         s.train = read_train(r, n["train"]);
         so_far.trained = true;
     }
@@ -607,6 +619,7 @@ LessonStep read_step(const Reader& r, const YAML::Node& n, size_t index, const M
         if (s.freeze) check_trains(r, key_of(n, "freeze"), model);
         if (s.freeze && !so_far.trained)
             r.fail(key_of(n, "freeze"), "nothing to freeze: no step before this one trains (give train: first)");
+        if (s.freeze && so_far.frozen_at == 0) so_far.frozen_at = static_cast<int>(index) + 1;
     }
     if (const auto f = n["force"]) {
         require(r, f, model.find_knob("force") != nullptr, "force", model);

@@ -22,6 +22,11 @@ Trainer::Trainer(std::vector<Example> data, Params start, double learning_rate)
     set_learning_rate(learning_rate);
 }
 
+void Trainer::switch_data(std::vector<Example> data) {
+    if (data.empty()) throw Error("training needs at least one example");
+    data_ = std::move(data);
+}
+
 void Trainer::set_learning_rate(double lr) {
     if (!(lr > 0) || !std::isfinite(lr)) throw Error(fmt::format("learning rate must be > 0 (got {})", lr));
     learning_rate_ = lr;

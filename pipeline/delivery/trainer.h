@@ -37,6 +37,8 @@ public:
     double learning_rate() const { return learning_rate_; }
     void set_learning_rate(double lr);
     const std::vector<Example>& data() const { return data_; }
+    // Goes on on other data from where it is: the same weights, rate and step count.
+    void switch_data(std::vector<Example> data);
 
     void freeze() { frozen_ = true; }
     bool frozen() const { return frozen_; }

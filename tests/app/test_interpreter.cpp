@@ -314,6 +314,31 @@ steps:
     CHECK(b.passed());
 }
 
+TEST_CASE("train on other data from: current goes on from the weights and steps so far; frozen refuses any data") {
+    // It restarted at step 1 from the lesson's weights, and after a freeze
+    // trained (and unfroze) when given data.
+    const auto dir = sixstep::test::process_temp_dir("train-data");
+    const std::string csv = (dir / "more.csv").string();
+    std::ofstream(csv) << "distance_km,congestion,express_lane,minutes\n1,0,0,7\n2,1,0,19\n4,0,1,11\n";
+    Interpreter it(parse_lesson("title: t\nsteps:\n  - train: {steps: 5, from: zero, learning_rate: 0.01}\n"
+                                "  - train: {steps: 1, data: \"" + csv + "\"}\n  - freeze: true\n"
+                                "  - train: {steps: 1, data: \"" + csv + "\"}\n    expect: {error: {contains: \"frozen\"}}\n",
+                                "test.yaml"));
+    it.step();
+    const double bias_after_5 = number(it, "train.bias");
+    CHECK(bias_after_5 < 2);  // from zero, five small steps
+    it.step();
+    CHECK(number(it, "train.step") == 6);
+    CHECK(number(it, "train.examples") == 3);
+    CHECK(std::abs(number(it, "train.bias") - bias_after_5) < 1);  // one step on, not back to b = 5
+    it.step();
+    const StepReport frozen = it.step();
+    CHECK(frozen.passed());
+    REQUIRE(frozen.error);
+    CHECK(number(it, "train.step") == 6);
+    CHECK(text(it, "model.frozen") == "yes");
+}
+
 TEST_CASE("training lookups, freeze, and the frozen model serving") {
     auto it = make(R"(
 title: t

@@ -51,6 +51,9 @@ const BadLesson bad_lessons[] = {
      "\"normalize\" is a setting of the delivery model, not a request field: give it under set:"},
     {"train-llm.yaml", 5, 5, "\"train\" needs a model that trains: the llm model is only served (kind: delivery trains)"},
     {"freeze-before-train.yaml", 4, 5, "nothing to freeze: no step before this one trains (give train: first)"},
+    {"train-after-freeze.yaml", 5, 5,
+     "step 2 froze the weights: training is over, the model only serves from there (train before freeze, or expect "
+     "the error: error: {contains: \"frozen\"})"},
     {"bool-expected.yaml", 3, 22, "\"normalize\" must be true or false, got \"maybe\""},
     {"dropout-out-of-range.yaml", 3, 20, "\"dropout\" must be at least 0 and below 1, got 1.5"},
     {"empty-step.yaml", 3, 5,
