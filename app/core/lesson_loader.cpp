@@ -206,6 +206,9 @@ ModelSpec read_model(const Reader& r, const YAML::Node& n) {
         for (const auto& kv : w) m.weights.emplace_back(kv.first.Scalar(), r.number(kv.second, kv.first.Scalar()));
     }
     if (n["weights_file"]) {
+        // Both: the file won and the inline weights were ignored without a word.
+        if (n["weights"])
+            r.fail(n["weights_file"], "give \"weights\" or \"weights_file\", not both: the model loads one of them");
         m.weights_file = r.text(n["weights_file"], "weights_file");
         m.file_at = r.at(n["weights_file"]);
     }

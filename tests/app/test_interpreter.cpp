@@ -314,7 +314,7 @@ steps:
     CHECK(b.passed());
 }
 
-TEST_CASE("train on other data from: current goes on from the weights and steps so far; frozen refuses any data") {
+TEST_CASE("train on other data from: current goes on from the weights and steps so far, and frozen refuses any data") {
     // It restarted at step 1 from the lesson's weights, and after a freeze
     // trained (and unfroze) when given data.
     const auto dir = sixstep::test::process_temp_dir("train-data");

@@ -93,6 +93,8 @@ const BadLesson bad_lessons[] = {
     {"unknown-top-key.yaml", 1, 1,
      "unknown key \"titel\" in lesson — did you mean \"title\"? (expected one of: title, language, description, "
      "model, budget, steps)"},
+    {"weights-and-weights-file.yaml", 2, 59,
+     "give \"weights\" or \"weights_file\", not both: the model loads one of them"},
     {"unknown-weight.yaml", 3, 22,
      "unknown key \"distanse\" in weights — did you mean \"distance\"? (expected one of: bias, distance, "
      "congestion, express_lane)"},
