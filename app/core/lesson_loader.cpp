@@ -42,12 +42,26 @@ namespace {
 
 class Reader {
 public:
-    explicit Reader(std::string path) : path_(std::move(path)) {}
+    // text: the lesson as read, for columns counted in characters.
+    Reader(std::string path, std::string_view text) : path_(std::move(path)), text_(text) {}
 
-    SourceLocation at(const YAML::Node& n) const {
-        const YAML::Mark m = n.Mark();
+    SourceLocation at(const YAML::Node& n) const { return at(n.Mark()); }
+    // yaml-cpp counts columns in bytes: "中文" is six of them, and an error
+    // after Chinese text pointed past it. An editor counts characters.
+    SourceLocation at(const YAML::Mark& m) const {
         if (m.line < 0) return SourceLocation{path_};
-        return SourceLocation{path_, m.line + 1, m.column + 1};
+        std::size_t start = 0;
+        for (int line = 0; line < m.line && start != std::string_view::npos; ++line) {
+            start = text_.find('\n', start);
+            if (start != std::string_view::npos) ++start;
+        }
+        int column = m.column;
+        if (start != std::string_view::npos && start + static_cast<std::size_t>(m.column) <= text_.size()) {
+            column = 0;
+            for (char c : text_.substr(start, static_cast<std::size_t>(m.column)))
+                column += (static_cast<unsigned char>(c) & 0xC0) != 0x80;  // UTF-8 continuation bytes are not characters
+        }
+        return SourceLocation{path_, m.line + 1, column + 1};
     }
     [[noreturn]] void fail(const YAML::Node& n, const std::string& msg) const { throw Error(at(n), msg); }
 
@@ -140,6 +154,7 @@ public:
 
 private:
     std::string path_;
+    std::string_view text_;
 };
 
 ModelSpec read_model(const Reader& r, const YAML::Node& n) {
@@ -932,7 +947,7 @@ std::string Expectation::describe(std::string_view and_word) const {
 }
 
 Lesson parse_lesson(const std::string& yaml_text, const std::string& path) {
-    const Reader r(path);
+    const Reader r(path, yaml_text);
     // YAML is text: a NUL byte made yaml-cpp report an "unknown escape
     // character" in a file that has none.
     if (const std::size_t nul = yaml_text.find('\0'); nul != std::string::npos) {
@@ -945,22 +960,21 @@ Lesson parse_lesson(const std::string& yaml_text, const std::string& path) {
     try {
         root = YAML::Load(yaml_text);
         if (const auto second = root.IsMap() ? second_document(yaml_text) : std::nullopt)
-            throw Error(second->line >= 0 ? SourceLocation{path, second->line + 1, second->column + 1} : SourceLocation{path},
+            throw Error(r.at(*second),
                         "a second YAML document starts here; a lesson is exactly one (a stray \"---\"?)");
         check_structure(r, root);
         return read_lesson(r, root);
     } catch (const YAML::DeepRecursion& e) {
         // yaml-cpp says "bad file" here.
-        throw Error(SourceLocation{path, e.mark.line + 1, e.mark.column + 1},
+        throw Error(r.at(e.mark),
                     fmt::format("invalid YAML: lists or mappings nested {} levels deep, more than the YAML reader takes",
                                 e.depth()));
     } catch (const YAML::ParserException& e) {
-        throw Error(SourceLocation{path, e.mark.line + 1, e.mark.column + 1}, "invalid YAML: " + e.msg);
+        throw Error(r.at(e.mark), "invalid YAML: " + e.msg);
     } catch (const YAML::Exception& e) {
         // Every node is checked before it is converted, so this is a gap in
         // the checks; still one clear message, never an escaped exception.
-        throw Error(e.mark.line >= 0 ? SourceLocation{path, e.mark.line + 1, e.mark.column + 1} : SourceLocation{path},
-                    "unreadable lesson: " + e.msg);
+        throw Error(r.at(e.mark), "unreadable lesson: " + e.msg);
     }
 }
 

@@ -63,6 +63,10 @@ const BadLesson bad_lessons[] = {
     {"missing-title.yaml", 1, 1, "the lesson has no \"title\""},
     {"not-a-mapping.yaml", 1, 1, "a lesson must be a mapping with title and steps"},
     {"request-not-a-mapping.yaml", 3, 14, "\"request\" must be a mapping, got a list"},
+    // Columns in characters, as an editor counts them: "中文中文" is 12 bytes (yaml-cpp said 27).
+    {"cjk-column.yaml", 3, 19,
+     "unknown key \"sya\" in step 1 — did you mean \"say\"? (expected one of: title, say, request, set, train, "
+     "freeze, force, show, inspect, attention, run, serve, kv_experiment, kv_calc, remember, knobs, expect)"},
     {"contains-empty.yaml", 6, 25, "\"contains\" needs some text: every value contains \"\""},
     {"numbers-on-text.yaml", 6, 7,
      "\"respond.text\" is a text: below, above and tol compare numbers (compare text with a quoted value or "
