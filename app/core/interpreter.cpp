@@ -661,13 +661,23 @@ std::optional<Value> Interpreter::operand(const Operand& o) const {
 
 namespace {
 
+// Text as a lesson author types it: the engine writes minus signs as "−"
+// (U+2212), a keyboard as "-"; both read as "-".
+std::string typed(const Value& v) {
+    std::string t = format_value(v);
+    for (std::size_t at = t.find("\u2212"); at != std::string::npos; at = t.find("\u2212", at)) t.replace(at, 3, "-");
+    return t;
+}
+
 // Equal as a lesson means it: numbers to 9 significant digits, so that
-// 0.1 + 0.2 style rounding never fails a lesson; anything else as written.
+// 0.1 + 0.2 style rounding never fails a lesson (within 10⁻¹² of zero,
+// where digits run out: 1e-17 is 0); anything else as written. Below 1 it
+// was an absolute 1e-9, which took 4e-10 for 1.2e-9.
 bool same(const Value& got, const Value& want) {
     const double* g = std::get_if<double>(&got);
     const double* w = std::get_if<double>(&want);
-    if (g && w) return std::fabs(*g - *w) <= 1e-9 * std::max(1.0, std::fabs(*w));
-    return format_value(got) == format_value(want);
+    if (g && w) return std::fabs(*g - *w) <= std::max(1e-9 * std::max(std::fabs(*g), std::fabs(*w)), 1e-12);
+    return typed(got) == typed(want);
 }
 
 bool holds(const Condition& c, const Value& got, const Value& want) {
@@ -675,8 +685,9 @@ bool holds(const Condition& c, const Value& got, const Value& want) {
     const double* w = std::get_if<double>(&want);
     switch (c.op) {
         case Condition::Op::equals: return same(got, want);
-        case Condition::Op::near: return g && w && std::fabs(*g - *w) <= c.tolerance;
-        case Condition::Op::contains: return format_value(got).find(format_value(want)) != std::string::npos;
+        // tol: 0 is plain equality, not stricter than it.
+        case Condition::Op::near: return g && w && (std::fabs(*g - *w) <= c.tolerance || same(got, want));
+        case Condition::Op::contains: return typed(got).find(typed(want)) != std::string::npos;
         case Condition::Op::below: return g && w && *g < *w;
         case Condition::Op::above: return g && w && *g > *w;
     }

@@ -132,6 +132,45 @@ steps:
     CHECK(r.checks[0].got == "11 (not a finite number: cannot compare)");
 }
 
+TEST_CASE("expect: equal is 9 significant digits at any size, tol: 0 is equality, and \"-\" reads the engine's minus") {
+    // Below 1 equality was an absolute 1e-9 (4e-10 equalled 1.2e-9); tol: 0
+    // failed 0.1 + 0.2 against 0.3; the answer writes −20 with U+2212.
+    auto tiny = make(R"(
+title: t
+model: {kind: delivery, weights: {bias: 4e-10, distance: 0, congestion: 0, express_lane: 0}}
+steps:
+  - request: {distance: "1 km", congestion: 0, express_lane: 0}
+    run: all
+    expect:
+      forward.raw_output: 1.2e-9
+      output.raw_output: 4.0000000001e-10
+)");
+    CHECK(results(tiny.step()) == std::vector<bool>{false, true});
+    auto sums = make(R"(
+title: t
+model: {kind: delivery, weights: {bias: 0.1, distance: 0.2, congestion: 0, express_lane: 0}}
+steps:
+  - request: {distance: "1 km", congestion: 0, express_lane: 0}
+    run: forward
+    expect:
+      forward.raw_output: {value: 0.3, tol: 0}
+)");
+    CHECK(results(sums.step()) == std::vector<bool>{true});
+    auto minus = make(R"(
+title: t
+model: {kind: delivery, weights: {bias: -30, distance: 2, congestion: 10, express_lane: -2}}
+steps:
+  - request: {distance: "5 km", congestion: 0, express_lane: 0}
+    run: all
+    expect:
+      respond.text: {contains: "-20"}
+      response.minutes: -20
+)");
+    const StepReport r = minus.step();
+    CHECK(results(r) == std::vector<bool>{true, true});
+    CHECK(r.checks[0].got.find("\u221220") != std::string::npos);  // the text keeps its typographic minus
+}
+
 TEST_CASE("expect: a negated error expectation does not excuse an error it does not match") {
     // It holds with no error at all, so it does not expect one: "5 kg" failed
     // with no check failing.
