@@ -245,6 +245,14 @@ void check_request_field(const Reader& r, const YAML::Node& key, const ModelDesc
                             did_you_mean(name, fields), join_names(fields)));
 }
 
+// Whether a step expects an error (an `error:` expectation, not negated):
+// a lesson shows a refusal that way, so what would be refused is let through.
+bool step_expects_error(const YAML::Node& step) {
+    if (const YAML::Node expect = step["expect"]; expect && expect.IsMap())
+        if (const YAML::Node error = expect["error"]) return !(error.IsMap() && error["not"]);
+    return false;
+}
+
 // `train:` and `freeze:` need a kind that trains.
 void check_trains(const Reader& r, const YAML::Node& key, const ModelDescription& model) {
     if (model.trains) return;
@@ -621,10 +629,7 @@ LessonStep read_step(const Reader& r, const YAML::Node& n, size_t index, const M
         // Frozen means training is over: with data it trained on anyway (and
         // unfroze), without it failed at run time.
         // A step that expects the error shows it (lesson 03 does).
-        bool expects_error = false;
-        if (const YAML::Node expect = n["expect"]; expect && expect.IsMap())
-            if (const YAML::Node error = expect["error"]) expects_error = !(error.IsMap() && error["not"]);
-        if (so_far.frozen_at > 0 && !expects_error)
+        if (so_far.frozen_at > 0 && !step_expects_error(n))
             r.fail(key_of(n, "train"), fmt::format("step {} froze the weights: training is over, the model only serves "
                                                    "from there (train before freeze, or expect the error: error: "
                                                    "{{contains: \"frozen\"}})",
