@@ -203,12 +203,14 @@ DeliveryModel::DeliveryModel(Params checkpoint) : checkpoint_(checkpoint) { rese
 
 void DeliveryModel::use_weights_file(std::string path) {
     file_ = std::move(path);
+    file_preview_.reset();
     unload();
 }
 
 void DeliveryModel::use_params(Params checkpoint) {
     checkpoint_ = checkpoint;
     file_.clear();
+    file_preview_.reset();
     unload();
 }
 
@@ -287,8 +289,21 @@ std::string DeliveryModel::setting(std::string_view name) const {
 }
 
 std::optional<Value> DeliveryModel::property(std::string_view key) const {
-    // The loaded weights, or before loading the checkpoint the next load reads.
-    const Params& p = weights_ ? *weights_ : checkpoint_;
+    // The loaded weights, or before loading what the next load reads: the
+    // checkpoint in memory, or the weights file (read once for this, not the
+    // built-in defaults it showed before).
+    const Params* next = &checkpoint_;
+    if (!weights_ && !file_.empty()) {
+        if (!file_preview_) {
+            try {
+                file_preview_ = load_weights(file_);
+            } catch (const Error&) {
+                return std::nullopt;  // the load will say what is wrong with it
+            }
+        }
+        next = &*file_preview_;
+    }
+    const Params& p = weights_ ? *weights_ : *next;
     if (key == keys::bias) return p.bias;
     if (key == keys::w_distance) return p.w[0];
     if (key == keys::w_congestion) return p.w[1];

@@ -57,6 +57,7 @@ private:
     friend class DeliveryJob;
     Params checkpoint_;
     std::string file_;
+    mutable std::optional<Params> file_preview_;  // file_ as read for property() before the load
     std::optional<Params> weights_;
     Settings settings_;
     std::mt19937_64 rng_;

@@ -1,12 +1,14 @@
 #include <doctest/doctest.h>
 
 #include <filesystem>
+#include <optional>
 #include <set>
 #include <vector>
 
 #include "pipeline/core/error.h"
 #include "pipeline/core/pipeline.h"
 #include "pipeline/delivery/delivery_model.h"
+#include "pipeline/delivery/trace_keys.h"
 #include "pipeline/delivery/weights_file.h"
 
 using namespace sixstep;
@@ -172,6 +174,10 @@ TEST_CASE("weights files: save, load, serve, broken files are clear errors") {
     CHECK(p.w[2] == -1);
     DeliveryModel m;
     m.use_weights_file(path);
+    // Before the load, the weights the load will read (it showed the
+    // built-in defaults, b = 5).
+    CHECK(m.property(keys::bias) == std::optional<Value>(4.0));
+    CHECK(m.property(keys::w_distance) == std::optional<Value>(3.0));
     CHECK(raw_output(m, req("2 km")) == 10);
 
     const std::string bad = (dir / "bad.json").string();
