@@ -617,9 +617,16 @@ LessonStep read_step(const Reader& r, const YAML::Node& n, size_t index, const M
     if (const auto req = n["request"]) {
         r.expect_map(req, "\"request\"");
         std::vector<std::pair<std::string, std::string>> fields;
+        // Each value against its knob, here at its position (temperature: -1
+        // failed at run time, at the step), unless the kind takes what its
+        // knobs refuse or the step expects the error the value gives.
+        const bool check_values = !model.lenient_requests && !step_expects_error(n);
         for (const auto& kv : req) {
             check_request_field(r, kv.first, model);
             fields.emplace_back(kv.first.Scalar(), r.text(kv.second, kv.first.Scalar()));
+            if (check_values)
+                if (const Knob* k = model.find_knob(fields.back().first))
+                    r.checked(kv.second, [&] { (void)k->check(fields.back().second); });
         }
         s.request = std::move(fields);
     }

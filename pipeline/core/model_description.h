@@ -172,6 +172,9 @@ struct ModelDescription {
                                       // on its data); otherwise it is only served
     std::vector<PanelInfo> panels;    // beyond the inspector, in the order the window offers them
     WorkDeclaration work;             // what a request costs, for a lesson's work budget
+    bool lenient_requests = false;    // its requests take values its knobs refuse (delivery: "30%", an
+                                      // out-of-range distance — skew is the lesson); otherwise a lesson's
+                                      // request values are checked by their knobs when it loads
 
     const Knob* find_knob(std::string_view name) const;
     // Throws sixstep::Error: unknown knob "temprature" for the llm model — did

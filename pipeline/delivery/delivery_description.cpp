@@ -162,7 +162,8 @@ std::vector<Headline> headlines() {
 const ModelDescription& DeliveryModel::describe() {
     static const ModelDescription d{"delivery", "the delivery-time linear regression: 5 + 2·km + 10·congestion − 2·lane",
                                     knobs(), paths(), headlines(), /*trains=*/true, /*panels=*/{},
-                                    /*work=*/{}};  // a request is a few multiply-adds: nothing to budget
+                                    /*work=*/{},  // a request is a few multiply-adds: nothing to budget
+                                    /*lenient_requests=*/true};
     return d;
 }
 

@@ -38,6 +38,8 @@ const BadLesson bad_lessons[] = {
      "temperature, top_k, top_p, min_p, seed, stop, force)"},
     {"llm-unknown-path.yaml", 7, 7,
      "unknown path \"forward.raw_output\" for the llm model (`sixstep paths --model llm` lists them)"},
+    // At the value, exit 2 (it failed at run time, at the step); a step that expects the error may still send it.
+    {"llm-request-out-of-range.yaml", 4, 58, "\"temperature\" must be from 0 to 100, got -1"},
     {"llm-bad-backend.yaml", 5, 12, "\"backend\" must be cpu, cuda or auto, got \"gpu\" — did you mean \"cpu\"?"},
     {"backend-on-delivery.yaml", 4, 12, "\"backend\" is for models read from GGUF files (kind: llm or serving)"},
     {"llm-without-file.yaml", 3, 3, "kind llm needs \"file\": the GGUF file, relative to the lesson (or \"random\": a preset, for random weights; not both)"},
