@@ -91,8 +91,10 @@ void print_lesson_list(std::FILE* out) {
             const std::string why = e.what();
             title = "(does not load: " + why.substr(0, why.find('\n')) + ")";
         }
-        std::fprintf(out, "  %-44s %s\n", printable(std::filesystem::path(f).lexically_relative(base).string()).c_str(),
-                     printable(title).c_str());
+        std::string name = std::filesystem::path(f).lexically_relative(base).string();
+        if (name.empty() || name == ".") name = f;  // the folder is the lesson itself
+        // One line per lesson, whatever a title holds (a 1 MB title printed whole).
+        std::fprintf(out, "  %-44s %s\n", printable(name).c_str(), printable_cut(title, 200).c_str());
     }
 }
 

@@ -38,12 +38,15 @@ TEST_CASE("sixstep with no lesson and no display lists the lessons to choose fro
     const auto dir = sixstep::test::process_temp_dir("lesson-list");
     std::ofstream(dir / "a-good.yaml") << "title: Good one\nmodel: {kind: delivery}\nsteps:\n  - say: hi\n";
     std::ofstream(dir / "b-broken.yaml") << "title: [\n";
+    std::ofstream(dir / "c-long.yaml") << "title: " << std::string(100000, 'x') << "\nsteps:\n  - say: hi\n";
     const auto listed = run_command("env -u DISPLAY -u WAYLAND_DISPLAY SIXSTEP_LESSONS='" + dir.string() + "' " + sixstep_cmd(""));
     CHECK(listed.exit_code == 2);
     CHECK(listed.output.find("  a-good.yaml") != std::string::npos);
     CHECK(listed.output.find("Good one\n") != std::string::npos);
     CHECK(listed.output.find("  b-broken.yaml") != std::string::npos);
     CHECK(listed.output.find("(does not load: ") != std::string::npos);
+    CHECK(listed.output.find("bytes left out") != std::string::npos);  // one line, whatever the title holds
+    CHECK(listed.output.size() < 2000);
 }
 
 TEST_CASE("infer delivery --no-normalize: 3000 m gives 6005 without an error") {
