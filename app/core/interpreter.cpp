@@ -245,13 +245,17 @@ void Interpreter::train_steps(const TrainSpec& spec, StepReport& report) {
     // Frozen is for good: with data: it built a new trainer and trained on.
     if (trainer_ && trainer_->frozen())
         throw Error("the weights are frozen: training is over, the model only serves now");
+    // The data the window plots, from the trainer's own copy.
+    const auto show_data = [&](const std::string& data) {
+        state_.training.data_path = data;
+        state_.training.examples = static_cast<int>(trainer_->data().size());
+        state_.training.data = std::make_shared<const std::vector<delivery::Example>>(trainer_->data());
+    };
     if (trainer_ && spec.data && !spec.from_zero) {
         // from: current on other data: the weights, rate and step count go on.
         const std::string data = resolve_lesson_path(lesson_, *spec.data);
         trainer_->switch_data(delivery::load_deliveries_csv(data));
-        state_.training.data_path = data;
-        state_.training.examples = static_cast<int>(trainer_->data().size());
-        state_.training.data = std::make_shared<const std::vector<delivery::Example>>(trainer_->data());
+        show_data(data);
     } else if (!trainer_ || spec.data || spec.from_zero) {
         const std::string data = spec.data ? resolve_lesson_path(lesson_, *spec.data) : default_training_data();
         const delivery::Params start = spec.from_zero                ? delivery::Params{0, {0, 0, 0}}
@@ -261,9 +265,7 @@ void Interpreter::train_steps(const TrainSpec& spec, StepReport& report) {
                                                        spec.learning_rate.value_or(0.005));
         state_.training = TrainingState{};
         state_.training.active = true;
-        state_.training.data_path = data;
-        state_.training.examples = static_cast<int>(trainer_->data().size());
-        state_.training.data = std::make_shared<const std::vector<delivery::Example>>(trainer_->data());
+        show_data(data);
         namespace k = delivery::keys;
         state_.training.param_labels = {delivery::param_labels.begin(), delivery::param_labels.end()};
         state_.training.param_keys = {k::bias, k::w_distance, k::w_congestion, k::w_express_lane};

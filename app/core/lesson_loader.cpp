@@ -13,6 +13,7 @@
 #include <set>
 #include <sstream>
 #include <string_view>
+#include <vector>
 
 #include <fmt/format.h>
 #include <yaml-cpp/eventhandler.h>
@@ -43,18 +44,18 @@ namespace {
 class Reader {
 public:
     // text: the lesson as read, for columns counted in characters.
-    Reader(std::string path, std::string_view text) : path_(std::move(path)), text_(text) {}
+    Reader(std::string path, std::string_view text) : path_(std::move(path)), text_(text) {
+        for (std::size_t at = text_.find('\n'); at != std::string_view::npos; at = text_.find('\n', at + 1))
+            line_starts_.push_back(at + 1);
+    }
 
     SourceLocation at(const YAML::Node& n) const { return at(n.Mark()); }
     // yaml-cpp counts columns in bytes: "中文" is six of them, and an error
     // after Chinese text pointed past it. An editor counts characters.
     SourceLocation at(const YAML::Mark& m) const {
         if (m.line < 0) return SourceLocation{path_};
-        std::size_t start = 0;
-        for (int line = 0; line < m.line && start != std::string_view::npos; ++line) {
-            start = text_.find('\n', start);
-            if (start != std::string_view::npos) ++start;
-        }
+        const auto line = static_cast<std::size_t>(m.line);
+        const std::size_t start = line < line_starts_.size() ? line_starts_[line] : std::string_view::npos;
         int column = m.column;
         if (start != std::string_view::npos && start + static_cast<std::size_t>(m.column) <= text_.size()) {
             column = 0;
@@ -155,6 +156,7 @@ public:
 private:
     std::string path_;
     std::string_view text_;
+    std::vector<std::size_t> line_starts_{0};  // where each line begins in text_, found once
 };
 
 ModelSpec read_model(const Reader& r, const YAML::Node& n) {
