@@ -416,6 +416,19 @@ const Catalogue& chinese_catalogue() {
             {"But the greedy text DIFFERED from the target's", "但贪心文本与目标模型单独生成的不同"},
             {"A loss: a pass of this tiny target costs about as much as the draft's guesses it saves",
              "反而变慢：这个小目标模型跑一次的成本，和草稿模型的猜测省下的差不多"},
+            // the progress line of long work (progress_strip.cpp): what the engine reports it runs
+            {"batch sweep: prefill", "批大小扫描：预填充"},
+            {"batch sweep: done", "批大小扫描：完成"},
+            {"training (steps)", "训练（步数）"},
+            {"checking the weights (MiB)", "检查参数（MiB）"},
+            {"writing the model", "写入模型"},
+            {"agent: calls", "智能体：调用次数"},
+            {"batch job: requests one at a time", "批处理作业：逐个处理请求"},
+            {"batch job: requests all at once", "批处理作业：一次处理全部请求"},
+            {"queue simulations", "排队模拟"},
+            {"serving traffic (requests finished)", "服务流量（已完成的请求）"},
+            {"timing decode steps", "解码步计时"},
+            {"speculative sweep (settings)", "投机解码扫描（设置组数）"},
         },
         {
             // patterns: {} is looked up, {=} kept as it is
@@ -444,7 +457,6 @@ const Catalogue& chinese_catalogue() {
             {"{=} \u00b7 {=} \u00b7 a request alone {} ms \u00b7 its TTFT {} ms", "{=} \u00b7 {=} \u00b7 单个请求 {} ms \u00b7 其 TTFT {} ms"},
             {"serving {=} on {=} (max batch {})", "服务 {=}，地址 {=}（最大批大小 {}）"},
             {"weights held {} s against {} s; {} cold starts", "参数驻留 {} s 对比 {} s；冷启动 {} 次"},
-            {"weights held {} s against {} s; {} cold start", "参数驻留 {} s 对比 {} s；冷启动 {} 次"},
             {"weights held {} s against {} s; {} cold start", "参数驻留 {} s 对比 {} s；冷启动 {} 次"},
             {"bytes per token = 2 \u00d7 n_layer \u00d7 n_head_kv \u00d7 head_dim \u00d7 bytes per element = {}",
              "每个词元的字节数 = 2 \u00d7 n_layer \u00d7 n_head_kv \u00d7 head_dim \u00d7 每个元素的字节数 = {}"},
@@ -838,6 +850,11 @@ const Catalogue& chinese_catalogue() {
             // sentences: a serving lab's answer
             {"{}. {}", "{}。{}"},
             {"{}.", "{}。"},
+            // the progress line (progress_strip.cpp)
+            {"batch sweep: round {} of {}, batch {}", "批大小扫描：第 {} 轮（共 {} 轮），批大小 {}"},
+            {"working\u2026 {}", "处理中\u2026 {}"},
+            {"stopping\u2026 {}", "正在停止\u2026 {}"},
+            {"{} of {}", "{} / {}"},
         },
         {
             // kept in English: units and symbols, names from the ecosystem

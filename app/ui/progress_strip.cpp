@@ -9,18 +9,22 @@
 #include <imgui.h>
 
 #include "app/ui/format.h"
+#include "app/ui/i18n.h"
 #include "app/ui/panels.h"
 #include "app/ui/theme.h"
 
 namespace sixstep::ui {
 
+// In the window's language: the engine reports its task in English (the
+// catalogue's key), as it does everywhere.
 std::string work_text(const app::WorkStatus& w) {
     const std::string elapsed = fmt::format("{:.0f} s", w.elapsed_s);
-    if (w.stopping) return fmt::format("stopping\u2026 {}", elapsed);
+    if (w.stopping) return tr(fmt::format("stopping\u2026 {}", elapsed));
     const app::ProgressReport& p = w.progress;
-    if (p.task.empty()) return fmt::format("working\u2026 {}", elapsed);
-    if (p.total == 0) return fmt::format("{}: {} \u2014 {}", p.task, p.done, elapsed);
-    return fmt::format("{}: {} of {} \u2014 {}", p.task, std::min(p.done, p.total), p.total, elapsed);
+    if (p.task.empty()) return tr(fmt::format("working\u2026 {}", elapsed));
+    const std::string count = p.total == 0 ? std::to_string(p.done)
+                                           : tr(fmt::format("{} of {}", std::min(p.done, p.total), p.total));
+    return fmt::format("{}: {} \u2014 {}", tr(p.task), count, elapsed);
 }
 
 void draw_work_status(const app::WorkStatus& w, float width, float font_px) {

@@ -12,6 +12,7 @@
 
 #include <imgui.h>
 
+#include "app/core/catalogue.h"
 #include "app/ui/fonts.h"
 #include "app/ui/format.h"
 #include "app/ui/i18n.h"
@@ -44,6 +45,28 @@ TEST_CASE("work status: what runs, how far and for how long, and stopping says s
     CHECK(ui::work_text(w) == "training (steps): 5000 \u2014 12 s");
     w.stopping = true;
     CHECK(ui::work_text(w) == "stopping\u2026 12 s");
+}
+
+TEST_CASE("work status: a Chinese window says what runs in Chinese") {
+    app::WorkStatus w;
+    w.running = true;
+    w.elapsed_s = 12.4;
+    ui::set_frame_language("zh");
+    CHECK(ui::work_text(w) == "处理中\u2026 12 s");
+    w.progress = {"batch sweep: round 2 of 3, batch 8", 37, 100};
+    CHECK(ui::work_text(w) == "批大小扫描：第 2 轮（共 3 轮），批大小 8: 37 / 100 \u2014 12 s");
+    w.progress = {"training (steps)", 5000, 0};
+    CHECK(ui::work_text(w) == "训练（步数）: 5000 \u2014 12 s");
+    // Every task a lesson's long work reports in the window has its words.
+    for (const char* task : {"batch sweep: prefill", "batch sweep: done", "checking the weights (MiB)", "agent: calls",
+                             "batch job: requests one at a time", "batch job: requests all at once", "queue simulations",
+                             "serving traffic (requests finished)", "timing decode steps", "speculative sweep (settings)"}) {
+        CAPTURE(task);
+        CHECK(app::translate("zh", task).has_value());
+    }
+    w.stopping = true;
+    CHECK(ui::work_text(w) == "正在停止\u2026 12 s");
+    ui::set_frame_language("");
 }
 
 TEST_CASE("presenter keys: Esc stops the long work running now, and is harmless while idle") {
