@@ -41,11 +41,15 @@ LessonOutcome run_lesson(const std::string& path, std::FILE* narrate, bool want_
     while (!it.finished()) {
         const StepReport r = it.step();
         ++out.steps;
+        // A copied step's checks point at the lines of the step it copies.
+        const std::string note = r.step && r.step->copy_of >= 0
+                                     ? fmt::format("step {}, a copy of step {}", r.index + 1, r.step->copy_of + 1)
+                                     : "";
         for (const auto& c : r.checks) {
             ++out.checks;
             if (!c.passed) {
                 ++out.failed;
-                out.failures.push_back(format_check(c));
+                out.failures.push_back(format_check(c, "en", note));
             }
         }
         if (narrate) {

@@ -120,6 +120,10 @@ struct AttentionSpec {
 
 struct LessonStep {
     SourceLocation where;       // the step's position in the file
+    // A step written as a YAML alias (`- *intro`) repeats an earlier one, and
+    // its positions are that step's lines: the index (0-based) of the step
+    // it copies, so a failure can say which of the two failed; -1 otherwise.
+    int copy_of = -1;
     std::string title;
     std::string say;            // narration
     std::optional<std::vector<std::pair<std::string, std::string>>> request;

@@ -1021,8 +1021,12 @@ Lesson read_lesson(const Reader& r, const YAML::Node& root) {
     WorkTally work(r, lesson.budget, model, lesson.model_file_work);
     StepsSoFar so_far;
     std::vector<std::string> remembered;  // names remembered so far, in step order
+    std::map<std::pair<int, int>, int> step_at;  // a step's line and column → the first step written there
     for (size_t i = 0; i < steps.size(); ++i) {
         lesson.steps.push_back(read_step(r, steps[i], i, model, so_far, remembered));
+        const YAML::Mark m = steps[i].Mark();
+        const auto [first, fresh] = step_at.emplace(std::pair{m.line, m.column}, static_cast<int>(i));
+        if (!fresh) lesson.steps.back().copy_of = first->second;
         work.add(lesson.steps.back(), steps[i], i);
     }
     return lesson;

@@ -88,11 +88,12 @@ std::string format_event(const TraceEvent& ev, std::string_view lang) {
     return out;
 }
 
-std::string format_check(const CheckResult& c, std::string_view lang) {
+std::string format_check(const CheckResult& c, std::string_view lang, std::string_view step_note) {
     const Expectation& e = c.expectation;
     const std::string expected = c.expected_text(say(lang, "and"));
     if (c.passed) return fmt::format("  ✓ {} {}", e.path, expected);
-    return fmt::format("  ✗ {}: {}: {} {}, {} {}", e.where.str(), e.path, say(lang, "expected"), expected, say(lang, "got"), c.got);
+    const std::string where = step_note.empty() ? e.where.str() : fmt::format("{} ({})", e.where.str(), step_note);
+    return fmt::format("  ✗ {}: {}: {} {}, {} {}", where, e.path, say(lang, "expected"), expected, say(lang, "got"), c.got);
 }
 
 std::string format_step(const StepReport& r, const LessonState& s, int step_count) {

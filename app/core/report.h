@@ -17,7 +17,8 @@ namespace sixstep::app {
 // In the lesson's language (`lang`, "en" or "zh": the message catalogue).
 std::string format_event(const TraceEvent& ev, std::string_view lang = "en");  // one stage, several lines
 std::string format_step(const StepReport& r, const LessonState& s, int step_count);  // narration of one step
-std::string format_check(const CheckResult& c, std::string_view lang = "en");  // "✓ …" or "✗ …"
+// `step_note` follows the position: "step 3, a copy of step 1" (a step repeated by a YAML alias).
+std::string format_check(const CheckResult& c, std::string_view lang = "en", std::string_view step_note = "");  // "✓ …" or "✗ …"
 
 // ---- JSON ----
 nlohmann::ordered_json to_json(const Value& v);

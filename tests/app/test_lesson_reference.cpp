@@ -112,6 +112,26 @@ TEST_CASE("a kind's tables list every path and knob it declares, one row each") 
     CHECK(reference_markdown(model_description("delivery")).find("| `forward.dropout_mask` |") != std::string::npos);
 }
 
+TEST_CASE("check: a failure in a step repeated by a YAML alias names the copy, not only the original's lines") {
+    const std::string yaml =
+        "title: alias\n"
+        "model: {kind: delivery}\n"
+        "steps:\n"
+        "  - &ask\n"
+        "    run: all\n"
+        "    request: {distance: \"3 km\", congestion: 0, express_lane: 0}\n"
+        "    expect: {respond.minutes: 11}\n"
+        "  - set: {minimum_minutes: 15}\n"  // a business rule between the two asks: the copy gets another answer
+        "  - *ask\n";
+    const LessonOutcome o = run_text("alias.yaml", yaml);
+    REQUIRE_MESSAGE(o.valid, o.error);
+    CHECK(o.checks == 2);
+    REQUIRE(o.failures.size() == 1);
+    CAPTURE(o.failures[0]);
+    CHECK(o.failures[0].find("alias.yaml:7:14 (step 3, a copy of step 1): respond.minutes: expected = 11") !=
+          std::string::npos);
+}
+
 TEST_CASE("update_reference rewrites stale tables between the markers and nothing else") {
     const std::string begin = reference_begin_marker("delivery"), end = reference_end_marker("delivery");
     const std::string stale = "intro\n" + begin + "\n| old | table |\n" + end + "\noutro\n";
