@@ -98,6 +98,7 @@ const Catalogue& chinese_catalogue() {
             {"forced (outlined)", "手动指定（加框）"},
             {"forced:", "手动指定："},
             {"sampled:", "采样结果："},
+            {"kept", "保留"},  // the sampler table's row of counts: what each stage kept
             {"click a candidate to force it", "点击候选词元即可手动指定"},
             {"click to force token", "点击以手动指定词元"},
             {"cut by the sampler's filters", "被采样器的过滤器剪掉了"},
@@ -850,6 +851,7 @@ const Catalogue& chinese_catalogue() {
             // sentences: a serving lab's answer
             {"{}. {}", "{}。{}"},
             {"{}.", "{}。"},
+            {"(rank {} of {})", "（排第 {} 位，共 {} 个）"},  // the token taken, when not among the bars
             // the progress line (progress_strip.cpp)
             {"batch sweep: round {} of {}, batch {}", "批大小扫描：第 {} 轮（共 {} 轮），批大小 {}"},
             {"working\u2026 {}", "处理中\u2026 {}"},

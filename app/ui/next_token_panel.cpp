@@ -7,9 +7,10 @@
 // the request through the session; and a typed token id to force.
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <string>
+#include <vector>
 
+#include <fmt/format.h>
 #include <imgui.h>
 
 #include "app/ui/fonts.h"
@@ -66,18 +67,39 @@ AfterSampler after_sampler(const llm::ViewNext& next, int id) {
     return a;
 }
 
+// A probability as a share, and as the table's cell: one decimal of a per
+// cent (three of a unit), or two significant digits below that, so the
+// token a hot sampler drew from far down the list reads "0.0031%", not 0.
+std::string percent_text(float p) {
+    const double pct = 100.0 * p;
+    return (pct >= 0.1 || pct == 0 ? fmt::format("{:.1f}", pct) : sci_text(pct, 2)) + "%";
+}
+std::string probability_text(float p) { return p >= 0.001f || p == 0 ? fmt::format("{:.3f}", p) : sci_text(p, 2); }
+
+// The bars: the model's most likely candidates, then the token taken when
+// it is not among them (a hot sampler draws one far down the list, and the
+// class should see where it came from).
+std::vector<llm::ViewCandidate> bar_rows(const llm::ViewNext& next) {
+    std::vector<llm::ViewCandidate> rows = next.top;
+    const bool listed = std::any_of(rows.begin(), rows.end(), [&](const auto& c) { return c.id == next.chosen; });
+    if (next.chosen >= 0 && !listed) rows.push_back({next.chosen, next.chosen_piece, next.chosen_p, 0.0f});
+    return rows;
+}
+
 // The candidates as bars (the model's own probabilities); a click forces
 // one. When the sampler filters or reshapes them, a candidate it cut is
 // greyed and a dark tick marks a kept one's share after it, where it moved.
 void candidate_bars(const llm::ViewNext& next, app::Session& session) {
     const Fonts& F = fonts();
+    const std::vector<llm::ViewCandidate> rows = bar_rows(next);
     float piece_w = 0;
-    for (const auto& c : next.top) piece_w = std::max(piece_w, ImGui::CalcTextSize(visible_piece(c.piece).c_str()).x);
+    for (const auto& c : rows) piece_w = std::max(piece_w, ImGui::CalcTextSize(visible_piece(c.piece).c_str()).x);
     const float avail = ImGui::GetContentRegionAvail().x;
-    const float pct_w = ImGui::CalcTextSize("100.0%").x;
+    float pct_w = ImGui::CalcTextSize("100.0%").x;
+    for (const auto& c : rows) pct_w = std::max(pct_w, ImGui::CalcTextSize(percent_text(c.p).c_str()).x);
     const float bar_w = std::max(20.0f, avail - piece_w - pct_w - 3 * ImGui::GetStyle().ItemSpacing.x);
-    for (size_t i = 0; i < next.top.size(); ++i) {
-        const llm::ViewCandidate& c = next.top[i];
+    for (size_t i = 0; i < rows.size(); ++i) {
+        const llm::ViewCandidate& c = rows[i];
         const AfterSampler after = after_sampler(next, c.id);
         ImGui::PushID(static_cast<int>(i));
         const ImVec2 row = ImGui::GetCursorScreenPos();
@@ -87,8 +109,8 @@ void candidate_bars(const llm::ViewNext& next, app::Session& session) {
             if (after.changed && after.cut)
                 ImGui::SetTooltip("%s %d\n%s", tr("click to force token"), c.id, tr("cut by the sampler's filters"));
             else if (after.changed)
-                ImGui::SetTooltip("%s %d\n%s %.1f%%", tr("click to force token"), c.id, tr("after the sampler's filters:"),
-                                  after.p * 100.0f);
+                ImGui::SetTooltip("%s %d\n%s %s", tr("click to force token"), c.id, tr("after the sampler's filters:"),
+                                  percent_text(after.p).c_str());
             else
                 ImGui::SetTooltip("%s %d", tr("click to force token"), c.id);
         }
@@ -110,17 +132,29 @@ void candidate_bars(const llm::ViewNext& next, app::Session& session) {
             ImGui::GetWindowDrawList()->AddLine(ImVec2(x, bar.y), ImVec2(x, bar.y + h), theme::col(theme::text_rgb), 2.0f);
         }
         ImGui::SameLine();
-        ImGui::Text("%.1f%%", c.p * 100.0f);
+        ImGui::TextUnformatted(percent_text(c.p).c_str());
         ImGui::PopID();
     }
 }
 
-// Rows: the candidates before any filter; columns: the chain's stages; a cell
-// holds the candidate's probability after that stage, or — when it was cut.
-// At most `max_rows` candidates (the most likely), as many as the pane has room for.
+// The table's rows: the most likely candidates, as many as `max_rows`,
+// the last of them given to the token taken when it ranks below the rest
+// (the sampler's tables end with its row then: SamplerStage).
+std::vector<const llm::ViewCandidate*> table_rows(const llm::ViewNext& next, size_t max_rows) {
+    std::vector<const llm::ViewCandidate*> out;
+    if (next.chain.empty() || max_rows == 0) return out;
+    const auto& all = next.chain.front().rows;
+    for (size_t i = 0; i < std::min(all.size(), max_rows); ++i) out.push_back(&all[i]);
+    if (out.size() < all.size() && next.sampled && all.back().id == next.chosen) out.back() = &all.back();
+    return out;
+}
+
+// Rows: the candidates before any filter; columns: the chain's stages, with
+// how many candidates each kept; a cell holds the candidate's probability
+// after that stage, or — when it was cut. As many rows as the pane has room for.
 void chain_table(const llm::ViewNext& next, size_t max_rows) {
-    if (next.chain.empty() || max_rows == 0) return;
-    const llm::ViewSamplerStage& first = next.chain.front();
+    const std::vector<const llm::ViewCandidate*> rows = table_rows(next, max_rows);
+    if (rows.empty()) return;
     const int cols = static_cast<int>(next.chain.size()) + 1;
     const ImGuiTableFlags flags = ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchSame;
     if (!ImGui::BeginTable("##chain", cols, flags)) return;
@@ -129,10 +163,18 @@ void chain_table(const llm::ViewNext& next, size_t max_rows) {
     ImGui::TextDisabled("%s", tr("token"));
     for (const auto& stage : next.chain) {
         ImGui::TableNextColumn();
-        ImGui::TextDisabled("%s %d", tr(stage.name), stage.n_kept);
+        ImGui::TextDisabled("%s", tr(stage.name));
     }
-    for (size_t i = 0; i < std::min(first.rows.size(), max_rows); ++i) {
-        const llm::ViewCandidate& c = first.rows[i];
+    // "temperature 2000" read as a temperature of 2000: the counts get a row of their own.
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    ImGui::TextDisabled("%s", tr("kept"));
+    for (const auto& stage : next.chain) {
+        ImGui::TableNextColumn();
+        ImGui::TextDisabled("%d", stage.n_kept);
+    }
+    for (const llm::ViewCandidate* row : rows) {
+        const llm::ViewCandidate& c = *row;
         ImGui::TableNextRow();
         ImGui::TableNextColumn();
         ImGui::TextUnformatted(visible_piece(c.piece).c_str());
@@ -143,9 +185,9 @@ void chain_table(const llm::ViewNext& next, size_t max_rows) {
                 ImGui::TextDisabled("\u2014");
             } else {
                 if (it->id == next.chosen && next.sampled && &stage == &next.chain.back())
-                    ImGui::TextColored(theme::vec(theme::active_border_rgb), "%.3f \u2713", it->p);
+                    ImGui::TextColored(theme::vec(theme::active_border_rgb), "%s \u2713", probability_text(it->p).c_str());
                 else
-                    ImGui::Text("%.3f", it->p);
+                    ImGui::TextUnformatted(probability_text(it->p).c_str());
             }
         }
     }
@@ -163,13 +205,14 @@ void draw_next_token_panel(const app::Snapshot& s, ViewState& v, app::Session& s
         if (has) {
             const llm::ViewNext& next = view->next;
             ImGui::SameLine(0, v.font_px);
-            char line[200];
+            // Where the token taken ranks, when it is not among the bars' most likely.
+            const bool listed = std::any_of(next.top.begin(), next.top.end(), [&](const auto& c) { return c.id == next.chosen; });
+            std::string line = tr("click a candidate to force it");
             if (next.chosen >= 0)
-                std::snprintf(line, sizeof line, "%s \u201c%s\u201d", tr(next.forced ? "forced:" : "sampled:"),
-                              visible_piece(next.chosen_piece).c_str());
-            else
-                std::snprintf(line, sizeof line, "%s", tr("click a candidate to force it"));
-            ImGui::TextColored(theme::vec(next.forced ? theme::active_border_rgb : theme::muted_rgb), "%s", line);
+                line = fmt::format("{} \u201c{}\u201d", tr(next.forced ? "forced:" : "sampled:"), visible_piece(next.chosen_piece));
+            if (next.chosen >= 0 && !listed && next.chosen_rank >= 0)
+                line += std::string(" ") + tr(fmt::format("(rank {} of {})", next.chosen_rank + 1, next.n_vocab));
+            ImGui::TextColored(theme::vec(next.forced ? theme::active_border_rgb : theme::muted_rgb), "%s", line.c_str());
         }
         panel_message(s, "next_token");
         // What fits, in this order: the candidates (smaller when the pane is
@@ -189,15 +232,16 @@ void draw_next_token_panel(const app::Snapshot& s, ViewState& v, app::Session& s
             const llm::ViewNext& next = view->next;
             // The bars at the body size when they, the knobs and the whole
             // table fit; else smaller.
-            const float bars_h = static_cast<float>(next.top.size()) * ImGui::GetTextLineHeightWithSpacing();
+            const float bars_h = static_cast<float>(bar_rows(next).size()) * ImGui::GetTextLineHeightWithSpacing();
+            // The table: a header, the counts kept, the rows.
             const float table_all_h =
-                next.chain.empty() ? 0.0f : caption_h + static_cast<float>(next.chain.front().rows.size() + 1) * row_h;
+                next.chain.empty() ? 0.0f : caption_h + static_cast<float>(next.chain.front().rows.size() + 2) * row_h;
             ImGui::SetWindowFontScale(bars_h + knobs_h + table_all_h <= ImGui::GetContentRegionAvail().y ? 1.0f : 0.8f);
             candidate_bars(next, session);
             ImGui::SetWindowFontScale(1.0f);
             const float left = ImGui::GetContentRegionAvail().y;
             knobs = left >= knobs_h;
-            const float table_h = left - (knobs ? knobs_h : 0.0f) - caption_h - row_h;
+            const float table_h = left - (knobs ? knobs_h : 0.0f) - caption_h - 2 * row_h;
             size_t rows = table_h >= row_h ? static_cast<size_t>(table_h / row_h) : 0;
             // Rows the pane has no room for are said, not silently dropped:
             // one row's room goes to saying how many.

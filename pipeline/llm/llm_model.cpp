@@ -397,6 +397,8 @@ public:
             next.forced = forced;
             next.chosen = te.token;
             next.chosen_piece = te.piece;
+            next.chosen_p = te.p;
+            next.chosen_rank = forced ? -1 : trace.chosen_rank;
             const GenerateTimings& clocks = gen_->result().timings;  // the clocks so far
             v->ttft_ms = clocks.ttft_ms;
             v->tpot_ms = clocks.tpot_ms;

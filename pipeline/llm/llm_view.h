@@ -92,6 +92,8 @@ struct ViewNext {
     bool sampled = false;                  // chain is from the sample taken; false: a preview on these logits
     int chosen = -1;                       // the token taken (when sampled)
     std::string chosen_piece;
+    float chosen_p = 0;                    // its probability at temperature 1 (the bars' scale)
+    int chosen_rank = -1;                  // its place by logit, 0 = the most likely; -1 when not known (forced)
     bool forced = false;                   // taken by force, not sampled
 };
 

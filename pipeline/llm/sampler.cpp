@@ -35,6 +35,20 @@ void record(SamplerTrace* trace, const char* name, const std::vector<Candidate>&
     trace->stages.push_back(std::move(st));
 }
 
+// The drawn token in every table before the draw, when it ranks below the
+// rows recorded. Every stage keeps a prefix of the tokens sorted by logit,
+// and the drawn one is in the last prefix, so every stage kept it; its share
+// there follows from the stage's top row: p ∝ exp(logit) before the
+// temperature, exp(logit / T) at it.
+void record_drawn(SamplerTrace& trace, const Candidate& drawn, std::size_t rank, float temperature) {
+    for (SamplerStage& st : trace.stages) {
+        if (st.candidates.empty() || rank < st.candidates.size()) continue;
+        const Candidate& top = st.candidates.front();
+        const double t = st.name == "temperature" ? temperature : 1.0;
+        st.candidates.push_back({drawn.id, drawn.logit, static_cast<float>(top.p * std::exp((drawn.logit - top.logit) / t))});
+    }
+}
+
 bool by_logit(const Candidate& a, const Candidate& b) { return a.logit > b.logit || (a.logit == b.logit && a.id < b.id); }
 
 // NaN or ±inf logits mean the forward pass overflowed (or the weights hold
@@ -81,6 +95,7 @@ int Sampler::sample(std::span<const float> logits, SamplerTrace* trace) {
             record(trace, "greedy", {cand_.front()});
             trace->chosen = id;
             trace->chosen_p = cand_.front().p;
+            trace->chosen_rank = 0;
         }
         return id;
     }
@@ -157,9 +172,11 @@ int Sampler::sample(std::span<const float> logits, SamplerTrace* trace) {
         }
     }
     if (trace) {
+        record_drawn(*trace, cand_[pick], pick, params_.temperature);
         record(trace, "dist", {cand_[pick]});
         trace->chosen = cand_[pick].id;
         trace->chosen_p = cand_[pick].p;
+        trace->chosen_rank = static_cast<int>(pick);
     }
     return cand_[pick].id;
 }

@@ -42,14 +42,18 @@ struct Candidate {
 // The table after each stage of the chain (sorted by p, descending).
 struct SamplerStage {
     std::string name;  // "softmax", "top_k", "top_p", "min_p", "temperature", "greedy", "dist"
-    std::vector<Candidate> candidates;  // kept candidates (truncated to max_rows for display)
+    // The most likely kept candidates (max_rows of them), then the drawn
+    // token's row when it was kept but ranks below those: the table can
+    // always show the token that was taken.
+    std::vector<Candidate> candidates;
     int n_kept = 0;                     // how many candidates survive this stage
 };
 struct SamplerTrace {
     int max_rows = 10;  // rows recorded per stage
     std::vector<SamplerStage> stages;
     int chosen = -1;
-    float chosen_p = 0;  // probability of the chosen token in the final table
+    float chosen_p = 0;    // probability of the chosen token in the final table
+    int chosen_rank = -1;  // its place among all tokens by logit: 0 = the most likely
 };
 
 class Sampler {

@@ -67,6 +67,44 @@ TEST_CASE("sampler: the chain runs top-k, top-p, min-p, temperature, dist and sh
     CHECK(tr.stages[3].candidates[0].p == doctest::Approx(0.5 / 0.7).epsilon(1e-4));
 }
 
+TEST_CASE("sampler: a token drawn below the rows shown still has its row in every table, at its share there") {
+    // p = {0.5, 0.2, 0.15, 0.1, 0.05} at temperature 1; two rows per table.
+    SamplerParams p;
+    p.temperature = 2.0f;
+    p.top_k = 0;
+    p.top_p = 1.0f;
+    p.min_p = 0.0f;
+    const auto logits = known_logits();
+    // At T = 2 the shares go as sqrt(p): the drawn token's share there.
+    double sum_sqrt = 0;
+    for (float l : logits) sum_sqrt += std::exp(l / 2.0);
+    bool seen_low = false;
+    for (std::uint64_t seed = 0; seed < 200 && !seen_low; ++seed) {
+        p.seed = seed;
+        SamplerTrace tr;
+        tr.max_rows = 2;
+        const int id = Sampler(p).sample(logits, &tr);
+        REQUIRE(tr.chosen == id);
+        const int rank = tr.chosen_rank;
+        // Ranks by logit: ids 1, 3, 4, 0, 2.
+        CHECK(rank == std::vector<int>{3, 0, 4, 1, 2}[static_cast<std::size_t>(id)]);
+        if (rank < 2) continue;
+        seen_low = true;
+        CAPTURE(id);
+        REQUIRE(tr.stages.size() == 3);  // softmax, temperature, dist
+        for (const SamplerStage& st : tr.stages) {
+            CAPTURE(st.name);
+            const bool dist = st.name == "dist";
+            REQUIRE(st.candidates.size() == (dist ? 1u : 3u));  // two rows, then the drawn one
+            CHECK(st.candidates.back().id == id);
+            const double expected = st.name == "softmax" ? std::exp(logits[static_cast<std::size_t>(id)])
+                                                         : std::exp(logits[static_cast<std::size_t>(id)] / 2.0) / sum_sqrt;
+            CHECK(st.candidates.back().p == doctest::Approx(expected).epsilon(1e-5));
+        }
+    }
+    CHECK(seen_low);  // some seed draws one of the three below the rows
+}
+
 TEST_CASE("sampler: same seed, same draws, the draw follows the distribution") {
     SamplerParams p;
     p.temperature = 1.0f;

@@ -579,7 +579,8 @@ static std::vector<std::string> overflows_of(const std::string& lesson_path, int
 }
 
 TEST_CASE("screenshots: every pane's content fits, lesson 04 at 1280x720 and 1920x1080") {
-    for (const auto& [w, h] : {std::pair{1280, 720}, std::pair{1920, 1080}}) {
+    for (const auto& size : {std::pair{1280, 720}, std::pair{1920, 1080}}) {
+        const int w = size.first, h = size.second;  // not a structured binding: clang 14 cannot capture one
         CAPTURE(w);
         std::string all;
         for (const auto& line : overflows_of(std::string(SIXSTEP_SOURCE_DIR) + "/lessons/04-one-token-at-a-time.yaml", w, h))
@@ -608,7 +609,8 @@ TEST_CASE("screenshots: a stage's warning mark stays on its time line, load stag
                              ", backend: auto}\nsteps:\n  - request: {prompt: \"The cat\", max_tokens: 1, "
                              "temperature: 0}\n    run: load\n";
     const fs::path lesson = lesson_file("ui-warning-mark", "auto.yaml", yaml.c_str());
-    for (const auto& [w, h] : {std::pair{1024, 768}, std::pair{800, 600}}) {
+    for (const auto& size : {std::pair{1024, 768}, std::pair{800, 600}}) {
+        const int w = size.first, h = size.second;  // not a structured binding: clang 14 cannot capture one
         CAPTURE(w);
         std::string all;
         for (const auto& line : overflows_of(lesson.string(), w, h)) all += "\n  " + line;
@@ -629,7 +631,8 @@ TEST_CASE("screenshots: a failed check's long line fits the log strip, shortened
             "    run: request\n    expect:\n      request.features: \"[3, 0, 0] and far more text than any "
             "request has, more than one line of the log strip holds at any of the sizes drawn here\"\n");
     const fs::path dir = lesson.parent_path();
-    for (const auto& [w, h] : {std::pair{1024, 768}, std::pair{1920, 1080}}) {
+    for (const auto& size : {std::pair{1024, 768}, std::pair{1920, 1080}}) {
+        const int w = size.first, h = size.second;  // not a structured binding: clang 14 cannot capture one
         CAPTURE(w);
         ui::ScreenshotOptions o;
         o.lesson_path = lesson.string();
