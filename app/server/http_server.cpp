@@ -180,11 +180,25 @@ HttpServer::HttpServer(ServingEngine& engine, const llm::TextCodec& codec, HttpS
             // A request with neither a Content-Length nor a chunked body has
             // none (RFC 9112, 6.3); cpp-httplib would read one until the
             // client closes, holding it for read_timeout_s before the 400.
+            // cpp-httplib checks max_body_bytes against a Content-Length
+            // only: a chunked body has none, and a gzip or br body is
+            // inflated before it reaches the reader (204 KB became 200 MiB).
+            // The limit holds for what the reader is given.
             std::string body;
-            if (has_body(req) && !content_reader([&body](const char* data, std::size_t n) {
+            bool over = false;
+            const std::size_t limit = params_.max_body_bytes;
+            if (has_body(req) && !content_reader([&](const char* data, std::size_t n) {
+                    if (n > limit - body.size()) return !(over = true);
                     body.append(data, n);
                     return true;
                 })) {
+                if (over) {
+                    const bool inflated = req.has_header("Content-Encoding");
+                    send_error(res, ApiError(413, error_type_for_status(413),
+                                             fmt::format("the request body is larger than the limit of {} bytes{}",
+                                                         limit, inflated ? " (once decompressed)" : "")));
+                    return;
+                }
                 if (res.status < 400) res.status = 400;  // a body cut short
                 return;  // the error handler writes the body: 413 over max_body_bytes, 400 else
             }

@@ -346,6 +346,44 @@ TEST_CASE("server: a JSON body is read as JSON whatever its Content-Type, up to 
     CHECK(http_get(s.port, "/health").status == 200);
 }
 
+TEST_CASE("server: max_body_bytes holds for a chunked body, and for a compressed one as inflated") {
+    // cpp-httplib checks the limit against a Content-Length only: a chunked
+    // body of 64 MiB was read whole, and 204 KB of gzip inflated to 200 MiB.
+    server::HttpServerParams hp;
+    hp.max_body_bytes = 64 * 1024;
+    TestServer s({}, hp);
+    const auto chunked = [&](int kib_of_spaces) {
+        const auto chunk = [](const std::string& d) { return fmt::format("{:x}\r\n{}\r\n", d.size(), d); };
+        std::string req = "POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                          "Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n";
+        req += chunk("{\"model\":\"" + std::string(served_model_id) + "\",");
+        for (int i = 0; i < kib_of_spaces; ++i) req += chunk(std::string(1024, ' '));
+        req += chunk("\"prompt\":\"Once\",\"max_tokens\":2}") + "0\r\n\r\n";
+        return raw_exchange(s.port, req, 10);
+    };
+    const std::string over = chunked(100);
+    INFO(over);
+    REQUIRE(over.rfind("HTTP/1.1 413", 0) == 0);
+    const Json j = Json::parse(over.substr(over.find("\r\n\r\n") + 4), nullptr, false);
+    CHECK(j["error"]["message"] == "the request body is larger than the limit of 65536 bytes");
+    CHECK(chunked(10).rfind("HTTP/1.1 200", 0) == 0);  // under the limit, chunked is fine
+    // A gzip body whose Content-Length is small and whose JSON is not.
+    httplib::Client c("127.0.0.1", s.port);
+    c.set_compress(true);
+    std::string padded = completion("Once upon a time", 2);
+    padded.insert(padded.size() - 1, std::string(200000, ' '));
+    const auto inflated = c.Post("/v1/completions", padded, "application/json");
+    REQUIRE(inflated);
+    CHECK(inflated->status == 413);
+    CHECK(inflated->body.find("65536 bytes (once decompressed)") != std::string::npos);
+    padded.resize(padded.size() - 150000 - 1);  // 50 kB of spaces left: under the limit
+    padded += "}";
+    const auto fits = c.Post("/v1/completions", padded, "application/json");
+    REQUIRE(fits);
+    CHECK(fits->status == 200);
+    CHECK(http_get(s.port, "/health").status == 200);
+}
+
 TEST_CASE("server: a POST without Content-Length or a chunked body has no body, answered at once") {
     // cpp-httplib by itself waits for such a body until the client closes;
     // a client that keeps its connection open got its 400 only after
