@@ -124,6 +124,10 @@ void ServingEngine::run() {
             std::unique_lock lock(mutex_);
             cv_.wait(lock, [&] { return !inbox_.empty() || !cancels_.empty() || stopping_ || !active_.empty(); });
             arrivals.swap(inbox_);
+            // Until the step ends and says how many still wait, the arrivals
+            // moved to the scheduler wait: uncounted, a burst that came
+            // during the step went past --max-queue (4 taken of 3).
+            n_waiting_ += static_cast<int>(arrivals.size());
             cancels.swap(cancels_);
             cancel_all = stopping_ && std::chrono::steady_clock::now() >= deadline_;
             if (stopping_ && arrivals.empty() && active_.empty()) break;
@@ -165,8 +169,11 @@ void ServingEngine::run() {
         metrics_.set_gauges({scheduler_->n_running(), scheduler_->n_waiting(), kv_->blocks().n_used(),
                              scheduler_->prefix_cache() ? scheduler_->prefix_cache()->n_evictable() : 0,
                              kv_->blocks().n_blocks()});
+        // Waiting: in flight, not in the inbox, not running. Not the
+        // scheduler's queue alone: a request whose arrival its clock has not
+        // reached yet is in neither of its lists, and was counted nowhere.
         std::lock_guard lock(mutex_);
-        n_waiting_ = scheduler_->n_waiting();
+        n_waiting_ = std::max(0, n_in_flight_ - static_cast<int>(inbox_.size()) - scheduler_->n_running());
     }
 }
 

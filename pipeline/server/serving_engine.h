@@ -111,7 +111,7 @@ private:
     std::vector<int> cancels_;
     int next_id_ = 0;
     int n_in_flight_ = 0;     // submitted, not finished
-    int n_waiting_ = 0;       // inbox + the scheduler's queue, as of the last step
+    int n_waiting_ = 0;       // taken from the inbox and not running, as of the last step, and what has moved since
     bool stopping_ = false;
     std::chrono::steady_clock::time_point deadline_;  // while stopping: cancel whatever is left then
 

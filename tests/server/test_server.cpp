@@ -482,6 +482,31 @@ TEST_CASE("server: over the queue limit 429 with Retry-After, over the concurren
     CHECK(http_post(s.port, "/v1/completions", completion("Once", 4)).status == 200);  // and it recovers
 }
 
+TEST_CASE("server: --max-queue holds during a step: arrivals just moved to the scheduler still wait") {
+    // Requests taken from the inbox into the scheduler were counted nowhere
+    // until the step ended: one sent then was let in past the limit.
+    server::ServingEngineParams ep;
+    ep.scheduler.max_batch = 1;
+    ep.scheduler.stop_at_eog = false;
+    ep.max_queue = 1;
+    TestServer s(ep);
+    const std::vector<int> prompt = s.codec->encode("Once upon a time");
+    std::vector<std::shared_ptr<server::RequestStream>> taken;
+    int most = 0;
+    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(400);
+    while (std::chrono::steady_clock::now() < until) {
+        server::EngineRequest r;
+        r.prompt = prompt;
+        r.max_tokens = 40;
+        const server::Submission sub = s.engine->submit(r);
+        if (sub.stream) taken.push_back(sub.stream);
+        else CHECK(sub.refusal == "queue_full");
+        most = std::max(most, s.engine->n_in_flight());
+    }
+    CHECK(taken.size() >= 3);  // requests came and went
+    CHECK(most <= ep.scheduler.max_batch + ep.max_queue);
+}
+
 TEST_CASE("server: --max-queue 0 sheds only what would wait: an idle server still answers") {
     // The request a free batch slot takes at once counted as waiting: with
     // no room to wait every request got a 429, on an idle server too.
