@@ -35,6 +35,7 @@ TEST_CASE("presenter keys: autoplay names parse, an unknown one is an error") {
 }
 
 TEST_CASE("work status: what runs, how far and for how long, and stopping says so") {
+    ui::set_frame_language("");  // English, whatever a test before drew in this process
     app::WorkStatus w;
     w.running = true;
     w.elapsed_s = 12.4;
