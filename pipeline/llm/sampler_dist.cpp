@@ -106,8 +106,13 @@ void sampler_distribution(std::span<const float> logits, const SamplerParams& pa
         kept.resize(keep);
         normalize(kept);
     }
-    for (auto& c : kept) c.logit /= params.temperature;  // temperature over the survivors
-    normalize(kept);
+    // Temperature over the survivors, as Sampler computes it: exp((logit −
+    // best) / T), every exponent ≤ 0. logit / T overflowed to ∞ for T below
+    // about 1e-37, and ∞ − ∞ made every share NaN.
+    const double best = kept.front().logit, t = params.temperature;
+    double sum = 0;
+    for (auto& c : kept) sum += c.p = static_cast<float>(std::exp((c.logit - best) / t));
+    for (auto& c : kept) c.p = static_cast<float>(c.p / sum);
     for (const Kept& c : kept) out[static_cast<std::size_t>(c.id)] = c.p;
 }
 

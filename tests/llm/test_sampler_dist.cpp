@@ -65,6 +65,24 @@ TEST_CASE("sampler_distribution: equals the final table of Sampler::sample for e
     }
 }
 
+TEST_CASE("sampler_distribution: a tiny temperature is greedy, as in Sampler, not NaN") {
+    // logit / T overflowed to ∞ below T ≈ 1e-37 and ∞ − ∞ made the shares
+    // NaN: speculative decoding stopped with "weight -nan is not a probability".
+    const std::vector<float> logits = bumpy_logits();
+    const int best = argmax(logits);
+    for (float t : {1e-37f, 1e-38f, 1e-39f, 1e-44f}) {
+        CAPTURE(t);
+        const SamplerParams sp{.temperature = t, .top_k = 0, .top_p = 1, .min_p = 0};
+        std::vector<float> p;
+        sampler_distribution(logits, sp, p);
+        CHECK(p[static_cast<std::size_t>(best)] == 1.0f);
+        double sum = 0;
+        for (float x : p) sum += x;
+        CHECK(sum == 1.0);
+        CHECK(Sampler(sp).sample(logits) == best);
+    }
+}
+
 TEST_CASE("sampler_distribution: greedy is one-hot on the argmax, unusable logits get nothing") {
     std::vector<float> logits = bumpy_logits();
     std::vector<float> p;
