@@ -58,6 +58,13 @@ int run_generate(const GenerateOptions& o) {
     Backend& backend = *m.backend;
     const double load_ms = ms_since(t0);
     const auto& codec = m.codec;
+    // Allowed (llama.cpp allows it too), but past the trained length the
+    // positions are ones the model never saw: say so rather than answer quietly.
+    if (const int trained = m.model->hparams().n_ctx; trained > 0 && o.ctx > trained)
+        std::fprintf(stderr,
+                     "sixstep: warning: -c %d is past the %d positions the model was trained on "
+                     "(llama.context_length): positions past %d were never trained\n",
+                     o.ctx, trained, trained);
 
     GenerateParams p;
     p.n_predict = o.n_predict;
@@ -128,14 +135,24 @@ void add_generate(CLI::App& app, Commands& commands) {
     sub->add_option("-m,--model", o->model, "A GGUF model (Llama architecture)")->required();
     sub->add_option("--prompt", o->prompt, "The text to continue")->required();
     sub->add_option("-n,--n-predict", o->n_predict, "Most tokens to generate")->check(CLI::Range(1, 1 << 24));
-    sub->add_option("--temp", o->sampling.temperature, "Temperature; 0 is greedy, and so is a tiny one")
+    // The filters are on by default (llama.cpp's defaults): --temp 1 alone
+    // does not draw from the model's own distribution; the help says so.
+    const llm::SamplerParams& d = o->sampling;
+    sub->add_option("--temp", o->sampling.temperature,
+                    fmt::format("Temperature; 0 is greedy, and so is a tiny one (default {})", d.temperature))
         ->check(finite_number(0.0, 1e6));
-    sub->add_option("--top-k", o->sampling.top_k, "Keep the K most likely tokens (0: off)")->check(CLI::Range(0, 1 << 24));
-    sub->add_option("--top-p", o->sampling.top_p, "Nucleus: keep the smallest set with probability P (1: off)")
+    sub->add_option("--top-k", o->sampling.top_k, fmt::format("Keep the K most likely tokens (0: off; default {})", d.top_k))
+        ->check(CLI::Range(0, 1 << 24));
+    sub->add_option("--top-p", o->sampling.top_p,
+                    fmt::format("Nucleus: keep the smallest set with probability P (1: off; default {})", d.top_p))
         ->check(finite_number(1e-6, 1.0));
-    sub->add_option("--min-p", o->sampling.min_p, "Drop tokens below M × the top probability (0: off)")
+    sub->add_option("--min-p", o->sampling.min_p,
+                    fmt::format("Drop tokens below M × the top probability (0: off; default {}). The model's own "
+                                "distribution: --top-k 0 --top-p 1 --min-p 0",
+                                d.min_p))
         ->check(finite_number(0.0, 0.999));
-    sub->add_option("--seed", o->sampling.seed, "Seed of the random draw")->check(seed_number());
+    sub->add_option("--seed", o->sampling.seed, fmt::format("Seed of the random draw (default {})", d.seed))
+        ->check(seed_number());
     o->top_opt = sub->add_option("--top", o->top, "Print the N most likely next tokens at every step")->check(CLI::Range(0, 100));
     sub->add_option("-t,--threads", o->threads, "Threads (0: one per physical core, at most 8)")->check(CLI::Range(0, 1024));
     o->ctx_opt = sub->add_option("-c,--ctx", o->ctx, "Context size (0: the model's)")->check(CLI::Range(0, 1 << 24));

@@ -300,12 +300,17 @@ void add_speculate(CLI::App& app, Commands& commands) {
         ->check(CLI::Range(1, 1024));
     sub->add_option("-r,--repetitions", o->repetitions, "Timed runs of each, median kept (default 3)")
         ->check(CLI::Range(1, 100));
-    sub->add_option("--seed", o->sampling.seed, "Seed of the sampled runs")->check(seed_number());
-    sub->add_option("--top-k", o->sampling.top_k, "Keep the K most likely tokens before sampling (0: off)")
+    const llm::SamplerParams& d = o->sampling;  // the defaults: the filters are on
+    sub->add_option("--seed", o->sampling.seed, fmt::format("Seed of the sampled runs (default {})", d.seed))
+        ->check(seed_number());
+    sub->add_option("--top-k", o->sampling.top_k,
+                    fmt::format("Keep the K most likely tokens before sampling (0: off; default {})", d.top_k))
         ->check(CLI::Range(0, 1 << 20));
-    sub->add_option("--top-p", o->sampling.top_p, "Keep the smallest set whose probability reaches P (1: off)")
+    sub->add_option("--top-p", o->sampling.top_p,
+                    fmt::format("Keep the smallest set whose probability reaches P (1: off; default {})", d.top_p))
         ->check(CLI::Range(0.001f, 1.0f));
-    sub->add_option("--min-p", o->sampling.min_p, "Drop tokens below M × the top probability (0: off)")
+    sub->add_option("--min-p", o->sampling.min_p,
+                    fmt::format("Drop tokens below M × the top probability (0: off; default {})", d.min_p))
         ->check(CLI::Range(0.0f, 0.999f));
     sub->add_flag("--overlap", o->overlap, overlap_help);
     add_backend_option(sub, o->backend);

@@ -74,6 +74,17 @@ TEST_CASE("cli generate: streams the text, then TTFT, TPOT and tokens/s") {
     CHECK(j["stop_reason"] == "max_tokens");
 }
 
+TEST_CASE("cli generate: a context past the trained one runs with a warning, and within it with none") {
+    const std::string model = std::string(SIXSTEP_SOURCE_DIR) + "/assets/models/stories-3m-f16.gguf";  // trained on 512
+    const Run past = run("generate --model \"" + model + "\" --prompt \"Once upon a time\" -n 2 --temp 0 -c 1000");
+    CHECK(past.rc == 0);
+    CHECK(past.out.find("sixstep: warning: -c 1000 is past the 512 positions the model was trained on") !=
+          std::string::npos);
+    const Run within = run("generate --model \"" + model + "\" --prompt \"Once upon a time\" -n 2 --temp 0 -c 512");
+    CHECK(within.rc == 0);
+    CHECK(within.out.find("warning") == std::string::npos);
+}
+
 TEST_CASE("cli generate: bad input exits 2 with one clear message") {
     const std::string model = tiny_model();
     Run r = run("generate --model \"" + model + "\" --prompt \"\"");
