@@ -99,6 +99,10 @@ void add_perplexity(CLI::App& app, Commands& commands) {
     sub->add_option("-b,--batch", o->batch, "Positions per forward call")->check(CLI::Range(1, 1 << 16));
     sub->add_option("-t,--threads", o->threads, "Threads (0: one per physical core, at most 8)")->check(CLI::Range(0, 1024));
     sub->add_flag("--json", o->json, "Print one JSON object instead");
+    sub->footer(
+        "Each document is scored as [BOS] text [EOS]: every token after BOS is predicted, EOS included; a document "
+        "longer than the window is read in windows that overlap by half, each scoring its new tokens. llama.cpp's "
+        "perplexity cuts one stream into windows and scores their second halves: compare figures from one tool.");
     commands.push_back({sub, [o] { return run_perplexity(*o); }});
 }
 
