@@ -153,13 +153,27 @@ HttpServer::HttpServer(ServingEngine& engine, const llm::TextCodec& codec, HttpS
     s.Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
         res.set_content(engine_.metrics().prometheus_text(engine_.now_ms()), "text/plain; version=0.0.4");
     });
-    s.Get("/v1/models", [this](const httplib::Request&, httplib::Response& res) {
-        const json model = {{"id", params_.model_id},
-                            {"object", "model"},
-                            {"created", 0},
-                            {"owned_by", "sixstep"},
-                            {"max_model_len", engine_.n_ctx()}};
-        res.set_content(dump({{"object", "list"}, {"data", json::array({model})}}), "application/json");
+    const auto model_object = [this] {
+        return json{{"id", params_.model_id},
+                    {"object", "model"},
+                    {"created", 0},
+                    {"owned_by", "sixstep"},
+                    {"max_model_len", engine_.n_ctx()}};
+    };
+    s.Get("/v1/models", [model_object](const httplib::Request&, httplib::Response& res) {
+        res.set_content(dump({{"object", "list"}, {"data", json::array({model_object()})}}), "application/json");
+    });
+    // OpenAI's "retrieve model" (client.models.retrieve(id)).
+    s.Get(R"(/v1/models/(.+))", [this, model_object](const httplib::Request& req, httplib::Response& res) {
+        const std::string id = req.matches[1];
+        if (id != params_.model_id) {
+            send_error(res, ApiError(404, "not_found_error",
+                                     fmt::format("the model '{}' does not exist; this server serves '{}'", id,
+                                                 params_.model_id),
+                                     "model", "model_not_found"));
+            return;
+        }
+        res.set_content(dump(model_object()), "application/json");
     });
 
     // The completion routes read their bodies themselves. cpp-httplib's own
@@ -350,11 +364,19 @@ HttpServer::HttpServer(ServingEngine& engine, const llm::TextCodec& codec, HttpS
                                      fmt::format("{} {} is not allowed; use {}", req.method, req.path, allowed)));
         };
     };
-    s.Get("/v1/completions", wrong_method("POST"));
-    s.Get("/v1/chat/completions", wrong_method("POST"));
-    s.Post("/v1/models", wrong_method("GET"));
-    s.Post("/health", wrong_method("GET"));
-    s.Post("/metrics", wrong_method("GET"));
+    // Every other method on a route that exists: 405 with Allow (RFC 9110), not 404.
+    for (const char* path : {"/v1/completions", "/v1/chat/completions"}) {
+        s.Get(path, wrong_method("POST"));
+        s.Put(path, wrong_method("POST"));
+        s.Patch(path, wrong_method("POST"));
+        s.Delete(path, wrong_method("POST"));
+    }
+    for (const char* path : {"/v1/models", R"(/v1/models/(.+))", "/health", "/metrics"}) {
+        s.Post(path, wrong_method("GET"));
+        s.Put(path, wrong_method("GET"));
+        s.Patch(path, wrong_method("GET"));
+        s.Delete(path, wrong_method("GET"));
+    }
 }
 
 HttpServer::~HttpServer() {

@@ -118,23 +118,27 @@ std::string chat_prompt(const json& messages) {
     return apply_plain_chat_template(chat);
 }
 
-void parse_prompt(const json& p, CompletionRequest& r) {
+// OpenAI's four forms: a string, token ids, and a batch of either; a batch
+// of one is its one prompt ([[1, 2]] is [1, 2]). One level only: a prompt
+// nested 400,000 deep must not recurse as deep.
+void parse_prompt(const json& given, CompletionRequest& r) {
+    const bool batch_of_one = given.is_array() && given.size() == 1 && (given[0].is_string() || given[0].is_array());
+    const json& p = batch_of_one ? given[0] : given;
     if (p.is_string()) {
         r.prompt_text = p.get<std::string>();
-    } else if (p.is_array() && p.size() == 1 && p[0].is_string()) {
-        r.prompt_text = p[0].get<std::string>();
-    } else if (p.is_array() && !p.empty() && p[0].is_number_integer()) {
-        for (const json& t : p) {
-            if (!t.is_number_integer()) throw bad("prompt", "'prompt' as token ids must hold only integers");
-            const long long id = t.get<long long>();
+    } else if (p.is_array() && !p.empty() && p[0].is_number()) {
+        for (std::size_t i = 0; i < p.size(); ++i) {
+            const std::string where = fmt::format("prompt[{}]", i);
+            if (!p[i].is_number()) throw bad("prompt", fmt::format("'{}' must be a token id, not {}", where, json_type(p[i])));
+            const long long id = integer(p[i], where);  // 2.0 is the id 2
             if (id < 0 || id > INT_MAX) throw bad("prompt", fmt::format("token id {} is out of range", id));
             r.prompt_tokens.push_back(static_cast<int>(id));
         }
-    } else if (p.is_array() && p.size() > 1) {
-        throw bad("prompt", "one prompt per request: send a string, not a list of prompts");
+    } else if (p.is_array() && p.size() > 1 && (p[0].is_string() || p[0].is_array())) {
+        throw bad("prompt", fmt::format("one prompt per request: this list holds {} prompts", p.size()));
     } else {
         throw bad("prompt", fmt::format("'prompt' must be a string or a list of token ids, not {}",
-                                        p.is_array() ? "an empty list" : json_type(p)));
+                                        p.is_array() && p.empty() ? "an empty list" : json_type(p)));
     }
 }
 
@@ -153,8 +157,10 @@ CompletionRequest parse_completion_request(const std::string& body, Endpoint end
                                                  "top_p", "seed", "stop", "n", "logprobs", "frequency_penalty",
                                                  "presence_penalty", "user", "logit_bias"};
     static const std::set<std::string> completions_only = {"prompt", "echo", "suffix", "best_of"};
+    // store, metadata and parallel_tool_calls: fields some clients always send.
     static const std::set<std::string> chat_only = {"messages", "max_completion_tokens", "top_logprobs", "tools",
-                                                    "tool_choice", "response_format"};
+                                                    "tool_choice", "response_format", "store", "metadata",
+                                                    "parallel_tool_calls"};
     for (const auto& [key, value] : j.items())
         if (!common.count(key) && !(chat ? chat_only : completions_only).count(key))
             throw bad(key, fmt::format("unrecognized request argument: '{}'", key));
@@ -231,7 +237,7 @@ CompletionRequest parse_completion_request(const std::string& body, Endpoint end
         if (j.contains(key) && !j[key].is_null() && !is_default(j[key]))
             throw bad(key, fmt::format("'{}' is not supported: {}", key, what));
     };
-    const auto is_one = [](const json& v) { return v.is_number_integer() && v.get<long long>() == 1; };
+    const auto is_one = [](const json& v) { return v.is_number() && v.get<double>() == 1; };  // 1.0 is 1
     const auto is_false = [](const json& v) { return v.is_boolean() && !v.get<bool>(); };
     const auto is_zero = [](const json& v) { return v.is_number() && v.get<double>() == 0; };
     const auto is_empty = [](const json& v) { return (v.is_object() || v.is_array() || v.is_string()) && v.empty(); };
@@ -251,6 +257,13 @@ CompletionRequest parse_completion_request(const std::string& body, Endpoint end
                   "no tool calls");
     refuse_unless("response_format", [](const json& v) { return v.is_object() && typed_text(v); },
                   "plain text only ({\"type\": \"text\"})");
+    refuse_unless("store", is_false, "nothing is stored");
+    // Tags for stored completions: nothing is stored, and they change nothing else.
+    if (j.contains("metadata") && !j["metadata"].is_null() && !j["metadata"].is_object())
+        throw bad("metadata", fmt::format("'metadata' must be an object, not {}", json_type(j["metadata"])));
+    // Only says how tools may be called, and no tool is: either value asks for nothing.
+    if (j.contains("parallel_tool_calls") && !j["parallel_tool_calls"].is_null())
+        (void)boolean(j["parallel_tool_calls"], "parallel_tool_calls");
     if (j.contains("user") && !j["user"].is_null() && !j["user"].is_string())
         throw bad("user", "'user' must be a string");
     return r;

@@ -115,6 +115,35 @@ TEST_CASE("openai protocol: refusals name the field") {
           Endpoint::chat);
 }
 
+TEST_CASE("openai protocol: a batch of one prompt is that prompt, 1.0 is 1, and fields clients always send pass") {
+    CHECK(parse({{"model", "m"}, {"prompt", Json::array({Json::array({5, 6})})}}).prompt_tokens == std::vector<int>{5, 6});
+    CHECK(parse({{"model", "m"}, {"prompt", Json::array({"Hi"})}}).prompt_text == "Hi");
+    CHECK(parse({{"model", "m"}, {"prompt", {5.0, 6}}}).prompt_tokens == std::vector<int>{5, 6});
+    CHECK(parse({{"model", "m"}, {"prompt", "x"}, {"n", 1.0}, {"best_of", 1.0}}).prompt_text == "x");
+    const Json chat = {{"model", "m"},
+                       {"messages", {{{"role", "user"}, {"content", "Hi"}}}},
+                       {"store", false},
+                       {"metadata", Json::object({{"lesson", "17"}})},
+                       {"parallel_tool_calls", true}};
+    CHECK(parse(chat, Endpoint::chat).prompt_text.find("Hi") != std::string::npos);
+    const auto message = [](const std::string& body, Endpoint e = Endpoint::completions) {
+        return std::string(refusal(body, e).what());
+    };
+    CHECK(message(R"({"model": "m", "prompt": [[1, 2], [3]]})") == "one prompt per request: this list holds 2 prompts");
+    CHECK(message(R"({"model": "m", "prompt": [[[1]]]})") == "'prompt' must be a string or a list of token ids, not an array");
+    std::string deep = R"({"model": "m", "prompt": )";  // one level is unwrapped, not 100,000
+    deep += std::string(100000, '[') + "1" + std::string(100000, ']') + "}";
+    CHECK(message(deep) == "'prompt' must be a string or a list of token ids, not an array");
+    CHECK(message(R"({"model": "m", "prompt": [1, "x"]})") == "'prompt[1]' must be a token id, not a string");
+    CHECK(message(R"({"model": "m", "prompt": [1, 2.5]})") == "'prompt[1]' must be an integer, not a fraction");
+    CHECK(message(R"({"model": "m", "prompt": "x", "n": 2})") == "'n' is not supported: one choice per request (n = 1)");
+    CHECK(message(R"({"model": "m", "messages": [{"role": "user", "content": "x"}], "store": true})", Endpoint::chat) ==
+          "'store' is not supported: nothing is stored");
+    CHECK(message(R"({"model": "m", "messages": [{"role": "user", "content": "x"}], "metadata": 3})", Endpoint::chat) ==
+          "'metadata' must be an object, not a number");
+    CHECK(message(R"({"model": "m", "prompt": "x", "store": false})") == "unrecognized request argument: 'store'");
+}
+
 TEST_CASE("openai protocol: finish reasons and response shapes") {
     CHECK(finish_reason_of("eos") == "stop");
     CHECK(finish_reason_of("stop_string") == "stop");

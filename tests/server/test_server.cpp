@@ -112,6 +112,20 @@ TEST_CASE("server: health, models and a whole completion in OpenAI's shape") {
     REQUIRE(models["data"].size() == 1);
     CHECK(models["data"][0]["id"] == served_model_id);
     CHECK(models["data"][0]["object"] == "model");
+    // Retrieve one model (client.models.retrieve), and the 404 for another.
+    const HttpAnswer one = http_get(s.port, "/v1/models/" + served_model_id);
+    REQUIRE(one.status == 200);
+    CHECK(one.json() == models["data"][0]);
+    check_error(http_get(s.port, "/v1/models/gpt-4o"), 404, "not_found_error", "model", "model_not_found");
+    // Another method on a route that exists: 405 naming the one allowed.
+    httplib::Client other("127.0.0.1", s.port);
+    for (const auto& r : {other.Delete("/v1/chat/completions"), other.Put("/v1/completions", "{}", "application/json"),
+                          other.Delete("/v1/models/" + served_model_id),
+                          other.Patch("/health", "{}", "application/json")}) {
+        REQUIRE(r);
+        CHECK(r->status == 405);
+        CHECK(r->has_header("Allow"));
+    }
 
     const HttpAnswer a = http_post(s.port, "/v1/completions", completion("Once upon a time", 12));
     REQUIRE(a.status == 200);
