@@ -77,9 +77,22 @@ bool raw_vs_normalized(const TraceEvent& ev) {
             ImGui::Text("\"%s\"", pretty_value(in->value).c_str());
             ImGui::PopFont();
             ImGui::TableNextColumn();
+            // The number in bold and its unit muted beside it: "3 km" in
+            // the raw column is text, the 3 here is what the model reads.
+            std::string value = out ? field_text(*out) : "\u2014", unit;
+            if (out && !out->unit.empty()) {
+                Field bare = *out;
+                bare.unit.clear();
+                const std::string number = field_text(bare);
+                if (value.rfind(number, 0) == 0) unit = value.substr(number.size()), value = number;
+            }
             ImGui::PushFont(fonts().bold);
-            ImGui::TextUnformatted(out ? ("\u2192 " + field_text(*out)).c_str() : "\u2014");
+            ImGui::TextUnformatted(out ? ("\u2192 " + value).c_str() : value.c_str());
             ImGui::PopFont();
+            if (!unit.empty()) {
+                ImGui::SameLine(0, 0);
+                ImGui::TextDisabled("%s", unit.c_str());
+            }
         }
         ImGui::EndTable();
     }

@@ -143,8 +143,9 @@ void draw_kv_cache_panel(const app::Snapshot& s, ViewState& v, app::Session&, co
         // Under the grid, at 0.8 of the body size: the legend, the pool's
         // blocks and the bytes (wrapped); the grid takes the rest.
         const std::string formula = tr("bytes = " + kv.formula);
-        std::snprintf(line, sizeof line, "%s %zu B \u00b7 %s %zu B \u00b7 %s %zu B", tr("whole blocks"), kv.bytes_used,
-                      tr("allocated"), kv.bytes_allocated, tr("pool"), kv.bytes_capacity);
+        std::snprintf(line, sizeof line, "%s %zu B \u00b7 %s %zu B \u00b7 %s %zu B",
+                      tr(kv.released ? "its blocks held" : "whole blocks"), kv.bytes_used, tr("allocated"),
+                      kv.bytes_allocated, tr("pool"), kv.bytes_capacity);
         // The formula and the bytes in one paragraph: the formula's last
         // line has room for them.
         std::string bytes = formula + " \u00b7 " + line;
@@ -152,7 +153,8 @@ void draw_kv_cache_panel(const app::Snapshot& s, ViewState& v, app::Session&, co
         // "12288" at a line's end and "B" under it): a no-break space.
         for (std::size_t at = bytes.find(" B"); at != std::string::npos; at = bytes.find(" B", at + 2))
             bytes.replace(at, 1, "\u00a0");
-        const std::string pool_text = tr(fmt::format("pool: {} blocks in use, {} free", kv.n_blocks_used, kv.n_blocks_free));
+        const std::string pool_text = tr(fmt::format("pool: {} block{} in use, {} free", kv.n_blocks_used,
+                                                     kv.n_blocks_used == 1 ? "" : "s", kv.n_blocks_free));
         const std::vector<std::pair<std::uint32_t, std::string>> legend = {
             {theme::kv_prefill_rgb, tr("prefill")}, {theme::kv_decode_rgb, tr("decode")}, {theme::kv_empty_rgb, tr("reserved")}};
         const float spacing = ImGui::GetStyle().ItemSpacing.y;

@@ -139,8 +139,12 @@ void LlmModel::load(TraceEvent& ev) {
     }
     const double ms = ms_since(t0) + open_ms_;
     const LlamaHparams& hp = llama_->hparams();
+    // More than this stage's own time (the card's): the file was opened at
+    // stage 1, whose tokenizer needed its vocabulary. Said, or the two
+    // figures read as one measured twice.
     ev.summary = fmt::format("mapped {} ({:.1f} M parameters, {}) in {:.1f} ms", path_.filename().string(),
                              llama_->n_params() / 1e6, ggml_type_name(llama_->main_type()), ms);
+    if (open_ms_ > 0) ev.summary += fmt::format(", {:.1f} of them at stage 1 opening the file", open_ms_);
     ev.in(keys::file, path_.string());
     ev.out(keys::status, std::string("cold load"));
     ev.out(sixstep::keys::cold, std::string("yes"), "", "cold start");
@@ -435,10 +439,12 @@ public:
         if (LlmView* v = model_.view()) {
             v->finished = true;
             v->kv.released = true;
+            // The pool as it is now; the bytes stay those the request's
+            // blocks held at its last pass (what the lesson compares with
+            // the formula), not the pool's 0 after it.
             const KvCacheStats st = model_.kv_cache().stats();
             v->kv.n_blocks_used = st.n_blocks_used;
             v->kv.n_blocks_free = st.n_blocks - st.n_blocks_used;
-            v->kv.bytes_used = st.bytes_used;
         }
         return resp;
     }

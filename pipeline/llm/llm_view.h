@@ -62,7 +62,7 @@ struct ViewKv {
     std::vector<int> block_table;     // this request's logical block i → physical block id
     std::size_t bytes_per_token = 0;  // 2 × n_layer × n_head_kv × head_dim × bytes_per_value
     std::size_t bytes_filled = 0;     // bytes_per_token × n_filled
-    std::size_t bytes_used = 0;       // whole blocks in use, all layers
+    std::size_t bytes_used = 0;       // whole blocks in use, all layers, at the last forward pass
     std::size_t bytes_allocated = 0;  // memory the storage has actually allocated (on demand)
     std::size_t bytes_capacity = 0;   // the whole pool, were every block allocated
     std::string formula;              // bytes_filled with the numbers in it
