@@ -46,12 +46,15 @@ void draw_canary_chart(const serving::ServingExhibit& e, ImVec2 avail) {
     plot::x_axis(f, ticks);
     plot::line(f, x1, m1, theme::lab_a_rgb);
     plot::line(f, x2, m2, theme::canary_rgb);
+    // The verdict's line first: when it comes a few windows after the
+    // canary ships, "canary ships" is written over its top, not through it.
+    const bool verdict = r.rolled_back || r.promoted;
+    const std::uint32_t verdict_rgb = r.rolled_back ? theme::rollback_rgb : theme::good_rgb;
+    if (verdict) plot::vline(f, r.decided_at, verdict_rgb);
     const float ships_end = plot::vline(f, r.params.baseline_requests, theme::muted_rgb, "canary ships");
-    // The verdict comes a few windows later: its label takes the next row
-    // when it would start inside "canary ships".
+    // Its label takes the next row when it would start inside "canary ships".
     const int row = f.px(static_cast<double>(r.decided_at)) + 3 < ships_end + font * 0.5f ? 1 : 0;
-    if (r.rolled_back) plot::vline(f, r.decided_at, theme::rollback_rgb, "rollback", row);
-    else if (r.promoted) plot::vline(f, r.decided_at, theme::good_rgb, "promoted", row);
+    if (verdict) plot::vline(f, r.decided_at, verdict_rgb, r.rolled_back ? "rollback" : "promoted", row);
     plot::label(ImVec2(f.max.x, f.max.y + 2), fmt::format("{} requests", count_text(r.n_requests)), theme::muted_rgb, 1, 0.8f);
     // The traffic split, window by window.
     const float h2 = std::max(50.0f, (avail.y - line * 4) * 0.3f);

@@ -47,6 +47,7 @@ Frame begin(ImVec2 size, double x0, double x1, double y0, double y1, float left,
     f.min = ImVec2(snap(p.x + left), snap(p.y + top_room()));
     f.max = ImVec2(snap(p.x + size.x), snap(p.y + size.y - bottom));
     f.x0 = x0, f.x1 = x1, f.y0 = y0, f.y1 = y1;
+    f.background_rgb = background_rgb;
     draw_list()->AddRectFilled(f.min, f.max, theme::col(background_rgb));
     return f;
 }
@@ -149,8 +150,17 @@ float vline(const Frame& f, double x, std::uint32_t rgb, std::string_view text, 
     for (float y = f.min.y; y < f.max.y; y += 10) dl->AddLine(ImVec2(px, y), ImVec2(px, std::min(y + 6, f.max.y)), theme::col(rgb), 2.0f);
     if (text.empty()) return px;
     const float scale = 0.8f;
-    label(ImVec2(px + 3, f.min.y + static_cast<float>(row) * ImGui::GetFontSize() * scale * 1.2f), text, rgb, 0, scale);
-    return px + 3 + ImGui::CalcTextSize(tr(std::string(text))).x * scale;
+    const ImVec2 at(px + 3, f.min.y + static_cast<float>(row) * ImGui::GetFontSize() * scale * 1.2f);
+    // A curve drawn before it passes under the words ("1 s (Nielsen)" was crossed out).
+    label_on_chip(f, at, text, rgb, 0, scale);
+    return at.x + ImGui::CalcTextSize(tr(std::string(text))).x * scale;
+}
+
+void label_on_chip(const Frame& f, ImVec2 at, std::string_view english, std::uint32_t rgb, float align, float scale) {
+    const float w = ImGui::CalcTextSize(tr(std::string(english))).x * scale, x = at.x - w * align;
+    draw_list()->AddRectFilled(ImVec2(x - 1, at.y), ImVec2(x + w + 2, at.y + ImGui::GetFontSize() * scale * 1.1f),
+                               theme::col(f.background_rgb));
+    label(at, english, rgb, align, scale);
 }
 
 void label(ImVec2 at, std::string_view english, std::uint32_t rgb, float align, float scale) {

@@ -27,6 +27,7 @@ struct Frame {
     bool log_x = false;       // x on a log scale (x0, x1 > 0): batch sizes 1, 2, 4 … evenly spaced
     bool clamp_y = false;     // y beyond y0 … y1 drawn just past the edge (2 %): a curve that leaves
                               // the chart on purpose (a hockey stick) stays visible at the top
+    std::uint32_t background_rgb = 0;  // the plotting area's fill (a label's backdrop)
     float px(double x) const;  // data → screen pixels
     float py(double y) const;
     ImVec2 at(double x, double y) const { return ImVec2(px(x), py(y)); }
@@ -81,6 +82,10 @@ float vline(const Frame& f, double x, std::uint32_t rgb, std::string_view label 
 void label(ImVec2 at, std::string_view text, std::uint32_t rgb, float align = 0, float scale = 1);
 // The same for the model's own words (a token's piece): never translated.
 void verbatim_label(ImVec2 at, std::string_view text, std::uint32_t rgb, float align = 0, float scale = 1);
+// label() on a chip of the frame's colour: lines drawn before it pass
+// under the words, not through them.
+void label_on_chip(const Frame& f, ImVec2 at, std::string_view english, std::uint32_t rgb, float align = 0,
+                   float scale = 0.8f);
 
 // Colour of a weight in [0, 1]: white through light blue to dark blue.
 std::uint32_t heat_rgb(float t);

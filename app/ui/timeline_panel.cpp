@@ -85,7 +85,9 @@ void draw_timeline_panel(const app::Snapshot& s, ViewState& v, app::Session&, co
             else std::snprintf(line, sizeof line, "%s 1\u2026%d", tr("decode"), n_pass - 1);
             plot::label(ImVec2(f.px((n_pass + 3) * 0.5), f.max.y + 2), line, theme::decode_bar_rgb, 0.5f, 0.8f);
         }
-        // TTFT from the start of tokenizing to the first token; TPOT over the decode steps.
+        // TTFT from the start of tokenizing to the first token; TPOT over the
+        // decode steps. TPOT's line first: TTFT's label goes on a chip over it.
+        if (view->tpot_ms > 0) plot::hline(f, view->tpot_ms, theme::good_rgb, "");
         const float label_h = ImGui::GetFontSize() * 0.8f;  // a chart label's height
         ImVec2 ttft_min(0, 0), ttft_max(0, 0);  // where TTFT's label went, when right of its bracket
         if (view->ttft_ms > 0) {
@@ -97,10 +99,11 @@ void draw_timeline_panel(const app::Snapshot& s, ViewState& v, app::Session&, co
             std::snprintf(line, sizeof line, "TTFT %s ms", pretty_number(view->ttft_ms, 3).c_str());
             // Right of the bracket; when the bracket ends near the chart's
             // right edge (a prefill alone), above its end instead.
-            const float w = ImGui::CalcTextSize(line).x * 0.8f;
-            if (xb + 4 + w <= f.max.x) {
-                plot::label(ImVec2(xb + 4, y - 2), line, theme::bad_rgb, 0, 0.8f);
-                ttft_min = ImVec2(xb + 4, y - 2), ttft_max = ImVec2(xb + 4 + w, y - 2 + label_h);
+            // Past the prefill bar's right edge (x = 2), not on its top.
+            const float w = ImGui::CalcTextSize(line).x * 0.8f, xl = f.px(2.0) + 4;
+            if (xl + w <= f.max.x) {
+                plot::label_on_chip(f, ImVec2(xl, y - 2), line, theme::bad_rgb, 0, 0.8f);
+                ttft_min = ImVec2(xl, y - 2), ttft_max = ImVec2(xl + w, y - 2 + label_h);
             } else {
                 plot::label(ImVec2(xb, plot::above(f)), line, theme::bad_rgb, 1, 0.8f);
             }
@@ -110,7 +113,6 @@ void draw_timeline_panel(const app::Snapshot& s, ViewState& v, app::Session&, co
             // the line where it would meet TTFT's (a TPOT near the top of a
             // short run's chart).
             std::snprintf(line, sizeof line, "TPOT %s ms", pretty_number(view->tpot_ms, 3).c_str());
-            plot::hline(f, view->tpot_ms, theme::good_rgb, "");
             const float py = f.py(view->tpot_ms), w = ImGui::CalcTextSize(line).x * 0.8f;
             const float x0 = f.max.x - 2 - w, y0 = py - ImGui::GetFontSize() * 0.85f;
             const bool meets = x0 < ttft_max.x + 4 && ttft_min.x < f.max.x + 2 && y0 < ttft_max.y + 2 &&
