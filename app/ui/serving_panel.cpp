@@ -67,6 +67,15 @@ void first_value(const plot::Frame& f, double x, double y) {
     plot::label(ImVec2(at.x + 6, at.y - ImGui::GetFontSize() * 0.85f - 2), pretty_number(y, 3), theme::text_rgb, 0, 0.8f);
 }
 
+// The last point's multiple of the first, above the chart's right end
+// (beside a point it sat on the curve): "far less than 128×" in the
+// narration is a number on the chart ("batch 128: 13× batch 1's").
+void last_ratio(const plot::Frame& f, double last_batch, double ratio, double first_batch) {
+    plot::label(ImVec2(f.max.x, plot::above(f)),
+                fmt::format("batch {:g}: {}\u00d7 batch {:g}'s", last_batch, pretty_number(ratio, 3), first_batch),
+                theme::text_rgb, 1, 0.8f);
+}
+
 void draw_sweep(const BatchSweepResult& r, ImVec2 avail) {
     if (r.points.empty()) return;
     double tps_max = 0, ms_max = 0;
@@ -77,7 +86,10 @@ void draw_sweep(const BatchSweepResult& r, ImVec2 avail) {
     }
     const double x0 = xs.front(), x1 = xs.size() > 1 ? xs.back() : xs.front() + 1;
     const bool log_x = xs.size() > 1 && x1 / x0 > 8;  // 1 … 64: doublings evenly spaced
-    plot::legend({{line_a_rgb, "decode tokens/s"}, {line_b_rgb, "TPOT (one step), ms"}});
+    std::vector<std::pair<std::uint32_t, std::string>> legend = {{line_a_rgb, "decode tokens/s"},
+                                                                 {line_b_rgb, "TPOT (one step), ms"}};
+    if (r.knee.fitted) legend.push_back({theme::muted_rgb, "dashed: the two-line fit"});
+    plot::legend(legend);
     // The two charts share what the legend and the verdict under them leave.
     const float verdict_h = text_wrapped_height(tr(r.knee.verdict), avail.x);
     const float h = std::max(100.0f, (rest_height() - verdict_h - ImGui::GetStyle().ItemSpacing.y) / 2);
@@ -91,6 +103,7 @@ void draw_sweep(const BatchSweepResult& r, ImVec2 avail) {
             plot::segment(a, f.x0, f.at(f.x0), f.x1, f.at(f.x1), theme::muted_rgb, 1.5f, true);
     plot::line(a, xs, tps, line_a_rgb);
     first_value(a, xs.front(), tps.front());
+    if (xs.size() > 1) last_ratio(a, xs.back(), r.points.back().speedup, xs.front());
     if (r.knee.found) plot::vmarker(a, r.knee.x, theme::bad_rgb, fmt::format("knee: batch {:g}", r.knee.x));
     plot::outline(a, theme::pending_border_rgb);
 
@@ -100,6 +113,7 @@ void draw_sweep(const BatchSweepResult& r, ImVec2 avail) {
     plot::y_axis(b, "TPOT ms", std::vector<double>{ms_max});
     plot::line(b, xs, ms, line_b_rgb);
     first_value(b, xs.front(), ms.front());
+    if (xs.size() > 1) last_ratio(b, xs.back(), r.points.back().tpot_ratio, xs.front());
     plot::outline(b, theme::pending_border_rgb);
     wrapped(r.knee.verdict);
 }

@@ -33,7 +33,8 @@ void draw_timeline_panel(const app::Snapshot& s, ViewState& v, app::Session&, co
         const int n_tokens = static_cast<int>(view->tokens.size()) - view->n_prompt;
         char line[256];
         ImGui::SameLine(0, v.font_px);
-        std::snprintf(line, sizeof line, "%d forward passes \u2192 %d tokens", n_pass, n_tokens);
+        std::snprintf(line, sizeof line, "%d forward pass%s \u2192 %d token%s", n_pass, n_pass == 1 ? "" : "es", n_tokens,
+                      n_tokens == 1 ? "" : "s");
         ImGui::TextColored(theme::vec(theme::accent_rgb), "%s", tr(line));
 
         // Slot 0: tokenizing; then one slot per forward pass.
