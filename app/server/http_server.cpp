@@ -7,6 +7,7 @@
 #include <sys/socket.h>
 #include <ctime>
 #include <random>
+#include <regex>
 #include <thread>
 
 #include <fmt/format.h>
@@ -82,15 +83,42 @@ bool has_body(const httplib::Request& req) {
     return coding.find("chunked") != std::string::npos;
 }
 
+// Reads a request's body to its end, keeping at most `limit` bytes of it.
+// cpp-httplib checks its own limit against a Content-Length only: a chunked
+// body has none, and a gzip or br body is inflated before it gets here
+// (204 KB became 200 MiB). Past the limit the rest is read and dropped, not
+// left unread: the next request on the connection starts where this body
+// ends, and bytes left behind would be parsed as a request of their own.
+struct Body {
+    std::string text;
+    bool complete = true;  // false: cut short (the client stopped sending, or a malformed chunk)
+    bool over = false;     // longer than the limit: `text` holds its first `limit` bytes
+};
+Body read_body(const httplib::Request& req, const httplib::ContentReader& content_reader, std::size_t limit) {
+    Body b;
+    // A request with neither a Content-Length nor a chunked body has none
+    // (RFC 9112, 6.3); cpp-httplib would read one until the client closes.
+    if (!has_body(req)) return b;
+    b.complete = content_reader([&](const char* data, std::size_t n) {
+        if (b.over || n > limit - b.text.size()) {
+            b.over = true;
+            return true;
+        }
+        b.text.append(data, n);
+        return true;
+    });
+    return b;
+}
+
+std::string too_large(const httplib::Request& req, std::size_t limit) {
+    return fmt::format("the request body is larger than the limit of {} bytes{}", limit,
+                       req.has_header("Content-Encoding") ? " (once decompressed)" : "");
+}
+
 std::string status_message(const httplib::Request& req, int status, std::size_t max_body) {
     switch (status) {
     case 404: return fmt::format("no such route: {} {}", req.method, req.path);
-    case 413:
-        // cpp-httplib's own reading (every route but the completions) also
-        // refuses a form-urlencoded body over 8 KiB: say so, not the size limit.
-        if (req.has_header("Content-Length") && req.get_header_value<std::uint64_t>("Content-Length") <= max_body)
-            return "a body sent as application/x-www-form-urlencoded may be at most 8192 bytes on this route";
-        return fmt::format("the request body is larger than the limit of {} bytes", max_body);
+    case 413: return fmt::format("the request body is larger than the limit of {} bytes", max_body);
     case 400: return "malformed HTTP request";
     default: return fmt::format("HTTP {}", status);
     }
@@ -186,36 +214,24 @@ HttpServer::HttpServer(ServingEngine& engine, const llm::TextCodec& codec, HttpS
         return [this, endpoint](const httplib::Request& req, httplib::Response& res,
                                 const httplib::ContentReader& content_reader) {
             if (req.is_multipart_form_data()) {
+                // Read to its end all the same (read_body says why), its parts dropped.
+                (void)content_reader([](const httplib::MultipartFormData&) { return true; },
+                                     [](const char*, std::size_t) { return true; });
                 send_error(res, ApiError(400, "invalid_request_error",
                                          "the body is multipart/form-data; send one JSON object "
                                          "(Content-Type: application/json)"));
                 return;
             }
-            // A request with neither a Content-Length nor a chunked body has
-            // none (RFC 9112, 6.3); cpp-httplib would read one until the
-            // client closes, holding it for read_timeout_s before the 400.
-            // cpp-httplib checks max_body_bytes against a Content-Length
-            // only: a chunked body has none, and a gzip or br body is
-            // inflated before it reaches the reader (204 KB became 200 MiB).
-            // The limit holds for what the reader is given.
-            std::string body;
-            bool over = false;
-            const std::size_t limit = params_.max_body_bytes;
-            if (has_body(req) && !content_reader([&](const char* data, std::size_t n) {
-                    if (n > limit - body.size()) return !(over = true);
-                    body.append(data, n);
-                    return true;
-                })) {
-                if (over) {
-                    const bool inflated = req.has_header("Content-Encoding");
-                    send_error(res, ApiError(413, error_type_for_status(413),
-                                             fmt::format("the request body is larger than the limit of {} bytes{}",
-                                                         limit, inflated ? " (once decompressed)" : "")));
-                    return;
-                }
+            const Body read = read_body(req, content_reader, params_.max_body_bytes);
+            if (!read.complete) {
                 if (res.status < 400) res.status = 400;  // a body cut short
                 return;  // the error handler writes the body: 413 over max_body_bytes, 400 else
             }
+            if (read.over) {
+                send_error(res, ApiError(413, error_type_for_status(413), too_large(req, params_.max_body_bytes)));
+                return;
+            }
+            const std::string& body = read.text;
             if (shutting_down_) {
                 send_error(res, ApiError(503, "server_error", "the server is shutting down"), params_.retry_after_s);
                 return;
@@ -364,19 +380,38 @@ HttpServer::HttpServer(ServingEngine& engine, const llm::TextCodec& codec, HttpS
                                      fmt::format("{} {} is not allowed; use {}", req.method, req.path, allowed)));
         };
     };
-    // Every other method on a route that exists: 405 with Allow (RFC 9110), not 404.
-    for (const char* path : {"/v1/completions", "/v1/chat/completions"}) {
-        s.Get(path, wrong_method("POST"));
-        s.Put(path, wrong_method("POST"));
-        s.Patch(path, wrong_method("POST"));
-        s.Delete(path, wrong_method("POST"));
-    }
-    for (const char* path : {"/v1/models", R"(/v1/models/(.+))", "/health", "/metrics"}) {
-        s.Post(path, wrong_method("GET"));
-        s.Put(path, wrong_method("GET"));
-        s.Patch(path, wrong_method("GET"));
-        s.Delete(path, wrong_method("GET"));
-    }
+    // Every other method on a route that exists: 405 with Allow (RFC 9110),
+    // not 404. A method with a body goes to one handler for every path, after
+    // the completions: it reads the body itself, within max_body_bytes and
+    // to its end (cpp-httplib's own reading kept a chunked or gzip body of
+    // any size whole, 1.2 GB for 512 MiB sent chunked to POST /v1/models).
+    s.Get("/v1/completions", wrong_method("POST"));
+    s.Get("/v1/chat/completions", wrong_method("POST"));
+    const auto with_body = [this, wrong_method](const httplib::Request& req, httplib::Response& res,
+                                                const httplib::ContentReader& content_reader) {
+        const Body read = req.is_multipart_form_data() ? Body{}
+                                                       : read_body(req, content_reader, params_.max_body_bytes);
+        if (req.is_multipart_form_data())
+            (void)content_reader([](const httplib::MultipartFormData&) { return true; },
+                                 [](const char*, std::size_t) { return true; });
+        if (!read.complete) {
+            if (res.status < 400) res.status = 400;
+            return;
+        }
+        if (read.over) {
+            send_error(res, ApiError(413, error_type_for_status(413), too_large(req, params_.max_body_bytes)));
+            return;
+        }
+        static const std::regex post_only(R"(/v1/(chat/)?completions)");
+        static const std::regex get_only(R"(/v1/models(/.+)?|/health|/metrics)");
+        if (std::regex_match(req.path, post_only)) wrong_method("POST")(req, res);
+        else if (std::regex_match(req.path, get_only)) wrong_method("GET")(req, res);
+        else send_error(res, ApiError(404, error_type_for_status(404), status_message(req, 404, params_.max_body_bytes)));
+    };
+    s.Post(".*", with_body);
+    s.Put(".*", with_body);
+    s.Patch(".*", with_body);
+    s.Delete(".*", with_body);
 }
 
 HttpServer::~HttpServer() {

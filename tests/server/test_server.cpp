@@ -353,10 +353,10 @@ TEST_CASE("server: a JSON body is read as JSON whatever its Content-Type, up to 
         http_post(s.port, "/v1/completions", "--b\r\n\r\n--b--\r\n", "multipart/form-data; boundary=b");
     check_error(multipart, 400, "invalid_request_error");
     CHECK(multipart.json()["error"]["message"].get<std::string>().find("multipart/form-data") != std::string::npos);
-    // Routes cpp-httplib reads itself still refuse a form over 8 KiB, and say that, not the size limit.
+    // Every route reads a body itself now: a 20 kB form to a GET route is
+    // answered for its method (cpp-httplib's reading refused forms over 8 KiB).
     const HttpAnswer form = http_post(s.port, "/health", padded, "application/x-www-form-urlencoded");
-    check_error(form, 413, "invalid_request_error");
-    CHECK(form.json()["error"]["message"].get<std::string>().find("x-www-form-urlencoded") != std::string::npos);
+    check_error(form, 405, "invalid_request_error");
     CHECK(http_get(s.port, "/health").status == 200);
 }
 
@@ -396,6 +396,61 @@ TEST_CASE("server: max_body_bytes holds for a chunked body, and for a compressed
     REQUIRE(fits);
     CHECK(fits->status == 200);
     CHECK(http_get(s.port, "/health").status == 200);
+}
+
+TEST_CASE("server: a body over the limit is read to its end, so what follows it is the next request, on every route") {
+    // The completions stopped reading at the limit, and the rest of the body
+    // was parsed as requests of their own (a request hidden in it ran); the
+    // other routes kept a chunked body of any size whole.
+    server::HttpServerParams hp;
+    hp.max_body_bytes = 64 * 1024;
+    TestServer s({}, hp);
+    const auto chunk = [](const std::string& d) { return fmt::format("{:x}\r\n{}\r\n", d.size(), d); };
+    const std::string hidden = "POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Length: " +
+                               std::to_string(completion("HIDDEN", 2).size()) + "\r\n\r\n" + completion("HIDDEN", 2);
+    for (const char* head : {"POST /v1/completions", "PUT /v1/models", "POST /nowhere"}) {
+        CAPTURE(head);
+        std::string req = std::string(head) +
+                          " HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n";
+        for (int i = 0; i < 100; ++i) req += chunk(std::string(1024, ' '));
+        req += chunk(hidden) + "0\r\n\r\n";
+        // One connection: the body, its answer, then a second request.
+        const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+        REQUIRE(fd >= 0);
+        sockaddr_in addr{};
+        addr.sin_family = AF_INET;
+        addr.sin_port = htons(static_cast<std::uint16_t>(s.port));
+        addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        REQUIRE(::connect(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) == 0);
+        // Reads until one whole answer is in (10 s at most), then anything
+        // more that comes within 300 ms: a second answer here is a request
+        // that was hidden in the body.
+        const auto exchange = [&](const std::string& bytes) {
+            REQUIRE(::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(bytes.size()));
+            std::string got;
+            char buf[4096];
+            timeval tv{10, 0};
+            ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+            for (ssize_t n; (n = ::recv(fd, buf, sizeof buf, 0)) > 0;) {
+                got.append(buf, static_cast<std::size_t>(n));
+                const std::size_t head_end = got.find("\r\n\r\n"), len_at = got.find("Content-Length: ");
+                if (head_end != std::string::npos && len_at < head_end &&
+                    got.size() >= head_end + 4 + std::stoul(got.substr(len_at + 16))) {
+                    tv = {0, 300000};
+                    ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+                }
+            }
+            return got;
+        };
+        const std::string first = exchange(req);
+        INFO(first.substr(0, 1500));
+        CHECK(first.rfind("HTTP/1.1 413", 0) == 0);
+        CHECK(first.find("HTTP/1.1 ", 1) == std::string::npos);  // one answer: nothing in the body ran
+        const std::string second = exchange("GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+        CHECK(second.rfind("HTTP/1.1 200", 0) == 0);
+        ::close(fd);
+    }
+    CHECK(s.engine->metrics().finished("max_tokens") == 0);  // the hidden request never ran
 }
 
 TEST_CASE("server: a POST without Content-Length or a chunked body has no body, answered at once") {
