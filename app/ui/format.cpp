@@ -144,6 +144,20 @@ std::string headline_text(const TraceEvent& ev, const ModelDescription* model) {
                        ev.outputs.empty() ? nullptr : &ev.outputs.front());
 }
 
+std::string headline_label(const TraceEvent& ev, const ModelDescription* model) {
+    const Headline* h = model ? model->headline(ev.stage) : nullptr;
+    if (!h) return "";
+    const Field* only = nullptr;
+    const HeadlineField* only_hf = nullptr;
+    for (const HeadlineField& hf : h->fields)
+        if (const Field* f = ev.find(hf.key)) {
+            if (only) return "";
+            only = f, only_hf = &hf;
+        }
+    if (!only) return "";
+    return tr(!only_hf->caption.empty() ? only_hf->caption : only->label);
+}
+
 std::string headline_text(const std::vector<Field>& fields, const Headline* headline) {
     auto find = [&](const std::string& key) -> const Field* {
         for (const auto& f : fields)
@@ -206,14 +220,22 @@ bool no_line_start(std::string_view ch) {
     static constexpr std::string_view closers[] = {"。", "，", "、", "；", "：", "！", "？", "）", "」", "”", "’", "》", "…"};
     for (auto c : closers)
         if (ch == c) return true;
-    return ch == "." || ch == "," || ch == ";" || ch == ":" || ch == "!" || ch == "?" || ch == ")";
+    // "/" joins a unit's halves: "词元/秒" stays whole, as "tok/s" does.
+    return ch == "." || ch == "," || ch == ";" || ch == ":" || ch == "!" || ch == "?" || ch == ")" || ch == "/";
 }
 // An opening bracket or quote keeps the character after it on its line.
 bool no_line_end(std::string_view ch) {
     static constexpr std::string_view openers[] = {"（", "「", "“", "‘", "《"};
     for (auto c : openers)
         if (ch == c) return true;
-    return ch == "(";
+    return ch == "(" || ch == "/";
+}
+// A relation starting at `rest` ("≤ 0.91"): after a one- or two-character
+// word (a symbol: "ρ ≤ 0.91") the space before it does not break either.
+bool starts_relation(std::string_view rest) {
+    for (std::string_view r : {"≤", "≥", "≈", "<", ">", "="})
+        if (rest.substr(0, r.size()) == r) return true;
+    return false;
 }
 }  // namespace
 
@@ -230,6 +252,7 @@ std::vector<std::string> wrap_lines(ImFont* font, float size, std::string_view t
             size_t fit = 0, last_break = 0;  // bytes that fit; last good break point
             float line_w = 0;
             std::string_view prev;
+            int word_chars = 0;  // characters since the last space or wide character
             for (size_t i = 0; i < para.size();) {
                 const size_t n = std::min(utf8_len(static_cast<unsigned char>(para[i])), para.size() - i);
                 const std::string_view ch = para.substr(i, n);
@@ -239,7 +262,9 @@ std::vector<std::string> wrap_lines(ImFont* font, float size, std::string_view t
                 // part ("0.260" stays whole). The text before this character
                 // fits, so a break here is good even when the character does
                 // not (a space past the edge).
-                const bool space_break = ch == " " && !binds_next(prev) && para.substr(i + 1, 1) != "%";  // "≥ 85 %"
+                const bool space_break = ch == " " && !binds_next(prev) && para.substr(i + 1, 1) != "%" &&  // "≥ 85 %"
+                                         !(word_chars <= 2 && starts_relation(para.substr(i + 1)));
+                word_chars = ch == " " || wide(ch) ? 0 : word_chars + 1;  // Chinese words are not spaced
                 if (i > 0 && (space_break || ((wide(ch) || wide(prev)) && !no_line_start(ch) && !no_line_end(prev) &&
                                               prev != " ")))
                     last_break = i;

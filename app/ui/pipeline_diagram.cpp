@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include <fmt/format.h>
 #include <imgui.h>
 
 #include "app/ui/fonts.h"
@@ -182,14 +183,12 @@ void draw_pipeline_diagram(const app::Snapshot& s, ViewState& v) {
             const std::string fitted = fit_text(hf, hs, h, b.w - 2 * pad);
             const float y = line2 + (F.big->FontSize - hs) * 0.5f;
             add_text(dl, hf, hs, ImVec2(b.x + pad, y), theme::col(theme::text_rgb), fitted.c_str());
-            char ms[64];
+            std::string ms = fmt::format("{:.3f} ms", ev->elapsed_ms);
             const Field* cold = stage == Stage::load ? ev->find(keys::cold) : nullptr;
             if (cold && std::holds_alternative<std::string>(cold->value))
-                std::snprintf(ms, sizeof ms, "%s \u00b7 %.3f ms",
-                              std::get<std::string>(cold->value) == "yes" ? tr("cold start") : tr("reused"),
-                              ev->elapsed_ms);
-            else
-                std::snprintf(ms, sizeof ms, "%.3f ms", ev->elapsed_ms);
+                ms = fmt::format("{} \u00b7 {}", std::get<std::string>(cold->value) == "yes" ? tr("cold start") : tr("reused"), ms);
+            else if (const std::string what = headline_label(*ev, st.description); !what.empty())
+                ms = what + " \u00b7 " + ms;  // what the big number is, first: a narrow box cuts the stage's time
             // The warning mark sits on this line, as tall as its text: a
             // larger one reached up into the headline on short boxes.
             const float mark = small * 0.6f;

@@ -157,6 +157,19 @@ TEST_CASE("wrap lines: at spaces, never inside a number, Chinese anywhere but be
         }
     }
 
+    // A unit's "/" keeps its halves ("词元/⏎秒" on the waits lab), and a
+    // relation's space keeps its left side ("ρ⏎≤ 0.91" on the queue lab).
+    const std::string units = "输出流 11261 词元/秒，阅读 5.6 词元/秒；ρ \u2264 0.91 时等待 2 ms";
+    for (float room = width("输出流 11261"); room <= width(units) + 1; room += 3) {
+        CAPTURE(room);
+        const std::vector<std::string> lines = ui::wrap_lines(font, 13, units, room);
+        for (const std::string& l : lines) {
+            CHECK(l.rfind("/", 0) != 0);
+            CHECK((l.empty() || l.back() != '/'));
+            CHECK(l.rfind("\u2264", 0) != 0);
+        }
+    }
+
     // A long answer (a model may write 4096 tokens): every line fits and
     // nothing is lost.
     std::string big;
