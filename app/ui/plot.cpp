@@ -354,8 +354,12 @@ void legend(const std::vector<std::pair<std::uint32_t, std::string>>& entries, b
             if (wrap && starts[i]) ImGui::NewLine();
         }
         const ImVec2 p = ImGui::GetCursorScreenPos();
-        draw_list()->AddRectFilled(ImVec2(snap(p.x), snap(p.y + h * 0.2f)), ImVec2(snap(p.x + h * 0.6f), snap(p.y + h * 0.8f)),
-                                   theme::col(entries[i].first));
+        const ImVec2 a(snap(p.x), snap(p.y + h * 0.2f)), b(snap(p.x + h * 0.6f), snap(p.y + h * 0.8f));
+        draw_list()->AddRectFilled(a, b, theme::col(entries[i].first));
+        // A swatch as pale as the page (attention's weight 0 is white) gets an edge.
+        const std::uint32_t c = entries[i].first;
+        if (((c >> 16) & 0xFF) > 0xE8 && ((c >> 8) & 0xFF) > 0xE8 && (c & 0xFF) > 0xE8)
+            draw_list()->AddRect(a, b, theme::col(theme::pending_border_rgb));
         ImGui::Dummy(ImVec2(h * 0.75f, h));
         ImGui::SameLine(0, 0);
         ImGui::TextUnformatted(tr(entries[i].second));

@@ -72,7 +72,8 @@ Submission ServingEngine::submit(EngineRequest request) {
     if (queued + 1 - free_slots > params_.max_queue) {
         metrics_.on_rejected("queue_full");
         return {nullptr, "queue_full",
-                fmt::format("the queue is full ({} requests waiting); retry later", params_.max_queue)};
+                fmt::format("the queue is full ({} request{} waiting); retry later", params_.max_queue,
+                            params_.max_queue == 1 ? "" : "s")};
     }
     spec.id = next_id_;
     spec.arrival_ms = now_ms();
