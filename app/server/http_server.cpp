@@ -91,14 +91,21 @@ bool has_body(const httplib::Request& req) {
 // ends, and bytes left behind would be parsed as a request of their own.
 struct Body {
     std::string text;
-    bool complete = true;  // false: cut short (the client stopped sending, or a malformed chunk)
-    bool over = false;     // longer than the limit: `text` holds its first `limit` bytes
+    bool complete = true;    // false: cut short (the client stopped sending, or a malformed chunk)
+    bool over = false;       // longer than the limit: `text` holds its first `limit` bytes
+    bool multipart = false;  // multipart/form-data: read through, its parts dropped, `text` empty
 };
 Body read_body(const httplib::Request& req, const httplib::ContentReader& content_reader, std::size_t limit) {
     Body b;
     // A request with neither a Content-Length nor a chunked body has none
     // (RFC 9112, 6.3); cpp-httplib would read one until the client closes.
     if (!has_body(req)) return b;
+    if (req.is_multipart_form_data()) {
+        b.multipart = true;
+        b.complete = content_reader([](const httplib::MultipartFormData&) { return true; },
+                                    [](const char*, std::size_t) { return true; });
+        return b;
+    }
     b.complete = content_reader([&](const char* data, std::size_t n) {
         if (b.over || n > limit - b.text.size()) {
             b.over = true;
@@ -213,16 +220,13 @@ HttpServer::HttpServer(ServingEngine& engine, const llm::TextCodec& codec, HttpS
     const auto completion = [this](Endpoint endpoint) {
         return [this, endpoint](const httplib::Request& req, httplib::Response& res,
                                 const httplib::ContentReader& content_reader) {
-            if (req.is_multipart_form_data()) {
-                // Read to its end all the same (read_body says why), its parts dropped.
-                (void)content_reader([](const httplib::MultipartFormData&) { return true; },
-                                     [](const char*, std::size_t) { return true; });
+            const Body read = read_body(req, content_reader, params_.max_body_bytes);
+            if (read.multipart) {
                 send_error(res, ApiError(400, "invalid_request_error",
                                          "the body is multipart/form-data; send one JSON object "
                                          "(Content-Type: application/json)"));
                 return;
             }
-            const Body read = read_body(req, content_reader, params_.max_body_bytes);
             if (!read.complete) {
                 if (res.status < 400) res.status = 400;  // a body cut short
                 return;  // the error handler writes the body: 413 over max_body_bytes, 400 else
@@ -389,11 +393,7 @@ HttpServer::HttpServer(ServingEngine& engine, const llm::TextCodec& codec, HttpS
     s.Get("/v1/chat/completions", wrong_method("POST"));
     const auto with_body = [this, wrong_method](const httplib::Request& req, httplib::Response& res,
                                                 const httplib::ContentReader& content_reader) {
-        const Body read = req.is_multipart_form_data() ? Body{}
-                                                       : read_body(req, content_reader, params_.max_body_bytes);
-        if (req.is_multipart_form_data())
-            (void)content_reader([](const httplib::MultipartFormData&) { return true; },
-                                 [](const char*, std::size_t) { return true; });
+        const Body read = read_body(req, content_reader, params_.max_body_bytes);
         if (!read.complete) {
             if (res.status < 400) res.status = 400;
             return;
