@@ -137,12 +137,15 @@ std::unique_ptr<Offscreen> Offscreen::create(std::string* error) {
     if (!get_platform_display) return fail("EGL has no eglGetPlatformDisplayEXT");
     EGLDisplay dpy = get_platform_display(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, nullptr);
     if (dpy == EGL_NO_DISPLAY) return fail("no EGL surfaceless display (Mesa's libegl-mesa0 missing?)");
+    // The display is initialised once and kept for the process (the same
+    // handle comes back every time): a test renders every lesson, each with
+    // a context of its own, and tearing the driver down and up again per
+    // lesson gave its worker threads that many chances to race the teardown.
+    static bool initialised = false;
     EGLint major = 0, minor = 0;
-    if (!eglInitialize(dpy, &major, &minor)) return fail("cannot initialise the EGL surfaceless display");
-    if (!eglBindAPI(EGL_OPENGL_API)) {
-        eglTerminate(dpy);
-        return fail("EGL cannot bind the OpenGL API");
-    }
+    if (!initialised && !eglInitialize(dpy, &major, &minor)) return fail("cannot initialise the EGL surfaceless display");
+    initialised = true;
+    if (!eglBindAPI(EGL_OPENGL_API)) return fail("EGL cannot bind the OpenGL API");
     const EGLint config_attribs[] = {EGL_RENDERABLE_TYPE, EGL_OPENGL_BIT, EGL_NONE};
     EGLConfig config = nullptr;
     EGLint n = 0;
@@ -152,13 +155,9 @@ std::unique_ptr<Offscreen> Offscreen::create(std::string* error) {
     const EGLint ctx_attribs[] = {EGL_CONTEXT_MAJOR_VERSION, 3, EGL_CONTEXT_MINOR_VERSION, 3,
                                   EGL_CONTEXT_OPENGL_PROFILE_MASK, EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT, EGL_NONE};
     EGLContext ctx = eglCreateContext(dpy, n > 0 ? config : EGL_NO_CONFIG_KHR, EGL_NO_CONTEXT, ctx_attribs);
-    if (ctx == EGL_NO_CONTEXT) {
-        eglTerminate(dpy);
-        return fail("cannot create an OpenGL 3.3 core context on EGL");
-    }
+    if (ctx == EGL_NO_CONTEXT) return fail("cannot create an OpenGL 3.3 core context on EGL");
     if (!eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, ctx)) {
         eglDestroyContext(dpy, ctx);
-        eglTerminate(dpy);
         return fail("cannot make the surfaceless context current");
     }
     std::unique_ptr<Offscreen> off(new Offscreen());
@@ -170,9 +169,9 @@ std::unique_ptr<Offscreen> Offscreen::create(std::string* error) {
 
 Offscreen::~Offscreen() {
     ImGui_ImplOpenGL3_Shutdown();
+    glFinish();  // the rasterizer's threads idle before their context goes
     eglMakeCurrent(display_, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
     eglDestroyContext(display_, context_);
-    eglTerminate(display_);
 }
 
 // ---- Canvas (FBO) -----------------------------------------------------------
