@@ -54,7 +54,9 @@ void draw_canary_chart(const serving::ServingExhibit& e, ImVec2 avail) {
     const float ships_end = plot::vline(f, r.params.baseline_requests, theme::muted_rgb, "canary ships");
     // Its label takes the next row when it would start inside "canary ships".
     const int row = f.px(static_cast<double>(r.decided_at)) + 3 < ships_end + font * 0.5f ? 1 : 0;
-    if (verdict) plot::vline(f, r.decided_at, verdict_rgb, r.rolled_back ? "rollback" : "promoted", row);
+    if (verdict)  // the label alone: its line again would cross "canary ships"
+        plot::label_on_chip(f, ImVec2(f.px(static_cast<double>(r.decided_at)) + 3, f.min.y + static_cast<float>(row) * font * 0.96f),
+                            r.rolled_back ? "rollback" : "promoted", verdict_rgb, 0, 0.8f);
     plot::label(ImVec2(f.max.x, f.max.y + 2), fmt::format("{} requests", count_text(r.n_requests)), theme::muted_rgb, 1, 0.8f);
     // The traffic split, window by window.
     const float h2 = std::max(50.0f, (avail.y - line * 4) * 0.3f);

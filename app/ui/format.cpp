@@ -94,8 +94,11 @@ std::string time_text(double x) {
     return pretty_number(x, 3);
 }
 
-// The unit for one of a counted thing: "1 token", not "1 tokens".
+// The unit for one of a counted thing: "1 token", not "1 tokens". Chinese
+// does not inflect, and its plural entries carry the measure word
+// ("tokens" → "个词元"): "1 个词元", not "1 词元".
 std::string unit_for(const Value& v, const std::string& unit) {
+    if (chinese()) return unit;
     static const std::pair<const char*, const char*> nouns[] = {
         {"tokens", "token"}, {"positions", "position"}, {"steps", "step"}, {"requests", "request"}};
     const double* x = std::get_if<double>(&v);
@@ -154,8 +157,7 @@ std::string headline_label(const TraceEvent& ev, const ModelDescription* model) 
             if (only) return "";
             only = f, only_hf = &hf;
         }
-    if (!only) return "";
-    return tr(!only_hf->caption.empty() ? only_hf->caption : only->label);
+    return only && !only_hf->caption.empty() ? tr(only_hf->caption) : "";
 }
 
 std::string headline_text(const std::vector<Field>& fields, const Headline* headline) {
@@ -265,8 +267,10 @@ std::vector<std::string> wrap_lines(ImFont* font, float size, std::string_view t
                 const bool space_break = ch == " " && !binds_next(prev) && para.substr(i + 1, 1) != "%" &&  // "≥ 85 %"
                                          !(word_chars <= 2 && starts_relation(para.substr(i + 1)));
                 word_chars = ch == " " || wide(ch) ? 0 : word_chars + 1;  // Chinese words are not spaced
+                // "词元/秒" whole: nor between the two characters before a "/".
+                const bool before_slash = para.substr(i + n, 1) == "/";
                 if (i > 0 && (space_break || ((wide(ch) || wide(prev)) && !no_line_start(ch) && !no_line_end(prev) &&
-                                              prev != " ")))
+                                              prev != " " && !before_slash)))
                     last_break = i;
                 line_w += w(ch);
                 if (line_w > width && fit > 0) break;

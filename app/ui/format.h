@@ -34,9 +34,9 @@ std::string field_label(const Field& f);                    // label, else key
 std::string headline_text(const TraceEvent& ev, const ModelDescription* model);
 // The same for fields kept from an earlier request (an answer card).
 std::string headline_text(const std::vector<Field>& fields, const Headline* headline);
-// What a headline of one field is, for a caption under it: its caption, else
-// the field's label ("median TTFT"); empty when the headline shows several
-// fields, or none (then the stage's first output stands in, named by nothing).
+// What a headline of one field is, for a caption under it: its caption
+// ("median TTFT"); empty when it has none, or when the headline shows
+// several fields or none.
 std::string headline_label(const TraceEvent& ev, const ModelDescription* model);
 
 // A response as the room reads it: the engine's own sentences (a serving

@@ -122,7 +122,8 @@ void candidate_bars(const llm::ViewNext& next, app::Session& session) {
         ImGui::PopFont();
         ImGui::SameLine(piece_w + ImGui::GetStyle().ItemSpacing.x * 2);
         const ImVec2 bar = ImGui::GetCursorScreenPos();
-        plot::hbar(bar_w, c.p,
+        // The token taken shows however small its share: at least a sliver.
+        plot::hbar(bar_w, chosen ? std::max(c.p, 3.0f / bar_w) : c.p,
                    chosen ? theme::active_rgb
                    : after.cut ? theme::pending_border_rgb
                    : hovered   ? theme::active_border_rgb
@@ -246,16 +247,20 @@ void draw_next_token_panel(const app::Snapshot& s, ViewState& v, app::Session& s
             // Rows the pane has no room for are said, not silently dropped:
             // one row's room goes to saying how many.
             const size_t n_rows = next.chain.empty() ? 0 : next.chain.front().rows.size();
-            const bool cut = rows > 1 && rows < n_rows;
-            if (cut) --rows;
+            // With room for one row, the count takes the caption's line.
+            const bool cut = rows >= 1 && rows < n_rows, count_as_caption = cut && rows == 1;
+            if (cut && !count_as_caption) --rows;
             if (rows > 0) {
+                const std::string more =
+                    cut ? tr(std::to_string(n_rows - rows) +
+                             " more rows: a smaller font (Ctrl\u00b1) or this panel alone shows them")
+                        : std::string();
                 ImGui::SetWindowFontScale(0.8f);
-                ImGui::TextDisabled("%s", tr(next.sampled || next.forced ? "The sampler's table after each stage"
-                                                                              : "The sampler's filters on these logits (the draw comes at stage 5)"));
+                ImGui::TextDisabled("%s", count_as_caption ? more.c_str()
+                                          : tr(next.sampled || next.forced ? "The sampler's table after each stage"
+                                                                           : "The sampler's filters on these logits (the draw comes at stage 5)"));
                 chain_table(next, rows);
-                if (cut)
-                    ImGui::TextDisabled("%s", tr(std::to_string(n_rows - rows) +
-                                                 " more rows: a smaller font (Ctrl\u00b1) or this panel alone shows them"));
+                if (cut && !count_as_caption) ImGui::TextDisabled("%s", more.c_str());
                 ImGui::SetWindowFontScale(1.0f);
             }
         }

@@ -188,7 +188,7 @@ void draw_pipeline_diagram(const app::Snapshot& s, ViewState& v) {
             if (cold && std::holds_alternative<std::string>(cold->value))
                 ms = fmt::format("{} \u00b7 {}", std::get<std::string>(cold->value) == "yes" ? tr("cold start") : tr("reused"), ms);
             else if (const std::string what = headline_label(*ev, st.description); !what.empty())
-                ms = what + " \u00b7 " + ms;  // what the big number is, first: a narrow box cuts the stage's time
+                ms = what;  // what the big number is; beside it, the stage's time read as that number's (the inspector has it)
             // The warning mark sits on this line, as tall as its text: a
             // larger one reached up into the headline on short boxes.
             const float mark = small * 0.6f;
