@@ -72,7 +72,10 @@ TEST_CASE("the run: token example in lessons/README.md does what it says") {
 
 TEST_CASE("the serving lab's traffic example in lessons/README.md holds its claim") {
     // With 32 requests its median TTFT was continuous ÷ static 1.2–2.3: the
-    // median request then waited for the first wave either way.
+    // median request then waited for the first wave either way. With 16 the
+    // ratio was 0.65–0.92, and 1.06 once in CI beside other tests (the clock
+    // runs on measured passes): the example claims the batch's occupancy,
+    // 1.5 with a wide margin.
     const std::string steps = yaml_block_after(readme(), "A request names an experiment and its");
     const std::string model = std::string(SIXSTEP_SOURCE_DIR) + "/assets/models/stories-3m-f16.gguf";
     const LessonOutcome o = run_text("traffic.yaml", "title: t\nmodel: {kind: serving, file: \"" + model +
