@@ -351,6 +351,9 @@ const Catalogue& chinese_catalogue() {
             {"inference vs training", "推理 对比 训练"},
             {"vs reading", "对比阅读速度"},
             {"answered", "已回答"},
+            {"service time", "服务时间"},
+            {"p90 growth", "p90 增长"},
+            {"measured vs predicted", "实测 对比 预测"},
             // the serving lab's experiments and what a traffic run compares, as the request card shows them
             {"traffic", "流量"},
             {"batch_sweep", "批大小扫描"},
