@@ -7,7 +7,6 @@
 #include <sys/socket.h>
 #include <ctime>
 #include <random>
-#include <regex>
 #include <thread>
 
 #include <fmt/format.h>
@@ -402,10 +401,12 @@ HttpServer::HttpServer(ServingEngine& engine, const llm::TextCodec& codec, HttpS
             send_error(res, ApiError(413, error_type_for_status(413), too_large(req, params_.max_body_bytes)));
             return;
         }
-        static const std::regex post_only(R"(/v1/(chat/)?completions)");
-        static const std::regex get_only(R"(/v1/models(/.+)?|/health|/metrics)");
-        if (std::regex_match(req.path, post_only)) wrong_method("POST")(req, res);
-        else if (std::regex_match(req.path, get_only)) wrong_method("GET")(req, res);
+        const std::string& path = req.path;
+        const bool post_only = path == "/v1/completions" || path == "/v1/chat/completions";
+        const bool get_only = path == "/v1/models" || (path.rfind("/v1/models/", 0) == 0 && path.size() > 11) ||
+                              path == "/health" || path == "/metrics";
+        if (post_only) wrong_method("POST")(req, res);
+        else if (get_only) wrong_method("GET")(req, res);
         else send_error(res, ApiError(404, error_type_for_status(404), status_message(req, 404, params_.max_body_bytes)));
     };
     s.Post(".*", with_body);

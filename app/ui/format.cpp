@@ -150,14 +150,13 @@ std::string headline_text(const TraceEvent& ev, const ModelDescription* model) {
 std::string headline_label(const TraceEvent& ev, const ModelDescription* model) {
     const Headline* h = model ? model->headline(ev.stage) : nullptr;
     if (!h) return "";
-    const Field* only = nullptr;
-    const HeadlineField* only_hf = nullptr;
+    const HeadlineField* only = nullptr;
     for (const HeadlineField& hf : h->fields)
-        if (const Field* f = ev.find(hf.key)) {
+        if (ev.find(hf.key)) {
             if (only) return "";
-            only = f, only_hf = &hf;
+            only = &hf;
         }
-    return only && !only_hf->caption.empty() ? tr(only_hf->caption) : "";
+    return only && !only->caption.empty() ? tr(only->caption) : "";
 }
 
 std::string headline_text(const std::vector<Field>& fields, const Headline* headline) {

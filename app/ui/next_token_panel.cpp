@@ -79,10 +79,12 @@ std::string probability_text(float p) { return p >= 0.001f || p == 0 ? fmt::form
 // The bars: the model's most likely candidates, then the token taken when
 // it is not among them (a hot sampler draws one far down the list, and the
 // class should see where it came from).
+bool chosen_among_top(const llm::ViewNext& next) {
+    return std::any_of(next.top.begin(), next.top.end(), [&](const auto& c) { return c.id == next.chosen; });
+}
 std::vector<llm::ViewCandidate> bar_rows(const llm::ViewNext& next) {
     std::vector<llm::ViewCandidate> rows = next.top;
-    const bool listed = std::any_of(rows.begin(), rows.end(), [&](const auto& c) { return c.id == next.chosen; });
-    if (next.chosen >= 0 && !listed) rows.push_back({next.chosen, next.chosen_piece, next.chosen_p, 0.0f});
+    if (next.chosen >= 0 && !chosen_among_top(next)) rows.push_back({next.chosen, next.chosen_piece, next.chosen_p, 0.0f});
     return rows;
 }
 
@@ -207,11 +209,10 @@ void draw_next_token_panel(const app::Snapshot& s, ViewState& v, app::Session& s
             const llm::ViewNext& next = view->next;
             ImGui::SameLine(0, v.font_px);
             // Where the token taken ranks, when it is not among the bars' most likely.
-            const bool listed = std::any_of(next.top.begin(), next.top.end(), [&](const auto& c) { return c.id == next.chosen; });
             std::string line = tr("click a candidate to force it");
             if (next.chosen >= 0)
                 line = fmt::format("{} \u201c{}\u201d", tr(next.forced ? "forced:" : "sampled:"), visible_piece(next.chosen_piece));
-            if (next.chosen >= 0 && !listed && next.chosen_rank >= 0)
+            if (next.chosen >= 0 && !chosen_among_top(next) && next.chosen_rank >= 0)
                 line += std::string(" ") + tr(fmt::format("(rank {} of {})", next.chosen_rank + 1, next.n_vocab));
             ImGui::TextColored(theme::vec(next.forced ? theme::active_border_rgb : theme::muted_rgb), "%s", line.c_str());
         }

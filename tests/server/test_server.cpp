@@ -69,9 +69,8 @@ int process_threads() {
     return -1;
 }
 
-// Sends `request` as it is over a new connection, keeps the connection open,
-// and returns what arrives until the server closes it or `wait_s` passes.
-std::string raw_exchange(int port, const std::string& request, int wait_s) {
+// A TCP connection to the test server, for bytes no HTTP client would send.
+int connect_loopback(int port) {
     const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
     REQUIRE(fd >= 0);
     sockaddr_in addr{};
@@ -79,6 +78,20 @@ std::string raw_exchange(int port, const std::string& request, int wait_s) {
     addr.sin_port = htons(static_cast<std::uint16_t>(port));
     addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     REQUIRE(::connect(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) == 0);
+    return fd;
+}
+
+// Whether `got` holds one whole answer: its head, and as many body bytes as its Content-Length says.
+bool whole_answer(const std::string& got) {
+    const std::size_t head_end = got.find("\r\n\r\n"), len_at = got.find("Content-Length: ");
+    return head_end != std::string::npos && len_at < head_end &&
+           got.size() >= head_end + 4 + std::stoul(got.substr(len_at + 16));
+}
+
+// Sends `request` as it is over a new connection, keeps the connection open,
+// and returns what arrives until the server closes it or `wait_s` passes.
+std::string raw_exchange(int port, const std::string& request, int wait_s) {
+    const int fd = connect_loopback(port);
     const timeval tv{wait_s, 0};
     ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
     REQUIRE(::send(fd, request.data(), request.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(request.size()));
@@ -86,11 +99,7 @@ std::string raw_exchange(int port, const std::string& request, int wait_s) {
     char buf[4096];
     for (ssize_t n; (n = ::recv(fd, buf, sizeof buf, 0)) > 0;) {
         got.append(buf, static_cast<std::size_t>(n));
-        const std::size_t head_end = got.find("\r\n\r\n");  // a whole answer with its Content-Length: done
-        const std::size_t len_at = got.find("Content-Length: ");
-        if (head_end != std::string::npos && len_at < head_end &&
-            got.size() >= head_end + 4 + std::stoul(got.substr(len_at + 16)))
-            break;
+        if (whole_answer(got)) break;
     }
     ::close(fd);
     return got;
@@ -415,13 +424,7 @@ TEST_CASE("server: a body over the limit is read to its end, so what follows it 
         for (int i = 0; i < 100; ++i) req += chunk(std::string(1024, ' '));
         req += chunk(hidden) + "0\r\n\r\n";
         // One connection: the body, its answer, then a second request.
-        const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-        REQUIRE(fd >= 0);
-        sockaddr_in addr{};
-        addr.sin_family = AF_INET;
-        addr.sin_port = htons(static_cast<std::uint16_t>(s.port));
-        addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-        REQUIRE(::connect(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) == 0);
+        const int fd = connect_loopback(s.port);
         // Reads until one whole answer is in (10 s at most), then anything
         // more that comes within 300 ms: a second answer here is a request
         // that was hidden in the body.
@@ -433,9 +436,7 @@ TEST_CASE("server: a body over the limit is read to its end, so what follows it 
             ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
             for (ssize_t n; (n = ::recv(fd, buf, sizeof buf, 0)) > 0;) {
                 got.append(buf, static_cast<std::size_t>(n));
-                const std::size_t head_end = got.find("\r\n\r\n"), len_at = got.find("Content-Length: ");
-                if (head_end != std::string::npos && len_at < head_end &&
-                    got.size() >= head_end + 4 + std::stoul(got.substr(len_at + 16))) {
+                if (whole_answer(got)) {
                     tv = {0, 300000};
                     ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
                 }
