@@ -27,6 +27,9 @@ std::string count_text(double x);
 std::string short_count_text(double x);
 std::string field_text(const Field& f, int precision = 6);  // "3 km", "[5, 2, 10, −2]"
 std::string field_label(const Field& f);                    // label, else key
+// A key as a label: "express_lane" reads "express lane"; a GGUF name
+// ("n_embd", "n_head_kv") keeps its underscores, the name files and papers use.
+std::string normalize_name(std::string s);
 
 // What a stage shows large, as its model's description says (Headline):
 // "3 km · 0 · 0", "[5, 2, 10, −2]", "“ mat” 0.43". Without a headline, or

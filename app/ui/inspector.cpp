@@ -23,14 +23,6 @@ namespace sixstep::ui {
 
 namespace {
 
-// "express_lane" reads "express lane"; a GGUF name ("n_embd", "n_head_kv")
-// keeps its underscores: it is the name the file and the papers use.
-std::string normalize_name(std::string s) {
-    if (s.rfind("n_", 0) == 0 || s == "head_dim") return s;
-    std::replace(s.begin(), s.end(), '_', ' ');
-    return s;
-}
-
 void colored(std::uint32_t rgb, const std::string& text, bool wrap = false) {
     ImGui::PushStyleColor(ImGuiCol_Text, theme::vec(rgb));
     if (wrap) text_wrapped(text);

@@ -29,10 +29,16 @@ std::string one_line(std::string s) {
     return out;
 }
 
-// The request before stage 1 ran: its raw fields.
+// The request before stage 1 ran: its raw fields, the first (the prompt, the
+// distance, the experiment) alone and the others by name, "The cat sat on
+// the · max tokens 6 · temperature 0": bare values read as a riddle.
 std::string raw_request(const app::LessonState& st) {
     std::string s;
-    for (const auto& [k, v] : st.request.fields) s += (s.empty() ? "" : " \u00b7 ") + v;
+    bool first = true;
+    for (const auto& [k, v] : st.request.fields) {
+        s += first ? v : " \u00b7 " + normalize_name(tr(k)) + " " + v;
+        first = false;
+    }
     return s;
 }
 
