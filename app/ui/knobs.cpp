@@ -43,13 +43,19 @@ bool two_columns(const app::LessonState& st) {
 }  // namespace
 
 std::string knob_slider(const std::string& value, double lo, double hi, bool whole) {
+    // A range over two decades or more (requests per day 10…100,000, a rate
+    // 1…500) slides in ratios: linear, the low end is a pixel or two wide.
+    const ImGuiSliderFlags flags = lo > 0 && hi >= 100 * lo ? ImGuiSliderFlags_Logarithmic : ImGuiSliderFlags_None;
     if (whole) {  // a count or a size
         int n = static_cast<int>(std::lround(std::clamp(as_number(value, lo), lo, hi)));
-        ImGui::SliderInt("##v", &n, static_cast<int>(std::ceil(lo)), static_cast<int>(std::floor(hi)));
+        ImGui::SliderInt("##v", &n, static_cast<int>(std::ceil(lo)), static_cast<int>(std::floor(hi)), "%d", flags);
         return ImGui::IsItemDeactivatedAfterEdit() ? std::to_string(n) : std::string();
     }
     float x = static_cast<float>(as_number(value, lo));
-    ImGui::SliderFloat("##v", &x, static_cast<float>(lo), static_cast<float>(hi), "%.2f");
+    // Decimals that matter at this size: "100000", "12.5", "0.95".
+    const float mag = std::fabs(x);
+    const char* shown = mag >= 100 ? "%.0f" : mag >= 10 ? "%.1f" : "%.2f";
+    ImGui::SliderFloat("##v", &x, static_cast<float>(lo), static_cast<float>(hi), shown, flags);
     return ImGui::IsItemDeactivatedAfterEdit() ? format_value(Value{double{x}}, 3) : std::string();
 }
 
