@@ -505,7 +505,6 @@ const Catalogue& chinese_catalogue() {
             {"{} forward pass \u2192 {} token", "{} 次前向计算 \u2192 {} 个词元"},
             {"{} forward passes \u2192 {} token", "{} 次前向计算 \u2192 {} 个词元"},
             {"{} forward pass \u2192 {} tokens", "{} 次前向计算 \u2192 {} 个词元"},
-            {"{} forward pass \u2192 {} tokens", "{} 次前向计算 \u2192 {} 个词元"},
             {"{} / {} positions \u00b7 capacity left {}", "{} / {} 个位置 \u00b7 剩余容量 {}"},
             {"({} layers \u00d7 {} heads)", "（{} 层 \u00d7 {} 个头）"},
             {"tokenized the prompt into {} tokens", "提示词被切分成 {} 个词元"},
