@@ -84,15 +84,15 @@ std::string short_count_text(double x) {
     return pretty_number(x, 3);
 }
 
-namespace {
-// A measured time is worth three significant digits, and never an exponent:
-// "3.91 ms", "0.0123 ms", "412 ms", "1235 ms" (not "3.91141 ms").
-bool is_time_unit(const std::string& unit) { return unit == "ms" || unit == "s" || unit == "\u00b5s" || unit == "us"; }
-
 std::string time_text(double x) {
     if (std::fabs(x) >= 100 || x == std::round(x)) return pretty_number(std::round(x));
     return pretty_number(x, 3);
 }
+
+std::string ms_text(double ms) { return time_text(ms) + " ms"; }
+
+namespace {
+bool is_time_unit(const std::string& unit) { return unit == "ms" || unit == "s" || unit == "\u00b5s" || unit == "us"; }
 
 // The unit for one of a counted thing: "1 token", not "1 tokens". Chinese
 // does not inflect, and its plural entries carry the measure word

@@ -27,6 +27,10 @@ std::string count_text(double x);
 std::string short_count_text(double x);
 std::string field_text(const Field& f, int precision = 6);  // "3 km", "[5, 2, 10, −2]"
 std::string field_label(const Field& f);                    // label, else key
+// A measured time is worth three significant digits, and never an exponent:
+// "3.91", "0.0123", "412", "1235" (not "3.91141"); ms_text adds " ms".
+std::string time_text(double x);
+std::string ms_text(double ms);
 // A key as a label: "express_lane" reads "express lane"; a GGUF name
 // ("n_embd", "n_head_kv") keeps its underscores, the name files and papers use.
 std::string normalize_name(std::string s);

@@ -218,12 +218,9 @@ void timings(const app::LessonState& st) {
             total += ev->elapsed_ms;
             last = tr(stage_name(s).data());
             if (first.empty()) first = last;
-            char buf[64];
-            std::snprintf(buf, sizeof buf, "%s%s %.3f", line.empty() ? "" : " \u00b7 ", last.c_str(), ev->elapsed_ms);
-            line += buf;
+            line += (line.empty() ? "" : " \u00b7 ") + last + " " + time_text(ev->elapsed_ms);
         }
-    char tot[48];
-    std::snprintf(tot, sizeof tot, "  =  %.3f ms", total);
+    const std::string tot = "  =  " + ms_text(total);
     ImGui::SetWindowFontScale(0.85f);
     line += tot;
     if (ImGui::CalcTextSize(line.c_str()).x > ImGui::GetContentRegionAvail().x) line = first + " \u2026 " + last + tot;
@@ -421,10 +418,8 @@ void draw_inspector(const app::Snapshot& s, ViewState& v) {
             const Stage stage = all_stages[static_cast<size_t>(sel)];
             const TraceEvent* ev = st.trace.last(stage);
             panel_title(tr(stage_title(stage).data()));
-            char ms[48];
-            std::snprintf(ms, sizeof ms, "%.3f ms", ev->elapsed_ms);
             ImGui::SameLine(0, v.font_px);
-            colored(theme::muted_rgb, ms);
+            colored(theme::muted_rgb, ms_text(ev->elapsed_ms));
             // The stage's summary on the title's line when it fits between
             // the time and the buttons at the right (one line less below).
             const float buttons = title_buttons_width(s);

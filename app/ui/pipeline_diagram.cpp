@@ -189,16 +189,21 @@ void draw_pipeline_diagram(const app::Snapshot& s, ViewState& v) {
             const std::string fitted = fit_text(hf, hs, h, b.w - 2 * pad);
             const float y = line2 + (F.big->FontSize - hs) * 0.5f;
             add_text(dl, hf, hs, ImVec2(b.x + pad, y), theme::col(theme::text_rgb), fitted.c_str());
-            std::string ms = fmt::format("{:.3f} ms", ev->elapsed_ms);
-            const Field* cold = stage == Stage::load ? ev->find(keys::cold) : nullptr;
-            if (cold && std::holds_alternative<std::string>(cold->value))
-                ms = fmt::format("{} \u00b7 {}", std::get<std::string>(cold->value) == "yes" ? tr("cold start") : tr("reused"), ms);
-            else if (const std::string what = headline_label(*ev, st.description); !what.empty())
-                ms = what;  // what the big number is; beside it, the stage's time read as that number's (the inspector has it)
             // The warning mark sits on this line, as tall as its text: a
             // larger one reached up into the headline on short boxes.
             const float mark = small * 0.6f;
             const float ms_room = b.w - 2 * pad - (ev->warnings.empty() ? 0.0f : 2 * mark + pad * 0.5f);
+            std::string ms = ms_text(ev->elapsed_ms);
+            const Field* cold = stage == Stage::load ? ev->find(keys::cold) : nullptr;
+            if (cold && std::holds_alternative<std::string>(cold->value)) {
+                const bool is_cold = std::get<std::string>(cold->value) == "yes";
+                const std::string time = ms;
+                ms = fmt::format("{} \u00b7 {}", is_cold ? tr("cold start") : tr("reused"), time);
+                if (is_cold && F.body->CalcTextSizeA(small, 1e9f, 0, ms.c_str()).x > ms_room)
+                    ms = fmt::format("{} \u00b7 {}", tr("cold"), time);  // the time whole rather than "start"
+            } else if (const std::string what = headline_label(*ev, st.description); !what.empty()) {
+                ms = what;  // what the big number is; beside it, the stage's time read as that number's (the inspector has it)
+            }
             add_text(dl, F.body, small, ImVec2(b.x + pad, b.bottom() - pad * 0.5f - small), theme::col(theme::muted_rgb),
                         fit_text(F.body, small, ms, ms_room).c_str());
             if (!ev->warnings.empty()) {
@@ -259,16 +264,22 @@ void draw_pipeline_diagram(const app::Snapshot& s, ViewState& v) {
 
         // What it carries: the output of the last finished box it has passed.
         std::string payload = raw_request(st);
+        // The answer, once it has arrived, may take the whole lane: the track
+        // behind it has nothing left to show, and a lab's answer is a sentence.
+        float max_w = r.w * 0.45f;
         const int passed = static_cast<int>(std::floor(v.packet_pos + 0.5f));
         for (int i = std::min(passed, stage_count - 1); i >= 0; --i)
             if (const TraceEvent* ev = st.trace.last(all_stages[static_cast<size_t>(i)])) {
                 payload = headline_text(*ev, st.description);
-                if (i == stage_count - 1 && st.response) payload = response_text(*st.response);
+                if (i == stage_count - 1 && st.response) {
+                    payload = response_text(*st.response);
+                    if (v.packet_pos == v.packet_target) max_w = r.w - 8 - f;
+                }
                 break;
             }
         ImFont* pf = F.bold;
         const float ps = F.bold->FontSize;
-        payload = fit_text(pf, ps, one_line(payload), r.w * 0.45f);
+        payload = fit_text(pf, ps, one_line(payload), max_w);
         const ImVec2 sz = pf->CalcTextSizeA(ps, 1e9f, 0, payload.c_str());
         const float padx = f * 0.5f, h = std::min(lane.h, sz.y + f * 0.35f);
         float x = center_x(v.packet_pos) - sz.x * 0.5f - padx;
