@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "app/core/catalogue.h"
+#include "pipeline/models.h"
 
 using namespace sixstep;
 
@@ -104,3 +105,14 @@ TEST_CASE("catalogue: every Chinese entry is Chinese, every pattern keeps its ho
     }
 }
 
+
+// A knob's name is shown wherever its request is: the knobs pane, the
+// request as it arrives, the diagram's pill. Chinese screens name it too.
+TEST_CASE("catalogue: every knob of every model kind has a Chinese name") {
+    for (const std::string& kind : model_kinds())
+        for (const Knob& k : model_description(kind).knobs) {
+            CAPTURE(kind);
+            CAPTURE(k.name);
+            CHECK(app::translate("zh", k.name).has_value());
+        }
+}
