@@ -81,7 +81,7 @@ struct CudaBackend::Scratch {
     DeviceBuffer<float> rope_cs;  // (n, n_rot) cos, sin per token and pair
     DeviceBuffer<float> xo;       // (n_outputs, n_embd) rows that produce logits
     DeviceBuffer<float> logits;   // (n_outputs, n_vocab)
-    DeviceBuffer<float> kq;       // (n, n_head, max_ctx) only when observed
+    DeviceBuffer<float> kq;       // (n, n_head, n_kv) only when observed
     DeviceBuffer<float> tile;     // dequantized weight rows for GEMMs
     DeviceBuffer<int> meta;       // the batch, see forward()
     PinnedBuffer<int> meta_host;  // its staging copy
@@ -144,7 +144,7 @@ void CudaBackend::forward(KvCache& kv, const Batch& batch, std::vector<float>& l
     Scratch& s = *s_;
     const int n = batch.size();
     const int n_embd = hp.n_embd, hd = hp.head_dim(), n_head = hp.n_head, n_head_kv = hp.n_head_kv;
-    const int n_q = n_head * hd, n_kv = hp.n_embd_kv(), n_ff = hp.n_ff, n_rot = hp.n_rot;
+    const int n_q = n_head * hd, n_embd_kv = hp.n_embd_kv(), n_ff = hp.n_ff, n_rot = hp.n_rot;
     const int bs = kv.params().block_size;
     const std::size_t N = static_cast<std::size_t>(n);
     const Offer offer{observer, stream, s.host};
@@ -163,13 +163,13 @@ void CudaBackend::forward(KvCache& kv, const Batch& batch, std::vector<float>& l
     int* m_out_rows = m_table_off + n;
     std::map<int, int> table_at;                    // seq → where its table starts in tables[]
     std::map<std::pair<int, int>, int> last_write;  // (seq, pos) → last token writing it
-    int max_ctx = 0;
+    int n_kv = 0;
     for (int i = 0, o = 0; i < n; ++i) {
         const int seq = batch.seq[i], pos = batch.pos[i];
         m_token[i] = batch.token[i];
         m_pos[i] = pos;
         last_write[{seq, pos}] = i;
-        max_ctx = std::max(max_ctx, pos + 1);
+        n_kv = std::max(n_kv, pos + 1);
         if (batch.logits[i]) m_out_rows[o++] = i;
     }
     const std::size_t tables_start = meta.size();
@@ -199,8 +199,8 @@ void CudaBackend::forward(KvCache& kv, const Batch& batch, std::vector<float>& l
     s.x.ensure(N * n_embd);
     s.xb.ensure(N * n_embd);
     s.q.ensure(N * n_q);
-    s.k.ensure(N * n_kv);
-    s.v.ensure(N * n_kv);
+    s.k.ensure(N * n_embd_kv);
+    s.v.ensure(N * n_embd_kv);
     s.attn.ensure(N * n_q);
     s.gate.ensure(N * n_ff);
     s.up.ensure(N * n_ff);
@@ -232,7 +232,7 @@ void CudaBackend::forward(KvCache& kv, const Batch& batch, std::vector<float>& l
         att.n_head_kv = n_head_kv;
         att.head_dim = hd;
         att.scale = 1.0f / std::sqrt(static_cast<float>(hd));
-        KvLayerView kvl{storage->block_pointers(), bs, n_kv, 0};
+        KvLayerView kvl{storage->block_pointers(), bs, n_embd_kv, 0};
 
         for (int l = 0; l < hp.n_layer; ++l) {
             const DeviceLayer& L = w.layers[static_cast<std::size_t>(l)];
@@ -258,13 +258,13 @@ void CudaBackend::forward(KvCache& kv, const Batch& batch, std::vector<float>& l
             const bool want_kq = offer.wants("kq_soft_max", l);
             att.kq = nullptr;
             if (want_kq) {
-                s.kq.ensure(N * n_head * max_ctx);
-                CUDA_CHECK(cudaMemsetAsync(s.kq.data(), 0, N * n_head * max_ctx * sizeof(float), stream));
+                s.kq.ensure(N * n_head * n_kv);
+                CUDA_CHECK(cudaMemsetAsync(s.kq.data(), 0, N * n_head * n_kv * sizeof(float), stream));
                 att.kq = s.kq.data();
-                att.kq_stride = max_ctx;
+                att.kq_stride = n_kv;
             }
             attention(att, kvl, stream);
-            if (want_kq) offer.send("kq_soft_max", l, s.kq.data(), {n, n_head, max_ctx});
+            if (want_kq) offer.send("kq_soft_max", l, s.kq.data(), {n, n_head, n_kv});
             offer("kqv_out", l, s.attn.data(), {n, n_head, hd});
 
             // Output projection added straight onto the residual stream.   (n, n_embd)

@@ -26,7 +26,7 @@ const std::vector<std::string>& model_kinds();
 const ModelDescription* find_model_description(std::string_view kind);
 
 // The kind's description. Throws sixstep::Error: unknown model kind "lm" —
-// did you mean "llm"? (known: delivery, llm, serving)
+// did you mean "llm"? (known: delivery, llm, serving, endpoint)
 const ModelDescription& model_description(std::string_view kind);
 
 // The kinds whose weights are a GGUF file ("llm", "serving"): a lesson's

@@ -9,7 +9,7 @@
 // that knows which backends exist.
 //
 //     auto model = LlamaModel::load("model.gguf");
-//     auto backend = make_backend(BackendKind::auto_select, model, {.n_threads = 2});
+//     auto backend = make_backend(BackendKind::auto_select, model, {.n_threads = 2}).backend;
 //     auto kv = backend->make_kv_cache();
 //     int seq = kv->add_sequence();
 //     std::vector<float> logits;

@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <chrono>
 
-#include <fmt/format.h>
-
 #include "pipeline/core/error.h"
 #include "pipeline/core/measure.h"
 

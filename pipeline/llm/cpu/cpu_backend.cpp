@@ -1,7 +1,5 @@
 #include "pipeline/llm/cpu/cpu_backend.h"
 
-#include <algorithm>
-
 #include <fmt/format.h>
 
 namespace sixstep::llm {

@@ -12,10 +12,7 @@
 #include <array>
 #include <cmath>
 
-#include <fmt/format.h>
-
 #include "pipeline/core/aligned.h"
-#include "pipeline/core/error.h"
 #include "pipeline/llm/cpu/cpu_simd.h"
 #include "pipeline/llm/cpu/kernels.h"
 #include "pipeline/llm/cpu/forward.h"
@@ -35,8 +32,8 @@ struct LlamaForwardCpu::Scratch {
     AlignedVector<float> gate, up;        // (n, n_ff)
     AlignedVector<float> rope_cs;         // (n, n_rot/2, 2) cos, sin per token
     AlignedVector<float> xo;              // (n_outputs, n_embd) rows that produce logits
-    std::vector<AlignedVector<float>> att;  // per thread: (n_ctx) scores of one head
-    AlignedVector<float> kq;              // (n, n_head, n_kv_max) only when observed
+    std::vector<AlignedVector<float>> att;  // per thread: (heads of one KV chunk, n_kv) scores
+    AlignedVector<float> kq;              // (n, n_head, n_kv) only when observed
     MatmulScratch mm;
     ThreadPool::Steps steps;              // the pass, written before it runs
 };
@@ -116,7 +113,7 @@ void LlamaForwardCpu::forward(KvCache& kv, const Batch& batch, std::vector<float
     const LlamaWeights& w = model_.weights();
     const int n = batch.size();
     const int n_embd = hp.n_embd, hd = hp.head_dim(), n_head = hp.n_head, n_head_kv = hp.n_head_kv;
-    const int n_q = n_head * hd, n_kv = hp.n_embd_kv(), n_ff = hp.n_ff, n_rot = hp.n_rot;
+    const int n_q = n_head * hd, n_embd_kv = hp.n_embd_kv(), n_ff = hp.n_ff, n_rot = hp.n_rot;
     const float eps = hp.f_norm_rms_eps;
     const int n_threads = pool_ ? pool_->n_threads() : 1;
     Scratch& s = *s_;
@@ -126,8 +123,8 @@ void LlamaForwardCpu::forward(KvCache& kv, const Batch& batch, std::vector<float
         s.x.resize(N * n_embd);
         s.xb.resize(N * n_embd);
         s.q.resize(N * n_q);
-        s.k.resize(N * n_kv);
-        s.v.resize(N * n_kv);
+        s.k.resize(N * n_embd_kv);
+        s.v.resize(N * n_embd_kv);
         s.attn.resize(N * n_q);
         s.proj.resize(N * n_embd);
         s.gate.resize(N * n_ff);
@@ -139,8 +136,8 @@ void LlamaForwardCpu::forward(KvCache& kv, const Batch& batch, std::vector<float
     const auto row = [](AlignedVector<float>& buf, int i, int width) {
         return buf.data() + static_cast<std::size_t>(i) * width;
     };
-    int max_ctx = 0;  // longest context any token attends to
-    for (int i = 0; i < n; ++i) max_ctx = std::max(max_ctx, batch.pos[i] + 1);
+    int n_kv = 0;  // positions attended to: the longest context of any token
+    for (int i = 0; i < n; ++i) n_kv = std::max(n_kv, batch.pos[i] + 1);
     // Attention work items (see the attention below): each token's KV heads
     // in as few chunks as still give every thread work — one chunk for a
     // batch of many sequences, several for a single decoding sequence.
@@ -150,15 +147,15 @@ void LlamaForwardCpu::forward(KvCache& kv, const Batch& batch, std::vector<float
     const int att_chunks = (n_head_kv + kv_per_chunk - 1) / kv_per_chunk;
     s.att.resize(n_threads);
     for (auto& a : s.att) {
-        const std::size_t need = static_cast<std::size_t>(kv_per_chunk) * n_gqa * max_ctx;
+        const std::size_t need = static_cast<std::size_t>(kv_per_chunk) * n_gqa * n_kv;
         if (a.size() < need) a.resize(need);
     }
-    const bool want_kq = observer && (observer->wants("kq_soft_max", -1) || [&] {
-                             for (int l = 0; l < hp.n_layer; ++l)
-                                 if (observer->wants("kq_soft_max", l)) return true;
-                             return false;
-                         }());
-    if (want_kq) s.kq.assign(N * n_head * max_ctx, 0.0f);
+    const bool want_kq = observer && [&] {
+        for (int l = 0; l < hp.n_layer; ++l)
+            if (observer->wants("kq_soft_max", l)) return true;
+        return false;
+    }();
+    if (want_kq) s.kq.assign(N * n_head * n_kv, 0.0f);
     s.xo.resize(static_cast<std::size_t>(n_outputs) * n_embd);
     logits.resize(static_cast<std::size_t>(n_outputs) * hp.n_vocab);
 
@@ -223,9 +220,9 @@ void LlamaForwardCpu::forward(KvCache& kv, const Batch& batch, std::vector<float
             for (int i = b; i < e; ++i) {
                 const float* cs = row(s.rope_cs, i, n_rot);
                 rope_apply(row(s.q, i, n_q), n_head, hd, n_rot, cs);
-                rope_apply(row(s.k, i, n_kv), n_head_kv, hd, n_rot, cs);
-                std::copy_n(row(s.k, i, n_kv), n_kv, kv.k(l, batch.seq[i], batch.pos[i]));
-                std::copy_n(row(s.v, i, n_kv), n_kv, kv.v(l, batch.seq[i], batch.pos[i]));
+                rope_apply(row(s.k, i, n_embd_kv), n_head_kv, hd, n_rot, cs);
+                std::copy_n(row(s.k, i, n_embd_kv), n_embd_kv, kv.k(l, batch.seq[i], batch.pos[i]));
+                std::copy_n(row(s.v, i, n_embd_kv), n_embd_kv, kv.v(l, batch.seq[i], batch.pos[i]));
             }
         });
         observe("Qcur", l, s.q.data(), {n, n_head, hd});
@@ -257,14 +254,14 @@ void LlamaForwardCpu::forward(KvCache& kv, const Batch& batch, std::vector<float
                     const float* kb = cache.k(table[p0 / bs], l);
                     const int np = std::min(n_ctx_i, p0 + bs) - p0;
                     for (int g = g0; g < g1; ++g)
-                        kernels::attn_scores(qi + g * n_gqa * hd, n_gqa, hd, kb + g * hd, n_kv, np, scale,
+                        kernels::attn_scores(qi + g * n_gqa * hd, n_gqa, hd, kb + g * hd, n_embd_kv, np, scale,
                                              att + static_cast<std::size_t>(g - g0) * n_gqa * n_ctx_i + p0, n_ctx_i);
                 }
                 for (int h = 0; h < nh; ++h) {
                     float* a = att + static_cast<std::size_t>(h) * n_ctx_i;
                     kernels::softmax_inplace(a, n_ctx_i);
                     if (kq_here)
-                        std::copy_n(a, n_ctx_i, s.kq.data() + (static_cast<std::size_t>(i) * n_head + h0 + h) * max_ctx);
+                        std::copy_n(a, n_ctx_i, s.kq.data() + (static_cast<std::size_t>(i) * n_head + h0 + h) * n_kv);
                 }
                 // Weighted sum of the values.
                 std::fill_n(oi + h0 * hd, nh * hd, 0.0f);
@@ -273,11 +270,11 @@ void LlamaForwardCpu::forward(KvCache& kv, const Batch& batch, std::vector<float
                     const int np = std::min(n_ctx_i, p0 + bs) - p0;
                     for (int g = g0; g < g1; ++g)
                         kernels::attn_values(att + static_cast<std::size_t>(g - g0) * n_gqa * n_ctx_i + p0, n_ctx_i,
-                                             n_gqa, vb + g * hd, n_kv, np, hd, oi + g * n_gqa * hd);
+                                             n_gqa, vb + g * hd, n_embd_kv, np, hd, oi + g * n_gqa * hd);
                 }
             }
         });
-        if (kq_here) observe("kq_soft_max", l, s.kq.data(), {n, n_head, max_ctx});
+        if (kq_here) observe("kq_soft_max", l, s.kq.data(), {n, n_head, n_kv});
         observe("kqv_out", l, s.attn.data(), {n, n_head, hd});
 
         // Output projection, residual (x += attn · Woᵀ), feed-forward RMSNorm.   (n, n_embd)

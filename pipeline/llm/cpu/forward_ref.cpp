@@ -6,6 +6,7 @@
 //
 // It offers the same named tensors as the fast path (observer.h), so a test
 // can compare two backends tensor by tensor, not only their logits.
+#include <algorithm>
 #include <cmath>
 
 #include "pipeline/llm/cpu/forward.h"
@@ -32,16 +33,17 @@ void forward_reference(const LlamaModel& model, KvCache& kv, const Batch& batch,
     const int n_outputs = prepare_batch(hp.n_vocab, kv, batch, observer);
     const LlamaWeights& w = model.weights();
     const int n = batch.size();
-    const int n_embd = hp.n_embd, hd = hp.head_dim(), n_head = hp.n_head, n_kv = hp.n_embd_kv(), n_ff = hp.n_ff;
+    const int n_embd = hp.n_embd, hd = hp.head_dim(), n_head = hp.n_head, n_embd_kv = hp.n_embd_kv(), n_ff = hp.n_ff;
     const std::size_t N = static_cast<std::size_t>(n);
-    int max_ctx = 0;  // longest context any token attends to
-    for (int t = 0; t < n; ++t) max_ctx = std::max(max_ctx, batch.pos[t] + 1);
+    int n_kv = 0;  // positions attended to: the longest context of any token
+    for (int t = 0; t < n; ++t) n_kv = std::max(n_kv, batch.pos[t] + 1);
 
     std::vector<float> x(N * n_embd);              // (n, n_embd) the residual stream
     std::vector<float> xb(N * n_embd);             // (n, n_embd) normalized input of a sub-block
     std::vector<float> q(N * n_head * hd);         // (n, n_head, head_dim)
-    std::vector<float> k(N * n_kv), v(N * n_kv);   // (n, n_head_kv, head_dim)
-    std::vector<float> kq(N * n_head * max_ctx);   // (n, n_head, max_ctx) attention weights
+    std::vector<float> k(N * n_embd_kv);           // (n, n_head_kv, head_dim)
+    std::vector<float> v(N * n_embd_kv);           // (n, n_head_kv, head_dim)
+    std::vector<float> kq(N * n_head * n_kv);      // (n, n_head, n_kv) attention weights
     std::vector<float> attn(N * n_head * hd);      // (n, n_head, head_dim) attention output
     std::vector<float> proj(N * n_embd);           // (n, n_embd) output of attn_output / ffn_down
     std::vector<float> gate(N * n_ff), up(N * n_ff);  // (n, n_ff)
@@ -63,12 +65,12 @@ void forward_reference(const LlamaModel& model, KvCache& kv, const Batch& batch,
         for (int t = 0; t < n; ++t) {
             const int pos = batch.pos[t], seq = batch.seq[t];
             matmul_ref(L.wq, row(xb, t, n_embd), 1, row(q, t, n_head * hd));
-            matmul_ref(L.wk, row(xb, t, n_embd), 1, row(k, t, n_kv));
-            matmul_ref(L.wv, row(xb, t, n_embd), 1, row(v, t, n_kv));
+            matmul_ref(L.wk, row(xb, t, n_embd), 1, row(k, t, n_embd_kv));
+            matmul_ref(L.wv, row(xb, t, n_embd), 1, row(v, t, n_embd_kv));
             kernels::rope(row(q, t, n_head * hd), n_head, hd, hp.n_rot, pos, hp.rope_freq_base);
-            kernels::rope(row(k, t, n_kv), hp.n_head_kv, hd, hp.n_rot, pos, hp.rope_freq_base);
-            std::copy_n(row(k, t, n_kv), n_kv, kv.k(l, seq, pos));
-            std::copy_n(row(v, t, n_kv), n_kv, kv.v(l, seq, pos));
+            kernels::rope(row(k, t, n_embd_kv), hp.n_head_kv, hd, hp.n_rot, pos, hp.rope_freq_base);
+            std::copy_n(row(k, t, n_embd_kv), n_embd_kv, kv.k(l, seq, pos));
+            std::copy_n(row(v, t, n_embd_kv), n_embd_kv, kv.v(l, seq, pos));
         }
         offer(observer, "Qcur", l, q, {n, n_head, hd});
         offer(observer, "Kcur", l, k, {n, hp.n_head_kv, hd});
@@ -80,7 +82,7 @@ void forward_reference(const LlamaModel& model, KvCache& kv, const Batch& batch,
             const int pos = batch.pos[t], seq = batch.seq[t];
             for (int h = 0; h < n_head; ++h) {
                 const float* qh = row(q, t, n_head * hd) + h * hd;
-                float* att = kq.data() + (static_cast<std::size_t>(t) * n_head + h) * max_ctx;
+                float* att = kq.data() + (static_cast<std::size_t>(t) * n_head + h) * n_kv;
                 const int g = h / hp.n_gqa();
                 // Scores: q · k / sqrt(head_dim).
                 for (int p = 0; p <= pos; ++p) {
@@ -100,7 +102,7 @@ void forward_reference(const LlamaModel& model, KvCache& kv, const Batch& batch,
                 }
             }
         }
-        offer(observer, "kq_soft_max", l, kq, {n, n_head, max_ctx});
+        offer(observer, "kq_soft_max", l, kq, {n, n_head, n_kv});
         offer(observer, "kqv_out", l, attn, {n, n_head, hd});
 
         // Output projection, then the residual connection.
