@@ -4,9 +4,17 @@
 
 #include "app/cli/commands.h"
 #include "pipeline/core/error.h"
+#include "pipeline/llm/cpu/thread_pool.h"
 #include "pipeline/llm/vocab/vocab.h"
 
 namespace sixstep::cli {
+
+void add_threads_option(CLI::App* sub, int& value, const std::string& what, const std::string& more) {
+    sub->add_option("-t,--threads", value,
+                    fmt::format("{} (0: one per physical core, at most {}){}", what,
+                                llm::ThreadPool::max_default_threads, more))
+        ->check(CLI::Range(0, 1024));
+}
 
 void add_backend_option(CLI::App* sub, std::string& value) {
     sub->add_option("--backend", value,

@@ -382,8 +382,7 @@ void add_bench(CLI::App& app, Commands& commands) {
     auto* n_gen = sub->add_option("-n,--n-gen", o->n_gen,
                                   "Decode test: tokens generated one by one (0: skip; --contention: per slice, 32 unless given)")
                       ->check(CLI::Range(0, 1 << 20));
-    sub->add_option("-t,--threads", o->threads, "Threads (0: one per physical core, at most 8)")
-        ->check(CLI::Range(0, 1024));
+    add_threads_option(sub, o->threads);
     auto* reps = sub->add_option("-r,--repetitions", o->repetitions, "Timed runs per test (--batch: 3 unless given; --contention: rounds, each --slices runs per thread count)")
                      ->check(CLI::Range(1, 1000));
     add_backend_option(sub, o->backend);

@@ -157,8 +157,7 @@ void add_bill(CLI::App& app, Commands& commands) {
     sub->add_option("--tokens-per-request", o->tokens_per_request, "Tokens per request, prompt and output (default 200)");
     sub->add_option("--days", o->days, "Service life in days (default 365)");
     sub->add_option("--price-per-hour", o->price_per_hour, "Price of one machine-hour, any currency (default: times only)");
-    sub->add_option("-t,--threads", o->threads, "Threads for the measurement (0: one per physical core, at most 8)")
-        ->check(CLI::Range(0, 1024));
+    add_threads_option(sub, o->threads, "Threads for the measurement");
     sub->add_option("-n,--n-gen", o->n_gen, "Tokens decoded per measurement run (default 64)")->check(CLI::Range(1, 1 << 16));
     sub->add_flag("--json", o->json, "Print one JSON object instead");
     commands.push_back({sub, [o] { return run_bill(*o); }});

@@ -97,7 +97,7 @@ void add_coldstart(CLI::App& app, Commands& commands) {
     sub->add_option("--unload-after", p.unload_after_s, "The scale-to-zero instance unloads after this many idle seconds (default 60)");
     sub->add_option("--prompt", p.prompt, "The request's prompt (default \"Once upon a time\")");
     sub->add_option("-n,--n-predict", p.n_predict, "Tokens per request (default 16)")->check(CLI::Range(1, 4096));
-    sub->add_option("-t,--threads", p.n_threads, "Threads (0: one per physical core, at most 8)")->check(CLI::Range(0, 1024));
+    add_threads_option(sub, p.n_threads);
     sub->add_flag("--no-drop", o->no_drop, "Leave the page cache alone (no cold-from-disk request)");
     sub->add_flag("--json", o->json, "Print one JSON object instead");
     commands.push_back({sub, [o] { return run_coldstart(*o); }});

@@ -54,6 +54,10 @@ void add_canary(CLI::App& app, Commands& commands);      // sixstep canary --fra
 void add_serve(CLI::App& app, Commands& commands);       // sixstep serve --model F [--port P]
 void add_load(CLI::App& app, Commands& commands);        // sixstep load --url U --rate R --requests N
 
+// `-t,--threads N` for the commands that run the model: "{what} (0: one per
+// physical core, at most 8){more}".
+void add_threads_option(CLI::App* sub, int& value, const std::string& what = "Threads", const std::string& more = "");
+
 // `--backend cpu|cuda|auto` for the commands that run the model, and its value.
 void add_backend_option(CLI::App* sub, std::string& value);
 llm::BackendKind backend_kind(const std::string& value);

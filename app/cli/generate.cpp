@@ -154,7 +154,7 @@ void add_generate(CLI::App& app, Commands& commands) {
     sub->add_option("--seed", o->sampling.seed, fmt::format("Seed of the random draw (default {})", d.seed))
         ->check(seed_number());
     o->top_opt = sub->add_option("--top", o->top, "Print the N most likely next tokens at every step")->check(CLI::Range(0, 100));
-    sub->add_option("-t,--threads", o->threads, "Threads (0: one per physical core, at most 8)")->check(CLI::Range(0, 1024));
+    add_threads_option(sub, o->threads);
     o->ctx_opt = sub->add_option("-c,--ctx", o->ctx, "Context size (0: the model's)")->check(CLI::Range(0, 1 << 24));
     o->stop_opt = sub->add_option("--stop", o->stop, "Stop when the text contains this (repeatable)");
     auto* draft = sub->add_option("--draft", o->draft,

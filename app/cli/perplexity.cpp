@@ -97,7 +97,7 @@ void add_perplexity(CLI::App& app, Commands& commands) {
     sub->add_option("--docs", o->docs, "Score only the first N documents (0: all)")->check(CLI::Range(0, 1 << 30));
     sub->add_option("--ctx", o->ctx, "Window in tokens (0: the model's context)")->check(CLI::Range(0, 1 << 24));
     sub->add_option("-b,--batch", o->batch, "Positions per forward call")->check(CLI::Range(1, 1 << 16));
-    sub->add_option("-t,--threads", o->threads, "Threads (0: one per physical core, at most 8)")->check(CLI::Range(0, 1024));
+    add_threads_option(sub, o->threads);
     sub->add_flag("--json", o->json, "Print one JSON object instead");
     sub->footer(
         "Each document is scored as [BOS] text [EOS]: every token after BOS is predicted, EOS included; a document "

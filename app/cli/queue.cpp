@@ -193,7 +193,7 @@ void add_queue(CLI::App& app, Commands& commands) {
         ->check(CLI::Range(1, 4096));
     sub->add_option("--context", o->n_context, "With --model: tokens each sequence holds")->check(CLI::Range(1, 1 << 20));
     sub->add_option("--samples", o->n_samples, "With --model: decode steps measured")->check(CLI::Range(2, 100000));
-    sub->add_option("-t,--threads", o->threads, "With --model: CPU threads (0: the default)")->check(CLI::Range(0, 1024));
+    add_threads_option(sub, o->threads, "With --model: CPU threads");
     add_backend_option(sub, o->backend);
     sub->add_option("--utilization", o->curve.utilizations, "Utilizations to simulate, each in (0, 1)")->delimiter(',');
     sub->add_option("--requests", o->curve.min_requests,

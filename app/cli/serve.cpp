@@ -108,7 +108,7 @@ void add_serve(CLI::App& app, Commands& commands) {
     sub->add_option("--retry-after", o->retry_after, "Seconds to tell refused clients to wait")->check(CLI::Range(1, 3600));
     sub->add_option("--shutdown-grace", o->shutdown_grace, "On SIGINT/SIGTERM: seconds in-flight requests may finish")
         ->check(finite_number(0, 3600));
-    sub->add_option("-t,--threads", o->threads, "Threads (0: all hardware threads)")->check(CLI::Range(0, 1024));
+    add_threads_option(sub, o->threads);
     add_backend_option(sub, o->backend);
     commands.push_back({sub, [o] { return run_serve(*o); }});
 }

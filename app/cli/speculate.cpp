@@ -291,9 +291,7 @@ void add_speculate(CLI::App& app, Commands& commands) {
         ->check(CLI::Range(0.0f, 100.0f));
     sub->add_option("-n,--n-predict", o->n_predict, "Tokens per run")->check(CLI::Range(1, 1 << 16));
     sub->add_option("--prompt", o->prompt, "The text to continue (default \"Once upon a time\")");
-    sub->add_option("-t,--threads", o->threads,
-                    "The target's threads (0: one per physical core, at most 8); with --overlap, the threads in all")
-        ->check(CLI::Range(0, 1024));
+    add_threads_option(sub, o->threads, "The target's threads", "; with --overlap, the threads in all");
     sub->add_option("--draft-threads", o->draft_threads,
                     "The draft's threads (default 1: a small draft gains little from more, and two busy pools "
                     "would fight over the cores)")

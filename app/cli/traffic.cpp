@@ -267,7 +267,7 @@ void add_traffic(CLI::App& app, Commands& commands) {
     sub->add_option("--tpot-target", o->tpot_target, "Goodput: TPOT target in ms (0: none)")->check(finite_number(0, 1e9));
     sub->add_flag("--compare-contiguous", o->compare_contiguous,
                   "Run twice: contiguous per-request KV reservation vs pages, side by side");
-    sub->add_option("-t,--threads", o->threads, "Threads (0: all hardware threads)")->check(CLI::Range(0, 1024));
+    add_threads_option(sub, o->threads);
     add_backend_option(sub, o->backend);
     sub->add_flag("--json", o->json, "Print machine-readable JSON instead");
     commands.push_back({sub, [o, sub] {

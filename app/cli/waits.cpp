@@ -83,7 +83,7 @@ void add_waits(CLI::App& app, Commands& commands) {
     sub->add_option("--reading-wpm", p.reading_words_per_min, "Reading speed, words/min (default 238, Brysbaert 2019)")
         ->check(finite_number(serving::min_reading_wpm, serving::max_reading_wpm));
     sub->add_option("--seed", p.seed, "Sampling seed of the batch job")->check(seed_number());
-    sub->add_option("-t,--threads", o->threads, "Threads (0: one per physical core, at most 8)")->check(CLI::Range(0, 1024));
+    add_threads_option(sub, o->threads);
     add_backend_option(sub, o->backend);
     sub->add_flag("--json", o->json, "Print one JSON object instead");
     commands.push_back({sub, [o] { return run_waits(*o); }});

@@ -50,7 +50,6 @@ constexpr auto spin_for = std::chrono::microseconds(10);
 // operation each) costs nothing next to the work.
 constexpr int chunks_per_thread = 8;
 constexpr int max_chunks = 0xffff;  // the claim word holds n_chunks in 16 bits
-constexpr int max_default_threads = 8;
 // The contention guard (see thread_pool.h). A wait for chunks in flight is
 // a stall (a thread of ours was preempted) when it lasts longer than
 // stall_min and than stall_chunks of the caller's own chunks; the pool then

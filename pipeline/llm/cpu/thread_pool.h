@@ -103,6 +103,7 @@ public:
     // nothing on these kernels; beyond 8 the models sixstep runs are bound by
     // memory bandwidth, and every extra thread adds a little to each wait.
     static int default_threads();
+    static constexpr int max_default_threads = 8;
 
     // Runs fn(begin, end, thread) over chunks covering [0, n) once, each a
     // multiple of `grain` long (but the last), thread in [0, n_threads());
