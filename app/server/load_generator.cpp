@@ -18,6 +18,7 @@
 #include "app/server/openai_protocol.h"
 #include "pipeline/core/error.h"
 #include "pipeline/core/measure.h"
+#include "pipeline/core/progress.h"
 #include "pipeline/core/text.h"
 #include "pipeline/serving/arrivals.h"
 #include "pipeline/serving/percentiles.h"
@@ -194,6 +195,7 @@ void send_one(const ServerUrl& u, const LoadParams& p, const std::string& model,
         return true;
     };
     req.content_receiver = [&](const char* data, std::size_t n, std::uint64_t, std::uint64_t) {
+        if (cancel_requested()) return false;  // Ctrl+C: hang up; run_load says why
         if (ms_since(t0) - out.sent_ms > p.timeout_s * 1000) {
             timed_out = true;
             return false;
@@ -383,18 +385,26 @@ LoadReport run_load(const LoadParams& p) {
         throw Error(fmt::format("cannot start {} client threads ({} started): {}; lower --max-in-flight", n_clients,
                                 clients.size(), e.what()));
     }
-    for (std::size_t i = 0; i < times.size(); ++i) {
-        std::this_thread::sleep_until(t0 + std::chrono::duration_cast<Clock::duration>(
-                                               std::chrono::duration<double, std::milli>(times[i])));
+    // Ctrl+C (progress.h) ends the test at once: no more arrivals, the
+    // streams in flight hang up, and the caller gets Cancelled rather than a
+    // report of requests that failed because the test was stopped.
+    constexpr auto poll = std::chrono::milliseconds(50);
+    for (std::size_t i = 0; i < times.size() && !cancel_requested(); ++i) {
+        const Clock::time_point due = t0 + std::chrono::duration_cast<Clock::duration>(
+                                               std::chrono::duration<double, std::milli>(times[i]));
+        while (Clock::now() < due && !cancel_requested()) std::this_thread::sleep_until(std::min(due, Clock::now() + poll));
         std::unique_lock lock(mutex);
         if (in_flight >= p.max_in_flight) ++n_late;
-        cv.wait(lock, [&] { return in_flight < p.max_in_flight; });
+        while (!cv.wait_for(lock, poll, [&] { return in_flight < p.max_in_flight; }))
+            if (cancel_requested()) break;
+        if (cancel_requested()) break;
         ++in_flight;
         r.requests[i].scheduled_ms = times[i];
         handed.push_back(i);
         cv.notify_all();
     }
     stop_clients();
+    throw_if_cancelled();
     make_figures(r, p, n_late);
     return r;
 }

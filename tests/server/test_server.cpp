@@ -21,6 +21,7 @@
 #include <fmt/format.h>
 
 #include "app/server/load_generator.h"
+#include "pipeline/core/progress.h"
 #include "server_fixture.h"
 
 using namespace sixstep::test;
@@ -724,4 +725,20 @@ TEST_CASE("load generator: exact_rate makes n requests span n ÷ rate, the gaps'
     for (int i = 0; i < n; ++i)
         CHECK(exact.requests[static_cast<size_t>(i)].scheduled_ms ==
               doctest::Approx(drawn.requests[static_cast<size_t>(i)].scheduled_ms * scale));
+}
+
+TEST_CASE("load generator: Ctrl+C stops the test at once with Cancelled, not a report of failed requests") {
+    TestServer s;
+    server::LoadParams p;
+    p.url = s.url() + "/v1";
+    p.rate = 1;  // 20 requests over some 20 s: the test ends long before
+    p.n_requests = 20;
+    p.max_tokens = 8;
+    std::thread ctrl_c([] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(300));
+        sixstep::request_cancel();
+    });
+    CHECK_THROWS_AS(server::run_load(p), sixstep::Cancelled);
+    ctrl_c.join();
+    sixstep::clear_cancel();
 }
