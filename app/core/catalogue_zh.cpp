@@ -449,6 +449,7 @@ const Catalogue& chinese_catalogue() {
             {"in:", "输入："},
             {"out:", "输出："},
             {"error:", "错误："},
+            {"refused, as this step expects:", "按本步的预期被拒绝："},
             {"predictions vs labels:", "预测 vs 标签："},
             // the serving experiments' narration (lessons 08–17, sixstep --headless)
             {"real time", "实际耗时"},

@@ -39,7 +39,19 @@ LessonOutcome run_lesson(const std::string& path, std::FILE* narrate, bool want_
     Interpreter it(std::move(lesson));
     nlohmann::ordered_json steps = nlohmann::ordered_json::array();
     while (!it.finished()) {
+        if (narrate) {
+            const int i = it.position();
+            std::fprintf(narrate, "%s",
+                         printable(format_step_heading(it.lesson().steps[static_cast<size_t>(i)], i,
+                                                       static_cast<int>(it.lesson().steps.size()), it.lesson().language),
+                                   true)
+                             .c_str());
+            std::fflush(narrate);
+        }
         const StepReport r = it.step();
+        // Ctrl+C during a step whose work does not stop by itself (requests
+        // failing as a server shuts down): its results are not results.
+        throw_if_cancelled();
         ++out.steps;
         // A copied step's checks point at the lines of the step it copies.
         const std::string note = r.step && r.step->copy_of >= 0
@@ -54,7 +66,7 @@ LessonOutcome run_lesson(const std::string& path, std::FILE* narrate, bool want_
         }
         if (narrate) {
             clear_progress();  // a training step may have drawn a progress line
-            std::fprintf(narrate, "%s", printable(format_step(r, it.state(), it.state().step_count), true).c_str());
+            std::fprintf(narrate, "%s", printable(format_step(r, it.state()), true).c_str());
         }
         if (want_json) steps.push_back(to_json(r));
     }

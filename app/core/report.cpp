@@ -96,12 +96,17 @@ std::string format_check(const CheckResult& c, std::string_view lang, std::strin
     return fmt::format("  ✗ {}: {}: {} {}, {} {}", where, e.path, say(lang, "expected"), expected, say(lang, "got"), c.got);
 }
 
-std::string format_step(const StepReport& r, const LessonState& s, int step_count) {
-    const LessonStep& st = *r.step;
-    const std::string& lang = s.language;
-    std::string out = "\n── " + say(lang, fmt::format("Step {}/{}", r.index + 1, step_count)) +
+std::string format_step_heading(const LessonStep& st, int index, int step_count, std::string_view lang) {
+    std::string out = "\n── " + say(lang, fmt::format("Step {}/{}", index + 1, step_count)) +
                       (st.title.empty() ? "" : ": " + st.title) + " ──\n";
     if (!st.say.empty()) out += indent(st.say, "  ") + "\n";
+    return out;
+}
+
+std::string format_step(const StepReport& r, const LessonState& s) {
+    const LessonStep& st = *r.step;
+    const std::string& lang = s.language;
+    std::string out;
     if (!st.set.empty()) out += "  ⚙ " + say(lang, "settings:") + " " + settings_line(s, lang) + "\n";
     if (st.request) {
         std::string fields;
@@ -150,7 +155,15 @@ std::string format_step(const StepReport& r, const LessonState& s, int step_coun
     }
     if (s.response && !r.events.empty() && r.events.back().stage == Stage::respond)
         out += "  ⇒ " + printable(s.response->engine_words ? say(lang, s.response->text) : s.response->text) + "\n";
-    if (r.error) out += "  ✗ " + say(lang, "error:") + " " + say(lang, *r.error) + "\n";
+    if (r.error) {
+        // An error the step asks for (a lesson showing a refusal) is not a
+        // failure: it reads differently from one, to the eye and to grep.
+        const bool expected = std::any_of(r.checks.begin(), r.checks.end(), [](const CheckResult& c) {
+            return c.passed && c.expectation.path == "error" && !c.expectation.negated;
+        });
+        out += expected ? "  ⊘ " + say(lang, "refused, as this step expects:") + " " + say(lang, *r.error) + "\n"
+                        : "  ✗ " + say(lang, "error:") + " " + say(lang, *r.error) + "\n";
+    }
     for (const auto& c : r.checks) out += format_check(c, lang) + "\n";
     return out;
 }

@@ -16,7 +16,10 @@ namespace sixstep::app {
 // ---- text ----
 // In the lesson's language (`lang`, "en" or "zh": the message catalogue).
 std::string format_event(const TraceEvent& ev, std::string_view lang = "en");  // one stage, several lines
-std::string format_step(const StepReport& r, const LessonState& s, int step_count);  // narration of one step
+// A step's narration in two parts: its heading and what it says, printed
+// before it runs (a step may take seconds), then what it did and its checks.
+std::string format_step_heading(const LessonStep& st, int index, int step_count, std::string_view lang);
+std::string format_step(const StepReport& r, const LessonState& s);
 // `step_note` follows the position: "step 3, a copy of step 1" (a step repeated by a YAML alias).
 std::string format_check(const CheckResult& c, std::string_view lang = "en", std::string_view step_note = "");  // "✓ …" or "✗ …"
 
