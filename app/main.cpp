@@ -1,9 +1,14 @@
 // sixstep — argument parsing and wiring only. Every command lives in app/cli/;
 // the window in app/ui/; the headless narration in app/core/headless.
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <filesystem>
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
 
 #include "app/cli/commands.h"
 #include "app/cli/terminal.h"
@@ -11,6 +16,7 @@
 #include "app/core/headless.h"
 #include "app/core/report.h"
 #include "pipeline/core/error.h"
+#include "pipeline/core/suggest.h"
 #include "pipeline/core/text.h"
 #ifdef SIXSTEP_HAVE_GUI
 #include "app/ui/gui.h"
@@ -20,7 +26,7 @@ namespace {
 
 // `sixstep [--headless] [--json] [LESSON]`: the window when there is one, else
 // the same lesson narrated in the terminal.
-int run_lesson_front_end(const std::string& lesson, bool headless, bool json) {
+int run_lesson_front_end(const std::string& lesson, bool headless, bool json, const std::vector<std::string>& commands) {
     using namespace sixstep;
 #ifdef SIXSTEP_HAVE_GUI
     if (!headless && !json) {
@@ -28,7 +34,8 @@ int run_lesson_front_end(const std::string& lesson, bool headless, bool json) {
             const int rc = ui::run_app(lesson);
             if (rc != ui::no_window) return rc;
         }
-        if (!lesson.empty())
+        std::error_code ec;
+        if (!lesson.empty() && std::filesystem::exists(lesson, ec))
             std::fprintf(stderr, "sixstep: no display — narrating the lesson in the terminal instead\n");
     }
 #endif
@@ -36,11 +43,37 @@ int run_lesson_front_end(const std::string& lesson, bool headless, bool json) {
         app::print_lesson_list(stderr);
         return cli::exit_bad_input;
     }
+    std::error_code ec;
+    if (!std::filesystem::exists(lesson, ec)) {
+        // "sixstep infr": a mistyped command reads as a lesson file that is not there.
+        if (const std::string near = closest_name(lesson, commands); !near.empty())
+            throw Error(fmt::format("no command or lesson file \"{}\" — did you mean the command \"{}\"? "
+                                    "(sixstep --help lists them)",
+                                    printable_cut(lesson, 200), near));
+        // "lessons/01-six-step.yaml": the lesson beside it with the nearest name.
+        const std::filesystem::path p(lesson);
+        const std::filesystem::path folder = p.has_parent_path() ? p.parent_path() : ".";
+        std::vector<std::string> names;
+        for (std::filesystem::directory_iterator d(folder, ec), end; !ec && d != end; d.increment(ec))
+            if (d->path().extension() == ".yaml") names.push_back(d->path().filename().string());
+        if (const std::string near = closest_name(p.filename().string(), names); !near.empty())
+            throw Error(fmt::format("{}: no such lesson file — did you mean {}?", printable_cut(lesson, 200),
+                                    printable((folder / near).lexically_normal().string())));
+    }
     cli::start_terminal_front_end();
     const app::LessonOutcome r = app::run_lesson(lesson, json ? nullptr : stdout, json);
     if (json) std::printf("%s\n", app::dump_json(r.json).c_str());
     if (!r.valid) std::fprintf(stderr, "sixstep: error: %s\n", r.error.c_str());
     return r.exit_code();
+}
+
+// What was printed must have reached its file: a full disk (or > /dev/full)
+// under a CI log or `> results.json` is an error, not an empty success.
+int finish_output(int rc) {
+    if (std::fflush(stdout) == 0 && !std::ferror(stdout)) return rc;
+    const int err = errno;
+    std::fprintf(stderr, "sixstep: error: writing the output: %s\n", std::strerror(err));
+    return rc != sixstep::cli::exit_ok ? rc : sixstep::cli::exit_bad_input;
 }
 
 }  // namespace
@@ -102,7 +135,9 @@ int main(int argc, char** argv) {
         // Ctrl+C and progress lines for the terminal; screenshot renders like
         // the window and keeps the default Ctrl+C.
         if (c.app->get_name() != "screenshot") start_terminal_front_end();
-        return guarded(c.run);
+        return finish_output(guarded(c.run));
     }
-    return guarded([&] { return run_lesson_front_end(lesson, headless, json); });
+    std::vector<std::string> names;
+    for (const CLI::App* sub : app.get_subcommands({})) names.push_back(sub->get_name());
+    return finish_output(guarded([&] { return run_lesson_front_end(lesson, headless, json, names); }));
 }

@@ -114,7 +114,7 @@ int run_check(const CheckOptions& o) {
 void add_check(CLI::App& app, Commands& commands) {
     auto opts = std::make_shared<CheckOptions>();
     auto* sub = app.add_subcommand("check", "Run lessons headless and verify every expect (exit 0 pass, 1 fail, 2 invalid)");
-    sub->add_option("paths", opts->paths, "Lesson files or folders")->required();
+    sub->add_option("lessons", opts->paths, "Lesson files or folders (e.g. lessons/)")->required();
     sub->add_flag("--json", opts->json, "Print the results as JSON");
     sub->add_option("--attempts", opts->attempts,
                     "Runs of a lesson whose checks fail, at most (default 1): timing claims on a busy machine; the "

@@ -3,8 +3,10 @@
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <mutex>
 #include <string>
+#include <string_view>
 
 #include <fmt/format.h>
 #include <unistd.h>
@@ -41,7 +43,7 @@ public:
             total ? fmt::format("{}: {} of {} ({:.0f}%)", printable(task), done, total, 100.0 * done / total)
                   : fmt::format("{}: {}", printable(task), done);
         if (tty_) {
-            std::fprintf(stderr, "\r\x1b[K%s … (Ctrl+C stops)", line.c_str());
+            std::fprintf(stderr, "\r\x1b[K%s%s", line.c_str(), total && done >= total ? "" : " … (Ctrl+C stops)");
         } else {
             std::fprintf(stderr, "sixstep: %s\n", line.c_str());
         }
@@ -91,8 +93,12 @@ void start_terminal_front_end() {
     }
 
     const bool tty = ::isatty(STDERR_FILENO) == 1;
+    // A terminal that cannot erase a line (TERM=dumb: Emacs' shell, some CI
+    // logs) gets the plain lines a log file gets, not escape codes.
+    const char* term = std::getenv("TERM");
+    const bool can_redraw = tty && !(term && std::string_view(term) == "dumb");
     if (tty || g_progress_forced) {
-        static TerminalProgress sink(tty);
+        static TerminalProgress sink(can_redraw);
         set_progress_sink(&sink);
     }
 }

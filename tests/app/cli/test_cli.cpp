@@ -113,6 +113,36 @@ TEST_CASE("bad command lines exit 2") {
     CHECK(run_command(sixstep_cmd("--headless")).exit_code == 2);
 }
 
+TEST_CASE("a mistyped command or lesson name says which one was meant, exit 2") {
+    const auto cmd = run_command(sixstep_cmd("--headless infr"));
+    CHECK(cmd.exit_code == 2);
+    CHECK(cmd.output.find("no command or lesson file \"infr\" — did you mean the command \"infer\"?") !=
+          std::string::npos);
+    const auto file = run_command(sixstep_cmd("--headless '" + lessons + "/01-six-step.yaml'"));
+    CHECK(file.exit_code == 2);
+    CHECK(file.output.find("01-six-step.yaml: no such lesson file — did you mean " + lessons + "/01-six-steps.yaml?") !=
+          std::string::npos);
+    const auto neither = run_command(sixstep_cmd("--headless '" + lessons + "/zz-nothing-like-it.yaml'"));
+    CHECK(neither.exit_code == 2);
+    CHECK(neither.output.find("did you mean") == std::string::npos);
+}
+
+TEST_CASE("output that cannot be written is an error, not an empty success") {
+    // { …; } keeps stderr on the pipe while stdout goes to the full device.
+    const auto r = run_command("{ " + sixstep_cmd("--headless '" + lessons + "/01-six-steps.yaml' > /dev/full; }"));
+    CHECK(r.exit_code == 2);
+    CHECK(r.output.find("sixstep: error: writing the output: No space left on device") != std::string::npos);
+    CHECK(run_command("{ " + sixstep_cmd("infer delivery --distance 3 --congestion 0 --express-lane 0 > /dev/full; }"))
+              .exit_code == 2);
+}
+
+TEST_CASE("--headless: a refusal the step asks for is marked apart from a failure") {
+    const auto r = run_command(sixstep_cmd("--headless '" + lessons + "/02-training-serving-skew.yaml'"));
+    CHECK(r.exit_code == 0);
+    CHECK(r.output.find("⊘ refused, as this step expects: distance: unit \"kg\" is not a length") != std::string::npos);
+    CHECK(r.output.find("✗") == std::string::npos);
+}
+
 TEST_CASE("check: a failing expectation exits 1 and names file:line, expected vs got") {
     const std::string f = data + "/failing-lessons/wrong-answer.yaml";
     const auto r = run_command(sixstep_cmd("check '" + f + "'"));
