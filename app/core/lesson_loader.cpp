@@ -1043,6 +1043,24 @@ Lesson load_lesson(const std::string& path) {
 
 std::string default_training_data() { return data_path("assets/data/deliveries.csv").string(); }
 
+namespace {
+// "; the bundled models (found by name from any folder): a.gguf, b.gguf" —
+// for a model file that is not there; nothing for other files.
+std::string bundled_names(const std::string& what) {
+    if (what != "model file") return "";
+    std::vector<std::string> names;
+    try {
+        std::error_code ec;
+        for (fs::directory_iterator d(data_path("assets/models"), ec), end; !ec && d != end; d.increment(ec))
+            if (d->path().extension() == ".gguf") names.push_back(d->path().filename().string());
+    } catch (const Error&) {
+        return "";
+    }
+    std::sort(names.begin(), names.end());
+    return names.empty() ? "" : "; the bundled models, found by name from any folder: " + join_names(names);
+}
+}  // namespace
+
 void check_lesson_files(const Lesson& lesson) {
     std::vector<Error> problems;
     // Runs `check` on the file `written` in the lesson at `where`; a missing
@@ -1052,9 +1070,10 @@ void check_lesson_files(const Lesson& lesson) {
         std::error_code ec;
         if (!fs::exists(resolved, ec)) {
             const bool relative = fs::path(written).is_relative() && written != resolved;
-            problems.emplace_back(where, fmt::format("{} \"{}\" not found{}", what, written,
+            problems.emplace_back(where, fmt::format("{} \"{}\" not found{}{}", what, written,
                                                      relative ? fmt::format(" (relative to the lesson's folder: {})", resolved)
-                                                              : std::string()));
+                                                              : std::string(),
+                                                     bundled_names(what)));
             return;
         }
         try {
@@ -1148,10 +1167,34 @@ std::string default_lessons_folder() {
     }
 }
 
+namespace {
+// The bundled file of this name, when there is a data folder and one of its
+// asset folders holds it; empty otherwise.
+fs::path bundled_asset(const fs::path& name) {
+    try {
+        for (const char* folder : {"assets/models", "assets/data"}) {
+            std::error_code ec;
+            const fs::path p = data_path(folder) / name;
+            if (fs::is_regular_file(p, ec)) return p;
+        }
+    } catch (const Error&) {
+        // No data folder: nothing bundled to fall back on.
+    }
+    return {};
+}
+}  // namespace
+
 std::string resolve_lesson_path(const Lesson& lesson, const std::string& relative) {
     const fs::path p(relative);
     if (p.is_absolute()) return relative;
-    return (fs::path(lesson.path).parent_path() / p).lexically_normal().string();
+    const fs::path beside = (fs::path(lesson.path).parent_path() / p).lexically_normal();
+    std::error_code ec;
+    if (fs::exists(beside, ec) || !p.has_filename()) return beside.string();
+    // A bundled lesson copied to a folder of its own ("../assets/models/…"),
+    // or a lesson that names a bundled model or data file alone: the file of
+    // that name in the installed assets.
+    const fs::path bundled = bundled_asset(p.filename());
+    return bundled.empty() ? beside.string() : bundled.string();
 }
 
 }  // namespace sixstep::app

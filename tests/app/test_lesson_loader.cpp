@@ -1,6 +1,8 @@
 // Broken lessons: each gives one exact message at the right file:line:column.
 #include <doctest/doctest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "app/core/lesson.h"
@@ -147,8 +149,10 @@ TEST_CASE("missing or unreadable model, weights and data files are found before 
         const Error e = fails("model-file-missing.yaml");
         CHECK(e.where().line == 4);
         CHECK(e.where().column == 9);
-        CHECK(e.message() == "model file \"../assets/models/stories-3m-f16.gguf\" not found (relative to the lesson's "
-                             "folder: " + std::string(SIXSTEP_TEST_DATA) + "/assets/models/stories-3m-f16.gguf)");
+        CHECK(e.message() == "model file \"../assets/models/stories-9m-f16.gguf\" not found (relative to the lesson's "
+                             "folder: " + std::string(SIXSTEP_TEST_DATA) + "/assets/models/stories-9m-f16.gguf); the "
+                             "bundled models, found by name from any folder: stories-3m-f16.gguf, stories-3m-q8_0.gguf, "
+                             "stories-draft-f16.gguf, stories-draft-f32.gguf");
     }
     {
         const Error e = fails("model-not-gguf.yaml");
@@ -168,12 +172,33 @@ TEST_CASE("missing or unreadable model, weights and data files are found before 
         const Error e = fails("data-missing.yaml");
         CHECK(e.where().line == 3);
         CHECK(e.where().column == 29);
-        CHECK(e.message() == "training data \"deliveries.csv\" not found (relative to the lesson's folder: " + dir +
-                                 "/deliveries.csv)\n" + dir + "/data-missing.yaml:6:13: training data "
+        CHECK(e.message() == "training data \"my-deliveries.csv\" not found (relative to the lesson's folder: " + dir +
+                                 "/my-deliveries.csv)\n" + dir + "/data-missing.yaml:6:13: training data "
                                  "\"also-missing.csv\" not found (relative to the lesson's folder: " + dir +
                                  "/also-missing.csv)");
     }
     CHECK(find_lessons(dir).size() == 4);
+}
+
+// A bundled lesson copied to a folder of the instructor's own keeps its
+// "../assets/models/…", and a lesson may name a bundled file alone: what is
+// not beside the lesson is looked for by name in the installed assets.
+TEST_CASE("a model or data file not beside the lesson is the bundled file of that name") {
+    const std::filesystem::path dir = std::filesystem::temp_directory_path() / "sixstep-own-lessons";
+    std::filesystem::create_directories(dir);
+    Lesson l;
+    l.path = (dir / "mine.yaml").string();
+    const std::string bundled = std::string(SIXSTEP_SOURCE_DIR) + "/assets/models/stories-3m-f16.gguf";
+    CHECK(std::filesystem::equivalent(resolve_lesson_path(l, "../assets/models/stories-3m-f16.gguf"), bundled));
+    CHECK(std::filesystem::equivalent(resolve_lesson_path(l, "stories-3m-f16.gguf"), bundled));
+    CHECK(std::filesystem::equivalent(resolve_lesson_path(l, "deliveries.csv"),
+                                      std::string(SIXSTEP_SOURCE_DIR) + "/assets/data/deliveries.csv"));
+    // A file beside the lesson wins over a bundled one of the same name.
+    std::ofstream(dir / "deliveries.csv") << "distance_km,congestion,express_lane,minutes\n3,0,0,11\n";
+    CHECK(resolve_lesson_path(l, "deliveries.csv") == (dir / "deliveries.csv").string());
+    // Neither: the path beside the lesson, for the error to name.
+    CHECK(resolve_lesson_path(l, "no-such.gguf") == (dir / "no-such.gguf").string());
+    std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("a missing lesson file is a clear error") {
