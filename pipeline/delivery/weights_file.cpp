@@ -1,5 +1,9 @@
 #include "pipeline/delivery/weights_file.h"
 
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "pipeline/core/error.h"
@@ -45,25 +49,36 @@ Params load_weights(const std::string& path) {
         // parse() throws out_of_range for a number no double holds ("1e999").
         throw Error(SourceLocation{path}, "not a weights file: a number in it is too large for a double");
     }
-    const auto text_of = [&](const char* key) {
-        const auto it = j.is_object() ? j.find(key) : j.end();
-        return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+    // Everything wrong at once, then what a whole file looks like: a file
+    // written by hand (a lesson's weights_file) should take one round.
+    std::vector<std::string> problems;
+    const auto field = [&](const char* key) {
+        return j.is_object() && j.contains(key) ? &j.at(key) : static_cast<const nlohmann::json*>(nullptr);
     };
-    if (text_of("format") != format_tag)
-        throw Error(SourceLocation{path}, std::string("not a delivery weights file (\"format\" is not \"") +
-                                              format_tag + "\")");
-    const auto version = j.find("version");
-    if (version == j.end() || !version->is_number_integer() || *version != 1)
-        throw Error(SourceLocation{path}, "unsupported weights file version (sixstep reads \"version\": 1)");
-    auto number = [&](const char* key) {
-        auto it = j.find(key);
-        if (it == j.end() || !it->is_number())
-            throw Error(SourceLocation{path}, std::string("missing or non-numeric \"") + key + "\"");
-        return it->get<double>();
-    };
+    const nlohmann::json* format = field("format");
+    if (!format || !format->is_string() || *format != format_tag)
+        problems.push_back(std::string("\"format\" is not \"") + format_tag + "\"");
+    const nlohmann::json* version = field("version");
+    if (!version || !version->is_number_integer() || *version != 1)
+        problems.push_back("\"version\" is not 1 (the version sixstep reads)");
     Params p;
-    p.bias = number("bias");
-    for (int i = 0; i < n_features; ++i) p.w[static_cast<size_t>(i)] = number(weight_keys[i]);
+    const auto number = [&](const char* key, double& out) {
+        const nlohmann::json* v = field(key);
+        if (v && v->is_number()) out = v->get<double>();
+        else problems.push_back(std::string("\"") + key + (v ? "\" is not a number" : "\" is missing"));
+    };
+    number("bias", p.bias);
+    for (int i = 0; i < n_features; ++i) number(weight_keys[i], p.w[static_cast<size_t>(i)]);
+    if (!problems.empty()) {
+        std::string list;
+        for (const std::string& why : problems) list += (list.empty() ? "" : "; ") + why;
+        throw Error(SourceLocation{path},
+                    fmt::format("not a delivery weights file: {} — a whole one reads {{\"format\": \"{}\", "
+                                "\"version\": 1, \"bias\": 5, \"w_distance\": 2, \"w_congestion\": 10, "
+                                "\"w_express_lane\": -2}} (minutes, minutes per km, per unit of congestion, "
+                                "for the express lane)",
+                                list, format_tag));
+    }
     return p;
 }
 

@@ -184,7 +184,14 @@ TEST_CASE("weights files: save, load, serve, broken files are clear errors") {
     FILE* f = std::fopen(bad.c_str(), "w");
     std::fputs("{\"format\": \"sixstep-delivery-weights\", \"version\": 1, \"bias\": \"five\"}", f);
     std::fclose(f);
-    CHECK_THROWS_WITH_AS(load_weights(bad), (bad + ": missing or non-numeric \"bias\"").c_str(), Error);
+    const std::string whole = " — a whole one reads {\"format\": \"sixstep-delivery-weights\", \"version\": 1, "
+                              "\"bias\": 5, \"w_distance\": 2, \"w_congestion\": 10, \"w_express_lane\": -2} "
+                              "(minutes, minutes per km, per unit of congestion, for the express lane)";
+    CHECK_THROWS_WITH_AS(load_weights(bad),
+                         (bad + ": not a delivery weights file: \"bias\" is not a number; \"w_distance\" is missing; "
+                                "\"w_congestion\" is missing; \"w_express_lane\" is missing" + whole)
+                             .c_str(),
+                         Error);
     // Whatever the JSON holds, one message at the file (and the line and column where it stopped).
     const auto written = [&](const char* name, const char* text) {
         const std::string file = (dir / name).string();
@@ -201,11 +208,23 @@ TEST_CASE("weights files: save, load, serve, broken files are clear errors") {
                          Error);
     const std::string format = written("format.json", "{\"format\": 5}");
     CHECK_THROWS_WITH_AS(load_weights(format),
-                         (format + ": not a delivery weights file (\"format\" is not \"sixstep-delivery-weights\")").c_str(),
+                         (format + ": not a delivery weights file: \"format\" is not \"sixstep-delivery-weights\"; "
+                                   "\"version\" is not 1 (the version sixstep reads); \"bias\" is missing; \"w_distance\" "
+                                   "is missing; \"w_congestion\" is missing; \"w_express_lane\" is missing" + whole)
+                             .c_str(),
                          Error);
-    const std::string version = written("version.json", "{\"format\": \"sixstep-delivery-weights\", \"version\": \"1\"}");
+    const std::string version = written("version.json", "{\"format\": \"sixstep-delivery-weights\", \"version\": \"1\", "
+                                                        "\"bias\": 4, \"w_distance\": 3, \"w_congestion\": 1, "
+                                                        "\"w_express_lane\": -1}");
     CHECK_THROWS_WITH_AS(load_weights(version),
-                         (version + ": unsupported weights file version (sixstep reads \"version\": 1)").c_str(), Error);
+                         (version + ": not a delivery weights file: \"version\" is not 1 (the version sixstep reads)" + whole)
+                             .c_str(),
+                         Error);
+    // The example the message gives is a whole file.
+    const std::string example = written("example.json", "{\"format\": \"sixstep-delivery-weights\", \"version\": 1, "
+                                                        "\"bias\": 5, \"w_distance\": 2, \"w_congestion\": 10, "
+                                                        "\"w_express_lane\": -2}");
+    CHECK(load_weights(example).w[1] == 10);
     CHECK_THROWS_WITH_AS(load_weights((dir / "none.json").string()),
                          ((dir / "none.json").string() + ": cannot open the weights file: No such file or directory").c_str(), Error);
     std::filesystem::remove_all(dir);
