@@ -65,9 +65,11 @@ std::string settings_line(const LessonState& s, std::string_view lang) {
         if (v.value.empty() && k && k->optional) continue;
         std::string value = v.value;
         if (k && k->type == KnobType::boolean) value = v.value == k->spelled(true) ? "on" : "OFF";
-        std::string name = v.name;
+        // Looked up as the knob is named (every knob has its translation:
+        // test_catalogue), then "range_check" read as "range check".
+        std::string name = say(lang, v.name);
         std::replace(name.begin(), name.end(), '_', ' ');
-        out += fmt::format("{}{} {}", out.empty() ? "" : ", ", say(lang, name), say(lang, value));
+        out += fmt::format("{}{} {}", out.empty() ? "" : ", ", name, say(lang, value));
     }
     return out;
 }
