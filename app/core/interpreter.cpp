@@ -698,6 +698,15 @@ bool holds(const Condition& c, const Value& got, const Value& want) {
 
 }  // namespace
 
+namespace {
+// A value as a check reports it: text quoted, as the expectation writes it
+// ("got \" mat\"", not "got  mat"; a sentence stays one unit beside "got").
+std::string check_text(const Value& v) {
+    if (const auto* t = std::get_if<std::string>(&v)) return quote_text(*t);
+    return format_value(v);
+}
+}  // namespace
+
 CheckResult Interpreter::check(const Expectation& e) const {
     CheckResult r{e, false, "(nothing)", ""};
     // What it is compared with, read now.
@@ -710,7 +719,7 @@ CheckResult Interpreter::check(const Expectation& e) const {
         std::optional<Value> raw = c.operand.kind == Operand::Kind::path ? lookup(name) : std::nullopt;
         if (c.operand.kind == Operand::Kind::remembered)
             if (const auto it = remembered_.find(name); it != remembered_.end()) raw = it->second;
-        r.against += (r.against.empty() ? "" : "; ") + name + " = " + (raw ? format_value(*raw) : "(nothing)");
+        r.against += (r.against.empty() ? "" : "; ") + name + " = " + (raw ? check_text(*raw) : "(nothing)");
         missing |= !wants.back().has_value();
     }
     const std::optional<Value> got = lookup(e.path);
@@ -719,7 +728,7 @@ CheckResult Interpreter::check(const Expectation& e) const {
         if (e.path.rfind("logit_lens.", 0) == 0) r.got = "(nothing: show the logit_lens panel before the forward pass)";
         return r;
     }
-    r.got = elide(format_value(*got), max_check_text_bytes);
+    r.got = elide(check_text(*got), max_check_text_bytes);
     if (missing) return r;  // nothing to compare with: neither true nor, under not, false
     // below, above and tol need two finite numbers: a text, a list or a NaN
     // (a diverged training's loss) is neither true nor, under not, false —

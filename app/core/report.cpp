@@ -7,7 +7,10 @@
 #include <fmt/format.h>
 
 #include "app/core/catalogue.h"
+#include "app/core/llm_panels.h"
 #include "pipeline/core/text.h"
+#include "pipeline/serving/kv_calc.h"
+#include "pipeline/serving/quantity.h"
 
 namespace sixstep::app {
 
@@ -70,6 +73,73 @@ std::string settings_line(const LessonState& s, std::string_view lang) {
         std::string name = say(lang, v.name);
         std::replace(name.begin(), name.end(), '_', ' ');
         out += fmt::format("{}{} {}", out.empty() ? "" : ", ", name, say(lang, value));
+    }
+    return out;
+}
+
+// What a step's transformer panels hold, as text: the window draws them, and
+// a terminal would otherwise show only the checks made on them (lesson 06's
+// calculator, lesson 05's cache switched off, lesson 04's attention and lens).
+std::string panels_text(const LessonStep& st, const LessonState& s, std::string_view lang) {
+    const PanelsState& pn = s.panels;
+    std::string out;
+    const auto line = [&](const std::string& en) { out += "    " + say(lang, en) + "\n"; };
+    if (st.kv_calc && pn.kv_calc) {
+        const serving::KvCalcResult& r = *pn.kv_calc;
+        out += "  ▦ " + say(lang, fmt::format("KV memory: {} layers × {} KV heads × head_dim {}, {}", r.n_layer,
+                                              r.n_head_kv, r.head_dim, serving::kv_dtype_info(r.params.dtype).name)) + "\n";
+        for (const std::string& f : r.formula) line(f);
+        line(fmt::format("per token {} · per session {} ({}) · for all sessions {} ({})",
+                         serving::bytes_binary(static_cast<double>(r.bytes_per_token)),
+                         serving::bytes_decimal(static_cast<double>(r.bytes_per_session)),
+                         serving::bytes_binary(static_cast<double>(r.bytes_per_session)),
+                         serving::bytes_decimal(static_cast<double>(r.bytes_total)),
+                         serving::bytes_binary(static_cast<double>(r.bytes_total))));
+        // The shape's own notes whole; the general caveats by name, as the
+        // window's folded line gives them (five calculations, five times).
+        const std::size_t own = std::min(r.params.shape_notes.size(), r.notes.size());
+        for (std::size_t i = 0; i < own; ++i) line("- " + r.notes[i]);
+        if (r.notes.size() > own) line("Where the formula does not hold: MLA, sliding windows, recurrent layers");
+    }
+    if (st.kv_experiment && pn.kv_experiment) {
+        const llm::KvExperiment& e = pn.kv_experiment->result;
+        out += "  ▦ " + say(lang, fmt::format("the KV cache on and off, {} tokens", e.steps.size())) + "\n";
+        line(fmt::format("with the cache: {:.3g} ms, forward passes reading {} tokens", e.cached_total_ms,
+                         e.forward_tokens_cached));
+        line(fmt::format("without it: {:.3g} ms, reading {} tokens ({:.3g}× the time)", e.uncached_total_ms,
+                         e.forward_tokens_uncached, e.cached_total_ms > 0 ? e.uncached_total_ms / e.cached_total_ms : 0.0));
+        if (e.cached_early_ms > 0)
+            line(fmt::format("a decode step, early → late: {:.3g} → {:.3g} ms with the cache, {:.3g} → {:.3g} ms without",
+                             e.cached_early_ms, e.cached_late_ms, e.uncached_early_ms, e.uncached_late_ms));
+        line(e.identical_tokens ? "the same tokens both ways" : "the tokens DIFFER between the two runs");
+    }
+    const auto showing = [&](std::string_view panel) {
+        return st.show && std::find(st.show->begin(), st.show->end(), panel) != st.show->end();
+    };
+    const auto piece_at = [&](int pos) -> std::string {
+        if (!pn.view || pos < 0 || pos >= static_cast<int>(pn.view->tokens.size())) return std::to_string(pos);
+        return quote_text(pn.view->tokens[static_cast<size_t>(pos)].piece);
+    };
+    if ((st.attention || showing(attention_panel)) && pn.attention && pn.attention->n_pos > 0) {
+        const llm::AttentionMap& a = *pn.attention;
+        const int head = std::clamp(pn.attention_head, 0, std::max(0, a.n_head - 1)), q = a.n_pos - 1;
+        std::vector<int> keys(static_cast<size_t>(a.n_pos));
+        for (int k = 0; k < a.n_pos; ++k) keys[static_cast<size_t>(k)] = k;
+        std::stable_sort(keys.begin(), keys.end(),
+                         [&](int x, int y) { return a.weight(head, q, x) > a.weight(head, q, y); });
+        std::string top;
+        for (size_t i = 0; i < keys.size() && i < 4; ++i)
+            top += fmt::format("{}{} {:.2f}", i ? ", " : "", piece_at(a.pos0 + keys[i]), a.weight(head, q, keys[i]));
+        out += "  ▦ " + say(lang, fmt::format("attention, layer {} head {}: the last token {} looks most at", a.layer,
+                                              head, piece_at(a.pos0 + q))) +
+               " " + top + "\n";
+    }
+    if ((showing(logit_lens_panel)) && !pn.lens.empty()) {
+        out += "  ▦ " + say(lang, "logit lens: the likeliest next token, read after each layer") + "\n";
+        for (const LensRowView& row : pn.lens)
+            if (!row.top.empty())
+                out += "    " + say(lang, fmt::format("layer {}", row.layer)) + ": " + quote_text(row.top.front().piece) +
+                       fmt::format(" {:.2f}", row.top.front().p) + "\n";
     }
     return out;
 }
@@ -140,6 +210,7 @@ std::string format_step(const StepReport& r, const LessonState& s) {
                                               s.training.weights_file)) + "\n";
     for (const std::string& note : r.notes) out += "  ↻ " + say(lang, note) + "\n";
     for (const auto& ev : r.events) out += format_event(ev, lang);
+    out += panels_text(st, s, lang);
     if (!r.served.empty()) {
         double warm = 0;
         int n_warm = 0;
