@@ -7,6 +7,7 @@
 
 #include <imgui.h>
 
+#include "app/core/line_breaks.h"
 #include "pipeline/core/model.h"
 #include "pipeline/core/model_description.h"
 #include "pipeline/core/trace.h"
@@ -50,10 +51,9 @@ std::string headline_label(const TraceEvent& ev, const ModelDescription* model);
 // lab's finding) in the lesson's language, the model's words as they are.
 std::string response_text(const Response& r);
 
-// YAML block text as the room reads it: single line breaks become spaces (the
-// author wrapped at 80 columns, the screen wraps at its own width); blank
-// lines stay paragraph breaks and list items ("- ", "* ", "1. ") keep their line.
-std::string reflow(std::string_view text);
+// YAML block text as the room reads it (app/core/line_breaks.h): the author
+// wrapped at 80 columns, the screen wraps at its own width.
+using app::reflow;
 
 // Breaks text into lines no wider than `width`: at spaces for Latin text,
 // between any two characters for Chinese — except that closing punctuation

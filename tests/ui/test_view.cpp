@@ -87,13 +87,6 @@ TEST_CASE("presenter keys: Esc stops the long work running now, and is harmless 
     CHECK(session.snapshot()->log.back().text == "interrupted: step 2 is not done (\u2192 runs it again)");
 }
 
-TEST_CASE("reflow: wrapped lines join, blank lines and list items stay, Chinese joins without a space") {
-    CHECK(ui::reflow("one\ntwo\n") == "one two");
-    CHECK(ui::reflow("one\n\ntwo") == "one\n\ntwo");
-    CHECK(ui::reflow("items:\n- a\n- b") == "items:\n- a\n- b");
-    CHECK(ui::reflow("第一行\n第二行") == "第一行第二行");
-}
-
 // ImGui's built-in font in a context of its own (the atlas needs no GL
 // context), for measuring text.
 struct DefaultFont {
