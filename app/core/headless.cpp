@@ -1,11 +1,14 @@
 #include "app/core/headless.h"
 
+#include <cstdlib>
 #include <exception>
 #include <filesystem>
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 #include "app/core/catalogue.h"
 #include "app/core/interpreter.h"
@@ -16,6 +19,19 @@
 #include "pipeline/core/text.h"
 
 namespace sixstep::app {
+
+int terminal_columns(std::FILE* f) {
+    // A terminal says how wide it is; a pipe or file is as wide as $COLUMNS
+    // says, or keeps the author's lines (logs and tests stay as written).
+    winsize ws{};
+    if (::isatty(::fileno(f)) == 1 && ::ioctl(::fileno(f), TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) return ws.ws_col;
+    if (const char* env = std::getenv("COLUMNS")) {
+        char* end = nullptr;
+        const long n = std::strtol(env, &end, 10);
+        if (end != env && *end == '\0' && n >= 20 && n <= 1000) return static_cast<int>(n);
+    }
+    return 0;
+}
 
 LessonOutcome run_lesson(const std::string& path, std::FILE* narrate, bool want_json) {
     LessonOutcome out;
@@ -30,11 +46,13 @@ LessonOutcome run_lesson(const std::string& path, std::FILE* narrate, bool want_
         return out;
     }
     out.title = lesson.title;
+    const int columns = narrate ? terminal_columns(narrate) : 0;
     // Narration quotes the lesson and what the engine produced: printable()
     // keeps line breaks but no terminal escapes (pipeline/core/text.h).
     if (narrate) {
         std::fprintf(narrate, "%s\n", printable(lesson.title, true).c_str());
-        if (!lesson.description.empty()) std::fprintf(narrate, "%s\n", printable(lesson.description, true).c_str());
+        if (!lesson.description.empty())
+            std::fprintf(narrate, "%s", printable(wrap_text(lesson.description, columns, ""), true).c_str());
     }
     Interpreter it(std::move(lesson));
     nlohmann::ordered_json steps = nlohmann::ordered_json::array();
@@ -43,7 +61,8 @@ LessonOutcome run_lesson(const std::string& path, std::FILE* narrate, bool want_
             const int i = it.position();
             std::fprintf(narrate, "%s",
                          printable(format_step_heading(it.lesson().steps[static_cast<size_t>(i)], i,
-                                                       static_cast<int>(it.lesson().steps.size()), it.lesson().language),
+                                                       static_cast<int>(it.lesson().steps.size()), it.lesson().language,
+                                                       columns),
                                    true)
                              .c_str());
             std::fflush(narrate);

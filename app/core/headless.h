@@ -23,6 +23,10 @@ struct LessonOutcome {
     int exit_code() const { return !valid ? 2 : failed ? 1 : 0; }
 };
 
+// How wide a narration written to `f` may be: a terminal's width, else
+// $COLUMNS (20 to 1000), else 0 — the author's own lines, unwrapped.
+int terminal_columns(std::FILE* f);
+
 // Runs every step of a lesson. `narrate` (may be null) receives the text
 // narration as it happens; with `want_json` the outcome carries the full run.
 LessonOutcome run_lesson(const std::string& path, std::FILE* narrate, bool want_json);

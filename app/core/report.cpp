@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "app/core/catalogue.h"
+#include "app/core/line_breaks.h"
 #include "app/core/llm_panels.h"
 #include "pipeline/core/text.h"
 #include "pipeline/serving/kv_calc.h"
@@ -168,10 +169,18 @@ std::string format_check(const CheckResult& c, std::string_view lang, std::strin
     return fmt::format("  ✗ {}: {}: {} {}, {} {}", where, e.path, say(lang, "expected"), expected, say(lang, "got"), c.got);
 }
 
-std::string format_step_heading(const LessonStep& st, int index, int step_count, std::string_view lang) {
+std::string wrap_text(std::string_view text, int columns, const std::string& pad) {
+    if (columns <= 0) return indent(std::string(text), pad);
+    std::string out;
+    for (const std::string& line : break_lines_columns(reflow(text), std::max(20, columns - display_columns(pad))))
+        out += line.empty() ? "\n" : pad + line + "\n";
+    return out;
+}
+
+std::string format_step_heading(const LessonStep& st, int index, int step_count, std::string_view lang, int columns) {
     std::string out = "\n── " + say(lang, fmt::format("Step {}/{}", index + 1, step_count)) +
                       (st.title.empty() ? "" : ": " + st.title) + " ──\n";
-    if (!st.say.empty()) out += indent(st.say, "  ") + "\n";
+    if (!st.say.empty()) out += wrap_text(st.say, columns, "  ") + "\n";
     return out;
 }
 

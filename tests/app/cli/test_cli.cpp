@@ -3,6 +3,7 @@
 
 #include <fstream>
 #include <sstream>
+#include <string>
 
 #include <nlohmann/json.hpp>
 
@@ -222,6 +223,24 @@ TEST_CASE("--headless: the calculator, the cache switched off, attention and the
     CHECK(lens.exit_code == 0);
     CHECK(lens.output.find("the last token \" the\" looks most at") != std::string::npos);
     CHECK(lens.output.find("    layer 3: \" mat\" 0.43") != std::string::npos);
+}
+
+TEST_CASE("--headless: what the lesson says fits the terminal's width ($COLUMNS when not a terminal)") {
+    const auto narrow = run_command("COLUMNS=40 " + sixstep_cmd("--headless '" + lessons + "/01-six-steps.yaml'"));
+    REQUIRE(narrow.exit_code == 0);
+    const size_t from = narrow.output.find("── Step 1/8"), to = narrow.output.find("✉", from);
+    REQUIRE(to != std::string::npos);
+    std::istringstream said(narrow.output.substr(from, to - from));
+    int lines = 0;
+    for (std::string line; std::getline(said, line); ++lines) {
+        CAPTURE(line);
+        if (line.rfind("──", 0) != 0) CHECK(line.size() <= 40);  // English: a byte a column
+    }
+    CHECK(lines > 5);
+    // A pipe without $COLUMNS keeps the author's lines.
+    const auto piped = run_command("env -u COLUMNS " + sixstep_cmd("--headless '" + lessons + "/01-six-steps.yaml'"));
+    CHECK(piped.output.find("  A customer wants to know: how long for a 3 km delivery, no congestion,\n") !=
+          std::string::npos);
 }
 
 TEST_CASE("--headless --json prints the whole run") {
