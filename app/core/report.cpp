@@ -1,6 +1,7 @@
 #include "app/core/report.h"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <optional>
 
@@ -40,11 +41,32 @@ std::string printable(const std::string& s) {
     return plain ? s : quote_text(s);
 }
 
+// A number as the terminal prints it: four significant digits (a class
+// reads 0.9998, not 0.999838), whole when large (16610), and a power of ten
+// below a thousandth (8.92×10⁻⁵, not 8.92138e-05).
+std::string terminal_number(double x) {
+    if (x != 0 && std::isfinite(x) && std::fabs(x) < 1e-3) return readable_number(x, 3);
+    return format_value(Value{x}, 4);
+}
+
+std::string terminal_value(const Value& v) {
+    if (const auto* x = std::get_if<double>(&v)) return terminal_number(*x);
+    if (const auto* xs = std::get_if<std::vector<double>>(&v)) {
+        std::string out = "[";
+        for (std::size_t i = 0; i < xs->size(); ++i) out += (i ? ", " : "") + terminal_number((*xs)[i]);
+        return out + "]";
+    }
+    return format_value(v);
+}
+
 std::string field_line(const Field& f, std::string_view lang) {
     const std::string name = say(lang, f.label.empty() ? f.key : f.label);
     const auto* text = std::get_if<std::string>(&f.value);
-    const std::string v = text ? printable(say(lang, *text)) : format_value(f.value);
-    return fmt::format("{} = {}{}", name, v, f.unit.empty() ? "" : " " + say(lang, f.unit));
+    const std::string v = text ? printable(say(lang, *text)) : terminal_value(f.value);
+    const auto* x = std::get_if<double>(&f.value);
+    // Chinese does not inflect: its "tokens" carries the measure word (个词元).
+    const std::string unit(x && lang != "zh" ? unit_for_count(*x, f.unit) : std::string_view(f.unit));
+    return fmt::format("{} = {}{}", name, v, unit.empty() ? "" : " " + say(lang, unit));
 }
 
 std::string indent(const std::string& text, const std::string& pad) {

@@ -99,14 +99,9 @@ bool is_time_unit(const std::string& unit) { return unit == "ms" || unit == "s" 
 // does not inflect, and its plural entries carry the measure word
 // ("tokens" → "个词元"): "1 个词元", not "1 词元".
 std::string unit_for(const Value& v, const std::string& unit) {
-    if (chinese()) return unit;
-    static const std::pair<const char*, const char*> nouns[] = {
-        {"tokens", "token"}, {"positions", "position"}, {"steps", "step"}, {"requests", "request"}};
     const double* x = std::get_if<double>(&v);
-    if (!x || *x != 1) return unit;
-    for (const auto& [many, one] : nouns)
-        if (unit == many) return one;
-    return unit;
+    if (chinese() || !x) return unit;
+    return std::string(unit_for_count(*x, unit));
 }
 }  // namespace
 

@@ -132,6 +132,15 @@ std::string count_of(std::size_t n, std::string_view one, std::string_view many)
     return fmt::format("{} {}", n, n == 1 ? one : many);
 }
 
+std::string_view unit_for_count(double n, std::string_view unit) {
+    static constexpr std::pair<std::string_view, std::string_view> nouns[] = {
+        {"tokens", "token"}, {"positions", "position"}, {"steps", "step"}, {"requests", "request"}};
+    if (n != 1) return unit;
+    for (const auto& [many, one] : nouns)
+        if (unit == many) return one;
+    return unit;
+}
+
 std::string readable_number(double x, int digits) {
     const std::string g = fmt::format("{:.{}g}", x, std::max(digits, 1));  // %g's rounding: 9.999e-06 → 1e-05
     const std::size_t e = g.find('e');

@@ -65,6 +65,9 @@ std::string join_cjk_folds(std::string_view text);
 
 // "1 token", "0 tokens", "6 tokens": `one` when n is 1, else `many`.
 std::string count_of(std::size_t n, std::string_view one, std::string_view many);
+// A field's unit for a value of `n`: "token" for 1 of "tokens" (and
+// positions, steps, requests); any other unit as it is.
+std::string_view unit_for_count(double n, std::string_view unit);
 
 std::string readable_number(double x, int digits = 3);
 

@@ -76,9 +76,9 @@ public:
         ev.out("machine_hours_per_day", b.machine_hours_per_day, "h");
         ev.out("seconds_per_request", b.seconds_per_request, "s");
         for (const std::string& line : b.formula) ev.says(line);
-        ev.summary = fmt::format("training {} FLOP; inference {} FLOP a day; crossover on day {:.3g}",
+        ev.summary = fmt::format("training {} FLOP; inference {} FLOP a day; crossover on day {}",
                                  readable_number(b.train_flops), readable_number(b.inference_flops_per_day),
-                                 b.crossover_day);
+                                 format_value(Value{b.crossover_day}, 3));  // "day 1229", not "day 1.23e+03"
     }
 
     std::string compare(const ServingExhibit& ex, TraceEvent& ev) override {

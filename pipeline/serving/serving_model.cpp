@@ -308,8 +308,8 @@ private:
             const double x = f.get(r), y = f.get(b);
             if (y == 0) continue;  // no ratio to a zero
             ev.out(f.ratio, x / y);
-            ev.says(fmt::format("{}: {} {:.4g} ÷ {} {:.4g} = {:.3f}", f.key, ex_->run_label, x, ex_->baseline_label, y,
-                                x / y));
+            ev.says(fmt::format("{}: {} {} ÷ {} {} = {:.3f}", f.key, ex_->run_label, format_value(Value{x}, 4),
+                                ex_->baseline_label, format_value(Value{y}, 4), x / y));  // 16610, not 1.661e+04
         }
         const double t = p50(r, "ttft"), tb = p50(b, "ttft");
         ev.summary = fmt::format("{} vs {}: median TTFT × {:.2f}", ex_->run_label, ex_->baseline_label, t / tb);

@@ -243,6 +243,18 @@ TEST_CASE("--headless: what the lesson says fits the terminal's width ($COLUMNS 
           std::string::npos);
 }
 
+TEST_CASE("--headless: numbers with the digits that matter, powers of ten as a class writes them, one token") {
+    const auto r = run_command(sixstep_cmd("--headless '" + lessons + "/07-sampling.yaml'"));
+    REQUIRE(r.exit_code == 0);
+    CHECK(r.output.find("its probability = 0.4311;") != std::string::npos);  // not 0.43107
+    CHECK(r.output.find("n_generated = 1 token;") != std::string::npos);
+    CHECK(r.output.find("×10⁻") != std::string::npos);
+    for (const char* exponent : {"e-0", "e-1", "e+0", "e+1"}) {
+        CAPTURE(exponent);
+        CHECK(r.output.find(exponent) == std::string::npos);
+    }
+}
+
 TEST_CASE("--headless --json prints the whole run") {
     const auto r = run_command(sixstep_cmd("--headless --json '" + lessons + "/02-training-serving-skew.yaml'"));
     REQUIRE(r.exit_code == 0);
