@@ -751,6 +751,47 @@ void check_structure(const Reader& r, const YAML::Node& root) {
 // YAML::LoadAll: on some malformed input (a lone ",") it never returns,
 // adding empty documents until memory runs out. The parser is asked for at
 // most two documents, and only where each begins.
+// Whether the line of `at` is "  key: …" with `at` on that first ": ": a key
+// indented deeper than its siblings, read as the previous value's next line.
+bool line_starts_with_key_at(std::string_view text, const YAML::Mark& at) {
+    std::size_t start = 0;
+    for (int line = 0; line < at.line; ++line) {
+        start = text.find('\n', start);
+        if (start == std::string_view::npos) return false;
+        ++start;
+    }
+    const std::string_view line = text.substr(start, text.find('\n', start) - start);
+    const std::size_t key = line.find_first_not_of(' ');
+    const std::size_t colon = line.find(": ");
+    return key != std::string_view::npos && colon != std::string_view::npos && key < colon &&
+           line.substr(key, colon - key).find(' ') == std::string_view::npos && static_cast<int>(colon) == at.column;
+}
+
+// The first line whose indentation holds a tab, as a mark (0-based, like
+// yaml-cpp's), or nothing.
+std::optional<YAML::Mark> first_indenting_tab(std::string_view text) {
+    YAML::Mark m;
+    m.line = 0;
+    for (std::size_t i = 0; i < text.size();) {
+        std::size_t j = i, tab = std::string_view::npos;
+        while (j < text.size() && (text[j] == ' ' || text[j] == '\t')) {
+            if (text[j] == '\t' && tab == std::string_view::npos) tab = j;
+            ++j;
+        }
+        // Only where text follows: a blank line's whitespace indents nothing.
+        if (tab != std::string_view::npos && j < text.size() && text[j] != '\n' && text[j] != '\r') {
+            m.column = static_cast<int>(tab - i);
+            m.pos = static_cast<int>(tab);
+            return m;
+        }
+        const std::size_t nl = text.find('\n', i);
+        if (nl == std::string_view::npos) break;
+        i = nl + 1;
+        ++m.line;
+    }
+    return std::nullopt;
+}
+
 std::optional<YAML::Mark> second_document(const std::string& text) {
     struct Starts : YAML::EventHandler {
         std::vector<YAML::Mark> marks;
@@ -984,7 +1025,25 @@ Lesson parse_lesson(const std::string& yaml_text, const std::string& path) {
                     fmt::format("invalid YAML: lists or mappings nested {} levels deep, more than the YAML reader takes",
                                 e.depth()));
     } catch (const YAML::ParserException& e) {
-        throw Error(r.at(e.mark), "invalid YAML: " + e.msg);
+        // The parser's words name its state, not the slip; the three common
+        // slips get the fix beside them. A tab in an indentation is the
+        // likeliest cause of any of them, and invisible in most editors.
+        const auto tab = e.msg.find("tab") != std::string::npos ? std::optional<YAML::Mark>(e.mark)
+                                                                  : first_indenting_tab(yaml_text);
+        if (tab && tab->line <= e.mark.line)
+            throw Error(r.at(*tab), "a tab in the indentation: YAML indents with spaces only (the parser said: " +
+                                        e.msg + ")");
+        std::string hint;
+        if (e.msg == "illegal map value" && line_starts_with_key_at(yaml_text, e.mark))
+            hint = " — this line reads as the rest of the value above; if it is a key of its own, indent it as "
+                   "the keys above it";
+        else if (e.msg == "illegal map value")
+            hint = " — a value with \": \" in it must be quoted (\"…\") or written as a block (say: |, then the "
+                   "text on the lines below)";
+        else if (e.msg == "end of map not found" || e.msg == "end of sequence not found")
+            hint = " — check the indentation here and on the line above: keys of one mapping line up, a list's "
+                   "\"- \" items too";
+        throw Error(r.at(e.mark), "invalid YAML: " + e.msg + hint);
     } catch (const YAML::Exception& e) {
         // Every node is checked before it is converted, so this is a gap in
         // the checks; still one clear message, never an escaped exception.

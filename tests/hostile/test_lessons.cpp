@@ -49,7 +49,26 @@ TEST_CASE("lessons: a key that is a list or a mapping is an error, not a crash")
 TEST_CASE("lessons: a lone comma is one clear error, not a parser that never returns") {
     // yaml-cpp's LoadAll adds empty documents forever on this input.
     CHECK(error_of(",") == "1:1: a lesson must be a mapping with title and steps");
-    CHECK(error_of("title: A\nsteps: [{say: hi}]\n,\n") == "3:1: invalid YAML: end of map not found");
+    CHECK(error_of("title: A\nsteps: [{say: hi}]\n,\n") ==
+          "3:1: invalid YAML: end of map not found — check the indentation here and on the line above: keys of one "
+          "mapping line up, a list's \"- \" items too");
+}
+
+// What the YAML parser says names its state; a tired author needs the slip.
+TEST_CASE("lessons: a tab, a colon in a value and a key indented too deep are named with their fix") {
+    CHECK(error_of("title: t\nsteps:\n  - say: hi\n\trequest: {distance: 3}\n") ==
+          "4:1: a tab in the indentation: YAML indents with spaces only (the parser said: illegal tab when looking "
+          "for indentation)");
+    CHECK(error_of("title: t\nsteps:\n  - say: Note: the model is tiny\n") ==
+          "3:14: invalid YAML: illegal map value — a value with \": \" in it must be quoted (\"…\") or written as a "
+          "block (say: |, then the text on the lines below)");
+    CHECK(error_of("title: t\nsteps:\n  - say: hi\n     request: {distance: 3}\n") ==
+          "4:13: invalid YAML: illegal map value — this line reads as the rest of the value above; if it is a key "
+          "of its own, indent it as the keys above it");
+    CHECK(error_of("title: t\n\t\nsteps: [{say: hi}]\n").rfind("2:1: a tab in the indentation", 0) == 0);
+    // A tab after the text (in a comment) is no indentation: the error is the parser's own.
+    CHECK(error_of("title: t # a\ttab\nsteps: [{say: hi}]\n,\n").rfind("3:1: invalid YAML: end of map not found", 0) ==
+          0);
 }
 
 TEST_CASE("lessons: a NUL byte is named where it is, not reported as an escape character") {
