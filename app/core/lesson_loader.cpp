@@ -350,6 +350,14 @@ Operand read_operand(const Reader& r, const YAML::Node& v, const char* key, bool
         return o;
     }
     const std::string& word = v.Scalar();
+    // "5 ms", "30%": a number with its unit, where the value compared has one already.
+    char* end = nullptr;
+    const double n = std::strtod(word.c_str(), &end);
+    if (end != word.c_str() && *end != '\0' && std::isfinite(n))
+        r.fail(v, fmt::format("\"{}\" is a number with a unit: write {} — a path's value is compared in its "
+                              "own unit, which `sixstep paths` lists beside it{}",
+                              word, std::string_view(word.c_str(), static_cast<std::size_t>(end - word.c_str())),
+                              text_ok ? "; or quote it to compare with the text" : ""));
     if (word.find('.') != std::string::npos || word == "error") {
         r.checked(v, [&] { check_lesson_path(model, word); });
         o.kind = Operand::Kind::path;

@@ -441,3 +441,14 @@ TEST_CASE("lessons: YAML nested thousands of levels deep says so, at its line") 
     CHECK(contains(r.output, path + ":4:1: invalid YAML: lists or mappings nested "));
     CHECK(contains(r.output, "levels deep, more than the YAML reader takes"));
 }
+
+TEST_CASE("lessons: a number written with its unit is told to drop the unit, not to quote itself") {
+    const std::string head = "title: t\nsteps:\n  - request: {distance: 3}\n    run: all\n    expect:\n";
+    CHECK(error_of(head + "      load.cold_load_ms: {below: 5.5 ms}\n") ==
+          "6:34: \"5.5 ms\" is a number with a unit: write 5.5 — a path's value is compared in its own unit, which "
+          "`sixstep paths` lists beside it");
+    // Where text may be compared, quoting is the other way out.
+    CHECK(error_of(head + "      request.distance: {equals: 3 km}\n") ==
+          "6:34: \"3 km\" is a number with a unit: write 3 — a path's value is compared in its own unit, which "
+          "`sixstep paths` lists beside it; or quote it to compare with the text");
+}
