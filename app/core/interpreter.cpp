@@ -418,7 +418,8 @@ StepReport Interpreter::step() {
         no_error.operand.literal = std::string("(no error)");
         none.conditions.push_back(no_error);
         none.where = st.where;
-        report.checks.push_back({none, false, *report.error, ""});
+        // First: it explains the checks after it that got "(nothing)".
+        report.checks.insert(report.checks.begin(), {none, false, *report.error, ""});
     }
     state_.checks = report.checks;
     return report;

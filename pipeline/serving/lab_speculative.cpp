@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "pipeline/core/data_dir.h"
 #include "pipeline/core/error.h"
 #include "pipeline/llm/cpu/cpu_backend.h"
 #include "pipeline/llm/llama_model.h"
@@ -72,11 +73,24 @@ public:
 
     void run(ServingModel& model, ServingExhibit& ex, TraceEvent& ev) override {
         llm::LlmModel& m = model.llm();
-        // The draft is a file beside the target's (a lesson names it by its file name).
-        const std::filesystem::path file = m.path().parent_path() / draft_;
-        if (!std::filesystem::exists(file))
-            throw Error(fmt::format("\"{}\": {} does not exist (the draft is looked up beside the target's file)", draft,
-                                    file.string()));
+        // The draft is a file beside the target's (a lesson names it by its
+        // file name), else the bundled model of that name (a lesson that copied
+        // only its target model into a folder of its own).
+        std::filesystem::path file = m.path().parent_path() / draft_;
+        std::error_code ec;
+        if (!std::filesystem::exists(file, ec)) {
+            std::filesystem::path bundled;
+            try {
+                bundled = data_path("assets/models") / draft_;
+            } catch (const Error&) {
+                // no data folder: nothing bundled
+            }
+            if (bundled.empty() || !std::filesystem::is_regular_file(bundled, ec))
+                throw Error(fmt::format("\"{}\": {} does not exist (the draft is looked up beside the target's file, "
+                                        "then among the bundled models)",
+                                        draft, file.string()));
+            file = bundled;
+        }
         // One thread for the draft: a small draft gains little from more, and
         // two busy pools would fight over the cores.
         // (On the target's kind of backend, as `sixstep speculate --backend` does.)

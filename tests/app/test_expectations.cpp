@@ -187,8 +187,9 @@ steps:
       error: {contains: "not a length"}
 )");
     const StepReport r = it.step();
-    CHECK(results(r) == std::vector<bool>{true, false});  // its own check holds; the error is unexpected
-    CHECK(r.checks[1].got.find("\"kg\" is not a length") != std::string::npos);
+    // The unexpected error first (it explains what follows), then the step's own check, which holds.
+    CHECK(results(r) == std::vector<bool>{false, true});
+    CHECK(r.checks[0].got.find("\"kg\" is not a length") != std::string::npos);
     CHECK(results(it.step()) == std::vector<bool>{true});  // expected, and nothing more
 }
 

@@ -226,6 +226,24 @@ TEST_CASE("serving model: a speculative sweep without a greedy row claims nothin
     CHECK(text.find("on average") != std::string::npos);  // tokens per pass: a row's mean, not a single pass's
 }
 
+// A lesson that copied only its target model into a folder of its own: the
+// draft it names (by default the bundled one) is found among the bundled models.
+TEST_CASE("serving model: a draft not beside the target is the bundled draft of that name") {
+    const auto target = process_temp_dir("serving-draft") / "stories-3m-f16.gguf";
+    if (!std::filesystem::exists(target))
+        std::filesystem::copy_file(std::string(SIXSTEP_SOURCE_DIR) + "/assets/models/stories-3m-f16.gguf", target);
+    ServingModel m({target, 1});
+    Pipeline p(m, request({{"experiment", "speculative"}, {"draft_ks", "1"}, {"temperatures", "0"},
+                          {"spec_tokens", "4"}, {"spec_repetitions", "1"}}));
+    p.run();
+    CHECK(std::get<std::string>(*p.trace().lookup("postprocess.greedy_identical")) == "yes");
+    ServingModel none({target, 1});
+    Pipeline q(none, request({{"experiment", "speculative"}, {"draft", "no-such-draft.gguf"}, {"draft_ks", "1"},
+                             {"temperatures", "0"}, {"spec_tokens", "4"}, {"spec_repetitions", "1"}}));
+    CHECK(error_of([&] { q.run(); }).find("(the draft is looked up beside the target's file, then among the bundled "
+                                          "models)") != std::string::npos);
+}
+
 TEST_CASE("serving model: a sweep row's overlap note counts the timed runs that took turns") {
     serving::SweepRow r;
     r.n_timed = 3;
