@@ -14,6 +14,7 @@
 #include "app/core/interpreter.h"
 #include "app/core/lesson.h"
 #include "app/core/report.h"
+#include "pipeline/core/data_dir.h"
 #include "pipeline/core/error.h"
 #include "pipeline/core/progress.h"
 #include "pipeline/core/text.h"
@@ -115,7 +116,16 @@ void print_lesson_list(std::FILE* out) {
     }
     const std::string first = files.empty() ? "lessons/01-six-steps.yaml" : files.front();
     std::fprintf(out, "sixstep: error: give a lesson to narrate, e.g. sixstep --headless %s\n", printable(first).c_str());
-    if (files.empty()) return;
+    if (files.empty()) {
+        // Say why there is no list: most often no data folder (a binary copied alone).
+        try {
+            (void)data_dir();
+            std::fprintf(out, "no lessons in %s\n", printable(folder).c_str());
+        } catch (const Error& e) {
+            std::fprintf(out, "no lessons to list: %s\n", e.what());
+        }
+        return;
+    }
     std::fprintf(out, "the lessons in %s:\n", printable(folder).c_str());
     const std::filesystem::path base(folder);
     for (const std::string& f : files) {
