@@ -88,7 +88,13 @@ LessonOutcome run_lesson(const std::string& path, std::FILE* narrate, bool want_
             clear_progress();  // a training step may have drawn a progress line
             std::fprintf(narrate, "%s", printable(format_step(r, it.state()), true).c_str());
         }
-        if (want_json) steps.push_back(to_json(r));
+        if (want_json) {
+            nlohmann::ordered_json j = to_json(r);
+            const LessonState& st = it.state();
+            if (st.response && !r.events.empty() && r.events.back().stage == Stage::respond)
+                j["response"] = st.response->text;
+            steps.push_back(std::move(j));
+        }
     }
     if (narrate) {
         const std::string tally = fmt::format("{} check{}: {} passed, {} failed", out.checks, out.checks == 1 ? "" : "s",
@@ -98,6 +104,8 @@ LessonOutcome run_lesson(const std::string& path, std::FILE* narrate, bool want_
     if (want_json) {
         out.json["lesson"] = path;
         out.json["title"] = it.lesson().title;
+        out.json["language"] = it.lesson().language;
+        out.json["description"] = it.lesson().description;
         out.json["valid"] = true;
         out.json["steps"] = std::move(steps);
         out.json["checks"] = out.checks;

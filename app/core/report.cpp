@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 
@@ -276,10 +277,22 @@ std::string dump_json(const nlohmann::ordered_json& j) {
     return j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
 }
 
+namespace {
+// A whole number as a JSON integer (a token id is 388, not 388.0), any other
+// as a double.
+nlohmann::ordered_json json_number(double x) {
+    if (std::isfinite(x) && x == std::round(x) && std::fabs(x) < 9007199254740992.0)  // 2^53: exact in a double
+        return static_cast<std::int64_t>(x);
+    return x;
+}
+}  // namespace
+
 nlohmann::ordered_json to_json(const Value& v) {
-    if (auto* d = std::get_if<double>(&v)) return *d;
+    if (auto* d = std::get_if<double>(&v)) return json_number(*d);
     if (auto* s = std::get_if<std::string>(&v)) return *s;
-    return std::get<std::vector<double>>(v);
+    nlohmann::ordered_json a = nlohmann::ordered_json::array();
+    for (double x : std::get<std::vector<double>>(v)) a.push_back(json_number(x));
+    return a;
 }
 
 nlohmann::ordered_json to_json(const TraceEvent& ev) {
@@ -295,6 +308,12 @@ nlohmann::ordered_json to_json(const TraceEvent& ev) {
     };
     j["inputs"] = fields(ev.inputs);
     j["outputs"] = fields(ev.outputs);
+    // Each field's unit ("ms", "min/km", "tokens"), for the fields that have one.
+    nlohmann::ordered_json units = nlohmann::ordered_json::object();
+    for (const auto* fs : {&ev.inputs, &ev.outputs})
+        for (const auto& f : *fs)
+            if (!f.unit.empty()) units[f.key] = f.unit;
+    if (!units.empty()) j["units"] = std::move(units);
     j["warnings"] = ev.warnings;
     j["elapsed_ms"] = ev.elapsed_ms;
     return j;
@@ -316,6 +335,11 @@ nlohmann::ordered_json to_json(const StepReport& r) {
     j["step"] = r.index + 1;
     j["title"] = r.step ? r.step->title : "";
     j["say"] = r.step ? r.step->say : "";
+    if (r.step && r.step->request) {
+        nlohmann::ordered_json req = nlohmann::ordered_json::object();
+        for (const auto& [k, v] : *r.step->request) req[k] = v;  // as the lesson wrote it
+        j["request"] = std::move(req);
+    }
     j["events"] = nlohmann::ordered_json::array();
     for (const auto& ev : r.events) j["events"].push_back(to_json(ev));
     if (r.train_steps) {

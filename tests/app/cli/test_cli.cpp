@@ -261,6 +261,14 @@ TEST_CASE("--headless --json prints the whole run") {
     const auto j = nlohmann::json::parse(r.output);
     CHECK(j["failed"] == 0);
     CHECK(j["steps"][1]["events"][2]["outputs"]["raw_output"] == 6005);
+    CHECK(j["language"] == "en");
+    CHECK(j["steps"][0]["request"]["distance"] == "3000 m");  // as the lesson wrote it
+    // A whole number is a JSON integer, and a field's unit is beside it.
+    CHECK(r.output.find("\"raw_output\": 6005,") != std::string::npos);
+    CHECK(j["steps"][1]["events"][0]["units"]["distance_km"] == "km");
+    bool answered = false;
+    for (const auto& st : j["steps"]) answered |= st.contains("response");
+    CHECK(answered);
 }
 
 TEST_CASE("paths: every path of a kind with its type, unit and meaning, and its knobs") {
