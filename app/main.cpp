@@ -67,6 +67,13 @@ int run_lesson_front_end(const std::string& lesson, bool headless, bool json, co
     return r.exit_code();
 }
 
+// A list option that starts empty ("--stop", "--batch") shows no "=[]".
+void hide_empty_defaults(CLI::App& app) {
+    for (CLI::Option* o : app.get_options())
+        if (o->get_default_str() == "[]") o->default_str("");
+    for (CLI::App* sub : app.get_subcommands({})) hide_empty_defaults(*sub);
+}
+
 // What was printed must have reached its file: a full disk (or > /dev/full)
 // under a CI log or `> results.json` is an error, not an empty success.
 int finish_output(int rc) {
@@ -84,6 +91,9 @@ int main(int argc, char** argv) {
                  "With a lesson and a display, opens the classroom window; otherwise narrates in the terminal.",
                  "sixstep"};
     app.set_version_flag("--version", std::string("sixstep ") + SIXSTEP_VERSION);
+    // Every option's help shows its default ("--max-batch INT=8"): subcommands
+    // inherit this as they are made.
+    app.option_defaults()->always_capture_default();
     app.require_subcommand(0, 1);
     std::string lesson;
     bool headless = false, json = false;
@@ -123,6 +133,7 @@ int main(int argc, char** argv) {
     add_serve(app, commands);
     add_load(app, commands);
     check_every_number(app);
+    hide_empty_defaults(app);
 
     try {
         app.parse(argc, argv);

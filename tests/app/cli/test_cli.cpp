@@ -128,6 +128,16 @@ TEST_CASE("a mistyped command or lesson name says which one was meant, exit 2") 
     CHECK(neither.output.find("did you mean") == std::string::npos);
 }
 
+TEST_CASE("every option's help shows its default, and a list that starts empty shows none") {
+    const auto serve = run_command(sixstep_cmd("serve --help"));
+    CHECK(serve.exit_code == 0);
+    CHECK(serve.output.find("--max-batch INT=8") != std::string::npos);
+    CHECK(serve.output.find("--host TEXT=127.0.0.1") != std::string::npos);
+    const auto generate = run_command(sixstep_cmd("generate --help"));
+    CHECK(generate.output.find("--stop TEXT ...") != std::string::npos);
+    CHECK(generate.output.find("=[]") == std::string::npos);
+}
+
 TEST_CASE("output that cannot be written is an error, not an empty success") {
     // { …; } keeps stderr on the pipe while stdout goes to the full device.
     const auto r = run_command("{ " + sixstep_cmd("--headless '" + lessons + "/01-six-steps.yaml' > /dev/full; }"));
