@@ -141,6 +141,14 @@ std::optional<std::string> lookup(const Catalogue& cat, std::string_view en, int
         if (!match(pieces, en, holes)) continue;
         if (std::optional<std::string> out = fill(cat, translated, pieces, holes, depth, budget)) return out;
     }
+    // A phrase that begins a sentence ("No knee: …" after "… as long.") is
+    // the catalogue's lower-case entry.
+    const auto upper = [&](size_t i) { return i < en.size() && std::isupper(static_cast<unsigned char>(en[i])); };
+    if (upper(0) && !upper(1)) {  // "No", not "KV"
+        std::string lower(en);
+        lower.front() = static_cast<char>(std::tolower(static_cast<unsigned char>(lower.front())));
+        return lookup(cat, lower, depth + 1, budget);
+    }
     return std::nullopt;
 }
 

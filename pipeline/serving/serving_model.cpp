@@ -1,6 +1,7 @@
 #include "pipeline/serving/serving_model.h"
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 
@@ -196,9 +197,11 @@ private:
                             first.n_batch, last.tokens_per_s, first.tokens_per_s, last.speedup));
         ev.says(fmt::format("TPOT at batch {} ÷ batch {} = {:.3f} ÷ {:.3f} ms = {:.2f}×", last.n_batch, first.n_batch,
                             last.step_ms, first.step_ms, last.tpot_ratio));
+        std::string verdict = r.knee.verdict;  // a sentence of its own here: "No knee: …", "Knee at x = …"
+        if (!verdict.empty()) verdict.front() = static_cast<char>(std::toupper(static_cast<unsigned char>(verdict.front())));
         answer_ = fmt::format("{} sequences per step gave {:.1f}× the tokens/s of {} while each token took {:.1f}× as "
                               "long. {}",
-                              last.n_batch, last.speedup, first.n_batch, last.tpot_ratio, r.knee.verdict);
+                              last.n_batch, last.speedup, first.n_batch, last.tpot_ratio, verdict);
     }
 
     // ---- traffic --------------------------------------------------------------

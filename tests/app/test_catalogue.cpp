@@ -19,6 +19,7 @@ TEST_CASE("catalogue: patterns fill their holes, and a hole is itself looked up"
     CHECK(app::translate("zh", "  Timing ") == "  耗时 ");
     CHECK(app::translate("zh", "certainly not in any catalogue") == std::nullopt);
     CHECK(app::translate("zh", "11 min") == "11 分钟");
+    CHECK(app::translate("zh", "No knee: no points") == "没有拐点：没有数据点");  // a sentence's capital
     CHECK(app::translate("zh", "step 8: done, 2 checks held") == "第 8 步：完成，2 项检查通过");
     // A hole is looked up in turn, through nested patterns: a sampler chain.
     CHECK(app::translate("zh", "softmax (2000) \u2192 greedy (1)") == "softmax (2000) \u2192 贪心（1）");
