@@ -167,14 +167,19 @@ void ServingEngine::run() {
             metrics_.on_tokens(now_ms(), n_step_tokens_);
         }
         scheduler_->take_finished();  // already reported through the observer
-        metrics_.set_gauges({scheduler_->n_running(), scheduler_->n_waiting(), kv_->blocks().n_used(),
+        // Waiting: in flight and not running. Not the scheduler's queue
+        // alone: a request whose arrival its clock has not reached yet is in
+        // neither of its lists. Admission counts the inbox apart (n_waiting_
+        // leaves it out); /metrics shows every request that waits.
+        int waiting_all = 0;
+        {
+            std::lock_guard lock(mutex_);
+            waiting_all = std::max(0, n_in_flight_ - scheduler_->n_running());
+            n_waiting_ = std::max(0, waiting_all - static_cast<int>(inbox_.size()));
+        }
+        metrics_.set_gauges({scheduler_->n_running(), waiting_all, kv_->blocks().n_used(),
                              scheduler_->prefix_cache() ? scheduler_->prefix_cache()->n_evictable() : 0,
                              kv_->blocks().n_blocks()});
-        // Waiting: in flight, not in the inbox, not running. Not the
-        // scheduler's queue alone: a request whose arrival its clock has not
-        // reached yet is in neither of its lists, and was counted nowhere.
-        std::lock_guard lock(mutex_);
-        n_waiting_ = std::max(0, n_in_flight_ - static_cast<int>(inbox_.size()) - scheduler_->n_running());
     }
 }
 
