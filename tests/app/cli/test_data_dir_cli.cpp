@@ -76,10 +76,10 @@ TEST_CASE("a binary alone never falls back on its build's source tree: one error
         CHECK_MESSAGE(ok.exit_code == 0, ok.output);
     }
     SUBCASE("named no lesson, it says there is nothing to list, and why") {
-        const auto r = sixstep::test::run_command("cd / && env -u DISPLAY -u WAYLAND_DISPLAY -u SIXSTEP_DATA_DIR -u "
-                                                  "SIXSTEP_LESSONS '" + bin.string() + "'");
-        CHECK(r.exit_code == 2);
-        CHECK(r.output.find("no lessons to list: cannot find sixstep's data folder") != std::string::npos);
+        const auto listed = sixstep::test::run_command("cd / && env -u DISPLAY -u WAYLAND_DISPLAY -u SIXSTEP_DATA_DIR "
+                                                       "-u SIXSTEP_LESSONS '" + bin.string() + "'");
+        CHECK(listed.exit_code == 2);
+        CHECK(listed.output.find("no lessons to list: cannot find sixstep's data folder") != std::string::npos);
     }
     SUBCASE("a wrong SIXSTEP_DATA_DIR is an error, not a silent fall-back") {
         const auto bad = check(bin, source / lesson3, "/nonexistent/sixstep-data");
