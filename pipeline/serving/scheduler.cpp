@@ -81,7 +81,8 @@ Scheduler::Scheduler(llm::Backend& backend, llm::KvCache& kv, const llm::TextCod
     const int n_blocks = kv_.blocks().n_blocks();
     if (params_.max_batch > n_blocks)
         throw Error(fmt::format("max batch {} is beyond the KV capacity: {} blocks of {} positions hold at most {} "
-                                "requests at once (one block each); lower --max-batch or raise --kv-blocks",
+                                "requests at once (one block each); lower max_batch or raise kv_blocks (--max-batch, "
+                                "--kv-blocks on the command line)",
                                 params_.max_batch, n_blocks, kv_.blocks().block_size(), n_blocks));
     if (kv_.blocks().n_used() != 0 || !kv_.blocks().sequences().empty())
         throw Error("scheduler: the KV cache must start empty");
@@ -116,7 +117,8 @@ void Scheduler::check(const RequestSpec& s) const {
     const int need = kv_.blocks().blocks_for(n_positions);
     if (need > n_blocks)
         throw Error(fmt::format("{}: needs up to {} KV blocks of {} positions (prompt {} + {} new tokens) but the "
-                                "pool holds {}: it could never finish; raise --kv-blocks or lower --max-tokens",
+                                "pool holds {}: it could never finish; raise kv_blocks or lower max_tokens (--kv-blocks, "
+                                "--max-tokens on the command line)",
                                 who, need, kv_.blocks().block_size(), s.prompt.size(), s.max_tokens, n_blocks));
 }
 

@@ -293,7 +293,7 @@ TEST_CASE("scheduler: bad setups and requests that could never run give one clea
     sp.max_batch = 9;
     CHECK(error_of([&] { Scheduler s(echo, *kv, *m.codec, sp); }) ==
           "max batch 9 is beyond the KV capacity: 8 blocks of 4 positions hold at most 8 requests at once (one block "
-          "each); lower --max-batch or raise --kv-blocks");
+          "each); lower max_batch or raise kv_blocks (--max-batch, --kv-blocks on the command line)");
     sp.max_batch = 0;
     CHECK(error_of([&] { Scheduler s(echo, *kv, *m.codec, sp); }) == "max batch 0: run at least one request at a time");
     sp.max_batch = 2;
@@ -312,7 +312,7 @@ TEST_CASE("scheduler: bad setups and requests that could never run give one clea
     // 8 blocks of 4 = 32 positions: 20 + 20 − 1 = 39 would never fit.
     CHECK(error_of([&] { s.submit({request(3, 0, std::vector<int>(20, 7), 20, "t.txt:4")}); }) ==
           "t.txt:4: request 3: needs up to 10 KV blocks of 4 positions (prompt 20 + 20 new tokens) but the pool holds 8: "
-          "it could never finish; raise --kv-blocks or lower --max-tokens");
+          "it could never finish; raise kv_blocks or lower max_tokens (--kv-blocks, --max-tokens on the command line)");
     CHECK(error_of([&] { s.submit({request(1, 0, std::vector<int>(60, 7), 10)}); }) ==
           "request 1: prompt (60 tokens) + n (10) does not fit in the context of 64 tokens (n_ctx); ask for at most 5 "
           "tokens");

@@ -91,7 +91,7 @@ TEST_CASE("cli traffic: bad input is one clear error and exit code 2") {
         {"--arrivals trace:/nonexistent.txt", "/nonexistent.txt: cannot open the trace file: No such file or directory"},
         {"--arrivals sometimes", "--arrivals sometimes: use poisson, bursty or trace:FILE"},
         {"--policy greedy", "--policy greedy: use static or continuous"},
-        {"--kv-blocks 2 --max-batch 1 --max-tokens 64", "it could never finish; raise --kv-blocks or lower --max-tokens"},
+        {"--kv-blocks 2 --max-batch 1 --max-tokens 64", "it could never finish; raise kv_blocks or lower max_tokens (--kv-blocks, --max-tokens on the command line)"},
         {"--block-size 0", "block size 0: a block holds 1 to 4096 positions"},
         {"--block-size 2147483647", "block size 2147483647: a block holds 1 to 4096 positions"},
         {"--arrivals trace:" + trace + " --rate 5", "--rate: trace arrivals take their times and count from the file"},
