@@ -96,7 +96,6 @@ public:
     // The checksum of the weights as last loaded: hashed once per load, then
     // remembered, so reusing a loaded model does no per-weight work.
     std::uint64_t checksum_as_loaded() const;
-    bool checksum_known() const { return checksum_as_loaded_.has_value(); }
 
 protected:
     // Models call this whenever they load other weights or drop them.

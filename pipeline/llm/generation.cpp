@@ -72,7 +72,6 @@ void Generation::on_forward(int n_fed, double ms, std::span<const float> logits_
     ++n_forward_;
     result_.timings.n_forward = n_forward_;
     last_forward_ms_ = ms;
-    last_forward_tokens_ = n_fed;
     if (result_.tokens.empty()) {
         result_.timings.prefill_ms += ms;  // before the first token, every pass is the prompt's
         n_prefilled_ = std::max(n_prefilled_, std::min(n_past_, n_prompt()));

@@ -137,7 +137,6 @@ public:
     const std::string& stop_reason() const { return stop_reason_; }    // "" while running
     int n_forward() const { return n_forward_; }
     double last_forward_ms() const { return last_forward_ms_; }
-    int last_forward_tokens() const { return last_forward_tokens_; }
     const TextCodec& codec() const { return codec_; }
 
 private:
@@ -166,7 +165,6 @@ private:
     double step_forward_ms_ = 0; // forward time since the last sample
     double decode_forward_ms_ = 0;  // forward time after the first token
     double last_forward_ms_ = 0;
-    int last_forward_tokens_ = 0;
 };
 
 }  // namespace sixstep::llm

@@ -111,7 +111,6 @@ struct SpeculativeStats {
     double acceptance_rate() const { return n_drafted > 0 ? static_cast<double>(n_accepted) / n_drafted : 0; }
     // tokens emitted per target pass (= 1 + mean accepted, unless a stop cut the last step)
     double tokens_per_pass() const { return n_steps > 0 ? static_cast<double>(n_generated) / n_steps : 0; }
-    double ms_per_token() const { return n_generated > 0 ? total_ms / n_generated : 0; }
 };
 
 struct SpeculativeResult {

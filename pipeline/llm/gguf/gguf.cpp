@@ -686,14 +686,6 @@ std::optional<uint32_t> GGUFFile::find_u32(std::string_view key) const {
     if (!has(key)) return std::nullopt;
     return get_u32(key);
 }
-std::optional<float> GGUFFile::find_f32(std::string_view key) const {
-    if (!has(key)) return std::nullopt;
-    return get_f32(key);
-}
-std::optional<std::string> GGUFFile::find_str(std::string_view key) const {
-    if (!has(key)) return std::nullopt;
-    return get_str(key);
-}
 
 std::string GGUFFile::architecture() const { return get_str("general.architecture", ""); }
 

@@ -246,8 +246,6 @@ public:
     std::vector<int32_t> get_arr_i32(std::string_view key) const;
     // std::nullopt when absent.
     std::optional<uint32_t> find_u32(std::string_view key) const;
-    std::optional<float> find_f32(std::string_view key) const;
-    std::optional<std::string> find_str(std::string_view key) const;
 
     // general.architecture ("llama"), or "" when absent.
     std::string architecture() const;

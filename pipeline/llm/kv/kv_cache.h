@@ -102,9 +102,6 @@ public:
     float* v(int layer, int seq, int pos) { return row(layer, seq, pos, 1); }
     const float* k(int layer, int seq, int pos) const { return const_cast<KvCache*>(this)->row(layer, seq, pos, 0); }
     const float* v(int layer, int seq, int pos) const { return const_cast<KvCache*>(this)->row(layer, seq, pos, 1); }
-    // Host storage: the base of a block's K/V rows in one layer ([block_size, kv_dim]).
-    const float* block_k(int block, int layer) const { return host().k(block, layer); }
-    const float* block_v(int block, int layer) const { return host().v(block, layer); }
 
     KvCacheStats stats() const;
     int n_free_blocks() const { return blocks_.n_free(); }

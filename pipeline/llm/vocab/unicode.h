@@ -19,8 +19,6 @@ namespace sixstep::llm {
 enum class UnicodeCategory : uint8_t { Other = 0, Letter = 1, Mark = 2, Number = 3, Punctuation = 4, Symbol = 5, Separator = 6, Control = 7 };
 
 UnicodeCategory unicode_category(uint32_t cp);
-inline bool unicode_is_letter(uint32_t cp) { return unicode_category(cp) == UnicodeCategory::Letter; }
-inline bool unicode_is_number(uint32_t cp) { return unicode_category(cp) == UnicodeCategory::Number; }
 // The White_Space property (\s in the tokenizer regexes).
 bool unicode_is_whitespace(uint32_t cp);
 

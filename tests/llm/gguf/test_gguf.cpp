@@ -147,7 +147,7 @@ TEST_CASE("GGUF typed getters: fallbacks, optional variants, clear type errors")
     CHECK(f.get_u32("llama.context_length", 2048) == 2048);
     CHECK(f.get_f32("llama.rope.freq_base", 10000.0f) == 10000.0f);
     CHECK_FALSE(f.find_u32("llama.embedding_length").has_value());
-    CHECK(f.find_str("general.architecture") == "llama");
+    CHECK(f.architecture() == "llama");
     CHECK(f.get_arr_str("tokenizer.ggml.tokens") == std::vector<std::string>{"a", "b", "c"});
 
     CHECK_THROWS_WITH_AS(f.get_u32("llama.embedding_length"), "small.gguf: key llama.embedding_length: missing",
