@@ -43,6 +43,10 @@ bool two_columns(const app::LessonState& st) {
 }  // namespace
 
 std::string knob_slider(const std::string& value, double lo, double hi, bool whole) {
+    // A value typed outside where values usually lie (Ctrl+click) widens the
+    // slider rather than showing its end as the value.
+    const double now = as_number(value, lo);
+    lo = std::min(lo, now), hi = std::max(hi, now);
     // A range over two decades or more (requests per day 10…100,000, a rate
     // 1…500) slides in ratios: linear, the low end is a pixel or two wide.
     const ImGuiSliderFlags flags = lo > 0 && hi >= 100 * lo ? ImGuiSliderFlags_Logarithmic : ImGuiSliderFlags_None;
@@ -73,16 +77,18 @@ std::string current_value(const app::LessonState& st, const Knob& k) {
     return v ? *v : std::string();
 }
 
-// Free text, applied on Enter or when the field loses focus. Empty (the
-// request leaves the field out), it shows the model's default greyed.
+// Free text, applied on Enter or when the field loses focus (Enter ends the
+// edit too: one apply, not two). Empty (the request leaves the field out), it
+// shows the model's default greyed. The text starts again from the value
+// whenever the value changes under it (a reload, a restart, a replay).
 void text_field(const std::string& name, const std::string& value, const std::string& fallback, ViewState& v,
                 app::Session& session) {
-    auto it = v.knob_text.find(name);
-    if (it == v.knob_text.end()) it = v.knob_text.emplace(name, value).first;
+    auto [it, fresh] = v.knob_text.try_emplace(name, value);
+    std::string& seed = v.knob_seed[name];
+    if (fresh || seed != value) it->second = seed = value;
     char buf[128];
     std::snprintf(buf, sizeof buf, "%s", it->second.c_str());
-    if (ImGui::InputTextWithHint("##v", fallback.c_str(), buf, sizeof buf, ImGuiInputTextFlags_EnterReturnsTrue))
-        session.turn_knob(name, buf);
+    ImGui::InputTextWithHint("##v", fallback.c_str(), buf, sizeof buf);
     if (ImGui::IsItemDeactivatedAfterEdit()) session.turn_knob(name, buf);
     it->second = buf;
 }
@@ -133,8 +139,12 @@ void draw_knobs(const app::Snapshot& s, ViewState& v, app::Session& session) {
         panel_title(tr("Knobs"));
         if (v.knob_text_position != st.position) {  // a new step: start from its request
             v.knob_text.clear();
+            v.knob_seed.clear();
             v.knob_text_position = st.position;
         }
+        // A knob turned while a step runs would land on the step after it
+        // finishes and run it again: the knobs wait with the class.
+        ImGui::BeginDisabled(s.busy);
         const bool pairs = two_columns(st);
         const float column_w = pairs ? ImGui::GetContentRegionAvail().x * 0.5f : r.w;
         float label_w = r.w * 0.38f;
@@ -158,6 +168,7 @@ void draw_knobs(const app::Snapshot& s, ViewState& v, app::Session& session) {
             knob_widget(*k, st, v, session);
             ImGui::PopID();
         }
+        ImGui::EndDisabled();
     }
     end_panel();
 }

@@ -46,7 +46,12 @@ void draw_lesson_picker(const app::Snapshot& s, ViewState& v, app::Session& sess
                 } else {
                     ImGui::PushFont(fonts().bold);
                     const bool first = &c == &s.catalog.front();
-                    if (ImGui::Selectable(c.title.c_str(), false, ImGuiSelectableFlags_SpanAllColumns)) {
+                    // Enter opens the row in focus as a click does (ImGui's
+                    // navigation activates it with Space only).
+                    const bool clicked = ImGui::Selectable(c.title.c_str(), false, ImGuiSelectableFlags_SpanAllColumns);
+                    const bool entered = ImGui::IsItemFocused() && (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Enter)) ||
+                                                                    ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_KeyPadEnter)));
+                    if (clicked || entered) {
                         session.open(c.path);
                         v.picker = false;
                         v.last_position = -1;

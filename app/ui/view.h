@@ -32,6 +32,7 @@ struct ViewState {
 
     // Knob text fields being edited (distance "3 km"), by knob name.
     std::map<std::string, std::string> knob_text;
+    std::map<std::string, std::string> knob_seed;  // the value each knob_text started from
     int knob_text_position = -1;      // refilled from the request when the step changes
 
     // The right-hand panels: tabs clicked at this step (empty: what the
