@@ -72,10 +72,10 @@ Session::~Session() {
     if (ProgressSink* now = set_progress_sink(previous_sink_); now != &board_) set_progress_sink(now);
 }
 
-void Session::post(Command c) {
+void Session::post(Command c, bool kept) {
     {
         std::lock_guard lock(mutex_);
-        queue_.push_back(std::move(c));
+        queue_.push_back({std::move(c), kept});
     }
     cv_.notify_one();
 }
@@ -92,7 +92,7 @@ void Session::worker() {
             std::unique_lock lock(mutex_);
             cv_.wait(lock, [&] { return stop_ || !queue_.empty(); });
             if (stop_) return;
-            c = std::move(queue_.front());
+            c = std::move(queue_.front().run);
             queue_.pop_front();
             running_command_ = true;
             command_start_ = std::chrono::steady_clock::now();
@@ -133,10 +133,20 @@ void Session::wait_idle() {
 }
 
 void Session::interrupt() {
-    std::lock_guard lock(mutex_);
-    if (!running_command_) return;
-    stopping_ = true;
-    request_cancel();
+    std::size_t dropped = 0;
+    {
+        std::lock_guard lock(mutex_);
+        if (!running_command_) return;
+        stopping_ = true;
+        request_cancel();
+        const auto before = queue_.size();
+        queue_.erase(std::remove_if(queue_.begin(), queue_.end(), [](const Queued& q) { return !q.kept; }), queue_.end());
+        dropped = before - queue_.size();
+    }
+    if (dropped > 0)
+        post([this, dropped] { add_log(LogEntry::Level::info, fmt::format("Esc: {} waiting command{} dropped", dropped,
+                                                                         dropped == 1 ? "" : "s")); },
+             true);
 }
 
 WorkStatus Session::work() const {
@@ -244,10 +254,12 @@ void Session::choose_attention(int layer, int head) {
 }
 
 void Session::show_in_window(const std::vector<std::string>& panels) {
-    post([this, panels] {
-        window_panels_ = panels;  // also for the next lesson opened
-        if (interpreter_) interpreter_->show_in_window(panels);
-    });
+    post(
+        [this, panels] {
+            window_panels_ = panels;  // also for the next lesson opened
+            if (interpreter_) interpreter_->show_in_window(panels);
+        },
+        true);
 }
 
 void Session::run_kv_experiment(int n_tokens) {
@@ -275,11 +287,11 @@ void Session::scan(const std::string& folder) {
             }
             work_.catalog.push_back(std::move(c));
         }
-    });
+    }, true);
 }
 
 void Session::log(LogEntry::Level level, const std::string& text) {
-    post([this, level, text] { add_log(level, text); });
+    post([this, level, text] { add_log(level, text); }, true);
 }
 
 // ---- worker helpers -------------------------------------------------------------

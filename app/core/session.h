@@ -114,8 +114,10 @@ public:
     // Asks the running command to stop (the window's Esc); any thread, at
     // once. The engine's loops notice at their next progress check; a step
     // is left undone (the lesson stays where it was, the next command runs
-    // it again) and the log says "interrupted". Commands queued behind it
-    // still run. Does nothing while idle.
+    // it again) and the log says "interrupted". The steps, reloads and knobs
+    // queued behind it are dropped too (three → pressed during a long step
+    // and then Esc: nothing more runs); the window's own commands (panels
+    // shown, the lesson list, log lines) still run. Does nothing while idle.
     void interrupt();
     // The running command and its latest progress: two short locks, any thread.
     WorkStatus work() const;
@@ -133,7 +135,8 @@ public:
 
 private:
     using Command = std::function<void()>;
-    void post(Command c);
+    // kept: a command interrupt() leaves in the queue (the window's own).
+    void post(Command c, bool kept = false);
     void panel_command(std::string what, std::function<void(Interpreter&)> f);
     void worker();
     void publish();            // worker thread only
@@ -150,7 +153,11 @@ private:
 
     mutable std::mutex mutex_;
     std::condition_variable cv_, idle_cv_;
-    std::deque<Command> queue_;
+    struct Queued {
+        Command run;
+        bool kept = false;
+    };
+    std::deque<Queued> queue_;
     bool running_command_ = false;
     bool stopping_ = false;                               // interrupt() during this command
     std::chrono::steady_clock::time_point command_start_;

@@ -144,7 +144,7 @@ void draw_knobs(const app::Snapshot& s, ViewState& v, app::Session& session) {
         }
         // A knob turned while a step runs would land on the step after it
         // finishes and run it again: the knobs wait with the class.
-        ImGui::BeginDisabled(s.busy);
+        ImGui::BeginDisabled(session.work().running);
         const bool pairs = two_columns(st);
         const float column_w = pairs ? ImGui::GetContentRegionAvail().x * 0.5f : r.w;
         float label_w = r.w * 0.38f;

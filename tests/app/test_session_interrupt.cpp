@@ -84,6 +84,33 @@ TEST_CASE("session: a long training step shows its progress, Esc stops it, the s
     CHECK(s.snapshot()->log.back().text == "step 1: done");
 }
 
+// Three → pressed during a long step, then Esc: the presenter wants the
+// window back, not the next steps run one after another.
+TEST_CASE("session: Esc drops the steps queued behind the one it stops, and keeps the window's own commands") {
+    const std::string lesson = sixstep::test::long_training_lesson("session-interrupt-queued");
+    app::Session s;
+    s.open(lesson);
+    s.wait_idle();
+    REQUIRE(s.snapshot()->state.position == 1);
+    const std::uint64_t before = s.snapshot()->version;
+    s.next();
+    const app::WorkStatus w = wait_for_work(
+        s, before, [](const app::WorkStatus& now) { return now.progress.task == "training (steps)"; });
+    REQUIRE(w.running);
+    s.next();
+    s.restart();
+    s.turn_knob("distance", "5 km");
+    s.log(app::LogEntry::Level::info, "the window's own line");
+    std::thread([&] { s.interrupt(); }).join();
+    s.wait_idle();
+    const auto snap = s.snapshot();
+    CHECK(snap->state.position == 1);  // nothing queued ran
+    CHECK(logged(*snap, "interrupted: step 2 is not done"));
+    CHECK(logged(*snap, "Esc: 3 waiting commands dropped"));
+    CHECK(logged(*snap, "the window's own line"));
+    CHECK_FALSE(logged(*snap, "distance = 5 km"));
+}
+
 TEST_CASE("session: a serving lab's batch sweep reports per batch size, and the lesson goes on after an interrupt") {
     const std::string model = std::string(SIXSTEP_SOURCE_DIR) + "/assets/models/stories-3m-f16.gguf";
     // 7 batch sizes × 100 runs × 500 decode steps: many minutes on any machine.
