@@ -18,6 +18,7 @@
 #include <filesystem>
 #include <numeric>
 
+#include <fmt/format.h>
 #include <imgui.h>
 #include <imgui_impl_glfw.h>
 #include <imgui_impl_opengl3.h>
@@ -96,15 +97,29 @@ public:
         if (!rebuild) return false;
         if (glyphs_.empty()) glyphs_ = glyph_text(s, view.language);
         build_fonts(px, glyphs_);
+        // The atlas must fit one texture: every Chinese character of a lesson
+        // at a large size on a 4K screen made 4096×32768, drawn as black
+        // blocks where the GL takes 16384. Smaller until it fits.
+        const int max_side = gl_max_texture_size();
+        float fitted = px;
+        while (ImGui::GetIO().Fonts->TexHeight > max_side && fitted > 8.0f) {
+            fitted = std::floor(fitted * 0.85f);
+            build_fonts(fitted, glyphs_);
+        }
+        if (fitted != px)
+            session.log(app::LogEntry::Level::warning,
+                        fmt::format("font size {:.0f} px does not fit one texture of this GPU ({} px a side): drawn at "
+                                    "{:.0f} px",
+                                    px, max_side, fitted));
         if (std::getenv("SIXSTEP_FRAME_DEBUG"))
-            std::fprintf(stderr, "font atlas %dx%d at %.1f px\n", ImGui::GetIO().Fonts->TexWidth, ImGui::GetIO().Fonts->TexHeight, px);
+            std::fprintf(stderr, "font atlas %dx%d at %.1f px\n", ImGui::GetIO().Fonts->TexWidth, ImGui::GetIO().Fonts->TexHeight, fitted);
         built_px_ = px;
         if (!fonts().problem.empty() && fonts().problem != reported_) {
             reported_ = fonts().problem;
             session.log(app::LogEntry::Level::warning, reported_);
         }
-        theme::apply(px);
-        view.font_px = px;
+        theme::apply(fitted);
+        view.font_px = fitted;
         ImGui_ImplOpenGL3_DestroyFontsTexture();
         ImGui_ImplOpenGL3_CreateFontsTexture();
         return true;

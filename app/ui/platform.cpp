@@ -233,6 +233,12 @@ void render_draw_data(int fb_width, int fb_height, const std::vector<ClearRect>&
 
 void gl_finish() { glFinish(); }
 
+int gl_max_texture_size() {
+    GLint n = 0;
+    glGetIntegerv(GL_MAX_TEXTURE_SIZE, &n);
+    return n > 0 ? n : 4096;  // no answer: what every GL 3 context must take
+}
+
 bool write_png(const std::string& path, int width, int height, const std::vector<std::uint8_t>& rgba) {
     return stbi_write_png(path.c_str(), width, height, 4, rgba.data(), width * 4) != 0;
 }

@@ -120,6 +120,8 @@ void render_draw_data(int fb_width, int fb_height, const std::vector<ClearRect>&
 
 // Waits until the GL has drawn everything (frame-time diagnostics only).
 void gl_finish();
+// The largest texture side the current GL context takes (the font atlas must fit).
+int gl_max_texture_size();
 
 // Writes top-row-first RGBA pixels as a PNG (stb_image_write, from libstb).
 bool write_png(const std::string& path, int width, int height, const std::vector<std::uint8_t>& rgba);

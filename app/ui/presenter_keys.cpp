@@ -13,9 +13,9 @@ WindowAction handle_key(const KeyPress& k, bool typing, app::Session& session, V
     if (ctrl) {
         switch (k.key) {
             case GLFW_KEY_EQUAL:
-            case GLFW_KEY_KP_ADD: v.font_scale = std::min(2.5f, v.font_scale * 1.1f); break;
+            case GLFW_KEY_KP_ADD: v.font_scale = std::min(max_font_scale, v.font_scale * 1.1f); break;
             case GLFW_KEY_MINUS:
-            case GLFW_KEY_KP_SUBTRACT: v.font_scale = std::max(0.5f, v.font_scale / 1.1f); break;
+            case GLFW_KEY_KP_SUBTRACT: v.font_scale = std::max(min_font_scale, v.font_scale / 1.1f); break;
             case GLFW_KEY_0: v.font_scale = 1.0f; break;
             case GLFW_KEY_R: session.reload(); break;
             case GLFW_KEY_O:

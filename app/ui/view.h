@@ -12,6 +12,12 @@
 
 namespace sixstep::ui {
 
+// The presenter's font range (Ctrl+= / Ctrl+-). Past 1.6× the size for the
+// screen the panes no longer hold a lesson: at 1.77× lesson 05's narration
+// showed its title alone at 1280×720, at 2.14× panes drew over each other.
+inline constexpr float max_font_scale = 1.6f;
+inline constexpr float min_font_scale = 0.5f;
+
 struct ViewState {
     // Presenter choices.
     float font_scale = 1.0f;          // Ctrl+= / Ctrl+-, on top of the size for the screen
