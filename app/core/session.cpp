@@ -323,19 +323,53 @@ void Session::log_step_done() {
 }
 
 bool Session::replay_to(int position) {
-    const int n = static_cast<int>(interpreter_->lesson().steps.size());
-    position = std::clamp(position, std::min(1, n), n);
-    interpreter_->restart();
+    return replay_into(std::make_unique<Interpreter>(interpreter_->lesson()), position, path_);
+}
+
+bool Session::replay_into(std::unique_ptr<Interpreter> fresh, int position, const std::string& path) {
+    // The lesson as it was, for an Esc during the replay: ← or Ctrl+R at a
+    // long step, stopped, must leave the class where it was, not at the step
+    // before the long one with the answers gone.
+    struct Kept {
+        std::unique_ptr<Interpreter> interpreter;
+        std::vector<AnswerRecord> answers;
+        int served_this_step;
+        std::string path, lesson_text;
+        std::vector<std::string> step_titles;
+    } kept{std::move(interpreter_), work_.answers, work_.served_this_step, path_, work_.lesson_text, work_.step_titles};
+    interpreter_ = std::move(fresh);
+    if (!window_panels_.empty()) interpreter_->show_in_window(window_panels_);
+    path_ = path;
+    work_.lesson_text = all_text(interpreter_->lesson());
+    work_.step_titles.clear();
+    for (const auto& s : interpreter_->lesson().steps) work_.step_titles.push_back(s.title);
     work_.answers.clear();
     work_.served_this_step = 0;
+    const int n = static_cast<int>(interpreter_->lesson().steps.size());
+    position = std::clamp(position, std::min(1, n), n);
     // Step by step rather than Interpreter::go_to, so the answers of every
     // replayed step are recorded again (they feed the comparisons).
     bool clean = true;
-    while (interpreter_->position() < position) clean = run_step();
+    try {
+        while (interpreter_->position() < position) clean = run_step();
+    } catch (const Cancelled&) {
+        if (kept.interpreter) {
+            interpreter_ = std::move(kept.interpreter);
+            work_.answers = std::move(kept.answers);
+            work_.served_this_step = kept.served_this_step;
+            path_ = std::move(kept.path);
+            work_.lesson_text = std::move(kept.lesson_text);
+            work_.step_titles = std::move(kept.step_titles);
+            step_running_ = -1;  // the message says where the lesson stayed
+        }
+        throw;
+    }
     return clean;
 }
 
 std::string Session::interrupted_message() const {
+    if (step_running_ < 0 && interpreter_)
+        return fmt::format("interrupted: the lesson stays at step {}", interpreter_->position());
     if (step_running_ == 0) return "interrupted";
     // The step stays undone (Interpreter::step): the lesson is where it was.
     return fmt::format("interrupted: step {} is not done (\u2192 runs it again)", step_running_);
@@ -352,16 +386,10 @@ void Session::load_file(const std::string& path, std::optional<int> keep_positio
         return;
     }
     const int n = static_cast<int>(lesson.steps.size());
-    path_ = path;
     work_.load_error.clear();
-    work_.lesson_text = all_text(lesson);
-    work_.step_titles.clear();
-    for (const auto& s : lesson.steps) work_.step_titles.push_back(s.title);
     const std::string title = lesson.title;
-    interpreter_ = std::make_unique<Interpreter>(std::move(lesson));
-    if (!window_panels_.empty()) interpreter_->show_in_window(window_panels_);
     add_log(LogEntry::Level::info, fmt::format("{} \"{}\" ({} steps)", keep_position ? "reloaded" : "opened", title, n));
-    replay_to(keep_position ? std::min(*keep_position, n) : 1);
+    replay_into(std::make_unique<Interpreter>(std::move(lesson)), keep_position ? std::min(*keep_position, n) : 1, path);
 }
 
 }  // namespace sixstep::app

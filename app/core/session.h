@@ -148,6 +148,9 @@ private:
     // longer shows an earlier step's error.
     void log_step_done();
     bool replay_to(int position);  // the last step's run_step()
+    // Makes `fresh` the lesson, replayed to `position`; on Esc (Cancelled)
+    // the lesson before it is put back as it was, and Cancelled goes on.
+    bool replay_into(std::unique_ptr<Interpreter> fresh, int position, const std::string& path);
     void load_file(const std::string& path, std::optional<int> keep_position);
     std::string interrupted_message() const;
 
@@ -172,7 +175,8 @@ private:
     Snapshot work_;            // log, answers, catalog, … (state is copied in publish)
     std::string path_;
     int last_step_checks_ = 0;  // checks of the step run last (for log_step_done)
-    int step_running_ = 0;      // 1-based step that run_step() is running; 0: none (for the interrupted message)
+    int step_running_ = 0;      // 1-based step that run_step() is running; 0: none; −1: a replay stopped
+                                // and undone (for the interrupted message)
     std::vector<std::string> window_panels_;  // what the window shows beside the inspector
     std::chrono::steady_clock::time_point start_;
 

@@ -9,7 +9,11 @@
 #include <chrono>
 #include <fstream>
 #include <functional>
+#include <filesystem>
+#include <iterator>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "app/core/session.h"
 #include "pipeline/core/progress.h"
@@ -109,6 +113,40 @@ TEST_CASE("session: Esc drops the steps queued behind the one it stops, and keep
     CHECK(logged(*snap, "Esc: 3 waiting commands dropped"));
     CHECK(logged(*snap, "the window's own line"));
     CHECK_FALSE(logged(*snap, "distance = 5 km"));
+}
+
+// Ctrl+R (or ←) replays the lesson up to where it is; Esc during the replay
+// must leave the class where it was, not at the step before the long one.
+TEST_CASE("session: Esc during a reload's replay keeps the lesson as it was, at its step") {
+    const std::string long_lesson = sixstep::test::long_training_lesson("session-interrupt-replay");
+    const std::string lesson = write_lesson("replayed.yaml", "title: Quick\nsteps:\n  - title: One\n    train: 2\n"
+                                                             "  - title: Two\n    say: the second step\n");
+    app::Session s;
+    s.open(lesson);
+    s.next();
+    s.wait_idle();
+    REQUIRE(s.snapshot()->state.position == 2);
+    // The file now trains for minutes in step 1 (the long lesson's data, copied).
+    std::ifstream in(long_lesson);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const auto two = text.find("  - title: A million more");
+    REQUIRE(two != std::string::npos);
+    text = text.substr(0, text.find("  - title: Two steps")) + "  - title: A million first\n    train: {steps: 1000000, "
+           "from: zero, data: \"" + (std::filesystem::path(long_lesson).parent_path() / "long-training.csv").string() +
+           "\"}\n  - title: Then\n    say: more\n";
+    std::ofstream(lesson) << text;
+    const std::uint64_t before = s.snapshot()->version;
+    s.reload();
+    const app::WorkStatus w = wait_for_work(
+        s, before, [](const app::WorkStatus& now) { return now.progress.task == "training (steps)"; });
+    REQUIRE(w.running);
+    std::thread([&] { s.interrupt(); }).join();
+    s.wait_idle();
+    const auto snap = s.snapshot();
+    CHECK(snap->state.position == 2);                     // where the class was
+    CHECK(snap->state.title == "Quick");                  // the lesson as it was
+    CHECK(snap->step_titles == std::vector<std::string>{"One", "Two"});
+    CHECK(snap->log.back().text == "interrupted: the lesson stays at step 2");
 }
 
 TEST_CASE("session: a serving lab's batch sweep reports per batch size, and the lesson goes on after an interrupt") {
