@@ -390,6 +390,11 @@ LoadReport run_load(const LoadParams& p) {
     // report of requests that failed because the test was stopped.
     constexpr auto poll = std::chrono::milliseconds(50);
     for (std::size_t i = 0; i < times.size() && !cancel_requested(); ++i) {
+        try {
+            report_progress("load test: requests sent", i, times.size());  // the window's progress line
+        } catch (const Cancelled&) {
+            break;  // the clients stop first; thrown again below
+        }
         const Clock::time_point due = t0 + std::chrono::duration_cast<Clock::duration>(
                                                std::chrono::duration<double, std::milli>(times[i]));
         while (Clock::now() < due && !cancel_requested()) std::this_thread::sleep_until(std::min(due, Clock::now() + poll));
