@@ -261,6 +261,7 @@ const Catalogue& chinese_catalogue() {
             {"tok/s", "词元/秒"},
             // the serving lab: titles, charts, legends, knobs
             {"no lessons found", "没有找到课程"},
+            {"the list follows the work running now (Esc stops it)", "当前的工作结束后就列出课程（按 Esc 可停止）"},
             {"compare", "对比"},
             {"draft", "草稿模型"},
             {"experiment", "实验"},

@@ -71,7 +71,11 @@ void draw_lesson_picker(const app::Snapshot& s, ViewState& v, app::Session& sess
             }
             ImGui::EndTable();
         }
-        if (s.catalog.empty()) ImGui::TextUnformatted(tr("no lessons found"));
+        // The list is made after the work running now (a sweep): say so
+        // rather than "no lessons found" until it ends.
+        if (s.catalog.empty())
+            ImGui::TextUnformatted(tr(session.work().running ? "the list follows the work running now (Esc stops it)"
+                                                            : "no lessons found"));
     }
     end_panel();
 }
