@@ -107,6 +107,20 @@ std::vector<std::string> shown_panels(const app::Snapshot& s, const ViewState& v
     return out;
 }
 
+int right_pane(const app::Snapshot& s, const ViewState& v) {
+    if (v.right_tab >= 0) return v.right_tab;
+    const bool training = s.state.training.active && !s.state.training.loss.empty();
+    return (training && s.state.trace.empty()) ? 1 : serving_exhibit(s) != nullptr ? 2 : 0;
+}
+
+void next_right_pane(const app::Snapshot& s, ViewState& v) {
+    std::vector<int> panes{0};  // the inspector, then what this step has
+    if (s.state.training.active && !s.state.training.loss.empty()) panes.push_back(1);
+    if (serving_exhibit(s) != nullptr) panes.push_back(2);
+    const auto at = std::find(panes.begin(), panes.end(), right_pane(s, v));
+    v.right_tab = at == panes.end() || at + 1 == panes.end() ? panes.front() : *(at + 1);
+}
+
 void draw_panel_area(const app::Snapshot& s, ViewState& v, app::Session& session) {
     const ModelDescription* d = s.state.description;
     if (!d || d->panels.empty()) {
@@ -114,8 +128,7 @@ void draw_panel_area(const app::Snapshot& s, ViewState& v, app::Session& session
         // experiment ran, else the inspector.
         const bool training = s.state.training.active && !s.state.training.loss.empty();
         const bool charts = serving_exhibit(s) != nullptr;
-        int tab = v.right_tab;
-        if (tab < 0) tab = (training && s.state.trace.empty()) ? 1 : charts ? 2 : 0;
+        const int tab = right_pane(s, v);
         if (tab == 1 && training) draw_training(s, v);
         else if (tab == 2 && charts) draw_serving(s, v);
         else draw_inspector(s, v);

@@ -38,6 +38,11 @@ std::string work_text(const app::WorkStatus& w);
 // The right-hand area: the model's panel tabs, then the inspector, the
 // training view or one or two of the panels below (panel_area.cpp).
 void draw_panel_area(const app::Snapshot& s, ViewState& v, app::Session& session);
+// The right-hand pane of a lesson without transformer panels: 0 the
+// inspector, 1 training, 2 the serving charts (v.right_tab, or by the step
+// when it is automatic); T moves to the next one this step has.
+int right_pane(const app::Snapshot& s, const ViewState& v);
+void next_right_pane(const app::Snapshot& s, ViewState& v);
 // The transformer panels, each into its rectangle (one file each).
 void draw_tokens_panel(const app::Snapshot& s, ViewState& v, app::Session& session, const Rect& r);
 void draw_next_token_panel(const app::Snapshot& s, ViewState& v, app::Session& session, const Rect& r);

@@ -6,6 +6,8 @@
 
 #include <GLFW/glfw3.h>
 
+#include "app/ui/panels.h"
+
 namespace sixstep::ui {
 
 WindowAction handle_key(const KeyPress& k, bool typing, app::Session& session, ViewState& v, const app::Snapshot& snap) {
@@ -45,7 +47,7 @@ WindowAction handle_key(const KeyPress& k, bool typing, app::Session& session, V
         case GLFW_KEY_HOME: session.restart(); break;
         case GLFW_KEY_END: session.go_to(snap.state.step_count); break;
         case GLFW_KEY_L: v.log_open = !v.log_open; break;
-        case GLFW_KEY_T: v.right_tab = v.right_tab == 1 ? 0 : 1; break;
+        case GLFW_KEY_T: next_right_pane(snap, v); break;  // inspector → training → charts, those the step has
         case GLFW_KEY_ESCAPE: session.interrupt(); break;  // a no-op when nothing runs
         default: break;
     }

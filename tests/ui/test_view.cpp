@@ -87,6 +87,29 @@ TEST_CASE("presenter keys: Esc stops the long work running now, and is harmless 
     CHECK(session.snapshot()->log.back().text == "interrupted: step 2 is not done (\u2192 runs it again)");
 }
 
+TEST_CASE("presenter keys: T moves through the right-hand panes the step has, and only those") {
+    app::Snapshot snap;
+    snap.has_lesson = true;
+    ui::ViewState view;
+    const auto t = ui::parse_key("t");
+    REQUIRE(t);
+    app::Session session;
+    // No training, no charts: the inspector alone, T stays there.
+    CHECK(ui::right_pane(snap, view) == 0);
+    ui::handle_key(*t, false, session, view, snap);
+    CHECK(ui::right_pane(snap, view) == 0);
+    // A lesson that trains opens on the training pane; T goes to the
+    // inspector and back.
+    snap.state.training.active = true;
+    snap.state.training.loss = {3.0, 2.0};
+    view.right_tab = -1;
+    CHECK(ui::right_pane(snap, view) == 1);
+    ui::handle_key(*t, false, session, view, snap);
+    CHECK(ui::right_pane(snap, view) == 0);
+    ui::handle_key(*t, false, session, view, snap);
+    CHECK(ui::right_pane(snap, view) == 1);
+}
+
 // ImGui's built-in font in a context of its own (the atlas needs no GL
 // context), for measuring text.
 struct DefaultFont {
