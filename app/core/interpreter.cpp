@@ -432,8 +432,10 @@ void Interpreter::turn_knob(const std::string& name, const std::string& value) {
     else model_->apply_setting(knob.name, v);
     // Tokens forced by hand followed the old request's choices: a new one starts free.
     if (knob.name != llm::keys::force) state_.request.erase(llm::keys::force);
-    // Recompute the current request as far as it had gone.
+    // Recompute the current request as far as it had gone. The step's checks
+    // held (or not) for the lesson's request, not the class's: they go.
     state_.error.reset();
+    state_.checks.clear();
     try {
         rerun(pipeline_ ? stages_run_ : 0, pipeline_ && pipeline_->done());
     } catch (const Error& e) {

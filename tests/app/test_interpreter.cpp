@@ -203,11 +203,14 @@ title: t
 steps:
   - request: {distance: "3 km", congestion: 0, express_lane: 0}
     run: output
+    expect: {output.raw_output: 11}
 )");
     it.step();
     CHECK(number(it, "output.raw_output") == 11);
+    CHECK(it.state().checks.size() == 1);
     it.turn_knob("distance", "5 km");
     CHECK(number(it, "output.raw_output") == 15);
+    CHECK(it.state().checks.empty());  // they held for the lesson's 3 km, not the class's 5
     CHECK(*it.state().last_stage == Stage::output);  // still stopped after output
     it.turn_knob("normalize", "false");
     it.turn_knob("distance", "3000 m");
