@@ -1081,7 +1081,15 @@ Lesson read_lesson(const Reader& r, const YAML::Node& root) {
     if (root["model"]) lesson.model = read_model(r, root["model"]);
     if (root["budget"]) lesson.budget = read_budget(r, root["budget"]);
     const auto steps = root["steps"];
-    if (!steps) throw Error(SourceLocation{path, 1, 1}, "the lesson has no \"steps\"");
+    if (!steps) {
+        // "title: \"broken" with no closing quote: the rest of the file is the title's text.
+        for (const auto& kv : root)
+            if (kv.second.IsScalar() && kv.second.Tag() == "!" && kv.second.Scalar().find("steps:") != std::string::npos)
+                r.fail(kv.second, fmt::format("the quote that opens \"{}\" here is never closed: the rest of the file "
+                                              "became its text, \"steps:\" included",
+                                              kv.first.Scalar()));
+        throw Error(SourceLocation{path, 1, 1}, "the lesson has no \"steps\"");
+    }
     if (!steps.IsSequence() || steps.size() == 0)
         r.fail(steps, fmt::format("\"steps\" must be a non-empty list, got {}", Reader::kind_of(steps)));
     const ModelDescription& model = model_description(lesson.model.kind);

@@ -442,6 +442,13 @@ TEST_CASE("lessons: YAML nested thousands of levels deep says so, at its line") 
     CHECK(contains(r.output, "levels deep, more than the YAML reader takes"));
 }
 
+TEST_CASE("lessons: a quote never closed is named where it opens, not as a lesson without steps") {
+    CHECK(error_of("title: \"broken\nsteps:\n  - say: hi\n") ==
+          "1:8: the quote that opens \"title\" here is never closed: the rest of the file became its text, "
+          "\"steps:\" included");
+    CHECK(error_of("title: fine\n") == "1:1: the lesson has no \"steps\"");
+}
+
 TEST_CASE("lessons: a number written with its unit is told to drop the unit, not to quote itself") {
     const std::string head = "title: t\nsteps:\n  - request: {distance: 3}\n    run: all\n    expect:\n";
     CHECK(error_of(head + "      load.cold_load_ms: {below: 5.5 ms}\n") ==
