@@ -477,12 +477,24 @@ std::optional<ValueType> declared_type(const ModelDescription& model, const std:
 void refuse_numbers_on(const Reader& r, const YAML::Node& key, const Expectation& e, const ModelDescription& model) {
     const std::optional<ValueType> t = declared_type(model, e.path);
     if (!t || *t == ValueType::number) return;
+    // For a list: what it lists (its meaning), and the numbers made from it
+    // ("output.tokens_per_pass" → postprocess.tokens_per_pass_max).
+    std::string meaning, numbers;
+    if (*t != ValueType::text) {
+        const std::string leaf = e.path.substr(e.path.find('.') + 1);
+        for (const PathInfo& p : lesson_paths(model)) {
+            if (p.path == e.path) meaning = p.meaning;
+            if (p.type == ValueType::number && p.path.substr(p.path.find('.') + 1).rfind(leaf, 0) == 0)
+                numbers += (numbers.empty() ? "" : ", ") + p.path;
+        }
+    }
     for (const Condition& c : e.conditions)
         if (c.op == Condition::Op::above || c.op == Condition::Op::below || c.op == Condition::Op::near)
             r.fail(key, fmt::format("\"{}\" is {}: below, above and tol compare numbers ({})", e.path,
-                                    *t == ValueType::text ? "a text" : "a list of numbers, one per served request",
-                                    *t == ValueType::text ? "compare text with a quoted value or contains"
-                                                          : "compare one request's value instead"));
+                                    *t == ValueType::text ? "a text" : "a list of numbers (" + meaning + ")",
+                                    *t == ValueType::text   ? "compare text with a quoted value or contains"
+                                    : !numbers.empty() ? "compare a number made from it: " + numbers
+                                                       : "compare one of the paths that holds a single number"));
 }
 
 std::vector<Expectation> read_expect(const Reader& r, const YAML::Node& n, const ModelDescription& model,

@@ -442,6 +442,15 @@ TEST_CASE("lessons: YAML nested thousands of levels deep says so, at its line") 
     CHECK(contains(r.output, "levels deep, more than the YAML reader takes"));
 }
 
+TEST_CASE("lessons: below on a list names what the list holds and the numbers made from it") {
+    CHECK(error_of("title: t\nmodel: {kind: serving, file: stories-3m-f16.gguf}\nsteps:\n"
+                   "  - request: {experiment: speculative}\n    run: all\n"
+                   "    expect: {output.tokens_per_pass: {above: 1}}\n") ==
+          "6:14: \"output.tokens_per_pass\" is a list of numbers (speculative: tokens emitted per target pass, per "
+          "row): below, above and tol compare numbers (compare a number made from it: "
+          "postprocess.tokens_per_pass_max)");
+}
+
 TEST_CASE("lessons: a quote never closed is named where it opens, not as a lesson without steps") {
     CHECK(error_of("title: \"broken\nsteps:\n  - say: hi\n") ==
           "1:8: the quote that opens \"title\" here is never closed: the rest of the file became its text, "
