@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include "app/core/lesson_paths.h"
 #include "app/server/endpoint_model.h"
 #include "pipeline/core/error.h"
 #include "pipeline/core/measure.h"
@@ -729,6 +730,22 @@ CheckResult Interpreter::check(const Expectation& e) const {
     if (!got) {
         // Tensors from inside the forward pass are captured only while their panel is shown.
         if (e.path.rfind("logit_lens.", 0) == 0) r.got = "(nothing: show the logit_lens panel before the forward pass)";
+        // A stage's path: had its stage run for this request?
+        const std::string head = e.path.substr(0, e.path.find('.'));
+        if (const std::optional<Stage> stage = parse_stage(head)) {
+            if (!state_.trace.last(*stage))
+                r.got = fmt::format("(nothing: the request has not reached the {} stage; run: all, or run: {}, walks "
+                                    "it there)",
+                                    head, head);
+            else {
+                // Its meaning often says when it is there: "(only when this request paid it)".
+                std::string meaning;
+                for (const PathInfo& p : lesson_paths(model_->description()))
+                    if (p.path == e.path) meaning = p.meaning;
+                r.got = fmt::format("(nothing: the {} stage gave no {} this time{})", head,
+                                    e.path.substr(e.path.find('.') + 1), meaning.empty() ? "" : "; it is the " + meaning);
+            }
+        }
         return r;
     }
     r.got = elide(check_text(*got), max_check_text_bytes);

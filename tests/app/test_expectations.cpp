@@ -171,6 +171,28 @@ steps:
     CHECK(r.checks[0].got.find("\u221220") != std::string::npos);  // the text keeps its typographic minus
 }
 
+TEST_CASE("expect: a value that is not there says why — a stage not reached, or one that gave none this time") {
+    auto it = make(R"(
+title: t
+steps:
+  - request: {distance: "3 km", congestion: 0, express_lane: 0}
+    expect: {respond.text: {contains: "11"}}
+  - run: all
+  - request: {distance: "4 km", congestion: 0, express_lane: 0}
+    run: all
+    expect: {load.cold_load_ms: {below: 5}}
+)");
+    const StepReport first = it.step();
+    REQUIRE(first.checks.size() == 1);
+    CHECK(first.checks[0].got ==
+          "(nothing: the request has not reached the respond stage; run: all, or run: respond, walks it there)");
+    it.step();
+    const StepReport warm = it.step();
+    REQUIRE(warm.checks.size() == 1);
+    CHECK(warm.checks[0].got == "(nothing: the load stage gave no cold_load_ms this time; it is the time of the cold "
+                                "load (only when this request paid it))");
+}
+
 TEST_CASE("expect: a negated error expectation does not excuse an error it does not match") {
     // It holds with no error at all, so it does not expect one: "5 kg" failed
     // with no check failing.
