@@ -100,6 +100,9 @@ LessonOutcome run_lesson(const std::string& path, std::FILE* narrate, bool want_
         const std::string tally = fmt::format("{} check{}: {} passed, {} failed", out.checks, out.checks == 1 ? "" : "s",
                                               out.checks - out.failed, out.failed);
         std::fprintf(narrate, "\n%s\n", translate(it.lesson().language, tally).value_or(tally).c_str());
+        // The failures again, where the eye lands last: in a narration of
+        // hundreds of lines they are otherwise found by scrolling.
+        for (const std::string& f : out.failures) std::fprintf(narrate, "%s\n", printable(f, true).c_str());
     }
     if (want_json) {
         out.json["lesson"] = path;

@@ -215,6 +215,9 @@ TEST_CASE("--headless narrates every stage and exits with the checks' verdict") 
 
     const auto f = run_command(sixstep_cmd("--headless '" + data + "/failing-lessons/wrong-answer.yaml'"));
     CHECK(f.exit_code == 1);
+    // The failures again under the tally, where the eye lands last.
+    CHECK(last_line(f.output).find("wrong-answer.yaml:8:7: postprocess.minutes: expected = 12, got 11") !=
+          std::string::npos);
 }
 
 // The window draws the transformer's panels; the terminal says what they
