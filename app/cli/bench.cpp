@@ -25,6 +25,7 @@
 
 #include "app/cli/bench_batch.h"
 #include "app/cli/commands.h"
+#include "app/core/report.h"
 #include "app/cli/terminal.h"
 #include "app/cli/validators.h"
 #include "pipeline/core/error.h"
@@ -196,7 +197,7 @@ int run_contention(const BenchOptions& o, const std::shared_ptr<const llm::Llama
         const Ratios q = ratios(quiet), h = ratios(hogged);
         j["ratio"] = {{"quiet_median", q.median}, {"quiet_lowest", q.lowest},
                       {"hogged_median", h.median}, {"hogged_lowest", h.lowest}};
-        std::printf("%s\n", j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+        std::printf("%s\n", app::dump_json(j).c_str());
         return exit_ok;
     }
     std::printf("decode %s of %s (%s, %s), tokens/s, median of %d round%s; load average before: %.2f\n", test.c_str(),
@@ -343,7 +344,7 @@ int run_bench_command(const BenchOptions& o) {
                                     {"samples_tokens_per_s", t->tok_s}});
         }
         // Token pieces may hold half a UTF-8 character: replace, never throw.
-        std::printf("%s\n", j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+        std::printf("%s\n", app::dump_json(j).c_str());
         return exit_ok;
     }
     std::printf("| %-28s | %9s | %7s | %-5s | %-24s | %7s | %12s |\n", "model", "size", "params", "type", "backend",

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/commands.h"
+#include "app/core/report.h"
 #include "pipeline/core/error.h"
 #include "pipeline/core/progress.h"
 #include "pipeline/core/text.h"
@@ -164,7 +165,7 @@ int run_bench_batch(const BenchBatchOptions& o) {
             j["points"].push_back(std::move(q));
         }
         j["knee"] = to_json(r.knee, r.knee_method);
-        std::printf("%s\n", j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+        std::printf("%s\n", app::dump_json(j).c_str());
         return exit_ok;
     }
 

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/commands.h"
+#include "app/core/report.h"
 #include "app/cli/terminal.h"
 #include "app/cli/validators.h"
 #include "app/cli/speculate.h"
@@ -115,7 +116,7 @@ int run_generate(const GenerateOptions& o) {
                         {"n_prompt", t.n_prompt},     {"n_generated", t.n_generated},
                         {"prefill_tok_s", t.prefill_tok_s()}, {"decode_tok_s", t.decode_tok_s()}};
         // Token pieces may hold half a UTF-8 character: replace, never throw.
-        std::printf("%s\n", j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+        std::printf("%s\n", app::dump_json(j).c_str());
         return exit_ok;
     }
     if (o.top > 0) std::printf("%s", printable(o.prompt + r.text, true).c_str());

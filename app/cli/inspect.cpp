@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/commands.h"
+#include "app/core/report.h"
 #include "pipeline/core/text.h"
 #include "pipeline/llm/gguf/gguf.h"
 
@@ -96,7 +97,7 @@ int run_inspect(const InspectOptions& o) {
         j["tensors"] = std::move(tensors);
         j["totals"] = {{"n_tensors", f.tensors().size()}, {"n_params", f.n_params()}, {"bytes", f.n_tensor_bytes()}};
         // replace: a string in a file may be invalid UTF-8; show it, do not fail
-        std::printf("%s\n", j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace).c_str());
+        std::printf("%s\n", app::dump_json(j).c_str());
         return exit_ok;
     }
 

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/commands.h"
+#include "app/core/report.h"
 #include "app/cli/latency_table.h"
 #include "app/cli/validators.h"
 #include "app/server/load_generator.h"
@@ -82,7 +83,7 @@ int run_load_command(LoadOptions o) {
                                      {"done_ms", q.done_ms}, {"n_chunks", q.chunk_ms.size()},
                                      {"n_output", q.n_output}, {"n_prompt", q.n_prompt}, {"ok", q.ok},
                                      {"error", q.error}});
-        std::printf("%s\n", j.dump(2, ' ', false, json::error_handler_t::replace).c_str());
+        std::printf("%s\n", app::dump_json(j).c_str());
     } else {
         std::printf("load: %s, model %s, Poisson %g req/s, %zu requests, max_tokens %d, temperature %g\n",
                     shown(o.params.url).c_str(), shown(r.model).c_str(), o.params.rate, r.requests.size(), o.params.max_tokens,

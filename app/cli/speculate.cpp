@@ -147,7 +147,7 @@ int run_generate_with_draft(const DraftGenerateOptions& o) {
         j["temperature"] = o.sampling.temperature;
         j["repetitions"] = o.repetitions;
         j.update(comparison_json(c, codec));
-        std::printf("%s\n", j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+        std::printf("%s\n", app::dump_json(j).c_str());
         return exit_ok;
     }
     std::printf("\n\nspeculative decoding%s, k = %d: draft %s (%s), target %s (%s)\n",

@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/commands.h"
+#include "app/core/report.h"
 #include "app/cli/latency_table.h"
 #include "app/cli/validators.h"
 #include "pipeline/core/error.h"
@@ -208,7 +209,7 @@ int run_traffic_command(const TrafficOptions& o) {
             j["clock"] = clock_line;
             j["contiguous"] = report_json(c.contiguous);
             j["paged"] = report_json(c.paged);
-            std::printf("%s\n", j.dump(2, ' ', false, json::error_handler_t::replace).c_str());
+            std::printf("%s\n", app::dump_json(j).c_str());
             return exit_ok;
         }
         std::printf("traffic: %s on %s\nsetup: %s\nworkload: %s\nclock: %s\n", printable(o.model).c_str(), backend.name().c_str(),
@@ -228,7 +229,7 @@ int run_traffic_command(const TrafficOptions& o) {
         j["workload"] = workload_line(params, reqs);
         j["clock"] = clock_line;
         j.update(report_json(run));
-        std::printf("%s\n", j.dump(2, ' ', false, json::error_handler_t::replace).c_str());
+        std::printf("%s\n", app::dump_json(j).c_str());
         return exit_ok;
     }
     std::printf("traffic: %s on %s\nsetup: %s\nworkload: %s\nclock: %s\n", printable(o.model).c_str(), backend.name().c_str(),

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "app/cli/commands.h"
+#include "app/core/report.h"
 #include "app/cli/validators.h"
 #include "pipeline/core/text.h"
 #include "pipeline/serving/user_wait.h"
@@ -40,7 +41,7 @@ int run_waits(const WaitsOptions& o) {
         nlohmann::ordered_json j;
         j["model"] = o.model;
         j.update(user_waits_json(w));
-        std::printf("%s\n", j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+        std::printf("%s\n", app::dump_json(j).c_str());
         return exit_ok;
     }
     std::printf("What the user waits for — %s on %s (the number that matters for each user marked >>)\n",

@@ -287,6 +287,8 @@ std::string dump_json(const nlohmann::ordered_json& j) {
     return j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
 }
 
+std::string dump_json(const nlohmann::json& j) { return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace); }
+
 namespace {
 // A whole number as a JSON integer (a token id is 388, not 388.0), any other
 // as a double.

@@ -37,5 +37,6 @@ nlohmann::ordered_json to_json(const StepReport& r);
 // Pretty JSON text. A token can hold half of a UTF-8 character, so invalid
 // bytes become U+FFFD instead of an exception.
 std::string dump_json(const nlohmann::ordered_json& j);
+std::string dump_json(const nlohmann::json& j);
 
 }  // namespace sixstep::app

@@ -4,12 +4,14 @@
 #include <chrono>
 #include <cmath>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include "pipeline/core/error.h"
 #include "pipeline/core/progress.h"
+#include "pipeline/llm/sampler.h"
 
 namespace sixstep::llm {
 
@@ -50,8 +52,6 @@ double log_sum_exp(const float* l, int n) {
     for (int v = 0; v < n; ++v) s += std::exp(static_cast<double>(l[v]) - m);
     return m + std::log(s);
 }
-
-int argmax(const float* l, int n) { return static_cast<int>(std::max_element(l, l + n) - l); }
 
 void finish(TextScore& s, std::int64_t n) {
     s.mean_nll = s.nll_sum / static_cast<double>(n);
@@ -138,7 +138,8 @@ PerplexityResult perplexity(Backend& model, const Vocab& vocab, std::string_view
                 cmp.kl_max = std::max(cmp.kl_max, kl);
                 cmp.max_abs_logit_diff = std::max(cmp.max_abs_logit_diff, max_diff);
                 sum_max_diff += max_diff;
-                cmp.top1_agree += argmax(l, n_vocab) == argmax(lr, n_vocab);
+                const auto row = [&](const float* x) { return std::span<const float>(x, static_cast<std::size_t>(n_vocab)); };
+                cmp.top1_agree += argmax(row(l)) == argmax(row(lr));
             }
             r.n_scored += static_cast<std::int64_t>(targets.size());
         }
