@@ -423,7 +423,7 @@ void add_bench(CLI::App& app, Commands& commands) {
                                 if (!writes && sub->count(opt) > 0)
                                     throw Error(fmt::format("{} belongs to writing a random model: add --random PRESET", opt));
                             // --random --out F writes F and measures nothing unless -m names a model:
-                            // "--out F -p 8 -n 8" printed "wrote F" and no figures.
+                            // a measuring option without -m would be silently ignored.
                             if (writes && o->model.empty() && !o->out.empty())  // no --out: its own error
                                 for (const char* opt : {"-p", "-n", "-r", "-t", "--batch", "--contention", "--observer", "--backend"})
                                     if (sub->count(opt) > 0)

@@ -84,8 +84,8 @@ bool has_body(const httplib::Request& req) {
 
 // Reads a request's body to its end, keeping at most `limit` bytes of it.
 // cpp-httplib checks its own limit against a Content-Length only: a chunked
-// body has none, and a gzip or br body is inflated before it gets here
-// (204 KB became 200 MiB). Past the limit the rest is read and dropped, not
+// body has none, and a gzip or br body is inflated before it gets here (a
+// thousandfold, from a small body). Past the limit the rest is read and dropped, not
 // left unread: the next request on the connection starts where this body
 // ends, and bytes left behind would be parsed as a request of their own.
 struct Body {

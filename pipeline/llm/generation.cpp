@@ -21,8 +21,7 @@ void check_generation_fits(int n_prompt, int n_predict, int n_ctx) {
     if (n_prompt > n_ctx)
         throw Error(fmt::format("prompt is {} tokens but the context holds {} (n_ctx)", n_prompt, n_ctx));
     // The last generated token is never fed back, so n_prompt + n_predict - 1
-    // positions are needed (in 64 bits: n_predict = INT_MAX wrapped the sum
-    // negative and let a request in that could never finish).
+    // positions are needed; summed in 64 bits, as n_predict may be INT_MAX.
     if (static_cast<long long>(n_prompt) + n_predict - 1 > n_ctx)
         throw Error(fmt::format("prompt ({} tokens) + n ({}) does not fit in the context of {} tokens (n_ctx); "
                                 "ask for at most {} tokens",

@@ -65,8 +65,8 @@ Submission ServingEngine::submit(EngineRequest request) {
     std::lock_guard lock(mutex_);
     if (stopping_) return {nullptr, "shutting_down", "the server is shutting down"};
     // Waiting: received and not running. A request that a free batch slot
-    // takes at once does not wait: counted as waiting, --max-queue 0 (shed
-    // load rather than queue it) refused every request on an idle server.
+    // takes at once does not wait, so max_queue 0 (shed load rather than
+    // queue it) still serves an idle server.
     const int queued = n_waiting_ + static_cast<int>(inbox_.size());
     const int free_slots = std::max(0, params_.scheduler.max_batch - (n_in_flight_ - queued));
     if (queued + 1 - free_slots > params_.max_queue) {

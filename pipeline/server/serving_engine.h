@@ -82,7 +82,7 @@ public:
     void stop(std::chrono::milliseconds grace);
 
     int n_ctx() const { return n_ctx_; }  // positions a request may hold (prompt + generated)
-    // The whole KV pool; in 64 bits: 600,000 blocks of 4,096 overflowed int.
+    // The whole KV pool, in 64 bits: blocks × positions may pass INT_MAX.
     long long n_pool_positions() const { return static_cast<long long>(params_.kv_blocks) * params_.block_size; }
     int n_vocab() const { return n_vocab_; }  // token ids a prompt may hold: 0 .. n_vocab - 1
     int n_in_flight() const;              // submitted, not finished

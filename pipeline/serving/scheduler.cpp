@@ -465,8 +465,8 @@ RunInfo Scheduler::run_info() const {
     info.params = params_;
     info.n_blocks = kv_.blocks().n_blocks();
     info.block_size = kv_.blocks().block_size();
-    // From the first arrival, not from 0: a trace that starts at 5 s spent
-    // those seconds idle, and dividing by them gave rates 238× too low.
+    // From the first arrival, not from 0: the seconds before it (a trace that
+    // starts at 5 s) are no part of the run, and rates divide by its length.
     if (!records_.empty()) info.start_ms = records_.front().arrival_ms;
     for (const RequestRecord& r : records_) {
         info.start_ms = std::min(info.start_ms, r.arrival_ms);
