@@ -66,7 +66,10 @@ TEST_CASE("cli serve + load: a few seconds of Poisson load, every request answer
         CHECK(l["p50"] <= l["p90"]);
         CHECK(l["p90"] <= l["p99"]);
         CHECK(l["p99"] <= l["max"]);
-        CHECK(l["p50"].get<double>() > 0);
+        // Stream events that reach the client in one read share a timestamp:
+        // on a busy machine most inter-token gaps can be 0 (README, "load").
+        if (l["key"] == "itl") CHECK(l["p50"].get<double>() >= 0);
+        else CHECK(l["p50"].get<double>() > 0);
     }
     // TTFT never exceeds E2E, request by request.
     for (const Json& q : j["requests"]) {
