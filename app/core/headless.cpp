@@ -42,7 +42,10 @@ LessonOutcome run_lesson(const std::string& path, std::FILE* narrate, bool want_
         lesson = load_lesson(path);
     } catch (const Error& e) {
         out.valid = false;
-        out.error = e.what();
+        // Several problems found before step 1 are one per line (what() is
+        // one line, its line breaks escaped).
+        const std::string whole = e.where().known() ? e.where().str() + ": " + e.message() : e.message();
+        out.error = elide(printable(whole, true), max_message_bytes);
         if (want_json) out.json = {{"lesson", path}, {"valid", false}, {"error", out.error}};
         return out;
     }

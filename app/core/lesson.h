@@ -116,6 +116,7 @@ struct KvCalcSpec {
 struct AttentionSpec {
     int layer = 0;
     int head = 0;
+    SourceLocation where;  // checked against the model's shape before step 1
 };
 
 struct LessonStep {

@@ -687,6 +687,7 @@ LessonStep read_step(const Reader& r, const YAML::Node& n, size_t index, const M
         r.expect_map(a, "\"attention\"");
         r.check_keys(a, "attention", {"layer", "head"});
         AttentionSpec spec;
+        spec.where = r.at(a);
         if (a["layer"]) spec.layer = r.integer(a["layer"], "layer", 0, 1000000);
         if (a["head"]) spec.head = r.integer(a["head"], "head", 0, 1000000);
         s.attention = spec;
@@ -1181,7 +1182,22 @@ void check_lesson_files(const Lesson& lesson) {
     }
     if (!m.file.empty())
         check_file(m.file_at, "model file", m.file, resolve_lesson_path(lesson, m.file), [&](const std::string& p) {
-            (void)llm::GGUFFile::open(p);
+            const llm::GGUFFile file = llm::GGUFFile::open(p);
+            // A layer or head the attention panel is to show must exist.
+            const std::string arch = file.architecture();
+            const auto n_layer = file.find_u32(arch + ".block_count");
+            const auto n_head = file.find_u32(arch + ".attention.head_count");
+            for (const LessonStep& st : lesson.steps) {
+                if (!st.attention) continue;
+                if (n_layer && st.attention->layer >= static_cast<int>(*n_layer))
+                    problems.emplace_back(st.attention->where,
+                                          fmt::format("attention: layer {} does not exist: the model has layers 0..{}",
+                                                      st.attention->layer, *n_layer - 1));
+                else if (n_head && st.attention->head >= static_cast<int>(*n_head))
+                    problems.emplace_back(st.attention->where,
+                                          fmt::format("attention: head {} does not exist: the model has heads 0..{}",
+                                                      st.attention->head, *n_head - 1));
+            }
             // The experiments' passes over model-sized files, now that the size is known.
             std::error_code ec;
             const auto size = static_cast<long long>(fs::file_size(p, ec));

@@ -201,6 +201,25 @@ TEST_CASE("a model or data file not beside the lesson is the bundled file of tha
     std::filesystem::remove_all(dir);
 }
 
+TEST_CASE("an attention layer or head the model lacks is found before step 1, each at its key") {
+    const std::filesystem::path dir = std::filesystem::temp_directory_path() / "sixstep-attention-shape";
+    std::filesystem::create_directories(dir);
+    const std::string lesson = (dir / "attention.yaml").string();
+    std::ofstream(lesson) << "title: t\nmodel: {kind: llm, file: " << SIXSTEP_SOURCE_DIR
+                          << "/assets/models/stories-3m-f16.gguf}\nsteps:\n"
+                             "  - request: {prompt: \"The cat\"}\n    attention: {layer: 9, head: 0}\n"
+                             "  - attention: {layer: 1, head: 12}\n  - attention: {layer: 3, head: 7}\n";
+    try {
+        (void)load_lesson(lesson);
+        FAIL("loaded");
+    } catch (const Error& e) {
+        CHECK(e.where().line == 5);
+        CHECK(e.message() == "attention: layer 9 does not exist: the model has layers 0..3\n" + lesson +
+                                 ":6:16: attention: head 12 does not exist: the model has heads 0..7");
+    }
+    std::filesystem::remove_all(dir);
+}
+
 TEST_CASE("a missing lesson file is a clear error") {
     CHECK_THROWS_WITH_AS(load_lesson("/nonexistent/lesson.yaml"), "/nonexistent/lesson.yaml: cannot open the lesson file: No such file or directory",
                          Error);
