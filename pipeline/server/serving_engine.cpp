@@ -6,14 +6,13 @@
 
 #include "pipeline/core/error.h"
 #include "pipeline/core/measure.h"
+#include "pipeline/serving/traffic.h"
 
 namespace sixstep::server {
 
 ServingEngine::ServingEngine(llm::Backend& backend, const llm::TextCodec& codec, const ServingEngineParams& params)
     : backend_(backend), codec_(codec), params_(params) {
-    if (params_.kv_blocks < 1 || params_.kv_blocks > 1'000'000)
-        throw Error(fmt::format("kv blocks {}: the pool needs 1 to 1000000 blocks", params_.kv_blocks));
-    if (params_.block_size < 1) throw Error(fmt::format("block size {}: a block holds at least one position", params_.block_size));
+    serving::check_kv_pool(params_.kv_blocks, params_.block_size);  // the limits traffic has
     if (params_.max_queue < 0) throw Error(fmt::format("max queue {}: must be >= 0", params_.max_queue));
     const llm::LlamaHparams& hp = backend_.model().hparams();
     if (params_.n_ctx < 0 || params_.n_ctx > hp.n_ctx)

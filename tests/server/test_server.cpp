@@ -21,6 +21,7 @@
 #include <fmt/format.h>
 
 #include "app/server/load_generator.h"
+#include "pipeline/core/error.h"
 #include "pipeline/core/progress.h"
 #include "server_fixture.h"
 
@@ -741,4 +742,14 @@ TEST_CASE("load generator: Ctrl+C stops the test at once with Cancelled, not a r
     CHECK_THROWS_AS(server::run_load(p), sixstep::Cancelled);
     ctrl_c.join();
     sixstep::clear_cancel();
+}
+
+// The server takes the KV pools traffic takes: one check, one set of limits.
+TEST_CASE("server: a KV pool past traffic's limits is refused with traffic's words") {
+    server::ServingEngineParams blocks;
+    blocks.kv_blocks = (1 << 20) + 1;
+    CHECK_THROWS_WITH_AS(TestServer{blocks}, "kv blocks 1048577: the pool needs 1 to 1048576 blocks", sixstep::Error);
+    server::ServingEngineParams size;
+    size.block_size = 5000;
+    CHECK_THROWS_WITH_AS(TestServer{size}, "block size 5000: a block holds 1 to 4096 positions", sixstep::Error);
 }
