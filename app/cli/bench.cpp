@@ -248,8 +248,7 @@ int run_bench_command(const BenchOptions& o) {
         if (o.out.empty()) throw Error("bench --random needs --out FILE.gguf");
         RandomModelParams p = random_model_preset(o.random_preset);
         const auto type = ggml_type_from_name(o.type);
-        if (!type || !(*type == GGMLType::F32 || *type == GGMLType::F16 || *type == GGMLType::Q8_0 ||
-                       *type == GGMLType::Q4_0))
+        if (!type || !ggml_type_supported(*type))
             throw Error(fmt::format("bench: --type {} is not one of f32, f16, q8_0, q4_0", o.type));
         p.type = *type;
         p.seed = o.seed;

@@ -4,6 +4,8 @@
 #include <array>
 #include <cmath>
 #include <cstring>
+#include <optional>
+#include <string>
 #include <utility>
 
 #include <fmt/format.h>
@@ -30,9 +32,11 @@ std::shared_ptr<LlamaModel> LlamaModel::from_gguf(GGUFFile file) {
 
 namespace {
 
-int positive(const GGUFFile& f, const char* key, std::uint32_t v) {
+// A size from the file's metadata, read and checked in one place (the key
+// named once): at least 1, at most 2^24. `fallback`: the value when absent.
+int positive_u32(const GGUFFile& f, const std::string& key, std::optional<std::uint32_t> fallback = std::nullopt) {
+    const std::uint32_t v = fallback ? f.get_u32(key, *fallback) : f.get_u32(key);
     if (v == 0 || v > (1u << 24)) throw Error(fmt::format("key {}: invalid value {}", key, v));
-    (void)f;
     return static_cast<int>(v);
 }
 
@@ -48,9 +52,7 @@ WeightMatrix matrix(const GGUFFile& f, const std::string& name, int rows, int co
     if (t.n_dims != 2 || t.ne[0] != cols || t.ne[1] != rows)
         throw Error(fmt::format("tensor {}: shape {} but expected [{}, {}] (ne[0] = {} inputs, ne[1] = {} outputs)",
                                 name, t.shape_str(), cols, rows, cols, rows));
-    if (t.type != GGMLType::F32 && t.type != GGMLType::F16 && t.type != GGMLType::Q8_0 && t.type != GGMLType::Q4_0)
-        throw Error(fmt::format("tensor {}: type {} is not supported by sixstep (supported: f32, f16, q8_0, q4_0)",
-                                name, ggml_type_name(t.type)));
+    ggml_require_supported(t.type, "tensor " + name);
     WeightMatrix w;
     w.type = t.type;
     w.data = t.data;
@@ -170,13 +172,12 @@ void LlamaModel::init() {
         throw Error(fmt::format("general.architecture is \"{}\" but sixstep runs only \"llama\"", arch));
 
     LlamaHparams& hp = hp_;
-    hp.n_embd = positive(f, "llama.embedding_length", f.get_u32("llama.embedding_length"));
-    hp.n_layer = positive(f, "llama.block_count", f.get_u32("llama.block_count"));
-    hp.n_head = positive(f, "llama.attention.head_count", f.get_u32("llama.attention.head_count"));
-    hp.n_head_kv = positive(f, "llama.attention.head_count_kv",
-                            f.get_u32("llama.attention.head_count_kv", static_cast<std::uint32_t>(hp.n_head)));
-    hp.n_ff = positive(f, "llama.feed_forward_length", f.get_u32("llama.feed_forward_length"));
-    hp.n_ctx = positive(f, "llama.context_length", f.get_u32("llama.context_length", 2048));
+    hp.n_embd = positive_u32(f, "llama.embedding_length");
+    hp.n_layer = positive_u32(f, "llama.block_count");
+    hp.n_head = positive_u32(f, "llama.attention.head_count");
+    hp.n_head_kv = positive_u32(f, "llama.attention.head_count_kv", static_cast<std::uint32_t>(hp.n_head));
+    hp.n_ff = positive_u32(f, "llama.feed_forward_length");
+    hp.n_ctx = positive_u32(f, "llama.context_length", default_n_ctx);
     hp.rope_freq_base = f.get_f32("llama.rope.freq_base", 10000.0f);
     hp.f_norm_rms_eps = f.get_f32("llama.attention.layer_norm_rms_epsilon", 1e-5f);
     if (hp.n_embd % hp.n_head != 0)

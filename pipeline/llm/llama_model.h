@@ -40,6 +40,9 @@
 
 namespace sixstep::llm {
 
+// The context when a file does not say (no llama.context_length): llama.cpp's old default.
+inline constexpr std::uint32_t default_n_ctx = 2048;
+
 struct LlamaHparams {
     int n_vocab = 0;              // tokens in the vocabulary
     int n_ctx = 0;                // context length the model was trained for (llama.context_length)

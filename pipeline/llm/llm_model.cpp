@@ -223,7 +223,7 @@ int LlmModel::n_ctx() {
     if (params_.n_ctx > 0) return params_.n_ctx;
     if (llama_) return llama_->hparams().n_ctx;
     open();
-    return static_cast<int>(opened_->file->get_u32("llama.context_length", 2048));
+    return static_cast<int>(opened_->file->get_u32("llama.context_length", default_n_ctx));
 }
 
 // ---- one request ----------------------------------------------------------------------
