@@ -684,7 +684,7 @@ LessonStep read_step(const Reader& r, const YAML::Node& n, size_t index, const M
     if (const auto i = n["inspect"]) s.inspect = read_inspect(r, i);
     if (const auto a = n["attention"]) {
         require(r, a, model.find_panel("attention") != nullptr, "attention", model);
-        r.expect_map(a, "\"attention\"");
+        r.expect_map(a, "\"attention\" ({layer: L, head: H})");
         r.check_keys(a, "attention", {"layer", "head"});
         AttentionSpec spec;
         spec.where = r.at(a);

@@ -451,6 +451,11 @@ TEST_CASE("lessons: below on a list names what the list holds and the numbers ma
           "postprocess.tokens_per_pass_max)");
 }
 
+TEST_CASE("lessons: attention written as a number says the mapping it takes") {
+    CHECK(error_of("title: t\nmodel: {kind: llm, file: stories-3m-f16.gguf}\nsteps:\n  - attention: 2\n") ==
+          "4:16: \"attention\" ({layer: L, head: H}) must be a mapping, got \"2\"");
+}
+
 TEST_CASE("lessons: a quote never closed is named where it opens, not as a lesson without steps") {
     CHECK(error_of("title: \"broken\nsteps:\n  - say: hi\n") ==
           "1:8: the quote that opens \"title\" here is never closed: the rest of the file became its text, "
