@@ -1270,23 +1270,6 @@ std::string default_lessons_folder() {
     }
 }
 
-namespace {
-// The bundled file of this name, when there is a data folder and one of its
-// asset folders holds it; empty otherwise.
-fs::path bundled_asset(const fs::path& name) {
-    try {
-        for (const char* folder : {"assets/models", "assets/data"}) {
-            std::error_code ec;
-            const fs::path p = data_path(folder) / name;
-            if (fs::is_regular_file(p, ec)) return p;
-        }
-    } catch (const Error&) {
-        // No data folder: nothing bundled to fall back on.
-    }
-    return {};
-}
-}  // namespace
-
 std::string resolve_lesson_path(const Lesson& lesson, const std::string& relative) {
     const fs::path p(relative);
     if (p.is_absolute()) return relative;
@@ -1296,7 +1279,7 @@ std::string resolve_lesson_path(const Lesson& lesson, const std::string& relativ
     // A bundled lesson copied to a folder of its own ("../assets/models/…"),
     // or a lesson that names a bundled model or data file alone: the file of
     // that name in the installed assets.
-    const fs::path bundled = bundled_asset(p.filename());
+    const fs::path bundled = bundled_file(p.filename());
     return bundled.empty() ? beside.string() : bundled.string();
 }
 

@@ -60,18 +60,10 @@ std::string terminal_value(const Value& v) {
     return format_value(v);
 }
 
-// A field without a label by its key as words ("top1_id" reads "top1 id",
-// as the window writes it); a GGUF name keeps its underscores ("n_embd").
-std::string key_words(std::string key) {
-    if (key.rfind("n_", 0) == 0 || key == "head_dim") return key;
-    std::replace(key.begin(), key.end(), '_', ' ');
-    return key;
-}
-
 std::string field_line(const Field& f, std::string_view lang) {
     // (A Chinese narration keeps an untranslated key as the identifier it is.)
     const std::string key = say(lang, f.key);
-    const std::string name = !f.label.empty() ? say(lang, f.label) : key == f.key && lang == "zh" ? key : key_words(key);
+    const std::string name = !f.label.empty() ? say(lang, f.label) : key == f.key && lang == "zh" ? key : key_as_words(key);
     const auto* text = std::get_if<std::string>(&f.value);
     const std::string v = text ? printable(say(lang, *text)) : terminal_value(f.value);
     const auto* x = std::get_if<double>(&f.value);

@@ -114,12 +114,6 @@ std::string field_text(const Field& f, int precision) {
 
 std::string field_label(const Field& f) { return tr(f.label.empty() ? f.key : f.label); }
 
-std::string normalize_name(std::string s) {
-    if (s.rfind("n_", 0) == 0 || s == "head_dim") return s;
-    std::replace(s.begin(), s.end(), '_', ' ');
-    return s;
-}
-
 namespace {
 
 // find(key) → the field or null; first: what to show without a headline.

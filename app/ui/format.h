@@ -32,9 +32,6 @@ std::string field_label(const Field& f);                    // label, else key
 // "3.91", "0.0123", "412", "1235" (not "3.91141"); ms_text adds " ms".
 std::string time_text(double x);
 std::string ms_text(double ms);
-// A key as a label: "express_lane" reads "express lane"; a GGUF name
-// ("n_embd", "n_head_kv") keeps its underscores, the name files and papers use.
-std::string normalize_name(std::string s);
 
 // What a stage shows large, as its model's description says (Headline):
 // "3 km · 0 · 0", "[5, 2, 10, −2]", "“ mat” 0.43". Without a headline, or

@@ -16,6 +16,7 @@
 #include "app/ui/panels.h"
 #include "app/ui/text_capture.h"
 #include "app/ui/theme.h"
+#include "pipeline/core/text.h"
 #include "pipeline/core/trace_keys.h"
 #include "pipeline/llm/trace_keys.h"
 
@@ -47,10 +48,10 @@ void inline_section(const char* label) {
 bool raw_vs_normalized(const TraceEvent& ev) {
     std::vector<std::pair<const Field*, const Field*>> rows;
     for (const auto& in : ev.inputs) {
-        const std::string name = normalize_name(field_label(in));
+        const std::string name = key_as_words(field_label(in));
         const Field* match = nullptr;
         for (const auto& out : ev.outputs)
-            if (normalize_name(field_label(out)) == name || normalize_name(out.key).rfind(name, 0) == 0) match = &out;
+            if (key_as_words(field_label(out)) == name || key_as_words(out.key).rfind(name, 0) == 0) match = &out;
         rows.push_back({&in, match});
     }
     if (rows.empty()) return false;
@@ -63,7 +64,7 @@ bool raw_vs_normalized(const TraceEvent& ev) {
         for (const auto& [in, out] : rows) {
             ImGui::TableNextRow();
             ImGui::TableNextColumn();
-            ImGui::TextUnformatted(normalize_name(field_label(*in)).c_str());
+            ImGui::TextUnformatted(key_as_words(field_label(*in)).c_str());
             ImGui::TableNextColumn();
             ImGui::PushFont(fonts().mono);
             ImGui::Text("\"%s\"", pretty_value(in->value).c_str());
@@ -115,7 +116,7 @@ void field_grid(const std::vector<Field>& fields) {
     const float name_drop = value_px - name_px;
     bool first = true;
     for (const auto& f : fields) {
-        const std::string name = normalize_name(field_label(f)), value = field_text(f);
+        const std::string name = key_as_words(field_label(f)), value = field_text(f);
         const float need = F.body->CalcTextSizeA(name_px, FLT_MAX, 0, name.c_str()).x + gap +
                            F.bold->CalcTextSizeA(value_px, FLT_MAX, 0, value.c_str()).x + 2 * gap;
         const int span = std::clamp(static_cast<int>(std::ceil(need / cell_w)), 1, k);
@@ -389,7 +390,7 @@ void draw_inspector(const app::Snapshot& s, ViewState& v) {
                 for (const auto& [k, val] : st.request.fields) {
                     ImGui::TableNextRow();
                     ImGui::TableNextColumn();
-                    ImGui::TextUnformatted(normalize_name(tr(k)).c_str());
+                    ImGui::TextUnformatted(key_as_words(tr(k)).c_str());
                     ImGui::TableNextColumn();
                     ImGui::PushFont(fonts().big);
                     ImGui::Text("\"%s\"", val.c_str());

@@ -13,6 +13,7 @@
 #include "app/ui/panels.h"
 #include "app/ui/text_capture.h"
 #include "app/ui/theme.h"
+#include "pipeline/core/text.h"
 #include "pipeline/core/trace_keys.h"
 
 namespace sixstep::ui {
@@ -36,7 +37,7 @@ std::string raw_request(const app::LessonState& st) {
     std::string s;
     bool first = true;
     for (const auto& [k, v] : st.request.fields) {
-        s += first ? v : " \u00b7 " + normalize_name(tr(k)) + " " + v;
+        s += first ? v : " \u00b7 " + key_as_words(tr(k)) + " " + v;
         first = false;
     }
     return s;

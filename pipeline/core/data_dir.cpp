@@ -64,4 +64,17 @@ fs::path data_dir() {
 
 fs::path data_path(std::string_view relative) { return data_dir() / std::string(relative); }
 
+fs::path bundled_file(const fs::path& name) {
+    try {
+        for (const char* folder : {"assets/models", "assets/data"}) {
+            std::error_code ec;
+            const fs::path p = data_path(folder) / name;
+            if (fs::is_regular_file(p, ec)) return p;
+        }
+    } catch (const Error&) {
+        // No data folder: nothing bundled.
+    }
+    return {};
+}
+
 }  // namespace sixstep

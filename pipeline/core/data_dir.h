@@ -35,5 +35,9 @@ std::vector<DataDirCandidate> data_dir_candidates();
 // the fix: "set SIXSTEP_DATA_DIR to the folder that holds assets/ and lessons/".
 std::filesystem::path data_dir();
 std::filesystem::path data_path(std::string_view relative);
+// The bundled file of this name — in assets/models/, else assets/data/ of
+// the data folder — or empty when there is none (or no data folder). For a
+// lesson's file that is not where the lesson says.
+std::filesystem::path bundled_file(const std::filesystem::path& name);
 
 }  // namespace sixstep

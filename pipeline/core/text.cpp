@@ -141,6 +141,12 @@ std::string_view unit_for_count(double n, std::string_view unit) {
     return unit;
 }
 
+std::string key_as_words(std::string key) {
+    if (key.rfind("n_", 0) == 0 || key == "head_dim") return key;
+    std::replace(key.begin(), key.end(), '_', ' ');
+    return key;
+}
+
 std::string readable_number(double x, int digits) {
     const std::string g = fmt::format("{:.{}g}", x, std::max(digits, 1));  // %g's rounding: 9.999e-06 → 1e-05
     const std::size_t e = g.find('e');

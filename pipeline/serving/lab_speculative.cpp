@@ -79,13 +79,8 @@ public:
         std::filesystem::path file = m.path().parent_path() / draft_;
         std::error_code ec;
         if (!std::filesystem::exists(file, ec)) {
-            std::filesystem::path bundled;
-            try {
-                bundled = data_path("assets/models") / draft_;
-            } catch (const Error&) {
-                // no data folder: nothing bundled
-            }
-            if (bundled.empty() || !std::filesystem::is_regular_file(bundled, ec))
+            const std::filesystem::path bundled = bundled_file(draft_);
+            if (bundled.empty())
                 throw Error(fmt::format("\"{}\": {} does not exist (the draft is looked up beside the target's file, "
                                         "then among the bundled models)",
                                         draft, file.string()));
