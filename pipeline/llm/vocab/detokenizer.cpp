@@ -6,15 +6,11 @@
 namespace sixstep::llm {
 
 StreamingDetokenizer::StreamingDetokenizer(const Vocab& vocab, bool strip_leading_space, bool unparse_special)
-    : vocab_(&vocab), strip_(strip_leading_space), unparse_special_(unparse_special) {}
+    : vocab_(&vocab), starts_fragment_(strip_leading_space), unparse_special_(unparse_special) {}
 
 std::string StreamingDetokenizer::push(TokenId id) {
-    std::string piece = vocab_->token_to_piece(id, unparse_special_);
-    const bool special = vocab_->is_special(id);
-    if (strip_ && !special && vocab_->type() == VocabType::SPM && vocab_->add_space_prefix() && !piece.empty() &&
-        piece[0] == ' ')
-        piece.erase(0, 1);
-    if (!special) strip_ = false;
+    const std::string piece = vocab_->text_piece(id, starts_fragment_, unparse_special_);
+    starts_fragment_ = vocab_->is_special(id);  // as tokenize's prev_special
     held_ += piece;
     const size_t keep = utf8_incomplete_tail(held_);
     std::string out = held_.substr(0, held_.size() - keep);

@@ -23,6 +23,8 @@ public:
     // strip_leading_space: remove the space an SPM ("llama") tokenizer put in
     // front of the text from the first text token (true for decoding a whole
     // prompt; false when continuing after a prompt, where the space is real).
+    // After a special token the space goes either way, as in
+    // Vocab::detokenize: the whole stream reads as detokenize(ids) would.
     // unparse_special: print control tokens such as "</s>" (else nothing).
     explicit StreamingDetokenizer(const Vocab& vocab, bool strip_leading_space = false,
                                   bool unparse_special = false);
@@ -36,7 +38,7 @@ public:
 
 private:
     const Vocab* vocab_;
-    bool strip_;
+    bool starts_fragment_;  // the next text token loses its SPM space (Vocab::text_piece)
     bool unparse_special_;
     std::string held_;
 };

@@ -328,6 +328,14 @@ std::string Vocab::token_to_piece(TokenId id, bool special) const {
     return out;
 }
 
+std::string Vocab::text_piece(TokenId id, bool starts_fragment, bool special) const {
+    std::string piece = token_to_piece(id, special);
+    if (starts_fragment && type_ == VocabType::SPM && add_space_prefix_ && !is_special(id) && !piece.empty() &&
+        piece[0] == ' ')
+        piece.erase(0, 1);
+    return piece;
+}
+
 std::string Vocab::detokenize(std::span<const TokenId> ids, bool remove_special, bool unparse_special) const {
     if (remove_special) {
         // only what tokenize(add_special=true) adds: a BOS that came from the
@@ -336,16 +344,10 @@ std::string Vocab::detokenize(std::span<const TokenId> ids, bool remove_special,
         if (!ids.empty() && ids.back() == eos_ && eos_ >= 0 && add_eos_) ids = ids.first(ids.size() - 1);
     }
     std::string out;
-    bool strip = true;  // mirrors tokenize's prev_special
+    bool starts_fragment = true;  // mirrors tokenize's prev_special
     for (TokenId id : ids) {
-        std::string piece = token_to_piece(id, unparse_special);
-        const bool special = is_special(id);
-        // SPM adds a space in front of the text and after each special
-        // token; remove it again from the token that follows.
-        if (strip && !special && add_space_prefix_ && type_ == VocabType::SPM && !piece.empty() && piece[0] == ' ')
-            piece.erase(0, 1);
-        strip = special;
-        out += piece;
+        out += text_piece(id, starts_fragment, unparse_special);
+        starts_fragment = is_special(id);
     }
     return out;
 }

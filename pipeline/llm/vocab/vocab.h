@@ -98,8 +98,14 @@ public:
     // -> "\n". Control tokens give their text when `special`, else nothing.
     // A piece may end in the middle of a UTF-8 character.
     std::string token_to_piece(TokenId id, bool special = true) const;
-    // Concatenated pieces. For "llama" models the space added in front by
-    // tokenize is removed from the first token. remove_special drops the
+    // The piece of a token as it reads in a text: token_to_piece, less the
+    // space an SPM tokenizer put in front of a text fragment when
+    // `starts_fragment` (the token is the first, or follows a special token:
+    // tokenize adds that space in both places). detokenize and the
+    // streaming detokenizer both read pieces through this one rule.
+    std::string text_piece(TokenId id, bool starts_fragment, bool special = true) const;
+    // Concatenated text pieces (the space tokenize put in front of each text
+    // fragment taken out again, see text_piece). remove_special drops the
     // BOS/EOS that tokenize(add_special=true) adds (only if the model adds
     // them); unparse_special prints control tokens.
     std::string detokenize(std::span<const TokenId> ids, bool remove_special = false,

@@ -249,6 +249,32 @@ TEST_CASE("streaming detokenizer holds back a split UTF-8 character until it is 
     CHECK(h.push(spm.find("<0xFF>").value()) == "\xFF");
 }
 
+TEST_CASE("the streamed text reads as detokenize does, after special tokens too") {
+    const Vocab& spm = spm_vocab();
+    // tokenize puts a space in front of each text fragment: the first, and
+    // each one after a special token ("world" and " again" below)
+    const auto ids = spm.tokenize("Hello</s>world <s> again", /*add_special=*/true, /*parse_special=*/true);
+    const std::string whole = spm.detokenize(ids);
+    CHECK(whole == "<s>Hello</s>world <s> again");
+    StreamingDetokenizer d(spm, /*strip_leading_space=*/true, /*unparse_special=*/true);
+    std::string streamed;
+    for (TokenId id : ids) streamed += d.push(id);
+    CHECK(streamed + d.flush() == whole);
+
+    // continuing after a prompt: the first token keeps its space, a token
+    // after a generated special token does not
+    const auto prompt = spm.tokenize("Hello", true);
+    const auto generated = spm.tokenize("there</s>world", false, true);  // ▁there </s> ▁world
+    StreamingDetokenizer g(spm, /*strip_leading_space=*/false, /*unparse_special=*/true);
+    std::string continued;
+    for (TokenId id : generated) continued += g.push(id);
+    continued += g.flush();
+    CHECK(continued == " there</s>world");
+    std::vector<TokenId> all(prompt.begin(), prompt.end());
+    all.insert(all.end(), generated.begin(), generated.end());
+    CHECK(spm.detokenize(prompt) + continued == spm.detokenize(all));
+}
+
 TEST_CASE("a tiny hand-made SPM vocabulary merges by score") {
     GGUFWriter w;
     std::vector<std::string> tokens{"<unk>", "<s>", "</s>", "▁", "a", "b", "ab", "▁ab", "ba", "<0x63>"};
