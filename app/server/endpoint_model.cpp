@@ -12,6 +12,7 @@
 #include "app/server/local_server.h"
 #include "pipeline/core/error.h"
 #include "pipeline/core/measure.h"
+#include "pipeline/core/trace.h"
 #include "pipeline/core/trace_keys.h"
 #include "pipeline/llm/llm_model.h"
 #include "pipeline/server/endpoint_description.h"
@@ -191,6 +192,7 @@ public:
             pt.n_failed = static_cast<int>(r.total("failed").value);
             const serving::Summary& ttft = r.latency("ttft").summary;
             pt.ttft_p50_ms = ttft.p50, pt.ttft_p90_ms = ttft.p90, pt.ttft_p99_ms = ttft.p99;
+            pt.itl_p50_ms = r.latency("itl").summary.p50;
             pt.request_throughput = r.total("request_throughput").value;
             pt.output_throughput = r.total("output_throughput").value;
             // The prediction is fed the very arrivals that were sent.
@@ -219,10 +221,11 @@ public:
     }
 
     void output(TraceEvent& ev) override {
-        std::vector<double> u, rate, p50, p90, p99, thr, out, w, q50, q90, q99, qthr;
+        std::vector<double> u, rate, p50, p90, p99, itl, thr, out, w, q50, q90, q99, qthr;
         for (const EndpointPoint& pt : ex_->points) {
             u.push_back(pt.utilization), rate.push_back(pt.rate);
             p50.push_back(pt.ttft_p50_ms), p90.push_back(pt.ttft_p90_ms), p99.push_back(pt.ttft_p99_ms);
+            itl.push_back(pt.itl_p50_ms);
             thr.push_back(pt.request_throughput), out.push_back(pt.output_throughput);
             w.push_back(pt.predicted_wait_ms);
             q50.push_back(pt.predicted_ttft_p50_ms), q90.push_back(pt.predicted_ttft_p90_ms);
@@ -237,6 +240,7 @@ public:
         ev.out(k::ttft_p50_ms, p50, "ms");
         ev.out(k::ttft_p90_ms, p90, "ms");
         ev.out(k::ttft_p99_ms, p99, "ms");
+        ev.out(k::itl_p50_ms, itl, "ms");
         ev.out(k::request_throughput, thr, "req/s");
         ev.out(k::output_throughput, out, "tok/s");
         ev.out(k::predicted_wait_ms, w, "ms");
@@ -262,6 +266,7 @@ public:
         }
         ev.out(k::ttft_p90_growth, ratio(hi.ttft_p90_ms, lo.ttft_p90_ms));
         ev.out(k::predicted_p90_growth, ratio(hi.predicted_ttft_p90_ms, lo.predicted_ttft_p90_ms));
+        ev.out(k::itl_p50_growth, ratio(hi.itl_p50_ms, lo.itl_p50_ms));
         ev.out(k::rate_growth, ratio(hi.rate, lo.rate));
         ev.out(k::throughput_growth, ratio(hi.request_throughput, lo.request_throughput));
         ev.out(k::throughput_vs_offered, offered);
@@ -270,6 +275,9 @@ public:
         ev.says(fmt::format("TTFT p90 at {:.1f} ÷ at {:.1f} req/s = {:.1f} ÷ {:.1f} ms = {:.2f}× (predicted {:.2f}×)",
                             hi.rate, lo.rate, hi.ttft_p90_ms, lo.ttft_p90_ms, ratio(hi.ttft_p90_ms, lo.ttft_p90_ms),
                             ratio(hi.predicted_ttft_p90_ms, lo.predicted_ttft_p90_ms)));
+        ev.says(fmt::format("median ITL at {:.1f} ÷ at {:.1f} req/s = {} ÷ {} ms = {:.2f}×", hi.rate, lo.rate,
+                            format_value(Value{hi.itl_p50_ms}, 3), format_value(Value{lo.itl_p50_ms}, 3),
+                            ratio(hi.itl_p50_ms, lo.itl_p50_ms)));
         ev.says(fmt::format("throughput at {:.1f} ÷ at {:.1f} req/s = {:.2f} ÷ {:.2f} = {:.2f}×", hi.rate, lo.rate,
                             hi.request_throughput, lo.request_throughput,
                             ratio(hi.request_throughput, lo.request_throughput)));

@@ -57,6 +57,7 @@ struct EndpointPoint {
     double rate = 0;                  // req/s sent: utilization ÷ service time
     int n_sent = 0, n_failed = 0;
     double ttft_p50_ms = 0, ttft_p90_ms = 0, ttft_p99_ms = 0;  // measured at the client
+    double itl_p50_ms = 0;            // median gap between streamed chunks, pooled over requests
     double request_throughput = 0;    // completed ÷ duration, req/s
     double output_throughput = 0;     // tok/s
     double predicted_wait_ms = 0;     // mean, M/G/1 simulated on the same arrivals

@@ -33,6 +33,7 @@ inline constexpr char rates[] = "rates";
 inline constexpr char ttft_p50_ms[] = "ttft_p50_ms";
 inline constexpr char ttft_p90_ms[] = "ttft_p90_ms";
 inline constexpr char ttft_p99_ms[] = "ttft_p99_ms";
+inline constexpr char itl_p50_ms[] = "itl_p50_ms";
 inline constexpr char request_throughput[] = "request_throughput";
 inline constexpr char output_throughput[] = "output_throughput";
 inline constexpr char predicted_ttft_p50_ms[] = "predicted_ttft_p50_ms";
@@ -43,6 +44,7 @@ inline constexpr char predicted_throughput[] = "predicted_throughput";
 // postprocess
 inline constexpr char ttft_p90_growth[] = "ttft_p90_growth";
 inline constexpr char predicted_p90_growth[] = "predicted_p90_growth";
+inline constexpr char itl_p50_growth[] = "itl_p50_growth";
 inline constexpr char rate_growth[] = "rate_growth";
 inline constexpr char throughput_growth[] = "throughput_growth";
 inline constexpr char p90_vs_predicted_at_highest[] = "p90_vs_predicted_at_highest";

@@ -58,6 +58,9 @@ BillResult bill(const BillParams& in) {
     r.inference_to_training = finite_result(r.inference_flops_lifetime / r.train_flops, "inference ÷ training");
     r.crossover_day = finite_result(r.train_flops / r.inference_flops_per_day, "the crossover day");
     r.crossover_within_life = r.crossover_day <= days;
+    r.training_flops_per_request = finite_result(r.train_flops / (rpd * days), "training per request");
+    r.training_share_per_request =
+        finite_result(r.training_flops_per_request / (r.flops_per_token * tpr), "training share per request");
     r.machine_hours_per_day = finite_result(r.tokens_per_day / rate / 3600, "machine-hours per day");
     r.machine_hours_lifetime = finite_result(r.machine_hours_per_day * days, "machine-hours");
     r.training_hours_at_decode_rate = finite_result(r.train_flops / r.achieved_flops_per_s / 3600, "training hours");
@@ -111,6 +114,10 @@ BillResult bill(const BillParams& in) {
                     num(D), num(r.tokens_per_day), sig(r.crossover_day, 4),
                     r.crossover_within_life ? fmt::format("inference overtakes training on day {}", cross_whole)
                                             : fmt::format("not within {} days", num(days))),
+        fmt::format("training per request = 6·N·D ÷ (requests per day × days) = {} ÷ ({} × {}) = {} = {} × the "
+                    "request's own inference (2 × N × tokens per request = {})",
+                    flops(r.train_flops), num(rpd), num(days), flops(r.training_flops_per_request),
+                    sig(r.training_share_per_request, 3), flops(r.flops_per_token * tpr)),
         fmt::format("machine time (one stream) = tokens per day ÷ decode rate = {} ÷ {} tokens/s = {} of machine time per day, {} "
                     "over {} days",
                     num(r.tokens_per_day), num(rate), duration(r.machine_hours_per_day * 3600),
@@ -160,6 +167,8 @@ nlohmann::ordered_json bill_json(const BillResult& r) {
     j["inference_to_training"] = r.inference_to_training;
     j["crossover_day"] = r.crossover_day;
     j["crossover_within_life"] = r.crossover_within_life;
+    j["training_flops_per_request"] = r.training_flops_per_request;
+    j["training_share_per_request"] = r.training_share_per_request;
     j["machine_hours_per_day"] = r.machine_hours_per_day;
     j["machine_hours_lifetime"] = r.machine_hours_lifetime;
     j["training_hours_at_decode_rate"] = r.training_hours_at_decode_rate;

@@ -6,6 +6,7 @@
 //     inference FLOPs per token ≈ 2 · N              (one multiply and one add per weight)
 //     inference FLOPs per day   = 2 · N · requests/day · tokens/request
 //     crossover day             = 6·N·D ÷ (2·N · tokens/day) = 3·D ÷ tokens/day
+//     training per request      = 6·N·D ÷ (requests/day · days)   (amortized over the life)
 //
 // Time comes from a measured decode rate (tokens/s of one stream on the
 // engine, e.g. from tools/bench): a request of T tokens takes T ÷ rate, and
@@ -74,6 +75,12 @@ struct BillResult {
     double inference_to_training = 0;    // lifetime inference ÷ training
     double crossover_day = 0;            // training ÷ inference per day (fractional)
     bool crossover_within_life = false;  // crossover_day <= days
+    // Training amortized over every request of the life: 6·N·D ÷ (requests/day · days),
+    // and that against the request's own inference, 2·N·tokens/request —
+    // which comes to crossover_day ÷ days: a model called rarely carries
+    // its training on each call.
+    double training_flops_per_request = 0;
+    double training_share_per_request = 0;
     double machine_hours_per_day = 0;    // one stream at the decode rate: tokens/day ÷ rate ÷ 3600
     double machine_hours_lifetime = 0;
     double training_hours_at_decode_rate = 0;  // 6·N·D ÷ achieved FLOP/s ÷ 3600 (an upper bound: training is batched)

@@ -73,6 +73,7 @@ public:
         ev.out("inference_flops_per_day", b.inference_flops_per_day, "FLOP");
         ev.out("inference_flops_lifetime", b.inference_flops_lifetime, "FLOP");
         ev.out("crossover_day", b.crossover_day, "days");
+        ev.out("training_flops_per_request", b.training_flops_per_request, "FLOP");
         ev.out("machine_hours_per_day", b.machine_hours_per_day, "h");
         ev.out("seconds_per_request", b.seconds_per_request, "s");
         for (const std::string& line : b.formula) ev.says(line);
@@ -86,6 +87,7 @@ public:
         const BillParams& p = b.params;
         ev.out("inference_to_training", b.inference_to_training);
         ev.out("crossover_within_life", yes_no(b.crossover_within_life));
+        ev.out("training_share_per_request", b.training_share_per_request);
         // The crossover is arithmetic: 6·N·D ÷ (2·N·tokens/day) = 3·D ÷ tokens/day.
         ev.out("crossover_check", b.crossover_day * b.tokens_per_day / (3 * p.n_train_tokens));
         const double first = b.load_once.empty() ? 0 : b.load_once.front().load_share;
@@ -163,10 +165,14 @@ void declare_bill_lab(std::vector<Knob>& knobs, std::vector<PathInfo>& paths) {
         {path(op, "inference_flops_per_day"), VT::number, "FLOP", "bill: 2·N·tokens/day"},
         {path(op, "inference_flops_lifetime"), VT::number, "FLOP", "bill: per day × days"},
         {path(op, "crossover_day"), VT::number, "days", "bill: the day inference has cost as much as training"},
+        {path(op, "training_flops_per_request"), VT::number, "FLOP",
+         "bill: training amortized over every request of the life, 6·N·D ÷ (requests/day × days)"},
         {path(op, "machine_hours_per_day"), VT::number, "h", "bill: one stream at the measured rate, hours a day"},
         {path(op, "seconds_per_request"), VT::number, "s", "bill: tokens/request ÷ decode rate"},
         {path(pp, "inference_to_training"), VT::number, "", "bill: lifetime inference FLOPs ÷ training FLOPs"},
         {path(pp, "crossover_within_life"), VT::text, "", "bill: \"yes\" when the crossover comes within the days"},
+        {path(pp, "training_share_per_request"), VT::number, "",
+         "bill: that amortized training ÷ the request's own inference (2·N·tokens/request); = crossover day ÷ days"},
         {path(pp, "crossover_check"), VT::number, "",
          "bill: crossover day × tokens/day ÷ (3·D): 1 when the crossover is 6·N·D ÷ (2·N·tokens/day)"},
         {path(pp, "load_share_first"), VT::number, "", "bill: share of the load in the cost of the first request"},

@@ -143,6 +143,9 @@ std::vector<PathInfo> paths() {
         {path(op, keys::knee_batch), VT::number, "", "batch_sweep: the knee's batch size (0: none)"},
         {path(op, keys::knee_verdict), VT::text, "", "batch_sweep: the knee, or why there is none, in words"},
         {path(op, keys::weight_bytes), VT::number, "B", "batch_sweep: weight bytes read per decode step (any batch size)"},
+        {path(op, keys::kv_bytes), VT::numbers, "B",
+         "batch_sweep: KV cache bytes read per decode step at each batch size: sequences × mean context × KV bytes per "
+         "position"},
         // 4 output: queue
         {path(op, keys::utilizations), VT::numbers, "", "queue: utilizations, ascending"},
         {path(op, keys::wait_md1_sim_ms), VT::numbers, "ms", "queue: mean wait simulated with every service = the mean (M/D/1)"},
@@ -175,6 +178,8 @@ std::vector<PathInfo> paths() {
         {path(pp, keys::largest_batch), VT::number, "", "batch_sweep: the largest batch size"},
         {path(pp, keys::speedup_at_largest), VT::number, "", "batch_sweep: tokens/s there ÷ at the first batch size"},
         {path(pp, keys::tpot_ratio_at_largest), VT::number, "", "batch_sweep: step time there ÷ at the first batch size"},
+        {path(pp, keys::kv_to_weights_at_largest), VT::number, "",
+         "batch_sweep: KV cache bytes read per step at the largest batch ÷ the weight bytes"},
         {path(pp, keys::gain_per_doubling_first_quarter), VT::number, "",
          "batch_sweep: tokens/s gained per doubling of the batch over the first quarter of the sizes (with 8 sizes, "
          "the first to the third; 0 with under 3 sizes)"},

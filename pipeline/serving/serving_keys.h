@@ -52,6 +52,7 @@ inline constexpr char knee[] = "knee";
 inline constexpr char knee_batch[] = "knee_batch";
 inline constexpr char knee_verdict[] = "knee_verdict";
 inline constexpr char weight_bytes[] = "weight_bytes";
+inline constexpr char kv_bytes[] = "kv_bytes";
 // output: queue
 inline constexpr char wait_md1_sim_ms[] = "wait_md1_sim_ms";
 inline constexpr char wait_md1_ms[] = "wait_md1_ms";
@@ -66,6 +67,7 @@ inline constexpr char wait_at_utilization_services[] = "wait_at_utilization_serv
 inline constexpr char largest_batch[] = "largest_batch";
 inline constexpr char speedup_at_largest[] = "speedup_at_largest";
 inline constexpr char tpot_ratio_at_largest[] = "tpot_ratio_at_largest";
+inline constexpr char kv_to_weights_at_largest[] = "kv_to_weights_at_largest";
 inline constexpr char gain_per_doubling_first_quarter[] = "gain_per_doubling_first_quarter";
 inline constexpr char gain_per_doubling_last_quarter[] = "gain_per_doubling_last_quarter";
 inline constexpr char wait_growth[] = "wait_growth";

@@ -12,6 +12,7 @@
 #include "pipeline/core/trace_keys.h"
 #include "pipeline/llm/llm_model.h"
 #include "pipeline/llm/vocab/vocab.h"
+#include "pipeline/serving/quantity.h"
 #include "pipeline/serving/serving_keys.h"
 #include "pipeline/serving/serving_lab.h"
 
@@ -144,10 +145,10 @@ private:
 
     void output_sweep(TraceEvent& ev) {
         const BatchSweepResult& r = *ex_->sweep;
-        std::vector<double> b, tps, ms, sp, tr;
+        std::vector<double> b, tps, ms, sp, tr, kv;
         for (const BatchSweepPoint& p : r.points) {
             b.push_back(p.n_batch), tps.push_back(p.tokens_per_s), ms.push_back(p.step_ms);
-            sp.push_back(p.speedup), tr.push_back(p.tpot_ratio);
+            sp.push_back(p.speedup), tr.push_back(p.tpot_ratio), kv.push_back(p.cost.kv_bytes);
             ev.says(fmt::format("batch {:>4}: {:8.1f} tok/s, step {:.3f} ms, {:.2f}× the first", p.n_batch,
                                 p.tokens_per_s, p.step_ms, p.speedup));
         }
@@ -160,6 +161,7 @@ private:
         ev.out(keys::knee_batch, r.knee.found ? r.knee.x : 0.0);
         ev.out(keys::knee_verdict, r.knee.verdict);
         ev.out(keys::weight_bytes, static_cast<double>(r.shape.weight_bytes), "B");
+        ev.out(keys::kv_bytes, kv, "B");
         ev.summary = r.knee.verdict;
     }
 
@@ -170,6 +172,14 @@ private:
         ev.out(keys::largest_batch, static_cast<double>(last.n_batch));
         ev.out(keys::speedup_at_largest, last.speedup);
         ev.out(keys::tpot_ratio_at_largest, last.tpot_ratio);
+        // The cache a step reads grows with batch × context; the weights do not.
+        const double kv_share = r.shape.weight_bytes > 0 ? last.cost.kv_bytes / r.shape.weight_bytes : 0.0;
+        ev.out(keys::kv_to_weights_at_largest, kv_share);
+        ev.says(fmt::format("KV cache read per step at batch {} = {} sequences × {} positions × {} B = {} = {}× the "
+                            "weights ({})",
+                            last.n_batch, last.n_batch, format_value(Value{r.mean_context}, 3),
+                            with_commas(r.shape.kv_bytes_per_token), bytes_decimal(last.cost.kv_bytes),
+                            format_value(Value{kv_share}, 3), bytes_decimal(static_cast<double>(r.shape.weight_bytes))));
         // What a doubling of the batch buys, on average over the first
         // quarter of the sweep (its smallest sizes) and over the last: past
         // the knee, little. Over quarters, not single steps: one step's gain
@@ -316,9 +326,13 @@ private:
         }
         const double t = p50(r, "ttft"), tb = p50(b, "ttft");
         ev.summary = fmt::format("{} vs {}: median TTFT × {:.2f}", ex_->run_label, ex_->baseline_label, t / tb);
-        answer_ = fmt::format("Same arrivals, {} vs {}: median TTFT {:.1f} vs {:.1f} ms, requests running at once at "
-                              "most {} vs {}, {:.0f} vs {:.0f} output tokens/s.",
-                              ex_->run_label, ex_->baseline_label, t, tb, r.total("running_peak").value,
+        // TTFT from arrival (the queue included), and TPOT beside it: what
+        // one side gains in waiting it may pay for in typing speed.
+        answer_ = fmt::format("Same arrivals, {} vs {}: median TTFT {:.1f} vs {:.1f} ms (from arrival), median TPOT "
+                              "{} vs {} ms, requests running at once at most {} vs {}, {:.0f} vs {:.0f} output "
+                              "tokens/s.",
+                              ex_->run_label, ex_->baseline_label, t, tb, format_value(Value{p50(r, "tpot")}, 3),
+                              format_value(Value{p50(b, "tpot")}, 3), r.total("running_peak").value,
                               b.total("running_peak").value, r.total("output_throughput").value,
                               b.total("output_throughput").value);
     }

@@ -19,7 +19,7 @@ TEST_CASE("catalogue: patterns fill their holes, and a hole is itself looked up"
     CHECK(app::translate("zh", "  Timing ") == "  耗时 ");
     CHECK(app::translate("zh", "certainly not in any catalogue") == std::nullopt);
     CHECK(app::translate("zh", "11 min") == "11 分钟");
-    CHECK(app::translate("zh", "No knee: no points") == "没有拐点：没有数据点");  // a sentence's capital
+    CHECK(app::translate("zh", "No knee: no points") == "没有膝点：没有数据点");  // a sentence's capital
     CHECK(app::translate("zh", "step 8: done, 2 checks held") == "第 8 步：完成，2 项检查通过");
     // A hole is looked up in turn, through nested patterns: a sampler chain.
     CHECK(app::translate("zh", "softmax (2000) \u2192 greedy (1)") == "softmax (2000) \u2192 贪心（1）");
@@ -45,11 +45,11 @@ TEST_CASE("catalogue: a lab's answer translates sentence by sentence") {
     // The sentence after the first is a knee's verdict, itself a pattern.
     CHECK(app::translate("zh", "32 sequences per step gave 9.6\u00d7 the tokens/s of 1 while each token took 1.8\u00d7 "
                                "as long. knee: batch 16") ==
-          "每步 32 个序列时，每秒词元数达到 9.6\u00d7（对比每步 1 个），每个词元的耗时变为 1.8\u00d7。拐点：批大小 16");
+          "每步 32 个序列时，每秒词元数达到 9.6\u00d7（对比每步 1 个），每个词元的耗时变为 1.8\u00d7。膝点：批大小 16");
     CHECK(app::translate("zh", "The batch job got 4403 tokens/s. A zebra spoke.") == std::nullopt);
     // A pattern that ends in a hole leaves the sentence's period to "{}.":
-    // it was "拐点：批大小 16." (the hole took "16.").
-    CHECK(app::translate("zh", "knee: batch 16.") == "拐点：批大小 16。");
+    // it was "膝点：批大小 16." (the hole took "16.").
+    CHECK(app::translate("zh", "knee: batch 16.") == "膝点：批大小 16。");
     // The holes keep the English order (the count was where the share goes).
     CHECK(app::translate("zh", "The load (4.63 ms) is 20% of the cost of a single request and 2.5e-05% once it "
                                "serves 1000000 requests.") ==

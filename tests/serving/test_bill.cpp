@@ -46,6 +46,10 @@ TEST_CASE("bill: exact figures on typed inputs") {
     CHECK(b.inference_to_training == doctest::Approx(3.65e19 / 1.2e20).epsilon(1e-15));
     CHECK(b.crossover_day == 1200);               // 3 × 2e10 ÷ 5e7
     CHECK_FALSE(b.crossover_within_life);
+    // Training amortized over 1e5 × 365 requests, against one request's 2e9 × 500 FLOPs:
+    // the same ratio as the crossover day to the life.
+    CHECK(b.training_flops_per_request == doctest::Approx(1.2e20 / 3.65e7).epsilon(1e-15));
+    CHECK(b.training_share_per_request == doctest::Approx(1200.0 / 365).epsilon(1e-15));
     CHECK(b.machine_hours_per_day == doctest::Approx(5e7 / 50 / 3600).epsilon(1e-15));
     CHECK(b.machine_hours_lifetime == doctest::Approx(5e7 / 50 / 3600 * 365).epsilon(1e-15));
     CHECK(b.training_hours_at_decode_rate == doctest::Approx(1.2e9 / 3600).epsilon(1e-15));
@@ -67,6 +71,7 @@ TEST_CASE("bill: exact figures on typed inputs") {
     CHECK(contains(b.formula[0], "6 × N × D = 6 × 1,000,000,000 × 20,000,000,000 = 120 EFLOP"));
     CHECK(contains(b.formula[1], "2 × N = 2 × 1,000,000,000 = 2 GFLOP"));
     CHECK(contains(b.formula[7], "3 × 20,000,000,000 ÷ 50,000,000 = 1200 → not within 365 days"));
+    CHECK(contains(b.formula[8], "÷ (100,000 × 365) = 3.29 TFLOP = 3.29 × the request's own inference (2 × N × tokens per request = 1 TFLOP)"));
 }
 
 TEST_CASE("bill: the bundled model's recipe, and the crossover day marked") {
