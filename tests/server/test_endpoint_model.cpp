@@ -94,6 +94,11 @@ TEST_CASE("endpoint model: another server by url — rates from the measured ser
         for (std::size_t i = 0; i < 2; ++i) CHECK(p99[i] >= p50[i]);
     }
     CHECK(number(p, "postprocess.rate_growth") == doctest::Approx(3.5));
+    // ITL: the gaps between a request's 4 streamed tokens, at each rate, and their growth.
+    const auto itl = numbers(p, "output.itl_p50_ms");
+    REQUIRE(itl.size() == 2);
+    for (double x : itl) CHECK(x > 0);
+    CHECK(number(p, "postprocess.itl_p50_growth") == doctest::Approx(itl[1] / itl[0]));
     CHECK(number(p, "postprocess.worst_p90_factor") >= 1);
     const EndpointExhibit& e = exhibit_of(m);
     CHECK_FALSE(e.own_server);

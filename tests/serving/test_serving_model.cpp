@@ -176,6 +176,27 @@ TEST_CASE("serving model: every held-out story is within the bytes the quantizat
     CHECK(static_cast<long long>(longest) <= serving::heldout_story_bytes_at_most);
 }
 
+// The cache a decode step reads grows with batch × context; the weights do
+// not. Context 8 and 2 timed steps: the steps attend 9 and 10 positions.
+TEST_CASE("serving model: the batch sweep's KV read at the largest batch is batch × mean context × KV bytes, beside the weights") {
+    ServingModel m({tiny_model(), 2});
+    Pipeline p(m, request({{"experiment", "batch_sweep"}, {"batch_sizes", "1,4,16"}, {"context", "8"}, {"steps", "2"},
+                          {"repetitions", "1"}}));
+    p.run();
+    REQUIRE_FALSE(p.failed());
+    const ServingExhibit& e = exhibit_of(m);
+    REQUIRE(e.sweep);
+    const double per_position = static_cast<double>(e.sweep->shape.kv_bytes_per_token);
+    CHECK(per_position == std::get<double>(*p.trace().lookup("load.kv_bytes_per_token")));
+    const auto kv = std::get<std::vector<double>>(*p.trace().lookup("output.kv_bytes"));
+    REQUIRE(kv.size() == 3);
+    CHECK(kv[0] == doctest::Approx(1 * 9.5 * per_position));
+    CHECK(kv[2] == doctest::Approx(16 * 9.5 * per_position));
+    const double weights = std::get<double>(*p.trace().lookup("output.weight_bytes"));
+    CHECK(std::get<double>(*p.trace().lookup("postprocess.kv_to_weights_at_largest")) ==
+          doctest::Approx(16 * 9.5 * per_position / weights));
+}
+
 TEST_CASE("serving model: the bill's crossover is 6·N·D ÷ (2·N·tokens/day), exactly") {
     ServingModel m({tiny_model(), 2});
     Pipeline p(m, request({{"experiment", "bill"}, {"bench_tokens", "4"}, {"train_tokens", "1000000"},
