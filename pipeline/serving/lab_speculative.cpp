@@ -185,9 +185,14 @@ public:
                                                : " But the greedy text DIFFERED from the target's.")
                                   : "",
                            best->k, best_speedup, how,
-                           best_speedup < 1 ? " A loss: a pass of this tiny target costs about as much as the "
-                                              "draft's guesses it saves."
-                                            : "");
+                           best_speedup <= 1 - even_band
+                               ? " A loss: a pass of this tiny target costs about as much as the draft's guesses it "
+                                 "saves."
+                           : best_speedup < 1 + even_band
+                               ? fmt::format(" About even: within the {:.0f} % that timing noise on a busy machine "
+                                             "can tip either way.",
+                                             100 * even_band)
+                               : std::string());
     }
 
 private:

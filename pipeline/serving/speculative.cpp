@@ -368,7 +368,13 @@ std::vector<SweepRow> sweep_speculative(Backend& target, std::span<const Specula
                 const double draft_pass_ms = s.n_draft_passes > 0 ? s.draft_ms / s.n_draft_passes : 0;
                 const double verify_ms = s.n_steps > 0 ? s.verify_ms / s.n_steps : 0;
                 const double target_token_ms = row.target_tok_s > 0 ? 1000.0 / row.target_tok_s : 0;
-                if (c.speedup >= 1)
+                // Within 5 % either way a busy machine's timing can tip the
+                // verdict from one run to the next: call it even, not won.
+                if (std::abs(c.speedup - 1) < even_band)
+                    row.verdict = fmt::format("even: {:.2f}× the target alone, within the {:.0f} % that timing noise "
+                                              "can tip either way; {:.2f} tokens per target pass",
+                                              c.speedup, 100 * even_band, row.tokens_per_pass);
+                else if (c.speedup >= 1)
                     row.verdict = fmt::format("wins: {:.2f} tokens per target pass", row.tokens_per_pass);
                 else if (row.acceptance < 0.5)
                     row.verdict = fmt::format("loses: the draft disagrees ({:.0f}% accepted), so each step pays {} "

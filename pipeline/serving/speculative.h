@@ -242,6 +242,9 @@ struct SweepParams {
 };
 inline constexpr std::size_t max_sweep_temperatures = 16;  // a sweep's temperatures; its ks are 1 .. max_draft_tokens, each once
 
+// A speedup this close to 1× is called even: timing noise tips it either way.
+inline constexpr double even_band = 0.05;
+
 struct SweepRow {
     std::string draft;
     int k = 0;
@@ -252,7 +255,7 @@ struct SweepRow {
     double speculative_tok_s = 0;
     double speedup = 0;
     bool identical = false;       // greedy rows: the same text as the target alone
-    std::string verdict;          // "wins", or why it loses
+    std::string verdict;          // "wins", "even" (within even_band of 1×), or why it loses
     // Asked to overlap, it took turns in n_declined of its n_timed timed
     // runs (SpeculativeComparison): the last one's reason, or empty.
     std::string overlap_declined;
