@@ -64,13 +64,62 @@ void require_finite(std::span<const float> logits, const char* who, std::uint64_
 
 }  // namespace
 
-Sampler::Sampler(const SamplerParams& params) : params_(params), rng_(params.seed) {
-    if (std::isnan(params_.temperature)) throw Error("sampler: temperature is not a number");
-    if (params_.top_p <= 0 || std::isnan(params_.top_p))
-        throw Error(fmt::format("sampler: top_p must be in (0, 1], got {}", params_.top_p));
-    if (params_.min_p >= 1 || std::isnan(params_.min_p))
-        throw Error(fmt::format("sampler: min_p must be in [0, 1), got {}", params_.min_p));
+void rank_candidates(std::vector<Candidate>& cand, int k) {
+    k = std::clamp(k, 0, static_cast<int>(cand.size()));
+    std::partial_sort(cand.begin(), cand.begin() + k, cand.end(), by_logit);
 }
+
+void check_sampler_params(const SamplerParams& params) {
+    if (std::isnan(params.temperature)) throw Error("sampler: temperature is not a number");
+    if (!(params.top_p > 0)) throw Error(fmt::format("sampler: top_p must be in (0, 1], got {}", params.top_p));
+    if (!(params.min_p < 1)) throw Error(fmt::format("sampler: min_p must be in [0, 1), got {}", params.min_p));
+}
+
+void run_sampler_chain(std::vector<Candidate>& cand, const SamplerParams& params, SamplerTrace* trace) {
+    // top-k: keep the k most likely.
+    const int n = static_cast<int>(cand.size());
+    if (params.top_k > 0 && params.top_k < n) cand.resize(static_cast<std::size_t>(params.top_k));
+    normalize(cand);
+    if (params.top_k > 0) record(trace, "top_k", cand);
+
+    // top-p (nucleus): keep the smallest prefix whose mass reaches p.
+    if (params.top_p < 1) {
+        double mass = 0;
+        std::size_t keep = cand.size();
+        for (std::size_t i = 0; i < cand.size(); ++i) {
+            mass += cand[i].p;
+            if (mass >= params.top_p) {
+                keep = i + 1;
+                break;
+            }
+        }
+        cand.resize(keep);
+        normalize(cand);
+        record(trace, "top_p", cand);
+    }
+
+    // min-p: drop tokens less likely than min_p × the top token.
+    if (params.min_p > 0) {
+        const float floor_p = params.min_p * cand.front().p;
+        std::size_t keep = 1;
+        while (keep < cand.size() && cand[keep].p >= floor_p) ++keep;
+        cand.resize(keep);
+        normalize(cand);
+        record(trace, "min_p", cand);
+    }
+
+    // temperature: p ∝ exp(logit / T), computed as exp((logit − best) / T).
+    // Every exponent is then ≤ 0: a tiny T gives 1 for the best and 0 for the
+    // rest (greedy) where logit / T alone would overflow to inf − inf = NaN;
+    // a huge T gives equal odds. The logits themselves are kept as they are.
+    const double best = cand.front().logit, t = params.temperature;
+    double sum = 0;
+    for (auto& c : cand) sum += c.p = static_cast<float>(std::exp((c.logit - best) / t));
+    for (auto& c : cand) c.p = static_cast<float>(c.p / sum);
+    record(trace, "temperature", cand);
+}
+
+Sampler::Sampler(const SamplerParams& params) : params_(params), rng_(params.seed) { check_sampler_params(params_); }
 
 void Sampler::reseed(std::uint64_t seed) {
     params_.seed = seed;
@@ -104,60 +153,13 @@ int Sampler::sample(std::span<const float> logits, SamplerTrace* trace) {
     cand_.resize(logits.size());
     for (int i = 0; i < n_vocab; ++i) cand_[i] = Candidate{i, logits[i], 0};
     const int k = params_.top_k > 0 ? std::min(params_.top_k, n_vocab) : n_vocab;
+    rank_candidates(cand_, trace ? n_vocab : k);  // the trace's first table shows every token
     if (trace) {
-        std::sort(cand_.begin(), cand_.end(), by_logit);
         normalize(cand_);
         record(trace, "softmax", cand_);
-    } else {
-        std::partial_sort(cand_.begin(), cand_.begin() + k, cand_.end(), by_logit);
     }
 
-    // top-k: keep the k most likely.
-    if (params_.top_k > 0) {
-        cand_.resize(k);
-        normalize(cand_);
-        record(trace, "top_k", cand_);
-    } else if (!trace) {
-        normalize(cand_);
-    }
-
-    // top-p (nucleus): keep the smallest prefix whose mass reaches p.
-    if (params_.top_p < 1) {
-        double mass = 0;
-        std::size_t keep = cand_.size();
-        for (std::size_t i = 0; i < cand_.size(); ++i) {
-            mass += cand_[i].p;
-            if (mass >= params_.top_p) {
-                keep = i + 1;
-                break;
-            }
-        }
-        cand_.resize(keep);
-        normalize(cand_);
-        record(trace, "top_p", cand_);
-    }
-
-    // min-p: drop tokens less likely than min_p × the top token.
-    if (params_.min_p > 0) {
-        const float floor_p = params_.min_p * cand_.front().p;
-        std::size_t keep = 1;
-        while (keep < cand_.size() && cand_[keep].p >= floor_p) ++keep;
-        cand_.resize(keep);
-        normalize(cand_);
-        record(trace, "min_p", cand_);
-    }
-
-    // temperature: p ∝ exp(logit / T), computed as exp((logit − best) / T).
-    // Every exponent is then ≤ 0: a tiny T gives 1 for the best and 0 for the
-    // rest (greedy) where logit / T alone would overflow to inf − inf = NaN;
-    // a huge T gives equal odds. The logits themselves are kept as they are.
-    {
-        const double best = cand_.front().logit, t = params_.temperature;
-        double sum = 0;
-        for (auto& c : cand_) sum += c.p = static_cast<float>(std::exp((c.logit - best) / t));
-        for (auto& c : cand_) c.p = static_cast<float>(c.p / sum);
-    }
-    record(trace, "temperature", cand_);
+    run_sampler_chain(cand_, params_, trace);
 
     // seeded draw from what is left.
     std::uniform_real_distribution<double> uniform(0.0, 1.0);
@@ -205,7 +207,7 @@ std::vector<Candidate> top_n(std::span<const float> logits, int n) {
     for (float l : logits) sum += std::exp(static_cast<double>(l - m));
     std::vector<Candidate> all(n_vocab);
     for (int i = 0; i < n_vocab; ++i) all[i] = Candidate{i, logits[i], 0};
-    std::partial_sort(all.begin(), all.begin() + n, all.end(), by_logit);
+    rank_candidates(all, n);
     all.resize(n);
     for (auto& c : all) c.p = static_cast<float>(std::exp(static_cast<double>(c.logit - m)) / sum);
     return all;

@@ -56,6 +56,24 @@ struct SamplerTrace {
     int chosen_rank = -1;  // its place among all tokens by logit: 0 = the most likely
 };
 
+// Throws sixstep::Error for a NaN temperature, a top_p outside (0, 1] or a
+// min_p outside [0, 1), naming the value.
+void check_sampler_params(const SamplerParams& params);
+
+// Puts the k candidates with the largest logits first, in order (ties: the
+// lower id first); the rest follow in no order.
+void rank_candidates(std::vector<Candidate>& cand, int k);
+
+// The chain once the candidates are ranked: `cand` holds the candidates,
+// its first min(top_k, size) sorted by logit (all of them when top-k is
+// off). Keeps the top k, then cuts top-p and min-p on the softmax at
+// temperature 1, then sets each survivor's p to its share at the
+// temperature (> 0); each stage is recorded in `trace` when given.
+// Sampler::sample and sampler_distribution both run it, so the table a
+// lesson shows and the distribution speculative decoding compares cut at
+// the same places.
+void run_sampler_chain(std::vector<Candidate>& cand, const SamplerParams& params, SamplerTrace* trace = nullptr);
+
 class Sampler {
 public:
     explicit Sampler(const SamplerParams& params = {});

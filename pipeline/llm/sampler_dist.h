@@ -14,8 +14,9 @@
 //
 // The chain is the one in sampler.h: top-k → top-p → min-p on the softmax at
 // temperature 1, then temperature over the survivors. Temperature <= 0 is
-// greedy: all the mass on the argmax. tests/llm/test_sampler_dist.cpp holds
-// this function to Sampler's own final table, so the two cannot drift apart.
+// greedy: all the mass on the argmax. The cuts are Sampler's own
+// (run_sampler_chain), and tests/llm/test_sampler_dist.cpp holds this
+// function to Sampler's final table.
 #pragma once
 #include <random>
 #include <span>
