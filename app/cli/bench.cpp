@@ -376,7 +376,7 @@ int run_bench_command(const BenchOptions& o) {
 void add_bench(CLI::App& app, Commands& commands) {
     auto* sub = app.add_subcommand("bench", "Measure prefill and decode tokens/s");
     auto o = std::make_shared<BenchOptions>();
-    sub->add_option("-m,--model", o->model, "A GGUF model (Llama architecture)");
+    sub->add_option("-m,--model", o->model, "A GGUF model (Llama architecture)")->transform(model_file());
     sub->add_option("-p,--n-prompt", o->n_prompt, "Prefill test: prompt tokens in one batch (0: skip)")
         ->check(CLI::Range(0, 1 << 20));
     auto* n_gen = sub->add_option("-n,--n-gen", o->n_gen,
@@ -407,6 +407,10 @@ void add_bench(CLI::App& app, Commands& commands) {
     sub->add_option("--slices", o->slices,
                     "With --contention: decodes of -n tokens per thread count per round, the counts taking turns")
         ->check(CLI::Range(1, 1000));
+    add_examples(sub, {"sixstep bench -m stories-3m-f16.gguf -p 64 -n 64 -r 3",
+                      "sixstep bench -m stories-3m-f16.gguf --batch 1,4,16 --context 32 --steps 8",
+                      "sixstep bench --random 15m --type q8_0 --out r15m-q8_0.gguf",
+                      "sixstep bench -m r15m-q8_0.gguf -r 1"});
     commands.push_back({sub, [o, reps, n_gen, sub] {
                             // A mode's options without their mode are refused, not ignored.
                             const bool batch = !o->batch.batch_sizes.empty();

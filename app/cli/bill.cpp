@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/commands.h"
+#include "app/cli/validators.h"
 #include "app/core/report.h"
 #include "pipeline/core/error.h"
 #include "pipeline/core/text.h"
@@ -148,7 +149,7 @@ void add_bill(CLI::App& app, Commands& commands) {
     auto o = std::make_shared<BillOptions>();
     auto* sub = app.add_subcommand("bill", "Training vs lifetime inference compute, and load once, serve many");
     sub->add_option("--preset", o->preset, "stories-3m: the bundled model (N from its file, D from its recipe)");
-    sub->add_option("-m,--model", o->model, "A GGUF model: N counted from it, load and decode measured on it");
+    sub->add_option("-m,--model", o->model, "A GGUF model: N counted from it, load and decode measured on it")->transform(model_file());
     o->params_opt = sub->add_option("--params", o->params, "N: parameters");
     o->train_tokens_opt = sub->add_option("--train-tokens", o->train_tokens, "D: tokens seen in training");
     o->decode_opt = sub->add_option("--decode-tok-s", o->decode_tok_s, "Decode tokens/s of one stream (skips the measurement)");
@@ -160,6 +161,8 @@ void add_bill(CLI::App& app, Commands& commands) {
     add_threads_option(sub, o->threads, "Threads for the measurement");
     sub->add_option("-n,--n-gen", o->n_gen, "Tokens decoded per measurement run (default 64)")->check(CLI::Range(1, 1 << 16));
     sub->add_flag("--json", o->json, "Print one JSON object instead");
+    add_examples(sub, {"sixstep bill --preset stories-3m --requests-per-day 10",
+                      "sixstep bill --params 8e9 --train-tokens 15e12 --decode-tok-s 50 --requests-per-day 1e6"});
     commands.push_back({sub, [o] { return run_bill(*o); }});
 }
 

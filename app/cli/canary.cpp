@@ -83,6 +83,8 @@ void add_canary(CLI::App& app, Commands& commands) {
                                                         "default 50)");
     sub->add_flag("--json", o->json, "Print one JSON object instead");
     sub->add_flag("--every-request", o->every_request, "With --json: include every request");
+    add_examples(sub, {"sixstep canary",
+                      "sixstep canary --v2-unit km"});
     commands.push_back({sub, [o] { return run_canary_command(*o); }});
 }
 

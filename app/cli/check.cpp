@@ -121,6 +121,8 @@ void add_check(CLI::App& app, Commands& commands) {
                     "earlier runs' failures are printed too")
         ->check(CLI::Range(1, 10));
     add_progress_option(sub);
+    add_examples(sub, {"sixstep check lessons/01-six-steps.yaml lessons/zh/01-six-steps.yaml",
+                      "sixstep check --json lessons/03-training-vs-inference.yaml"});
     commands.push_back({sub, [opts] { return run_check(*opts); }});
 }
 

@@ -13,6 +13,7 @@
 
 #include "pipeline/core/text.h"
 #include "app/cli/commands.h"
+#include "app/cli/validators.h"
 #include "app/core/report.h"
 #include "pipeline/serving/quantity.h"
 #include "pipeline/tools/cold_start.h"
@@ -90,7 +91,7 @@ void add_coldstart(CLI::App& app, Commands& commands) {
     auto o = std::make_shared<ColdStartOptions>();
     llm::ColdStartParams& p = o->params;
     auto* sub = app.add_subcommand("coldstart", "Cold start vs warm requests, and keeping instances warm");
-    sub->add_option("-m,--model", p.model, "A GGUF model (Llama architecture)")->required();
+    sub->add_option("-m,--model", p.model, "A GGUF model (Llama architecture)")->required()->transform(model_file());
     sub->add_option("--requests", p.n_warm, "Warm requests after the cold ones (default 3)")->check(CLI::Range(1, 1000));
     sub->add_option("--idle", p.idle_s, "Idle gaps before each keep-warm request, seconds (default 0,20,300,5,900,30)")
         ->delimiter(',');
@@ -100,6 +101,7 @@ void add_coldstart(CLI::App& app, Commands& commands) {
     add_threads_option(sub, p.n_threads);
     sub->add_flag("--no-drop", o->no_drop, "Leave the page cache alone (no cold-from-disk request)");
     sub->add_flag("--json", o->json, "Print one JSON object instead");
+    add_examples(sub, {"sixstep coldstart -m stories-3m-f16.gguf --no-drop --requests 2"});
     commands.push_back({sub, [o] { return run_coldstart(*o); }});
 }
 

@@ -54,6 +54,12 @@ void add_canary(CLI::App& app, Commands& commands);      // sixstep canary --fra
 void add_serve(CLI::App& app, Commands& commands);       // sixstep serve --model F [--port P]
 void add_load(CLI::App& app, Commands& commands);        // sixstep load --url U --rate R --requests N
 
+// Command lines a reader can copy, shown under "Examples:" at the end of the
+// command's --help, after any footer it has. Bundled models go by name (they
+// are found from any folder); paths like lessons/… are the source tree's.
+// tests/app/cli/test_cli_examples.cpp runs every one of them.
+void add_examples(CLI::App* sub, std::initializer_list<const char*> lines);
+
 // `-t,--threads N` for the commands that run the model: "{what} (0: one per
 // physical core, at most 8){more}".
 void add_threads_option(CLI::App* sub, int& value, const std::string& what = "Threads", const std::string& more = "");

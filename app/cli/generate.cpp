@@ -133,7 +133,7 @@ int run_generate(const GenerateOptions& o) {
 void add_generate(CLI::App& app, Commands& commands) {
     auto* sub = app.add_subcommand("generate", "Generate text with a GGUF model, token by token");
     auto o = std::make_shared<GenerateOptions>();
-    sub->add_option("-m,--model", o->model, "A GGUF model (Llama architecture)")->required();
+    sub->add_option("-m,--model", o->model, "A GGUF model (Llama architecture)")->required()->transform(model_file());
     sub->add_option("--prompt", o->prompt, "The text to continue")->required();
     sub->add_option("-n,--n-predict", o->n_predict, "Most tokens to generate")->check(CLI::Range(1, 1 << 24));
     // The filters are on by default (llama.cpp's defaults): --temp 1 alone
@@ -160,7 +160,8 @@ void add_generate(CLI::App& app, Commands& commands) {
     o->stop_opt = sub->add_option("--stop", o->stop, "Stop when the text contains this (repeatable)");
     auto* draft = sub->add_option("--draft", o->draft,
                                   "Speculative decoding with this draft model (the target's vocabulary); "
-                                  "prints acceptance, tokens per target pass and the speedup");
+                                  "prints acceptance, tokens per target pass and the speedup")
+                      ->transform(model_file());
     sub->add_option("--draft-k", o->draft_k, "Tokens the draft proposes per step (1..64, default 4)")
         ->check(CLI::Range(1, serving::max_draft_tokens))
         ->needs(draft);
@@ -171,6 +172,9 @@ void add_generate(CLI::App& app, Commands& commands) {
     add_backend_option(sub, o->backend);
     sub->add_flag("--json", o->json, "Print machine-readable JSON instead");
     add_progress_option(sub);
+    add_examples(sub, {"sixstep generate -m stories-3m-f16.gguf --prompt \"Once upon a time\" -n 32",
+                      "sixstep generate -m stories-3m-f16.gguf --prompt \"The cat sat on the\" --temp 0 --top 5 -n 4",
+                      "sixstep generate -m stories-3m-f16.gguf --prompt \"Once upon a time\" --temp 0 --draft stories-draft-f16.gguf"});
     commands.push_back({sub, [o] { return run_generate(*o); }});
 }
 

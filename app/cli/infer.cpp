@@ -77,6 +77,9 @@ void add_infer(CLI::App& app, Commands& commands) {
     d->add_option("--lang", o->lang, "Response language")->check(CLI::IsMember({"en", "zh"}));
     d->add_option("--weights", o->weights, "A weights file written by training (default: 5, 2, 10, -2)");
     d->add_flag("--json", o->json, "Print machine-readable JSON instead");
+    add_examples(d, {"sixstep infer delivery --distance \"3 km\" --congestion 0 --express-lane 0",
+                      "sixstep infer delivery --distance \"3000 m\" --congestion 50% --express-lane 1 --lang zh",
+                      "sixstep infer delivery --distance \"3000 m\" --congestion 0 --express-lane 0 --no-normalize"});
     commands.push_back({d, [o] { return run_infer_delivery(*o); }});
 }
 

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/commands.h"
+#include "app/cli/validators.h"
 #include "app/core/report.h"
 #include "pipeline/core/text.h"
 #include "pipeline/llm/gguf/gguf.h"
@@ -139,9 +140,11 @@ int run_inspect(const InspectOptions& o) {
 void add_inspect(CLI::App& app, Commands& commands) {
     auto o = std::make_shared<InspectOptions>();
     auto* sub = app.add_subcommand("inspect", "Print a GGUF file's metadata and tensor table");
-    sub->add_option("file", o->path, "the GGUF file")->required();
+    sub->add_option("file", o->path, "the GGUF file")->required()->transform(model_file());
     sub->add_flag("--json", o->json, "print one JSON object instead of tables");
     sub->add_option("--items", o->items, "array elements to show (default 6)")->check(CLI::Range(0, 1000000));
+    add_examples(sub, {"sixstep inspect stories-3m-f16.gguf",
+                      "sixstep inspect --json stories-draft-f16.gguf"});
     commands.push_back({sub, [o] { return run_inspect(*o); }});
 }
 

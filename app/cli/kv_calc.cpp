@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/commands.h"
+#include "app/cli/validators.h"
 #include "app/core/report.h"
 #include "pipeline/core/error.h"
 #include "pipeline/llm/gguf/gguf.h"
@@ -89,7 +90,7 @@ int run_kv_calc(const KvCalcOptions& o) {
 void add_kv_calc(CLI::App& app, Commands& commands) {
     auto o = std::make_shared<KvCalcOptions>();
     auto* sub = app.add_subcommand("kv-calc", "KV cache memory per token, per session and for many sessions");
-    sub->add_option("-m,--model", o->model, "Read the shape from a GGUF file (dtype: the engine's)");
+    sub->add_option("-m,--model", o->model, "Read the shape from a GGUF file (dtype: the engine's)")->transform(model_file());
     sub->add_option("--preset", o->preset, "A named shape: article-36l, stories-3m");
     o->layers_opt = sub->add_option("--layers", o->layers, "Layers holding K and V");
     o->kv_heads_opt = sub->add_option("--kv-heads", o->kv_heads, "Key/value heads per layer");
@@ -99,6 +100,9 @@ void add_kv_calc(CLI::App& app, Commands& commands) {
     o->tokens_opt = sub->add_option("--tokens", o->tokens, "Tokens held per session (default for --model: its context length)");
     sub->add_option("--sessions", o->sessions, "Sessions held at once (default 1)");
     sub->add_flag("--json", o->json, "Print one JSON object instead");
+    add_examples(sub, {"sixstep kv-calc --preset article-36l --tokens 128000 --sessions 8",
+                      "sixstep kv-calc --layers 32 --kv-heads 8 --head-dim 128 --dtype fp8 --tokens 32768",
+                      "sixstep kv-calc -m stories-3m-f16.gguf --tokens 32"});
     commands.push_back({sub, [o] { return run_kv_calc(*o); }});
 }
 

@@ -140,6 +140,8 @@ void add_paths(CLI::App& app, Commands& commands) {
                     "With --markdown: rewrite the tables in this file between their marker comments")
         ->needs(markdown)
         ->excludes(json);
+    add_examples(sub, {"sixstep paths --model serving",
+                      "sixstep paths --json"});
     commands.push_back({sub, [o] { return run_paths(*o); }});
 }
 

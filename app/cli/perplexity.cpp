@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/commands.h"
+#include "app/cli/validators.h"
 #include "app/core/report.h"
 #include "pipeline/core/data_dir.h"
 #include "pipeline/core/error.h"
@@ -91,9 +92,10 @@ int run_perplexity(const PerplexityOptions& o) {
 void add_perplexity(CLI::App& app, Commands& commands) {
     auto o = std::make_shared<PerplexityOptions>();
     auto* sub = app.add_subcommand("perplexity", "Perplexity of a model on a text, and its distance from a reference model");
-    sub->add_option("-m,--model", o->model, "The GGUF model to score")->required();
-    sub->add_option("--text", o->text, "A text file; \"<|doc|>\" lines separate documents (default: assets/data/heldout-stories.txt)");
-    sub->add_option("--ref", o->ref, "A reference model (e.g. the F16 file) to compare the predictions with");
+    sub->add_option("-m,--model", o->model, "The GGUF model to score")->required()->transform(model_file());
+    sub->add_option("--text", o->text, "A text file; \"<|doc|>\" lines separate documents (default: assets/data/heldout-stories.txt)")
+        ->transform(data_file());
+    sub->add_option("--ref", o->ref, "A reference model (e.g. the F16 file) to compare the predictions with")->transform(model_file());
     sub->add_option("--docs", o->docs, "Score only the first N documents (0: all)")->check(CLI::Range(0, 1 << 30));
     sub->add_option("--ctx", o->ctx, "Window in tokens (0: the model's context)")->check(CLI::Range(0, 1 << 24));
     sub->add_option("-b,--batch", o->batch, "Positions per forward call")->check(CLI::Range(1, 1 << 16));
@@ -103,6 +105,7 @@ void add_perplexity(CLI::App& app, Commands& commands) {
         "Each document is scored as [BOS] text [EOS]: every token after BOS is predicted, EOS included; a document "
         "longer than the window is read in windows that overlap by half, each scoring its new tokens. llama.cpp's "
         "perplexity cuts one stream into windows and scores their second halves: compare figures from one tool.");
+    add_examples(sub, {"sixstep perplexity -m stories-3m-q8_0.gguf --ref stories-3m-f16.gguf --docs 4"});
     commands.push_back({sub, [o] { return run_perplexity(*o); }});
 }
 

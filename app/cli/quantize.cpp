@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/commands.h"
+#include "app/cli/validators.h"
 #include "app/core/report.h"
 #include "pipeline/core/error.h"
 #include "pipeline/core/file.h"
@@ -94,12 +95,13 @@ int run_quantize(const QuantizeOptions& o) {
 void add_quantize(CLI::App& app, Commands& commands) {
     auto o = std::make_shared<QuantizeOptions>();
     auto* sub = app.add_subcommand("quantize", "Write a Q8_0 or Q4_0 copy of a Llama GGUF model");
-    sub->add_option("in", o->in, "The model to quantize (F32, F16 or BF16 matrices)")->required();
+    sub->add_option("in", o->in, "The model to quantize (F32, F16 or BF16 matrices)")->required()->transform(model_file());
     sub->add_option("out", o->out, "Where to write the quantized model (a new file)")->required();
     sub->add_option("--type", o->type, "q8_0 or q4_0")->required();
     sub->add_flag("--allow-requantize", o->allow_requantize, "Also requantize matrices that are already quantized");
     sub->add_flag("--force", o->force, "Overwrite `out` if it is a regular file that exists");
     sub->add_flag("--json", o->json, "Print one JSON object instead");
+    add_examples(sub, {"sixstep quantize stories-3m-f16.gguf stories-3m-q4_0.gguf --type q4_0"});
     commands.push_back({sub, [o] { return run_quantize(*o); }});
 }
 

@@ -188,7 +188,7 @@ void add_queue(CLI::App& app, Commands& commands) {
     auto* sub = app.add_subcommand("queue", "Waiting time vs utilization: simulation beside M/D/1 and M/M/1");
     auto o = std::make_shared<QueueOptions>();
     auto* service = sub->add_option("--service-ms", o->service_ms, "Service time of one request, ms (deterministic mean)");
-    sub->add_option("-m,--model", o->model, "Measure the service time: decode steps of this GGUF model");
+    sub->add_option("-m,--model", o->model, "Measure the service time: decode steps of this GGUF model")->transform(model_file());
     sub->add_option("--batch", o->n_batch, "With --model: sequences per measured decode step")
         ->check(CLI::Range(1, 4096));
     sub->add_option("--context", o->n_context, "With --model: tokens each sequence holds")->check(CLI::Range(1, 1 << 20));
@@ -200,6 +200,8 @@ void add_queue(CLI::App& app, Commands& commands) {
                     "Requests measured per simulation, at least (more near utilization 1)");
     sub->add_option("--seed", o->curve.seed, "Seed of the arrival and service draws")->check(seed_number());
     sub->add_flag("--json", o->json, "Print machine-readable JSON instead");
+    add_examples(sub, {"sixstep queue --service-ms 5",
+                      "sixstep queue -m stories-3m-f16.gguf --utilization 0.5 --utilization 0.9 --samples 50"});
     commands.push_back({sub, [o, service] {
                             o->service_given = service->count() > 0;
                             return run_queue(*o);

@@ -31,6 +31,7 @@ void add_screenshot(CLI::App& app, Commands& commands) {
     sub->add_option("--font-scale", *scale, "font size relative to the default for the height (0.25 to 4)")
         ->capture_default_str()
         ->check(finite_number(0.25, 4.0));
+    add_examples(sub, {"sixstep screenshot lessons/04-one-token-at-a-time.yaml --out shots --size 1920x1080"});
     commands.push_back({sub, [=]() -> int {
         // Checked here, before any of it reaches ImGui or GL: an absurd size
         // or font scale would abort in an assertion or crash the renderer.

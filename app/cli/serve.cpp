@@ -90,7 +90,7 @@ int run_serve(const ServeOptions& o) {
 void add_serve(CLI::App& app, Commands& commands) {
     auto* sub = app.add_subcommand("serve", "An OpenAI-compatible HTTP server with continuous batching (loopback by default)");
     auto o = std::make_shared<ServeOptions>();
-    sub->add_option("-m,--model", o->model, "A GGUF model (Llama architecture)")->required();
+    sub->add_option("-m,--model", o->model, "A GGUF model (Llama architecture)")->required()->transform(model_file());
     sub->add_option("--host", o->host, "Address to listen on (127.0.0.1: this machine only)");
     sub->add_option("--port", o->port, "Port (0: any free one, printed at start)")->check(CLI::Range(0, 65535));
     sub->add_option("--name", o->name, "The model id clients must use (default: the file name without .gguf)");
@@ -110,6 +110,8 @@ void add_serve(CLI::App& app, Commands& commands) {
         ->check(finite_number(0, 3600));
     add_threads_option(sub, o->threads);
     add_backend_option(sub, o->backend);
+    add_examples(sub, {"sixstep serve -m stories-3m-f16.gguf --port 8080 --prefix-cache   # until Ctrl+C",
+                      "curl -s http://127.0.0.1:8080/v1/completions -d '{\"model\": \"stories-3m-f16\", \"prompt\": \"Once upon a time\", \"max_tokens\": 16}'"});
     commands.push_back({sub, [o] { return run_serve(*o); }});
 }
 

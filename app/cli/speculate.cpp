@@ -279,8 +279,8 @@ void add_speculate(CLI::App& app, Commands& commands) {
     auto o = std::make_shared<SpeculateOptions>();
     auto* sub = app.add_subcommand("speculate", "Speculative decoding swept over drafts, k and temperature, "
                                                 "each measured against the target alone");
-    sub->add_option("-m,--model", o->model, "The target model (GGUF, Llama architecture)")->required();
-    sub->add_option("--draft", o->drafts, "A draft model with the target's vocabulary (repeatable)");
+    sub->add_option("-m,--model", o->model, "The target model (GGUF, Llama architecture)")->required()->transform(model_file());
+    sub->add_option("--draft", o->drafts, "A draft model with the target's vocabulary (repeatable)")->transform(model_file());
     sub->add_flag("--random-draft", o->random_draft,
                   "Add a draft with random weights, the first draft's shape and the target's vocabulary");
     sub->add_option("--k", o->ks, "Draft lengths to try, e.g. 1,2,4,8")
@@ -313,6 +313,7 @@ void add_speculate(CLI::App& app, Commands& commands) {
     sub->add_flag("--overlap", o->overlap, overlap_help);
     add_backend_option(sub, o->backend);
     sub->add_flag("--json", o->json, "Print one JSON object instead");
+    add_examples(sub, {"sixstep speculate -m stories-3m-f16.gguf --draft stories-draft-f16.gguf --k 1,2,4 --temp 0"});
     commands.push_back({sub, [o] { return run_speculate(*o); }});
 }
 

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/commands.h"
+#include "app/cli/validators.h"
 #include "pipeline/core/progress.h"
 #include "pipeline/core/text.h"
 #include "pipeline/llm/gguf/gguf.h"
@@ -143,11 +144,13 @@ int run_tokenize(const TokenizeOptions& o) {
 void add_tokenize(CLI::App& app, Commands& commands) {
     auto o = std::make_shared<TokenizeOptions>();
     auto* sub = app.add_subcommand("tokenize", "Split text into tokens with a model's vocabulary");
-    sub->add_option("--model,-m", o->model, "GGUF file with the vocabulary")->required();
+    sub->add_option("--model,-m", o->model, "GGUF file with the vocabulary")->required()->transform(model_file());
     sub->add_option("text", o->text, "the text (\"-\" reads standard input)")->required();
     sub->add_flag("--no-bos", o->no_bos, "do not add BOS/EOS even if the model asks for them");
     sub->add_flag("--parse-special", o->parse_special, "match control tokens written in the text, e.g. <s>");
     sub->add_flag("--json", o->json, "print one JSON object");
+    add_examples(sub, {"sixstep tokenize -m stories-3m-f16.gguf \"The cat sat on the mat.\"",
+                      "sixstep tokenize -m stories-3m-f16.gguf --json \"你好\""});
     commands.push_back({sub, [o] { return run_tokenize(*o); }});
 }
 

@@ -246,7 +246,7 @@ void add_traffic(CLI::App& app, Commands& commands) {
     auto* sub = app.add_subcommand(
         "traffic", "Serve a stream of requests through one model on a virtual clock: latency, throughput, KV use");
     auto o = std::make_shared<TrafficOptions>();
-    sub->add_option("-m,--model", o->model, "A GGUF model (Llama architecture)")->required();
+    sub->add_option("-m,--model", o->model, "A GGUF model (Llama architecture)")->required()->transform(model_file());
     sub->add_option("--arrivals", o->arrivals, "poisson, bursty (gamma gaps) or trace:FILE (arrival_ms max_tokens prompt)");
     sub->add_option("--rate", o->rate, "Mean arrivals per second of virtual time (poisson, bursty)");
     sub->add_option("--burstiness", o->burstiness, "bursty: gamma shape in (0, 1]; smaller is clumpier");
@@ -271,6 +271,9 @@ void add_traffic(CLI::App& app, Commands& commands) {
     add_threads_option(sub, o->threads);
     add_backend_option(sub, o->backend);
     sub->add_flag("--json", o->json, "Print machine-readable JSON instead");
+    add_examples(sub, {"sixstep traffic -m stories-3m-f16.gguf --rate 50 --count 40 --max-batch 8",
+                      "sixstep traffic -m stories-3m-f16.gguf --rate 100000 --count 32 --max-batch 16 --kv-blocks 24 --compare-contiguous",
+                      "sixstep traffic -m stories-3m-f16.gguf --count 40 --shared-prefix 200 --prefix-cache --ttft-target 50"});
     commands.push_back({sub, [o, sub] {
         // Options the chosen arrivals do not read are refused, not ignored.
         const bool trace = o->arrivals.rfind("trace:", 0) == 0;

@@ -10,9 +10,50 @@
 #include <string>
 #include <string_view>
 
+#include <filesystem>
+
 #include <fmt/format.h>
 
+#include "pipeline/core/data_dir.h"
+#include "pipeline/core/suggest.h"
+#include "pipeline/core/text.h"
+
 namespace sixstep::cli {
+
+namespace {
+
+// The bundled file named by `text` when nothing is at `text` itself.
+bool use_bundled(std::string& text) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    if (text.empty() || fs::exists(fs::symlink_status(text, ec))) return true;
+    const fs::path bundled = bundled_file(fs::path(text).filename());
+    if (bundled.empty()) return false;
+    text = bundled.string();
+    return true;
+}
+
+}  // namespace
+
+CLI::Validator model_file() {
+    return CLI::Validator(
+        [](std::string& text) -> std::string {
+            if (use_bundled(text)) return {};
+            const std::vector<std::string> names = bundled_models();
+            return fmt::format("no such file: \"{}\"{}", printable_cut(text, 200),
+                               names.empty() ? "" : "; the bundled models, found by name from any folder: " + join_names(names));
+        },
+        "GGUF");
+}
+
+CLI::Validator data_file() {
+    return CLI::Validator(
+        [](std::string& text) -> std::string {
+            use_bundled(text);
+            return {};
+        },
+        "FILE");
+}
 
 CLI::Validator finite_number(double lo, double hi) {
     return CLI::Validator(

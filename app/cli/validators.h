@@ -21,6 +21,15 @@ CLI::Validator finite_number(double lo, double hi);
 // is wrong. Call once the options exist.
 void check_every_number(CLI::App& app);
 
+// A model file (GGUF) to read. One that is not where it was named is the
+// bundled model of that name, as in a lesson: `-m stories-3m-f16.gguf`
+// works from any folder. One that is neither is refused here, with the
+// bundled models listed.
+CLI::Validator model_file();
+// A data file to read (a text, a CSV): not where it was named, the bundled
+// one of that name; else left for the command's own message.
+CLI::Validator data_file();
+
 // A seed: a whole number from 0 to 18446744073709551615, in decimal.
 CLI::Validator seed_number();
 

@@ -75,7 +75,7 @@ void add_waits(CLI::App& app, Commands& commands) {
     serving::UserWaitParams& p = o->params;
     auto* sub = app.add_subcommand("waits", "What the user waits for: chat (TTFT), an agent (end-to-end), a batch job "
                                             "(throughput), each run live");
-    sub->add_option("-m,--model", o->model, "A GGUF model (Llama architecture)")->required();
+    sub->add_option("-m,--model", o->model, "A GGUF model (Llama architecture)")->required()->transform(model_file());
     sub->add_option("--chat-tokens", p.chat_tokens, "Tokens streamed to the chat reader (default 64)");
     sub->add_option("--agent-calls", p.agent_calls, "Chained agent calls (default 4)");
     sub->add_option("--agent-tokens", p.agent_tokens, "Tokens per agent call (default 24)");
@@ -87,6 +87,7 @@ void add_waits(CLI::App& app, Commands& commands) {
     add_threads_option(sub, o->threads);
     add_backend_option(sub, o->backend);
     sub->add_flag("--json", o->json, "Print one JSON object instead");
+    add_examples(sub, {"sixstep waits -m stories-3m-f16.gguf --reading-wpm 119"});
     commands.push_back({sub, [o] { return run_waits(*o); }});
 }
 

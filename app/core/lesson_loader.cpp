@@ -1136,15 +1136,7 @@ namespace {
 // for a model file that is not there; nothing for other files.
 std::string bundled_names(const std::string& what) {
     if (what != "model file") return "";
-    std::vector<std::string> names;
-    try {
-        std::error_code ec;
-        for (fs::directory_iterator d(data_path("assets/models"), ec), end; !ec && d != end; d.increment(ec))
-            if (d->path().extension() == ".gguf") names.push_back(d->path().filename().string());
-    } catch (const Error&) {
-        return "";
-    }
-    std::sort(names.begin(), names.end());
+    const std::vector<std::string> names = bundled_models();
     return names.empty() ? "" : "; the bundled models, found by name from any folder: " + join_names(names);
 }
 }  // namespace

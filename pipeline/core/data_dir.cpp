@@ -1,5 +1,6 @@
 #include "pipeline/core/data_dir.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <system_error>
 
@@ -75,6 +76,19 @@ fs::path bundled_file(const fs::path& name) {
         // No data folder: nothing bundled.
     }
     return {};
+}
+
+std::vector<std::string> bundled_models() {
+    std::vector<std::string> names;
+    try {
+        std::error_code ec;
+        for (fs::directory_iterator d(data_path("assets/models"), ec), end; !ec && d != end; d.increment(ec))
+            if (d->path().extension() == ".gguf") names.push_back(d->path().filename().string());
+    } catch (const Error&) {
+        return {};  // no data folder: nothing bundled
+    }
+    std::sort(names.begin(), names.end());
+    return names;
 }
 
 }  // namespace sixstep

@@ -39,5 +39,8 @@ std::filesystem::path data_path(std::string_view relative);
 // the data folder — or empty when there is none (or no data folder). For a
 // lesson's file that is not where the lesson says.
 std::filesystem::path bundled_file(const std::filesystem::path& name);
+// The names of the bundled models (assets/models/*.gguf), sorted; empty
+// when there is no data folder.
+std::vector<std::string> bundled_models();
 
 }  // namespace sixstep
