@@ -516,6 +516,7 @@ const Catalogue& chinese_catalogue() {
             {"(the first {} drawn)", "（只画出前 {} 个）"},
             {"median TTFT {} vs {} ms", "TTFT 中位数 {} 对比 {} ms"},
             {"batch slots in use {}% vs {}%", "批处理槽位占用 {}% 对比 {}%"},
+            {"median TPOT {} vs {} ms", "TPOT 中位数 {} 对比 {} ms"},
             {"prompt tokens computed {} vs {}", "计算的提示词词元 {} 对比 {}"},
             {"most running at once {} vs {}", "同时运行最多 {} 对比 {} 个"},
             {"KV memory holding tokens {}% vs {}%", "存有词元的 KV 内存 {}% 对比 {}%"},

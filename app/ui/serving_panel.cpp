@@ -165,7 +165,10 @@ void draw_comparison(const ServingExhibit& e) {
     };
     std::vector<Shown> shown;
     if (e.compare == "policy")
-        shown = {{"ttft_p50_ms", "median TTFT {} vs {} ms"}, {"batch_occupancy", "batch slots in use {}% vs {}%"}};
+        // TPOT too: what continuous batching's TTFT costs (lesson 10)
+        shown = {{"ttft_p50_ms", "median TTFT {} vs {} ms"},
+                 {"tpot_p50_ms", "median TPOT {} vs {} ms"},
+                 {"batch_occupancy", "batch slots in use {}% vs {}%"}};
     else if (e.compare == "prefix_cache")
         shown = {{"ttft_p50_ms", "median TTFT {} vs {} ms"}, {"prefill_computed", "prompt tokens computed {} vs {}"}};
     else if (e.compare == "kv_layout")
