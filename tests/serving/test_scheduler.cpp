@@ -150,6 +150,9 @@ TEST_CASE("scheduler: the prefix cache changes no output and computes fewer pref
     CHECK(off.report.total("prefix_cached").value == 0);
     CHECK(on.report.total("prefix_cached").value >= 24 * 8);  // all but the first requests skip the 24-token prefix
     CHECK(computed_on == computed_off - on.report.total("prefix_cached").value);
+    // The hit rate counts against every prompt token, cached or computed.
+    CHECK(on.report.total("prefix_hit_rate").value ==
+          doctest::Approx(100 * on.report.total("prefix_cached").value / on.report.total("prompt_tokens").value));
     // With the same cost model, skipping work shortens TTFT of those sharing it.
     CHECK(on.report.latency("ttft_shared_prefix").summary.mean < off.report.latency("ttft_shared_prefix").summary.mean);
 }

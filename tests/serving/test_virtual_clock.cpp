@@ -108,6 +108,43 @@ TEST_CASE("virtual clock: two requests, 10 ms per step — TTFT, queue, ITL, TPO
     for (const LatencyMetric& l : rep.latencies) CHECK_FALSE(l.definition.empty());
 }
 
+// Passes of different cost (10 ms + 1 ms per row), a TPOT target, a TTFT
+// exactly on its target, and TTFT split by the shared prefix.
+TEST_CASE("metrics: goodput with TPOT and TTFT targets, figures weighted by each pass's cost") {
+    TinyModel m;
+    EchoBackend echo(m.model);
+    auto kv = sixstep::test::make_pool(echo, 32, 4);
+    SchedulerParams sp;
+    sp.max_batch = 4;
+    sp.stop_at_eog = false;
+    Scheduler s(echo, *kv, *m.codec, sp, linear_cost(10, 1));
+    RequestSpec b = request(1, 5, {6, 7, 8}, 2);
+    b.shares_prefix = true;
+    s.submit({request(0, 0, {1, 2, 3, 4, 5}, 3), b, request(2, 100, {9, 1, 2, 3, 4, 5, 6, 7, 8}, 1)});
+    s.run();
+    // Pass 1 [0,15): A's 5 prompt rows.  Pass 2 [15,29): A decodes, B's 3
+    // prompt rows.  Pass 3 [29,41): both decode.  Pass 4 [100,119): C's 9 rows.
+    const auto& r = s.requests();
+    REQUIRE(r.size() == 3);
+    CHECK(r[0].token_ms == std::vector<double>{15, 29, 41});
+    CHECK(r[1].token_ms == std::vector<double>{29, 41});
+    CHECK(r[2].token_ms == std::vector<double>{119});
+    // TTFT A 15, B 24, C 19; TPOT A (41 − 15) ÷ 2 = 13, B 41 − 29 = 12, C none.
+    const auto share = [&](SloTargets t) { return make_report(r, s.steps(), s.run_info(), t).total("goodput_share").value; };
+    CHECK(share({.ttft_ms = 0, .tpot_ms = 12.5}) == doctest::Approx(100.0 * 2 / 3));  // A misses; C has no TPOT
+    CHECK(share({.ttft_ms = 0, .tpot_ms = 12}) == doctest::Approx(100.0 * 2 / 3));    // B's 12 meets 12
+    CHECK(share({.ttft_ms = 15, .tpot_ms = 0}) == doctest::Approx(100.0 / 3));        // A's 15 meets 15
+    CHECK(share({.ttft_ms = 20, .tpot_ms = 12}) == doctest::Approx(100.0 / 3));       // C only: A's TPOT, B's TTFT
+    const TrafficReport rep = make_report(r, s.steps(), s.run_info(), {});
+    // Passes of 1, 2, 2, 1 requests costing 15, 14, 12, 19 ms: weighted by
+    // cost, not one vote each (that would be 6 ÷ 16 = 37.5 %).
+    CHECK(rep.total("batch_occupancy").value == doctest::Approx(100.0 * (15 + 2 * 14 + 2 * 12 + 19) / 60 / 4));
+    CHECK(rep.total("running_mean").value == doctest::Approx((15.0 + 2 * 14 + 2 * 12 + 19) / 60));
+    // TTFT from arrival on both sides of the split: B waited 10 ms in the queue.
+    CHECK(rep.latency("ttft_shared_prefix").summary.p50 == 24);
+    CHECK(rep.latency("ttft_own_prompt").summary.p50 == 17);  // A 15, C 19
+}
+
 TEST_CASE("virtual clock: a run whose first arrival is late counts its duration from that arrival") {
     // A trace that starts at 5 s: the seconds before its first request are
     // not part of the run (its throughputs were 238× too low when they were).
