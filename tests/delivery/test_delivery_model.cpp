@@ -72,6 +72,13 @@ TEST_CASE("values outside the training range warn, inside they don't") {
     Pipeline q(m, req("3 km"));
     q.run();
     CHECK(q.trace().last(Stage::request)->warnings.empty());
+    // The range's ends are inside it: 20 km was seen in training, 20.1 km not.
+    Pipeline edge(m, req("20 km"));
+    edge.run();
+    CHECK(edge.trace().last(Stage::request)->warnings.empty());
+    Pipeline past(m, req("20.1 km"));
+    past.run();
+    CHECK(past.trace().last(Stage::request)->warnings.size() == 1);
     m.settings().range_check = false;
     Pipeline r(m, req("45 km"));
     r.run();
@@ -105,6 +112,8 @@ TEST_CASE("postprocess: rounding, a minimum-time rule, English and Chinese") {
     DeliveryModel m;
     Pipeline p(m, req("3.2 km"));  // 11.4 → 11
     CHECK(p.run().text == "Estimated delivery time: 11 minutes");
+    Pipeline up(m, req("3.3 km"));  // 11.6 → 12: rounded, not cut
+    CHECK(up.run().text == "Estimated delivery time: 12 minutes");
     m.settings().minimum_minutes = 15;
     Pipeline q(m, req("3 km"));
     q.run();
@@ -130,6 +139,28 @@ TEST_CASE("dropout: train mode changes identical requests' answers, eval mode ne
     std::set<double> eval_answers;
     for (int i = 0; i < 10; ++i) eval_answers.insert(raw_output(m, req("3 km", "0.5")));
     CHECK(eval_answers == std::set<double>{16});
+}
+
+// At p = 0.2 an input is dropped one time in five (at 0.5, dropping and
+// keeping look alike), and a kept one is scaled by 1 / (1 − p).
+TEST_CASE("dropout: each input is dropped with probability p, the kept ones scaled by 1 / (1 − p)") {
+    DeliveryModel m;
+    m.settings().dropout = 0.2;
+    m.settings().mode = Mode::train;
+    m.reseed();
+    int dropped = 0, inputs = 0;
+    for (int i = 0; i < 2000; ++i) {
+        Pipeline p(m, req("3 km", "0.5", "1"));
+        p.run();
+        const auto mask = std::get<std::vector<double>>(*p.trace().lookup("forward.dropout_mask"));
+        const double raw = std::get<double>(*p.trace().lookup("forward.raw_output"));
+        REQUIRE(mask.size() == 3);
+        // 5 + (2·3·k₁ + 10·0.5·k₂ − 2·1·k₃) ÷ 0.8
+        CHECK(raw == doctest::Approx(5 + (6 * mask[0] + 5 * mask[1] - 2 * mask[2]) / 0.8));
+        for (double k : mask) dropped += k == 0, ++inputs;
+    }
+    // 6000 draws: the share's standard error is 0.005
+    CHECK(static_cast<double>(dropped) / inputs == doctest::Approx(0.2).epsilon(0.1));
 }
 
 TEST_CASE("dropout is seeded: the same seed replays the same answers") {

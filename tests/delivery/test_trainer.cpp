@@ -36,6 +36,7 @@ TEST_CASE("one gradient step matches the formulas, worked by hand") {
     // Two examples, start from zero: ŷ = 0, residuals −y.
     std::vector<Example> data = {{{1, 0, 0}, 7}, {{2, 1, 1}, 17}};
     Trainer t(data, Params{0, {0, 0, 0}}, 0.01);
+    CHECK(t.loss() == doctest::Approx((49.0 + 289.0) / 2));  // the mean squared error, before the step
     const TrainStep s = t.step();
     CHECK(s.loss == doctest::Approx((49.0 + 289.0) / 2));
     CHECK(s.grad[0] == doctest::Approx(2 * (-7 - 17) / 2.0));
@@ -45,6 +46,17 @@ TEST_CASE("one gradient step matches the formulas, worked by hand") {
     CHECK(s.after.w[0] == doctest::Approx(-0.01 * s.grad[1]));
     CHECK(s.predictions == std::vector<double>{0, 0});
     CHECK(s.labels == std::vector<double>{7, 17});
+    // loss() is the mean squared error on the weights as they are now: what
+    // the next step starts from.
+    const double now = t.loss();
+    CHECK(now < s.loss);
+    CHECK(t.step().loss == doctest::Approx(now));
+    // A step keeps the first shown_examples predictions for display, not more.
+    std::vector<Example> seven(7, Example{{1, 0, 0}, 7});
+    Trainer many(seven, Params{0, {0, 0, 0}}, 0.01);
+    const TrainStep m = many.step();
+    CHECK(m.predictions.size() == static_cast<std::size_t>(Trainer::shown_examples));
+    CHECK(m.labels.size() == static_cast<std::size_t>(Trainer::shown_examples));
 }
 
 TEST_CASE("gradient descent converges near b = 5, w = (2, 10, −2)") {

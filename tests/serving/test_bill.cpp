@@ -54,6 +54,8 @@ TEST_CASE("bill: exact figures on typed inputs") {
     CHECK(b.machine_hours_lifetime == doctest::Approx(5e7 / 50 / 3600 * 365).epsilon(1e-15));
     CHECK(b.training_hours_at_decode_rate == doctest::Approx(1.2e9 / 3600).epsilon(1e-15));
     CHECK(b.cost_per_day == doctest::Approx(5e7 / 50 / 3600 * 2).epsilon(1e-15));
+    CHECK(b.cost_lifetime == doctest::Approx(5e7 / 50 / 3600 * 2 * 365).epsilon(1e-15));
+    CHECK(b.cost_training_at_decode_rate == doctest::Approx(1.2e9 / 3600 * 2).epsilon(1e-15));
     CHECK(b.load_break_even_requests == 3);       // 30 s ÷ 10 s
     // No crossover within the life: nothing is marked.
     for (const BillDay& d : b.timeline) CHECK_FALSE(d.crossover);
