@@ -129,6 +129,31 @@ TEST_CASE("generator: stops at a stop string, at end of generation, or when the 
     CHECK(cut.stop_reason == "stop_string");
     CHECK(cut.text == full.text.substr(0, full.text.find(stop)));
 
+    // A stop string split over two tokens: the last character of one token's
+    // text and the first of the next. The first must be held back when it
+    // arrives (it may begin the stop), then cut with the rest.
+    std::vector<std::string> pieces;
+    gen.generate("abc", greedy(12), [&](const TokenEvent& ev) {
+        pieces.push_back(ev.text);
+        return true;
+    });
+    std::size_t at = 0, i = 0;
+    for (; i + 1 < pieces.size(); at += pieces[i].size(), ++i)
+        if (!pieces[i].empty() && !pieces[i + 1].empty()) break;
+    REQUIRE(i + 1 < pieces.size());
+    const std::string split = pieces[i].substr(pieces[i].size() - 1) + pieces[i + 1].substr(0, 1);
+    p.stop = {split};
+    std::string streamed;
+    const GenerateResult across = gen.generate("abc", p, [&](const TokenEvent& ev) {
+        streamed += ev.text;
+        return true;
+    });
+    CAPTURE(split);
+    CHECK(across.stop_reason == "stop_string");
+    CHECK(across.text == full.text.substr(0, full.text.find(split)));
+    CHECK(across.text.size() <= at + pieces[i].size() - 1);
+    CHECK(streamed == across.text);  // the stop's first character was never streamed
+
     // End of generation: declare the third greedy token the EOS.
     EogCodec eog(*f.codec, full.tokens[2]);
     Generator gen2(*f.cpu, eog);

@@ -133,3 +133,27 @@ TEST_CASE("sample_from: seeded, follows unnormalized weights, refuses an empty d
     const std::vector<float> negative = {1.0f, -1.0f};
     CHECK_THROWS_AS(sample_from(negative, a), sixstep::Error);
 }
+
+// Ties and limits met exactly. Greedy picks the first of equal maxima in
+// the Sampler and in the distribution alike (speculative decoding's greedy
+// text must be the target's own); top-p keeps the prefix whose mass reaches
+// p, so a mass equal to p stops there; min-p keeps a token at exactly
+// min_p × the top's probability.
+TEST_CASE("sampler: ties go to the lowest id, and a limit met exactly keeps what it reaches") {
+    const std::vector<float> tied = {1, 3, 3};
+    CHECK(argmax(tied) == 1);
+    Sampler greedy({.temperature = 0, .top_k = 0, .top_p = 1, .min_p = 0, .seed = 1});
+    CHECK(greedy.sample(tied) == 1);
+    std::vector<float> p;
+    sampler_distribution(tied, {.temperature = 0, .top_k = 0, .top_p = 1, .min_p = 0, .seed = 1}, p);
+    CHECK(p == std::vector<float>{0, 1, 0});
+
+    // {0, 0}: 0.5 each; top-p 0.5 is met by the first alone.
+    sampler_distribution(std::vector<float>{0, 0}, {.temperature = 1, .top_k = 0, .top_p = 0.5f, .min_p = 0}, p);
+    CHECK(p == std::vector<float>{1, 0});
+    // {ln 2, 0}: 2/3 and 1/3; min-p 0.5 puts the floor at exactly 1/3, which stays.
+    sampler_distribution(std::vector<float>{0.6931472f, 0}, {.temperature = 1, .top_k = 0, .top_p = 1, .min_p = 0.5f}, p);
+    CHECK(p[1] > 0);
+    sampler_distribution(std::vector<float>{0.6931472f, 0}, {.temperature = 1, .top_k = 0, .top_p = 1, .min_p = 0.51f}, p);
+    CHECK(p[1] == 0);
+}
