@@ -100,6 +100,18 @@ TEST_CASE("bill: the bundled model's recipe, and the crossover day marked") {
     CHECK(b.timeline.front().inference_to_training < 1);
     CHECK(b.load_once.empty());  // no load time given
     CHECK(contains(b.formula[7], "inference overtakes training on day 2"));
+
+    // Inference catching up on the very last day is within the life, marked there.
+    p.n_train_tokens = 1e8;         // 3 × 1e8 ÷ (10,000 × 100) = 300 days exactly
+    p.tokens_per_request = 100;
+    p.days = 300;
+    const BillResult last = bill(p);
+    CHECK(last.crossover_day == 300);
+    CHECK(last.crossover_within_life);
+    REQUIRE_FALSE(last.timeline.empty());
+    CHECK(last.timeline.back().day == 300);
+    CHECK(last.timeline.back().crossover);
+    CHECK(last.timeline.back().inference_to_training == doctest::Approx(1));
 }
 
 // Four significant digits of a huge or tiny figure are written with a power
