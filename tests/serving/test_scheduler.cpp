@@ -389,3 +389,53 @@ TEST_CASE("scheduler: cancel frees a request's blocks wherever it is, the others
     REQUIRE(s.requests().size() == 1);
     CHECK(s.requests()[0].output == want.at(reqs[1].id));
 }
+
+// A request preempted to make room goes back to the head of the queue: it
+// was admitted before anyone now waiting, and a later arrival must not
+// overtake it. Six blocks of four positions, two running at most: A (8
+// prompt tokens) and B (4) grow until the pool runs out; C arrives at 1 ms.
+TEST_CASE("scheduler: a preempted request is readmitted before a later arrival") {
+    TinyModel m;
+    EchoBackend echo(m.model);
+    auto kv = sixstep::test::make_pool(echo, 6, 4);
+    SchedulerParams sp;
+    sp.max_batch = 2;
+    sp.stop_at_eog = false;
+    Scheduler s(echo, *kv, *m.codec, sp, linear_cost(10, 0));
+    s.submit({request(0, 0, {1, 2, 3, 4, 5, 6, 7, 8}, 9), request(1, 0, {9, 10, 11, 12}, 9), request(2, 1, {13, 14}, 2)});
+    s.run();
+    const auto& r = s.requests();
+    REQUIRE(r.size() == 3);
+    int preempted = 0;
+    for (int i = 0; i < 2; ++i) {
+        if (r[i].n_preemptions == 0) continue;
+        ++preempted;
+        for (const PhaseSpan& span : r[i].spans)
+            if (span.phase == Phase::preempted) {
+                CAPTURE(i);
+                CHECK(span.t1_ms <= r[2].first_scheduled_ms);  // back in before C's first pass
+            }
+    }
+    CHECK(preempted > 0);
+    for (const RequestRecord& q : r) CHECK(q.finished());
+}
+
+// A prompt cached whole (its length a multiple of the block size, sent a
+// second time) still reads its last token: the logits come from a pass.
+TEST_CASE("scheduler: a prompt found whole in the prefix cache reads its last block again, for the logits") {
+    TinyModel m;
+    EchoBackend echo(m.model);
+    auto kv = sixstep::test::make_pool(echo, 32, 4);
+    SchedulerParams sp;
+    sp.max_batch = 4;
+    sp.stop_at_eog = false;
+    sp.prefix_cache = true;
+    Scheduler s(echo, *kv, *m.codec, sp, linear_cost(10, 0));
+    s.submit({request(0, 0, {1, 2, 3, 4, 5, 6, 7, 8}, 3), request(1, 1000, {1, 2, 3, 4, 5, 6, 7, 8}, 3)});
+    s.run();
+    const auto& r = s.requests();
+    REQUIRE(r.size() == 2);
+    CHECK(r[1].finished());
+    CHECK(r[1].output == r[0].output);
+    CHECK(r[1].n_cached_tokens == 4);  // the first block; the second is read again
+}
