@@ -108,7 +108,7 @@ int run_generate(const GenerateOptions& o) {
         j["prompt"] = o.prompt;
         j["prompt_tokens"] = r.prompt_tokens;
         j["text"] = r.text;
-        j["stop_reason"] = r.stop_reason;
+        j["stop_reason"] = stop_reason_name(r.stop_reason);
         j["tokens"] = steps;
         j["timings"] = {{"load_ms", load_ms},         {"tokenize_ms", t.tokenize_ms},
                         {"prefill_ms", t.prefill_ms}, {"ttft_ms", t.ttft_ms},
@@ -124,7 +124,7 @@ int run_generate(const GenerateOptions& o) {
     std::printf("load %.1f ms | prompt %d tokens, prefill %.1f ms (%.1f tok/s) | TTFT %.1f ms | TPOT %.2f ms "
                 "(%.1f tok/s) | %d tokens in %.1f ms | stop: %s | %s\n",
                 load_ms, t.n_prompt, t.prefill_ms, t.prefill_tok_s(), t.ttft_ms, t.tpot_ms, t.decode_tok_s(),
-                t.n_generated, t.total_ms, r.stop_reason.c_str(), backend.name().c_str());
+                t.n_generated, t.total_ms, std::string(stop_reason_name(r.stop_reason)).c_str(), backend.name().c_str());
     return exit_ok;
 }
 

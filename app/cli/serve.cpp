@@ -79,9 +79,9 @@ int run_serve(const ServeOptions& o) {
     http.stop();  // after the handlers wrote their last chunks
     listener.join();
     std::fprintf(stderr, "sixstep serve: stopped (%lld finished, %lld cancelled)\n",
-                 engine.metrics().finished("eos") + engine.metrics().finished("max_tokens") +
-                     engine.metrics().finished("stop_string"),
-                 engine.metrics().finished("cancelled"));
+                 engine.metrics().finished(llm::StopReason::eos) + engine.metrics().finished(llm::StopReason::max_tokens) +
+                     engine.metrics().finished(llm::StopReason::stop_string),
+                 engine.metrics().finished(llm::StopReason::cancelled));
     return exit_ok;
 }
 

@@ -149,7 +149,7 @@ json report_json(const TrafficRun& r) {
                                  {"ttft_ms", ttft_ms(q)},
                                  {"tpot_ms", tpot_ms(q)},
                                  {"e2e_ms", e2e_ms(q)},
-                                 {"stop_reason", q.stop_reason},
+                                 {"stop_reason", llm::stop_reason_name(q.stop_reason)},
                                  {"preemptions", q.n_preemptions},
                                  {"cached_tokens", q.n_cached_tokens},
                                  {"computed_tokens", q.n_computed_tokens},

@@ -58,8 +58,8 @@ std::string next_events(StreamState& st, const RequestStream::News& news) {
     }
     if (!news.finished) return out;
     const RequestOutcome& o = news.outcome;
-    if (o.stop_reason == "cancelled" || o.stop_reason == "error") {
-        const ApiError e = o.stop_reason == "cancelled"
+    if (o.stop_reason == llm::StopReason::cancelled || o.stop_reason == llm::StopReason::error) {
+        const ApiError e = o.stop_reason == llm::StopReason::cancelled
                                ? ApiError(503, "server_error", "the server shut down before the answer was complete")
                                : ApiError(500, "server_error", "the engine failed: " + o.error);
         out += sse(error_body(e));
@@ -331,11 +331,11 @@ HttpServer::HttpServer(ServingEngine& engine, const llm::TextCodec& codec, HttpS
                     text += news.text;
                 } while (!news.finished);
                 const RequestOutcome& o = news.outcome;
-                if (o.stop_reason == "cancelled") {
+                if (o.stop_reason == llm::StopReason::cancelled) {
                     send_error(res, ApiError(503, "server_error", "the server shut down before the answer was complete"));
                     return;
                 }
-                if (o.stop_reason == "error") {
+                if (o.stop_reason == llm::StopReason::error) {
                     send_error(res, ApiError(500, "server_error", "the engine failed: " + o.error));
                     return;
                 }

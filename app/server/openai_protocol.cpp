@@ -269,10 +269,11 @@ CompletionRequest parse_completion_request(const std::string& body, Endpoint end
     return r;
 }
 
-std::string finish_reason_of(const std::string& stop_reason) {
-    if (stop_reason == "max_tokens") return "length";
-    if (stop_reason == "eos" || stop_reason == "stop_string") return "stop";
-    return stop_reason;  // "cancelled", "error": never sent as a finish reason (the front end answers with an error)
+std::string finish_reason_of(llm::StopReason stop_reason) {
+    if (stop_reason == llm::StopReason::max_tokens) return "length";
+    if (stop_reason == llm::StopReason::eos || stop_reason == llm::StopReason::stop_string) return "stop";
+    // cancelled, error: never sent as a finish reason (the front end answers with an error)
+    return std::string(llm::stop_reason_name(stop_reason));
 }
 
 json usage_json(int prompt_tokens, int completion_tokens) {

@@ -82,7 +82,7 @@ struct CompletionResult {
 };
 
 // "stop" for eos and stop strings, "length" for max_tokens.
-std::string finish_reason_of(const std::string& stop_reason);
+std::string finish_reason_of(llm::StopReason stop_reason);
 nlohmann::json completion_response(Endpoint endpoint, const CompletionResult& r);
 // One streamed chunk. first: chat's first chunk carries the role.
 nlohmann::json completion_chunk(Endpoint endpoint, const CompletionResult& r, bool first, bool include_usage);

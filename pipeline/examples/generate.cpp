@@ -51,7 +51,7 @@ int main(int argc, char** argv) try {
         std::fflush(stdout);
         return true;
     });
-    std::printf("\n%d tokens, stop: %s, TTFT %.2f ms, TPOT %.2f ms\n", r.timings.n_generated, r.stop_reason.c_str(),
+    std::printf("\n%d tokens, stop: %s, TTFT %.2f ms, TPOT %.2f ms\n", r.timings.n_generated, std::string(sixstep::llm::stop_reason_name(r.stop_reason)).c_str(),
                 r.timings.ttft_ms, r.timings.tpot_ms);
     return 0;
 } catch (const std::exception& e) {

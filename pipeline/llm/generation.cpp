@@ -134,7 +134,7 @@ const TokenEvent& Generation::accept(int token, std::chrono::steady_clock::time_
     result_.timings.n_generated = static_cast<int>(result_.tokens.size());
 
     if (params_.stop_at_eog && codec_.is_eog(token)) {
-        stop_reason_ = "eos";
+        stop_reason_ = StopReason::eos;
     } else {
         pending_text_ += stream_->push(token);
         // A stop string ends the text where it starts.
@@ -143,13 +143,13 @@ const TokenEvent& Generation::accept(int token, std::chrono::steady_clock::time_
             if (!s.empty()) cut = std::min(cut, pending_text_.find(s));
         if (cut != std::string::npos) {
             pending_text_.resize(cut);
-            stop_reason_ = "stop_string";
+            stop_reason_ = StopReason::stop_string;
         } else if (static_cast<int>(result_.tokens.size()) >= params_.n_predict) {
-            stop_reason_ = "max_tokens";
+            stop_reason_ = StopReason::max_tokens;
         }
     }
     if (done()) {
-        if (stop_reason_ != "stop_string") pending_text_ += stream_->flush();
+        if (stop_reason_ != StopReason::stop_string) pending_text_ += stream_->flush();
         event_.text = std::move(pending_text_);
         pending_text_.clear();
     } else {
@@ -187,7 +187,7 @@ const GenerateResult& Generation::result() {
     const int n_decode = t.n_generated - 1;
     t.tpot_ms = n_decode > 0 ? decode_ms_sum_ / n_decode : 0;
     t.total_ms = engine_ms();
-    result_.stop_reason = stop_reason_.empty() ? "cancelled" : stop_reason_;
+    result_.stop_reason = done() ? stop_reason_ : StopReason::cancelled;
     return result_;
 }
 

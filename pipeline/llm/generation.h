@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "pipeline/llm/sampler.h"
+#include "pipeline/llm/stop_reason.h"
 #include "pipeline/llm/text_codec.h"
 
 namespace sixstep::llm {
@@ -75,7 +76,7 @@ struct GenerateResult {
     std::string text;           // generated text (without the prompt, cut before a stop string)
     std::vector<int> prompt_tokens;
     std::vector<int> tokens;    // generated ids
-    std::string stop_reason;    // "eos", "max_tokens", "stop_string", "cancelled"
+    StopReason stop_reason = StopReason::none;  // set by result(): never none there
     GenerateTimings timings;
 };
 
@@ -124,8 +125,8 @@ public:
     // Takes `token` instead of sampling (a student clicks a candidate); the
     // generation continues from it. Throws for an id outside the vocabulary.
     const TokenEvent& force(int token);
-    bool done() const { return !stop_reason_.empty(); }
-    void cancel() { if (stop_reason_.empty()) stop_reason_ = "cancelled"; }
+    bool done() const { return stop_reason_ != StopReason::none; }
+    void cancel() { if (!done()) stop_reason_ = StopReason::cancelled; }
 
     const GenerateParams& params() const { return params_; }
     const GenerateResult& result();  // completes the timings
@@ -134,7 +135,7 @@ public:
     const std::vector<int>& prompt_tokens() const { return result_.prompt_tokens; }
     const std::vector<int>& tokens() const { return result_.tokens; }  // generated so far
     const std::string& text() const { return result_.text; }           // streamed so far
-    const std::string& stop_reason() const { return stop_reason_; }    // "" while running
+    StopReason stop_reason() const { return stop_reason_; }            // none while running
     int n_forward() const { return n_forward_; }
     double last_forward_ms() const { return last_forward_ms_; }
     const TextCodec& codec() const { return codec_; }
@@ -159,7 +160,7 @@ private:
     std::vector<float> logits_;
     TokenEvent event_;
     std::string pending_text_;  // text held back because it may start a stop string
-    std::string stop_reason_;
+    StopReason stop_reason_ = StopReason::none;
     GenerateResult result_;
     double decode_ms_sum_ = 0;   // forward + sample of the decode steps
     double step_forward_ms_ = 0; // forward time since the last sample

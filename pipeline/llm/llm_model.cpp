@@ -367,7 +367,7 @@ public:
         }
         if (forced) chain = fmt::format("forced: {} (id {}) instead of sampling", quote_text(te.piece), te.token);
         const bool done = gen_->done();
-        const std::string reason = gen_->stop_reason();
+        const std::string reason(stop_reason_name(gen_->stop_reason()));
         ev.summary = fmt::format("sampled {} (p = {:.3f}){}", quote_text(te.piece), te.p,
                                  done ? fmt::format("; stop: {}", reason) : "");
         ev.says(chain);
@@ -387,7 +387,7 @@ public:
             }
         ev.out(keys::sampler_chain, chain);
         ev.out(keys::stop, std::string(done ? "yes" : "no"));
-        ev.out(keys::stop_reason, reason.empty() ? std::string("none") : reason);
+        ev.out(keys::stop_reason, reason);
         ev.out(keys::token_ms, te.dt_ms, "ms", "token latency");
         if (LlmView* v = model_.view()) {
             v->tokens.push_back(view_token(te.token, false, forced));
@@ -421,7 +421,7 @@ public:
         ev.out(sixstep::keys::text, r.text, "", "generated text");
         ev.out(keys::n_prompt, static_cast<double>(t.n_prompt), "tokens", "prompt tokens");
         ev.out(keys::n_generated, static_cast<double>(t.n_generated), "tokens", "generated tokens");
-        ev.out(keys::stop_reason, r.stop_reason);
+        ev.out(keys::stop_reason, std::string(stop_reason_name(r.stop_reason)));
         ev.out(keys::ttft_ms, t.ttft_ms, "ms", "time to first token");
         ev.out(keys::tpot_ms, t.tpot_ms, "ms", "time per output token");
         ev.out(keys::total_ms, t.total_ms, "ms", "total");

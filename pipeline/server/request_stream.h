@@ -15,12 +15,14 @@
 #include <mutex>
 #include <string>
 
+#include "pipeline/llm/stop_reason.h"
+
 namespace sixstep::server {
 
 // How a request ended, once it has.
 struct RequestOutcome {
-    std::string stop_reason;   // "eos", "stop_string", "max_tokens", "cancelled", "error"
-    std::string error;         // with "error": what went wrong
+    llm::StopReason stop_reason = llm::StopReason::none;  // eos, stop_string, max_tokens, cancelled or error
+    std::string error;         // with error: what went wrong
     int n_prompt = 0;          // prompt tokens
     int n_cached = 0;          // of them, adopted from the prefix cache
     int n_generated = 0;       // tokens sampled

@@ -78,7 +78,7 @@ void ServerMetrics::on_rejected(const std::string& reason) {
     ++rejected_[reason];
 }
 
-long long ServerMetrics::finished(const std::string& reason) const {
+long long ServerMetrics::finished(llm::StopReason reason) const {
     std::lock_guard lock(mutex_);
     const auto it = finished_.find(reason);
     return it == finished_.end() ? 0 : it->second;
@@ -115,7 +115,7 @@ std::string ServerMetrics::prometheus_text(double now_ms) const {
     out += "# HELP sixstep_requests_finished_total Requests that ended, by stop reason.\n"
            "# TYPE sixstep_requests_finished_total counter\n";
     for (const auto& [reason, n] : finished_)
-        out += fmt::format("sixstep_requests_finished_total{{reason=\"{}\"}} {}\n", reason, n);
+        out += fmt::format("sixstep_requests_finished_total{{reason=\"{}\"}} {}\n", llm::stop_reason_name(reason), n);
     out += "# HELP sixstep_requests_rejected_total Requests refused before they ran, by reason.\n"
            "# TYPE sixstep_requests_rejected_total counter\n";
     for (const auto& [reason, n] : rejected_)

@@ -54,7 +54,7 @@ public:
     void on_tokens(double now_ms, int n);             // n tokens were sampled in a step ending at now_ms
     void on_rejected(const std::string& reason);      // refused before it ran ("queue_full", "bad_request", …)
     EngineGauges gauges() const;
-    long long finished(const std::string& reason) const;  // requests that ended with this stop reason
+    long long finished(llm::StopReason reason) const;  // requests that ended with this stop reason
     // Generated tokens per second over the last window_ms of the wall clock.
     double tokens_per_s(double now_ms) const;
     std::string prometheus_text(double now_ms) const;
@@ -65,7 +65,7 @@ private:
     mutable std::mutex mutex_;
     EngineGauges gauges_;
     Histogram ttft_, itl_, e2e_;
-    std::map<std::string, long long> finished_;  // by stop reason
+    std::map<llm::StopReason, long long> finished_;  // by stop reason
     std::map<std::string, long long> rejected_;  // by reason
     long long prompt_tokens_ = 0, generated_tokens_ = 0, cached_tokens_ = 0;
     std::deque<std::pair<double, int>> recent_;  // (step end ms, tokens) within the window

@@ -139,7 +139,7 @@ void ServingEngine::run() {
                 scheduler_->submit({std::move(spec)});
             } catch (const std::exception& e) {  // checked in submit(): only a bug gets here
                 active_.erase(id);
-                stream->finish({"error", e.what(), 0, 0, 0});
+                stream->finish({llm::StopReason::error, e.what(), 0, 0, 0});
                 std::lock_guard lock(mutex_);
                 --n_in_flight_;
             }
@@ -159,7 +159,7 @@ void ServingEngine::run() {
                 std::vector<int> ids;
                 for (const auto& [id, s] : active_) ids.push_back(id);
                 for (int id : ids) {
-                    active_[id]->finish({"error", e.what(), 0, 0, 0});
+                    active_[id]->finish({llm::StopReason::error, e.what(), 0, 0, 0});
                     scheduler_->cancel(id);
                 }
             }

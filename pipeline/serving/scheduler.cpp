@@ -216,7 +216,7 @@ bool Scheduler::cancel(int id) {
     if (r.gen && r.gen->stepper()) stepper_.detach(*r.gen);
     if (contiguous_ && contiguous_->holds(id)) contiguous_->free(id);
     rec.finish_ms = clock_.now_ms();
-    rec.stop_reason = "cancelled";
+    rec.stop_reason = llm::StopReason::cancelled;
     r.gen.reset();
     r.tokens = {};
     r.hashes = {};

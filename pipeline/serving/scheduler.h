@@ -108,7 +108,7 @@ struct RequestRecord {
     double finish_ms = -1;           // its last token was sampled
     std::vector<double> token_ms;    // when each output token was sampled
     std::vector<int> output;         // generated token ids
-    std::string stop_reason;         // "eos", "max_tokens", … ("" while running)
+    llm::StopReason stop_reason = llm::StopReason::none;  // none while running
     int n_preemptions = 0;           // times evicted from the KV cache and sent back to the queue
     int n_cached_tokens = 0;         // prompt positions adopted from the prefix cache (all admissions)
     int n_computed_tokens = 0;       // positions it fed through forward passes (recomputes included)

@@ -129,7 +129,7 @@ void SpeculativeDecoder::generate_in_turns(Run& run) {
     int d_past = 0;  // positions the draft's cache holds
     SpeculativeStats& st = run.r.stats;
 
-    while (run.r.stop_reason.empty()) {
+    while (run.r.stop_reason == StopReason::none) {
         SpeculativeStep step;
         const int n = static_cast<int>(run.all.size());
         const int remaining = params.n_predict - st.n_generated;
@@ -226,16 +226,16 @@ void SpeculativeDecoder::finish_step(SpeculativeStep step, int next, Run& run) {
         all.push_back(tok);
         ++st.n_generated;
         if (params.stop_at_eog && codec.is_eog(tok)) {
-            r.stop_reason = "eos";
+            r.stop_reason = StopReason::eos;
             break;
         }
         new_text += stream.push(tok);
         if (st.n_generated >= params.n_predict) {
-            r.stop_reason = "max_tokens";
+            r.stop_reason = StopReason::max_tokens;
             break;
         }
     }
-    if (!r.stop_reason.empty()) new_text += stream.flush();
+    if (r.stop_reason != StopReason::none) new_text += stream.flush();
     r.text += new_text;
 
     ++st.n_steps;
@@ -247,8 +247,8 @@ void SpeculativeDecoder::finish_step(SpeculativeStep step, int next, Run& run) {
     st.accept_ms += step.accept_ms;
     if (st.n_steps == 1) st.ttft_ms = ms_since(run.t_start);
     r.steps.push_back(std::move(step));
-    if (run.on_step && !run.on_step(r.steps.back(), new_text) && r.stop_reason.empty()) {
-        r.stop_reason = "cancelled";
+    if (run.on_step && !run.on_step(r.steps.back(), new_text) && r.stop_reason == StopReason::none) {
+        r.stop_reason = StopReason::cancelled;
         r.text += stream.flush();
     }
 }
@@ -404,7 +404,7 @@ nlohmann::ordered_json speculative_json(const SpeculativeResult& r, const TextCo
     const SpeculativeStats& s = r.stats;
     nlohmann::ordered_json j;
     j["text"] = r.text;
-    j["stop_reason"] = r.stop_reason;
+    j["stop_reason"] = llm::stop_reason_name(r.stop_reason);
     j["prompt_tokens"] = r.prompt_tokens;
     j["tokens"] = r.tokens;
     j["stats"] = {{"overlapped", s.overlapped},
@@ -447,7 +447,7 @@ nlohmann::ordered_json comparison_json(const SpeculativeComparison& c, const Tex
     j["speculative"] = speculative_json(c.speculative, codec);
     j["target_alone"] = {{"text", c.target.text},
                          {"tokens", c.target.tokens},
-                         {"stop_reason", c.target.stop_reason},
+                         {"stop_reason", llm::stop_reason_name(c.target.stop_reason)},
                          {"ms", c.target_ms},
                          {"tok_s", c.target_ms > 0 ? 1000.0 * c.target.tokens.size() / c.target_ms : 0}};
     j["speculative_ms"] = c.speculative_ms;

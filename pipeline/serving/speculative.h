@@ -117,7 +117,7 @@ struct SpeculativeResult {
     std::vector<int> prompt_tokens;
     std::vector<int> tokens;           // generated ids
     std::string text;                  // generated text
-    std::string stop_reason;           // "eos", "max_tokens", "cancelled"
+    llm::StopReason stop_reason = llm::StopReason::none;  // eos, max_tokens or cancelled once done
     std::vector<SpeculativeStep> steps;
     SpeculativeStats stats;
 };

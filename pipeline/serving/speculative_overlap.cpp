@@ -216,7 +216,7 @@ void SpeculativeDecoder::generate_overlapped(Run& run, int n_ctx) {
     SpeculativeStats& st = run.r.stats;
     st.overlapped = true;
 
-    while (run.r.stop_reason.empty()) {
+    while (run.r.stop_reason == StopReason::none) {
         SpeculativeStep step;
         const int remaining = params.n_predict - st.n_generated;
         const int k = std::min(params.n_draft, remaining - 1);

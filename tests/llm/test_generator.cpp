@@ -64,7 +64,7 @@ TEST_CASE("generator: greedy tokens are the argmax of the reference forward pass
     Generator gen(*f.cpu, *f.codec);
     const GenerateResult r = gen.generate("The cat sat", greedy(8));
     REQUIRE(r.tokens.size() == 8);
-    CHECK(r.stop_reason == "max_tokens");
+    CHECK(r.stop_reason == sixstep::llm::StopReason::max_tokens);
     CHECK(r.prompt_tokens == f.codec->encode("The cat sat"));
 
     // The oracle: re-run the whole sequence through forward_reference each step.
@@ -126,7 +126,7 @@ TEST_CASE("generator: stops at a stop string, at end of generation, or when the 
     const std::string stop = full.text.substr(2, 2);
     p.stop = {stop};
     const GenerateResult cut = gen.generate("abc", p);
-    CHECK(cut.stop_reason == "stop_string");
+    CHECK(cut.stop_reason == sixstep::llm::StopReason::stop_string);
     CHECK(cut.text == full.text.substr(0, full.text.find(stop)));
 
     // A stop string split over two tokens: the last character of one token's
@@ -149,7 +149,7 @@ TEST_CASE("generator: stops at a stop string, at end of generation, or when the 
         return true;
     });
     CAPTURE(split);
-    CHECK(across.stop_reason == "stop_string");
+    CHECK(across.stop_reason == sixstep::llm::StopReason::stop_string);
     CHECK(across.text == full.text.substr(0, full.text.find(split)));
     CHECK(across.text.size() <= at + pieces[i].size() - 1);
     CHECK(streamed == across.text);  // the stop's first character was never streamed
@@ -158,13 +158,13 @@ TEST_CASE("generator: stops at a stop string, at end of generation, or when the 
     EogCodec eog(*f.codec, full.tokens[2]);
     Generator gen2(*f.cpu, eog);
     const GenerateResult e = gen2.generate("abc", greedy(12));
-    CHECK(e.stop_reason == "eos");
+    CHECK(e.stop_reason == sixstep::llm::StopReason::eos);
     CHECK(e.tokens.size() == static_cast<std::size_t>(std::find(full.tokens.begin(), full.tokens.end(), full.tokens[2]) -
                                                       full.tokens.begin() + 1));
 
     // The callback cancels.
     const GenerateResult c = gen.generate("abc", greedy(12), [](const TokenEvent& ev) { return ev.index < 1; });
-    CHECK(c.stop_reason == "cancelled");
+    CHECK(c.stop_reason == sixstep::llm::StopReason::cancelled);
     CHECK(c.tokens.size() == 2);
 }
 

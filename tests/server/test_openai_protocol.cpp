@@ -145,9 +145,9 @@ TEST_CASE("openai protocol: a batch of one prompt is that prompt, 1.0 is 1, and 
 }
 
 TEST_CASE("openai protocol: finish reasons and response shapes") {
-    CHECK(finish_reason_of("eos") == "stop");
-    CHECK(finish_reason_of("stop_string") == "stop");
-    CHECK(finish_reason_of("max_tokens") == "length");
+    CHECK(finish_reason_of(sixstep::llm::StopReason::eos) == "stop");
+    CHECK(finish_reason_of(sixstep::llm::StopReason::stop_string) == "stop");
+    CHECK(finish_reason_of(sixstep::llm::StopReason::max_tokens) == "length");
     CompletionResult r{"cmpl-1", 100, "m", "hello", "length", 3, 2};
     const Json c = completion_response(Endpoint::completions, r);
     CHECK(c["choices"][0]["text"] == "hello");

@@ -453,7 +453,7 @@ TEST_CASE("server: a body over the limit is read to its end, so what follows it 
         CHECK(second.rfind("HTTP/1.1 200", 0) == 0);
         ::close(fd);
     }
-    CHECK(s.engine->metrics().finished("max_tokens") == 0);  // the hidden request never ran
+    CHECK(s.engine->metrics().finished(sixstep::llm::StopReason::max_tokens) == 0);  // the hidden request never ran
 }
 
 TEST_CASE("server: a POST without Content-Length or a chunked body has no body, answered at once") {
@@ -515,7 +515,7 @@ TEST_CASE("server: a client that hangs up is cancelled and its KV blocks go back
     const SseAnswer a = http_stream(s.port, "/v1/completions", completion("Once upon a time", 200, true), 300);
     CHECK(a.data.size() >= 1);
     CHECK_FALSE(a.done);
-    CHECK(eventually([&] { return s.engine->metrics().finished("cancelled") == 1; }));
+    CHECK(eventually([&] { return s.engine->metrics().finished(sixstep::llm::StopReason::cancelled) == 1; }));
     CHECK(eventually([&] { return s.engine->metrics().gauges().n_blocks_used == 0; }));
     CHECK(s.engine->n_in_flight() == 0);
     CHECK(eventually([&] { return s.http->n_active() == 0; }));
@@ -603,7 +603,7 @@ TEST_CASE("server: shutdown ends every stream cleanly: last events, [DONE], bloc
     CHECK(a.done);  // not left half-written
     REQUIRE_FALSE(a.data.empty());
     CHECK(a.data.back().contains("error"));
-    CHECK(s.engine->metrics().finished("cancelled") == 1);
+    CHECK(s.engine->metrics().finished(sixstep::llm::StopReason::cancelled) == 1);
     CHECK(s.engine->metrics().gauges().n_blocks_used == 0);
 }
 

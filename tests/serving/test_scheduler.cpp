@@ -369,7 +369,7 @@ TEST_CASE("scheduler: cancel frees a request's blocks wherever it is, the others
     for (const RequestRecord& r : done) {
         INFO("request " << r.id);
         if (r.id == running || r.id == waiting) {
-            CHECK(r.stop_reason == "cancelled");
+            CHECK(r.stop_reason == sixstep::llm::StopReason::cancelled);
             CHECK(r.output.size() < want.at(r.id).size());
         } else {
             CHECK(r.output == want.at(r.id));

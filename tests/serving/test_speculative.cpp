@@ -279,7 +279,7 @@ TEST_CASE("speculative: the statistics add up") {
         CHECK(s.tokens_per_pass() == doctest::Approx(1.0 + double(accepted) / s.n_steps));
         CHECK(s.total_ms >= s.draft_ms + s.verify_ms);
         CHECK(s.ttft_ms <= s.total_ms);
-        CHECK(r.stop_reason == "max_tokens");
+        CHECK(r.stop_reason == sixstep::llm::StopReason::max_tokens);
     }
 }
 
@@ -330,7 +330,7 @@ TEST_CASE("speculative, overlapped: the statistics add up, a cancel stops the dr
         CHECK(s.n_draft_passes >= s.n_drafted);
         CHECK(s.draft_ms > 0);
         CHECK(s.total_ms >= s.wait_ms + s.verify_ms);
-        CHECK(r.stop_reason == "max_tokens");
+        CHECK(r.stop_reason == sixstep::llm::StopReason::max_tokens);
     }
 
     // A cancel from the stream stops the request; the draft's thread is gone
@@ -344,7 +344,7 @@ TEST_CASE("speculative, overlapped: the statistics add up, a cancel stops the dr
     const SpeculativeResult cut = dec.generate(*codec, ids, p, [&](const SpeculativeStep&, const std::string&) {
         return ++steps < 3;
     });
-    CHECK(cut.stop_reason == "cancelled");
+    CHECK(cut.stop_reason == sixstep::llm::StopReason::cancelled);
     CHECK(cut.steps.size() == 3);
     p.n_predict = 20;
     CHECK(dec.generate(*codec, ids, p).tokens == generate_target_alone(*target.backend, *codec, ids, p).tokens);
