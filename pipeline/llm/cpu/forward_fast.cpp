@@ -78,19 +78,6 @@ struct Shape {
     }
 };
 
-// Rotates adjacent pairs of every head with precomputed cos/sin.
-void rope_apply(float* x, int n_heads, int head_dim, int n_rot, const float* cs) {
-    for (int h = 0; h < n_heads; ++h) {
-        float* v = x + static_cast<std::ptrdiff_t>(h) * head_dim;
-        for (int i = 0; i < n_rot; i += 2) {
-            const float c = cs[i], s = cs[i + 1];
-            const float x0 = v[i], x1 = v[i + 1];
-            v[i] = x0 * c - x1 * s;
-            v[i + 1] = x0 * s + x1 * c;
-        }
-    }
-}
-
 // The token of attention work item j: first, last, second, second to last,
 // … so that contiguous shares of the items hold short and long contexts
 // alike (in a prefill, token t attends to t + 1 positions).
@@ -181,13 +168,7 @@ void LlamaForwardCpu::forward(KvCache& kv, const Batch& batch, std::vector<float
     step(n, 1, [&](int b, int e, int) {
         for (int i = b; i < e; ++i) {
             model_.embed(batch.token[i], row(s.x, i, n_embd));
-            float* cs = row(s.rope_cs, i, n_rot);
-            for (int j = 0; j < n_rot; j += 2) {
-                const double theta =
-                    batch.pos[i] * std::pow(static_cast<double>(hp.rope_freq_base), -static_cast<double>(j) / n_rot);
-                cs[j] = static_cast<float>(std::cos(theta));
-                cs[j + 1] = static_cast<float>(std::sin(theta));
-            }
+            kernels::rope_angles(batch.pos[i], n_rot, hp.rope_freq_base, row(s.rope_cs, i, n_rot));
         }
     });
 
@@ -219,8 +200,8 @@ void LlamaForwardCpu::forward(KvCache& kv, const Batch& batch, std::vector<float
         step(n, n, [&, l](int b, int e, int) {
             for (int i = b; i < e; ++i) {
                 const float* cs = row(s.rope_cs, i, n_rot);
-                rope_apply(row(s.q, i, n_q), n_head, hd, n_rot, cs);
-                rope_apply(row(s.k, i, n_embd_kv), n_head_kv, hd, n_rot, cs);
+                kernels::rope_rotate(row(s.q, i, n_q), n_head, hd, n_rot, cs);
+                kernels::rope_rotate(row(s.k, i, n_embd_kv), n_head_kv, hd, n_rot, cs);
                 std::copy_n(row(s.k, i, n_embd_kv), n_embd_kv, kv.k(l, batch.seq[i], batch.pos[i]));
                 std::copy_n(row(s.v, i, n_embd_kv), n_embd_kv, kv.v(l, batch.seq[i], batch.pos[i]));
             }

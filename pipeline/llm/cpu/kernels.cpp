@@ -1,6 +1,7 @@
 #include "pipeline/llm/cpu/kernels.h"
 
 #include <cmath>
+#include <vector>
 
 #include "pipeline/llm/cpu/kernels_simd.h"
 #include "pipeline/llm/gguf/ggml_type.h"
@@ -75,20 +76,32 @@ void add(float* y, const float* x, int n) {
     for (int i = 0; i < n; ++i) y[i] += x[i];
 }
 
-void rope(float* x, int n_heads, int head_dim, int n_rot, int pos, float freq_base) {
+void rope_angles(int pos, int n_rot, float freq_base, float* cs) {
     for (int i = 0; i < n_rot; i += 2) {
         // theta_i = pos * base^(-i / n_rot), i = 2·(pair index); computed in
         // double so that long positions keep their precision.
         const double theta = pos * std::pow(static_cast<double>(freq_base), -static_cast<double>(i) / n_rot);
-        const float c = static_cast<float>(std::cos(theta));
-        const float s = static_cast<float>(std::sin(theta));
-        for (int h = 0; h < n_heads; ++h) {
-            float* v = x + static_cast<std::ptrdiff_t>(h) * head_dim + i;
-            const float x0 = v[0], x1 = v[1];
-            v[0] = x0 * c - x1 * s;
-            v[1] = x0 * s + x1 * c;
+        cs[i] = static_cast<float>(std::cos(theta));
+        cs[i + 1] = static_cast<float>(std::sin(theta));
+    }
+}
+
+void rope_rotate(float* x, int n_heads, int head_dim, int n_rot, const float* cs) {
+    for (int h = 0; h < n_heads; ++h) {
+        float* v = x + static_cast<std::ptrdiff_t>(h) * head_dim;
+        for (int i = 0; i < n_rot; i += 2) {
+            const float c = cs[i], s = cs[i + 1];
+            const float x0 = v[i], x1 = v[i + 1];
+            v[i] = x0 * c - x1 * s;
+            v[i + 1] = x0 * s + x1 * c;
         }
     }
+}
+
+void rope(float* x, int n_heads, int head_dim, int n_rot, int pos, float freq_base) {
+    std::vector<float> cs(static_cast<std::size_t>(n_rot));
+    rope_angles(pos, n_rot, freq_base, cs.data());
+    rope_rotate(x, n_heads, head_dim, n_rot, cs.data());
 }
 
 }  // namespace sixstep::llm::kernels

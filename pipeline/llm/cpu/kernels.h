@@ -53,5 +53,10 @@ void attn_values(const float* a, std::size_t a_stride, int n_qh, const float* v,
 // pos * base^(-2i / n_rot) for 2i < n_rot; dimensions past n_rot are left as
 // they are. x holds n_heads heads back to back.
 void rope(float* x, int n_heads, int head_dim, int n_rot, int pos, float freq_base);
+// The same in two halves, for a pass that rotates q and k of many tokens:
+// the angles of one position once, cs = (cos θ, sin θ) per pair (n_rot
+// floats), then the rotation of any number of heads by them.
+void rope_angles(int pos, int n_rot, float freq_base, float* cs);
+void rope_rotate(float* x, int n_heads, int head_dim, int n_rot, const float* cs);
 
 }  // namespace sixstep::llm::kernels
