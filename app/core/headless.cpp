@@ -60,6 +60,7 @@ LessonOutcome run_lesson(const std::string& path, std::FILE* narrate, bool want_
     }
     Interpreter it(std::move(lesson));
     nlohmann::ordered_json steps = nlohmann::ordered_json::array();
+    std::vector<std::string> narrated_failures;  // in the lesson's language
     while (!it.finished()) {
         if (narrate) {
             const int i = it.position();
@@ -84,7 +85,8 @@ LessonOutcome run_lesson(const std::string& path, std::FILE* narrate, bool want_
             ++out.checks;
             if (!c.passed) {
                 ++out.failed;
-                out.failures.push_back(format_check(c, "en", note));
+                out.failures.push_back(format_check(c, "en", note));  // for `check`'s summary
+                narrated_failures.push_back(format_check(c, it.lesson().language, note));
             }
         }
         if (narrate) {
@@ -105,7 +107,7 @@ LessonOutcome run_lesson(const std::string& path, std::FILE* narrate, bool want_
         std::fprintf(narrate, "\n%s\n", translate(it.lesson().language, tally).value_or(tally).c_str());
         // The failures again, where the eye lands last: in a narration of
         // hundreds of lines they are otherwise found by scrolling.
-        for (const std::string& f : out.failures) std::fprintf(narrate, "%s\n", printable(f, true).c_str());
+        for (const std::string& f : narrated_failures) std::fprintf(narrate, "%s\n", printable(f, true).c_str());
     }
     if (want_json) {
         out.json["lesson"] = path;

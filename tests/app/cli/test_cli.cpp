@@ -218,6 +218,13 @@ TEST_CASE("--headless narrates every stage and exits with the checks' verdict") 
     // The failures again under the tally, where the eye lands last.
     CHECK(last_line(f.output).find("wrong-answer.yaml:8:7: postprocess.minutes: expected = 12, got 11") !=
           std::string::npos);
+    // …in the lesson's language, as the step's own line was.
+    const auto dir = sixstep::test::process_temp_dir("headless-zh");
+    std::ofstream(dir / "zh.yaml") << "title: t\nlanguage: zh\nsteps:\n  - request: {distance: \"3 km\", congestion: 0, "
+                                      "express_lane: 0}\n    run: all\n    expect:\n      postprocess.minutes: 12\n";
+    const auto z = run_command(sixstep_cmd("--headless '" + (dir / "zh.yaml").string() + "'"));
+    CHECK(z.exit_code == 1);
+    CHECK(last_line(z.output).find("postprocess.minutes: 应为 = 12, 实际 11") != std::string::npos);
 }
 
 // The window draws the transformer's panels; the terminal says what they
