@@ -121,13 +121,8 @@ const TokenEvent& Generation::accept(int token, std::chrono::steady_clock::time_
     event_.index = static_cast<int>(result_.tokens.size());
     event_.token = token;
     event_.piece = codec_.piece(token);
-    {
-        // Probability at temperature 1, before any filter.
-        const float m = *std::max_element(logits_.begin(), logits_.end());
-        double sum = 0;
-        for (float l : logits_) sum += std::exp(static_cast<double>(l - m));
-        event_.p = static_cast<float>(std::exp(static_cast<double>(logits_[token] - m)) / sum);
-    }
+    // Probability at temperature 1, before any filter.
+    event_.p = static_cast<float>(std::exp(static_cast<double>(logits_[token]) - log_sum_exp(logits_)));
     if (params_.top_n > 0) event_.top = top_n(logits_, params_.top_n);
     result_.tokens.push_back(token);
     all_.push_back(token);

@@ -197,19 +197,25 @@ std::vector<float> softmax(std::span<const float> logits) {
     return p;
 }
 
+double log_sum_exp(std::span<const float> logits) {
+    if (logits.empty()) throw Error("log-sum-exp of no logits");
+    require_finite(logits, "next-token probabilities", 0);
+    const double m = *std::max_element(logits.begin(), logits.end());
+    double sum = 0;
+    for (float l : logits) sum += std::exp(static_cast<double>(l) - m);
+    return m + std::log(sum);
+}
+
 std::vector<Candidate> top_n(std::span<const float> logits, int n) {
     const int n_vocab = static_cast<int>(logits.size());
     n = std::clamp(n, 0, n_vocab);
     if (n_vocab == 0) return {};
-    require_finite(logits, "next-token probabilities", 0);
-    const float m = *std::max_element(logits.begin(), logits.end());
-    double sum = 0;
-    for (float l : logits) sum += std::exp(static_cast<double>(l - m));
+    const double lse = log_sum_exp(logits);
     std::vector<Candidate> all(n_vocab);
     for (int i = 0; i < n_vocab; ++i) all[i] = Candidate{i, logits[i], 0};
     rank_candidates(all, n);
     all.resize(n);
-    for (auto& c : all) c.p = static_cast<float>(std::exp(static_cast<double>(c.logit - m)) / sum);
+    for (auto& c : all) c.p = static_cast<float>(std::exp(static_cast<double>(c.logit) - lse));
     return all;
 }
 

@@ -97,6 +97,12 @@ private:
 std::vector<float> softmax(std::span<const float> logits);
 std::vector<Candidate> top_n(std::span<const float> logits, int n);
 
+// log Σ exp(logits), in double, shifted by the largest so nothing
+// overflows: a token's probability at temperature 1 is exp(logit − this),
+// its surprise (negative log-likelihood) this − logit. Throws sixstep::Error
+// for NaN or infinite logits, as softmax does.
+double log_sum_exp(std::span<const float> logits);
+
 // The index of the largest logit (ties: the lowest index).
 int argmax(std::span<const float> logits);
 

@@ -44,15 +44,6 @@ std::vector<std::string_view> split_documents(std::string_view text, std::string
     return docs;
 }
 
-// log Σ exp(l_v), in double.
-double log_sum_exp(const float* l, int n) {
-    double m = l[0];
-    for (int v = 1; v < n; ++v) m = std::max(m, static_cast<double>(l[v]));
-    double s = 0;
-    for (int v = 0; v < n; ++v) s += std::exp(static_cast<double>(l[v]) - m);
-    return m + std::log(s);
-}
-
 void finish(TextScore& s, std::int64_t n) {
     s.mean_nll = s.nll_sum / static_cast<double>(n);
     s.perplexity = std::exp(s.mean_nll);
@@ -122,11 +113,11 @@ PerplexityResult perplexity(Backend& model, const Vocab& vocab, std::string_view
             }
             for (size_t k = 0; k < targets.size(); ++k) {
                 const float* l = logits.data() + k * static_cast<size_t>(n_vocab);
-                const double lse = log_sum_exp(l, n_vocab);
+                const double lse = llm::log_sum_exp({l, static_cast<std::size_t>(n_vocab)});
                 score.nll_sum += lse - l[targets[k]];
                 if (!reference) continue;
                 const float* lr = logits_ref.data() + k * static_cast<size_t>(n_vocab);
-                const double lse_r = log_sum_exp(lr, n_vocab);
+                const double lse_r = llm::log_sum_exp({lr, static_cast<std::size_t>(n_vocab)});
                 score_ref.nll_sum += lse_r - lr[targets[k]];
                 double kl = 0, max_diff = 0;
                 for (int v = 0; v < n_vocab; ++v) {
