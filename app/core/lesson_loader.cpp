@@ -358,6 +358,13 @@ Operand read_operand(const Reader& r, const YAML::Node& v, const char* key, bool
                               "own unit, which `sixstep paths` lists beside it{}",
                               word, std::string_view(word.c_str(), static_cast<std::size_t>(end - word.c_str())),
                               text_ok ? "; or quote it to compare with the text" : ""));
+    // "inf", "nan", "1e999", YAML's ".inf": a bound every value meets (or
+    // none), so a check that could never fail (or never pass).
+    static const std::set<std::string_view> yaml_non_finite = {".inf", "+.inf", "-.inf", ".nan", ".Inf", "-.Inf", ".NaN"};
+    if ((end != word.c_str() && !std::isfinite(n) && (*end == '\0' || *end == ' ')) || yaml_non_finite.count(word))
+        r.fail(v, fmt::format("\"{}\" is not a finite number: a check compares with a finite number, a path or a "
+                              "remembered name",
+                              word));
     if (word.find('.') != std::string::npos || word == "error") {
         r.checked(v, [&] { check_lesson_path(model, word); });
         o.kind = Operand::Kind::path;

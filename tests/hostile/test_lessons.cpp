@@ -473,4 +473,12 @@ TEST_CASE("lessons: a number written with its unit is told to drop the unit, not
     CHECK(error_of(head + "      request.distance: {equals: 3 km}\n") ==
           "6:34: \"3 km\" is a number with a unit: write 3 — a path's value is compared in its own unit, which "
           "`sixstep paths` lists beside it; or quote it to compare with the text");
+    // A bound no value can miss (or reach) is named for what it is, not as an unknown path.
+    for (const char* bound : {"inf", "-inf ms", "nan", "1e999", ".inf"})
+        CHECK(error_of(head + "      load.cold_load_ms: {below: " + bound + "}\n") ==
+              "6:34: \"" + std::string(bound) + "\" is not a finite number: a check compares with a finite number, a "
+              "path or a remembered name");
+    // A remembered name that starts like one is still a name.
+    CHECK(error_of(head + "      load.cold_load_ms: {below: information}\n").find("neither a path nor a name") !=
+          std::string::npos);
 }
