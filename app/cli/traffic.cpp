@@ -35,7 +35,10 @@ struct TrafficOptions {
     std::string model, arrivals = "poisson", policy = "continuous", backend = "cpu";
     std::string system_prompt;
     double rate = 4, burstiness = 0.25, shared_fraction = 1, ttft_target = 0, tpot_target = 0;
-    int count = 100, max_batch = 8, kv_blocks = 256, block_size = 16, step_tokens = 256;
+    int count = 100;
+    // the engine's own defaults, shown by --help
+    int max_batch = serving::SchedulerParams{}.max_batch, step_tokens = serving::SchedulerParams{}.max_step_tokens;
+    int kv_blocks = serving::default_kv_blocks, block_size = llm::default_block_size;
     int shared_prefix = 0, max_tokens = 64, min_tokens = 0, threads = 0;
     std::uint64_t seed = 1;
     bool prefix_cache = false, ignore_eos = false, compare_contiguous = false, json = false;

@@ -56,11 +56,11 @@ public:
     // The same for this model's shape: n_ctx <= 0 → the model's context; the
     // pool holds n_seq full-context sequences (memory is allocated only as
     // blocks are used).
-    std::unique_ptr<KvCache> make_kv_cache(int n_ctx = 0, int n_seq = 1, int block_size = 16) const;
+    std::unique_ptr<KvCache> make_kv_cache(int n_ctx = 0, int n_seq = 1, int block_size = default_block_size) const;
 };
 
 // The KV cache parameters for a model (see Backend::make_kv_cache).
-KvCacheParams kv_cache_params(const LlamaHparams& hp, int n_ctx, int n_seq = 1, int block_size = 16);
+KvCacheParams kv_cache_params(const LlamaHparams& hp, int n_ctx, int n_seq = 1, int block_size = default_block_size);
 
 struct BackendParams {
     int n_threads = 0;  // CPU threads for the kernels; <= 0 → the CPU backend's default

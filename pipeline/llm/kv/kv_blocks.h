@@ -28,10 +28,12 @@ namespace sixstep::llm {
 // past this is a typo, and its offsets (block × block size × row) would
 // overflow long before the memory ran out.
 inline constexpr int max_block_size = 4096;
+// Positions per block unless a caller says otherwise (vLLM's default too).
+inline constexpr int default_block_size = 16;
 
 struct KvBlocksParams {
     int n_ctx = 0;         // most positions one sequence may hold, >= 1
-    int block_size = 16;   // positions per block, 1 .. max_block_size
+    int block_size = default_block_size;  // positions per block, 1 .. max_block_size
     int n_blocks = 0;      // blocks in the pool; 0 → enough for one full sequence (n_ctx)
 };
 

@@ -38,7 +38,7 @@ struct KvCacheParams {
     int n_head_kv = 0;     // key/value heads per layer (GQA: fewer than query heads)
     int head_dim = 0;      // floats per head
     int n_ctx = 0;         // most positions one sequence may hold
-    int block_size = 16;   // positions per block, >= 1
+    int block_size = default_block_size;  // positions per block, >= 1
     int n_blocks = 0;      // blocks in the pool; 0 → enough for one full sequence (n_ctx)
 
     KvShape shape() const { return {n_layer, n_head_kv, head_dim, static_cast<int>(sizeof(float))}; }
