@@ -19,6 +19,9 @@ namespace sixstep::cli {
 
 void add_screenshot(CLI::App& app, Commands& commands) {
     auto* sub = app.add_subcommand("screenshot", "Render each step of a lesson to DIR/step-NN.png (no display needed)");
+    // Held by the command's closure, which CLI11 writes through while it
+    // parses: captured by name, so that a build without the GUI (whose
+    // closure reads only the size) still keeps the lesson and folder alive.
     auto lesson = std::make_shared<std::string>();
     auto out = std::make_shared<std::string>();
     auto size = std::make_shared<std::string>("1280x720");
@@ -32,7 +35,7 @@ void add_screenshot(CLI::App& app, Commands& commands) {
         ->capture_default_str()
         ->check(finite_number(0.25, 4.0));
     add_examples(sub, {"sixstep screenshot lessons/04-one-token-at-a-time.yaml --out shots --size 1920x1080"});
-    commands.push_back({sub, [=]() -> int {
+    commands.push_back({sub, [lesson, out, size, scale]() -> int {
         // Checked here, before any of it reaches ImGui or GL: an absurd size
         // or font scale would abort in an assertion or crash the renderer.
         int w = 0, h = 0;
@@ -69,6 +72,7 @@ void add_screenshot(CLI::App& app, Commands& commands) {
                          overflows.size(), overflows.size() == 1 ? "" : "s", w, h);
         return rc;
 #else
+        (void)lesson, (void)out, (void)scale;
         std::fprintf(stderr,
                      "sixstep: error: 'screenshot' needs the GUI, and this build has none "
                      "(install libimgui-dev libglfw3-dev libegl-dev and reconfigure)\n");

@@ -65,8 +65,14 @@ TEST_CASE("cli examples: every example in every command's --help runs as written
         if (name == "serve" || name == "load") continue;
         for (const std::string& line : lines) {
             CAPTURE(line);
-            const auto r = run_command("cd '" + dir.string() + "' && env -u DISPLAY -u WAYLAND_DISPLAY " +
-                                       sixstep_cmd(line.substr(std::string("sixstep ").size())) + " > /dev/null");
+            // stdout dropped, stderr kept for the message
+            const auto r = run_command("{ cd '" + dir.string() + "' && env -u DISPLAY -u WAYLAND_DISPLAY " +
+                                       sixstep_cmd(line.substr(std::string("sixstep ").size())) + " 2>&1 > /dev/null; }");
+            // A build without the GUI refuses screenshot in one message (a
+            // sanitizer build is one); anything else is a broken example.
+            if (name == "screenshot" && r.exit_code == 2 &&
+                r.output.find("'screenshot' needs the GUI, and this build has none") != std::string::npos)
+                continue;
             CHECK_MESSAGE(r.exit_code == 0, r.output);
             ++ran;
         }
