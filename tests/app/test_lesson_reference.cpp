@@ -75,11 +75,18 @@ TEST_CASE("the serving lab's traffic example in lessons/README.md holds its clai
     // median request then waited for the first wave either way. With 16 the
     // ratio was 0.65–0.92, and 1.06 once in CI beside other tests (the clock
     // runs on measured passes): the example claims the batch's occupancy,
-    // 1.5 with a wide margin.
+    // 1.5 with a wide margin — and 0.99 once beside a build on 2 cores, so,
+    // like the bundled lessons' timed claims (`check --attempts 3`), it has
+    // three runs to hold it.
     const std::string steps = yaml_block_after(readme(), "A request names an experiment and its");
     const std::string model = std::string(SIXSTEP_SOURCE_DIR) + "/assets/models/stories-3m-f16.gguf";
-    const LessonOutcome o = run_text("traffic.yaml", "title: t\nmodel: {kind: serving, file: \"" + model +
-                                                         "\"}\nsteps:\n  - title: traffic\n" + steps);
+    LessonOutcome o;
+    for (int attempt = 0; attempt < 3; ++attempt) {
+        o = run_text("traffic.yaml", "title: t\nmodel: {kind: serving, file: \"" + model +
+                                         "\"}\nsteps:\n  - title: traffic\n" + steps);
+        if (!o.valid || o.failures.empty()) break;
+        MESSAGE("attempt " << attempt + 1 << ": " << failures_of(o));
+    }
     CHECK_MESSAGE(o.valid, o.error);
     CHECK_MESSAGE(o.failures.empty(), failures_of(o));
     CHECK(o.checks == 1);
