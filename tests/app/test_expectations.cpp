@@ -171,6 +171,48 @@ steps:
     CHECK(r.checks[0].got.find("\u221220") != std::string::npos);  // the text keeps its typographic minus
 }
 
+// The edges of each relation, and every condition of a range counted:
+// 3 km answers 11 minutes, distance_km is 3.
+TEST_CASE("expect: each bound at its edge, both ends of a range, tol on a text, and a near miss of equals") {
+    auto it = make(R"(
+title: t
+steps:
+  - request: {distance: "3 km", congestion: 0, express_lane: 0}
+    run: all
+    remember: {words: respond.text}
+    expect:
+      response.minutes: {value: 10, tol: 1}
+      request.distance_km: {not: {above: 3}}
+      postprocess.minutes: {not: {above: 20, below: 12}}
+      output.raw_output: {not: {above: 5, below: 10}}
+      forward.raw_output: {not: {equals: words, tol: 1}}
+  - request: {distance: "3 km", congestion: 0, express_lane: 0}
+    run: all
+    expect:
+      request.distance_km: {not: {below: 3}}
+      response.minutes: {not: {equals: 11.00001}}
+      postprocess.minutes: {above: 5, below: 12}
+)");
+    // 10 ± 1 holds 11; 3 is not above 3; a range fails when either end
+    // fails; a text with a tolerance cannot be compared, negated or not.
+    CHECK(results(it.step()) == std::vector<bool>{true, true, true, true, false});
+    // 3 is not below 3; 11.00001 is not 11 at 9 significant digits.
+    CHECK(results(it.step()) == std::vector<bool>{true, true, true});
+}
+
+TEST_CASE("expect: times: 0 is an invalid lesson (every value would be above 0 × anything)") {
+    CHECK_THROWS_WITH(parse_lesson(R"(
+title: t
+steps:
+  - request: {distance: "3 km", congestion: 0, express_lane: 0}
+    run: all
+    expect:
+      response.minutes: {above: request.distance_km, times: 0}
+)",
+                                   "test.yaml"),
+                      doctest::Contains("\"times\" must be greater than 0"));
+}
+
 TEST_CASE("expect: a value that is not there says why — a stage not reached, or one that gave none this time") {
     auto it = make(R"(
 title: t
