@@ -13,6 +13,7 @@ TEST_CASE("reflow: wrapped lines join, blank lines and list items stay, Chinese 
     CHECK(app::reflow("one\ntwo\n") == "one two");
     CHECK(app::reflow("one\n\ntwo") == "one\n\ntwo");
     CHECK(app::reflow("items:\n- a\n- b") == "items:\n- a\n- b");
+    CHECK(app::reflow("items:\n* a\n* b") == "items:\n* a\n* b");
     CHECK(app::reflow("第一行\n第二行") == "第一行第二行");
 }
 

@@ -19,6 +19,8 @@ TEST_CASE("printable: control characters, C1 controls and invalid UTF-8 become v
     CHECK(printable("line\nnext\ttab", true) == "line\nnext\ttab");
     CHECK(printable("\x7f") == "\\x7f");
     CHECK(printable("csi \xc2\x9b" "31m") == "csi \\u009b31m");  // U+009B, a terminal's CSI
+    CHECK(printable("a\xc2\x9fz") == "a\\u009fz");                 // U+009F, the last C1 control
+    CHECK(printable("a\xed\xa0\x80z") == "a\\xed\\xa0\\x80z");   // a UTF-16 surrogate is not UTF-8
     CHECK(printable("\xff\xfe ok \xe4\xb8") == "\\xff\\xfe ok \\xe4\\xb8");
     CHECK(printable("预计送达时间 — ✓") == "预计送达时间 — ✓");
     CHECK(quote_text("\x1b\"x\"") == "\"\\x1b\\\"x\\\"\"");
@@ -52,6 +54,7 @@ TEST_CASE("cli: a lesson's escape sequences and NUL bytes reach the terminal esc
 
 TEST_CASE("elide: long text cut in the middle with what was left out, never inside a UTF-8 sequence") {
     CHECK(elide("short", 100) == "short");
+    CHECK(elide(std::string(10, 'a'), 10) == std::string(10, 'a'));  // exactly the limit: whole
     const std::string head(5000, 'h'), tail(5000, 't');
     const std::string cut = elide(head + tail, 300);
     CHECK(cut.size() < 400);
@@ -132,6 +135,7 @@ TEST_CASE("invalid_utf8_at: the first byte that does not begin a UTF-8 sequence"
     CHECK(invalid_utf8_at("hi\xff there") == 2);
     CHECK(invalid_utf8_at("ok \xe4\xb8") == 3);  // a sequence cut short
     CHECK(invalid_utf8_at("\xc0\xaf") == 0);     // an overlong "/"
+    CHECK(invalid_utf8_at("a\xed\xa0\x80z") == 1);  // a surrogate (U+D800)
 }
 
 TEST_CASE("load: a prompt file that is not UTF-8 is refused at its line and column, before any request") {

@@ -128,6 +128,12 @@ TEST_CASE("generator: stops at a stop string, at end of generation, or when the 
     const GenerateResult cut = gen.generate("abc", p);
     CHECK(cut.stop_reason == sixstep::llm::StopReason::stop_string);
     CHECK(cut.text == full.text.substr(0, full.text.find(stop)));
+    // Any of several stop strings ends it, not only the last one given.
+    GenerateParams several = p;
+    several.stop = {stop, "#never#"};
+    const GenerateResult first = gen.generate("abc", several);
+    CHECK(first.stop_reason == sixstep::llm::StopReason::stop_string);
+    CHECK(first.text == cut.text);
 
     // A stop string split over two tokens: the last character of one token's
     // text and the first of the next. The first must be held back when it

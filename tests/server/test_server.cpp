@@ -753,3 +753,15 @@ TEST_CASE("server: a KV pool past traffic's limits is refused with traffic's wor
     size.block_size = 5000;
     CHECK_THROWS_WITH_AS(TestServer{size}, "block size 5000: a block holds 1 to 4096 positions", sixstep::Error);
 }
+
+// A value on a bucket's bound counts in that bucket (Prometheus: le, "less
+// than or equal"), not the next one up.
+TEST_CASE("server metrics: a histogram counts a value equal to a bound in that bound's bucket") {
+    sixstep::server::Histogram h({0.1, 1.0});
+    h.observe(0.1);
+    h.observe(1.0);
+    h.observe(0.5);
+    CHECK(h.counts() == std::vector<long long>{1, 2, 0});
+    CHECK(h.count() == 3);
+    CHECK(h.sum() == doctest::Approx(1.6));
+}

@@ -136,6 +136,19 @@ TEST_CASE("canary: the router sends the asked fraction, a sound v2 is promoted, 
     CHECK(!none.promoted);
 }
 
+// The drift is judged against v1's mean: v2's 10.6 minutes against v1's
+// 28.5 is −63 %, inside a threshold of ±75 % (against v2's own mean it
+// would be −169 % and roll back).
+TEST_CASE("canary: a drift inside a wide threshold is promoted") {
+    CanaryParams p;
+    p.mean_threshold = 0.75;
+    p.range_threshold = 1.0;
+    const CanaryResult r = run_canary(p);
+    CHECK_FALSE(r.alarm);
+    CHECK_FALSE(r.rolled_back);
+    CHECK(r.promoted);
+}
+
 TEST_CASE("canary: out-of-range parameters are refused with one clear message") {
     CanaryParams p;
     p.fraction = 1.5;

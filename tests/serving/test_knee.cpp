@@ -109,6 +109,18 @@ TEST_CASE("knee: too few points are reported, not guessed") {
     CHECK(find_knee({}, {}).verdict == "no knee: no points");
 }
 
+// Each acceptance rule holds at its own limit: a tail slope of exactly a
+// quarter of the rise's (the rule says at most), and exactly the fewest
+// points the method needs.
+TEST_CASE("knee: a rule met exactly accepts the knee") {
+    const KneeResult quarter = find_knee({1, 2, 3, 4, 5}, {10, 20, 30, 32.5, 35});
+    CHECK(quarter.found);
+    CHECK(quarter.x == 3);
+    const KneeResult five = find_knee({1, 2, 3, 4, 5}, {10, 20, 30, 31, 32});
+    CHECK(five.found);
+    CHECK(five.x == 3);
+}
+
 TEST_CASE("knee: bad input is refused with a clear message") {
     CHECK(error_of([] { find_knee({1, 2, 3}, {1, 2}); }) == "knee: 3 x values but 2 y values");
     CHECK(error_of([] { find_knee({1, 4, 2}, {1, 2, 3}); }) == "knee: x must be strictly ascending (2 follows 4)");

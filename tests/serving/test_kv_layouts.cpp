@@ -141,6 +141,13 @@ TEST_CASE("contiguous allocator: first fit, and holes that add up but do not fit
     CHECK(regions[1].owner == 2);
     CHECK(regions[2].owner == 5);
     CHECK(error_of([&] { a.free(9); }) == "contiguous KV: request 9 holds no region");
+    // A hole of exactly the size asked for is taken.
+    ContiguousAllocator exact(12);
+    CHECK(exact.allocate(1, 4) == 0);
+    CHECK(exact.allocate(2, 4) == 4);
+    CHECK(exact.allocate(3, 4) == 8);
+    exact.free(2);
+    CHECK(exact.allocate(4, 4) == 4);
     CHECK(error_of([&] { a.allocate(2, 1); }) == "contiguous KV: request 2 already holds a region");
 }
 
