@@ -307,6 +307,13 @@ TEST_CASE("server: bad input gets the right status and an error body, and the se
     CHECK(unknown_token.json()["error"]["message"] ==
           fmt::format("prompt[1]: token id 99999999 is outside the vocabulary (0..{})",
                       s.model->hparams().n_vocab - 1));
+    // The first id past the vocabulary is outside it too (ids run 0 .. n_vocab − 1).
+    const int n_vocab = s.model->hparams().n_vocab;
+    const HttpAnswer just_past =
+        http_post(s.port, "/v1/completions", completion("x", 4, false, {{"prompt", {1, n_vocab}}}));
+    check_error(just_past, 400, "invalid_request_error", "prompt");
+    CHECK(just_past.json()["error"]["message"] ==
+          fmt::format("prompt[1]: token id {} is outside the vocabulary (0..{})", n_vocab, n_vocab - 1));
     check_error(http_post(s.port, "/v1/completions", completion("x", 4, false, {{"model", "gpt-4o"}})), 404,
                 "not_found_error", "model", "model_not_found");
     check_error(http_post(s.port, "/v1/chat/completions", Json({{"model", served_model_id}, {"messages", Json::array()}}).dump()),
