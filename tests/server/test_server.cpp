@@ -282,6 +282,24 @@ TEST_CASE("server: a chat without max_tokens on a KV pool of over 2^31 positions
     CHECK(a.json()["usage"]["completion_tokens"].get<int>() > 1);
 }
 
+// And on a pool smaller than the context: the default answer fits the pool
+// (the scheduler refuses a request that could never finish in it).
+TEST_CASE("server: a chat without max_tokens on a KV pool smaller than the context fits the pool") {
+    server::ServingEngineParams ep;
+    ep.kv_blocks = 4;  // 64 positions; the context holds 512
+    ep.scheduler.max_batch = 4;
+    TestServer s(ep);
+    REQUIRE(s.engine->n_pool_positions() < s.engine->n_ctx());
+    const Json body = {{"model", served_model_id},
+                       {"messages", {{{"role", "user"}, {"content", "Tell me a story."}}}},
+                       {"temperature", 0}};
+    const HttpAnswer a = http_post(s.port, "/v1/chat/completions", body.dump());
+    REQUIRE(a.status == 200);
+    const Json usage = a.json()["usage"];
+    CHECK(usage["completion_tokens"].get<int>() >= 1);
+    CHECK(usage["prompt_tokens"].get<int>() + usage["completion_tokens"].get<int>() <= 64);
+}
+
 TEST_CASE("server: bad input gets the right status and an error body, and the server keeps serving") {
     server::ServingEngineParams ep;
     ep.kv_blocks = 4;  // 64 positions: less than one full context
