@@ -83,4 +83,27 @@ inline std::unique_ptr<llm::KvCache> make_pool(const llm::Backend& backend, int 
     return backend.make_kv_cache(kp);
 }
 
+// The scheduler over the echo backend, as the exact-arithmetic tests set it
+// up: a pool of n_blocks × block_size positions, at most max_batch running,
+// every request generating all its max_tokens (no end-of-text stop), each
+// pass costing what `cost` says.
+struct EchoScheduler {
+    TinyModel m;
+    EchoBackend echo{m.model};
+    std::unique_ptr<llm::KvCache> kv;
+    serving::Scheduler s;
+    EchoScheduler(int n_blocks, int block_size, int max_batch, serving::StepCostModel cost, bool prefix_cache = false)
+        : kv(make_pool(echo, n_blocks, block_size)),
+          s(echo, *kv, *m.codec, params(max_batch, prefix_cache), std::move(cost)) {}
+
+private:
+    static serving::SchedulerParams params(int max_batch, bool prefix_cache) {
+        serving::SchedulerParams p;
+        p.max_batch = max_batch;
+        p.prefix_cache = prefix_cache;
+        p.stop_at_eog = false;
+        return p;
+    }
+};
+
 }  // namespace sixstep::test

@@ -246,14 +246,8 @@ TEST_CASE("scheduler: 10,000 random arrivals and departures leak no block, lose 
 }
 
 TEST_CASE("scheduler: the KV snapshot shows owners, shared prefix blocks and the free list") {
-    TinyModel m;
-    EchoBackend echo(m.model);
-    auto kv = sixstep::test::make_pool(echo, 16, 4);
-    SchedulerParams sp;
-    sp.max_batch = 4;
-    sp.prefix_cache = true;
-    sp.stop_at_eog = false;
-    Scheduler s(echo, *kv, *m.codec, sp, linear_cost(1, 0));
+    sixstep::test::EchoScheduler e(16, 4, 4, linear_cost(1, 0), /*prefix_cache=*/true);
+    Scheduler& s = e.s;
     const std::vector<int> head = {5, 6, 7, 8, 9, 10, 11, 12};  // two full blocks
     std::vector<int> a = head, b = head;
     a.push_back(1);
@@ -395,13 +389,8 @@ TEST_CASE("scheduler: cancel frees a request's blocks wherever it is, the others
 // overtake it. Six blocks of four positions, two running at most: A (8
 // prompt tokens) and B (4) grow until the pool runs out; C arrives at 1 ms.
 TEST_CASE("scheduler: a preempted request is readmitted before a later arrival") {
-    TinyModel m;
-    EchoBackend echo(m.model);
-    auto kv = sixstep::test::make_pool(echo, 6, 4);
-    SchedulerParams sp;
-    sp.max_batch = 2;
-    sp.stop_at_eog = false;
-    Scheduler s(echo, *kv, *m.codec, sp, linear_cost(10, 0));
+    sixstep::test::EchoScheduler e(6, 4, 2, linear_cost(10, 0));
+    Scheduler& s = e.s;
     s.submit({request(0, 0, {1, 2, 3, 4, 5, 6, 7, 8}, 9), request(1, 0, {9, 10, 11, 12}, 9), request(2, 1, {13, 14}, 2)});
     s.run();
     const auto& r = s.requests();
@@ -423,14 +412,8 @@ TEST_CASE("scheduler: a preempted request is readmitted before a later arrival")
 // A prompt cached whole (its length a multiple of the block size, sent a
 // second time) still reads its last token: the logits come from a pass.
 TEST_CASE("scheduler: a prompt found whole in the prefix cache reads its last block again, for the logits") {
-    TinyModel m;
-    EchoBackend echo(m.model);
-    auto kv = sixstep::test::make_pool(echo, 32, 4);
-    SchedulerParams sp;
-    sp.max_batch = 4;
-    sp.stop_at_eog = false;
-    sp.prefix_cache = true;
-    Scheduler s(echo, *kv, *m.codec, sp, linear_cost(10, 0));
+    sixstep::test::EchoScheduler e(32, 4, 4, linear_cost(10, 0), /*prefix_cache=*/true);
+    Scheduler& s = e.s;
     s.submit({request(0, 0, {1, 2, 3, 4, 5, 6, 7, 8}, 3), request(1, 1000, {1, 2, 3, 4, 5, 6, 7, 8}, 3)});
     s.run();
     const auto& r = s.requests();

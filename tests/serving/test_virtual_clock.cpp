@@ -45,13 +45,8 @@ TEST_CASE("virtual clock: steps add their cost, idle time jumps, nothing goes ba
 }
 
 TEST_CASE("virtual clock: two requests, 10 ms per step — TTFT, queue, ITL, TPOT, E2E exactly") {
-    TinyModel m;
-    EchoBackend echo(m.model);
-    auto kv = sixstep::test::make_pool(echo, 32, 4);
-    SchedulerParams sp;
-    sp.max_batch = 4;
-    sp.stop_at_eog = false;
-    Scheduler s(echo, *kv, *m.codec, sp, linear_cost(10, 0));
+    sixstep::test::EchoScheduler e(32, 4, 4, linear_cost(10, 0));
+    Scheduler& s = e.s;
     // A at 0 (5 prompt tokens, 3 new); B at 5 ms (3 prompt tokens, 2 new); C at 100 ms.
     s.submit({request(0, 0, {1, 2, 3, 4, 5}, 3),
               request(1, 5, {6, 7, 8}, 2),
@@ -111,13 +106,8 @@ TEST_CASE("virtual clock: two requests, 10 ms per step — TTFT, queue, ITL, TPO
 // Passes of different cost (10 ms + 1 ms per row), a TPOT target, a TTFT
 // exactly on its target, and TTFT split by the shared prefix.
 TEST_CASE("metrics: goodput with TPOT and TTFT targets, figures weighted by each pass's cost") {
-    TinyModel m;
-    EchoBackend echo(m.model);
-    auto kv = sixstep::test::make_pool(echo, 32, 4);
-    SchedulerParams sp;
-    sp.max_batch = 4;
-    sp.stop_at_eog = false;
-    Scheduler s(echo, *kv, *m.codec, sp, linear_cost(10, 1));
+    sixstep::test::EchoScheduler e(32, 4, 4, linear_cost(10, 1));
+    Scheduler& s = e.s;
     RequestSpec b = request(1, 5, {6, 7, 8}, 2);
     b.shares_prefix = true;
     s.submit({request(0, 0, {1, 2, 3, 4, 5}, 3), b, request(2, 100, {9, 1, 2, 3, 4, 5, 6, 7, 8}, 1)});
@@ -148,12 +138,8 @@ TEST_CASE("metrics: goodput with TPOT and TTFT targets, figures weighted by each
 TEST_CASE("virtual clock: a run whose first arrival is late counts its duration from that arrival") {
     // A trace that starts at 5 s: the seconds before its first request are
     // not part of the run (its throughputs were 238× too low when they were).
-    TinyModel m;
-    EchoBackend echo(m.model);
-    auto kv = sixstep::test::make_pool(echo, 32, 4);
-    SchedulerParams sp;
-    sp.stop_at_eog = false;
-    Scheduler s(echo, *kv, *m.codec, sp, linear_cost(10, 0));
+    sixstep::test::EchoScheduler e(32, 4, SchedulerParams{}.max_batch, linear_cost(10, 0));
+    Scheduler& s = e.s;
     s.submit({request(0, 5000, {1, 2, 3}, 2), request(1, 5010, {4, 5}, 2)});
     s.run();
     const RunInfo info = s.run_info();
