@@ -24,6 +24,7 @@
 #include <nlohmann/json.hpp>
 
 #include "pipeline/llm/sampler.h"
+#include "pipeline/llm/stop_reason.h"
 
 namespace sixstep::server {
 

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "pipeline/llm/stop_reason.h"
 #include "pipeline/serving/scheduler.h"
 
 namespace sixstep::server {

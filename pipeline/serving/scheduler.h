@@ -57,6 +57,7 @@
 #include "pipeline/llm/backend.h"
 #include "pipeline/llm/generation.h"
 #include "pipeline/llm/stepper.h"
+#include "pipeline/llm/stop_reason.h"
 #include "pipeline/serving/contiguous_allocator.h"
 #include "pipeline/serving/kv_snapshot.h"
 #include "pipeline/serving/prefix_cache.h"

@@ -66,6 +66,7 @@
 #include "pipeline/llm/cpu/cpu_load.h"
 #include "pipeline/llm/generation.h"
 #include "pipeline/llm/sampler.h"
+#include "pipeline/llm/stop_reason.h"
 #include "pipeline/llm/text_codec.h"
 
 namespace sixstep::serving {
