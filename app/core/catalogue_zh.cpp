@@ -743,6 +743,8 @@ const Catalogue& chinese_catalogue() {
             {"crossover day = 6\u00b7N\u00b7D \u00f7 (2\u00b7N \u00d7 tokens per day) = 3 \u00d7 D \u00f7 tokens per day = 3 \u00d7 {} \u00f7 {} = {} \u2192 {}",
              "持平日 = 6\u00b7N\u00b7D \u00f7 (2\u00b7N \u00d7 每天的词元数) = 3 \u00d7 D \u00f7 每天的词元数 = 3 \u00d7 {} \u00f7 {} = {} \u2192 {}"},
             {"inference overtakes training on day {}", "推理在第 {} 天超过训练"},
+            {"Spread over the {} requests of those {} days, the training is {}\u00d7 each request's own compute",
+             "分摊到 {} 个请求上（共 {} 天），训练是每个请求自身计算的 {}\u00d7"},
             {"training per request = 6\u00b7N\u00b7D \u00f7 (requests per day \u00d7 days) = {} \u00f7 ({} \u00d7 {}) = {} = {} \u00d7 the request's own inference (2 \u00d7 N \u00d7 tokens per request = {})",
              "每个请求分摊的训练 = 6\u00b7N\u00b7D \u00f7 (每天的请求数 \u00d7 天数) = {} \u00f7 ({} \u00d7 {}) = {} = 该请求自身推理的 {} \u00d7（2 \u00d7 N \u00d7 每个请求的词元数 = {}）"},
             {"not within {} days", "{} 天内不会发生"},

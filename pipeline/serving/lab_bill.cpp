@@ -105,6 +105,7 @@ public:
                                              "tokens costs {} FLOP a day",
                                              readable_number(b.train_flops), p.requests_per_day, p.tokens_per_request,
                                              readable_number(b.inference_flops_per_day));
+        // whole from 100 up: "day 1229", "3650 requests", not 1.23×10³
         const auto day = [](double d) { return d >= 100 ? fmt::format("{:.0f}", d) : readable_number(d); };
         const std::string when =
             b.crossover_within_life
@@ -113,7 +114,12 @@ public:
                 : fmt::format(", so after {} days inference has cost {}× training; it would catch up only on day {}, "
                               "beyond those {} days.",
                               p.days, readable_number(b.inference_to_training), day(b.crossover_day), p.days);
-        return cost + when +
+        // What each request carries of the training, spread over the life.
+        const std::string share = fmt::format(" Spread over the {} requests of those {} days, the training is {}× each "
+                                              "request's own compute.",
+                                              day(p.requests_per_day * p.days), p.days,
+                                              readable_number(b.training_share_per_request));
+        return cost + when + share +
                fmt::format(" The load ({:.2f} ms) is {}% of the cost of a single request and {}% once it serves {:.0f} "
                            "requests.",
                            1000 * p.load_s, readable_number(100 * first, 2), readable_number(100 * last, 2),
