@@ -1,5 +1,5 @@
 // The serving model's request fields and trace keys, named once for the
-// model that emits them (serving_model.cpp), its description
+// experiments that emit them (lab_*.cpp), the description
 // (serving_description.cpp) and the front ends that read them. Meanings and
 // units are in the description.
 #pragma once

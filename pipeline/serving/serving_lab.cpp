@@ -49,33 +49,25 @@ std::vector<double> number_list(const std::string& text, const char* name, bool 
 
 std::string yes_no(bool b) { return b ? "yes" : "no"; }
 
-std::unique_ptr<LabExperiment> make_lab_experiment(std::string_view name) {
-    if (name == "quantization") return make_quantization_lab();
-    if (name == "speculative") return make_speculative_lab();
-    if (name == "cold_start") return make_cold_start_lab();
-    if (name == "bill") return make_bill_lab();
-    if (name == "waits") return make_waits_lab();
-    if (name == "canary") return make_canary_lab();
-    return nullptr;
+const std::vector<LabEntry>& lab_experiments() {
+    static const std::vector<LabEntry> all = {
+        {"traffic", declare_traffic_lab, traffic_lab_work, make_traffic_lab},
+        {"batch_sweep", declare_batch_sweep_lab, batch_sweep_lab_work, make_batch_sweep_lab},
+        {"queue", declare_queue_lab, queue_lab_work, make_queue_lab},
+        {"quantization", declare_quantization_lab, quantization_lab_work, make_quantization_lab},
+        {"speculative", declare_speculative_lab, speculative_lab_work, make_speculative_lab},
+        {"cold_start", declare_cold_start_lab, cold_start_lab_work, make_cold_start_lab},
+        {"bill", declare_bill_lab, bill_lab_work, make_bill_lab},
+        {"waits", declare_waits_lab, waits_lab_work, make_waits_lab},
+        {"canary", declare_canary_lab, canary_lab_work, make_canary_lab},
+    };
+    return all;
 }
 
-Work lab_work(std::string_view name, const FieldLookup& field) {
-    if (name == "quantization") return quantization_lab_work(field);
-    if (name == "speculative") return speculative_lab_work(field);
-    if (name == "cold_start") return cold_start_lab_work(field);
-    if (name == "bill") return bill_lab_work(field);
-    if (name == "waits") return waits_lab_work(field);
-    if (name == "canary") return canary_lab_work(field);
-    return {};
-}
-
-void declare_lab(std::vector<Knob>& knobs, std::vector<PathInfo>& paths) {
-    declare_quantization_lab(knobs, paths);
-    declare_speculative_lab(knobs, paths);
-    declare_cold_start_lab(knobs, paths);
-    declare_bill_lab(knobs, paths);
-    declare_waits_lab(knobs, paths);
-    declare_canary_lab(knobs, paths);
+const LabEntry& lab_experiment(std::string_view name) {
+    for (const LabEntry& e : lab_experiments())
+        if (name == e.name) return e;
+    throw Error(fmt::format("no serving experiment is called \"{}\"", name));
 }
 
 namespace lab {

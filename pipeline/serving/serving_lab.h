@@ -1,8 +1,14 @@
-// The serving lab's later experiments (lessons 12–16), each one concept in
-// its own file, behind the same six stages as the first three (batch sweep,
-// traffic, queue — serving_model.cpp). Each experiment only calls an engine
-// that already exists and publishes what it measured as declared paths:
+// The serving lab's experiments (lessons 08–16), each one concept in its own
+// file behind the serving model's six stages (serving_model.cpp). Each
+// experiment only calls an engine that already exists and publishes what it
+// measured as declared paths:
 //
+//   traffic       lab_traffic.cpp       a workload through the scheduler on the virtual clock
+//                                       (serving/traffic.h), with `compare` against one change
+//   batch_sweep   lab_batch_sweep.cpp   decode tokens/s and TPOT per batch size, the knee
+//                                       (serving/batch_sweep.h)
+//   queue         lab_queue.cpp         waiting time vs utilization, service times measured
+//                                       (serving/queue_curve.h)
 //   quantization  lab_quantization.cpp  the model as it is, Q8_0 and Q4_0 (tools/quantize.h),
 //                                       each timed decoding (tools/bench.h) and scored on the
 //                                       held-out stories (tools/perplexity.h)
@@ -67,19 +73,24 @@ public:
     virtual std::string compare(const ServingExhibit& ex, TraceEvent& ev) = 0;       // 5 postprocess: the answer
 };
 
-// The experiment of that name, or null for the three the serving job runs itself.
-std::unique_ptr<LabExperiment> make_lab_experiment(std::string_view name);
-
-// What the later experiments declare: their request fields and every path
-// they emit (added to the serving model's description).
-void declare_lab(std::vector<Knob>& knobs, std::vector<PathInfo>& paths);
-
-// The most work the experiment of that name may cost, from the request's
-// fields alone (the serving model's WorkDeclaration, added to a lesson's
-// budget before it runs); nothing for the three the serving job runs itself.
-// Token positions are counted on both models of a pair (target and draft,
-// original and quantized); loading or rewriting a file is not counted.
-Work lab_work(std::string_view name, const FieldLookup& field);
+// One experiment: the name a request gives in `experiment`, its knobs and
+// paths (added to the serving model's description), the most work it may
+// cost from the request's fields alone (the serving model's
+// WorkDeclaration, added to a lesson's budget before it runs: token
+// positions are counted on both models of a pair — target and draft,
+// original and quantized —; loading or rewriting a file is not), and a
+// fresh instance for each request.
+struct LabEntry {
+    const char* name;
+    void (*declare)(std::vector<Knob>& knobs, std::vector<PathInfo>& paths);
+    Work (*work)(const FieldLookup& field);
+    std::unique_ptr<LabExperiment> (*make)();
+};
+// Every experiment, in the order the `experiment` knob lists them (the
+// first is its default).
+const std::vector<LabEntry>& lab_experiments();
+// The entry of that name; throws sixstep::Error for a name no experiment has.
+const LabEntry& lab_experiment(std::string_view name);
 // The longest held-out story (assets/data/heldout-stories.txt), in bytes,
 // the quantization's work counts with: the shipped ones hold at most 505,
 // and tests/serving checks every one against it.
@@ -107,19 +118,28 @@ std::vector<long long> whole_numbers(const std::string& text);
 long long list_length(std::string_view text);
 }  // namespace lab
 
-// One declaration per experiment file.
+// One declaration, one work bound and one factory per experiment file.
+void declare_traffic_lab(std::vector<Knob>& knobs, std::vector<PathInfo>& paths);
+void declare_batch_sweep_lab(std::vector<Knob>& knobs, std::vector<PathInfo>& paths);
+void declare_queue_lab(std::vector<Knob>& knobs, std::vector<PathInfo>& paths);
 void declare_quantization_lab(std::vector<Knob>& knobs, std::vector<PathInfo>& paths);
 void declare_speculative_lab(std::vector<Knob>& knobs, std::vector<PathInfo>& paths);
 void declare_cold_start_lab(std::vector<Knob>& knobs, std::vector<PathInfo>& paths);
 void declare_bill_lab(std::vector<Knob>& knobs, std::vector<PathInfo>& paths);
 void declare_waits_lab(std::vector<Knob>& knobs, std::vector<PathInfo>& paths);
 void declare_canary_lab(std::vector<Knob>& knobs, std::vector<PathInfo>& paths);
+Work traffic_lab_work(const FieldLookup& field);
+Work batch_sweep_lab_work(const FieldLookup& field);
+Work queue_lab_work(const FieldLookup& field);
 Work quantization_lab_work(const FieldLookup& field);
 Work speculative_lab_work(const FieldLookup& field);
 Work cold_start_lab_work(const FieldLookup& field);
 Work bill_lab_work(const FieldLookup& field);
 Work waits_lab_work(const FieldLookup& field);
 Work canary_lab_work(const FieldLookup& field);
+std::unique_ptr<LabExperiment> make_traffic_lab();
+std::unique_ptr<LabExperiment> make_batch_sweep_lab();
+std::unique_ptr<LabExperiment> make_queue_lab();
 std::unique_ptr<LabExperiment> make_quantization_lab();
 std::unique_ptr<LabExperiment> make_speculative_lab();
 std::unique_ptr<LabExperiment> make_cold_start_lab();

@@ -13,17 +13,16 @@
 //                  hold on any machine (batch 32 ÷ batch 1, continuous ÷ static)
 //   6 respond      one paragraph that says it in words
 //
-// Experiments:
-//   batch_sweep   decode tokens/s and TPOT per batch size, the knee (batch_sweep.h)
+// Experiments, one file each (serving_lab.h):
 //   traffic       a workload through the scheduler on the virtual clock (traffic.h);
 //                 with `compare`, the same arrivals again with one thing changed
 //                 (the other policy, prefix cache the other way, the other KV
 //                 layout): output.baseline_<figure> and postprocess.<figure>_ratio
 //                 = this run ÷ the baseline
+//   batch_sweep   decode tokens/s and TPOT per batch size, the knee (batch_sweep.h)
 //   queue         waiting time vs utilization, service times measured on the
 //                 engine, beside M/D/1, M/M/1 and Pollaczek–Khinchine (queue_curve.h)
 //   quantization, speculative, cold_start, bill, waits, canary
-//                 the later experiments, one file each (serving_lab.h)
 //
 // The full results (every point, every request's timeline, the KV pool at its
 // fullest) are the model's exhibit (ServingExhibit) for the window's panels.
@@ -90,7 +89,7 @@ struct QuantizationRow {
 };
 
 struct ServingExhibit : Exhibit {
-    std::string experiment;                // "batch_sweep", "traffic", "queue"
+    std::string experiment;                // "traffic", "batch_sweep", "queue", "quantization", …
     std::optional<BatchSweepResult> sweep;
     std::optional<TrafficRun> run;         // traffic: the run as asked
     std::optional<TrafficRun> baseline;    // traffic with compare: the other arm

@@ -1,0 +1,281 @@
+// The serving lab's traffic (lessons 10 and 11): a workload of requests
+// through the scheduler on the engine, timed on the virtual clock
+// (traffic.h); with `compare`, the same arrivals again with one thing
+// changed — the other batching policy, the prefix cache the other way, the
+// other KV layout — and each figure of this run ÷ the baseline's.
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "pipeline/core/error.h"
+#include "pipeline/llm/kv/kv_blocks.h"
+#include "pipeline/llm/llm_model.h"
+#include "pipeline/llm/text_codec.h"
+#include "pipeline/llm/vocab/vocab.h"
+#include "pipeline/serving/serving_keys.h"
+#include "pipeline/serving/serving_lab.h"
+#include "pipeline/serving/serving_model.h"
+#include "pipeline/serving/workload.h"
+
+namespace sixstep::serving {
+
+namespace {
+
+double p50(const TrafficReport& r, const char* key) { return r.latency(key).summary.p50; }
+
+}  // namespace
+
+const std::vector<TrafficFigure>& traffic_figures() {
+    static const std::vector<TrafficFigure> all = {
+        {"ttft_p50_ms", "ms", "median TTFT from arrival (first token − arrival, queueing included)", "ttft_p50_ratio",
+         [](const TrafficReport& r) { return p50(r, "ttft"); }},
+        {"ttft_p90_ms", "ms", "90th percentile of TTFT from arrival", "ttft_p90_ratio",
+         [](const TrafficReport& r) { return r.latency("ttft").summary.p90; }},
+        {"ttft_sched_p50_ms", "ms", "median TTFT from first scheduling (queueing left out)", "ttft_sched_p50_ratio",
+         [](const TrafficReport& r) { return p50(r, "ttft_sched"); }},
+        {"queue_p50_ms", "ms", "median queue time (first scheduled − arrival)", nullptr,
+         [](const TrafficReport& r) { return p50(r, "queue"); }},
+        {"tpot_p50_ms", "ms", "median TPOT ((E2E − TTFT) ÷ (output tokens − 1), vLLM)", "tpot_p50_ratio",
+         [](const TrafficReport& r) { return p50(r, "tpot"); }},
+        {"e2e_p50_ms", "ms", "median end-to-end latency (last token − arrival)", "e2e_p50_ratio",
+         [](const TrafficReport& r) { return p50(r, "e2e"); }},
+        {"output_throughput", "tok/s", "output tokens ÷ duration", "output_throughput_ratio",
+         [](const TrafficReport& r) { return r.total("output_throughput").value; }},
+        {"duration_s", "s", "virtual time from the first arrival to the last token", "duration_ratio",
+         [](const TrafficReport& r) { return r.total("duration").value; }},
+        {"running_peak", "", "most requests running at once (holding a batch slot and KV memory)", "running_peak_ratio",
+         [](const TrafficReport& r) { return r.total("running_peak").value; }},
+        {"running_mean", "", "requests running, time-weighted mean", "running_mean_ratio",
+         [](const TrafficReport& r) { return r.total("running_mean").value; }},
+        {"batch_occupancy", "%", "requests in a pass ÷ max batch, time-weighted", "batch_occupancy_ratio",
+         [](const TrafficReport& r) { return r.total("batch_occupancy").value; }},
+        {"preemptions", "", "times a request gave its KV blocks back and was recomputed later", nullptr,
+         [](const TrafficReport& r) { return r.total("preemptions").value; }},
+        {"prefill_computed", "tokens", "prompt positions computed by forward passes (recomputes included)", "prefill_computed_ratio",
+         [](const TrafficReport& r) { return r.total("prefill_computed").value; }},
+        {"prefix_cached", "tokens", "prompt positions adopted from the prefix cache", nullptr,
+         [](const TrafficReport& r) { return r.total("prefix_cached").value; }},
+        {"kv_token_share", "%", "KV positions holding tokens ÷ positions set aside, time-weighted", "kv_token_share_ratio",
+         [](const TrafficReport& r) { return r.total("kv_token_share").value; }},
+        {"kv_internal_waste", "% of pool", "positions set aside but empty ÷ pool, time-weighted", nullptr,
+         [](const TrafficReport& r) { return r.total("kv_internal_waste").value; }},
+        {"kv_external_waste", "% of pool", "free positions in holes too small for the next request ÷ pool", nullptr,
+         [](const TrafficReport& r) { return r.total("kv_external_waste").value; }},
+    };
+    return all;
+}
+
+namespace {
+
+class TrafficLab : public LabExperiment {
+public:
+    void read(const LabFields& f, TraceEvent& ev) override {
+        TrafficParams& p = run_;
+        p.workload.arrivals.kind = ArrivalKind::poisson;
+        p.workload.arrivals.rate = f.number(keys::rate);
+        p.workload.arrivals.count = f.whole(keys::requests);
+        p.workload.arrivals.seed = static_cast<std::uint64_t>(f.whole(keys::seed));
+        p.workload.max_tokens = f.whole(keys::max_tokens);
+        p.workload.min_tokens = f.whole(keys::min_tokens);
+        if (p.workload.min_tokens > p.workload.max_tokens)
+            throw Error(fmt::format("\"min_tokens\" {} is above \"max_tokens\" {}", p.workload.min_tokens,
+                                    p.workload.max_tokens));
+        p.workload.shared_prefix = f.whole(keys::shared_prefix);
+        p.scheduler.policy = *parse_batch_policy(f.text(keys::policy));
+        p.scheduler.max_batch = f.whole(keys::max_batch);
+        p.scheduler.max_step_tokens = f.whole(keys::step_tokens);
+        p.scheduler.prefix_cache = f.on(keys::prefix_cache);
+        p.scheduler.kv_layout = f.text(keys::kv_layout) == "contiguous" ? KvLayout::contiguous : KvLayout::paged;
+        p.kv_blocks = f.whole(keys::kv_blocks);
+        p.block_size = f.whole(keys::block_size);
+        if (p.scheduler.prefix_cache && p.scheduler.kv_layout == KvLayout::contiguous)
+            throw Error("\"prefix_cache\" needs the paged KV layout: cached blocks are shared pages");
+        compare_ = f.text(keys::compare);
+        base_ = p;
+        if (compare_ == "policy") {
+            base_.scheduler.policy = p.scheduler.policy == BatchPolicy::continuous ? BatchPolicy::static_batching
+                                                                                   : BatchPolicy::continuous;
+            run_label_ = std::string(batch_policy_name(p.scheduler.policy));
+            baseline_label_ = std::string(batch_policy_name(base_.scheduler.policy));
+        } else if (compare_ == "prefix_cache") {
+            if (p.scheduler.kv_layout == KvLayout::contiguous)
+                throw Error("compare: prefix_cache needs the paged KV layout");
+            base_.scheduler.prefix_cache = !p.scheduler.prefix_cache;
+            run_label_ = fmt::format("prefix cache {}", p.scheduler.prefix_cache ? "on" : "off");
+            baseline_label_ = fmt::format("prefix cache {}", base_.scheduler.prefix_cache ? "on" : "off");
+        } else if (compare_ == "kv_layout") {
+            if (p.scheduler.prefix_cache) throw Error("compare: kv_layout runs without the prefix cache (it needs pages)");
+            base_.scheduler.kv_layout = p.scheduler.kv_layout == KvLayout::paged ? KvLayout::contiguous : KvLayout::paged;
+            run_label_ = std::string(kv_layout_name(p.scheduler.kv_layout));
+            baseline_label_ = std::string(kv_layout_name(base_.scheduler.kv_layout));
+        }
+        ev.summary = fmt::format("{} requests at {} req/s, {} batching{}", p.workload.arrivals.count,
+                                 format_value(Value{p.workload.arrivals.rate}), batch_policy_name(p.scheduler.policy),
+                                 compared() ? fmt::format(", compared with {}", baseline_label_) : "");
+        ev.out(keys::requests, static_cast<double>(p.workload.arrivals.count));
+        ev.out(keys::rate, p.workload.arrivals.rate, "req/s");
+        ev.out(keys::policy, std::string(batch_policy_name(p.scheduler.policy)));
+        ev.out(keys::shared_prefix, static_cast<double>(p.workload.shared_prefix), "tokens");
+        ev.out(keys::compare, compare_);
+        if (compared()) ev.out(keys::baseline, baseline_label_);
+    }
+
+    void run(ServingModel& model, ServingExhibit& ex, TraceEvent& ev) override {
+        ex.compare = compared() ? compare_ : std::string();
+        ex.run_label = run_label_;
+        ex.baseline_label = baseline_label_;
+        llm::LlmModel& m = model.llm();
+        const int bos = m.vocab().add_bos() ? m.vocab().bos() : -1;
+        const std::vector<RequestSpec> reqs = make_workload(run_.workload, m.codec(), bos);
+        ex.run = run_traffic(m.backend(), m.codec(), reqs, run_);
+        if (compared()) ex.baseline = run_traffic(m.backend(), m.codec(), reqs, base_);
+        double passes = 0, engine = 0;
+        for (const TrafficRun* r : {&*ex.run, ex.baseline ? &*ex.baseline : nullptr}) {
+            if (!r) continue;
+            passes += static_cast<double>(r->steps.size());
+            for (const StepRecord& s : r->steps) engine += s.shape.forward_ms + s.shape.sample_ms;
+        }
+        ev.summary = fmt::format("{} forward passes{}", passes, ex.baseline ? " (both runs)" : "");
+        ev.out(keys::passes, passes);
+        ev.out(keys::engine_ms, engine, "ms");
+        ev.out(keys::virtual_s, ex.run->info.duration_ms / 1000.0, "s");
+    }
+
+    void output(const ServingExhibit& ex, TraceEvent& ev) override {
+        for (const TrafficFigure& f : traffic_figures()) {
+            ev.out(f.key, f.get(ex.run->report), f.unit);
+            if (ex.baseline) ev.out(std::string(keys::baseline_prefix) + f.key, f.get(ex.baseline->report), f.unit);
+        }
+        const TrafficReport& r = ex.run->report;
+        ev.summary = fmt::format("p50 TTFT {:.1f} ms, p50 TPOT {:.2f} ms, {:.0f} tok/s", p50(r, "ttft"), p50(r, "tpot"),
+                                 r.total("output_throughput").value);
+    }
+
+    std::string compare(const ServingExhibit& ex, TraceEvent& ev) override {
+        const TrafficReport& r = ex.run->report;
+        if (!ex.baseline) {
+            ev.summary = "no baseline (compare: none)";
+            return fmt::format("{} requests served in {:.2f} s of virtual time: median TTFT {:.1f} ms, median TPOT "
+                               "{:.2f} ms, {:.0f} output tokens/s.",
+                               ex.run->requests.size(), r.total("duration").value, p50(r, "ttft"), p50(r, "tpot"),
+                               r.total("output_throughput").value);
+        }
+        const TrafficReport& b = ex.baseline->report;
+        // The same requests in both arms (arrival order): a scheduling or
+        // caching choice must not change what any of them generates.
+        const std::vector<RequestRecord>& ra = ex.run->requests;
+        const std::vector<RequestRecord>& rb = ex.baseline->requests;
+        std::size_t differ = 0;
+        if (ra.size() != rb.size()) differ = std::max(ra.size(), rb.size());
+        else
+            for (std::size_t i = 0; i < ra.size(); ++i) differ += ra[i].output != rb[i].output;
+        ev.out("outputs_identical", differ == 0 ? std::string("yes") : fmt::format("{} of {} differ", differ, ra.size()));
+        for (const TrafficFigure& f : traffic_figures()) {
+            if (!f.ratio) continue;
+            const double x = f.get(r), y = f.get(b);
+            if (y == 0) continue;  // no ratio to a zero
+            ev.out(f.ratio, x / y);
+            ev.says(fmt::format("{}: {} {} ÷ {} {} = {:.3f}", f.key, ex.run_label, format_value(Value{x}, 4),
+                                ex.baseline_label, format_value(Value{y}, 4), x / y));  // 16610, not 1.661e+04
+        }
+        const double t = p50(r, "ttft"), tb = p50(b, "ttft");
+        ev.summary = fmt::format("{} vs {}: median TTFT × {:.2f}", ex.run_label, ex.baseline_label, t / tb);
+        // TTFT from arrival (the queue included), and TPOT beside it: what
+        // one side gains in waiting it may pay for in typing speed.
+        return fmt::format("Same arrivals, {} vs {}: median TTFT {:.1f} vs {:.1f} ms (from arrival), median TPOT "
+                           "{} vs {} ms, requests running at once at most {} vs {}, {:.0f} vs {:.0f} output "
+                           "tokens/s.",
+                           ex.run_label, ex.baseline_label, t, tb, format_value(Value{p50(r, "tpot")}, 3),
+                           format_value(Value{p50(b, "tpot")}, 3), r.total("running_peak").value,
+                           b.total("running_peak").value, r.total("output_throughput").value,
+                           b.total("output_throughput").value);
+    }
+
+private:
+    bool compared() const { return compare_ != "none"; }
+
+    TrafficParams run_, base_;  // the run as asked; the other arm of a comparison
+    std::string compare_ = "none";
+    std::string run_label_, baseline_label_;
+};
+
+}  // namespace
+
+std::unique_ptr<LabExperiment> make_traffic_lab() { return std::make_unique<TrafficLab>(); }
+
+// Counted at its most: every request prefilled and generated to max_tokens
+// (its prompt at most the shared prefix and the longest built-in opening),
+// in both arms of a comparison. A preempted request's recompute is not
+// counted: the pool's size bounds how often that happens, not the lesson.
+Work traffic_lab_work(const FieldLookup& field) {
+    const auto whole = [&](const char* name) { return lab::whole_field(field, name); };
+    long long opening = 0;
+    for (const std::string& o : story_openings()) opening = std::max(opening, llm::encoded_tokens_at_most(o));
+    const long long prompt = whole(keys::shared_prefix) + opening;
+    const long long arms = field(keys::compare) == "none" ? 1 : 2;
+    Work w;
+    w.forward_tokens = arms * whole(keys::requests) * (prompt + whole(keys::max_tokens));
+    return w;
+}
+
+void declare_traffic_lab(std::vector<Knob>& knobs, std::vector<PathInfo>& paths) {
+    using lab::path;
+    using VT = ValueType;
+    const TrafficParams d;
+    knobs.push_back(lab::choice(keys::policy, {"continuous", "static"},
+                                "traffic: continuous (join and leave every step) or static batching (a batch ends "
+                                "with its longest request)"));
+    knobs.push_back(lab::choice(keys::compare, {"none", "policy", "prefix_cache", "kv_layout"},
+                                "traffic: run the same arrivals again with the other policy, the prefix cache the "
+                                "other way, or the other KV layout"));
+    knobs.push_back(lab::whole(keys::requests, 1, 10000, 32, "", "traffic: requests in the workload"));
+    Knob rate = lab::knob(keys::rate, KnobType::number, "50", "traffic: mean arrivals per second (Poisson), virtual time");
+    rate.min = min_arrival_rate, rate.max = 1e6, rate.unit = "req/s";
+    rate.slider_min = 1, rate.slider_max = 500;
+    knobs.push_back(rate);
+    Knob batch = lab::whole(keys::max_batch, 1, 1024, d.scheduler.max_batch, "", "traffic: most requests running at once");
+    batch.slider_min = 1, batch.slider_max = 64;
+    knobs.push_back(batch);
+    knobs.push_back(lab::whole(keys::kv_blocks, 1, max_kv_blocks, d.kv_blocks, "", "traffic: blocks in the KV pool"));
+    knobs.push_back(lab::whole(keys::block_size, 1, llm::max_block_size, d.block_size, "tokens",
+                               "traffic: positions per KV block"));
+    knobs.push_back(lab::whole(keys::step_tokens, 1, 1 << 20, d.scheduler.max_step_tokens, "tokens",
+                               "traffic, continuous: most tokens one forward pass reads"));
+    knobs.push_back(lab::knob(keys::prefix_cache, KnobType::boolean, "false",
+                              "traffic: reuse KV blocks of identical prompt prefixes (paged only)"));
+    knobs.push_back(lab::choice(keys::kv_layout, {"paged", "contiguous"},
+                                "traffic: KV blocks taken as a request grows, or its whole maximum length reserved up "
+                                "front"));
+    knobs.push_back(lab::whole(keys::shared_prefix, 0, 4096, 0, "tokens",
+                               "traffic: tokens of a built-in system prompt in front of every prompt (0: none)"));
+    knobs.push_back(lab::whole(keys::max_tokens, 1, 4096, 16, "tokens", "traffic: most tokens a request generates"));
+    knobs.push_back(lab::whole(keys::min_tokens, 0, 4096, 0, "tokens", "traffic: fewest drawn (0: max_tokens / 4)"));
+    knobs.push_back(lab::whole(keys::seed, 0, 2147483647, 1, "", "traffic: seed of the arrivals, prompts and lengths"));
+
+    const Stage rq = Stage::request, fw = Stage::forward, op = Stage::output, pp = Stage::postprocess;
+    std::vector<PathInfo> p = {
+        {path(rq, keys::requests), VT::number, "", "traffic: requests in the workload"},
+        {path(rq, keys::rate), VT::number, "req/s", "traffic: mean arrival rate"},
+        {path(rq, keys::policy), VT::text, "", "traffic: the batching policy"},
+        {path(rq, keys::compare), VT::text, "", "traffic: what the baseline changes (none: no baseline)"},
+        {path(rq, keys::baseline), VT::text, "", "traffic with compare: the baseline's setting (\"static\", …)"},
+        {path(rq, keys::shared_prefix), VT::number, "tokens", "traffic: shared system-prompt tokens"},
+        {path(fw, keys::passes), VT::number, "", "traffic: forward passes run, baseline included"},
+        {path(fw, keys::engine_ms), VT::number, "ms", "traffic: engine time of those passes (forward + sampling), measured"},
+        {path(fw, keys::virtual_s), VT::number, "s", "traffic: virtual time of the run, first arrival to last token"},
+    };
+    for (const TrafficFigure& f : traffic_figures()) {
+        p.push_back({path(op, f.key), VT::number, f.unit, fmt::format("traffic: {}", f.meaning)});
+        p.push_back({path(op, (std::string(keys::baseline_prefix) + f.key).c_str()), VT::number, f.unit,
+                     fmt::format("traffic with compare, the baseline: {}", f.meaning)});
+        if (f.ratio)
+            p.push_back({path(pp, f.ratio), VT::number, "",
+                         fmt::format("traffic with compare: {} of this run ÷ of the baseline", f.key)});
+    }
+    p.push_back({path(pp, "outputs_identical"), VT::text, "",
+                 "traffic with compare: \"yes\" when every request generated the same tokens in both runs, else "
+                 "\"n of m differ\""});
+    paths.insert(paths.end(), p.begin(), p.end());
+}
+
+}  // namespace sixstep::serving
