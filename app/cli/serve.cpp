@@ -32,7 +32,7 @@ struct ServeOptions {
     int port = 8080, n_ctx = 0, threads = 0;
     // the engine's own defaults, shown by --help
     int max_batch = serving::SchedulerParams{}.max_batch, step_tokens = serving::SchedulerParams{}.max_step_tokens;
-    int kv_blocks = serving::default_kv_blocks, block_size = llm::default_block_size;
+    int kv_blocks = llm::default_kv_blocks, block_size = llm::default_block_size;
     int max_queue = 256, max_concurrent = 64, retry_after = 1;
     std::size_t max_body = 1 << 20;
     double shutdown_grace = 10;

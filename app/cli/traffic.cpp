@@ -38,7 +38,7 @@ struct TrafficOptions {
     int count = 100;
     // the engine's own defaults, shown by --help
     int max_batch = serving::SchedulerParams{}.max_batch, step_tokens = serving::SchedulerParams{}.max_step_tokens;
-    int kv_blocks = serving::default_kv_blocks, block_size = llm::default_block_size;
+    int kv_blocks = llm::default_kv_blocks, block_size = llm::default_block_size;
     int shared_prefix = 0, max_tokens = 64, min_tokens = 0, threads = 0;
     std::uint64_t seed = 1;
     bool prefix_cache = false, ignore_eos = false, compare_contiguous = false, json = false;

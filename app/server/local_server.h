@@ -18,7 +18,7 @@ namespace sixstep::server {
 struct LocalServerParams {
     std::string model_id;  // the name /v1/models lists
     int max_batch = serving::SchedulerParams{}.max_batch;  // most requests running at once, >= 1
-    int kv_blocks = serving::default_kv_blocks;            // KV pool, in blocks of llm::default_block_size positions
+    int kv_blocks = llm::default_kv_blocks;            // KV pool, in blocks of llm::default_block_size positions
 };
 
 class LocalServer {

@@ -12,7 +12,7 @@ namespace sixstep::server {
 
 ServingEngine::ServingEngine(llm::Backend& backend, const llm::TextCodec& codec, const ServingEngineParams& params)
     : backend_(backend), codec_(codec), params_(params) {
-    serving::check_kv_pool(params_.kv_blocks, params_.block_size);  // the limits traffic has
+    llm::check_kv_pool(params_.kv_blocks, params_.block_size);  // the limits traffic has
     if (params_.max_queue < 0) throw Error(fmt::format("max queue {}: must be >= 0", params_.max_queue));
     const llm::LlamaHparams& hp = backend_.model().hparams();
     if (params_.n_ctx < 0 || params_.n_ctx > hp.n_ctx)

@@ -37,18 +37,18 @@
 #include <vector>
 
 #include "pipeline/llm/backend.h"
+#include "pipeline/llm/kv/kv_blocks.h"
 #include "pipeline/llm/sampler.h"
 #include "pipeline/llm/text_codec.h"
 #include "pipeline/server/request_stream.h"
 #include "pipeline/server/server_metrics.h"
 #include "pipeline/serving/scheduler.h"
-#include "pipeline/serving/traffic.h"
 
 namespace sixstep::server {
 
 struct ServingEngineParams {
     serving::SchedulerParams scheduler;  // continuous batching, max batch, step tokens, prefix cache
-    int kv_blocks = serving::default_kv_blocks;  // KV pool, in blocks, 1 .. serving::max_kv_blocks
+    int kv_blocks = llm::default_kv_blocks;  // KV pool, in blocks, 1 .. llm::max_kv_blocks
     int block_size = llm::default_block_size;   // positions per block, 1 .. llm::max_block_size
     int n_ctx = 0;          // most positions one request may hold; 0 → the model's context
     int max_queue = 256;    // most requests waiting to run before submit() refuses, >= 0

@@ -236,7 +236,7 @@ void declare_traffic_lab(std::vector<Knob>& knobs, std::vector<PathInfo>& paths)
     Knob batch = lab::whole(keys::max_batch, 1, 1024, d.scheduler.max_batch, "", "traffic: most requests running at once");
     batch.slider_min = 1, batch.slider_max = 64;
     knobs.push_back(batch);
-    knobs.push_back(lab::whole(keys::kv_blocks, 1, max_kv_blocks, d.kv_blocks, "", "traffic: blocks in the KV pool"));
+    knobs.push_back(lab::whole(keys::kv_blocks, 1, llm::max_kv_blocks, d.kv_blocks, "", "traffic: blocks in the KV pool"));
     knobs.push_back(lab::whole(keys::block_size, 1, llm::max_block_size, d.block_size, "tokens",
                                "traffic: positions per KV block"));
     knobs.push_back(lab::whole(keys::step_tokens, 1, 1 << 20, d.scheduler.max_step_tokens, "tokens",

@@ -36,16 +36,9 @@ void warm_up(llm::Backend& backend, const llm::TextCodec& codec, const RequestSp
 
 }  // namespace
 
-void check_kv_pool(int kv_blocks, int block_size) {
-    if (kv_blocks < 1 || kv_blocks > max_kv_blocks)
-        throw Error(fmt::format("kv blocks {}: the pool needs 1 to {} blocks", kv_blocks, max_kv_blocks));
-    if (block_size < 1 || block_size > llm::max_block_size)
-        throw Error(fmt::format("block size {}: a block holds 1 to {} positions", block_size, llm::max_block_size));
-}
-
 TrafficRun run_traffic(llm::Backend& backend, const llm::TextCodec& codec, const std::vector<RequestSpec>& requests,
                        const TrafficParams& params, StepCostModel cost) {
-    check_kv_pool(params.kv_blocks, params.block_size);
+    llm::check_kv_pool(params.kv_blocks, params.block_size);
     const llm::LlamaHparams& hp = backend.model().hparams();
     llm::KvCacheParams kp = llm::kv_cache_params(hp, params.n_ctx, 1, params.block_size);
     kp.n_blocks = params.kv_blocks;

@@ -14,22 +14,17 @@
 #include <vector>
 
 #include "pipeline/llm/backend.h"
+#include "pipeline/llm/kv/kv_blocks.h"
 #include "pipeline/serving/scheduler.h"
 #include "pipeline/serving/traffic_metrics.h"
 #include "pipeline/serving/workload.h"
 
 namespace sixstep::serving {
 
-inline constexpr int max_kv_blocks = 1 << 20;  // bookkeeping per block; more is a typo, not a cache
-inline constexpr int default_kv_blocks = 256;  // the pool unless a caller says otherwise
-// A KV pool's shape as traffic and the server take it: 1 .. max_kv_blocks
-// blocks of 1 .. llm::max_block_size positions. Throws sixstep::Error.
-void check_kv_pool(int kv_blocks, int block_size);
-
 struct TrafficParams {
     WorkloadParams workload;    // arrivals, prompts, output lengths (make_workload)
     SchedulerParams scheduler;  // policy, max batch, step budget, prefix cache, KV layout
-    int kv_blocks = default_kv_blocks;          // blocks in the KV pool, 1 .. max_kv_blocks
+    int kv_blocks = llm::default_kv_blocks;     // blocks in the KV pool, 1 .. llm::max_kv_blocks (llm::check_kv_pool)
     int block_size = llm::default_block_size;  // positions per block, 1 .. llm::max_block_size
     int n_ctx = 0;              // most positions per request; <= 0 → the model's context
     SloTargets targets;         // for goodput

@@ -8,6 +8,13 @@
 
 namespace sixstep::llm {
 
+void check_kv_pool(int kv_blocks, int block_size) {
+    if (kv_blocks < 1 || kv_blocks > max_kv_blocks)
+        throw Error(fmt::format("kv blocks {}: the pool needs 1 to {} blocks", kv_blocks, max_kv_blocks));
+    if (block_size < 1 || block_size > max_block_size)
+        throw Error(fmt::format("block size {}: a block holds 1 to {} positions", block_size, max_block_size));
+}
+
 KvBlocks::KvBlocks(const KvBlocksParams& params) : params_(params) {
     if (params_.n_ctx <= 0) throw Error(fmt::format("KV cache: invalid context {} (n_ctx)", params_.n_ctx));
     if (params_.block_size <= 0 || params_.block_size > max_block_size)

@@ -30,6 +30,14 @@ namespace sixstep::llm {
 inline constexpr int max_block_size = 4096;
 // Positions per block unless a caller says otherwise (vLLM's default too).
 inline constexpr int default_block_size = 16;
+// The most blocks a serving pool may have (bookkeeping per block; more is a
+// typo, not a cache), and its size unless a caller says otherwise.
+inline constexpr int max_kv_blocks = 1 << 20;
+inline constexpr int default_kv_blocks = 256;
+// A serving pool's shape as traffic and the server take it: 1 ..
+// max_kv_blocks blocks of 1 .. max_block_size positions. Throws
+// sixstep::Error naming the value out of range.
+void check_kv_pool(int kv_blocks, int block_size);
 
 struct KvBlocksParams {
     int n_ctx = 0;         // most positions one sequence may hold, >= 1
