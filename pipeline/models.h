@@ -34,7 +34,7 @@ const ModelDescription& model_description(std::string_view kind);
 bool reads_gguf(std::string_view kind);
 
 struct GgufModelOptions {
-    std::filesystem::path file;  // the GGUF model
+    std::filesystem::path file;  // the GGUF model (serving: empty for none, as the canary needs)
     std::string random;          // or a random-weight F32 model of this preset (random_model.h), cached
     int n_threads = 0;           // CPU threads; <= 0 → the backend's default
     int top_n = 5;               // llm: rows of the next-token probability table

@@ -66,6 +66,7 @@ const Catalogue& chinese_catalogue() {
             {"cold start", "冷启动"},
             {"cold load", "冷加载"},
             {"reused", "复用"},
+            {"nothing to load", "无需加载"},
             {"1 · request: receive and normalize", "1 · 请求：接收并标准化"},
             {"2 · load the weights (once)", "2 · 加载参数（只加载一次）"},
             {"3 · forward pass only", "3 · 只做前向计算"},
@@ -217,6 +218,7 @@ const Catalogue& chinese_catalogue() {
             {"max_tokens", "最多生成词元数"},
             // the transformer's stages: summaries, fields
             {"weights already in memory: reused", "参数已在内存中：直接复用"},
+            {"no model file: nothing to load (the experiment brings its own models)", "没有模型文件：无需加载（实验自带模型）"},
             {"token ids", "词元编号"},
             {"token pieces", "词元片段"},
             {"tokens in", "输入词元"},

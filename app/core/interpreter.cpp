@@ -111,7 +111,7 @@ void Interpreter::reset_engine() {
     }
     if (reads_gguf(lesson_.model.kind)) {
         const ModelSpec& m = lesson_.model;
-        model_ = make_gguf_model(m.kind, {m.random.empty() ? resolve_lesson_path(lesson_, m.file) : "", m.random,
+        model_ = make_gguf_model(m.kind, {m.file.empty() ? "" : resolve_lesson_path(lesson_, m.file), m.random,
                                           m.threads, m.top_n, m.backend});
         // The transformer's panels listen to an llm model; the serving kind
         // draws its charts from its own exhibit.

@@ -34,6 +34,8 @@
 #include "pipeline/models.h"
 #include "pipeline/tools/random_model.h"
 #include "pipeline/serving/kv_calc.h"
+#include "pipeline/serving/serving_keys.h"
+#include "pipeline/serving/serving_lab.h"
 
 namespace sixstep::app {
 
@@ -184,7 +186,10 @@ ModelSpec read_model(const Reader& r, const YAML::Node& n) {
         return m;
     }
     if (reads_gguf(m.kind) || endpoint) {
-        if (!n["file"] == !n["random"])
+        // A serving lesson whose experiments bring their own models (the
+        // canary's delivery versions) loads none: no file is no weights.
+        const bool optional = m.kind == "serving" && !n["file"] && !n["random"];
+        if (!n["file"] == !n["random"] && !optional)
             r.fail(n, fmt::format("kind {} needs \"file\": the GGUF file, relative to the lesson (or \"random\": a "
                                   "preset, for random weights; not both){}",
                                   m.kind, endpoint ? "; or \"url\": another server to measure" : ""));
@@ -625,6 +630,24 @@ KvCalcSpec read_kv_calc(const Reader& r, const YAML::Node& n) {
     k.n_tokens = positive("tokens");
     if (n["sessions"]) k.n_sessions = positive("sessions");
     return k;
+}
+
+// A serving model without a file runs only the experiments that bring their
+// own models (the canary): any other fails here, where the request names it,
+// not when the step runs.
+void check_serving_needs_file(const Reader& r, const ModelSpec& m, const YAML::Node& step,
+                              const ModelDescription& model) {
+    const YAML::Node req = step["request"];
+    if (m.kind != "serving" || !m.file.empty() || !m.random.empty() || !req || step_expects_error(step)) return;
+    const YAML::Node named = req[serving::keys::experiment];
+    const std::string experiment = named ? named.Scalar() : model.knob(serving::keys::experiment).default_value;
+    const auto& all = serving::lab_experiments();
+    const auto e = std::find_if(all.begin(), all.end(), [&](const serving::LabEntry& x) { return experiment == x.name; });
+    if (e == all.end() || !e->runs_on_model) return;  // an unknown one: its knob says so
+    r.fail(named ? named : req,
+           fmt::format("experiment {} runs on a language model, and this lesson's model has none: give the model a "
+                       "GGUF \"file\" (or \"random\"); only canary runs without one",
+                       experiment));
 }
 
 // A step key that only some model kinds support.
@@ -1119,6 +1142,7 @@ Lesson read_lesson(const Reader& r, const YAML::Node& root) {
     std::map<std::pair<int, int>, int> step_at;  // a step's line and column → the first step written there
     for (size_t i = 0; i < steps.size(); ++i) {
         lesson.steps.push_back(read_step(r, steps[i], i, model, so_far, remembered));
+        check_serving_needs_file(r, lesson.model, steps[i], model);
         const YAML::Mark m = steps[i].Mark();
         const auto [first, fresh] = step_at.emplace(std::pair{m.line, m.column}, static_cast<int>(i));
         if (!fresh) lesson.steps.back().copy_of = first->second;

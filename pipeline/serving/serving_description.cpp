@@ -10,6 +10,7 @@
 #include "pipeline/core/stage.h"
 #include "pipeline/core/trace_keys.h"
 #include "pipeline/llm/llm_model.h"
+#include "pipeline/llm/trace_keys.h"
 #include "pipeline/serving/serving_keys.h"
 #include "pipeline/serving/serving_lab.h"
 #include "pipeline/serving/serving_model.h"
@@ -47,6 +48,9 @@ const Declared& declared() {
                 q.path != path(Stage::load, sixstep::keys::weights_checksum) &&
                 q.path != path(Stage::load, sixstep::keys::checksum_ms))
                 x.paths.push_back(q);
+        for (PathInfo& q : x.paths)
+            if (q.path == path(Stage::load, llm::keys::status))
+                q.meaning += fmt::format("; \"{}\" without a model file (the canary brings its own)", nothing_to_load);
         x.paths.push_back({path(Stage::forward, keys::wall_ms), VT::number, "ms", "real time the experiment took"});
         for (const LabEntry& e : lab_experiments()) e.declare(x.knobs, x.paths);
         x.paths.push_back({path(Stage::respond, sixstep::keys::text), VT::text, "", "what the experiment showed, in words"});

@@ -51,15 +51,15 @@ std::string yes_no(bool b) { return b ? "yes" : "no"; }
 
 const std::vector<LabEntry>& lab_experiments() {
     static const std::vector<LabEntry> all = {
-        {"traffic", declare_traffic_lab, traffic_lab_work, make_traffic_lab},
-        {"batch_sweep", declare_batch_sweep_lab, batch_sweep_lab_work, make_batch_sweep_lab},
-        {"queue", declare_queue_lab, queue_lab_work, make_queue_lab},
-        {"quantization", declare_quantization_lab, quantization_lab_work, make_quantization_lab},
-        {"speculative", declare_speculative_lab, speculative_lab_work, make_speculative_lab},
-        {"cold_start", declare_cold_start_lab, cold_start_lab_work, make_cold_start_lab},
-        {"bill", declare_bill_lab, bill_lab_work, make_bill_lab},
-        {"waits", declare_waits_lab, waits_lab_work, make_waits_lab},
-        {"canary", declare_canary_lab, canary_lab_work, make_canary_lab},
+        {"traffic", true, declare_traffic_lab, traffic_lab_work, make_traffic_lab},
+        {"batch_sweep", true, declare_batch_sweep_lab, batch_sweep_lab_work, make_batch_sweep_lab},
+        {"queue", true, declare_queue_lab, queue_lab_work, make_queue_lab},
+        {"quantization", true, declare_quantization_lab, quantization_lab_work, make_quantization_lab},
+        {"speculative", true, declare_speculative_lab, speculative_lab_work, make_speculative_lab},
+        {"cold_start", true, declare_cold_start_lab, cold_start_lab_work, make_cold_start_lab},
+        {"bill", true, declare_bill_lab, bill_lab_work, make_bill_lab},
+        {"waits", true, declare_waits_lab, waits_lab_work, make_waits_lab},
+        {"canary", false, declare_canary_lab, canary_lab_work, make_canary_lab},
     };
     return all;
 }

@@ -82,6 +82,7 @@ public:
 // fresh instance for each request.
 struct LabEntry {
     const char* name;
+    bool runs_on_model;  // on the serving model's language model (all but the canary, which brings its own)
     void (*declare)(std::vector<Knob>& knobs, std::vector<PathInfo>& paths);
     Work (*work)(const FieldLookup& field);
     std::unique_ptr<LabExperiment> (*make)();

@@ -2,9 +2,13 @@
 
 #include <chrono>
 
+#include <fmt/format.h>
+
+#include "pipeline/core/error.h"
 #include "pipeline/core/measure.h"
 #include "pipeline/core/trace_keys.h"
 #include "pipeline/llm/llm_model.h"
+#include "pipeline/llm/trace_keys.h"
 #include "pipeline/serving/serving_keys.h"
 #include "pipeline/serving/serving_lab.h"
 
@@ -26,7 +30,13 @@ public:
         ex_ = std::make_shared<ServingExhibit>();
         ex_->experiment = fields.text(keys::experiment);
         ev.in(keys::experiment, ex_->experiment);
-        lab_ = lab_experiment(ex_->experiment).make();
+        const LabEntry& entry = lab_experiment(ex_->experiment);
+        if (entry.runs_on_model && !model_.has_llm())
+            throw Error(fmt::format("experiment {} runs on the serving model's language model, and it has none: give "
+                                    "the lesson's model a GGUF \"file\" (or \"random\"); only canary runs without "
+                                    "one",
+                                    entry.name));
+        lab_ = entry.make();
         lab_->read(fields, ev);
     }
 
@@ -64,6 +74,7 @@ private:
 }  // namespace
 
 ServingModel::ServingModel(ServingModelParams params) {
+    if (params.file.empty()) return;  // the canary's experiments bring their own models
     llm::LlmModelParams p;
     p.n_threads = params.n_threads;
     p.backend = params.backend;
@@ -71,10 +82,23 @@ ServingModel::ServingModel(ServingModelParams params) {
 }
 ServingModel::~ServingModel() = default;
 
-std::string ServingModel::name() const { return "serving: " + llm_->name(); }
-bool ServingModel::loaded() const { return llm_->loaded(); }
-void ServingModel::load(TraceEvent& ev) { llm_->load(ev); }
-std::uint64_t ServingModel::weights_checksum() const { return llm_->weights_checksum(); }
+std::string ServingModel::name() const { return llm_ ? "serving: " + llm_->name() : "serving: no model file"; }
+bool ServingModel::loaded() const { return !llm_ || llm_->loaded(); }
+
+void ServingModel::load(TraceEvent& ev) {
+    if (llm_) return llm_->load(ev);
+    // Said, not left blank: step 2 of a lesson whose experiment loads its
+    // own versions (the canary's v1 and v2) has no weights of its own.
+    ev.summary = "no model file: nothing to load (the experiment brings its own models)";
+    ev.out(llm::keys::status, std::string(nothing_to_load));  // no `cold`: nothing was paid, nothing reused
+}
+
+std::uint64_t ServingModel::weights_checksum() const { return llm_ ? llm_->weights_checksum() : checksum_bytes(nullptr, 0); }
+
+llm::LlmModel& ServingModel::llm() {
+    if (!llm_) throw Error("the serving model has no GGUF file (give the lesson's model a \"file\" or \"random\")");
+    return *llm_;
+}
 
 std::unique_ptr<Job> ServingModel::start(const Request& request) {
     exhibit_.reset();  // the panels show this request's experiment once it has run

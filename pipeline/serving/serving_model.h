@@ -56,7 +56,7 @@ class LlmModel;
 namespace sixstep::serving {
 
 struct ServingModelParams {
-    std::filesystem::path file;  // the GGUF model
+    std::filesystem::path file;  // the GGUF model; empty: none, for the experiments that bring their own (canary)
     int n_threads = 0;           // CPU threads; <= 0 → the CPU backend's default
     // Where the experiments' forward passes run, and the backends they make
     // of their own: quantized copies, a speculative draft, cold-start instances.
@@ -110,6 +110,9 @@ struct ServingExhibit : Exhibit {
     std::optional<CanaryResult> canary;
 };
 
+// load.status of a serving model made without a file.
+inline constexpr char nothing_to_load[] = "nothing to load";
+
 class ServingModel : public sixstep::Model {
 public:
     explicit ServingModel(ServingModelParams params);
@@ -127,7 +130,10 @@ public:
     // (serving_description.cpp). No settings: everything is per request.
     static const ModelDescription& describe();
 
-    llm::LlmModel& llm() { return *llm_; }
+    // The language model the experiments run on; throws sixstep::Error
+    // when the serving model was made without a file.
+    llm::LlmModel& llm();
+    bool has_llm() const { return llm_ != nullptr; }
     void set_exhibit(std::shared_ptr<const ServingExhibit> e) { exhibit_ = std::move(e); }
 
 private:

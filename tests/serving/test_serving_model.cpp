@@ -9,6 +9,8 @@
 #include <fstream>
 #include <string>
 
+#include <fmt/format.h>
+
 #include "description_coverage.h"
 #include "error_of.h"
 #include "temp_dir.h"
@@ -152,6 +154,30 @@ TEST_CASE("serving model: the canary experiment rolls the metre-trained v2 back 
     Pipeline q(m, request({{"experiment", "canary"}, {"v2_unit", "km"}}));
     q.run();
     CHECK(std::get<std::string>(*q.trace().lookup("output.promoted")) == "yes");
+}
+
+TEST_CASE("serving model: without a file it loads nothing, runs the canary, and refuses the others in stage 1") {
+    ServingModel m({});
+    CHECK_FALSE(m.has_llm());
+    CHECK(m.loaded());  // nothing to wait for
+    Pipeline p(m, request({{"experiment", "canary"}, {"canary_requests", "400"}}));
+    p.run();
+    const auto& t = p.trace();
+    CHECK(std::get<std::string>(*t.lookup("load.status")) == serving::nothing_to_load);
+    CHECK_FALSE(t.lookup("load.file").has_value());  // no language model's file named
+    CHECK_FALSE(t.lookup("load.cold").has_value());  // neither paid nor reused
+    CHECK(std::get<std::string>(*t.lookup("output.rolled_back")) == "yes");
+    CHECK(std::get<std::string>(*t.lookup("respond.weights_unchanged")) == "yes");
+    for (const char* experiment : {"traffic", "batch_sweep", "queue", "quantization", "speculative", "cold_start",
+                                   "bill", "waits"}) {
+        CAPTURE(experiment);
+        Pipeline q(m, request({{"experiment", experiment}}));
+        CHECK(error_of([&] { q.step(); }) ==
+              fmt::format("experiment {} runs on the serving model's language model, and it has none: give the "
+                          "lesson's model a GGUF \"file\" (or \"random\"); only canary runs without one",
+                          experiment));
+    }
+    CHECK(error_of([&] { (void)m.llm(); }).find("no GGUF file") != std::string::npos);
 }
 
 // The quantization's work (a lesson's budget) counts every held-out story
