@@ -228,18 +228,29 @@ TEST_CASE("--headless narrates every stage and exits with the checks' verdict") 
 }
 
 // The window draws the transformer's panels; the terminal says what they
-// hold, or a step would show only the checks made on them.
+// hold, or a step would show only the checks made on them. Lesson 05 times
+// the cache on and off: on a busy machine a timed claim may miss once, so a
+// lesson gets three runs to pass, as `check --attempts 3` gives the bundled ones.
 TEST_CASE("--headless: the calculator, the cache switched off, attention and the lens say what they show") {
-    const auto kv = run_command(sixstep_cmd("--headless '" + lessons + "/06-kv-memory.yaml'"));
+    const auto headless = [&](const std::string& lesson) {
+        sixstep::test::CommandResult r;
+        for (int attempt = 0; attempt < 3; ++attempt) {
+            r = run_command(sixstep_cmd("--headless '" + lessons + "/" + lesson + "'"));
+            if (r.exit_code == 0) break;
+            MESSAGE(lesson << ", attempt " << attempt + 1 << ": exit " << r.exit_code);
+        }
+        return r;
+    };
+    const auto kv = headless("06-kv-memory.yaml");
     CHECK(kv.exit_code == 0);
     CHECK(kv.output.find("▦ KV memory: 36 layers × 8 KV heads × head_dim 128, f16") != std::string::npos);
     CHECK(kv.output.find("2 × 36 × 8 × 128 × 2 B = 147,456 B") != std::string::npos);
-    const auto cache = run_command(sixstep_cmd("--headless '" + lessons + "/05-prefill-decode-kv-cache.yaml'"));
+    const auto cache = headless("05-prefill-decode-kv-cache.yaml");
     CHECK(cache.exit_code == 0);
     CHECK(cache.output.find("▦ the KV cache on and off, 48 tokens") != std::string::npos);
     CHECK(cache.output.find("    without it: ") != std::string::npos);
     CHECK(cache.output.find("    the same tokens both ways") != std::string::npos);
-    const auto lens = run_command(sixstep_cmd("--headless '" + lessons + "/04-one-token-at-a-time.yaml'"));
+    const auto lens = headless("04-one-token-at-a-time.yaml");
     CHECK(lens.exit_code == 0);
     CHECK(lens.output.find("the last token \" the\" looks most at") != std::string::npos);
     CHECK(lens.output.find("    layer 3: \" mat\" 0.43") != std::string::npos);
