@@ -193,6 +193,12 @@ ModelSpec read_model(const Reader& r, const YAML::Node& n) {
             r.fail(n, fmt::format("kind {} needs \"file\": the GGUF file, relative to the lesson (or \"random\": a "
                                   "preset, for random weights; not both){}",
                                   m.kind, endpoint ? "; or \"url\": another server to measure" : ""));
+        if (optional)
+            for (const char* k : {"threads", "top_n", "backend"})
+                if (n[k])
+                    r.fail(n[k], fmt::format("\"{}\" is for the model in \"file\" (or \"random\"), and this "
+                                             "serving model has none",
+                                             k));
         if (n["weights"] || n["weights_file"])
             r.fail(n["weights"] ? n["weights"] : n["weights_file"],
                    fmt::format("kind {} takes its weights from \"file\"", m.kind));
