@@ -75,7 +75,11 @@ const std::string& Knob::spelled(bool on) const {
 std::string Knob::check(std::string_view value) const {
     if (optional && (value.empty() || value == "none" || value == "null" || value == "~")) return "";
     switch (type) {
-        case KnobType::text: return std::string(value);
+        case KnobType::text: {
+            std::string text(value);
+            if (rule) rule(text);
+            return text;
+        }
         case KnobType::boolean: {
             const std::string v = lower(value);
             if (v == "true" || v == "yes" || v == "on" || v == "1" || v == spelled(true)) return spelled(true);
@@ -84,7 +88,8 @@ std::string Knob::check(std::string_view value) const {
         }
         case KnobType::choice:
             if (std::find(choices.begin(), choices.end(), value) != choices.end()) return std::string(value);
-            throw Error(fmt::format("\"{}\" must be {}, got \"{}\"", name, either(choices), value));
+            throw Error(fmt::format("\"{}\" must be {}, got \"{}\"{}", name, either(choices), value,
+                                    did_you_mean(value, choices)));
         case KnobType::number: {
             const std::string text(value);
             char* end = nullptr;

@@ -77,6 +77,10 @@ struct Knob {
     double slider_min = std::numeric_limits<double>::quiet_NaN();  // number: where values
     double slider_max = std::numeric_limits<double>::quiet_NaN();  // usually lie; NaN: no slider
     std::optional<Caution> caution;
+    // text: a rule of its own, such as a list of numbers that must ascend;
+    // throws sixstep::Error. Checked wherever the value is (a lesson's
+    // request at its position when the lesson loads, a field typed in class).
+    std::function<void(const std::string&)> rule;
 
     // Checks a value written by a lesson or typed by the class and returns it
     // as the model takes it ("yes" → "true", "none" → ""). Throws

@@ -18,15 +18,21 @@ namespace sixstep::serving {
 
 namespace {
 
+// "1,2,4" → {1, 2, 4}, each a batch size, ascending; throws sixstep::Error.
+std::vector<int> batch_sizes_of(const std::string& text) {
+    std::vector<int> out;
+    for (double b : number_list(text, keys::batch_sizes)) {
+        if (b != std::floor(b) || b < 1 || b > 4096)
+            throw Error(fmt::format("\"batch_sizes\": {} is not a batch size (whole, 1 to 4096)", format_value(Value{b})));
+        out.push_back(static_cast<int>(b));
+    }
+    return out;
+}
+
 class BatchSweepLab : public LabExperiment {
 public:
     void read(const LabFields& f, TraceEvent& ev) override {
-        p_.batch_sizes.clear();  // the params' default list is not this request's
-        for (double b : number_list(f.text(keys::batch_sizes), keys::batch_sizes)) {
-            if (b != std::floor(b) || b < 1 || b > 4096)
-                throw Error(fmt::format("\"batch_sizes\": {} is not a batch size (whole, 1 to 4096)", format_value(Value{b})));
-            p_.batch_sizes.push_back(static_cast<int>(b));
-        }
+        p_.batch_sizes = batch_sizes_of(f.text(keys::batch_sizes));  // the params' default list is not this request's
         p_.n_context = f.whole(keys::context);
         p_.n_steps = f.whole(keys::steps);
         p_.repetitions = f.whole(keys::repetitions);
@@ -135,8 +141,10 @@ void declare_batch_sweep_lab(std::vector<Knob>& knobs, std::vector<PathInfo>& pa
     using lab::path;
     using VT = ValueType;
     const BatchSweepParams d;
-    knobs.push_back(lab::knob(keys::batch_sizes, KnobType::text, "1,2,4,8,16,32",
-                              "batch_sweep: sequences per decode step, ascending, comma-separated"));
+    Knob sizes = lab::knob(keys::batch_sizes, KnobType::text, "1,2,4,8,16,32",
+                           "batch_sweep: sequences per decode step, ascending, comma-separated");
+    sizes.rule = [](const std::string& text) { (void)batch_sizes_of(text); };
+    knobs.push_back(std::move(sizes));
     knobs.push_back(lab::whole(keys::context, 1, 4096, 32, "tokens",
                                "batch_sweep, queue: tokens each sequence holds before the timed steps"));
     knobs.push_back(lab::whole(keys::steps, 1, 4096, 8, "", "batch_sweep: timed decode steps per run"));

@@ -20,13 +20,19 @@ constexpr char idle_gaps[] = "idle_gaps";
 constexpr char unload_after[] = "unload_after";
 constexpr char drop_cache[] = "drop_cache";
 
+// "0,20,300" → idle seconds, in the order written; throws sixstep::Error.
+std::vector<double> idle_gaps_of(const std::string& text) {
+    std::vector<double> gaps = number_list(text, idle_gaps, false);
+    for (double g : gaps)
+        if (g < 0) throw Error(fmt::format("\"{}\": an idle gap of {} s is negative", idle_gaps, g));
+    return gaps;
+}
+
 class ColdStartLab : public LabExperiment {
 public:
     void read(const LabFields& f, TraceEvent& ev) override {
         p_.n_predict = f.whole(cold_tokens);
-        p_.idle_s = number_list(f.text(idle_gaps), idle_gaps, false);
-        for (double g : p_.idle_s)
-            if (g < 0) throw Error(fmt::format("\"{}\": an idle gap of {} s is negative", idle_gaps, g));
+        p_.idle_s = idle_gaps_of(f.text(idle_gaps));
         p_.unload_after_s = f.number(unload_after);
         p_.drop_cache = f.on(drop_cache);
         ev.summary = fmt::format("{} tokens per request; {} requests after idle gaps, unloading after {} s idle",
@@ -118,8 +124,10 @@ void declare_cold_start_lab(std::vector<Knob>& knobs, std::vector<PathInfo>& pat
     using VT = ValueType;
     const llm::ColdStartParams d;
     knobs.push_back(lab::whole(cold_tokens, 1, 4096, 8, "tokens", "cold_start: tokens per request"));
-    knobs.push_back(lab::knob(idle_gaps, KnobType::text, "0,20,300,5,900,30",
-                              "cold_start: idle seconds before each keep-warm request, comma-separated"));
+    Knob gaps = lab::knob(idle_gaps, KnobType::text, "0,20,300,5,900,30",
+                          "cold_start: idle seconds before each keep-warm request, comma-separated");
+    gaps.rule = [](const std::string& text) { (void)idle_gaps_of(text); };
+    knobs.push_back(std::move(gaps));
     Knob u = lab::number(unload_after, 1e-3, 1e9, d.unload_after_s, "s", "cold_start: idle seconds before an instance unloads");
     u.slider_min = 1, u.slider_max = 1000;
     knobs.push_back(u);

@@ -19,10 +19,20 @@ namespace sixstep::serving {
 
 namespace {
 
+// "0.1,0.5,0.9" → the curve's utilizations, ascending, each one a queue can
+// be simulated at; throws sixstep::Error.
+std::vector<double> utilizations_of(const std::string& text) {
+    QueueCurveParams curve;
+    curve.utilizations = number_list(text, keys::utilizations);
+    curve.mean_service_ms = 1;  // any: the utilizations are checked, not the service
+    validate_queue_curve(curve);
+    return curve.utilizations;
+}
+
 class QueueLab : public LabExperiment {
 public:
     void read(const LabFields& f, TraceEvent& ev) override {
-        curve_.utilizations = number_list(f.text(keys::utilizations), keys::utilizations);
+        curve_.utilizations = utilizations_of(f.text(keys::utilizations));
         curve_.min_requests = f.whole(keys::sim_requests);
         utilization_ = f.number(keys::utilization);
         samples_ = f.whole(keys::samples);
@@ -140,8 +150,10 @@ void declare_queue_lab(std::vector<Knob>& knobs, std::vector<PathInfo>& paths) {
     u.min = min_utilization, u.max = 1, u.max_exclusive = true;
     u.slider_min = 0.05, u.slider_max = 0.99;
     knobs.push_back(u);
-    knobs.push_back(lab::knob(keys::utilizations, KnobType::text, "0.1,0.3,0.5,0.7,0.8,0.9,0.95",
-                              "queue: the curve's utilizations, ascending, each strictly between 0 and 1"));
+    Knob us = lab::knob(keys::utilizations, KnobType::text, "0.1,0.3,0.5,0.7,0.8,0.9,0.95",
+                        "queue: the curve's utilizations, ascending, each strictly between 0 and 1");
+    us.rule = [](const std::string& text) { (void)utilizations_of(text); };
+    knobs.push_back(std::move(us));
     knobs.push_back(lab::whole(keys::samples, 1, 10000, 32, "", "queue: decode steps timed for the service-time distribution"));
     knobs.push_back(lab::whole(keys::sim_requests, 1000, 10'000'000, 20000, "", "queue: requests simulated per point at least"));
     const Stage rq = Stage::request, fw = Stage::forward, op = Stage::output, pp = Stage::postprocess;

@@ -34,6 +34,28 @@ constexpr char spec_repetitions[] = "spec_repetitions";
 constexpr char spec_prompt[] = "spec_prompt";
 constexpr char spec_overlap[] = "spec_overlap";
 
+// "1,2,4" → draft lengths, ascending; throws sixstep::Error.
+std::vector<int> draft_ks_of(const std::string& text) {
+    std::vector<int> out;
+    for (double k : number_list(text, draft_ks)) {
+        if (k != std::floor(k) || k < 1 || k > max_draft_tokens)
+            throw Error(fmt::format("\"{}\": {} is not a draft length (whole, 1 to {})", draft_ks,
+                                    format_value(Value{k}), max_draft_tokens));
+        out.push_back(static_cast<int>(k));
+    }
+    return out;
+}
+
+// "0,0.8" → temperatures, ascending; throws sixstep::Error.
+std::vector<float> temperatures_of(const std::string& text) {
+    std::vector<float> out;
+    for (double t : number_list(text, temperatures)) {
+        if (t < 0 || t > 100) throw Error(fmt::format("\"{}\": {} is not a temperature (0 to 100)", temperatures, t));
+        out.push_back(static_cast<float>(t));
+    }
+    return out;
+}
+
 std::vector<double> column(const std::vector<SweepRow>& rows, double SweepRow::*field) {
     std::vector<double> out;
     for (const SweepRow& r : rows) out.push_back(r.*field);
@@ -44,17 +66,8 @@ class SpeculativeLab : public LabExperiment {
 public:
     void read(const LabFields& f, TraceEvent& ev) override {
         draft_ = f.text(draft);
-        for (double k : number_list(f.text(draft_ks), draft_ks)) {
-            if (k != std::floor(k) || k < 1 || k > max_draft_tokens)
-                throw Error(fmt::format("\"{}\": {} is not a draft length (whole, 1 to {})", draft_ks,
-                                        format_value(Value{k}), max_draft_tokens));
-            p_.ks.push_back(static_cast<int>(k));
-        }
-        p_.temperatures.clear();
-        for (double t : number_list(f.text(temperatures), temperatures)) {
-            if (t < 0 || t > 100) throw Error(fmt::format("\"{}\": {} is not a temperature (0 to 100)", temperatures, t));
-            p_.temperatures.push_back(static_cast<float>(t));
-        }
+        p_.ks = draft_ks_of(f.text(draft_ks));
+        p_.temperatures = temperatures_of(f.text(temperatures));
         p_.base.n_predict = f.whole(spec_tokens);
         p_.base.sampling.seed = 1;
         p_.repetitions = f.whole(spec_repetitions);
@@ -230,9 +243,13 @@ void declare_speculative_lab(std::vector<Knob>& knobs, std::vector<PathInfo>& pa
     using VT = ValueType;
     knobs.push_back(lab::knob(draft, KnobType::text, "stories-draft-f16.gguf",
                               "speculative: the draft model's file, beside the target's (the same vocabulary)"));
-    knobs.push_back(lab::knob(draft_ks, KnobType::text, "1,2,4,8", "speculative: draft lengths k, ascending, comma-separated"));
-    knobs.push_back(lab::knob(temperatures, KnobType::text, "0",
-                              "speculative: temperatures, ascending (0: greedy, checked against the target's text)"));
+    Knob ks = lab::knob(draft_ks, KnobType::text, "1,2,4,8", "speculative: draft lengths k, ascending, comma-separated");
+    ks.rule = [](const std::string& text) { (void)draft_ks_of(text); };
+    knobs.push_back(std::move(ks));
+    Knob ts = lab::knob(temperatures, KnobType::text, "0",
+                        "speculative: temperatures, ascending (0: greedy, checked against the target's text)");
+    ts.rule = [](const std::string& text) { (void)temperatures_of(text); };
+    knobs.push_back(std::move(ts));
     knobs.push_back(lab::whole(spec_tokens, 1, 4096, 32, "tokens", "speculative: tokens generated per run"));
     knobs.push_back(lab::whole(spec_repetitions, 1, 100, 1, "", "speculative: timed runs of each setting (median kept)"));
     knobs.push_back(lab::knob(spec_prompt, KnobType::text, "Once upon a time", "speculative: the text to continue"));

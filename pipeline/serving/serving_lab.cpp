@@ -34,8 +34,9 @@ std::vector<double> number_list(const std::string& text, const char* name, bool 
     while (std::getline(ss, item, ',')) {
         const auto b = item.find_first_not_of(' '), e = item.find_last_not_of(' ');
         const std::string t = b == std::string::npos ? "" : item.substr(b, e - b + 1);
+        if (t.empty()) throw Error(fmt::format("\"{}\" has an empty item: a value is missing (write them like 1,2,4)", name));
         char* end = nullptr;
-        const double x = t.empty() ? NAN : std::strtod(t.c_str(), &end);
+        const double x = std::strtod(t.c_str(), &end);
         if (!std::isfinite(x) || end != t.c_str() + t.size())
             throw Error(fmt::format("\"{}\": \"{}\" is not a number (write them like 1,2,4)", name, t));
         if (ascending && !out.empty() && x <= out.back())
@@ -44,6 +45,9 @@ std::vector<double> number_list(const std::string& text, const char* name, bool 
         out.push_back(x);
     }
     if (out.empty()) throw Error(fmt::format("\"{}\" is empty: give at least one value", name));
+    // getline leaves out an empty last item: "1,2," read as 1, 2.
+    if (text[text.find_last_not_of(' ')] == ',')
+        throw Error(fmt::format("\"{}\" has an empty item: a value is missing (write them like 1,2,4)", name));
     return out;
 }
 

@@ -46,6 +46,7 @@ const BadLesson bad_lessons[] = {
     {"backend-on-delivery.yaml", 4, 12, "\"backend\" is for models read from GGUF files (kind: llm or serving)"},
     {"serving-without-file.yaml", 9, 27, "experiment traffic runs on a language model, and this lesson's model has none: give the model a GGUF \"file\" (or \"random\"); only canary runs without one"},
     {"serving-threads-without-file.yaml", 4, 12, "\"threads\" is for the model in \"file\" (or \"random\"), and this serving model has none"},
+    {"serving-list-out-of-order.yaml", 6, 53, "\"batch_sizes\" must ascend: 32 after 64"},
     {"llm-without-file.yaml", 3, 3, "kind llm needs \"file\": the GGUF file, relative to the lesson (or \"random\": a preset, for random weights; not both)"},
     {"run-misspelt-stage.yaml", 4, 10,
      "\"run\" must be stage, token, all or a stage name (request, load, forward, output, postprocess, respond), "

@@ -52,6 +52,9 @@ TEST_CASE("did you mean: the nearest name within two edits, or nothing") {
     CHECK(closest_name("weather", {"distance", "congestion"}).empty());
     CHECK(did_you_mean("normalise", {"mode", "normalize"}) == " \u2014 did you mean \"normalize\"?");
     CHECK(did_you_mean("xyz", {"normalize"}).empty());
+    CHECK(did_you_mean("fr", {"en", "zh"}).empty());  // two edits, but all of the word
+    CHECK(did_you_mean("sya", {"title", "say"}) == " \u2014 did you mean \"say\"?");
+    CHECK(did_you_mean("rat", {"rate"}) == " \u2014 did you mean \"rate\"?");
     CHECK(join_names({"a", "b", "c"}) == "a, b, c");
 }
 
@@ -74,8 +77,10 @@ TEST_CASE("a bool knob takes the usual spellings and writes its own") {
 TEST_CASE("a choice knob names its choices") {
     CHECK(choice("mode", {"eval", "train"}).check("train") == "train");
     CHECK(message(choice("mode", {"eval", "train"}), "training") == "\"mode\" must be eval or train, got \"training\"");
-    CHECK(message(choice("size", {"s", "m", "l"}), "xl") == "\"size\" must be one of s, m, l, got \"xl\"");
+    CHECK(message(choice("size", {"s", "m", "l"}), "xl") == "\"size\" must be one of s, m, l, got \"xl\" — did you mean \"l\"?");
     CHECK(choice("mode", {"eval", "train"}).range_text() == "eval | train");
+    CHECK(message(choice("experiment", {"traffic", "batch_sweep"}), "batchsweep") ==
+          "\"experiment\" must be traffic or batch_sweep, got \"batchsweep\" — did you mean \"batch_sweep\"?");
 }
 
 TEST_CASE("a number knob: numbers only, inside its range, whole when it says so") {
@@ -125,6 +130,15 @@ TEST_CASE("an optional knob takes none, and text takes anything") {
     CHECK(prompt.check("The cat sat on the") == "The cat sat on the");
     CHECK(prompt.range_text() == "text");
     CHECK(!prompt.has_slider());
+    // A text knob with a rule of its own (a list that must ascend) keeps
+    // what passes it and gives the rule's message for what does not.
+    Knob sizes;
+    sizes.name = "sizes";
+    sizes.rule = [](const std::string& v) {
+        if (v.find('-') != std::string::npos) throw Error("\"sizes\" cannot be negative");
+    };
+    CHECK(sizes.check("1,2,4") == "1,2,4");
+    CHECK(message(sizes, "1,-2") == "\"sizes\" cannot be negative");
 }
 
 TEST_CASE("a description finds knobs and settings, with did you mean and the known names") {

@@ -118,13 +118,19 @@ TEST_CASE("serving model: bad requests fail in stage 1 with one message") {
     };
     CHECK(first_stage_error(request({{"experiment", "trafic"}})) ==
           "\"experiment\" must be one of traffic, batch_sweep, queue, quantization, speculative, cold_start, bill, "
-          "waits, canary, got \"trafic\"");
+          "waits, canary, got \"trafic\" — did you mean \"traffic\"?");
     CHECK(first_stage_error(request({{"rat", "4"}})).find("did you mean \"rate\"") != std::string::npos);
     CHECK(first_stage_error(request({{"rate", "0"}})) == "\"rate\" must be from 1e-06 to 1000000, got 0");
     CHECK(first_stage_error(request({{"experiment", "batch_sweep"}, {"batch_sizes", "4,2"}})) ==
           "\"batch_sizes\" must ascend: 2 after 4");
     CHECK(first_stage_error(request({{"experiment", "batch_sweep"}, {"batch_sizes", "1,x"}})) ==
           "\"batch_sizes\": \"x\" is not a number (write them like 1,2,4)");
+    CHECK(first_stage_error(request({{"experiment", "batch_sweep"}, {"batch_sizes", "1,2, "}})) ==
+          "\"batch_sizes\" has an empty item: a value is missing (write them like 1,2,4)");
+    CHECK(first_stage_error(request({{"experiment", "batch_sweep"}, {"batch_sizes", "1,2,"}})) ==
+          "\"batch_sizes\" has an empty item: a value is missing (write them like 1,2,4)");
+    CHECK(first_stage_error(request({{"experiment", "queue"}, {"utilizations", "0.5,,0.7"}})) ==
+          "\"utilizations\" has an empty item: a value is missing (write them like 1,2,4)");
     CHECK(first_stage_error(request({{"experiment", "queue"}, {"utilizations", "0.5,1"}})).find("utilization") !=
           std::string::npos);
     CHECK(first_stage_error(request({{"kv_layout", "contiguous"}, {"compare", "prefix_cache"}})) ==
