@@ -21,7 +21,9 @@ std::string closest_name(std::string_view word, const std::vector<std::string>& 
     std::size_t best_d = 3;  // suggest only close matches
     for (const auto& c : candidates) {
         const std::size_t d = edit_distance(word, c);
-        if (d < best_d) best_d = d, best = c;
+        // And not a whole word rewritten: any two-letter word is two edits
+        // from "en", which is no reason to suggest it for "fr".
+        if (d < best_d && d < std::max(word.size(), c.size())) best_d = d, best = c;
     }
     return best;
 }

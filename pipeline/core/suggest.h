@@ -10,8 +10,9 @@ namespace sixstep {
 // Levenshtein distance: insertions, deletions and substitutions, one each.
 std::size_t edit_distance(std::string_view a, std::string_view b);
 
-// The candidate nearest to `word` when it is at most two edits away (the
-// first one on a tie); empty when none is that close.
+// The candidate nearest to `word` when it is at most two edits away and
+// those do not rewrite every letter (the first one on a tie); empty when
+// none is that close.
 std::string closest_name(std::string_view word, const std::vector<std::string>& candidates);
 
 // " — did you mean \"x\"?" for the closest candidate, or "" when none is close.
