@@ -326,13 +326,9 @@ GGUFFile GGUFFile::from_bytes(std::vector<uint8_t> bytes, std::string name) {
 
 // ---- parsing ---------------------------------------------------------------------------
 
-namespace {
-
-constexpr uint32_t kMaxArrayDepth = 8;  // real files nest at most once; bounds recursion
-
 // Reads little-endian values from [base, base+size) with bounds checks. All
 // messages carry the byte offset; the file name is added by parse().
-class Cursor {
+class gguf_detail::Cursor {
 public:
     Cursor(const uint8_t* base, size_t size) : base_(base), size_(size) {}
 
@@ -370,6 +366,12 @@ private:
     size_t size_;
     size_t pos_ = 0;
 };
+
+namespace {
+
+using gguf_detail::Cursor;
+
+constexpr uint32_t kMaxArrayDepth = 8;  // real files nest at most once; bounds recursion
 
 // The address alignment a tensor's data needs to be read in place as its
 // type: a plain type's size, a Q8_0/Q4_0 block's fp16 scale. A file with
@@ -473,155 +475,222 @@ bool mul_overflows(uint64_t a, uint64_t b, uint64_t& out) { return __builtin_mul
 
 }  // namespace
 
+// The file, part by part in the order of the layout in gguf.h. Each step
+// checks what it reads before the next one relies on it; every message
+// gets the file's name here.
 void GGUFFile::parse() {
     try {
         Cursor c(base_, size_);
-        // header
-        if (size_ < 4) throw Error(fmt::format("not a GGUF file: it is only {} bytes long", size_));
-        if (std::memcmp(base_, "GGUF", 4) != 0) {
-            std::string got;
-            for (int i = 0; i < 4; ++i) {
-                const unsigned char ch = base_[i];
-                got += (ch >= 0x20 && ch < 0x7f) ? std::string(1, static_cast<char>(ch)) : fmt::format("\\x{:02x}", ch);
-            }
-            throw Error(fmt::format("not a GGUF file: bad magic \"{}\" at byte 0 (expected \"GGUF\")", got));
-        }
-        c.read<uint32_t>("the magic");
-        version_ = c.read<uint32_t>("the version");
-        if (version_ != 2 && version_ != 3) {
-            std::string hint;
-            if (version_ == 1) hint = " (version 1 is an obsolete format; convert the file again)";
-            else if ((version_ & 0xffff) == 0 && version_ != 0) hint = " (a big-endian file?)";
-            throw Error(fmt::format("unsupported GGUF version {} at byte 4 (sixstep reads versions 2 and 3){}",
-                                    version_, hint));
-        }
-        const uint64_t n_tensors = c.read<uint64_t>("the tensor count");
-        const uint64_t n_kv = c.read<uint64_t>("the metadata count");
-        // A metadata entry takes at least 13 bytes (key length, type, one byte);
-        // a tensor info at least 32 (name length, n_dims, one dim, type, offset).
-        if (n_kv > c.remaining() / 13)
-            throw Error(fmt::format("header at byte 16 claims {} metadata entries: impossible in a file of {} bytes",
-                                    n_kv, size_));
-        if (n_tensors > c.remaining() / 32)
-            throw Error(fmt::format("header at byte 8 claims {} tensors: impossible in a file of {} bytes", n_tensors,
-                                    size_));
-
-        // metadata
-        MetadataBudget budget(size_);
-        kv_.reserve(static_cast<size_t>(n_kv));
-        for (uint64_t i = 0; i < n_kv; ++i) {
-            const size_t at = c.pos();
-            std::string key = c.read_string(fmt::format("the key of metadata entry {}", i));
-            try {
-                const size_t type_at = c.pos();
-                const uint32_t t = c.read<uint32_t>("its value type");
-                if (!valid_value_type(t))
-                    throw Error(fmt::format("unknown value type {} at byte {}", t, type_at));
-                GGUFValue v = read_value(c, static_cast<GGUFValueType>(t), 0, budget);
-                if (kv_index_.count(key)) throw Error(fmt::format("duplicate key at byte {}", at));
-                kv_index_.emplace(key, kv_.size());
-                kv_.push_back({std::move(key), std::move(v)});
-            } catch (const Error& e) {
-                throw Error(fmt::format("metadata key {}: {}", key, e.message()));
-            }
-        }
-
-        // alignment
-        if (const GGUFValue* a = find("general.alignment")) {
-            if (a->type() != GGUFValueType::UINT32)
-                throw Error(fmt::format("general.alignment must be a u32, found {}", found_desc(*a)));
-            const uint32_t al = a->as_u32();
-            if (al == 0 || (al & (al - 1)) != 0)
-                throw Error(fmt::format("general.alignment = {} is not a power of two", al));
-            alignment_ = al;
-        }
-
-        // tensor infos
-        tensors_.reserve(static_cast<size_t>(n_tensors));
-        for (uint64_t i = 0; i < n_tensors; ++i) {
-            const size_t at = c.pos();
-            GGUFTensorInfo t;
-            t.name = c.read_string(fmt::format("the name of tensor {}", i));
-            try {
-                if (t.name.empty()) throw Error(fmt::format("empty name at byte {}", at));
-                const size_t dims_at = c.pos();
-                t.n_dims = c.read<uint32_t>("n_dims");
-                if (t.n_dims < 1 || t.n_dims > 4)
-                    throw Error(fmt::format("n_dims = {} at byte {} (must be 1 to 4)", t.n_dims, dims_at));
-                uint64_t n_elements = 1;
-                for (uint32_t d = 0; d < t.n_dims; ++d) {
-                    const size_t ne_at = c.pos();
-                    const uint64_t ne = c.read<uint64_t>("a dimension");
-                    if (ne == 0 || ne > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
-                        throw Error(fmt::format("ne[{}] = {} at byte {} is not a valid dimension", d, ne, ne_at));
-                    if (mul_overflows(n_elements, ne, n_elements) ||
-                        n_elements > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
-                        throw Error(fmt::format("shape overflows: the element count does not fit in 64 bits (at "
-                                                "byte {})",
-                                                ne_at));
-                    t.ne[d] = static_cast<int64_t>(ne);
-                }
-                const size_t type_at = c.pos();
-                const uint32_t type_id = c.read<uint32_t>("the tensor type");
-                const GGMLTypeTraits* traits = ggml_type_traits(type_id);
-                if (!traits)
-                    throw Error(fmt::format("unknown ggml type id {} at byte {}", type_id, type_at));
-                t.type = traits->type;
-                if (t.ne[0] % traits->block_size != 0)
-                    throw Error(fmt::format("ne[0] = {} is not a multiple of the {} block size {}", t.ne[0],
-                                            traits->name, traits->block_size));
-                // bytes = (ne0 / block) * type_size * ne1 * ne2 * ne3, without overflow
-                uint64_t bytes = static_cast<uint64_t>(t.ne[0] / traits->block_size);
-                bool overflow = mul_overflows(bytes, traits->type_size, bytes);
-                for (int d = 1; d < 4; ++d) overflow = overflow || mul_overflows(bytes, t.ne[d], bytes);
-                if (overflow) throw Error("byte size overflows 64 bits");
-                t.n_bytes = bytes;
-                const size_t off_at = c.pos();
-                t.offset = c.read<uint64_t>("the data offset");
-                if (t.offset % alignment_ != 0)
-                    throw Error(fmt::format("data offset {} at byte {} is not a multiple of the alignment {}", t.offset,
-                                            off_at, alignment_));
-                if (tensor_index_.count(t.name)) throw Error(fmt::format("duplicate tensor name at byte {}", at));
-            } catch (const Error& e) {
-                throw Error(fmt::format("tensor {}: {}", t.name, e.message()));
-            }
-            tensor_index_.emplace(t.name, tensors_.size());
-            tensors_.push_back(std::move(t));
-        }
-
-        // data section: aligned after the tensor infos
-        const uint64_t end_of_infos = c.pos();
-        data_offset_ = (end_of_infos + alignment_ - 1) / alignment_ * alignment_;
-        for (auto& t : tensors_) {
-            const uint64_t begin = data_offset_ + t.offset;
-            uint64_t end = 0;
-            if (begin < t.offset || __builtin_add_overflow(begin, t.n_bytes, &end) || end > size_)
-                throw Error(fmt::format("tensor {}: data [{}, {}) is beyond the end of the file (size {})", t.name,
-                                        begin, begin + t.n_bytes, size_));
-            t.data = base_ + begin;
-            const size_t need = data_alignment(t.type);
-            if (reinterpret_cast<uintptr_t>(t.data) % need != 0)
-                throw Error(fmt::format("tensor {}: {} data at byte {} is not aligned to {} bytes (general.alignment "
-                                        "= {})",
-                                        t.name, ggml_type_name(t.type), begin, need, alignment_));
-        }
-        // overlaps: sort by offset, each must end before the next begins
-        std::vector<const GGUFTensorInfo*> by_offset;
-        by_offset.reserve(tensors_.size());
-        for (const auto& t : tensors_) by_offset.push_back(&t);
-        std::sort(by_offset.begin(), by_offset.end(),
-                  [](const auto* a, const auto* b) { return a->offset < b->offset; });
-        for (size_t i = 1; i < by_offset.size(); ++i) {
-            const auto* a = by_offset[i - 1];
-            const auto* b = by_offset[i];
-            if (a->offset + a->n_bytes > b->offset)
-                throw Error(fmt::format("tensors {} and {} overlap: data offsets [{}, {}) and [{}, {})", a->name,
-                                        b->name, a->offset, a->offset + a->n_bytes, b->offset,
-                                        b->offset + b->n_bytes));
-        }
+        const HeaderCounts n = read_header(c);
+        read_metadata(c, n.n_kv);
+        read_alignment();  // from the metadata; the tensor infos' offsets must respect it
+        read_tensor_infos(c, n.n_tensors);
+        place_tensor_data(c.pos());  // the padding to the alignment, then the data section
     } catch (const Error& e) {
         throw Error(fmt::format("{}: {}", name_, e.message()));
     }
+}
+
+// ---- the header: magic, version, counts ---------------------------------------------------
+
+namespace {
+
+void check_gguf_magic(const uint8_t* base, size_t size) {
+    if (size < 4) throw Error(fmt::format("not a GGUF file: it is only {} bytes long", size));
+    if (std::memcmp(base, "GGUF", 4) == 0) return;
+    std::string got;
+    for (int i = 0; i < 4; ++i) {
+        const unsigned char ch = base[i];
+        got += (ch >= 0x20 && ch < 0x7f) ? std::string(1, static_cast<char>(ch)) : fmt::format("\\x{:02x}", ch);
+    }
+    throw Error(fmt::format("not a GGUF file: bad magic \"{}\" at byte 0 (expected \"GGUF\")", got));
+}
+
+void check_gguf_version(uint32_t version) {
+    if (version == 2 || version == 3) return;
+    std::string hint;
+    if (version == 1) hint = " (version 1 is an obsolete format; convert the file again)";
+    else if ((version & 0xffff) == 0 && version != 0) hint = " (a big-endian file?)";
+    throw Error(fmt::format("unsupported GGUF version {} at byte 4 (sixstep reads versions 2 and 3){}", version,
+                            hint));
+}
+
+}  // namespace
+
+// The counts are compared with what the rest of the file could hold before
+// anything is reserved for them.
+GGUFFile::HeaderCounts GGUFFile::read_header(Cursor& c) {
+    check_gguf_magic(base_, size_);
+    c.read<uint32_t>("the magic");
+    version_ = c.read<uint32_t>("the version");
+    check_gguf_version(version_);
+    HeaderCounts n;
+    n.n_tensors = c.read<uint64_t>("the tensor count");
+    n.n_kv = c.read<uint64_t>("the metadata count");
+    // A metadata entry takes at least 13 bytes (key length, type, one byte);
+    // a tensor info at least 32 (name length, n_dims, one dim, type, offset).
+    if (n.n_kv > c.remaining() / 13)
+        throw Error(fmt::format("header at byte 16 claims {} metadata entries: impossible in a file of {} bytes",
+                                n.n_kv, size_));
+    if (n.n_tensors > c.remaining() / 32)
+        throw Error(fmt::format("header at byte 8 claims {} tensors: impossible in a file of {} bytes", n.n_tensors,
+                                size_));
+    return n;
+}
+
+// ---- the metadata: key, value type, value ---------------------------------------------------
+
+namespace {
+
+// An entry's value: its u32 type, then a value of that type.
+GGUFValue read_typed_value(Cursor& c, MetadataBudget& budget) {
+    const size_t type_at = c.pos();
+    const uint32_t t = c.read<uint32_t>("its value type");
+    if (!valid_value_type(t)) throw Error(fmt::format("unknown value type {} at byte {}", t, type_at));
+    return read_value(c, static_cast<GGUFValueType>(t), 0, budget);
+}
+
+}  // namespace
+
+void GGUFFile::read_metadata(Cursor& c, uint64_t n_kv) {
+    MetadataBudget budget(size_);
+    kv_.reserve(static_cast<size_t>(n_kv));
+    for (uint64_t i = 0; i < n_kv; ++i) {
+        const size_t at = c.pos();
+        std::string key = c.read_string(fmt::format("the key of metadata entry {}", i));
+        try {
+            GGUFValue v = read_typed_value(c, budget);
+            if (kv_index_.count(key)) throw Error(fmt::format("duplicate key at byte {}", at));
+            kv_index_.emplace(key, kv_.size());
+            kv_.push_back({std::move(key), std::move(v)});
+        } catch (const Error& e) {
+            throw Error(fmt::format("metadata key {}: {}", key, e.message()));
+        }
+    }
+}
+
+// general.alignment, when present: a u32 power of two (else the default, 32).
+void GGUFFile::read_alignment() {
+    const GGUFValue* a = find("general.alignment");
+    if (!a) return;
+    if (a->type() != GGUFValueType::UINT32)
+        throw Error(fmt::format("general.alignment must be a u32, found {}", found_desc(*a)));
+    const uint32_t al = a->as_u32();
+    if (al == 0 || (al & (al - 1)) != 0) throw Error(fmt::format("general.alignment = {} is not a power of two", al));
+    alignment_ = al;
+}
+
+// ---- the tensor infos: name, shape, type, offset --------------------------------------------
+
+namespace {
+
+// n_dims, then the n_dims dimensions: each at least 1, their product within int64.
+void read_tensor_shape(Cursor& c, GGUFTensorInfo& t) {
+    const size_t dims_at = c.pos();
+    t.n_dims = c.read<uint32_t>("n_dims");
+    if (t.n_dims < 1 || t.n_dims > 4)
+        throw Error(fmt::format("n_dims = {} at byte {} (must be 1 to 4)", t.n_dims, dims_at));
+    uint64_t n_elements = 1;
+    for (uint32_t d = 0; d < t.n_dims; ++d) {
+        const size_t ne_at = c.pos();
+        const uint64_t ne = c.read<uint64_t>("a dimension");
+        if (ne == 0 || ne > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
+            throw Error(fmt::format("ne[{}] = {} at byte {} is not a valid dimension", d, ne, ne_at));
+        if (mul_overflows(n_elements, ne, n_elements) ||
+            n_elements > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
+            throw Error(fmt::format("shape overflows: the element count does not fit in 64 bits (at byte {})", ne_at));
+        t.ne[d] = static_cast<int64_t>(ne);
+    }
+}
+
+// The ggml type, and with the shape the tensor's size in bytes.
+void read_tensor_type(Cursor& c, GGUFTensorInfo& t) {
+    const size_t type_at = c.pos();
+    const uint32_t type_id = c.read<uint32_t>("the tensor type");
+    const GGMLTypeTraits* traits = ggml_type_traits(type_id);
+    if (!traits) throw Error(fmt::format("unknown ggml type id {} at byte {}", type_id, type_at));
+    t.type = traits->type;
+    if (t.ne[0] % traits->block_size != 0)
+        throw Error(fmt::format("ne[0] = {} is not a multiple of the {} block size {}", t.ne[0], traits->name,
+                                traits->block_size));
+    // bytes = (ne0 / block) * type_size * ne1 * ne2 * ne3, without overflow
+    uint64_t bytes = static_cast<uint64_t>(t.ne[0] / traits->block_size);
+    bool overflow = mul_overflows(bytes, traits->type_size, bytes);
+    for (int d = 1; d < 4; ++d) overflow = overflow || mul_overflows(bytes, t.ne[d], bytes);
+    if (overflow) throw Error("byte size overflows 64 bits");
+    t.n_bytes = bytes;
+}
+
+// Where the data starts, counted from the data section: a multiple of the alignment.
+void read_tensor_offset(Cursor& c, GGUFTensorInfo& t, uint32_t alignment) {
+    const size_t off_at = c.pos();
+    t.offset = c.read<uint64_t>("the data offset");
+    if (t.offset % alignment != 0)
+        throw Error(fmt::format("data offset {} at byte {} is not a multiple of the alignment {}", t.offset, off_at,
+                                alignment));
+}
+
+}  // namespace
+
+void GGUFFile::read_tensor_infos(Cursor& c, uint64_t n_tensors) {
+    tensors_.reserve(static_cast<size_t>(n_tensors));
+    for (uint64_t i = 0; i < n_tensors; ++i) {
+        const size_t at = c.pos();
+        GGUFTensorInfo t;
+        t.name = c.read_string(fmt::format("the name of tensor {}", i));
+        try {
+            if (t.name.empty()) throw Error(fmt::format("empty name at byte {}", at));
+            read_tensor_shape(c, t);
+            read_tensor_type(c, t);
+            read_tensor_offset(c, t, alignment_);
+            if (tensor_index_.count(t.name)) throw Error(fmt::format("duplicate tensor name at byte {}", at));
+        } catch (const Error& e) {
+            throw Error(fmt::format("tensor {}: {}", t.name, e.message()));
+        }
+        tensor_index_.emplace(t.name, tensors_.size());
+        tensors_.push_back(std::move(t));
+    }
+}
+
+// ---- the padding and the tensor data ----------------------------------------------------------
+
+namespace {
+
+// Sorted by offset, each tensor's bytes must end before the next one's begin.
+void check_no_overlaps(const std::vector<GGUFTensorInfo>& tensors) {
+    std::vector<const GGUFTensorInfo*> by_offset;
+    by_offset.reserve(tensors.size());
+    for (const auto& t : tensors) by_offset.push_back(&t);
+    std::sort(by_offset.begin(), by_offset.end(), [](const auto* a, const auto* b) { return a->offset < b->offset; });
+    for (size_t i = 1; i < by_offset.size(); ++i) {
+        const auto* a = by_offset[i - 1];
+        const auto* b = by_offset[i];
+        if (a->offset + a->n_bytes > b->offset)
+            throw Error(fmt::format("tensors {} and {} overlap: data offsets [{}, {}) and [{}, {})", a->name, b->name,
+                                    a->offset, a->offset + a->n_bytes, b->offset, b->offset + b->n_bytes));
+    }
+}
+
+}  // namespace
+
+// The data section starts at the first multiple of the alignment after the
+// tensor infos. Each tensor's bytes must lie inside the file, aligned in
+// memory as its type needs, and overlap no other tensor's.
+void GGUFFile::place_tensor_data(uint64_t end_of_infos) {
+    data_offset_ = (end_of_infos + alignment_ - 1) / alignment_ * alignment_;
+    for (auto& t : tensors_) {
+        const uint64_t begin = data_offset_ + t.offset;
+        uint64_t end = 0;
+        if (begin < t.offset || __builtin_add_overflow(begin, t.n_bytes, &end) || end > size_)
+            throw Error(fmt::format("tensor {}: data [{}, {}) is beyond the end of the file (size {})", t.name, begin,
+                                    begin + t.n_bytes, size_));
+        t.data = base_ + begin;
+        const size_t need = data_alignment(t.type);
+        if (reinterpret_cast<uintptr_t>(t.data) % need != 0)
+            throw Error(fmt::format("tensor {}: {} data at byte {} is not aligned to {} bytes (general.alignment = {})",
+                                    t.name, ggml_type_name(t.type), begin, need, alignment_));
+    }
+    check_no_overlaps(tensors_);
 }
 
 // ---- metadata access --------------------------------------------------------------------

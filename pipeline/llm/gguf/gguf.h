@@ -198,6 +198,10 @@ struct GGUFTensorInfo {
     std::vector<float> to_f32() const;
 };
 
+namespace gguf_detail {
+class Cursor;  // gguf.cpp: reads the bytes in order, for parse()
+}
+
 class GGUFFile {
 public:
     // Memory-maps the file read-only and parses it. Throws sixstep::Error.
@@ -264,6 +268,16 @@ private:
     struct Mapping;
     GGUFFile() = default;
     void parse();
+    // parse()'s steps, one for each part of the layout above, in file order.
+    struct HeaderCounts {
+        uint64_t n_tensors = 0;
+        uint64_t n_kv = 0;
+    };
+    HeaderCounts read_header(gguf_detail::Cursor& c);
+    void read_metadata(gguf_detail::Cursor& c, uint64_t n_kv);
+    void read_alignment();  // general.alignment, which the tensor infos' offsets respect
+    void read_tensor_infos(gguf_detail::Cursor& c, uint64_t n_tensors);
+    void place_tensor_data(uint64_t end_of_infos);  // the padding, then the data section
     [[noreturn]] void fail_key(std::string_view key, const std::string& what) const;
 
     std::string name_;
