@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <sys/socket.h>
 #include <ctime>
+#include <optional>
 #include <random>
 #include <thread>
 
@@ -35,6 +36,15 @@ void send_error(httplib::Response& res, const ApiError& e, int retry_after_s = 0
 
 std::string sse(const json& j) { return "data: " + dump(j) + "\n\n"; }
 
+// The error of a request that ended without its answer: the server shut
+// down first (503), or the engine failed (500). None for a finished answer.
+std::optional<ApiError> failure_of(const RequestOutcome& o) {
+    if (o.stop_reason == llm::StopReason::cancelled)
+        return ApiError(503, "server_error", "the server shut down before the answer was complete");
+    if (o.stop_reason == llm::StopReason::error) return ApiError(500, "server_error", "the engine failed: " + o.error);
+    return std::nullopt;
+}
+
 // A streamed answer between calls of the content provider.
 struct StreamState {
     std::shared_ptr<RequestStream> stream;
@@ -58,11 +68,8 @@ std::string next_events(StreamState& st, const RequestStream::News& news) {
     }
     if (!news.finished) return out;
     const RequestOutcome& o = news.outcome;
-    if (o.stop_reason == llm::StopReason::cancelled || o.stop_reason == llm::StopReason::error) {
-        const ApiError e = o.stop_reason == llm::StopReason::cancelled
-                               ? ApiError(503, "server_error", "the server shut down before the answer was complete")
-                               : ApiError(500, "server_error", "the engine failed: " + o.error);
-        out += sse(error_body(e));
+    if (const std::optional<ApiError> e = failure_of(o)) {
+        out += sse(error_body(*e));
     } else {
         CompletionResult c = st.base;
         c.finish_reason = finish_reason_of(o.stop_reason);
@@ -72,6 +79,71 @@ std::string next_events(StreamState& st, const RequestStream::News& news) {
     }
     return out + "data: [DONE]\n\n";
 }
+
+// One call of a stream's content provider: waits up to 200 ms for news and
+// writes its events; false when the client is gone. While nothing comes
+// (queued behind others), a comment every second finds out whether the
+// client is still there.
+bool write_events(StreamState& st, httplib::DataSink& sink) {
+    const RequestStream::News news = st.stream->wait(std::chrono::milliseconds(200));
+    std::string out = next_events(st, news);
+    if (out.empty() && Clock::now() - st.last_write > std::chrono::seconds(1)) out = ": waiting\n\n";
+    if (!out.empty()) {
+        if (!sink.write(out.data(), out.size())) return false;  // the client is gone
+        st.last_write = Clock::now();
+    }
+    if (news.finished) sink.done();
+    return true;
+}
+
+// The whole answer, once the engine has finished it. (A client that leaves
+// meanwhile is not noticed until the answer is written; max_tokens bounds the
+// waste.)
+void answer_whole(httplib::Response& res, Endpoint endpoint, RequestStream& stream, CompletionResult answer) {
+    std::string text;
+    RequestStream::News news;
+    do {
+        news = stream.wait(std::chrono::milliseconds(200));
+        text += news.text;
+    } while (!news.finished);
+    const RequestOutcome& o = news.outcome;
+    if (const std::optional<ApiError> e = failure_of(o)) {
+        send_error(res, *e);
+        return;
+    }
+    answer.text = std::move(text);
+    answer.finish_reason = finish_reason_of(o.stop_reason);
+    answer.completion_tokens = o.n_generated;
+    res.set_content(dump(completion_response(endpoint, answer)), "application/json");
+}
+
+// What every chunk or answer of a request repeats: its id, when it was made,
+// the model, the prompt's length.
+CompletionResult answer_base(Endpoint endpoint, int stream_id, const std::string& model_id, int n_prompt) {
+    CompletionResult base;
+    base.id = fmt::format("{}-{}", endpoint == Endpoint::chat ? "chatcmpl" : "cmpl", stream_id);
+    base.created = static_cast<long long>(std::time(nullptr));
+    base.model = model_id;
+    base.prompt_tokens = n_prompt;
+    return base;
+}
+
+// One of the max_concurrent places for a completion, once admit() has taken
+// it. Whoever ends the request gives it back: the handler, when this guard
+// goes, or after hand_over() the stream's releaser, once the last chunk is out.
+class CompletionSlot {
+public:
+    explicit CompletionSlot(std::atomic<int>& n_active) : n_active_(&n_active) {}
+    CompletionSlot(const CompletionSlot&) = delete;
+    CompletionSlot& operator=(const CompletionSlot&) = delete;
+    ~CompletionSlot() {
+        if (n_active_) --*n_active_;
+    }
+    void hand_over() { n_active_ = nullptr; }
+
+private:
+    std::atomic<int>* n_active_;
+};
 
 // Whether a request says it has a body: a Content-Length, or a chunked
 // Transfer-Encoding (the only coding HTTP/1.1 requests may end with).
@@ -119,6 +191,21 @@ Body read_body(const httplib::Request& req, const httplib::ContentReader& conten
 std::string too_large(const httplib::Request& req, std::size_t limit) {
     return fmt::format("the request body is larger than the limit of {} bytes{}", limit,
                        req.has_header("Content-Encoding") ? " (once decompressed)" : "");
+}
+
+// Answers a body that cannot be used: one cut short (400; the error handler
+// writes it, 413 when cpp-httplib found it over max_body_bytes) or one over
+// the limit (413). Whether it did.
+bool answered_unusable_body(const Body& b, const httplib::Request& req, httplib::Response& res, std::size_t limit) {
+    if (!b.complete) {
+        if (res.status < 400) res.status = 400;  // a body cut short
+        return true;  // the error handler writes the body: 413 over max_body_bytes, 400 else
+    }
+    if (b.over) {
+        send_error(res, ApiError(413, error_type_for_status(413), too_large(req, limit)));
+        return true;
+    }
+    return false;
 }
 
 std::string status_message(const httplib::Request& req, int status, std::size_t max_body) {
@@ -219,159 +306,7 @@ HttpServer::HttpServer(ServingEngine& engine, const llm::TextCodec& codec, HttpS
     const auto completion = [this](Endpoint endpoint) {
         return [this, endpoint](const httplib::Request& req, httplib::Response& res,
                                 const httplib::ContentReader& content_reader) {
-            const Body read = read_body(req, content_reader, params_.max_body_bytes);
-            if (read.multipart) {
-                send_error(res, ApiError(400, "invalid_request_error",
-                                         "the body is multipart/form-data; send one JSON object "
-                                         "(Content-Type: application/json)"));
-                return;
-            }
-            if (!read.complete) {
-                if (res.status < 400) res.status = 400;  // a body cut short
-                return;  // the error handler writes the body: 413 over max_body_bytes, 400 else
-            }
-            if (read.over) {
-                send_error(res, ApiError(413, error_type_for_status(413), too_large(req, params_.max_body_bytes)));
-                return;
-            }
-            const std::string& body = read.text;
-            if (shutting_down_) {
-                send_error(res, ApiError(503, "server_error", "the server is shutting down"), params_.retry_after_s);
-                return;
-            }
-            if (++n_active_ > params_.max_concurrent) {
-                --n_active_;
-                send_error(res,
-                           ApiError(503, "server_overloaded",
-                                    fmt::format("{} requests are being served, the most at once; retry later",
-                                                params_.max_concurrent)),
-                           params_.retry_after_s);
-                return;
-            }
-            // Whoever ends the request gives its slot back: this handler, or
-            // the stream's releaser once the last chunk is out.
-            bool handed_over = false;
-            struct Slot {
-                std::atomic<int>& n;
-                bool& handed_over;
-                ~Slot() {
-                    if (!handed_over) --n;
-                }
-            } slot{n_active_, handed_over};
-
-            std::shared_ptr<RequestStream> stream;
-            CompletionRequest cr;
-            int n_prompt = 0;
-            try {
-                cr = parse_completion_request(body, endpoint, params_.model_id);
-                std::vector<int> tokens = cr.prompt_tokens.empty() ? codec_.encode(cr.prompt_text) : cr.prompt_tokens;
-                n_prompt = static_cast<int>(tokens.size());
-                if (n_prompt == 0) throw ApiError(400, "invalid_request_error", "the prompt is empty", "prompt");
-                for (int i = 0; i < n_prompt; ++i)
-                    if (tokens[static_cast<std::size_t>(i)] >= engine_.n_vocab())
-                        throw ApiError(400, "invalid_request_error",
-                                       fmt::format("prompt[{}]: token id {} is outside the vocabulary (0..{})", i,
-                                                   tokens[static_cast<std::size_t>(i)], engine_.n_vocab() - 1),
-                                       "prompt");
-                const int room = engine_.n_ctx() - n_prompt;
-                if (room < 1)
-                    throw ApiError(400, "invalid_request_error",
-                                   fmt::format("the prompt is {} tokens; this model's context holds {} in all, "
-                                               "leaving no room for an answer",
-                                               n_prompt, engine_.n_ctx()),
-                                   endpoint == Endpoint::chat ? "messages" : "prompt", "context_length_exceeded");
-                // Chat's default: whatever the context leaves, and the KV pool can hold.
-                const int room_default = static_cast<int>(
-                    std::max<long long>(1, std::min<long long>(room, engine_.n_pool_positions() - n_prompt)));
-                const int max_tokens = cr.max_tokens.value_or(endpoint == Endpoint::completions ? std::min(16, room)
-                                                                                                : room_default);
-                if (max_tokens > room)
-                    throw ApiError(400, "invalid_request_error",
-                                   fmt::format("prompt {} tokens + max_tokens {} exceed the context of {} tokens; "
-                                               "ask for at most {}",
-                                               n_prompt, max_tokens, engine_.n_ctx(), room),
-                                   "max_tokens", "context_length_exceeded");
-                EngineRequest er;
-                er.prompt = std::move(tokens);
-                er.max_tokens = max_tokens;
-                er.sampling = cr.sampling;
-                if (!cr.has_seed) er.sampling->seed = std::random_device{}();
-                er.stop = cr.stop;
-                Submission sub = engine_.submit(std::move(er));
-                if (!sub.stream) {
-                    if (sub.refusal == "queue_full") {
-                        send_error(res, ApiError(429, "rate_limit_error", sub.message), params_.retry_after_s);
-                        return;
-                    }
-                    if (sub.refusal == "shutting_down") {
-                        send_error(res, ApiError(503, "server_error", sub.message), params_.retry_after_s);
-                        return;
-                    }
-                    throw ApiError(400, "invalid_request_error", sub.message);
-                }
-                stream = sub.stream;
-            } catch (const ApiError& e) {
-                send_error(res, e);
-                return;
-            }
-
-            CompletionResult base;
-            base.id = fmt::format("{}-{}", endpoint == Endpoint::chat ? "chatcmpl" : "cmpl", stream->id());
-            base.created = static_cast<long long>(std::time(nullptr));
-            base.model = params_.model_id;
-            base.prompt_tokens = n_prompt;
-
-            if (!cr.stream) {
-                // Whole answer. (A client that leaves meanwhile is not noticed
-                // until the answer is written; max_tokens bounds the waste.)
-                std::string text;
-                RequestStream::News news;
-                do {
-                    news = stream->wait(std::chrono::milliseconds(200));
-                    text += news.text;
-                } while (!news.finished);
-                const RequestOutcome& o = news.outcome;
-                if (o.stop_reason == llm::StopReason::cancelled) {
-                    send_error(res, ApiError(503, "server_error", "the server shut down before the answer was complete"));
-                    return;
-                }
-                if (o.stop_reason == llm::StopReason::error) {
-                    send_error(res, ApiError(500, "server_error", "the engine failed: " + o.error));
-                    return;
-                }
-                base.text = std::move(text);
-                base.finish_reason = finish_reason_of(o.stop_reason);
-                base.completion_tokens = o.n_generated;
-                res.set_content(dump(completion_response(endpoint, base)), "application/json");
-                return;
-            }
-
-            auto st = std::make_shared<StreamState>();
-            st->stream = stream;
-            st->endpoint = endpoint;
-            st->base = base;
-            st->include_usage = cr.include_usage;
-            res.set_header("Cache-Control", "no-cache");
-            handed_over = true;
-            res.set_chunked_content_provider(
-                "text/event-stream",
-                [st](std::size_t, httplib::DataSink& sink) {
-                    const RequestStream::News news = st->stream->wait(std::chrono::milliseconds(200));
-                    std::string out = next_events(*st, news);
-                    // While nothing comes (queued behind others), a comment
-                    // every second finds out whether the client is still there.
-                    if (out.empty() && Clock::now() - st->last_write > std::chrono::seconds(1)) out = ": waiting\n\n";
-                    if (!out.empty()) {
-                        if (!sink.write(out.data(), out.size())) return false;  // the client is gone
-                        st->last_write = Clock::now();
-                    }
-                    if (news.finished) sink.done();
-                    return true;
-                },
-                [this, st](bool) {
-                    if (!st->stream->finished()) engine_.cancel(st->stream->id());
-                    --n_active_;
-                });
+            serve_completion(endpoint, req, res, content_reader);
         };
     };
     s.Post("/v1/completions", completion(Endpoint::completions));
@@ -393,14 +328,7 @@ HttpServer::HttpServer(ServingEngine& engine, const llm::TextCodec& codec, HttpS
     const auto with_body = [this, wrong_method](const httplib::Request& req, httplib::Response& res,
                                                 const httplib::ContentReader& content_reader) {
         const Body read = read_body(req, content_reader, params_.max_body_bytes);
-        if (!read.complete) {
-            if (res.status < 400) res.status = 400;
-            return;
-        }
-        if (read.over) {
-            send_error(res, ApiError(413, error_type_for_status(413), too_large(req, params_.max_body_bytes)));
-            return;
-        }
+        if (answered_unusable_body(read, req, res, params_.max_body_bytes)) return;
         const std::string& path = req.path;
         const bool post_only = path == "/v1/completions" || path == "/v1/chat/completions";
         const bool get_only = path == "/v1/models" || (path.rfind("/v1/models/", 0) == 0 && path.size() > 11) ||
@@ -413,6 +341,152 @@ HttpServer::HttpServer(ServingEngine& engine, const llm::TextCodec& codec, HttpS
     s.Put(".*", with_body);
     s.Patch(".*", with_body);
     s.Delete(".*", with_body);
+}
+
+// ---- the completion routes -------------------------------------------------------------
+
+// POST /v1/completions and /v1/chat/completions, from the request's body to
+// the answer. A step that refuses the request has written the refusal into
+// `res`; the handler then only returns.
+void HttpServer::serve_completion(Endpoint endpoint, const httplib::Request& req, httplib::Response& res,
+                                  const httplib::ContentReader& content_reader) {
+    const Body read = read_body(req, content_reader, params_.max_body_bytes);
+    if (read.multipart) {
+        send_error(res, ApiError(400, "invalid_request_error",
+                                 "the body is multipart/form-data; send one JSON object "
+                                 "(Content-Type: application/json)"));
+        return;
+    }
+    if (answered_unusable_body(read, req, res, params_.max_body_bytes)) return;
+    if (!admit(res)) return;
+    CompletionSlot slot(n_active_);
+
+    CompletionRequest cr;
+    EngineRequest er;
+    try {
+        cr = parse_completion_request(read.text, endpoint, params_.model_id);
+        er = engine_request(cr, endpoint);
+    } catch (const ApiError& e) {
+        send_error(res, e);
+        return;
+    }
+    const int n_prompt = static_cast<int>(er.prompt.size());
+    const std::shared_ptr<RequestStream> stream = submit(std::move(er), res);
+    if (!stream) return;
+
+    const CompletionResult base = answer_base(endpoint, stream->id(), params_.model_id, n_prompt);
+    if (!cr.stream) {
+        answer_whole(res, endpoint, *stream, base);
+        return;
+    }
+    slot.hand_over();
+    stream_answer(res, endpoint, stream, base, cr.include_usage);
+}
+
+// Takes one of the max_concurrent places for a completion; false, with a 503
+// and Retry-After in `res`, while shutting down or when every place is taken.
+bool HttpServer::admit(httplib::Response& res) {
+    if (shutting_down_) {
+        send_error(res, ApiError(503, "server_error", "the server is shutting down"), params_.retry_after_s);
+        return false;
+    }
+    if (++n_active_ > params_.max_concurrent) {
+        --n_active_;
+        send_error(res,
+                   ApiError(503, "server_overloaded",
+                            fmt::format("{} requests are being served, the most at once; retry later",
+                                        params_.max_concurrent)),
+                   params_.retry_after_s);
+        return false;
+    }
+    return true;
+}
+
+// What the engine is asked for: the prompt and max_tokens, both checked, the
+// sampling and stop texts as sent, and a fresh seed when the client gave
+// none. Throws ApiError.
+EngineRequest HttpServer::engine_request(const CompletionRequest& cr, Endpoint endpoint) const {
+    EngineRequest er;
+    er.prompt = checked_prompt(cr, endpoint);
+    er.max_tokens = checked_max_tokens(cr, endpoint, static_cast<int>(er.prompt.size()));
+    er.sampling = cr.sampling;
+    if (!cr.has_seed) er.sampling->seed = std::random_device{}();
+    er.stop = cr.stop;
+    return er;
+}
+
+// The prompt as token ids (a text is encoded): not empty, each id in the
+// vocabulary, and short enough to leave room for an answer. Throws ApiError.
+std::vector<int> HttpServer::checked_prompt(const CompletionRequest& cr, Endpoint endpoint) const {
+    std::vector<int> tokens = cr.prompt_tokens.empty() ? codec_.encode(cr.prompt_text) : cr.prompt_tokens;
+    const int n_prompt = static_cast<int>(tokens.size());
+    if (n_prompt == 0) throw ApiError(400, "invalid_request_error", "the prompt is empty", "prompt");
+    for (int i = 0; i < n_prompt; ++i)
+        if (tokens[static_cast<std::size_t>(i)] >= engine_.n_vocab())
+            throw ApiError(400, "invalid_request_error",
+                           fmt::format("prompt[{}]: token id {} is outside the vocabulary (0..{})", i,
+                                       tokens[static_cast<std::size_t>(i)], engine_.n_vocab() - 1),
+                           "prompt");
+    if (engine_.n_ctx() - n_prompt < 1)
+        throw ApiError(400, "invalid_request_error",
+                       fmt::format("the prompt is {} tokens; this model's context holds {} in all, "
+                                   "leaving no room for an answer",
+                                   n_prompt, engine_.n_ctx()),
+                       endpoint == Endpoint::chat ? "messages" : "prompt", "context_length_exceeded");
+    return tokens;
+}
+
+// max_tokens as asked, or its default (16 for a completion); never more than
+// the context leaves after the prompt. Throws ApiError.
+int HttpServer::checked_max_tokens(const CompletionRequest& cr, Endpoint endpoint, int n_prompt) const {
+    const int room = engine_.n_ctx() - n_prompt;
+    // Chat's default: whatever the context leaves, and the KV pool can hold.
+    const int room_default = static_cast<int>(
+        std::max<long long>(1, std::min<long long>(room, engine_.n_pool_positions() - n_prompt)));
+    const int max_tokens =
+        cr.max_tokens.value_or(endpoint == Endpoint::completions ? std::min(16, room) : room_default);
+    if (max_tokens > room)
+        throw ApiError(400, "invalid_request_error",
+                       fmt::format("prompt {} tokens + max_tokens {} exceed the context of {} tokens; "
+                                   "ask for at most {}",
+                                   n_prompt, max_tokens, engine_.n_ctx(), room),
+                       "max_tokens", "context_length_exceeded");
+    return max_tokens;
+}
+
+// The engine's stream for the request; null when the engine refused it, the
+// refusal in `res`: 429 when its queue is full, 503 when it is shutting down
+// (both with Retry-After), 400 for anything else.
+std::shared_ptr<RequestStream> HttpServer::submit(EngineRequest er, httplib::Response& res) {
+    Submission sub = engine_.submit(std::move(er));
+    if (sub.stream) return sub.stream;
+    if (sub.refusal == "queue_full")
+        send_error(res, ApiError(429, "rate_limit_error", sub.message), params_.retry_after_s);
+    else if (sub.refusal == "shutting_down")
+        send_error(res, ApiError(503, "server_error", sub.message), params_.retry_after_s);
+    else
+        send_error(res, ApiError(400, "invalid_request_error", sub.message));
+    return nullptr;
+}
+
+// The answer as server-sent events, which cpp-httplib writes after the
+// handler has returned, one call of write_events at a time. Its releaser runs
+// when the stream ends, whole or not: it cancels a request whose client went
+// away (its KV blocks go back) and gives back the place admit() took.
+void HttpServer::stream_answer(httplib::Response& res, Endpoint endpoint, std::shared_ptr<RequestStream> stream,
+                               const CompletionResult& base, bool include_usage) {
+    auto st = std::make_shared<StreamState>();
+    st->stream = std::move(stream);
+    st->endpoint = endpoint;
+    st->base = base;
+    st->include_usage = include_usage;
+    res.set_header("Cache-Control", "no-cache");
+    res.set_chunked_content_provider(
+        "text/event-stream", [st](std::size_t, httplib::DataSink& sink) { return write_events(*st, sink); },
+        [this, st](bool) {
+            if (!st->stream->finished()) engine_.cancel(st->stream->id());
+            --n_active_;
+        });
 }
 
 HttpServer::~HttpServer() {

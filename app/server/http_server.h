@@ -32,15 +32,24 @@
 #include <atomic>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "pipeline/llm/text_codec.h"
 #include "pipeline/server/serving_engine.h"
 
 namespace httplib {
 class Server;
-}
+struct Request;
+struct Response;
+class ContentReader;
+}  // namespace httplib
 
 namespace sixstep::server {
+
+// openai_protocol.h
+enum class Endpoint;
+struct CompletionRequest;
+struct CompletionResult;
 
 // The most completions handled at once: each holds one of the server's
 // threads (a stack of its own), and beyond a few thousand a system refuses
@@ -75,6 +84,18 @@ public:
     int n_active() const { return n_active_.load(); }  // completions being handled
 
 private:
+    // The completion routes' handler, and its steps in the order a request
+    // meets them (http_server.cpp).
+    void serve_completion(Endpoint endpoint, const httplib::Request& req, httplib::Response& res,
+                          const httplib::ContentReader& content_reader);
+    bool admit(httplib::Response& res);
+    EngineRequest engine_request(const CompletionRequest& cr, Endpoint endpoint) const;
+    std::vector<int> checked_prompt(const CompletionRequest& cr, Endpoint endpoint) const;
+    int checked_max_tokens(const CompletionRequest& cr, Endpoint endpoint, int n_prompt) const;
+    std::shared_ptr<RequestStream> submit(EngineRequest er, httplib::Response& res);
+    void stream_answer(httplib::Response& res, Endpoint endpoint, std::shared_ptr<RequestStream> stream,
+                       const CompletionResult& base, bool include_usage);
+
     ServingEngine& engine_;
     const llm::TextCodec& codec_;
     HttpServerParams params_;
