@@ -733,7 +733,11 @@ CheckResult Interpreter::check(const Expectation& e) const {
         // A stage's path: had its stage run for this request?
         const std::string head = e.path.substr(0, e.path.find('.'));
         if (const std::optional<Stage> stage = parse_stage(head)) {
-            if (!state_.trace.last(*stage))
+            // The step's error stopped the request short of it: that is
+            // why, not a missing run (the error itself is reported above).
+            if (!state_.trace.last(*stage) && state_.error)
+                r.got = fmt::format("(nothing: the step's error stopped the request before the {} stage)", head);
+            else if (!state_.trace.last(*stage))
                 r.got = fmt::format("(nothing: the request has not reached the {} stage; run: all, or run: {}, walks "
                                     "it there)",
                                     head, head);

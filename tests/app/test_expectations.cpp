@@ -223,6 +223,9 @@ steps:
   - request: {distance: "4 km", congestion: 0, express_lane: 0}
     run: all
     expect: {load.cold_load_ms: {below: 5}}
+  - request: {distance: "5 kg", congestion: 0, express_lane: 0}
+    run: all
+    expect: {respond.text: {contains: "11"}}
 )");
     const StepReport first = it.step();
     REQUIRE(first.checks.size() == 1);
@@ -233,6 +236,16 @@ steps:
     REQUIRE(warm.checks.size() == 1);
     CHECK(warm.checks[0].got == "(nothing: the load stage gave no cold_load_ms this time; it is the time of the cold "
                                 "load (only when this request paid it))");
+    // The step ran all, and its error stopped the request: that is the reason.
+    const StepReport failed = it.step();
+    REQUIRE(failed.error.has_value());
+    bool said = false;
+    for (const CheckResult& c : failed.checks)
+        if (c.expectation.path == "respond.text") {
+            CHECK(c.got == "(nothing: the step's error stopped the request before the respond stage)");
+            said = true;
+        }
+    CHECK(said);
 }
 
 TEST_CASE("expect: a negated error expectation does not excuse an error it does not match") {
