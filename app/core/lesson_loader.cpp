@@ -515,6 +515,26 @@ void refuse_numbers_on(const Reader& r, const YAML::Node& key, const Expectation
                                                        : "compare one of the paths that holds a single number"));
 }
 
+// A text that a path declared as a number is to equal: it never can.
+// "13 min" is the number with its unit; "thirteen", a word.
+void refuse_text_for_number(const Reader& r, const YAML::Node& v, const Expectation& e, const ModelDescription& model) {
+    const std::vector<PathInfo> paths = lesson_paths(model);
+    const auto p = std::find_if(paths.begin(), paths.end(), [&](const PathInfo& x) { return x.path == e.path; });
+    if (p == paths.end() || p->type != ValueType::number) return;
+    for (const Condition& c : e.conditions) {
+        const auto* text = std::get_if<std::string>(&c.operand.literal);
+        if (c.op == Condition::Op::contains || c.operand.kind != Operand::Kind::literal || !text) continue;
+        const YAML::Node at = !v.IsMap() ? v : v["value"] ? v["value"] : v["equals"];
+        char* end = nullptr;
+        const double x = std::strtod(text->c_str(), &end);
+        if (end != text->c_str() && std::isfinite(x))
+            r.fail(at, fmt::format("\"{}\" is a number with a unit: write {} — {} is compared in its own unit{}",
+                                   *text, std::string_view(text->c_str(), static_cast<std::size_t>(end - text->c_str())),
+                                   e.path, p->unit.empty() ? "" : fmt::format(" ({})", p->unit)));
+        r.fail(at, fmt::format("{} is a number, and \"{}\" is text: a number never equals a text", e.path, *text));
+    }
+}
+
 std::vector<Expectation> read_expect(const Reader& r, const YAML::Node& n, const ModelDescription& model,
                                      const std::vector<std::string>& remembered) {
     r.expect_map(n, "\"expect\"");
@@ -543,6 +563,7 @@ std::vector<Expectation> read_expect(const Reader& r, const YAML::Node& n, const
             c.operand.literal = r.value(v, e.path);
             e.conditions.push_back(std::move(c));
         }
+        refuse_text_for_number(r, v, e, model);  // under not too: it would always hold
         out.push_back(std::move(e));
     }
     return out;

@@ -47,6 +47,8 @@ const BadLesson bad_lessons[] = {
     {"serving-without-file.yaml", 9, 27, "experiment traffic runs on a language model, and this lesson's model has none: give the model a GGUF \"file\" (or \"random\"); only canary runs without one"},
     {"serving-threads-without-file.yaml", 4, 12, "\"threads\" is for the model in \"file\" (or \"random\"), and this serving model has none"},
     {"serving-list-out-of-order.yaml", 6, 53, "\"batch_sizes\" must ascend: 32 after 64"},
+    {"expect-number-with-unit.yaml", 6, 25, "\"11 min\" is a number with a unit: write 11 — response.minutes is compared in its own unit (min)"},
+    {"expect-word-for-number.yaml", 6, 31, "response.minutes is a number, and \"eleven\" is text: a number never equals a text"},
     {"llm-without-file.yaml", 3, 3, "kind llm needs \"file\": the GGUF file, relative to the lesson (or \"random\": a preset, for random weights; not both)"},
     {"run-misspelt-stage.yaml", 4, 10,
      "\"run\" must be stage, token, all or a stage name (request, load, forward, output, postprocess, respond), "

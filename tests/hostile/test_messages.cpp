@@ -99,11 +99,18 @@ TEST_CASE("cli: a lesson with a 100 KB value gets short messages, invalid or fai
                                         "title: T\nmodel: {kind: delivery}\nsteps:\n"
                                         "  - request: {distance: \"3 km" + big + "\", congestion: 0, express_lane: 0}\n"
                                         "  - run: request\n    expect: {request.distance_km: 3}\n"
-                                        "  - run: load\n    expect: {load.bias: \"" + big + "\"}\n");
+                                        "  - run: load\n    expect: {load.cold: \"" + big + "\"}\n");
     const auto failed = run_sixstep("check '" + unit + "'", 20);
     CHECK(failed.exit_code == 1);
     CHECK(contains(failed.output, "bytes left out"));
     CHECK(failed.output.size() < 8000);
+    // The same text for a number: the lesson is invalid, and says so briefly.
+    const std::string number = write_text("big-number.yaml", "title: T\nmodel: {kind: delivery}\nsteps:\n"
+                                                             "  - run: load\n    expect: {load.bias: \"" + big + "\"}\n");
+    const auto text_for_number = run_sixstep("check '" + number + "'", 20);
+    CHECK(text_for_number.exit_code == 2);
+    CHECK(contains(text_for_number.output, "load.bias is a number"));
+    CHECK(text_for_number.output.size() < 3000);
 }
 
 TEST_CASE("cli: generated text and the echoed prompt reach the terminal with their control bytes escaped") {
