@@ -587,6 +587,8 @@ const Catalogue& chinese_catalogue() {
             {"{}: unit \"{=}\" is not a valid unit here (use 0/1, yes/no)", "{}：这里不能用单位“{=}”（请用 0/1 或 yes/no）"},
             {"{} = {} is outside the training range {} km: the model never saw such a request, do not trust the answer",
              "{} = {} 超出了训练范围 {} km：模型从没见过这样的请求，别相信这个回答"},
+            {"{} = {} is outside the training range {}: the model never saw such a request, do not trust the answer",
+             "{} = {} 超出了训练范围 {}：模型从没见过这样的请求，别相信这个回答"},
             // The backend a lesson asked for with `backend: auto` (llm/backend.cpp).
             {"{}; using the CPU", "{}；改用 CPU"},
             {"no CUDA device ({=})", "没有可用的 CUDA 设备（{=}）"},

@@ -102,10 +102,10 @@ void DeliveryJob::normalize(TraceEvent& ev) {
             ev.says(fmt::format("{}: \"{}\" → {}", f.name, *raw, num(x)));  // no unit to drop
         }
         if (s.range_check && (x < f.train_min || x > f.train_max))
-            ev.warnings.push_back(fmt::format("{} = {} is outside the training range {}–{} {}: the model never saw "
+            ev.warnings.push_back(fmt::format("{} = {} is outside the training range {}–{}{}: the model never saw "
                                               "such a request, do not trust the answer",
                                               f.name, num(x), num(f.train_min), num(f.train_max),
-                                              f.dimension == Dimension::length ? "km" : ""));
+                                              f.dimension == Dimension::length ? " km" : ""));
         x_[static_cast<size_t>(i)] = x;
     }
     ev.out(keys::distance_km, x_[0], "km", "distance");

@@ -19,6 +19,13 @@ TEST_CASE("catalogue: patterns fill their holes, and a hole is itself looked up"
     CHECK(app::translate("zh", "  Timing ") == "  耗时 ");
     CHECK(app::translate("zh", "certainly not in any catalogue") == std::nullopt);
     CHECK(app::translate("zh", "11 min") == "11 分钟");
+    // A range with its unit and one without.
+    CHECK(app::translate("zh", "distance = 45 is outside the training range 0.5–20 km: the model never saw such a "
+                               "request, do not trust the answer") ==
+          "距离 = 45 超出了训练范围 0.5–20 km：模型从没见过这样的请求，别相信这个回答");
+    CHECK(app::translate("zh", "congestion = 1.5 is outside the training range 0–1: the model never saw such a "
+                               "request, do not trust the answer") ==
+          "拥堵 = 1.5 超出了训练范围 0–1：模型从没见过这样的请求，别相信这个回答");
     CHECK(app::translate("zh", "No knee: no points") == "没有膝点：没有数据点");  // a sentence's capital
     CHECK(app::translate("zh", "step 8: done, 2 checks held") == "第 8 步：完成，2 项检查通过");
     // A hole is looked up in turn, through nested patterns: a sampler chain.

@@ -79,6 +79,13 @@ TEST_CASE("values outside the training range warn, inside they don't") {
     Pipeline past(m, req("20.1 km"));
     past.run();
     CHECK(past.trace().last(Stage::request)->warnings.size() == 1);
+    // A feature without a unit says its range without one.
+    Pipeline busy(m, req("3 km", "1.5"));
+    busy.run();
+    REQUIRE(busy.trace().last(Stage::request)->warnings.size() == 1);
+    CHECK(busy.trace().last(Stage::request)->warnings[0] ==
+          "congestion = 1.5 is outside the training range 0–1: the model never saw such a request, do not trust the "
+          "answer");
     m.settings().range_check = false;
     Pipeline r(m, req("45 km"));
     r.run();
