@@ -638,6 +638,8 @@ const Catalogue& chinese_catalogue() {
             {"the breakpoint reaches only {} of the peak (a knee needs ≥ {})", "分段点只达到峰值的 {}（膝点要求 ≥ {}）"},
             {"knee at x = {} (y = {}): past it the slope falls to {} of the rising slope; two lines cut the squared error by {}; {} of the peak",
              "膝点在 x = {}（y = {}）：过了它，斜率降到上升段的 {}；两条直线把平方误差降低了 {}；达到峰值的 {}"},
+            {"knee at batch {} ({} tok/s): past it the slope falls to {} of the rising slope; two lines cut the squared error by {}; {} of the peak",
+             "膝点在批大小 {}（{} 词元/秒）：过了它，斜率降到上升段的 {}；两条直线把平方误差降低了 {}；达到峰值的 {}"},
             {"at \u03c1 = {}: a request waits {} service times ({} ms \u00b1 {}) for a {} ms decode step",
              "在 \u03c1 = {} 时：一个请求要等 {} 个服务时间（{} ms \u00b1 {}），每个解码步 {} ms"},
             {"headroom \u2014 wait within {}", "余量 \u2014 等待不超过 {}"},

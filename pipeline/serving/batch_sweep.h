@@ -49,7 +49,7 @@ struct BatchSweepParams {
     int repetitions = 3;     // rounds: timed runs per batch size, each after a warm-up step; the median is kept, 1 … 100
     std::uint64_t seed = 1;  // for the random token ids
     std::optional<MachineRoofs> roofs;  // the machine's measured roofs; none → no roofline prediction
-    KneeParams knee;                    // acceptance rules for the knee
+    KneeParams knee{.x_name = "batch", .y_unit = "tok/s"};  // acceptance rules for the knee
     std::function<void(const SweepProgress&)> progress;  // called as the sweep advances (may be empty)
 };
 

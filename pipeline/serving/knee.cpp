@@ -111,10 +111,14 @@ KneeResult find_knee(const std::vector<double>& x, const std::vector<double>& y,
         return r;
     }
     r.found = true;
+    const std::string where = p.x_name == "x" && p.y_unit.empty()
+                                  ? fmt::format("x = {} (y = {})", significant(r.x, 6), significant(r.y, 4))
+                                  : fmt::format("{} {} ({}{})", p.x_name, significant(r.x, 6), significant(r.y, 4),
+                                                p.y_unit.empty() ? "" : " " + p.y_unit);
     r.verdict = fmt::format(
-        "knee at x = {} (y = {}): past it the slope falls to {} of the rising slope; two lines cut the "
-        "squared error by {}; {} of the peak",
-        significant(r.x, 6), significant(r.y, 4), pct(r.tail_slope_ratio), pct(r.error_reduction), pct(r.peak_fraction));
+        "knee at {}: past it the slope falls to {} of the rising slope; two lines cut the squared error by {}; {} of "
+        "the peak",
+        where, pct(r.tail_slope_ratio), pct(r.error_reduction), pct(r.peak_fraction));
     return r;
 }
 

@@ -29,6 +29,10 @@ struct KneeParams {
     double max_tail_slope_ratio = 0.25;  // tail slope <= this × rising slope
     double min_error_reduction = 0.50;   // two lines remove >= this share of one line's squared error
     double min_peak_fraction = 0.85;     // y at the breakpoint >= this × the largest y
+    // How the verdict names the axes: "knee at batch 16 (1,602 tok/s)"
+    // rather than "knee at x = 16 (y = 1602)".
+    std::string x_name = "x";
+    std::string y_unit;
 };
 
 // y = intercept + slope·x, fitted over the points x0..x1 (for drawing).

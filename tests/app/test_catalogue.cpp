@@ -27,6 +27,9 @@ TEST_CASE("catalogue: patterns fill their holes, and a hole is itself looked up"
                                "request, do not trust the answer") ==
           "拥堵 = 1.5 超出了训练范围 0–1：模型从没见过这样的请求，别相信这个回答");
     CHECK(app::translate("zh", "No knee: no points") == "没有膝点：没有数据点");  // a sentence's capital
+    CHECK(app::translate("zh", "Knee at batch 16 (1602 tok/s): past it the slope falls to 3% of the rising slope; two "
+                               "lines cut the squared error by 91%; 97% of the peak") ==
+          "膝点在批大小 16（1602 词元/秒）：过了它，斜率降到上升段的 3%；两条直线把平方误差降低了 91%；达到峰值的 97%");
     CHECK(app::translate("zh", "step 8: done, 2 checks held") == "第 8 步：完成，2 项检查通过");
     // A hole is looked up in turn, through nested patterns: a sampler chain.
     CHECK(app::translate("zh", "softmax (2000) \u2192 greedy (1)") == "softmax (2000) \u2192 贪心（1）");

@@ -36,7 +36,11 @@ TEST_CASE("knee: a sharp corner is found exactly where it is") {
     CHECK(k.sse_two == doctest::Approx(0).epsilon(1e-9));
     CHECK(k.error_reduction == doctest::Approx(1));
     CHECK(k.peak_fraction == 1);
-    CHECK(k.verdict.find("knee at x = 16") == 0);
+    CHECK(k.verdict.find("knee at x = 16 (y = 160)") == 0);
+    // Named axes: what a batch sweep asks for.
+    KneeParams named;
+    named.x_name = "batch", named.y_unit = "tok/s";
+    CHECK(find_knee(powers, y, named).verdict.find("knee at batch 16 (160 tok/s): past it") == 0);
 }
 
 TEST_CASE("knee: a noisy corner at 8 is still found at 8") {
