@@ -2,7 +2,8 @@
 // through the scheduler on the engine, timed on the virtual clock
 // (traffic.h); with `compare`, the same arrivals again with one thing
 // changed — the other batching policy, the prefix cache the other way, the
-// other KV layout — and each figure of this run ÷ the baseline's.
+// other KV layout — and each figure of this run ÷ the baseline's. With a
+// TTFT or TPOT target, goodput: requests meeting every target ÷ duration.
 #include <algorithm>
 
 #include <fmt/format.h>
@@ -15,6 +16,7 @@
 #include "pipeline/serving/serving_keys.h"
 #include "pipeline/serving/serving_lab.h"
 #include "pipeline/serving/serving_model.h"
+#include "pipeline/serving/traffic.h"
 #include "pipeline/serving/workload.h"
 
 namespace sixstep::serving {
@@ -22,6 +24,32 @@ namespace sixstep::serving {
 namespace {
 
 double p50(const TrafficReport& r, const char* key) { return r.latency(key).summary.p50; }
+
+// target_unit "alone": the targets are multiples of what one request takes on
+// an empty server, measured on this machine first — so a lesson's targets
+// mean the same on a fast machine and a slow one.
+constexpr int alone_runs = 5;
+
+struct Alone {
+    double ttft_ms = 0, tpot_ms = 0;  // medians over alone_runs
+};
+
+// The workload's first request alone, arriving at 0 and generating its
+// max_tokens (at least 2, so it has a TPOT) without stopping at end of text.
+Alone serve_alone(llm::Backend& backend, const llm::TextCodec& codec, RequestSpec r, TrafficParams p) {
+    r.arrival_ms = 0;
+    r.max_tokens = std::max(2, p.workload.max_tokens);
+    p.scheduler.stop_at_eog = false;
+    p.targets = {};
+    std::vector<double> ttft, tpot;
+    for (int i = 0; i < alone_runs; ++i) {
+        p.warmup = i == 0;
+        const TrafficRun run = run_traffic(backend, codec, {r}, p);
+        ttft.push_back(ttft_ms(run.requests.front()));
+        tpot.push_back(tpot_ms(run.requests.front()));
+    }
+    return {summarize(std::move(ttft)).p50, summarize(std::move(tpot)).p50};
+}
 
 }  // namespace
 
@@ -61,6 +89,12 @@ const std::vector<TrafficFigure>& traffic_figures() {
          [](const TrafficReport& r) { return r.total("kv_internal_waste").value; }},
         {"kv_external_waste", "% of pool", "free positions in holes too small for the next request ÷ pool", nullptr,
          [](const TrafficReport& r) { return r.total("kv_external_waste").value; }},
+        {"goodput", "req/s",
+         "requests meeting every target (TTFT from arrival, TPOT as vLLM; DistServe's goodput, vLLM bench's "
+         "--goodput) ÷ duration",
+         "goodput_ratio", [](const TrafficReport& r) { return r.total("goodput").value; }, true},
+        {"goodput_share", "%", "requests meeting every target ÷ requests completed", nullptr,
+         [](const TrafficReport& r) { return r.total("goodput_share").value; }, true},
     };
     return all;
 }
@@ -90,6 +124,9 @@ public:
         p.block_size = f.whole(keys::block_size);
         if (p.scheduler.prefix_cache && p.scheduler.kv_layout == KvLayout::contiguous)
             throw Error("\"prefix_cache\" needs the paged KV layout: cached blocks are shared pages");
+        target_unit_ = f.text(keys::target_unit);
+        ttft_target_ = f.number(keys::ttft_target);
+        tpot_target_ = f.number(keys::tpot_target);
         compare_ = f.text(keys::compare);
         base_ = p;
         if (compare_ == "policy") {
@@ -127,6 +164,18 @@ public:
         llm::LlmModel& m = model.llm();
         const int bos = m.vocab().add_bos() ? m.vocab().bos() : -1;
         const std::vector<RequestSpec> reqs = make_workload(run_.workload, m.codec(), bos);
+        // The same targets for both arms, in milliseconds.
+        SloTargets& t = run_.targets;
+        t = {ttft_target_, tpot_target_};
+        if (has_target() && target_unit_ == "alone") {
+            const Alone a = serve_alone(m.backend(), m.codec(), reqs.front(), run_);
+            t = {ttft_target_ * a.ttft_ms, tpot_target_ * a.tpot_ms};
+            ev.out(keys::ttft_alone_ms, a.ttft_ms, "ms");
+            ev.out(keys::tpot_alone_ms, a.tpot_ms, "ms");
+        }
+        base_.targets = t;
+        if (t.ttft_ms > 0) ev.out(keys::ttft_target_ms, t.ttft_ms, "ms");
+        if (t.tpot_ms > 0) ev.out(keys::tpot_target_ms, t.tpot_ms, "ms");
         ex.run = run_traffic(m.backend(), m.codec(), reqs, run_);
         if (compared()) ex.baseline = run_traffic(m.backend(), m.codec(), reqs, base_);
         double passes = 0, engine = 0;
@@ -143,6 +192,7 @@ public:
 
     void output(const ServingExhibit& ex, TraceEvent& ev) override {
         for (const TrafficFigure& f : traffic_figures()) {
+            if (f.needs_target && !has_target()) continue;
             ev.out(f.key, f.get(ex.run->report), f.unit);
             if (ex.baseline) ev.out(std::string(keys::baseline_prefix) + f.key, f.get(ex.baseline->report), f.unit);
         }
@@ -155,10 +205,15 @@ public:
         const TrafficReport& r = ex.run->report;
         if (!ex.baseline) {
             ev.summary = "no baseline (compare: none)";
-            return fmt::format("{} requests served in {:.2f} s of virtual time: median TTFT {:.1f} ms, median TPOT "
-                               "{:.2f} ms, {:.0f} output tokens/s.",
-                               ex.run->requests.size(), r.total("duration").value, p50(r, "ttft"), p50(r, "tpot"),
-                               r.total("output_throughput").value);
+            std::string said = fmt::format("{} requests served in {:.2f} s of virtual time: median TTFT {:.1f} ms, "
+                                           "median TPOT {:.2f} ms, {:.0f} output tokens/s.",
+                                           ex.run->requests.size(), r.total("duration").value, p50(r, "ttft"),
+                                           p50(r, "tpot"), r.total("output_throughput").value);
+            if (has_target())
+                said += fmt::format(" {}% met every target: goodput {} req/s.",
+                                    format_value(Value{r.total("goodput_share").value}, 3),
+                                    format_value(Value{r.total("goodput").value}, 3));
+            return said;
         }
         const TrafficReport& b = ex.baseline->report;
         // The same requests in both arms (arrival order): a scheduling or
@@ -171,7 +226,7 @@ public:
             for (std::size_t i = 0; i < ra.size(); ++i) differ += ra[i].output != rb[i].output;
         ev.out("outputs_identical", differ == 0 ? std::string("yes") : fmt::format("{} of {} differ", differ, ra.size()));
         for (const TrafficFigure& f : traffic_figures()) {
-            if (!f.ratio) continue;
+            if (!f.ratio || (f.needs_target && !has_target())) continue;
             const double x = f.get(r), y = f.get(b);
             if (y == 0) continue;  // no ratio to a zero
             ev.out(f.ratio, x / y);
@@ -182,20 +237,30 @@ public:
         ev.summary = fmt::format("{} vs {}: median TTFT × {:.2f}", ex.run_label, ex.baseline_label, t / tb);
         // TTFT from arrival (the queue included), and TPOT beside it: what
         // one side gains in waiting it may pay for in typing speed.
-        return fmt::format("Same arrivals, {} vs {}: median TTFT {:.1f} vs {:.1f} ms (from arrival), median TPOT "
-                           "{} vs {} ms, requests running at once at most {} vs {}, {:.0f} vs {:.0f} output "
-                           "tokens/s.",
-                           ex.run_label, ex.baseline_label, t, tb, format_value(Value{p50(r, "tpot")}, 3),
-                           format_value(Value{p50(b, "tpot")}, 3), r.total("running_peak").value,
-                           b.total("running_peak").value, r.total("output_throughput").value,
-                           b.total("output_throughput").value);
+        std::string said = fmt::format(
+            "Same arrivals, {} vs {}: median TTFT {:.1f} vs {:.1f} ms (from arrival), median TPOT {} vs {} ms, "
+            "requests running at once at most {} vs {}, {:.0f} vs {:.0f} output tokens/s.",
+            ex.run_label, ex.baseline_label, t, tb, format_value(Value{p50(r, "tpot")}, 3),
+            format_value(Value{p50(b, "tpot")}, 3), r.total("running_peak").value, b.total("running_peak").value,
+            r.total("output_throughput").value, b.total("output_throughput").value);
+        // Goodput: what the two medians cannot say, how many requests got both.
+        if (has_target())
+            said += fmt::format(" Meeting every target: {}% vs {}% of requests, goodput {} vs {} req/s.",
+                                format_value(Value{r.total("goodput_share").value}, 3),
+                                format_value(Value{b.total("goodput_share").value}, 3),
+                                format_value(Value{r.total("goodput").value}, 3),
+                                format_value(Value{b.total("goodput").value}, 3));
+        return said;
     }
 
 private:
     bool compared() const { return compare_ != "none"; }
+    bool has_target() const { return ttft_target_ > 0 || tpot_target_ > 0; }
 
     TrafficParams run_, base_;  // the run as asked; the other arm of a comparison
     std::string compare_ = "none";
+    std::string target_unit_ = "ms";
+    double ttft_target_ = 0, tpot_target_ = 0;  // in target_unit_; 0: none
     std::string run_label_, baseline_label_;
 };
 
@@ -215,6 +280,9 @@ Work traffic_lab_work(const FieldLookup& field) {
     const long long arms = field(keys::compare) == "none" ? 1 : 2;
     Work w;
     w.forward_tokens = arms * whole(keys::requests) * (prompt + whole(keys::max_tokens));
+    const bool target = std::stod(field(keys::ttft_target)) > 0 || std::stod(field(keys::tpot_target)) > 0;
+    if (target && field(keys::target_unit) == "alone")
+        w.forward_tokens += alone_runs * (prompt + std::max<long long>(2, whole(keys::max_tokens)));
     return w;
 }
 
@@ -251,6 +319,15 @@ void declare_traffic_lab(std::vector<Knob>& knobs, std::vector<PathInfo>& paths)
     knobs.push_back(lab::whole(keys::max_tokens, 1, 4096, 16, "tokens", "traffic: most tokens a request generates"));
     knobs.push_back(lab::whole(keys::min_tokens, 0, 4096, 0, "tokens", "traffic: fewest drawn (0: max_tokens / 4)"));
     knobs.push_back(lab::whole(keys::seed, 0, 2147483647, 1, "", "traffic: seed of the arrivals, prompts and lengths"));
+    knobs.push_back(lab::number(keys::ttft_target, 0, 1e6, 0, "",
+                                "traffic, goodput: a request meets it when its TTFT from arrival (first token − "
+                                "arrival, queue included, as vLLM bench) is at most this, in target_unit (0: no target)"));
+    knobs.push_back(lab::number(keys::tpot_target, 0, 1e6, 0, "",
+                                "traffic, goodput: … and its TPOT ((E2E − TTFT) ÷ (output tokens − 1), as vLLM; a "
+                                "one-token request meets it) at most this, in target_unit (0: no target)"));
+    knobs.push_back(lab::choice(keys::target_unit, {"ms", "alone"},
+                                "traffic: the targets in milliseconds, or as multiples of the TTFT and TPOT of the "
+                                "first request served alone on this machine (measured first, median of 5 runs)"));
 
     const Stage rq = Stage::request, fw = Stage::forward, op = Stage::output, pp = Stage::postprocess;
     std::vector<PathInfo> p = {
@@ -263,14 +340,23 @@ void declare_traffic_lab(std::vector<Knob>& knobs, std::vector<PathInfo>& paths)
         {path(fw, keys::passes), VT::number, "", "traffic: forward passes run, baseline included"},
         {path(fw, keys::engine_ms), VT::number, "ms", "traffic: engine time of those passes (forward + sampling), measured"},
         {path(fw, keys::virtual_s), VT::number, "s", "traffic: virtual time of the run, first arrival to last token"},
+        {path(fw, keys::ttft_target_ms), VT::number, "ms", "traffic with a TTFT target: the target, in ms (both runs)"},
+        {path(fw, keys::tpot_target_ms), VT::number, "ms", "traffic with a TPOT target: the target, in ms (both runs)"},
+        {path(fw, keys::ttft_alone_ms), VT::number, "ms",
+         "traffic, target_unit alone: TTFT of the first request served alone (median of 5), the TTFT target's unit"},
+        {path(fw, keys::tpot_alone_ms), VT::number, "ms",
+         "traffic, target_unit alone: TPOT of the first request served alone (median of 5), the TPOT target's unit"},
     };
     for (const TrafficFigure& f : traffic_figures()) {
-        p.push_back({path(op, f.key), VT::number, f.unit, fmt::format("traffic: {}", f.meaning)});
+        const char* with = f.needs_target ? " and a target" : "";
+        p.push_back({path(op, f.key), VT::number, f.unit,
+                     fmt::format("traffic{}: {}", f.needs_target ? " with a target" : "", f.meaning)});
         p.push_back({path(op, (std::string(keys::baseline_prefix) + f.key).c_str()), VT::number, f.unit,
-                     fmt::format("traffic with compare, the baseline: {}", f.meaning)});
+                     fmt::format("traffic with compare{}, the baseline: {}", with, f.meaning)});
         if (f.ratio)
             p.push_back({path(pp, f.ratio), VT::number, "",
-                         fmt::format("traffic with compare: {} of this run ÷ of the baseline", f.key)});
+                         fmt::format("traffic with compare{}: {} of this run ÷ of the baseline{}", with, f.key,
+                                     f.needs_target ? " (not given when the baseline met no target: 0)" : "")});
     }
     p.push_back({path(pp, "outputs_identical"), VT::text, "",
                  "traffic with compare: \"yes\" when every request generated the same tokens in both runs, else "

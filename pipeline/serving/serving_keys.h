@@ -28,6 +28,9 @@ inline constexpr char shared_prefix[] = "shared_prefix";
 inline constexpr char max_tokens[] = "max_tokens";
 inline constexpr char min_tokens[] = "min_tokens";
 inline constexpr char seed[] = "seed";
+inline constexpr char ttft_target[] = "ttft_target";  // goodput's targets, in target_unit
+inline constexpr char tpot_target[] = "tpot_target";
+inline constexpr char target_unit[] = "target_unit";  // ms | alone
 // queue
 inline constexpr char utilization[] = "utilization";
 inline constexpr char utilizations[] = "utilizations";
@@ -43,6 +46,10 @@ inline constexpr char engine_ms[] = "engine_ms";
 inline constexpr char virtual_s[] = "virtual_s";
 inline constexpr char service_ms[] = "service_ms";
 inline constexpr char service_scv[] = "service_scv";
+inline constexpr char ttft_target_ms[] = "ttft_target_ms";
+inline constexpr char tpot_target_ms[] = "tpot_target_ms";
+inline constexpr char ttft_alone_ms[] = "ttft_alone_ms";
+inline constexpr char tpot_alone_ms[] = "tpot_alone_ms";
 // output: batch sweep
 inline constexpr char tokens_per_s[] = "tokens_per_s";
 inline constexpr char step_ms[] = "step_ms";

@@ -71,6 +71,7 @@ struct TrafficFigure {
     const char* meaning;  // one line
     const char* ratio;    // "ttft_p50_ratio": this run ÷ the baseline; null: no ratio
     double (*get)(const TrafficReport&);
+    bool needs_target = false;  // goodput: only when a TTFT or TPOT target is set (the report has it then)
 };
 const std::vector<TrafficFigure>& traffic_figures();
 

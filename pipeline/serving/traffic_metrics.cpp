@@ -29,6 +29,10 @@ bool TrafficReport::has_latency(std::string_view key) const {
     return std::any_of(latencies.begin(), latencies.end(), [&](const LatencyMetric& m) { return m.key == key; });
 }
 
+bool TrafficReport::has_total(std::string_view key) const {
+    return std::any_of(totals.begin(), totals.end(), [&](const Metric& m) { return m.key == key; });
+}
+
 const Metric& TrafficReport::total(std::string_view key) const {
     for (const Metric& m : totals)
         if (m.key == key) return m;

@@ -52,6 +52,7 @@ struct TrafficReport {
     const LatencyMetric& latency(std::string_view key) const;
     const Metric& total(std::string_view key) const;
     bool has_latency(std::string_view key) const;
+    bool has_total(std::string_view key) const;  // goodput: only with a target
 };
 
 TrafficReport make_report(const std::vector<RequestRecord>& requests, const std::vector<StepRecord>& steps,

@@ -59,6 +59,11 @@ TEST_CASE("serving model: every experiment emits what the description declares, 
         request({{"experiment", "traffic"}, {"requests", "6"}, {"rate", "1000"}, {"max_tokens", "6"}}),
         request({{"experiment", "traffic"}, {"requests", "6"}, {"rate", "1000"}, {"max_tokens", "6"},
                  {"compare", "policy"}}),
+        // Goodput: targets in ms without a baseline, then relative to a request alone with one.
+        request({{"experiment", "traffic"}, {"requests", "6"}, {"rate", "1000"}, {"max_tokens", "6"},
+                 {"ttft_target", "1000"}}),
+        request({{"experiment", "traffic"}, {"requests", "6"}, {"rate", "1000"}, {"max_tokens", "6"},
+                 {"compare", "policy"}, {"ttft_target", "1000"}, {"tpot_target", "1000"}, {"target_unit", "alone"}}),
         request({{"experiment", "batch_sweep"}, {"batch_sizes", "1,2,4,8,16"}, {"context", "8"}, {"steps", "2"},
                  {"repetitions", "1"}}),
         request({{"experiment", "queue"}, {"utilizations", "0.2,0.5,0.8"}, {"utilization", "0.6"},
@@ -110,6 +115,52 @@ TEST_CASE("serving model: a comparison runs the same arrivals twice and keeps bo
     CHECK(e.run->kv_peak.n_used() > 0);
 }
 
+// Both arms judged by the same targets: targets no request can miss give
+// 100 % on both sides, targets none can meet 0 % on both (a baseline left
+// without them would show 100 %).
+TEST_CASE("serving model: the traffic targets reach both runs of a comparison, and goodput is emitted only with one") {
+    ServingModel m({tiny_model(), 2});
+    const auto value = [](const Pipeline& p, const char* path) { return std::get<double>(*p.trace().lookup(path)); };
+    Pipeline all(m, request({{"experiment", "traffic"}, {"requests", "6"}, {"rate", "1000"}, {"max_tokens", "6"},
+                             {"compare", "policy"}, {"ttft_target", "1000000"}, {"tpot_target", "1000000"}}));
+    all.run();
+    CHECK(value(all, "forward.ttft_target_ms") == 1000000);
+    CHECK(value(all, "forward.tpot_target_ms") == 1000000);
+    CHECK(value(all, "output.goodput_share") == 100);
+    CHECK(value(all, "output.baseline_goodput_share") == 100);
+    // Everyone met them: goodput is the request throughput, 6 ÷ duration.
+    CHECK(value(all, "output.goodput") == doctest::Approx(6 / value(all, "output.duration_s")));
+    CHECK(value(all, "output.baseline_goodput") == doctest::Approx(6 / value(all, "output.baseline_duration_s")));
+    CHECK(value(all, "postprocess.goodput_ratio") ==
+          doctest::Approx(value(all, "output.goodput") / value(all, "output.baseline_goodput")));
+
+    Pipeline none(m, request({{"experiment", "traffic"}, {"requests", "6"}, {"rate", "1000"}, {"max_tokens", "6"},
+                              {"compare", "policy"}, {"ttft_target", "0.000001"}, {"tpot_target", "0.000001"}}));
+    none.run();
+    CHECK(value(none, "output.goodput") == 0);
+    CHECK(value(none, "output.baseline_goodput") == 0);
+    CHECK_FALSE(none.trace().lookup("postprocess.goodput_ratio").has_value());  // no ratio to a zero
+
+    // Relative to a request alone: the targets in ms are the multiples of what it took.
+    Pipeline alone(m, request({{"experiment", "traffic"}, {"requests", "6"}, {"rate", "1000"}, {"max_tokens", "6"},
+                               {"ttft_target", "3"}, {"tpot_target", "2.5"}, {"target_unit", "alone"}}));
+    alone.run();
+    CHECK(value(alone, "forward.ttft_alone_ms") > 0);
+    CHECK(value(alone, "forward.tpot_alone_ms") > 0);
+    CHECK(value(alone, "forward.ttft_target_ms") == 3 * value(alone, "forward.ttft_alone_ms"));
+    CHECK(value(alone, "forward.tpot_target_ms") == 2.5 * value(alone, "forward.tpot_alone_ms"));
+
+    // Without a target: no goodput, no targets, nothing measured alone.
+    Pipeline plain(m, request({{"experiment", "traffic"}, {"requests", "6"}, {"rate", "1000"}, {"max_tokens", "6"},
+                               {"compare", "policy"}, {"target_unit", "alone"}}));
+    plain.run();
+    for (const char* path : {"output.goodput", "output.baseline_goodput", "output.goodput_share",
+                             "postprocess.goodput_ratio", "forward.ttft_target_ms", "forward.ttft_alone_ms"}) {
+        CAPTURE(path);
+        CHECK_FALSE(plain.trace().lookup(path).has_value());
+    }
+}
+
 TEST_CASE("serving model: bad requests fail in stage 1 with one message") {
     ServingModel m({tiny_model(), 2});
     auto first_stage_error = [&](Request r) {
@@ -137,6 +188,8 @@ TEST_CASE("serving model: bad requests fail in stage 1 with one message") {
           "compare: prefix_cache needs the paged KV layout");
     CHECK(first_stage_error(request({{"max_tokens", "4"}, {"min_tokens", "8"}})) ==
           "\"min_tokens\" 8 is above \"max_tokens\" 4");
+    CHECK(first_stage_error(request({{"ttft_target", "-1"}})) == "\"ttft_target\" must be from 0 to 1000000, got -1");
+    CHECK(first_stage_error(request({{"target_unit", "s"}})) == "\"target_unit\" must be ms or alone, got \"s\"");
     CHECK(first_stage_error(request({{"experiment", "speculative"}, {"draft_ks", "0,2"}})) ==
           "\"draft_ks\": 0 is not a draft length (whole, 1 to 64)");
     CHECK(first_stage_error(request({{"experiment", "cold_start"}, {"idle_gaps", "0,-5"}})) ==

@@ -12,6 +12,8 @@
 #include <limits>
 
 #include "pipeline/core/error.h"
+#include "pipeline/serving/serving_model.h"
+#include "pipeline/serving/traffic.h"
 #include "pipeline/serving/traffic_metrics.h"
 #include "pipeline/serving/virtual_clock.h"
 
@@ -133,6 +135,61 @@ TEST_CASE("metrics: goodput with TPOT and TTFT targets, figures weighted by each
     // TTFT from arrival on both sides of the split: B waited 10 ms in the queue.
     CHECK(rep.latency("ttft_shared_prefix").summary.p50 == 24);
     CHECK(rep.latency("ttft_own_prompt").summary.p50 == 17);  // A 15, C 19
+}
+
+// The targets as a traffic run takes them (TrafficParams::targets, what the
+// serving lab's traffic experiment sets for both arms), read back through
+// the lab's figures. Each request misses a different target, so ignoring
+// either target, or counting a one-token request as missing TPOT, changes
+// the count.
+TEST_CASE("metrics: goodput through run_traffic counts only the requests that meet both targets") {
+    TinyModel m;
+    EchoBackend echo(m.model);
+    TrafficParams p;
+    p.kv_blocks = 32;
+    p.block_size = 4;
+    p.scheduler.max_batch = 4;
+    p.scheduler.stop_at_eog = false;
+    p.warmup = false;
+    const std::vector<RequestSpec> reqs = {request(0, 0, {1, 2, 3, 4, 5}, 3), request(1, 5, {6, 7, 8}, 2),
+                                           request(2, 100, {9, 1, 2, 3, 4, 5, 6, 7, 8}, 1)};
+    const auto run = [&](SloTargets t) {
+        p.targets = t;
+        return run_traffic(echo, *m.codec, reqs, p, linear_cost(10, 1));
+    };
+    const auto figure = [](const TrafficReport& r, std::string_view key) {
+        for (const TrafficFigure& f : traffic_figures())
+            if (f.key == key) {
+                CHECK(f.needs_target);
+                return f.get(r);
+            }
+        FAIL("no figure ", key);
+        return -1.0;
+    };
+    // As in the case above: TTFT A 15, B 24, C 19; TPOT A 13, B 12, C none;
+    // 119 ms from the first arrival to the last token.
+    const TrafficRun both = run({.ttft_ms = 20, .tpot_ms = 12.5});
+    CHECK(both.info.duration_ms == 119);
+    // A misses TPOT, B misses TTFT, C meets TTFT and has no TPOT: one of three.
+    CHECK(figure(both.report, "goodput") == doctest::Approx(1 / 0.119));
+    CHECK(figure(both.report, "goodput_share") == doctest::Approx(100.0 / 3));
+    CHECK(both.report.total("goodput").definition ==
+          "requests meeting every target (TTFT <= 20 ms and TPOT <= 12.5 ms) / duration (DistServe; vLLM --goodput)");
+    // Either target alone lets a second request through.
+    CHECK(figure(run({.ttft_ms = 20, .tpot_ms = 0}).report, "goodput") == doctest::Approx(2 / 0.119));  // A, C
+    CHECK(figure(run({.ttft_ms = 0, .tpot_ms = 12.5}).report, "goodput") == doctest::Approx(2 / 0.119));  // B, C
+    CHECK(figure(run({.ttft_ms = 24, .tpot_ms = 13}).report, "goodput") == doctest::Approx(3 / 0.119));  // on the targets
+    // No target, no goodput: the report leaves it out rather than equal request throughput.
+    const TrafficRun none = run({});
+    CHECK_FALSE(none.report.has_total("goodput"));
+    CHECK_FALSE(none.report.has_total("goodput_share"));
+    CHECK(none.report.has_total("request_throughput"));
+    for (const TrafficFigure& f : traffic_figures())
+        if (f.key != std::string_view("goodput") && f.key != std::string_view("goodput_share")) {
+            CAPTURE(f.key);
+            CHECK_FALSE(f.needs_target);
+            CHECK_NOTHROW(f.get(none.report));
+        }
 }
 
 TEST_CASE("virtual clock: a run whose first arrival is late counts its duration from that arrival") {
