@@ -168,7 +168,8 @@ void draw_comparison(const ServingExhibit& e) {
         // TPOT too: what continuous batching's TTFT costs (lesson 10)
         shown = {{"ttft_p50_ms", "median TTFT {} vs {} ms"},
                  {"tpot_p50_ms", "median TPOT {} vs {} ms"},
-                 {"batch_occupancy", "batch slots in use {}% vs {}%"}};
+                 {"batch_occupancy", "batch slots in use {}% vs {}%"},
+                 {"goodput", "goodput {} vs {} req/s"}};
     else if (e.compare == "prefix_cache")
         shown = {{"ttft_p50_ms", "median TTFT {} vs {} ms"}, {"prefill_computed", "prompt tokens computed {} vs {}"}};
     else if (e.compare == "kv_layout")
@@ -176,7 +177,7 @@ void draw_comparison(const ServingExhibit& e) {
     std::string line = tr(fmt::format("{} vs {}:", e.run_label, e.baseline_label));
     for (const Shown& s : shown)
         for (const TrafficFigure& f : traffic_figures())
-            if (std::string_view(f.key) == s.key)
+            if (std::string_view(f.key) == s.key && (!f.needs_target || e.run->report.has_total(f.key)))
                 line += std::string("  ") + tr(fmt::format(fmt::runtime(s.format), pretty_number(f.get(e.run->report), 3),
                                                            pretty_number(f.get(e.baseline->report), 3)));
     ImGui::PushStyleColor(ImGuiCol_Text, theme::vec(theme::accent_rgb));
