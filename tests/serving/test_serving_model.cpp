@@ -189,7 +189,7 @@ TEST_CASE("serving model: bad requests fail in stage 1 with one message") {
     CHECK(first_stage_error(request({{"max_tokens", "4"}, {"min_tokens", "8"}})) ==
           "\"min_tokens\" 8 is above \"max_tokens\" 4");
     CHECK(first_stage_error(request({{"ttft_target", "-1"}})) == "\"ttft_target\" must be from 0 to 1000000, got -1");
-    CHECK(first_stage_error(request({{"target_unit", "s"}})) == "\"target_unit\" must be ms or alone, got \"s\"");
+    CHECK(first_stage_error(request({{"target_unit", "s"}})) == "\"target_unit\" must be ms or alone, got \"s\" — did you mean \"ms\"?");
     CHECK(first_stage_error(request({{"experiment", "speculative"}, {"draft_ks", "0,2"}})) ==
           "\"draft_ks\": 0 is not a draft length (whole, 1 to 64)");
     CHECK(first_stage_error(request({{"experiment", "cold_start"}, {"idle_gaps", "0,-5"}})) ==
