@@ -132,6 +132,11 @@ int main(int argc, char** argv) {
     add_canary(app, commands);
     add_serve(app, commands);
     add_load(app, commands);
+    add_examples(&app, {"sixstep lessons/01-six-steps.yaml            # the window; the terminal without a display",
+                        "sixstep --headless lessons/02-training-serving-skew.yaml",
+                        "sixstep --headless --json lessons/01-six-steps.yaml",
+                        "sixstep check lessons/01-six-steps.yaml      # its checks: exit 0 when they hold",
+                        "sixstep infer delivery --distance \"3 km\" --congestion 0 --express-lane 0"});
     check_every_number(app);
     hide_empty_defaults(app);
 

@@ -81,6 +81,7 @@ void add_infer(CLI::App& app, Commands& commands) {
                       "sixstep infer delivery --distance \"3000 m\" --congestion 50% --express-lane 1 --lang zh",
                       "sixstep infer delivery --distance \"3000 m\" --congestion 0 --express-lane 0 --no-normalize"});
     commands.push_back({d, [o] { return run_infer_delivery(*o); }});
+    add_examples(sub, {"sixstep infer delivery --distance \"3 km\" --congestion 0 --express-lane 0"});
 }
 
 }  // namespace sixstep::cli
