@@ -146,3 +146,36 @@ TEST_CASE("quantizing to a type without a quantizer is a clear error") {
                          "dequantize: type q5_0 is not supported by sixstep (supported: f32, f16, q8_0, q4_0)",
                          sixstep::Error);
 }
+
+TEST_CASE("Q4_0 rounds each value to the nearest of its 16 levels, as ggml's reference quantizer") {
+    // The largest magnitude is -8, so d = -8 / -8 = 1 exactly: the levels are
+    // the integers -8..7, stored as nibbles 0..15, and each value takes the
+    // nearest (ggml adds 8.5 and truncates: a half goes up).
+    const float in[] = {2.6f, -2.4f, 0.5f, -0.5f, 6.7f, 1.4f, -5.6f};
+    const int level[] = {3, -2, 1, 0, 7, 1, -6};
+    std::vector<float> x(32, 0.0f);
+    x[0] = -8.0f;
+    for (int i = 0; i < 7; ++i) x[1 + i] = x[17 + i] = in[i];  // low nibbles and high nibbles alike
+    block_q4_0 b{};
+    quantize_row_q4_0(x.data(), &b, 32);
+    REQUIRE(fp16_to_fp32(b.d) == 1.0f);
+    std::vector<float> y(32);
+    dequantize_row_q4_0(&b, y.data(), 32);
+    for (int i = 0; i < 7; ++i) {
+        CAPTURE(in[i]);
+        CHECK((b.qs[1 + i] & 0x0f) == level[i] + 8);
+        CHECK((b.qs[1 + i] >> 4) == level[i] + 8);
+        CHECK(y[1 + i] == static_cast<float>(level[i]));
+        CHECK(y[17 + i] == static_cast<float>(level[i]));
+    }
+}
+
+TEST_CASE("Q4_0 of an all-zero block is a zero scale and every nibble at level 8, byte for byte as ggml") {
+    std::vector<float> x(32, 0.0f), y(32, 1.0f);
+    block_q4_0 b{};
+    quantize_row_q4_0(x.data(), &b, 32);
+    CHECK(b.d == 0x8000);  // -0: the scale is max / -8 with max = 0
+    for (uint8_t q : b.qs) CHECK(q == 0x88);  // nibble 8 is the value 0, in both halves of every byte
+    dequantize_row_q4_0(&b, y.data(), 32);
+    for (float v : y) CHECK(v == 0.0f);
+}
