@@ -85,6 +85,17 @@ TEST_CASE("kv-calc: each dtype's bytes, block types counted per block of 32") {
     CHECK(per_token(KvDtype::INT8) == 73728);
     CHECK(per_token(KvDtype::Q8_0) == 2 * 36 * 8 * (128 / 32) * 34);  // 78,336
     CHECK(per_token(KvDtype::Q4_0) == 2 * 36 * 8 * (128 / 32) * 18);  // 41,472
+    // Bytes per stored value: a block type's scale is shared by its 32 values.
+    auto per_element = [](KvDtype dt) {
+        KvCalcParams p = article(1, 1);
+        p.dtype = dt;
+        return kv_calc(p).bytes_per_element;
+    };
+    CHECK(per_element(KvDtype::F32) == 4.0);
+    CHECK(per_element(KvDtype::F16) == 2.0);
+    CHECK(per_element(KvDtype::INT8) == 1.0);
+    CHECK(per_element(KvDtype::Q8_0) == 1.0625);  // 34 / 32: 32 bytes of values + a 2-byte scale
+    CHECK(per_element(KvDtype::Q4_0) == 0.5625);  // 18 / 32: 16 bytes of nibbles + a 2-byte scale
     CHECK(kv_dtype_from_name("Q8_0") == KvDtype::Q8_0);
     CHECK(kv_dtype_from_name("fp8") == KvDtype::FP8);
     CHECK_FALSE(kv_dtype_from_name("fp4").has_value());
