@@ -314,6 +314,23 @@ TEST_CASE("a tiny hand-made byte-level BPE vocabulary merges by rank") {
     CHECK(v.detokenize(v.tokenize("ab ab\x01", false)) == "ab ab\x01");
 }
 
+TEST_CASE("byte-level BPE: a merge whose result is not a token falls back to one token per byte") {
+    GGUFWriter w;
+    std::vector<std::string> tokens;
+    for (int b = 0; b < 256; ++b) tokens.push_back(gpt2_byte_to_utf8(static_cast<uint8_t>(b)));
+    w.set("tokenizer.ggml.model", "gpt2");
+    w.set("tokenizer.ggml.tokens", tokens);
+    // Neither "ab" nor "é" (bytes C3 A9) is a token, though a merge makes each.
+    const std::string e_acute = gpt2_byte_to_utf8(0xC3) + " " + gpt2_byte_to_utf8(0xA9);
+    w.set("tokenizer.ggml.merges", std::vector<std::string>{"a b", e_acute});
+    const auto bytes = w.to_bytes();
+    const auto f = GGUFFile::from_buffer(bytes.data(), bytes.size());
+    const Vocab v = Vocab::from_gguf(f);
+    CHECK(texts_of(v, v.tokenize("abc", false)) == Words{"a", "b", "c"});
+    CHECK(v.tokenize("\xC3\xA9", false) == std::vector<TokenId>{0xC3, 0xA9});  // token id b is byte b here
+    CHECK(v.detokenize(v.tokenize("abc caf\xC3\xA9", false)) == "abc caf\xC3\xA9");
+}
+
 TEST_CASE("llama-bpe (Llama 3): a word that is a token is taken whole, digits go in threes") {
     GGUFWriter w;
     std::vector<std::string> tokens;
