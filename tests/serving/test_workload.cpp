@@ -5,11 +5,17 @@
 #include "error_of.h"
 #include "serving_fixture.h"
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <memory>
 #include <numeric>
 
 #include "pipeline/core/error.h"
+#include "pipeline/llm/gguf/gguf.h"
+#include "pipeline/llm/text_codec.h"
+#include "pipeline/llm/vocab/vocab.h"
+#include "pipeline/serving/bundled_model.h"
 #include "pipeline/serving/arrivals.h"
 #include "pipeline/serving/trace_file.h"
 #include "pipeline/serving/workload.h"
@@ -80,6 +86,20 @@ TEST_CASE("arrivals: a rate <= 0, a count of 0 or an absurd one, a bad burstines
     p.rate = 1e-300;  // a virtual clock of 10³⁰⁰ seconds, printed in full
     CHECK(error_of([&] { arrival_times_ms(p); }) ==
           "rate 1e-300: the arrival rate must be 1e-06 to 1e+09 requests per second");
+}
+
+TEST_CASE("arrivals: the ends of each documented range are accepted") {
+    // count 1 .. 100,000, rate 1e-6 .. 1e9 per second, burstiness 0.01 .. 1: inclusive.
+    ArrivalParams p{.kind = ArrivalKind::bursty, .rate = 1, .burstiness = 0.01, .count = max_request_count};
+    CHECK(arrival_times_ms(p).size() == 100000u);
+    p.count = 1;
+    p.burstiness = 1;
+    CHECK(arrival_times_ms(p) == std::vector<double>{0});
+    p.count = 3;
+    p.rate = min_arrival_rate;
+    CHECK(arrival_times_ms(p).size() == 3u);
+    p.rate = max_arrival_rate;
+    CHECK(arrival_times_ms(p).size() == 3u);
 }
 
 TEST_CASE("trace files: fields, escapes, comments and blank lines") {
@@ -172,4 +192,62 @@ TEST_CASE("workload: a trace gives the times, prompts and lengths, and its error
     std::ofstream(path) << "0 3 hello\nforty 5 world\n";
     CHECK(error_of([&] { make_workload(w, *m.codec, m.bos()); }) ==
           path + ":2:1: arrival time 'forty' is not a number of milliseconds");
+}
+
+TEST_CASE("workload: lengths are drawn from min to max tokens, min defaulting to a quarter of max") {
+    sixstep::test::TinyModel m;
+    WorkloadParams w;
+    w.arrivals = {.kind = ArrivalKind::poisson, .rate = 10, .count = 400, .seed = 3};
+    w.max_tokens = 16;
+    const auto lengths = [&] {
+        std::vector<int> n;
+        for (const RequestSpec& r : make_workload(w, *m.codec, m.bos())) n.push_back(r.max_tokens);
+        return n;
+    };
+    // 400 uniform draws from 4..16: each end is drawn (missing one has odds of (12/13)^400).
+    std::vector<int> n = lengths();
+    CHECK(*std::min_element(n.begin(), n.end()) == 4);
+    CHECK(*std::max_element(n.begin(), n.end()) == 16);
+    // min = max: every request asks for exactly that many.
+    w.min_tokens = 16;
+    n = lengths();
+    CHECK(std::count(n.begin(), n.end(), 16) == 400);
+    w.min_tokens = 17;
+    CHECK(error_of([&] { make_workload(w, *m.codec, m.bos()); }) == "min tokens 17: must be in 1 .. max tokens (16)");
+}
+
+TEST_CASE("workload: a shared prefix is exactly its length in tokens, shorter than the context, with one BOS") {
+    // The bundled vocabulary puts a BOS first: the joined prompts keep one, at the start.
+    const auto file = sixstep::llm::GGUFFile::open(bundled_model_path());
+    const auto vocab = std::make_shared<const sixstep::llm::Vocab>(sixstep::llm::Vocab::from_gguf(file));
+    const auto codec = sixstep::llm::make_vocab_codec(vocab);
+    const int bos = vocab->bos();
+    REQUIRE(vocab->add_bos());
+    WorkloadParams w;
+    w.arrivals = {.kind = ArrivalKind::poisson, .rate = 10, .count = 20, .seed = 5};
+    w.shared_prefix = 200;  // longer than the built-in text: it repeats, cut at 200
+    w.n_ctx = 201;
+    for (const RequestSpec& r : make_workload(w, *codec, bos)) {
+        REQUIRE(r.shares_prefix);  // shared_fraction 1
+        CHECK(r.prompt.front() == bos);
+        CHECK(std::count(r.prompt.begin(), r.prompt.end(), bos) == 1);
+        // After the 200 prefix tokens comes the request's own opening, without its BOS.
+        const std::vector<int> own(r.prompt.begin() + 200, r.prompt.end());
+        bool is_opening = false;
+        for (const std::string& text : story_openings()) {
+            std::vector<int> t = codec->encode(text);
+            t.erase(t.begin());
+            is_opening = is_opening || t == own;
+        }
+        CHECK(is_opening);
+    }
+    w.n_ctx = 200;
+    CHECK(error_of([&] { make_workload(w, *codec, bos); }) ==
+          "shared prefix 200: the context holds 200 tokens, prefix and prompt together");
+    // No prefix: no request carries one, whatever the fraction.
+    w.shared_prefix = 0;
+    for (const RequestSpec& r : make_workload(w, *codec, bos)) {
+        CHECK_FALSE(r.shares_prefix);
+        CHECK(r.prompt.front() == bos);
+    }
 }
