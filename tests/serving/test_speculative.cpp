@@ -283,6 +283,23 @@ TEST_CASE("speculative: the statistics add up") {
     }
 }
 
+TEST_CASE("speculative: a one-step answer has its first token's time") {
+    // n = 1: k is cut to 0, and the one step's verify pass gives the only token.
+    Loaded target = load_bundled("stories-3m-f16.gguf"), draft = load_bundled("stories-draft-f16.gguf");
+    const auto codec = codec_of(*target.model);
+    SpeculativeDecoder dec(*target.backend, *draft.backend);
+    SpeculativeParams p;
+    p.n_predict = 1;
+    const SpeculativeResult r = dec.generate(*codec, codec->encode("Once upon a time"), p);
+    REQUIRE(r.steps.size() == 1u);
+    CHECK(r.steps[0].n_drafted == 0);
+    CHECK(r.tokens.size() == 1u);
+    // The token came after the verify pass and before the run ended.
+    CHECK(r.stats.ttft_ms >= r.steps[0].verify_ms);
+    CHECK(r.stats.ttft_ms > 0);
+    CHECK(r.stats.ttft_ms <= r.stats.total_ms);
+}
+
 TEST_CASE("speculative, overlapped: the statistics add up, a cancel stops the draft, and the sweep times the "
           "target alone on its own backend") {
     Loaded target = load_bundled("stories-3m-f16.gguf"), draft = load_bundled("stories-draft-f16.gguf");
@@ -509,6 +526,9 @@ TEST_CASE("speculative: bad parameters are refused before any pass") {
     CHECK_THROWS_WITH_AS(dec.generate(*codec, ids, p), "draft length k = 0: give 1..64 tokens per step", Error);
     p.n_draft = 65;
     CHECK_THROWS_AS(dec.generate(*codec, ids, p), Error);
+    p.n_draft = 64;  // the most, as the message says
+    p.n_predict = 2;
+    CHECK(dec.generate(*codec, ids, p).tokens.size() == 2u);
     p.n_draft = 4;
     p.n_predict = 600;  // the context holds 512
     CHECK_THROWS_AS(dec.generate(*codec, ids, p), Error);
