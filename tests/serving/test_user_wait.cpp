@@ -83,6 +83,17 @@ TEST_CASE("user waits: chat, agent and batch job run live and report what they m
     // Faster text can only bring the end of reading nearer, never push it away.
     CHECK(c.done_if_decode_2x_ms <= c.reader_done_ms);
     CHECK(c.done_if_ttft_half_ms <= c.reader_done_ms);
+    // The what-ifs replay the measured arrivals: decode twice as fast keeps
+    // the first token where it came and halves every gap after it; half the
+    // TTFT moves every token earlier by half the first token's time.
+    std::vector<double> faster, earlier;
+    const double first = c.arrival_ms.front();
+    for (double t : c.arrival_ms) {
+        faster.push_back(first + (t - first) / 2);
+        earlier.push_back(t - first / 2);
+    }
+    CHECK(c.done_if_decode_2x_ms == doctest::Approx(read_along(faster, c.reading_tok_s).done_ms));
+    CHECK(c.done_if_ttft_half_ms == doctest::Approx(read_along(earlier, c.reading_tok_s).done_ms));
     // The verdict is the one for the value measured.
     const char* expected_verdict = c.ttft_ms < p.instant_ms ? "instantaneous" : c.ttft_ms < p.flow_ms ? "is kept" : "breaks";
     CHECK(c.headline.verdict.find(expected_verdict) != std::string::npos);
