@@ -170,3 +170,22 @@ TEST_CASE("canary: out-of-range parameters are refused with one clear message") 
     p.baseline_requests = 5000;
     CHECK_THROWS_AS(run_canary(p), Error);
 }
+
+// The out-of-range threshold is in points above v1's own share: served
+// inputs stray outside any training range now and then (a 20 km order
+// against data up to 19.95 km), and a v2 that strays as often as v1 is sound.
+TEST_CASE("canary: a v2 out of range as often as v1 raises no alarm, though both shares exceed the threshold") {
+    // v2 is v1 fine-tuned in km on v1's own data: the same ranges, nearly the same answers.
+    CanaryParams p{.fraction = 0.5, .n_requests = 100000, .baseline_requests = 0, .v2_unit = "km",
+                   .min_samples = 20000, .mean_threshold = 0.75, .range_threshold = 0.005, .promote_after = 0};
+    const CanaryResult r = run_canary(p);
+    const double share1 = double(r.tally_v1.out_of_range) / r.answered_v1;
+    const double share2 = double(r.tally_v2.out_of_range) / r.answered_v2;
+    MESSAGE("out of range: v1 " << 100 * share1 << " %, v2 " << 100 * share2 << " %");
+    CHECK(share1 > p.range_threshold);
+    CHECK(share2 > p.range_threshold);
+    CHECK(std::fabs(share2 - share1) < p.range_threshold);
+    CHECK_FALSE(r.alarm);
+    CHECK_FALSE(r.rolled_back);
+    CHECK(r.lost == 0);
+}
