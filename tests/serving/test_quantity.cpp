@@ -38,6 +38,8 @@ TEST_CASE("quantity: thousands separators, FLOPs and durations") {
     CHECK(with_commas(std::uint64_t{0}) == "0");
     CHECK(with_commas(819200.0) == "819,200");
     CHECK(with_commas(1234.5) == "1,234.5");
+    CHECK(with_commas(-1234.5) == "-1,234.5");
+    CHECK(with_commas(-819200.0) == "-819,200");
     CHECK(flops(7.69e6) == "7.69 MFLOP");
     CHECK(flops(1.889e13) == "18.9 TFLOP");
     CHECK(flops_per_s(5.28e9) == "5.28 GFLOP/s");
@@ -45,6 +47,8 @@ TEST_CASE("quantity: thousands separators, FLOPs and durations") {
     CHECK(duration(0.291) == "291 ms");
     CHECK(duration(4.5) == "4.5 s");
     CHECK(duration(2910) == "48.5 min");
+    CHECK(duration(7200) == "2 h");
+    CHECK(duration(5400) == "1.5 h");
     CHECK(duration(86400 * 12.3) == "12.3 days");
 }
 
