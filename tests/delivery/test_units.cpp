@@ -16,6 +16,10 @@ TEST_CASE("quantities: a number and an optional unit") {
     CHECK(parse_quantity("50%").unit == "%");
     CHECK(parse_quantity("yes").value == 1);
     CHECK(parse_quantity("No").value == 0);
+    CHECK(parse_quantity("true").value == 1);
+    CHECK(parse_quantity("TRUE").unit.empty());
+    CHECK(parse_quantity("false").value == 0);
+    CHECK(parse_quantity("False").unit.empty());
     CHECK(parse_quantity("0").unit.empty());
 }
 
@@ -37,4 +41,11 @@ TEST_CASE("unit factors convert to the training unit") {
     CHECK(!unit_factor(Dimension::length, "kg"));
     CHECK(!unit_factor(Dimension::ratio, "km"));
     CHECK(!unit_factor(Dimension::flag, "km"));
+}
+
+TEST_CASE("unit factors: every spelling of a length unit converts alike") {
+    for (const char* km : {"km", "kilometre", "kilometres", "kilometer", "kilometers"})
+        CHECK(*unit_factor(Dimension::length, km) == 1);
+    for (const char* m : {"m", "metre", "metres", "meter", "meters"}) CHECK(*unit_factor(Dimension::length, m) == 0.001);
+    for (const char* mi : {"mi", "mile", "miles"}) CHECK(*unit_factor(Dimension::length, mi) == 1.609344);  // the international mile
 }
