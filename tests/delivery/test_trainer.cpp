@@ -111,5 +111,23 @@ TEST_CASE("malformed training data: file:line:column") {
     const auto e = write_temp("sixstep-bad5.csv", "distance_km,congestion,express_lane,minutes\n1,0,0,7\n2,0,0,-1e200\n");
     CHECK_THROWS_WITH_AS(load_deliveries_csv(e), (e + ":3:7: \"-1e200\" is too large to train on (at most 1e+100 in size)").c_str(),
                          Error);
-    for (const auto& f : {a, b, c, d, e}) std::filesystem::remove(f);
+    // A number with something after it is not a number.
+    const auto g = write_temp("sixstep-bad6.csv", "distance_km,congestion,express_lane,minutes\n1,0,0,7\n2,0.5x,0,9\n");
+    CHECK_THROWS_WITH_AS(load_deliveries_csv(g), (g + ":3:3: \"0.5x\" is not a number").c_str(), Error);
+    for (const auto& f : {a, b, c, d, e, g}) std::filesystem::remove(f);
+}
+
+TEST_CASE("training data: CRLF line ends, blank lines and values up to 1e100 are read") {
+    const auto p = write_temp("sixstep-good1.csv", "distance_km,congestion,express_lane,minutes\r\n"
+                                                   "1,0.5,0,7\r\n"
+                                                   "\r\n"
+                                                   "2,0,1,1e100\r\n"
+                                                   "\n");
+    const auto rows = load_deliveries_csv(p);
+    REQUIRE(rows.size() == 2);
+    CHECK(rows[0].x == std::array<double, 3>{1, 0.5, 0});
+    CHECK(rows[0].minutes == 7);
+    CHECK(rows[1].x == std::array<double, 3>{2, 0, 1});
+    CHECK(rows[1].minutes == 1e100);
+    std::filesystem::remove(p);
 }
