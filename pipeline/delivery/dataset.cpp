@@ -35,7 +35,12 @@ std::vector<Example> load_deliveries_csv(const std::string& path) {
             if (col < 3 && end == std::string::npos)
                 throw Error(SourceLocation{path, line_no, static_cast<int>(line.size()) + 1},
                             "expected 4 comma-separated numbers");
-            if (col == 3) end = line.size();
+            if (col == 3) {
+                // A fifth value: said where it starts, not read as a fourth that is not a number.
+                if (end != std::string::npos)
+                    throw Error(SourceLocation{path, line_no, static_cast<int>(end) + 1}, "more than 4 columns");
+                end = line.size();
+            }
             const char* b = line.data() + pos;
             const char* e = line.data() + end;
             auto [ptr, ec] = std::from_chars(b, e, v[static_cast<size_t>(col)]);
@@ -51,8 +56,6 @@ std::vector<Example> load_deliveries_csv(const std::string& path) {
                                         std::string_view(b, static_cast<std::size_t>(e - b)), max_value));
             pos = end + 1;
         }
-        if (pos <= line.size())
-            throw Error(SourceLocation{path, line_no, static_cast<int>(pos)}, "more than 4 columns");
         rows.push_back({{v[0], v[1], v[2]}, v[3]});
     }
     if (rows.empty()) throw Error(SourceLocation{path}, "no training examples");

@@ -114,7 +114,10 @@ TEST_CASE("malformed training data: file:line:column") {
     // A number with something after it is not a number.
     const auto g = write_temp("sixstep-bad6.csv", "distance_km,congestion,express_lane,minutes\n1,0,0,7\n2,0.5x,0,9\n");
     CHECK_THROWS_WITH_AS(load_deliveries_csv(g), (g + ":3:3: \"0.5x\" is not a number").c_str(), Error);
-    for (const auto& f : {a, b, c, d, e, g}) std::filesystem::remove(f);
+    // A fifth value is named at its comma (it read as the fourth, "7,8", not a number).
+    const auto h = write_temp("sixstep-bad7.csv", "distance_km,congestion,express_lane,minutes\n1,0,0,7,8\n");
+    CHECK_THROWS_WITH_AS(load_deliveries_csv(h), (h + ":2:8: more than 4 columns").c_str(), Error);
+    for (const auto& f : {a, b, c, d, e, g, h}) std::filesystem::remove(f);
 }
 
 TEST_CASE("training data: CRLF line ends, blank lines and values up to 1e100 are read") {
