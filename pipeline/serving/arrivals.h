@@ -31,13 +31,13 @@ inline constexpr double min_burstiness = 0.01;                            // the
 struct ArrivalParams {
     ArrivalKind kind = ArrivalKind::poisson;
     double rate = 1;            // mean requests per second of virtual time, > 0
-    double burstiness = 0.25;   // bursty: shape of the gamma gaps, in (0, 1]; smaller is clumpier
+    double burstiness = 0.25;   // bursty: shape of the gamma gaps, min_burstiness to 1; smaller is clumpier
     int count = 100;            // requests, 1 .. max_request_count (a trace: its lines)
     std::uint64_t seed = 1;     // the same seed gives the same arrivals
 };
 
 // Throws sixstep::Error with a clear message for a rate <= 0 (or not a
-// number), a count outside 1 .. max_request_count, a burstiness outside (0, 1].
+// number), a count outside 1 .. max_request_count, a burstiness outside min_burstiness .. 1.
 // A trace's rate and count come from its file: nothing to check here.
 void check_arrival_params(const ArrivalParams& params);
 
