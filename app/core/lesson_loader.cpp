@@ -384,9 +384,10 @@ Operand read_operand(const Reader& r, const YAML::Node& v, const char* key, bool
     } else {
         std::vector<std::string> names = remembered;
         for (const PathInfo& p : lesson_paths(model)) names.push_back(p.path);
-        r.fail(v, fmt::format("\"{}\" is neither a path nor a name an earlier step remembers{} (quote it to compare "
-                              "with the text)",
-                              word, did_you_mean(word, names)));
+        r.fail(v, fmt::format("\"{}\" is neither a path nor a name an earlier step remembers{}{}", word,
+                              did_you_mean(word, names),
+                              text_ok ? " (quote it to compare with the text)"
+                                      : " (a remembered name comes from an earlier step's remember:)"));
     }
     o.name = word;
     return o;
