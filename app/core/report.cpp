@@ -63,7 +63,11 @@ std::string terminal_value(const Value& v) {
 std::string field_line(const Field& f, std::string_view lang) {
     // (A Chinese narration keeps an untranslated key as the identifier it is.)
     const std::string key = say(lang, f.key);
-    const std::string name = !f.label.empty() ? say(lang, f.label) : key == f.key && lang == "zh" ? key : key_as_words(key);
+    std::string name = !f.label.empty() ? say(lang, f.label) : key == f.key && lang == "zh" ? key : key_as_words(key);
+    // "ttft p50 ms = 3.9 ms": a key that ends in its unit says it once, after the value.
+    if (const std::string tail = " " + f.unit; f.label.empty() && !f.unit.empty() && name.size() > tail.size() &&
+                                               name.compare(name.size() - tail.size(), tail.size(), tail) == 0)
+        name.erase(name.size() - tail.size());
     const auto* text = std::get_if<std::string>(&f.value);
     const std::string v = text ? printable(say(lang, *text)) : terminal_value(f.value);
     const auto* x = std::get_if<double>(&f.value);

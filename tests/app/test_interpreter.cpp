@@ -457,3 +457,17 @@ TEST_CASE("model backend: auto runs on a GPU where one is usable, else on the CP
 }
 
 }  // namespace interpreter_test
+
+TEST_CASE("terminal: a field whose key ends in its unit says the unit once, after the value") {
+    sixstep::TraceEvent ev;
+    ev.stage = sixstep::Stage::output;
+    ev.out("ttft_p50_ms", 3.9, "ms");
+    ev.out("duration_s", 0.25, "s");
+    ev.out("tokens_per_s", 10.0, "tok/s");  // "s" is not its unit: kept
+    ev.out("wall_ms", 2.0, "ms", "real time");  // a label is said as it is
+    const std::string text = sixstep::app::format_event(ev);
+    CHECK(text.find("ttft p50 = 3.9 ms") != std::string::npos);
+    CHECK(text.find("duration = 0.25 s") != std::string::npos);
+    CHECK(text.find("tokens per s = 10 tok/s") != std::string::npos);
+    CHECK(text.find("real time = 2 ms") != std::string::npos);
+}
