@@ -24,6 +24,7 @@
 #include <imgui_impl_opengl3.h>
 
 #include "app/core/lesson.h"
+#include "app/core/report.h"
 #include "app/core/session.h"
 #include "app/ui/fonts.h"
 #include "app/ui/i18n.h"
@@ -401,6 +402,19 @@ int render_screenshots(const ScreenshotOptions& o, std::vector<std::string>* wri
             }
             if (overflows)
                 for (const std::string& line : frame_overflows) overflows->push_back("step " + std::to_string(k) + ": " + line);
+            // The picture shows a ✗; said here too, or a folder of slides
+            // made from a lesson that fails (a timing claim, an error) would
+            // pass unnoticed. The first failure stands for the rest.
+            const auto& checks = snap->state.checks;
+            const auto failed = std::count_if(checks.begin(), checks.end(), [](const app::CheckResult& c) { return !c.passed; });
+            if (failed > 0) {
+                const auto first = std::find_if(checks.begin(), checks.end(), [](const app::CheckResult& c) { return !c.passed; });
+                std::string said = app::format_check(*first, "en");
+                said.erase(0, said.find_first_not_of(' '));
+                if (!said.empty() && said.back() == '\n') said.pop_back();
+                std::fprintf(stderr, "sixstep: warning: step %d: %d of %d checks failed; first: %s\n", k,
+                             static_cast<int>(failed), static_cast<int>(checks.size()), said.c_str());
+            }
             if (!o.out_dir.empty() || o.on_frame) {
                 render_draw_data(o.width, o.height, app.clear_rects());
                 Frame frame{o.width, o.height, canvas.read_rgba()};

@@ -100,6 +100,23 @@ TEST_CASE("cli: screenshot names each step whose pane's content does not fit, an
     CHECK(fits.exit_code == 0);
     CHECK_FALSE(contains(fits.output, "warning"));
 }
+
+// A lesson whose checks fail still gives its pictures (they show the ✗),
+// and the terminal says which step failed and how.
+TEST_CASE("cli: screenshot warns of a step whose checks fail, and writes every step") {
+    const std::string lesson = write_text("failing.yaml",
+                                          "title: Failing\nmodel: {kind: delivery}\nsteps:\n"
+                                          "  - say: One line.\n"
+                                          "  - request: {distance: \"3 km\", congestion: 0, express_lane: 0}\n"
+                                          "    run: all\n    expect: {response.minutes: 12}\n");
+    const fs::path out = scratch() / "failing-shots";
+    const auto r = run_sixstep("screenshot '" + lesson + "' --out '" + out.string() + "'", 60);
+    CHECK(r.exit_code == 0);
+    CHECK(fs::exists(out / "step-02.png"));
+    CHECK(contains(r.output, "sixstep: warning: step 2: 1 of 1 checks failed; first: ✗ "));
+    CHECK(contains(r.output, "response.minutes: expected = 12, got 11"));
+    CHECK_FALSE(contains(r.output, "step 1:"));
+}
 #endif
 
 TEST_CASE("cli: a value the parser refuses is quoted escaped and cut short") {
