@@ -1208,9 +1208,12 @@ void check_lesson_files(const Lesson& lesson) {
                           const std::string& resolved, auto&& check) {
         std::error_code ec;
         if (!fs::exists(resolved, ec)) {
-            const bool relative = fs::path(written).is_relative() && written != resolved;
+            // Where it looked, whole: a lesson in the current folder resolves
+            // "trained.json" to itself, which said nothing.
+            const bool relative = fs::path(written).is_relative();
+            const std::string looked = relative ? fs::absolute(resolved, ec).lexically_normal().string() : resolved;
             problems.emplace_back(where, fmt::format("{} \"{}\" not found{}{}", what, written,
-                                                     relative ? fmt::format(" (relative to the lesson's folder: {})", resolved)
+                                                     relative ? fmt::format(" (relative to the lesson's folder: {})", looked)
                                                               : std::string(),
                                                      bundled_names(what)));
             return;

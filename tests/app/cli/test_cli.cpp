@@ -378,3 +378,14 @@ TEST_CASE("paths --markdown --update rewrites a file's marked tables, and a file
     CHECK(r.output.find(plain + ": no reference markers") != std::string::npos);
     CHECK(run_command(sixstep_cmd("paths --json --markdown")).exit_code == 2);
 }
+
+// A lesson checked from its own folder resolves "trained.json" to itself:
+// the message says the whole folder it looked in.
+TEST_CASE("check: a missing file of a lesson in the current folder names the folder it looked in") {
+    const auto dir = sixstep::test::process_temp_dir("missing-weights");
+    std::ofstream(dir / "wf.yaml") << "title: t\nmodel: {kind: delivery, weights_file: trained.json}\nsteps:\n  - say: hi\n";
+    const auto r = run_command("cd '" + dir.string() + "' && " + sixstep_cmd("check wf.yaml"));
+    CHECK(r.exit_code == 2);
+    CHECK(r.output.find("weights file \"trained.json\" not found (relative to the lesson's folder: " +
+                        (dir / "trained.json").lexically_normal().string() + ")") != std::string::npos);
+}
