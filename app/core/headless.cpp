@@ -135,8 +135,14 @@ void print_lesson_list(std::FILE* out) {
     if (files.empty()) {
         // Say why there is no list: most often no data folder (a binary copied alone).
         try {
-            (void)data_dir();
-            std::fprintf(out, "no lessons in %s\n", printable(folder).c_str());
+            std::error_code ec;
+            const char* env = std::getenv("SIXSTEP_LESSONS");
+            if (env && !std::filesystem::is_directory(folder, ec))
+                std::fprintf(out, "no lessons: SIXSTEP_LESSONS names %s, which is not a folder\n", printable(folder).c_str());
+            else {
+                (void)data_dir();
+                std::fprintf(out, "no lessons in %s\n", printable(folder).c_str());
+            }
         } catch (const Error& e) {
             std::fprintf(out, "no lessons to list: %s\n", e.what());
         }

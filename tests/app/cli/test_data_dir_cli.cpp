@@ -81,6 +81,13 @@ TEST_CASE("a binary alone never falls back on its build's source tree: one error
         CHECK(listed.exit_code == 2);
         CHECK(listed.output.find("no lessons to list: cannot find sixstep's data folder") != std::string::npos);
     }
+    SUBCASE("a SIXSTEP_LESSONS that is not a folder is said to be one") {
+        const auto listed = sixstep::test::run_command("cd / && env -u DISPLAY -u WAYLAND_DISPLAY "
+                                                       "SIXSTEP_LESSONS=/nonexistent/lessons '" + bin.string() + "'");
+        CHECK(listed.exit_code == 2);
+        CHECK(listed.output.find("no lessons: SIXSTEP_LESSONS names /nonexistent/lessons, which is not a folder") !=
+              std::string::npos);
+    }
     SUBCASE("a wrong SIXSTEP_DATA_DIR is an error, not a silent fall-back") {
         const auto bad = check(bin, source / lesson3, "/nonexistent/sixstep-data");
         CHECK(bad.exit_code == 2);
