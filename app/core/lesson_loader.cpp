@@ -115,7 +115,13 @@ public:
             if (!std::isfinite(v)) throw YAML::Exception(n.Mark(), "");
             return v;
         } catch (const YAML::Exception&) {
-            fail(n, fmt::format("\"{}\" must be a number, got {}", what, kind_of(n)));
+            // "1 min": the number with a unit the value compared has already.
+            const std::string& s = n.Scalar();
+            char* end = nullptr;
+            const double x = std::strtod(s.c_str(), &end);
+            const bool unit_after = end != s.c_str() && *end == ' ' && std::isfinite(x);
+            fail(n, fmt::format("\"{}\" must be a number, got {}{}", what, kind_of(n),
+                                unit_after ? fmt::format(" — write {}", s.substr(0, end - s.c_str())) : std::string()));
         }
     }
 

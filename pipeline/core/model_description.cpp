@@ -94,8 +94,14 @@ std::string Knob::check(std::string_view value) const {
             const std::string text(value);
             char* end = nullptr;
             const double x = text.empty() ? NAN : std::strtod(text.c_str(), &end);
-            if (!std::isfinite(x) || end != text.c_str() + text.size())
-                throw Error(fmt::format("\"{}\" must be a number, got \"{}\"", name, value));
+            if (!std::isfinite(x) || end != text.c_str() + text.size()) {
+                // "100000 req/s": the number with a unit the knob has already.
+                const bool unit_after = end != nullptr && end != text.c_str() && *end == ' ' && std::isfinite(x);
+                throw Error(fmt::format("\"{}\" must be a number, got \"{}\"{}", name, value,
+                                        unit_after ? fmt::format(" — write {}{}", text.substr(0, end - text.c_str()),
+                                                                 unit.empty() ? "" : fmt::format(" (in {})", unit))
+                                                   : std::string()));
+            }
             const bool below = x < min || (min_exclusive && x == min);
             const bool above = x > max || (max_exclusive && x == max);
             if (whole && (x != std::floor(x) || below || above))

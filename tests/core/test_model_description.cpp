@@ -92,6 +92,9 @@ TEST_CASE("a number knob: numbers only, inside its range, whole when it says so"
     CHECK(message(dropout, "-0.1") == "\"dropout\" must be at least 0 and below 1, got -0.1");
     CHECK(message(dropout, "half") == "\"dropout\" must be a number, got \"half\"");
     CHECK(message(dropout, "0.5x") == "\"dropout\" must be a number, got \"0.5x\"");
+    Knob rate = number("rate", 1, 1000);
+    rate.unit = "req/s";
+    CHECK(message(rate, "100 req/s") == "\"rate\" must be a number, got \"100 req/s\" — write 100 (in req/s)");
     CHECK(message(dropout, "") == "\"dropout\" must be a number, got \"\"");
     CHECK(message(dropout, "nan") == "\"dropout\" must be a number, got \"nan\"");
     CHECK(dropout.range_text() == "number, 0 \u2264 x < 1");
