@@ -16,6 +16,7 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
@@ -684,6 +685,23 @@ void check_serving_needs_file(const Reader& r, const ModelSpec& m, const YAML::N
                        experiment));
 }
 
+// A serving lesson's check on a path only other experiments answer
+// ("postprocess.q4_0_file_ratio" in a batch sweep's step): it would find
+// nothing when the step runs. `experiment` is the step's current request's.
+void check_serving_paths(const LessonStep& s, const std::string& experiment) {
+    const auto check = [&](const std::string& path, const SourceLocation& where) {
+        const std::vector<std::string> by = serving::lab_experiments_emitting(path);
+        if (by.empty() || std::find(by.begin(), by.end(), experiment) != by.end()) return;
+        throw Error(where, fmt::format("{} is answered by the {} experiment{}, and this step's request runs {}", path,
+                                       fmt::join(by, ", "), by.size() > 1 ? "s" : "", experiment));
+    };
+    for (const Expectation& e : s.expect) {
+        check(e.path, e.where);
+        for (const Condition& c : e.conditions)
+            if (c.operand.kind == Operand::Kind::path) check(c.operand.name, e.where);
+    }
+}
+
 // A step key that only some model kinds support.
 void require(const Reader& r, const YAML::Node& n, bool supported, const char* key, const ModelDescription& model) {
     if (!supported) r.fail(n, fmt::format("\"{}\" is not available for the {} model", key, model.kind));
@@ -1174,9 +1192,20 @@ Lesson read_lesson(const Reader& r, const YAML::Node& root) {
     StepsSoFar so_far;
     std::vector<std::string> remembered;  // names remembered so far, in step order
     std::map<std::pair<int, int>, int> step_at;  // a step's line and column → the first step written there
+    std::string serving_experiment = lesson.model.kind == "serving" ? model.knob(serving::keys::experiment).default_value : "";
     for (size_t i = 0; i < steps.size(); ++i) {
         lesson.steps.push_back(read_step(r, steps[i], i, model, so_far, remembered));
         check_serving_needs_file(r, lesson.model, steps[i], model);
+        if (lesson.model.kind == "serving") {
+            // The experiment a step's checks look at: its request's, else the
+            // last request's, else the knob's default.
+            if (const auto& req = lesson.steps.back().request) {
+                serving_experiment = model.knob(serving::keys::experiment).default_value;
+                for (const auto& [k, v] : *req)
+                    if (k == serving::keys::experiment) serving_experiment = v;
+            }
+            if (!step_expects_error(steps[i])) check_serving_paths(lesson.steps.back(), serving_experiment);
+        }
         const YAML::Mark m = steps[i].Mark();
         const auto [first, fresh] = step_at.emplace(std::pair{m.line, m.column}, static_cast<int>(i));
         if (!fresh) lesson.steps.back().copy_of = first->second;

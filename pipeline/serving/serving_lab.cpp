@@ -1,6 +1,7 @@
 #include "pipeline/serving/serving_lab.h"
 
 #include <algorithm>
+#include <map>
 #include <cmath>
 #include <cstdlib>
 #include <sstream>
@@ -66,6 +67,21 @@ const std::vector<LabEntry>& lab_experiments() {
         {"canary", false, declare_canary_lab, canary_lab_work, make_canary_lab},
     };
     return all;
+}
+
+std::vector<std::string> lab_experiments_emitting(std::string_view path) {
+    static const std::map<std::string, std::vector<std::string>, std::less<>> by_path = [] {
+        std::map<std::string, std::vector<std::string>, std::less<>> m;
+        for (const LabEntry& e : lab_experiments()) {
+            std::vector<Knob> knobs;
+            std::vector<PathInfo> paths;
+            e.declare(knobs, paths);
+            for (const PathInfo& p : paths) m[p.path].push_back(e.name);
+        }
+        return m;
+    }();
+    const auto it = by_path.find(path);
+    return it == by_path.end() ? std::vector<std::string>{} : it->second;
 }
 
 const LabEntry& lab_experiment(std::string_view name) {

@@ -92,6 +92,10 @@ struct LabEntry {
 const std::vector<LabEntry>& lab_experiments();
 // The entry of that name; throws sixstep::Error for a name no experiment has.
 const LabEntry& lab_experiment(std::string_view name);
+// The experiments that declare `path` ("postprocess.q4_0_file_ratio" →
+// {"quantization"}); empty for a path every experiment answers (load.*,
+// respond.text) or none does.
+std::vector<std::string> lab_experiments_emitting(std::string_view path);
 // The longest held-out story (assets/data/heldout-stories.txt), in bytes,
 // the quantization's work counts with: the shipped ones hold at most 505,
 // and tests/serving checks every one against it.
