@@ -146,13 +146,15 @@ std::string headline_text(const TraceEvent& ev, const ModelDescription* model) {
 std::string headline_label(const TraceEvent& ev, const ModelDescription* model) {
     const Headline* h = model ? model->headline(ev.stage) : nullptr;
     if (!h) return "";
-    const HeadlineField* only = nullptr;
+    // Each shown value's caption, in the values' order ("p90 growth ·
+    // measured vs predicted" under "3.24 · 5.24"); none when one lacks it.
+    std::string out;
     for (const HeadlineField& hf : h->fields)
         if (ev.find(hf.key)) {
-            if (only) return "";
-            only = &hf;
+            if (hf.caption.empty()) return "";
+            out += (out.empty() ? "" : h->separator) + tr(hf.caption);
         }
-    return only && !only->caption.empty() ? tr(only->caption) : "";
+    return out;
 }
 
 std::string headline_text(const std::vector<Field>& fields, const Headline* headline) {

@@ -22,6 +22,7 @@
 #include "app/ui/plot.h"
 #include "app/ui/presenter_keys.h"
 #include "app/ui/text_capture.h"
+#include "pipeline/server/endpoint_description.h"
 #include "long_work.h"
 
 using namespace sixstep;
@@ -409,4 +410,17 @@ TEST_CASE("plot: grouped bars' values too wide for their bars are staggered, nev
     CHECK(narrow.y1 >= 3.2);
     CHECK(narrow.height() < wide.height());  // the narrow chart's names on more lines than one
     ui::set_overflow_sink(nullptr);
+}
+
+// A stage card with two values says what each is, in their order; with one,
+// that one's caption.
+TEST_CASE("stage cards: each value shown has its caption under it") {
+    namespace k = server::endpoint_keys;
+    TraceEvent ev;
+    ev.stage = Stage::postprocess;
+    ev.out(k::ttft_p90_growth, 3.24);
+    CHECK(ui::headline_label(ev, &server::endpoint_description()) == "p90 growth");
+    ev.out(k::worst_p90_factor, 5.24);
+    CHECK(ui::headline_text(ev, &server::endpoint_description()) == "3.24 \u00b7 5.24");
+    CHECK(ui::headline_label(ev, &server::endpoint_description()) == "p90 growth \u00b7 measured vs predicted");
 }
