@@ -386,7 +386,7 @@ const Catalogue& chinese_catalogue() {
             {"answered", "已回答"},
             {"service time", "服务时间"},
             {"p90 growth", "p90 增长"},
-            {"measured vs predicted", "实测 对比 预测"},
+            {"vs predicted", "对比预测"},
             // the serving lab's experiments and what a traffic run compares, as the request card shows them
             {"traffic", "流量"},
             {"batch_sweep", "批大小扫描"},

@@ -110,7 +110,7 @@ std::vector<Headline> headlines() {
         {Stage::forward, {{k::service_ms, 3, false, "", "service time"}}},
         {Stage::output, {{k::ttft_p90_ms, 3, false, "", "TTFT p90"}}},
         {Stage::postprocess,
-         {{k::ttft_p90_growth, 3, false, "", "p90 growth"}, {k::worst_p90_factor, 3, false, "", "measured vs predicted"}}},
+         {{k::ttft_p90_growth, 3, false, "", "p90 growth"}, {k::worst_p90_factor, 3, false, "", "vs predicted"}}},
         {Stage::respond, {{sixstep::keys::text}}},
     };
 }

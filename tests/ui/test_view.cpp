@@ -422,5 +422,5 @@ TEST_CASE("stage cards: each value shown has its caption under it") {
     CHECK(ui::headline_label(ev, &server::endpoint_description()) == "p90 growth");
     ev.out(k::worst_p90_factor, 5.24);
     CHECK(ui::headline_text(ev, &server::endpoint_description()) == "3.24 \u00b7 5.24");
-    CHECK(ui::headline_label(ev, &server::endpoint_description()) == "p90 growth \u00b7 measured vs predicted");
+    CHECK(ui::headline_label(ev, &server::endpoint_description()) == "p90 growth \u00b7 vs predicted");
 }
