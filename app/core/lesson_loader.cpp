@@ -535,6 +535,9 @@ void refuse_text_for_number(const Reader& r, const YAML::Node& v, const Expectat
         const YAML::Node at = !v.IsMap() ? v : v["value"] ? v["value"] : v["equals"];
         char* end = nullptr;
         const double x = std::strtod(text->c_str(), &end);
+        if (end != text->c_str() && *end == '\0' && std::isfinite(x))
+            r.fail(at, fmt::format("\"{}\" is quoted, so it is text, and {} is a number: write it without quotes",
+                                   *text, e.path));
         if (end != text->c_str() && std::isfinite(x))
             r.fail(at, fmt::format("\"{}\" is a number with a unit: write {} — {} is compared in its own unit{}",
                                    *text, std::string_view(text->c_str(), static_cast<std::size_t>(end - text->c_str())),

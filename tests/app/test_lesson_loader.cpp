@@ -52,6 +52,7 @@ const BadLesson bad_lessons[] = {
     {"below-unknown-name.yaml", 6, 33, "\"first_answer\" is neither a path nor a name an earlier step remembers (a remembered name comes from an earlier step's remember:)"},
     {"tol-with-unit.yaml", 5, 49, "\"tol\" must be a number, got \"1 min\" — write 1"},
     {"serving-path-of-another-experiment.yaml", 12, 7, "postprocess.q4_0_file_ratio is answered by the quantization experiment, and this step's request runs batch_sweep"},
+    {"expect-quoted-number.yaml", 6, 25, "\"11\" is quoted, so it is text, and response.minutes is a number: write it without quotes"},
     {"llm-without-file.yaml", 3, 3, "kind llm needs \"file\": the GGUF file, relative to the lesson (or \"random\": a preset, for random weights; not both)"},
     {"run-misspelt-stage.yaml", 4, 10,
      "\"run\" must be stage, token, all or a stage name (request, load, forward, output, postprocess, respond), "
