@@ -117,12 +117,10 @@ public:
             return v;
         } catch (const YAML::Exception&) {
             // "1 min": the number with a unit the value compared has already.
-            const std::string& s = n.Scalar();
-            char* end = nullptr;
-            const double x = std::strtod(s.c_str(), &end);
-            const bool unit_after = end != s.c_str() && *end == ' ' && std::isfinite(x);
+            const auto lead = leading_number(n.Scalar());
+            const bool unit_after = lead && !lead->rest.empty() && lead->rest.front() == ' ';
             fail(n, fmt::format("\"{}\" must be a number, got {}{}", what, kind_of(n),
-                                unit_after ? fmt::format(" — write {}", s.substr(0, end - s.c_str())) : std::string()));
+                                unit_after ? fmt::format(" — write {}", lead->number) : std::string()));
         }
     }
 
@@ -491,11 +489,16 @@ std::vector<Condition> read_conditions(const Reader& r, const YAML::Node& v, con
     return out;
 }
 
-// The declared type of a path, when the kind declares exactly this one.
-std::optional<ValueType> declared_type(const ModelDescription& model, const std::string& path) {
+// The declaration of a path, when the kind declares exactly this one.
+std::optional<PathInfo> declared_path(const ModelDescription& model, const std::string& path) {
     for (const PathInfo& p : lesson_paths(model))
-        if (p.path == path) return p.type;
+        if (p.path == path) return p;
     return std::nullopt;
+}
+
+std::optional<ValueType> declared_type(const ModelDescription& model, const std::string& path) {
+    const std::optional<PathInfo> p = declared_path(model, path);
+    return p ? std::optional<ValueType>(p->type) : std::nullopt;
 }
 
 // below, above and tol compare numbers: on a text or a list they could never
@@ -526,22 +529,18 @@ void refuse_numbers_on(const Reader& r, const YAML::Node& key, const Expectation
 // A text that a path declared as a number is to equal: it never can.
 // "13 min" is the number with its unit; "thirteen", a word.
 void refuse_text_for_number(const Reader& r, const YAML::Node& v, const Expectation& e, const ModelDescription& model) {
-    const std::vector<PathInfo> paths = lesson_paths(model);
-    const auto p = std::find_if(paths.begin(), paths.end(), [&](const PathInfo& x) { return x.path == e.path; });
-    if (p == paths.end() || p->type != ValueType::number) return;
+    const std::optional<PathInfo> p = declared_path(model, e.path);
+    if (!p || p->type != ValueType::number) return;
     for (const Condition& c : e.conditions) {
         const auto* text = std::get_if<std::string>(&c.operand.literal);
         if (c.op == Condition::Op::contains || c.operand.kind != Operand::Kind::literal || !text) continue;
         const YAML::Node at = !v.IsMap() ? v : v["value"] ? v["value"] : v["equals"];
-        char* end = nullptr;
-        const double x = std::strtod(text->c_str(), &end);
-        if (end != text->c_str() && *end == '\0' && std::isfinite(x))
+        if (const auto lead = leading_number(*text); lead && lead->rest.empty())
             r.fail(at, fmt::format("\"{}\" is quoted, so it is text, and {} is a number: write it without quotes",
                                    *text, e.path));
-        if (end != text->c_str() && std::isfinite(x))
+        else if (lead)
             r.fail(at, fmt::format("\"{}\" is a number with a unit: write {} — {} is compared in its own unit{}",
-                                   *text, std::string_view(text->c_str(), static_cast<std::size_t>(end - text->c_str())),
-                                   e.path, p->unit.empty() ? "" : fmt::format(" ({})", p->unit)));
+                                   *text, lead->number, e.path, p->unit.empty() ? "" : fmt::format(" ({})", p->unit)));
         r.fail(at, fmt::format("{} is a number, and \"{}\" is text: a number never equals a text", e.path, *text));
     }
 }
@@ -679,9 +678,8 @@ void check_serving_needs_file(const Reader& r, const ModelSpec& m, const YAML::N
     if (m.kind != "serving" || !m.file.empty() || !m.random.empty() || !req || step_expects_error(step)) return;
     const YAML::Node named = req[serving::keys::experiment];
     const std::string experiment = named ? named.Scalar() : model.knob(serving::keys::experiment).default_value;
-    const auto& all = serving::lab_experiments();
-    const auto e = std::find_if(all.begin(), all.end(), [&](const serving::LabEntry& x) { return experiment == x.name; });
-    if (e == all.end() || !e->runs_on_model) return;  // an unknown one: its knob says so
+    const serving::LabEntry* e = serving::find_lab_experiment(experiment);
+    if (!e || !e->runs_on_model) return;  // an unknown one: its knob says so
     r.fail(named ? named : req,
            fmt::format("experiment {} runs on a language model, and this lesson's model has none: give the model a "
                        "GGUF \"file\" (or \"random\"); only canary runs without one",

@@ -96,9 +96,10 @@ std::string Knob::check(std::string_view value) const {
             const double x = text.empty() ? NAN : std::strtod(text.c_str(), &end);
             if (!std::isfinite(x) || end != text.c_str() + text.size()) {
                 // "100000 req/s": the number with a unit the knob has already.
-                const bool unit_after = end != nullptr && end != text.c_str() && *end == ' ' && std::isfinite(x);
+                const auto lead = leading_number(text);
+                const bool unit_after = lead && !lead->rest.empty() && lead->rest.front() == ' ';
                 throw Error(fmt::format("\"{}\" must be a number, got \"{}\"{}", name, value,
-                                        unit_after ? fmt::format(" — write {}{}", text.substr(0, end - text.c_str()),
+                                        unit_after ? fmt::format(" — write {}{}", lead->number,
                                                                  unit.empty() ? "" : fmt::format(" (in {})", unit))
                                                    : std::string()));
             }

@@ -1,6 +1,8 @@
 #include "pipeline/core/text.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
 #include <cstdint>
 
 #include <fmt/format.h>
@@ -160,6 +162,15 @@ std::string readable_number(double x, int digits) {
     while (i + 1 < g.size() && g[i] == '0') ++i;  // "e-06" → ⁻⁶
     for (; i < g.size(); ++i) out += superscript[g[i] - '0'];
     return out;
+}
+
+std::optional<LeadingNumber> leading_number(std::string_view text) {
+    const std::string s(text);  // strtod reads up to a NUL
+    char* end = nullptr;
+    const double x = std::strtod(s.c_str(), &end);
+    if (end == s.c_str() || !std::isfinite(x)) return std::nullopt;
+    const auto n = static_cast<std::size_t>(end - s.c_str());
+    return LeadingNumber{text.substr(0, n), text.substr(n)};
 }
 
 }  // namespace sixstep

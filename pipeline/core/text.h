@@ -24,6 +24,7 @@
 // but with a power of ten where %g writes an exponent: "1.89×10¹³", not
 // "1.89e+13" (a sentence for a class, in the window and the terminal).
 #pragma once
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -74,5 +75,13 @@ std::string_view unit_for_count(double n, std::string_view unit);
 std::string key_as_words(std::string key);
 
 std::string readable_number(double x, int digits = 3);
+
+// "20 min" → {"20", " min"}: the finite number a text starts with, and what
+// follows it (empty when the text is only the number); nothing when the text
+// does not start with one. For messages that say "write 20".
+struct LeadingNumber {
+    std::string_view number, rest;
+};
+std::optional<LeadingNumber> leading_number(std::string_view text);
 
 }  // namespace sixstep

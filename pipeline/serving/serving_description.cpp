@@ -91,10 +91,8 @@ WorkDeclaration work() {
     w.charge = WorkDeclaration::Charge::at_stage;
     w.stage = Stage::forward;
     w.whole = [](const FieldLookup& field) {
-        const std::string experiment = field(keys::experiment);
-        for (const LabEntry& e : lab_experiments())
-            if (experiment == e.name) return e.work(field);
-        return Work{};  // no such experiment: its knob refuses the request before any work
+        const LabEntry* e = find_lab_experiment(field(keys::experiment));
+        return e ? e->work(field) : Work{};  // no such experiment: its knob refuses the request before any work
     };
     return w;
 }

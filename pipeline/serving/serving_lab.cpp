@@ -84,9 +84,14 @@ std::vector<std::string> lab_experiments_emitting(std::string_view path) {
     return it == by_path.end() ? std::vector<std::string>{} : it->second;
 }
 
-const LabEntry& lab_experiment(std::string_view name) {
+const LabEntry* find_lab_experiment(std::string_view name) {
     for (const LabEntry& e : lab_experiments())
-        if (name == e.name) return e;
+        if (name == e.name) return &e;
+    return nullptr;
+}
+
+const LabEntry& lab_experiment(std::string_view name) {
+    if (const LabEntry* e = find_lab_experiment(name)) return *e;
     throw Error(fmt::format("no serving experiment is called \"{}\"", name));
 }
 

@@ -90,7 +90,9 @@ struct LabEntry {
 // Every experiment, in the order the `experiment` knob lists them (the
 // first is its default).
 const std::vector<LabEntry>& lab_experiments();
-// The entry of that name; throws sixstep::Error for a name no experiment has.
+// The entry of that name, or null; lab_experiment throws sixstep::Error
+// for a name no experiment has.
+const LabEntry* find_lab_experiment(std::string_view name);
 const LabEntry& lab_experiment(std::string_view name);
 // The experiments that declare `path` ("postprocess.q4_0_file_ratio" →
 // {"quantization"}); empty for a path every experiment answers (load.*,
