@@ -46,6 +46,50 @@ Fitted fit_narration(const std::string& text, float wrap_w, float room) {
     }
 }
 
+// The lines under the narration: the step's error, the tally of its checks,
+// then each failed check spelled out. A failed check matters more than the
+// narration's size, so the failures take the room they need while the
+// narration still fits (down to its smallest size); where it would not, each
+// failure is cut to one line, and then only the first is shown, on the
+// tally's line. The terminal and `sixstep check` keep every failure whole.
+struct Footer {
+    std::vector<std::string> error;     // the step's error, wrapped
+    std::string tally;                  // "✗ 1/2 checks passed", maybe with the first failure
+    std::vector<std::string> failures;  // one entry per line
+    float height(float line) const {
+        const size_t n = error.size() + (tally.empty() ? 0 : 1) + failures.size();
+        return line * static_cast<float>(n);
+    }
+};
+
+Footer fit_footer(const app::LessonState& st, const std::string& narration, float width, float room, float wrap_w) {
+    ImFont* font = ImGui::GetFont();
+    const float size = ImGui::GetFontSize(), line = ImGui::GetTextLineHeightWithSpacing();
+    Footer f;
+    if (st.error) f.error = wrap_lines(font, size, "\u26a0 " + std::string(tr(*st.error)), width);
+    if (st.checks.empty()) return f;
+    std::vector<std::string> failed;
+    for (const auto& c : st.checks)
+        if (!c.passed) failed.push_back(tr_value("\u2717 " + c.expectation.path + " " + c.expected_text() + " (got " + c.got + ")"));
+    char tally[96];
+    std::snprintf(tally, sizeof tally, "%s %zu/%zu %s", failed.empty() ? "\u2713" : "\u2717", st.checks.size() - failed.size(),
+                  st.checks.size(), tr("checks passed"));
+    f.tally = tally;
+    auto narration_fits = [&] { return room - f.height(line) - 4.0f > 0 && fit_narration(narration, wrap_w, room - f.height(line) - 4.0f).fits; };
+    for (const auto& t : failed)
+        for (auto& l : wrap_lines(font, size, t, width)) f.failures.push_back(std::move(l));
+    if (narration_fits()) return f;
+    f.failures.clear();
+    for (const auto& t : failed) f.failures.push_back(fit_text(font, size, t, width));
+    if (narration_fits() || failed.empty()) return f;
+    f.failures.clear();
+    // "✗ 1/2 checks passed: ttft_p50_ratio < 1 (got 1.097)", the first
+    // failure without its own mark.
+    const std::string first = failed.front().substr(std::string("\u2717 ").size());
+    f.tally = fit_text(font, size, f.tally + " \u00b7 " + first + (failed.size() > 1 ? " \u2026" : ""), width);
+    return f;
+}
+
 }  // namespace
 
 void draw_narration(const app::Snapshot& s, ViewState& v) {
@@ -97,11 +141,11 @@ void draw_narration(const app::Snapshot& s, ViewState& v) {
         // The narration itself, wrapped, in a scrolling child so a long text
         // never pushes the checks off the screen. Passed checks are one line;
         // a failed one is spelled out.
-        int failed = 0;
-        for (const auto& c : st.checks) failed += c.passed ? 0 : 1;
-        const float line = ImGui::GetTextLineHeightWithSpacing();
-        const float checks_h = (st.checks.empty() ? 0.0f : line * static_cast<float>(1 + failed)) + (st.error ? line * 2.0f : 0.0f);
-        ImGui::BeginChild("##say", ImVec2(0, checks_h > 0 ? -checks_h - 4.0f : 0.0f), false);
+        const std::string text = reflow(st.narration);
+        const ImVec2 room = ImGui::GetContentRegionAvail();
+        const Footer footer = fit_footer(st, text, room.x, room.y, room.x - ImGui::GetStyle().ScrollbarSize);
+        const float footer_h = footer.height(ImGui::GetTextLineHeightWithSpacing());
+        ImGui::BeginChild("##say", ImVec2(0, footer_h > 0 ? -footer_h - 4.0f : 0.0f), false);
         {
             // A serving lab's answer, the sentence its experiment ends with,
             // under the narration: the diagram's pill has room for its first
@@ -118,7 +162,6 @@ void draw_narration(const app::Snapshot& s, ViewState& v) {
 
             // The narration comes first: the answer shows only where the
             // narration keeps the size it has without it.
-            const std::string text = reflow(st.narration);
             Fitted said = fit_narration(text, wrap_w, avail.y);
             if (!answer.empty()) {
                 const Fitted beside = fit_narration(text, wrap_w, avail.y - answer_h);
@@ -145,25 +188,15 @@ void draw_narration(const app::Snapshot& s, ViewState& v) {
         }
         ImGui::EndChild();
 
-        if (st.error) {
-            ImGui::PushStyleColor(ImGuiCol_Text, theme::vec(theme::bad_rgb));
-            ImGui::PushTextWrapPos(0.0f);
-            ImGui::TextUnformatted((std::string("\u26a0 ") + tr(*st.error)).c_str());
-            ImGui::PopTextWrapPos();
+        ImGui::PushStyleColor(ImGuiCol_Text, theme::vec(theme::bad_rgb));
+        for (const auto& l : footer.error) ImGui::TextUnformatted(l.c_str());
+        ImGui::PopStyleColor();
+        if (!footer.tally.empty()) {
+            const bool all_passed = std::all_of(st.checks.begin(), st.checks.end(), [](const auto& c) { return c.passed; });
+            ImGui::PushStyleColor(ImGuiCol_Text, theme::vec(all_passed ? theme::good_rgb : theme::bad_rgb));
+            ImGui::TextUnformatted(footer.tally.c_str());
+            for (const auto& l : footer.failures) ImGui::TextUnformatted(l.c_str());
             ImGui::PopStyleColor();
-        }
-        if (!st.checks.empty()) {
-            const int passed = static_cast<int>(st.checks.size()) - failed;
-            ImGui::PushStyleColor(ImGuiCol_Text, theme::vec(failed ? theme::bad_rgb : theme::good_rgb));
-            ImGui::Text("%s %d/%zu %s", failed ? "\u2717" : "\u2713", passed, st.checks.size(), tr("checks passed"));
-            ImGui::PopStyleColor();
-            for (const auto& c : st.checks) {
-                if (c.passed) continue;
-                ImGui::PushStyleColor(ImGuiCol_Text, theme::vec(theme::bad_rgb));
-                const std::string t = tr_value("\u2717 " + c.expectation.path + " " + c.expected_text() + " (got " + c.got + ")");
-                ImGui::TextUnformatted(fit_text(ImGui::GetFont(), ImGui::GetFontSize(), t, ImGui::GetContentRegionAvail().x).c_str());
-                ImGui::PopStyleColor();
-            }
         }
     }
     end_panel();

@@ -656,6 +656,73 @@ TEST_CASE("screenshots: a failed check's long line fits the log strip, shortened
     fs::remove_all(dir, ec);
 }
 
+// Failed checks under the narration: spelled out whole, wrapped, where the
+// narration keeps its room; cut to a line each, then only the first on the
+// tally's line, where a long narration would not fit above them. Either way
+// nothing is laid out past the pane (a timed check that missed on a busy
+// machine used to push a long narration 27 px below it).
+TEST_CASE("screenshots: failed checks take the narration pane's room left, never more") {
+    auto lesson_with = [](const char* dir, int sentences, int failing) {
+        std::string say;
+        for (int i = 0; i < sentences; ++i) say += "The request travels through each of the six steps, and the room watches. ";
+        std::string yaml = "title: Checks that fail\nlanguage: en\nmodel:\n  kind: delivery\n"
+                           "  weights: {bias: 5, distance: 2, congestion: 10, express_lane: -2}\n"
+                           "steps:\n  - title: Receive\n    say: " + say +
+                           "\n    request: {distance: \"3 km\", congestion: 0, express_lane: 0}\n    run: request\n    expect:\n"
+                           "      request.congestion: 0\n";
+        const char* failures[] = {
+            "request.features: \"[3, 0, 0] and far more text than any request has, ending where the line ends\"",
+            "request.distance_km: 101", "request.express_lane: 1",
+            "request.distance: \"3 km, and more words than one line of the pane holds at any size drawn here\"",
+            "request.normalized: \"maybe\"", "request.warnings: \"none at all\""};
+        for (int i = 0; i < failing; ++i) yaml += "      " + std::string(failures[i]) + "\n";
+        return lesson_file(dir, "fails.yaml", yaml.c_str());
+    };
+    auto shown = [](const fs::path& lesson, int w, int h, std::vector<std::string>* overflows) {
+        ui::ScreenshotOptions o;
+        o.lesson_path = lesson.string();
+        o.width = w;
+        o.height = h;
+        std::string text;
+        o.on_text = [&](int, const std::string& t, const app::Snapshot&) { text = t; };
+        REQUIRE(ui::render_screenshots(o, nullptr, overflows) == 0);
+        return text;
+    };
+    struct Case {
+        int sentences, failing;
+    };
+    // At 1280x720: whole, cut, the first only.
+    const Case whole{1, 2}, cut{3, 6}, first_only{9, 6};
+    auto render = [&](const Case& c, int w, int h) {
+        CAPTURE(c.sentences);
+        const fs::path lesson = lesson_with("ui-failed-checks", c.sentences, c.failing);
+        std::vector<std::string> overflows;
+        const std::string text = shown(lesson, w, h, &overflows);
+        std::string all;
+        for (const auto& line : overflows) all += "\n  " + line;
+        CHECK_MESSAGE(all.empty(), "fails.yaml at " << w << "x" << h << ":" << all);
+        fs::remove_all(lesson.parent_path());
+        return text;
+    };
+    std::string text = render(whole, 1280, 720);
+    CHECK(text.find("1/3 checks passed") != std::string::npos);
+    CHECK(text.find("line ends\" (got [3, 0, 0])") != std::string::npos);  // wrapped, to its end
+    CHECK(text.find("request.distance_km = 101 (got 3)") != std::string::npos);
+
+    text = render(cut, 1280, 720);
+    CHECK(text.find("1/7 checks passed\n") != std::string::npos);
+    CHECK(text.find("\u2717 request.features = \"[3, 0, 0] and far more") != std::string::npos);
+    CHECK(text.find("line ends\" (got [3, 0, 0])") == std::string::npos);   // cut
+    CHECK(text.find("request.warnings = \"none at all\" (got \"\")") != std::string::npos);  // the sixth, whole
+
+    text = render(first_only, 1280, 720);
+    CHECK(text.find("1/7 checks passed \u00b7 request.features") != std::string::npos);
+    CHECK(text.find("request.distance_km = 101") == std::string::npos);
+    CHECK(text.find("The request travels") != std::string::npos);
+
+    for (const Case& c : {whole, cut, first_only}) render(c, 1024, 768);
+}
+
 // Every bundled lesson, English and Chinese, at 1920x1080 and at 1024x768,
 // the 4:3 projector still common in classrooms (1280x720: the case that
 // renders every step above): any pane whose content does not fit fails the
