@@ -203,4 +203,29 @@ std::string fit_text(ImFont* font, float size, std::string_view text, float max_
     return std::string(text.substr(0, cuts[lo])) + ell;
 }
 
+std::string fit_clauses(ImFont* font, float size, std::string_view text, float max_width) {
+    const std::string cut = fit_text(font, size, text, max_width);
+    if (cut == text) return cut;
+    // Where a clause ends, within what fit_text kept (a prefix is never
+    // narrower than a shorter one, so no later end can fit): at ", ", "; ",
+    // ": " in Latin text, followed by " …"; at the full-width comma,
+    // semicolon or colon in Chinese, followed by "…". The last end whose
+    // clauses fit wins.
+    const size_t kept = cut.size() - std::string_view("\u2026").size();
+    // An end at `kept` may have its punctuation beyond it.
+    const std::string_view window = text.substr(0, kept + 3);
+    std::vector<std::pair<size_t, const char*>> ends;
+    for (const std::string_view e : {", ", "; ", ": "})
+        for (size_t at = window.find(e); at != std::string_view::npos && at <= kept; at = window.find(e, at + 1)) ends.push_back({at, " \u2026"});
+    for (const std::string_view e : {"\uff0c", "\uff1b", "\uff1a"})
+        for (size_t at = window.find(e); at != std::string_view::npos && at <= kept; at = window.find(e, at + 1)) ends.push_back({at, "\u2026"});
+    std::sort(ends.rbegin(), ends.rend());
+    for (const auto& [at, ell] : ends) {
+        if (at == 0) continue;
+        const std::string clauses = std::string(text.substr(0, at)) + ell;
+        if (font->CalcTextSizeA(size, 1e9f, 0, clauses.c_str()).x <= max_width) return clauses;
+    }
+    return cut;
+}
+
 }  // namespace sixstep::ui

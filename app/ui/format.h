@@ -66,5 +66,10 @@ float text_wrapped_height(std::string_view text, float width);
 
 // The longest prefix of `text` that fits in `max_width` pixels with "…".
 std::string fit_text(ImFont* font, float size, std::string_view text, float max_width);
+// The same for a sentence: its longest run of whole clauses (ended by a
+// comma, semicolon or colon) that fits with " …", so a finding is never cut
+// inside a number or a word; fit_text's cut where not even the first
+// clause fits.
+std::string fit_clauses(ImFont* font, float size, std::string_view text, float max_width);
 
 }  // namespace sixstep::ui

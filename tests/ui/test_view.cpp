@@ -220,6 +220,31 @@ TEST_CASE("fit text: the longest prefix that fits, at once on a megabyte") {
     CHECK(ui::fit_text(font, 13, big, 300) == ui::fit_text(font, 13, big.substr(0, 2048), 300));
 }
 
+// A lab's answer in the diagram's lane: cut after its last whole clause
+// that fits, never inside a number ("0.4…"); fit_text's cut where no clause
+// end fits; Chinese clauses end at full-width punctuation, with no space.
+TEST_CASE("fit clauses: a sentence cut after its last whole clause that fits") {
+    const DefaultFont f;
+    ImFont* font = f.font;
+    auto width = [&](const std::string& t) { return font->CalcTextSizeA(13, 1e9f, 0, t.c_str()).x; };
+    const std::string answer = "continuous vs static: median TTFT 5.0 vs 16.4 ms, median TPOT 1.33 vs 0.442 ms, batch slots 93% vs 59%";
+    CHECK(ui::fit_clauses(font, 13, answer, 2000) == answer);
+    const std::string two = "continuous vs static: median TTFT 5.0 vs 16.4 ms \u2026";
+    // Room for the first two clauses and a little of the third: the third is dropped whole.
+    CHECK(ui::fit_clauses(font, 13, answer, width(two) + width("median TPOT 1.3")) == two);
+    CHECK(ui::fit_clauses(font, 13, answer, width(two)) == two);
+    CHECK(ui::fit_clauses(font, 13, answer, width(two) - 1) == "continuous vs static \u2026");
+    // Less than the first clause: the prefix that fits, as fit_text cuts it.
+    CHECK(ui::fit_clauses(font, 13, answer, 60) == ui::fit_text(font, 13, answer, 60));
+    const std::string zh = "\u8fde\u7eed\u6279\u5904\u7406\uff1a\u4e2d\u4f4d\u6570\u0020TTFT\u0020\u0035\u002e\u0030\u0020ms\uff0c\u4e2d\u4f4d\u6570\u0020TPOT\u0020\u0031\u002e\u0033\u0033\u0020ms";
+    const std::string zh_first = "\u8fde\u7eed\u6279\u5904\u7406\uff1a\u4e2d\u4f4d\u6570\u0020TTFT\u0020\u0035\u002e\u0030\u0020ms\u2026";
+    CHECK(ui::fit_clauses(font, 13, zh, width(zh_first) + 2) == zh_first);
+    // A megabyte of clauses: at once, as fit_text.
+    std::string big;
+    while (big.size() < (1u << 20)) big += "greedy (1), softmax (2); ";
+    CHECK(ui::fit_clauses(font, 13, big, 300).size() < 200);
+}
+
 TEST_CASE("fields: times with three significant digits, one of a counted thing in the singular") {
     const auto text = [](double v, const char* unit) { return ui::field_text(Field{"k", Value{v}, unit, ""}); };
     CHECK(text(3.91141, "ms") == "3.91 ms");
