@@ -1,10 +1,11 @@
 #include "pipeline/serving/user_wait.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cctype>
+#include <chrono>
 #include <cmath>
 #include <iterator>
+#include <limits>
 #include <memory>
 
 #include <fmt/format.h>
@@ -76,6 +77,12 @@ constexpr int warm_up_tokens = 4;  // the untimed request before the chat
 // tokens are a small part of the wait" round in a lesson's check, and
 // medians of three still kept a pause in one call in three.
 constexpr int agent_runs = 3;
+
+// The batch job, both ways, is timed this many times, and each way's fastest
+// run counts: a job of a few milliseconds against another, each timed once,
+// let one pause on a busy machine decide which was faster (batched over
+// sequential came out 1.2–2.7× in five runs beside a build).
+constexpr int batch_runs = 3;
 
 // Different openings for the batch job's requests.
 constexpr const char* batch_prompts[] = {"Once upon a time", "The cat sat on the", "One day, a little girl",
@@ -224,44 +231,51 @@ BatchWait batch(Backend& backend, Generator& gen, const TextCodec& codec, const 
     };
     const auto prompt_of = [](int i) { return batch_prompts[static_cast<std::size_t>(i) % std::size(batch_prompts)]; };
 
-    // One request after another.
-    auto t0 = Clock::now();
-    double done_sum = 0;
     const auto n_requests = static_cast<std::uint64_t>(p.batch_requests);
-    for (int i = 0; i < p.batch_requests; ++i) {
-        report_progress("batch job: requests one at a time", static_cast<std::uint64_t>(i), n_requests);
-        b.n_tokens += gen.generate(prompt_of(i), params_of(i)).timings.n_generated;
-        done_sum += ms_since(t0);
-    }
-    b.sequential_ms = ms_since(t0);
-    b.sequential_mean_done_ms = done_sum / p.batch_requests;
-
-    // All at once: the stepper puts every request's next token in one pass.
-    const auto kv = backend.make_kv_cache(0, p.batch_requests);
-    std::vector<std::unique_ptr<Generation>> gens;
-    for (int i = 0; i < p.batch_requests; ++i) gens.push_back(std::make_unique<Generation>(codec, prompt_of(i), params_of(i)));
-    done_sum = 0;
-    int n_done = 0, n_tokens = 0;
-    t0 = Clock::now();
-    {
-        Stepper stepper(backend, *kv);
-        for (auto& g : gens) stepper.attach(*g);
-        while (n_done < p.batch_requests) {
-            report_progress("batch job: requests all at once", static_cast<std::uint64_t>(n_done), n_requests);
-            stepper.forward_all();
-            ++b.n_forward_batched;
-            for (auto& g : gens)
-                if (g->has_logits()) {
-                    g->sample();
-                    ++n_tokens;
-                    if (g->done()) ++n_done, done_sum += ms_since(t0);
-                }
+    b.sequential_ms = b.batched_ms = std::numeric_limits<double>::infinity();
+    for (int run = 0; run < batch_runs; ++run) {
+        // One request after another.
+        auto t0 = Clock::now();
+        double done_sum = 0;
+        int n_tokens = 0;
+        for (int i = 0; i < p.batch_requests; ++i) {
+            report_progress("batch job: requests one at a time", static_cast<std::uint64_t>(i), n_requests);
+            n_tokens += gen.generate(prompt_of(i), params_of(i)).timings.n_generated;
+            done_sum += ms_since(t0);
         }
+        if (const double ms = ms_since(t0); ms < b.sequential_ms)
+            b.sequential_ms = ms, b.sequential_mean_done_ms = done_sum / p.batch_requests;
+        b.n_tokens = n_tokens;
+
+        // All at once: the stepper puts every request's next token in one pass.
+        const auto kv = backend.make_kv_cache(0, p.batch_requests);
+        std::vector<std::unique_ptr<Generation>> gens;
+        for (int i = 0; i < p.batch_requests; ++i) gens.push_back(std::make_unique<Generation>(codec, prompt_of(i), params_of(i)));
+        done_sum = 0;
+        int n_done = 0, n_forward = 0;
+        n_tokens = 0;
+        t0 = Clock::now();
+        {
+            Stepper stepper(backend, *kv);
+            for (auto& g : gens) stepper.attach(*g);
+            while (n_done < p.batch_requests) {
+                report_progress("batch job: requests all at once", static_cast<std::uint64_t>(n_done), n_requests);
+                stepper.forward_all();
+                ++n_forward;
+                for (auto& g : gens)
+                    if (g->has_logits()) {
+                        g->sample();
+                        ++n_tokens;
+                        if (g->done()) ++n_done, done_sum += ms_since(t0);
+                    }
+            }
+        }
+        if (const double ms = ms_since(t0); ms < b.batched_ms)
+            b.batched_ms = ms, b.batched_mean_done_ms = done_sum / p.batch_requests;
+        b.n_forward_batched = n_forward;
+        if (n_tokens != b.n_tokens)
+            throw Error(fmt::format("batch job: {} tokens batched but {} one at a time", n_tokens, b.n_tokens));
     }
-    b.batched_ms = ms_since(t0);
-    if (n_tokens != b.n_tokens)
-        throw Error(fmt::format("batch job: {} tokens batched but {} one at a time", n_tokens, b.n_tokens));
-    b.batched_mean_done_ms = done_sum / p.batch_requests;
     b.sequential_tok_s = 1000.0 * b.n_tokens / b.sequential_ms;
     b.batched_tok_s = 1000.0 * b.n_tokens / b.batched_ms;
     b.gain = b.batched_tok_s / b.sequential_tok_s;
@@ -307,7 +321,7 @@ long long user_waits_positions_at_most(const UserWaitParams& p) {
     const long long chat = (chat_prompt + warm_up_tokens) + (chat_prompt + p.chat_tokens);
     const long long agent = agent_runs * ((agent_prompt + p.agent_tokens) +
                                           (p.agent_calls - 1LL) * (std::max(reread, agent_prompt) + p.agent_tokens));
-    const long long batch_job = 2LL * p.batch_requests * (batch_prompt + p.batch_tokens);
+    const long long batch_job = 2LL * batch_runs * p.batch_requests * (batch_prompt + p.batch_tokens);
     return chat + agent + batch_job;
 }
 

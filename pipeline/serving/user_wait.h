@@ -112,8 +112,8 @@ struct AgentWait {
 struct BatchWait {
     int n_requests = 0;
     int n_tokens = 0;               // generated, all requests
-    double sequential_ms = 0;       // one request after another (wall)
-    double batched_ms = 0;          // all through the stepper at once (wall)
+    double sequential_ms = 0;       // one request after another (wall, the fastest of three runs)
+    double batched_ms = 0;          // all through the stepper at once (wall, the fastest of three runs)
     double sequential_tok_s = 0;
     double batched_tok_s = 0;
     double gain = 0;                // batched ÷ sequential throughput
@@ -137,9 +137,9 @@ struct UserWaits {
 UserWaits measure_user_waits(llm::Backend& backend, const llm::TextCodec& codec, const UserWaitParams& params);
 
 // The most token positions measure_user_waits computes (for a lesson's work
-// budget): a short warm-up, the chat, every agent call, and the batch job
-// twice (one request after another, then batched), each call its prompt and
-// its tokens. An agent call's prompt is the previous answer, cut to
+// budget): a short warm-up, the chat, every agent call three times, and the
+// batch job both ways (one request after another, then batched) three times,
+// each call its prompt and its tokens. An agent call's prompt is the previous answer, cut to
 // agent_reread_bytes_per_token bytes per token it came from (a token holds
 // at least a byte).
 long long user_waits_positions_at_most(const UserWaitParams& params);

@@ -286,18 +286,18 @@ TEST_CASE("lessons: the serving lab's experiments count their work, the bundled 
 
     // Waits: a warm-up (18 + 4), the chat (18 + 48), three runs of the agent's
     // chain: the first call (18 + 24) and 3 more reading the last answer, cut
-    // to 8 bytes per token (8 · 24 + 2 + 24), and the batch job twice:
-    // 8 × (26 + 24), its longest opening 24 bytes.
+    // to 8 bytes per token (8 · 24 + 2 + 24), and three runs of the batch
+    // job both ways: 8 × (26 + 24), its longest opening 24 bytes.
     const std::string waits = "{experiment: waits, chat_tokens: 48, agent_calls: 4, agent_tokens: 24, batch_requests: 8, "
                               "batch_tokens: 24}";
-    const long long w = 22 + 66 + 3 * (42 + 3 * 218) + 2 * 8 * 50;
-    REQUIRE(w == 2976);
-    CHECK(error_of(lab_lesson(waits, 336)) == "(valid)");
-    CHECK(error_of(lab_lesson(waits, 337)) == lab_at(waits) + over(337, 337 * w, "forward tokens", 1000000, "forward_tokens"));
+    const long long w = 22 + 66 + 3 * (42 + 3 * 218) + 3 * 2 * 8 * 50;
+    REQUIRE(w == 4576);
+    CHECK(error_of(lab_lesson(waits, 218)) == "(valid)");
+    CHECK(error_of(lab_lesson(waits, 219)) == lab_at(waits) + over(219, 219 * w, "forward tokens", 1000000, "forward_tokens"));
     const std::string waits_max = "{experiment: waits, chat_tokens: 4096, agent_calls: 100, agent_tokens: 4096, "
                                   "batch_requests: 256, batch_tokens: 4096}";
     CHECK(error_of(lab_lesson(waits_max, 1)) ==
-          lab_at(waits_max) + over(1, 22 + (18 + 4096) + 3 * ((18 + 4096) + 99 * (8 * 4096 + 2 + 4096)) + 2 * 256 * (26 + 4096),
+          lab_at(waits_max) + over(1, 22 + (18 + 4096) + 3 * ((18 + 4096) + 99 * (8 * 4096 + 2 + 4096)) + 3 * 2 * 256 * (26 + 4096),
                                    "forward tokens", 1000000, "forward_tokens"));
 
     // Canary: no tokens, but v2's 500 training steps and every request of the
@@ -333,7 +333,7 @@ TEST_CASE("lessons: the bundled serving-lab lessons fit their budget, and count 
                              Bundled{"13-speculative-decoding.yaml", "forward_tokens",
                                      6 * (374 + 502 + 758 + 1270) + 2 * 6 * (502 + 1270) + 9096 / 4 * 6, "forward tokens"},
                              Bundled{"14-cold-start-and-the-bill.yaml", "forward_tokens", 494 + 2 * 4 * 32, "forward tokens"},
-                             Bundled{"15-what-users-wait-for.yaml", "forward_tokens", 2 * 2976, "forward tokens"},
+                             Bundled{"15-what-users-wait-for.yaml", "forward_tokens", 2 * 4576, "forward tokens"},
                              Bundled{"16-inference-serving-deployment.yaml", "served_requests", 2 * 1002, "served requests"},
                              Bundled{"16-inference-serving-deployment.yaml", "train_steps", 2 * 500, "training steps"}}) {
         CAPTURE(b.file);
