@@ -50,8 +50,9 @@ Fitted fit_narration(const std::string& text, float wrap_w, float room) {
 // then each failed check spelled out. A failed check matters more than the
 // narration's size, so the failures take the room they need while the
 // narration still fits (down to its smallest size); where it would not, each
-// failure is cut to one line, and then only the first is shown, on the
-// tally's line. The terminal and `sixstep check` keep every failure whole.
+// failure is cut to one line, then only the first is shown, on the tally's
+// line, and last the error is cut to one line. The terminal, the log and
+// `sixstep check` keep every failure and error whole.
 struct Footer {
     std::vector<std::string> error;     // the step's error, wrapped
     std::string tally;                  // "✗ 1/2 checks passed", maybe with the first failure
@@ -66,27 +67,37 @@ Footer fit_footer(const app::LessonState& st, const std::string& narration, floa
     ImFont* font = ImGui::GetFont();
     const float size = ImGui::GetFontSize(), line = ImGui::GetTextLineHeightWithSpacing();
     Footer f;
-    if (st.error) f.error = wrap_lines(font, size, "\u26a0 " + std::string(tr(*st.error)), width);
-    if (st.checks.empty()) return f;
+    const std::string error = st.error ? "\u26a0 " + std::string(tr(*st.error)) : "";
+    if (st.error) f.error = wrap_lines(font, size, error, width);
     std::vector<std::string> failed;
     for (const auto& c : st.checks)
         if (!c.passed) failed.push_back(tr_value("\u2717 " + c.expectation.path + " " + c.expected_text() + " (got " + c.got + ")"));
-    char tally[96];
-    std::snprintf(tally, sizeof tally, "%s %zu/%zu %s", failed.empty() ? "\u2713" : "\u2717", st.checks.size() - failed.size(),
-                  st.checks.size(), tr("checks passed"));
-    f.tally = tally;
-    auto narration_fits = [&] { return room - f.height(line) - 4.0f > 0 && fit_narration(narration, wrap_w, room - f.height(line) - 4.0f).fits; };
+    if (!st.checks.empty()) {
+        char tally[96];
+        std::snprintf(tally, sizeof tally, "%s %zu/%zu %s", failed.empty() ? "\u2713" : "\u2717",
+                      st.checks.size() - failed.size(), st.checks.size(), tr("checks passed"));
+        f.tally = tally;
+    }
+    auto narration_fits = [&] {
+        const float left = room - f.height(line) - 4.0f;
+        return left > 0 && fit_narration(narration, wrap_w, left).fits;
+    };
     for (const auto& t : failed)
         for (auto& l : wrap_lines(font, size, t, width)) f.failures.push_back(std::move(l));
     if (narration_fits()) return f;
     f.failures.clear();
     for (const auto& t : failed) f.failures.push_back(fit_text(font, size, t, width));
-    if (narration_fits() || failed.empty()) return f;
-    f.failures.clear();
-    // "✗ 1/2 checks passed: ttft_p50_ratio < 1 (got 1.097)", the first
-    // failure without its own mark.
-    const std::string first = failed.front().substr(std::string("\u2717 ").size());
-    f.tally = fit_text(font, size, f.tally + " \u00b7 " + first + (failed.size() > 1 ? " \u2026" : ""), width);
+    if (narration_fits()) return f;
+    if (!failed.empty()) {
+        // "✗ 1/2 checks passed · ttft_p50_ratio < 1 (got 1.097)", the first
+        // failure without its own mark.
+        f.failures.clear();
+        const std::string first = failed.front().substr(std::string("\u2717 ").size());
+        f.tally = fit_text(font, size, f.tally + " \u00b7 " + first + (failed.size() > 1 ? " \u2026" : ""), width);
+        if (narration_fits()) return f;
+    }
+    // Last, the step's error on one line (whole in the log and the terminal).
+    if (f.error.size() > 1) f.error = {fit_text(font, size, error, width)};
     return f;
 }
 

@@ -721,6 +721,28 @@ TEST_CASE("screenshots: failed checks take the narration pane's room left, never
     CHECK(text.find("The request travels") != std::string::npos);
 
     for (const Case& c : {whole, cut, first_only}) render(c, 1024, 768);
+
+    // A step's error is wrapped whole under a short narration, cut to one
+    // line under a long one.
+    for (const int sentences : {1, 8}) {
+        CAPTURE(sentences);
+        std::string say;
+        for (int i = 0; i < sentences; ++i) say += "The request travels through each of the six steps, and the room watches. ";
+        const std::string model = std::string(SIXSTEP_SOURCE_DIR) + "/assets/models/stories-3m-f16.gguf";
+        const std::string yaml = "title: A step that fails\nlanguage: en\nmodel: {kind: llm, file: " + model +
+                                 "}\nsteps:\n  - title: Too long\n    say: " + say +
+                                 "\n    request: {prompt: \"Once upon a time\", max_tokens: 100000}\n    run: all\n"
+                                 "    expect:\n      error: \"\"\n";
+        const fs::path lesson = lesson_file("ui-step-error", "error.yaml", yaml.c_str());
+        std::vector<std::string> overflows;
+        const std::string text = shown(lesson, 1280, 720, &overflows);
+        std::string all;
+        for (const auto& line : overflows) all += "\n  " + line;
+        CHECK_MESSAGE(all.empty(), "error.yaml:" << all);
+        CHECK(text.find("\u26a0 prompt (5 tokens) + n (100000)") != std::string::npos);
+        CHECK((text.find("most 508 tokens\n") != std::string::npos) == (sentences == 1));
+        fs::remove_all(lesson.parent_path());
+    }
 }
 
 // Every bundled lesson, English and Chinese, at 1920x1080 and at 1024x768,
