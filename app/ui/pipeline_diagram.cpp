@@ -83,7 +83,7 @@ void draw_training_loop(const app::Snapshot& s, ViewState& v) {
         add_text(dl, F.bold, F.bold->FontSize, ImVec2(b.x + pad, b.y + pad), theme::col(frozen ? theme::muted_rgb : theme::text_rgb),
                     tr(names[i]));
         ImFont* hf = i == 1 ? F.big : F.bold;
-        const std::string val = fit_text(hf, hf->FontSize, values[i], b.w - 2 * pad);
+        const std::string val = fit_clauses(hf, hf->FontSize, values[i], b.w - 2 * pad);
         add_text(dl, hf, hf->FontSize, ImVec2(b.x + pad, b.y + pad + F.bold->FontSize + pad * 0.4f),
                     theme::col(frozen ? theme::muted_rgb : theme::text_rgb), val.c_str());
         if (i < 3) {
@@ -187,7 +187,7 @@ void draw_pipeline_diagram(const app::Snapshot& s, ViewState& v) {
             float hs = F.big->FontSize;
             if (hf->CalcTextSizeA(hs, 1e9f, 0, h.c_str()).x > b.w - 2 * pad) hf = F.bold, hs = F.bold->FontSize;
             if (hf->CalcTextSizeA(hs, 1e9f, 0, h.c_str()).x > b.w - 2 * pad) hf = F.body, hs = F.body->FontSize;
-            const std::string fitted = fit_text(hf, hs, h, b.w - 2 * pad);
+            const std::string fitted = fit_clauses(hf, hs, h, b.w - 2 * pad);  // "[10.8, 168 …", never "21…" for 213
             const float y = line2 + (F.big->FontSize - hs) * 0.5f;
             add_text(dl, hf, hs, ImVec2(b.x + pad, y), theme::col(theme::text_rgb), fitted.c_str());
             // The warning mark sits on this line, as tall as its text: a
