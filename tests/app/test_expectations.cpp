@@ -132,6 +132,22 @@ steps:
     CHECK(r.checks[0].got == "11 (not a finite number: cannot compare)");
 }
 
+TEST_CASE("expect: an operand that times makes infinite is not a finite number either") {
+    // 3 km × 1e308 overflows: 11 is below infinity, but the check cannot say so.
+    auto it = make(R"(
+title: t
+steps:
+  - request: {distance: "3 km", congestion: 0, express_lane: 0}
+    run: all
+    expect:
+      response.minutes: {below: request.distance_km, times: 1e308}
+      postprocess.minutes: {not: {above: request.distance_km, times: 1e308}}
+)");
+    const StepReport r = it.step();
+    CHECK(results(r) == std::vector<bool>{false, false});
+    CHECK(r.checks[0].got == "11 (not a finite number: cannot compare)");
+}
+
 TEST_CASE("expect: equal is 9 significant digits at any size, tol: 0 is equality, and \"-\" reads the engine's minus") {
     // Below 1 equality was an absolute 1e-9 (4e-10 equalled 1.2e-9); tol: 0
     // failed 0.1 + 0.2 against 0.3; the answer writes −20 with U+2212.
@@ -169,6 +185,36 @@ steps:
     const StepReport r = minus.step();
     CHECK(results(r) == std::vector<bool>{true, true});
     CHECK(r.checks[0].got.find("\u221220") != std::string::npos);  // the text keeps its typographic minus
+}
+
+TEST_CASE("expect: equality is relative away from zero and absolute within 10^-12 of it") {
+    // -30 + 2 × 5 is -20 exactly: -20.0000000001 is the same number at 9
+    // significant digits, though 10^-10 apart. 0.3 − 0.1 × 3 is −5.6e-17, not
+    // 0, in doubles: next to zero equality is absolute, 10^-12.
+    auto it = make(R"(
+title: t
+model: {kind: delivery, weights: {bias: -30, distance: 2, congestion: 0, express_lane: 0}}
+steps:
+  - request: {distance: "5 km", congestion: 0, express_lane: 0}
+    run: all
+    expect:
+      forward.raw_output: -20.0000000001
+      output.raw_output: {not: -20.0000001}
+)");
+    CHECK(results(it.step()) == std::vector<bool>{true, true});
+    auto zero = make(R"(
+title: t
+model: {kind: delivery, weights: {bias: 0.3, distance: -0.1, congestion: 0, express_lane: 0}}
+steps:
+  - request: {distance: "3 km", congestion: 0, express_lane: 0}
+    run: all
+    expect:
+      forward.raw_output: 0
+      output.raw_output: {not: 2e-12}
+)");
+    const StepReport r = zero.step();
+    CHECK(results(r) == std::vector<bool>{true, true});
+    CHECK(r.checks[0].got != "0");  // the sum is not exactly 0
 }
 
 // The edges of each relation, and every condition of a range counted:
