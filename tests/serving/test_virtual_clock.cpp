@@ -192,6 +192,32 @@ TEST_CASE("metrics: goodput through run_traffic counts only the requests that me
         }
 }
 
+TEST_CASE("metrics: a request still running is left out of every figure, and passes that cost nothing count alike") {
+    RequestRecord a;  // TTFT 10, three tokens
+    a.first_scheduled_ms = 0, a.first_token_ms = 10, a.finish_ms = 30;
+    a.token_ms = {10, 20, 30}, a.output = {1, 2, 3}, a.n_prompt = 4;
+    RequestRecord b;  // TTFT 20, one token
+    b.id = 1, b.arrival_ms = 5, b.first_scheduled_ms = 5, b.first_token_ms = 25, b.finish_ms = 25;
+    b.token_ms = {25}, b.output = {4}, b.n_prompt = 2;
+    RequestRecord running;  // TTFT 2, not finished
+    running.id = 2, running.arrival_ms = 26, running.first_scheduled_ms = 26, running.first_token_ms = 28;
+    running.token_ms = {28}, running.output = {5}, running.n_prompt = 3;
+    StepRecord one, two;  // a test model's passes: no cost
+    one.shape.n_sequences = 1;
+    two.shape.n_sequences = 2;
+    RunInfo run;
+    run.params.max_batch = 4, run.n_blocks = 8, run.block_size = 4, run.duration_ms = 30;
+
+    const TrafficReport rep = make_report({a, b, running}, {one, two}, run, {.ttft_ms = 15, .tpot_ms = 0});
+    CHECK(rep.total("completed").value == 2);
+    CHECK(rep.latency("ttft").summary.count == 2);
+    CHECK(rep.total("goodput_share").value == 50);  // a of a and b
+    CHECK(rep.total("output_tokens").value == 4);
+    // 1 and 2 requests of 4, one vote each.
+    CHECK(rep.total("batch_occupancy").value == doctest::Approx(37.5));
+    CHECK(make_report({a, b}, {}, run, {}).total("batch_occupancy").value == 0);
+}
+
 TEST_CASE("virtual clock: a run whose first arrival is late counts its duration from that arrival") {
     // A trace that starts at 5 s: the seconds before its first request are
     // not part of the run (its throughputs were 238× too low when they were).
