@@ -13,6 +13,8 @@
 
 #include "pipeline/core/error.h"
 #include "pipeline/llm/generator.h"
+#include "pipeline/llm/kv/kv_blocks.h"
+#include "pipeline/serving/prefix_cache.h"
 #include "pipeline/serving/traffic.h"
 
 using namespace sixstep::serving;
@@ -421,4 +423,38 @@ TEST_CASE("scheduler: a prompt found whole in the prefix cache reads its last bl
     CHECK(r[1].finished());
     CHECK(r[1].output == r[0].output);
     CHECK(r[1].n_cached_tokens == 4);  // the first block; the second is read again
+}
+
+// Keys here are typed by hand: a collision of the real 64-bit hash cannot be
+// found, but the cache must hold even when one happens.
+TEST_CASE("prefix cache: every full block gets a key, and a match checks the tokens and the parent behind a key") {
+    std::vector<std::uint64_t> keys;
+    extend_block_hashes(std::vector<int>{1, 2, 3, 4, 5, 6, 7, 8}, 4, keys);
+    CHECK(keys.size() == 2);  // exactly two blocks: both full
+    extend_block_hashes(std::vector<int>{1, 2, 3, 4, 5, 6, 7, 8, 9}, 4, keys);
+    CHECK(keys.size() == 2);  // the third is not full yet
+
+    sixstep::llm::KvBlocks b({.n_ctx = 64, .block_size = 4, .n_blocks = 8});
+    std::vector<sixstep::llm::BlockCopy> copies;
+    const auto filled = [&] {
+        const int seq = b.add_sequence();
+        b.reserve(seq, 0, 8, copies);
+        b.commit(seq, 8);
+        return seq;
+    };
+    const int x = filled(), y = filled();
+    PrefixCache cache(b);
+    // x = [1 2 3 4 | 9 9 9 9] keyed {11, 33}; y = [5 6 7 8 | 9 9 9 9] keyed
+    // {22, 33}: its second key collides with x's, under another parent.
+    const std::vector<int> xt{1, 2, 3, 4, 9, 9, 9, 9}, yt{5, 6, 7, 8, 9, 9, 9, 9};
+    const std::vector<std::uint64_t> xk{11, 33}, yk{22, 33};
+    cache.insert(xt, xk, b.block_table(x), 2);
+    cache.insert(yt, yk, b.block_table(y), 2);  // 33 is taken: y's second block is not cached
+    CHECK(cache.size() == 3);
+    CHECK(cache.match(xt, xk, 2) == b.block_table(x));
+    // y's first block matches; behind 33 is x's block, whose parent is 11, not 22.
+    CHECK(cache.match(yt, yk, 2) == std::vector<int>{b.block_table(y)[0]});
+    // Under x's keys, other tokens in the second block: the first block only.
+    CHECK(cache.match(std::vector<int>{1, 2, 3, 4, 9, 9, 9, 8}, xk, 2) == std::vector<int>{b.block_table(x)[0]});
+    CHECK(cache.match(xt, xk, 1) == std::vector<int>{b.block_table(x)[0]});
 }

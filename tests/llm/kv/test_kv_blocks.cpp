@@ -96,6 +96,56 @@ TEST_CASE("kv blocks: adopted prefix blocks gain an owner, and other owners reta
     CHECK(error_of([&] { b.retain(prefix[0]); }) == fmt::format("KV cache: block {} is free: nothing to retain", prefix[0]));
 }
 
+TEST_CASE("kv blocks: the edges of reserve, commit, truncate and adopt") {
+    KvBlocks b({.n_ctx = 8, .block_size = 4, .n_blocks = 4});
+    std::vector<BlockCopy> copies;
+    const int s = b.add_sequence();
+    // A fresh pool hands out its low blocks first, in order (one sequence stays contiguous).
+    b.reserve(s, 0, 6, copies);
+    CHECK(b.block_table(s) == std::vector<int>{0, 1});
+    b.commit(s, 6);
+    // A commit of fewer positions (a batch that rewrote an early one) keeps the later ones.
+    b.commit(s, 3);
+    CHECK(b.n_tokens(s) == 6);
+
+    // An empty range makes nothing writable: no block, no copy of a shared one.
+    const int t = b.fork_sequence(s);
+    b.reserve(t, 2, 2, copies);
+    b.reserve(t, 6, 6, copies);
+    CHECK(copies.empty());
+    CHECK(b.block_table(t) == b.block_table(s));
+    CHECK(b.n_free() == 2);
+    b.free_sequence(t);
+
+    // Given back last block first: the next sequence gets the same blocks in the same order.
+    b.free_sequence(s);
+    const int u = b.add_sequence();
+    b.reserve(u, 0, 8, copies);
+    CHECK(b.block_table(u) == std::vector<int>{0, 1});
+    // Below zero is zero.
+    b.commit(u, 8);
+    b.truncate(u, -1);
+    CHECK(b.n_tokens(u) == 0);
+    CHECK(b.block_table(u).empty());
+    CHECK(b.n_free() == 4);
+
+    // A prefix as long as the whole context may be adopted; a free block may not.
+    b.reserve(u, 0, 8, copies);
+    b.commit(u, 8);
+    const std::vector<int> whole = b.block_table(u);
+    const int v = b.add_sequence();
+    b.adopt(v, whole);
+    CHECK(b.n_tokens(v) == 8);
+    const int w = b.add_sequence();
+    CHECK(error_of([&] { b.adopt(w, std::vector<int>{3}); }) == "KV cache: block 3 is not in use: cannot adopt it");
+    CHECK(b.block_table(w).empty());
+
+    // The pool's limits are inclusive.
+    CHECK_NOTHROW(check_kv_pool(max_kv_blocks, max_block_size));
+    CHECK_THROWS(check_kv_pool(max_kv_blocks + 1, 1));
+    CHECK_THROWS(check_kv_pool(1, max_block_size + 1));
+}
+
 TEST_CASE("kv blocks: 10,000 random arrivals, growths, forks and departures leak nothing") {
     KvBlocks b({.n_ctx = 200, .block_size = 8, .n_blocks = 64});
     std::mt19937 rng(7);
