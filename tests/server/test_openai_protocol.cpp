@@ -98,6 +98,14 @@ TEST_CASE("openai protocol: refusals name the field") {
     check(R"({"model": "m", "prompt": "x", "temperature": "hot"})", 400, "temperature");
     check(R"({"model": "m", "prompt": "x", "seed": "s"})", 400, "seed");
     check(R"({"model": "m", "prompt": "x", "stop": [""]})", 400, "stop");
+    check(R"({"model": "m", "prompt": "x", "stop": ["a", "b", "c", "d", "e"]})", 400, "stop");
+    check(R"({"model": "m", "prompt": [-1]})", 400, "prompt");
+    check(R"({"model": "m", "prompt": [2147483648]})", 400, "prompt");
+    check(R"({"model": "m", "prompt": "x", "temperature": 2.5})", 400, "temperature");
+    check(R"({"model": "m", "prompt": "x", "top_p": 1.5})", 400, "top_p");
+    // A negative penalty asks for something too (more repetition).
+    check(R"({"model": "m", "prompt": "x", "frequency_penalty": -0.5})", 400, "frequency_penalty");
+    check(R"({"model": "m", "prompt": "x", "presence_penalty": -1})", 400, "presence_penalty");
     check(R"({"model": "m", "prompt": "x", "stream": true, "stream_options": {"x": 1}})", 400, "stream_options.x");
     check(R"({"model": "m", "prompt": "x", "echo": true})", 400, "echo");
     check(R"({"model": "m", "prompt": "x", "best_of": 3})", 400, "best_of");
@@ -144,6 +152,23 @@ TEST_CASE("openai protocol: a batch of one prompt is that prompt, 1.0 is 1, and 
     CHECK(message(R"({"model": "m", "prompt": "x", "store": false})") == "unrecognized request argument: 'store'");
 }
 
+TEST_CASE("openai protocol: every range includes its ends") {
+    const CompletionRequest r = parse({{"model", "m"},
+                                       {"prompt", {0, 2147483647}},
+                                       {"temperature", 2},
+                                       {"top_p", 1},
+                                       {"stop", {"a", "b", "c", "d"}}});
+    CHECK(r.prompt_tokens == std::vector<int>{0, 2147483647});
+    CHECK(r.sampling.temperature == 2.0f);
+    CHECK(r.sampling.top_p == 1.0f);
+    CHECK(r.stop.size() == 4);
+    CHECK(parse({{"model", "m"}, {"prompt", "x"}, {"frequency_penalty", 0}, {"presence_penalty", 0.0}}).prompt_text ==
+          "x");
+    CHECK(error_type_for_status(500) == "server_error");
+    CHECK(error_type_for_status(502) == "server_error");
+    CHECK(error_type_for_status(499) == "invalid_request_error");
+}
+
 TEST_CASE("openai protocol: finish reasons and response shapes") {
     CHECK(finish_reason_of(sixstep::llm::StopReason::eos) == "stop");
     CHECK(finish_reason_of(sixstep::llm::StopReason::stop_string) == "stop");
@@ -156,6 +181,9 @@ TEST_CASE("openai protocol: finish reasons and response shapes") {
     CHECK(chat["choices"][0]["message"]["content"] == "hello");
     const Json first = completion_chunk(Endpoint::chat, {"c", 1, "m", "", "", 0, 0}, true, false);
     CHECK(first["choices"][0]["delta"]["role"] == "assistant");
+    CHECK(first["choices"][0]["delta"]["content"] == "");  // the first delta has content, if only ""
+    const Json later = completion_chunk(Endpoint::chat, {"c", 1, "m", "", "stop", 0, 0}, false, false);
+    CHECK(later["choices"][0]["delta"] == Json::object());  // no role again, no empty content
     CHECK(first["choices"][0]["finish_reason"].is_null());
     CHECK_FALSE(first.contains("usage"));
     CHECK(usage_chunk(Endpoint::chat, r)["choices"].empty());

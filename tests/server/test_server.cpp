@@ -205,6 +205,7 @@ TEST_CASE("server: streamed chunks are server-sent events that add up to the who
         REQUIRE(c.data.size() >= 2);
         CHECK(c.data[0]["object"] == "chat.completion.chunk");
         CHECK(c.data[0]["choices"][0]["delta"]["role"] == "assistant");
+        for (std::size_t i = 1; i < c.data.size(); ++i) CHECK_FALSE(c.data[i]["choices"][0]["delta"].contains("role"));
         CHECK(c.data.back()["choices"][0]["finish_reason"].is_string());
         Json whole_body = body;
         whole_body.erase("stream");
@@ -381,6 +382,10 @@ TEST_CASE("server: a JSON body is read as JSON whatever its Content-Type, up to 
         CHECK(a.status == 200);
         CHECK(a.json()["usage"]["completion_tokens"] == 4);
     }
+    std::string exact = padded;  // a body of exactly the limit is within it
+    exact.insert(exact.size() - 1, std::string(hp.max_body_bytes - exact.size(), ' '));
+    REQUIRE(exact.size() == hp.max_body_bytes);
+    CHECK(http_post(s.port, "/v1/completions", exact).status == 200);
     const HttpAnswer over = http_post(s.port, "/v1/completions", padded + std::string(50000, ' '),
                                       "application/x-www-form-urlencoded");
     check_error(over, 413, "invalid_request_error");
@@ -502,6 +507,14 @@ TEST_CASE("server: a POST without Content-Length or a chunked body has no body, 
         "POST /v1/completions HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n{:x}\r\n{}\r\n0\r\n\r\n",
         body.size(), body);
     CHECK(raw_exchange(s.port, chunked, 10).rfind("HTTP/1.1 200", 0) == 0);
+    // A chunk size that is not hex cuts the body short: 400, not an empty 200.
+    const std::string cut = raw_exchange(s.port,
+                                         "POST /v1/completions HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+                                         "zz\r\n{}\r\n0\r\n\r\n",
+                                         10);
+    INFO(cut);
+    CHECK(cut.rfind("HTTP/1.1 400", 0) == 0);
+    CHECK(cut.find("malformed HTTP request") != std::string::npos);
 }
 
 TEST_CASE("server: 64 concurrent streaming greedy clients each get exactly their answer alone") {
