@@ -257,6 +257,7 @@ const Catalogue& chinese_catalogue() {
             {"generated tokens", "生成的词元数"},
             {"time to first token", "首字延迟"},
             {"time per output token", "每个输出词元的时间"},
+            {"median time per output token", "每个输出词元时间的中位数"},
             {"total", "总计"},
             {"prefill speed", "预填充速度"},
             {"decode speed", "解码速度"},

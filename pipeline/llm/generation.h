@@ -64,6 +64,7 @@ struct GenerateTimings {
     double sample_ms = 0;    // every sampling step
     double ttft_ms = 0;      // time to first token: tokenize + prefill + first sample
     double tpot_ms = 0;      // time per output token after the first: mean of forward + sample
+    double tpot_p50_ms = 0;  // the median of the same steps: one pause of a busy machine cannot move it
     double total_ms = 0;     // all engine time of this request: TTFT + the decode steps
     int n_prompt = 0;        // prompt tokens
     int n_generated = 0;     // tokens generated
@@ -162,7 +163,7 @@ private:
     std::string pending_text_;  // text held back because it may start a stop string
     StopReason stop_reason_ = StopReason::none;
     GenerateResult result_;
-    double decode_ms_sum_ = 0;   // forward + sample of the decode steps
+    std::vector<double> decode_ms_;  // forward + sample of each decode step   // forward + sample of the decode steps
     double step_forward_ms_ = 0; // forward time since the last sample
     double decode_forward_ms_ = 0;  // forward time after the first token
     double last_forward_ms_ = 0;

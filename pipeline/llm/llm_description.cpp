@@ -148,6 +148,7 @@ std::vector<PathInfo> paths() {
         {path(rs, keys::stop_reason), VT::text, "", "why generation stopped"},
         {path(rs, keys::ttft_ms), VT::number, "ms", "time to first token: tokenize + prefill + first sample"},
         {path(rs, keys::tpot_ms), VT::number, "ms", "time per output token after the first"},
+        {path(rs, keys::tpot_p50_ms), VT::number, "ms", "median time per output token after the first (a pause of the machine cannot move it)"},
         {path(rs, keys::total_ms), VT::number, "ms", "the whole request"},
         {path(rs, keys::prefill_tok_s), VT::number, "tok/s", "prefill speed"},
         {path(rs, keys::decode_tok_s), VT::number, "tok/s", "decode speed"},

@@ -424,6 +424,7 @@ public:
         ev.out(keys::stop_reason, std::string(stop_reason_name(r.stop_reason)));
         ev.out(keys::ttft_ms, t.ttft_ms, "ms", "time to first token");
         ev.out(keys::tpot_ms, t.tpot_ms, "ms", "time per output token");
+        ev.out(keys::tpot_p50_ms, t.tpot_p50_ms, "ms", "median time per output token");
         ev.out(keys::total_ms, t.total_ms, "ms", "total");
         ev.out(keys::prefill_tok_s, t.prefill_tok_s(), "tok/s", "prefill speed");
         ev.out(keys::decode_tok_s, t.decode_tok_s(), "tok/s", "decode speed");

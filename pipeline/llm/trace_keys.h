@@ -78,6 +78,7 @@ inline constexpr char final_top1_prob[] = "final_top1_prob";
 inline constexpr char n_prompt[] = "n_prompt";
 inline constexpr char ttft_ms[] = "ttft_ms";
 inline constexpr char tpot_ms[] = "tpot_ms";
+inline constexpr char tpot_p50_ms[] = "tpot_p50_ms";
 inline constexpr char total_ms[] = "total_ms";
 inline constexpr char prefill_tok_s[] = "prefill_tok_s";
 inline constexpr char decode_tok_s[] = "decode_tok_s";

@@ -4,6 +4,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -113,6 +114,13 @@ TEST_CASE("generator: streams tokens with timestamps, TTFT, TPOT and total are c
     CHECK(t.tpot_ms > 0);
     CHECK(t.total_ms >= t.ttft_ms);
     CHECK(t.tpot_ms == doctest::Approx((events.back().t_ms - events[0].t_ms) / 5).epsilon(1e-6));
+    // The median TPOT: the middle of the five decode steps as their events
+    // timed them, whatever one slow step did to the mean.
+    std::vector<double> steps;
+    for (std::size_t i = 1; i < events.size(); ++i) steps.push_back(events[i].dt_ms);
+    std::sort(steps.begin(), steps.end());
+    CHECK(t.tpot_p50_ms == steps[2]);
+    CHECK(t.tpot_p50_ms > 0);
 }
 
 TEST_CASE("generator: stops at a stop string, at end of generation, or when the callback says so") {
