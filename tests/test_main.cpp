@@ -10,8 +10,8 @@
 // offset>`), then dies of the same signal, so the run still fails.
 //
 // Order: doctest installs its own handler around each test case and, when it
-// fires, restores the handler it found (this one), reports the test case with
-// its CAPTURE()d values, and raises the signal again. The raised signal
+// fires, restores the handler it found (this one), reports the test case (not
+// its CAPTURE()d values), and raises the signal again. The raised signal
 // reaches this handler as soon as doctest's returns, still on the faulting
 // thread and with the faulting frames below it, so the backtrace follows
 // doctest's report. Outside a test case (static destructors, a driver's
