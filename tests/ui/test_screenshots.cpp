@@ -735,12 +735,12 @@ TEST_CASE("screenshots: failed checks take the narration pane's room left, never
                                  "    expect:\n      error: \"\"\n";
         const fs::path lesson = lesson_file("ui-step-error", "error.yaml", yaml.c_str());
         std::vector<std::string> overflows;
-        const std::string text = shown(lesson, 1280, 720, &overflows);
+        const std::string drawn = shown(lesson, 1280, 720, &overflows);
         std::string all;
         for (const auto& line : overflows) all += "\n  " + line;
         CHECK_MESSAGE(all.empty(), "error.yaml:" << all);
-        CHECK(text.find("\u26a0 prompt (5 tokens) + n (100000)") != std::string::npos);
-        CHECK((text.find("most 508 tokens\n") != std::string::npos) == (sentences == 1));
+        CHECK(drawn.find("\u26a0 prompt (5 tokens) + n (100000)") != std::string::npos);
+        CHECK((drawn.find("most 508 tokens\n") != std::string::npos) == (sentences == 1));
         fs::remove_all(lesson.parent_path());
     }
 }
