@@ -149,9 +149,9 @@ void draw_narration(const app::Snapshot& s, ViewState& v) {
         ImGui::PopFont();
         ImGui::Spacing();
 
-        // The narration itself, wrapped, in a scrolling child so a long text
-        // never pushes the checks off the screen. Passed checks are one line;
-        // a failed one is spelled out.
+        // The narration itself, wrapped, in a child above the footer (the
+        // step's error and its checks, fit_footer), so a long text never
+        // pushes the checks off the screen.
         const std::string text = reflow(st.narration);
         const ImVec2 room = ImGui::GetContentRegionAvail();
         const Footer footer = fit_footer(st, text, room.x, room.y, room.x - ImGui::GetStyle().ScrollbarSize);

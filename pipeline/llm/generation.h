@@ -163,7 +163,7 @@ private:
     std::string pending_text_;  // text held back because it may start a stop string
     StopReason stop_reason_ = StopReason::none;
     GenerateResult result_;
-    std::vector<double> decode_ms_;  // forward + sample of each decode step   // forward + sample of the decode steps
+    std::vector<double> decode_ms_;  // forward + sample of each decode step
     double step_forward_ms_ = 0; // forward time since the last sample
     double decode_forward_ms_ = 0;  // forward time after the first token
     double last_forward_ms_ = 0;
