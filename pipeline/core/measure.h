@@ -9,6 +9,7 @@
 #pragma once
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <vector>
 
 namespace sixstep {
@@ -24,5 +25,39 @@ inline double median(std::vector<double> v) {
     const std::size_t n = v.size();
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
+
+// The same median of values that keep coming, asked for after each one (a
+// generation's decode steps, whose clocks a stepped lesson reads every
+// token): the lower half in a max-heap, the upper in a min-heap, so adding
+// costs a log and asking nothing, where sorting a copy each time grew with
+// the square of the tokens.
+class RunningMedian {
+public:
+    void add(double x) {
+        if (lower_.empty() || x <= lower_.front()) push(lower_, x, std::less<>{});
+        else push(upper_, x, std::greater<>{});
+        // Keep the lower half as large as the upper, or one larger.
+        if (lower_.size() > upper_.size() + 1) move_top(lower_, std::less<>{}, upper_, std::greater<>{});
+        else if (upper_.size() > lower_.size()) move_top(upper_, std::greater<>{}, lower_, std::less<>{});
+    }
+    double get() const {
+        if (lower_.empty()) return 0;
+        return lower_.size() > upper_.size() ? lower_.front() : 0.5 * (lower_.front() + upper_.front());
+    }
+
+private:
+    template <class Less>
+    static void push(std::vector<double>& heap, double x, Less less) {
+        heap.push_back(x);
+        std::push_heap(heap.begin(), heap.end(), less);
+    }
+    template <class From, class To>
+    static void move_top(std::vector<double>& from, From from_less, std::vector<double>& to, To to_less) {
+        std::pop_heap(from.begin(), from.end(), from_less);
+        push(to, from.back(), to_less);
+        from.pop_back();
+    }
+    std::vector<double> lower_, upper_;  // max-heap, min-heap
+};
 
 }  // namespace sixstep

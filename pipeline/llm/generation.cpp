@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <numeric>
 
 #include <fmt/format.h>
 
@@ -171,7 +170,8 @@ const TokenEvent& Generation::accept(int token, std::chrono::steady_clock::time_
         event_.dt_ms = t.ttft_ms;
     } else {
         event_.dt_ms = step_forward_ms_ + dt;
-        decode_ms_.push_back(event_.dt_ms);
+        decode_ms_sum_ += event_.dt_ms;
+        decode_ms_p50_.add(event_.dt_ms);
     }
     step_forward_ms_ = 0;
     event_.t_ms = engine_ms();
@@ -180,8 +180,9 @@ const TokenEvent& Generation::accept(int token, std::chrono::steady_clock::time_
 
 const GenerateResult& Generation::result() {
     GenerateTimings& t = result_.timings;
-    t.tpot_ms = decode_ms_.empty() ? 0 : std::accumulate(decode_ms_.begin(), decode_ms_.end(), 0.0) / static_cast<double>(decode_ms_.size());
-    t.tpot_p50_ms = median(decode_ms_);
+    const int n_decode = t.n_generated - 1;
+    t.tpot_ms = n_decode > 0 ? decode_ms_sum_ / n_decode : 0;
+    t.tpot_p50_ms = decode_ms_p50_.get();
     t.total_ms = engine_ms();
     result_.stop_reason = done() ? stop_reason_ : StopReason::cancelled;
     return result_;

@@ -27,6 +27,7 @@
 #include <string_view>
 #include <vector>
 
+#include "pipeline/core/measure.h"
 #include "pipeline/llm/sampler.h"
 #include "pipeline/llm/stop_reason.h"
 #include "pipeline/llm/text_codec.h"
@@ -163,7 +164,8 @@ private:
     std::string pending_text_;  // text held back because it may start a stop string
     StopReason stop_reason_ = StopReason::none;
     GenerateResult result_;
-    std::vector<double> decode_ms_;  // forward + sample of each decode step
+    double decode_ms_sum_ = 0;   // forward + sample of the decode steps
+    RunningMedian decode_ms_p50_;  // their median
     double step_forward_ms_ = 0; // forward time since the last sample
     double decode_forward_ms_ = 0;  // forward time after the first token
     double last_forward_ms_ = 0;
