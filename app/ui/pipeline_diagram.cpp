@@ -281,11 +281,12 @@ void draw_pipeline_diagram(const app::Snapshot& s, ViewState& v) {
         // A sentence a little too long for the lane is drawn a little
         // smaller (to 0.8 of the size, still read from the back of the room)
         // before it is cut: the pill is where the room looks for the answer.
+        // Text widths scale with the size, so one measure says which size fits.
         ImFont* pf = F.bold;
         float ps = F.bold->FontSize;
         payload = one_line(payload);
-        while (ps > F.bold->FontSize * 0.8f + 0.01f && pf->CalcTextSizeA(ps, 1e9f, 0, payload.c_str()).x > max_w)
-            ps = std::max(F.bold->FontSize * 0.8f, ps - F.bold->FontSize * 0.05f);
+        if (const float w = pf->CalcTextSizeA(ps, 1e9f, 0, payload.c_str()).x; w > max_w)
+            ps *= std::max(0.8f, max_w / w);
         payload = fit_clauses(pf, ps, payload, max_w);
         const ImVec2 sz = pf->CalcTextSizeA(ps, 1e9f, 0, payload.c_str());
         const float padx = f * 0.5f, h = std::min(lane.h, sz.y + f * 0.35f);
