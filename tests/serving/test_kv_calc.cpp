@@ -74,11 +74,12 @@ TEST_CASE("kv-calc: the article's shape gives 144 KiB per token, 18.9 GB per ses
 }
 
 TEST_CASE("kv-calc: each dtype's bytes, block types counted per block of 32") {
-    auto per_token = [](KvDtype dt) {
+    auto of = [](KvDtype dt) {
         KvCalcParams p = article(1, 1);
         p.dtype = dt;
-        return kv_calc(p).bytes_per_token;
+        return kv_calc(p);
     };
+    auto per_token = [&](KvDtype dt) { return of(dt).bytes_per_token; };
     CHECK(per_token(KvDtype::F32) == 294912);
     CHECK(per_token(KvDtype::BF16) == 147456);
     CHECK(per_token(KvDtype::FP8) == 73728);
@@ -86,11 +87,7 @@ TEST_CASE("kv-calc: each dtype's bytes, block types counted per block of 32") {
     CHECK(per_token(KvDtype::Q8_0) == 2 * 36 * 8 * (128 / 32) * 34);  // 78,336
     CHECK(per_token(KvDtype::Q4_0) == 2 * 36 * 8 * (128 / 32) * 18);  // 41,472
     // Bytes per stored value: a block type's scale is shared by its 32 values.
-    auto per_element = [](KvDtype dt) {
-        KvCalcParams p = article(1, 1);
-        p.dtype = dt;
-        return kv_calc(p).bytes_per_element;
-    };
+    auto per_element = [&](KvDtype dt) { return of(dt).bytes_per_element; };
     CHECK(per_element(KvDtype::F32) == 4.0);
     CHECK(per_element(KvDtype::F16) == 2.0);
     CHECK(per_element(KvDtype::INT8) == 1.0);
