@@ -5,6 +5,7 @@
 // other KV layout — and each figure of this run ÷ the baseline's. With a
 // TTFT or TPOT target, goodput: requests meeting every target ÷ duration.
 #include <algorithm>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -13,6 +14,7 @@
 #include "pipeline/llm/llm_model.h"
 #include "pipeline/llm/text_codec.h"
 #include "pipeline/llm/vocab/vocab.h"
+#include "pipeline/serving/arrivals.h"
 #include "pipeline/serving/serving_keys.h"
 #include "pipeline/serving/serving_lab.h"
 #include "pipeline/serving/serving_model.h"
@@ -26,12 +28,15 @@ namespace {
 double p50(const TrafficReport& r, const char* key) { return r.latency(key).summary.p50; }
 
 // target_unit "alone": the targets are multiples of what one request takes on
-// an empty server, measured on this machine first — so a lesson's targets
-// mean the same on a fast machine and a slow one.
+// an empty server; rate_unit "alone": the rate counts arrivals per the time
+// that request takes from arrival to its last token. Both are measured on
+// this machine first, so a lesson's targets and load mean the same on a fast
+// machine and a slow one (a rate in requests per second that queues up a
+// laptop leaves a fast server idle, and the other way round).
 constexpr int alone_runs = 5;
 
 struct Alone {
-    double ttft_ms = 0, tpot_ms = 0;  // medians over alone_runs
+    double ttft_ms = 0, tpot_ms = 0, e2e_ms = 0;  // medians over alone_runs
 };
 
 // The workload's first request alone, arriving at 0 and generating its
@@ -41,14 +46,15 @@ Alone serve_alone(llm::Backend& backend, const llm::TextCodec& codec, RequestSpe
     r.max_tokens = std::max(2, p.workload.max_tokens);
     p.scheduler.stop_at_eog = false;
     p.targets = {};
-    std::vector<double> ttft, tpot;
+    std::vector<double> ttft, tpot, e2e;
     for (int i = 0; i < alone_runs; ++i) {
         p.warmup = i == 0;
         const TrafficRun run = run_traffic(backend, codec, {r}, p);
         ttft.push_back(ttft_ms(run.requests.front()));
         tpot.push_back(tpot_ms(run.requests.front()));
+        e2e.push_back(e2e_ms(run.requests.front()));
     }
-    return {summarize(std::move(ttft)).p50, summarize(std::move(tpot)).p50};
+    return {summarize(std::move(ttft)).p50, summarize(std::move(tpot)).p50, summarize(std::move(e2e)).p50};
 }
 
 }  // namespace
@@ -125,6 +131,7 @@ public:
         if (p.scheduler.prefix_cache && p.scheduler.kv_layout == KvLayout::contiguous)
             throw Error("\"prefix_cache\" needs the paged KV layout: cached blocks are shared pages");
         target_unit_ = f.text(keys::target_unit);
+        rate_unit_ = f.text(keys::rate_unit);
         ttft_target_ = f.number(keys::ttft_target);
         tpot_target_ = f.number(keys::tpot_target);
         compare_ = f.text(keys::compare);
@@ -146,11 +153,14 @@ public:
             run_label_ = std::string(kv_layout_name(p.scheduler.kv_layout));
             baseline_label_ = std::string(kv_layout_name(base_.scheduler.kv_layout));
         }
-        ev.summary = fmt::format("{} requests at {} req/s, {} batching{}", p.workload.arrivals.count,
-                                 format_value(Value{p.workload.arrivals.rate}), batch_policy_name(p.scheduler.policy),
+        rate_ = p.workload.arrivals.rate;
+        ev.summary = fmt::format("{} requests at {} {}, {} batching{}", p.workload.arrivals.count,
+                                 format_value(Value{rate_}), rate_alone() ? "per E2E alone" : "req/s",
+                                 batch_policy_name(p.scheduler.policy),
                                  compared() ? fmt::format(", compared with {}", baseline_label_) : "");
         ev.out(keys::requests, static_cast<double>(p.workload.arrivals.count));
-        ev.out(keys::rate, p.workload.arrivals.rate, "req/s");
+        ev.out(keys::rate, rate_);  // in rate_unit; forward.rate_req_s has it in req/s
+        ev.out(keys::rate_unit, rate_unit_);
         ev.out(keys::policy, std::string(batch_policy_name(p.scheduler.policy)));
         ev.out(keys::shared_prefix, static_cast<double>(p.workload.shared_prefix), "tokens");
         ev.out(keys::compare, compare_);
@@ -163,16 +173,31 @@ public:
         ex.baseline_label = baseline_label_;
         llm::LlmModel& m = model.llm();
         const int bos = m.vocab().add_bos() ? m.vocab().bos() : -1;
-        const std::vector<RequestSpec> reqs = make_workload(run_.workload, m.codec(), bos);
+        std::vector<RequestSpec> reqs = make_workload(run_.workload, m.codec(), bos);
+        const bool targets_alone = has_target() && target_unit_ == "alone";
+        std::optional<Alone> alone;
+        if (targets_alone || rate_alone()) {
+            alone = serve_alone(m.backend(), m.codec(), reqs.front(), run_);
+            ev.out(keys::ttft_alone_ms, alone->ttft_ms, "ms");
+            ev.out(keys::tpot_alone_ms, alone->tpot_ms, "ms");
+            ev.out(keys::e2e_alone_ms, alone->e2e_ms, "ms");
+        }
+        if (rate_alone()) {
+            // The same requests (their prompts and lengths are drawn apart
+            // from the arrivals), arriving at rate_ per E2E alone.
+            const double per_s = rate_ * 1000.0 / alone->e2e_ms;
+            if (!(per_s >= min_arrival_rate && per_s <= max_arrival_rate))
+                throw Error(fmt::format("\"rate\" {} per E2E alone ({} ms here) is {} requests a second, outside "
+                                        "{} to {}", format_value(Value{rate_}), format_value(Value{alone->e2e_ms}, 3),
+                                        format_value(Value{per_s}, 3), min_arrival_rate, max_arrival_rate));
+            run_.workload.arrivals.rate = base_.workload.arrivals.rate = per_s;
+            reqs = make_workload(run_.workload, m.codec(), bos);
+        }
+        ev.out(keys::rate_req_s, run_.workload.arrivals.rate, "req/s");
         // The same targets for both arms, in milliseconds.
         SloTargets& t = run_.targets;
         t = {ttft_target_, tpot_target_};
-        if (has_target() && target_unit_ == "alone") {
-            const Alone a = serve_alone(m.backend(), m.codec(), reqs.front(), run_);
-            t = {ttft_target_ * a.ttft_ms, tpot_target_ * a.tpot_ms};
-            ev.out(keys::ttft_alone_ms, a.ttft_ms, "ms");
-            ev.out(keys::tpot_alone_ms, a.tpot_ms, "ms");
-        }
+        if (targets_alone) t = {ttft_target_ * alone->ttft_ms, tpot_target_ * alone->tpot_ms};
         base_.targets = t;
         if (t.ttft_ms > 0) ev.out(keys::ttft_target_ms, t.ttft_ms, "ms");
         if (t.tpot_ms > 0) ev.out(keys::tpot_target_ms, t.tpot_ms, "ms");
@@ -256,10 +281,13 @@ public:
 private:
     bool compared() const { return compare_ != "none"; }
     bool has_target() const { return ttft_target_ > 0 || tpot_target_ > 0; }
+    bool rate_alone() const { return rate_unit_ == "alone"; }
 
     TrafficParams run_, base_;  // the run as asked; the other arm of a comparison
     std::string compare_ = "none";
     std::string target_unit_ = "ms";
+    std::string rate_unit_ = "req/s";
+    double rate_ = 0;  // as the lesson gave it, in rate_unit_
     double ttft_target_ = 0, tpot_target_ = 0;  // in target_unit_; 0: none
     std::string run_label_, baseline_label_;
 };
@@ -281,7 +309,7 @@ Work traffic_lab_work(const FieldLookup& field) {
     Work w;
     w.forward_tokens = arms * whole(keys::requests) * (prompt + whole(keys::max_tokens));
     const bool target = std::stod(field(keys::ttft_target)) > 0 || std::stod(field(keys::tpot_target)) > 0;
-    if (target && field(keys::target_unit) == "alone")
+    if ((target && field(keys::target_unit) == "alone") || field(keys::rate_unit) == "alone")
         w.forward_tokens += alone_runs * (prompt + std::max<long long>(2, whole(keys::max_tokens)));
     return w;
 }
@@ -297,10 +325,14 @@ void declare_traffic_lab(std::vector<Knob>& knobs, std::vector<PathInfo>& paths)
                                 "traffic: run the same arrivals again with the other policy, the prefix cache the "
                                 "other way, or the other KV layout"));
     knobs.push_back(lab::whole(keys::requests, 1, 10000, 32, "", "traffic: requests in the workload"));
-    Knob rate = lab::knob(keys::rate, KnobType::number, "50", "traffic: mean arrivals per second (Poisson), virtual time");
-    rate.min = min_arrival_rate, rate.max = 1e6, rate.unit = "req/s";
-    rate.slider_min = 1, rate.slider_max = 500;
+    Knob rate = lab::knob(keys::rate, KnobType::number, "50",
+                          "traffic: mean arrivals (Poisson) per second of virtual time, or per E2E alone (rate_unit)");
+    rate.min = min_arrival_rate, rate.max = 1e6;
+    rate.slider_min = 0.1, rate.slider_max = 500;
     knobs.push_back(rate);
+    knobs.push_back(lab::choice(keys::rate_unit, {"req/s", "alone"},
+                                "traffic: the rate in requests per second, or per E2E (arrival to last token) of the "
+                                "first request served alone on this machine (measured first, median of 5 runs)"));
     Knob batch = lab::whole(keys::max_batch, 1, 1024, d.scheduler.max_batch, "", "traffic: most requests running at once");
     batch.slider_min = 1, batch.slider_max = 64;
     knobs.push_back(batch);
@@ -332,7 +364,9 @@ void declare_traffic_lab(std::vector<Knob>& knobs, std::vector<PathInfo>& paths)
     const Stage rq = Stage::request, fw = Stage::forward, op = Stage::output, pp = Stage::postprocess;
     std::vector<PathInfo> p = {
         {path(rq, keys::requests), VT::number, "", "traffic: requests in the workload"},
-        {path(rq, keys::rate), VT::number, "req/s", "traffic: mean arrival rate"},
+        {path(rq, keys::rate), VT::number, "", "traffic: mean arrival rate, in rate_unit"},
+        {path(rq, keys::rate_unit), VT::text, "",
+         "traffic: the rate's unit: \"req/s\", or \"alone\" (arrivals per E2E of the first request served alone)"},
         {path(rq, keys::policy), VT::text, "", "traffic: the batching policy"},
         {path(rq, keys::compare), VT::text, "", "traffic: what the baseline changes (none: no baseline)"},
         {path(rq, keys::baseline), VT::text, "", "traffic with compare: the baseline's setting (\"static\", …)"},
@@ -343,9 +377,12 @@ void declare_traffic_lab(std::vector<Knob>& knobs, std::vector<PathInfo>& paths)
         {path(fw, keys::ttft_target_ms), VT::number, "ms", "traffic with a TTFT target: the target, in ms (both runs)"},
         {path(fw, keys::tpot_target_ms), VT::number, "ms", "traffic with a TPOT target: the target, in ms (both runs)"},
         {path(fw, keys::ttft_alone_ms), VT::number, "ms",
-         "traffic, target_unit alone: TTFT of the first request served alone (median of 5), the TTFT target's unit"},
+         "traffic, target_unit or rate_unit alone: TTFT of the first request served alone (median of 5), the TTFT target's unit"},
         {path(fw, keys::tpot_alone_ms), VT::number, "ms",
-         "traffic, target_unit alone: TPOT of the first request served alone (median of 5), the TPOT target's unit"},
+         "traffic, target_unit or rate_unit alone: TPOT of the first request served alone (median of 5), the TPOT target's unit"},
+        {path(fw, keys::e2e_alone_ms), VT::number, "ms",
+         "traffic, target_unit or rate_unit alone: E2E of the first request served alone (median of 5), the rate's unit"},
+        {path(fw, keys::rate_req_s), VT::number, "req/s", "traffic: the mean arrival rate in requests per second"},
     };
     for (const TrafficFigure& f : traffic_figures()) {
         const char* with = f.needs_target ? " and a target" : "";

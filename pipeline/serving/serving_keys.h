@@ -18,6 +18,7 @@ inline constexpr char policy[] = "policy";
 inline constexpr char compare[] = "compare";
 inline constexpr char requests[] = "requests";
 inline constexpr char rate[] = "rate";
+inline constexpr char rate_unit[] = "rate_unit";  // req/s | alone
 inline constexpr char max_batch[] = "max_batch";
 inline constexpr char kv_blocks[] = "kv_blocks";
 inline constexpr char block_size[] = "block_size";
@@ -50,6 +51,8 @@ inline constexpr char ttft_target_ms[] = "ttft_target_ms";
 inline constexpr char tpot_target_ms[] = "tpot_target_ms";
 inline constexpr char ttft_alone_ms[] = "ttft_alone_ms";
 inline constexpr char tpot_alone_ms[] = "tpot_alone_ms";
+inline constexpr char e2e_alone_ms[] = "e2e_alone_ms";
+inline constexpr char rate_req_s[] = "rate_req_s";
 // output: batch sweep
 inline constexpr char tokens_per_s[] = "tokens_per_s";
 inline constexpr char step_ms[] = "step_ms";

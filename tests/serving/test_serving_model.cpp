@@ -16,6 +16,7 @@
 #include "temp_dir.h"
 
 #include "pipeline/core/pipeline.h"
+#include "pipeline/serving/arrivals.h"
 #include "pipeline/serving/serving_lab.h"
 #include "pipeline/serving/serving_model.h"
 #include "pipeline/serving/speculative.h"
@@ -161,6 +162,45 @@ TEST_CASE("serving model: the traffic targets reach both runs of a comparison, a
     }
 }
 
+// rate_unit alone: the rate counts arrivals per the E2E of the workload's
+// first request served alone, so the same lesson loads a slow machine and a
+// fast one alike. The requests are those a rate in req/s would draw, only
+// their arrivals scaled.
+TEST_CASE("serving model: a rate per E2E alone is that many arrivals in the time one request alone took") {
+    ServingModel m({tiny_model(), 2});
+    Pipeline p(m, request({{"experiment", "traffic"}, {"requests", "6"}, {"rate", "2"}, {"rate_unit", "alone"},
+                           {"max_tokens", "6"}, {"compare", "policy"}}));
+    p.run();
+    const auto value = [&](const char* path) { return std::get<double>(*p.trace().lookup(path)); };
+    const double e2e = value("forward.e2e_alone_ms");
+    CHECK(value("forward.ttft_alone_ms") > 0);
+    CHECK(e2e > value("forward.ttft_alone_ms"));  // six tokens: five decode steps after the first
+    CHECK(value("request.rate") == 2);
+    const double per_s = value("forward.rate_req_s");
+    CHECK(per_s == doctest::Approx(2 * 1000 / e2e));
+    CHECK(p.trace().lookup("forward.ttft_target_ms") == std::nullopt);  // no target: the alone run was for the rate
+
+    serving::ArrivalParams a;
+    a.rate = per_s;
+    a.count = 6;
+    a.seed = 1;
+    const std::vector<double> expected = serving::arrival_times_ms(a);
+    const ServingExhibit& e = exhibit_of(m);
+    REQUIRE(e.run->requests.size() == 6);
+    REQUIRE(e.baseline->requests.size() == 6);
+    for (std::size_t i = 0; i < 6; ++i) {
+        CAPTURE(i);
+        CHECK(e.run->requests[i].arrival_ms == doctest::Approx(expected[i]));
+        CHECK(e.baseline->requests[i].arrival_ms == e.run->requests[i].arrival_ms);
+    }
+
+    // In req/s (the default) nothing is measured alone and the rate is as given.
+    Pipeline plain(m, request({{"experiment", "traffic"}, {"requests", "6"}, {"rate", "2"}, {"max_tokens", "6"}}));
+    plain.run();
+    CHECK(std::get<double>(*plain.trace().lookup("forward.rate_req_s")) == 2);
+    CHECK(plain.trace().lookup("forward.e2e_alone_ms") == std::nullopt);
+}
+
 TEST_CASE("serving model: bad requests fail in stage 1 with one message") {
     ServingModel m({tiny_model(), 2});
     auto first_stage_error = [&](Request r) {
@@ -190,6 +230,8 @@ TEST_CASE("serving model: bad requests fail in stage 1 with one message") {
           "\"min_tokens\" 8 is above \"max_tokens\" 4");
     CHECK(first_stage_error(request({{"ttft_target", "-1"}})) == "\"ttft_target\" must be from 0 to 1000000, got -1");
     CHECK(first_stage_error(request({{"target_unit", "s"}})) == "\"target_unit\" must be ms or alone, got \"s\" — did you mean \"ms\"?");
+    CHECK(first_stage_error(request({{"rate_unit", "alon"}})) ==
+          "\"rate_unit\" must be req/s or alone, got \"alon\" — did you mean \"alone\"?");
     CHECK(first_stage_error(request({{"experiment", "speculative"}, {"draft_ks", "0,2"}})) ==
           "\"draft_ks\": 0 is not a draft length (whole, 1 to 64)");
     CHECK(first_stage_error(request({{"experiment", "cold_start"}, {"idle_gaps", "0,-5"}})) ==
