@@ -159,12 +159,12 @@ json report_json(const TrafficRun& r) {
                                  {"spans", spans}});
     }
     // The timeline: one row per forward pass, columns named once.
-    j["steps"] = {{"columns", {"t_ms", "cost_ms", "forward_ms", "sample_ms", "n_tokens", "n_sequences", "n_running",
+    j["steps"] = {{"columns", {"t_ms", "cost_ms", "forward_ms", "sample_ms", "cpu_wait_ms", "n_tokens", "n_sequences", "n_running",
                                "n_waiting", "n_preempted", "kv_blocks_used", "kv_blocks_cached", "kv_slots_filled",
                                "kv_slots_held", "kv_slots_stranded"}},
                   {"rows", json::array()}};
     for (const StepRecord& s : r.steps)
-        j["steps"]["rows"].push_back({s.t_begin_ms, s.cost_ms, s.shape.forward_ms, s.shape.sample_ms, s.shape.n_tokens,
+        j["steps"]["rows"].push_back({s.t_begin_ms, s.cost_ms, s.shape.forward_ms, s.shape.sample_ms, s.shape.cpu_wait_ms, s.shape.n_tokens,
                                       s.shape.n_sequences, s.n_running, s.n_waiting, s.n_preempted, s.n_blocks_used,
                                       s.n_blocks_cached, s.n_slots_filled, s.n_slots_held, s.n_slots_stranded});
     j["wall_ms"] = r.wall_ms;
@@ -200,7 +200,8 @@ int run_traffic_command(const TrafficOptions& o) {
     const std::vector<RequestSpec> reqs = make_workload(params.workload, *codec, m.bos());
 
     const std::string clock_line =
-        "virtual: arrivals as drawn, each step advances it by its measured forward pass + sampling";
+        "virtual: arrivals as drawn, each step advances it by its measured forward pass + sampling, less the "
+        "time the engine's thread waited for a CPU";
     if (o.compare_contiguous) {
         const KvLayoutComparison c = compare_kv_layouts(backend, *codec, reqs, params);
         if (o.json) {

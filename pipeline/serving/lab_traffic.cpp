@@ -203,15 +203,19 @@ public:
         if (t.tpot_ms > 0) ev.out(keys::tpot_target_ms, t.tpot_ms, "ms");
         ex.run = run_traffic(m.backend(), m.codec(), reqs, run_);
         if (compared()) ex.baseline = run_traffic(m.backend(), m.codec(), reqs, base_);
-        double passes = 0, engine = 0;
+        double passes = 0, engine = 0, cpu_wait = 0;
         for (const TrafficRun* r : {&*ex.run, ex.baseline ? &*ex.baseline : nullptr}) {
             if (!r) continue;
             passes += static_cast<double>(r->steps.size());
-            for (const StepRecord& s : r->steps) engine += s.shape.forward_ms + s.shape.sample_ms;
+            for (const StepRecord& s : r->steps) {
+                engine += s.shape.forward_ms + s.shape.sample_ms;
+                cpu_wait += s.shape.cpu_wait_ms;
+            }
         }
         ev.summary = fmt::format("{} forward passes{}", passes, ex.baseline ? " (both runs)" : "");
         ev.out(keys::passes, passes);
         ev.out(keys::engine_ms, engine, "ms");
+        ev.out(keys::cpu_wait_ms, cpu_wait, "ms");
         ev.out(keys::virtual_s, ex.run->info.duration_ms / 1000.0, "s");
     }
 
@@ -373,6 +377,9 @@ void declare_traffic_lab(std::vector<Knob>& knobs, std::vector<PathInfo>& paths)
         {path(rq, keys::shared_prefix), VT::number, "tokens", "traffic: shared system-prompt tokens"},
         {path(fw, keys::passes), VT::number, "", "traffic: forward passes run, baseline included"},
         {path(fw, keys::engine_ms), VT::number, "ms", "traffic: engine time of those passes (forward + sampling), measured"},
+        {path(fw, keys::cpu_wait_ms), VT::number, "ms",
+         "traffic: of that, the engine's thread waited for a CPU (the OS ran another program; Linux's run delay): "
+         "left out of the virtual clock"},
         {path(fw, keys::virtual_s), VT::number, "s", "traffic: virtual time of the run, first arrival to last token"},
         {path(fw, keys::ttft_target_ms), VT::number, "ms", "traffic with a TTFT target: the target, in ms (both runs)"},
         {path(fw, keys::tpot_target_ms), VT::number, "ms", "traffic with a TPOT target: the target, in ms (both runs)"},

@@ -44,6 +44,7 @@ inline constexpr char baseline[] = "baseline";  // what the compared run changes
 inline constexpr char wall_ms[] = "wall_ms";
 inline constexpr char passes[] = "passes";
 inline constexpr char engine_ms[] = "engine_ms";
+inline constexpr char cpu_wait_ms[] = "cpu_wait_ms";
 inline constexpr char virtual_s[] = "virtual_s";
 inline constexpr char service_ms[] = "service_ms";
 inline constexpr char service_scv[] = "service_scv";

@@ -1,5 +1,6 @@
 #include "pipeline/serving/virtual_clock.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -8,7 +9,9 @@
 
 namespace sixstep::serving {
 
-double measured_cost(const StepShape& step) { return step.forward_ms + step.sample_ms; }
+double measured_cost(const StepShape& step) {
+    return std::max(0.0, step.forward_ms + step.sample_ms - step.cpu_wait_ms);
+}
 
 StepCostModel linear_cost(double fixed_ms, double per_token_ms) {
     if (!(fixed_ms >= 0) || !(per_token_ms >= 0) || !std::isfinite(fixed_ms) || !std::isfinite(per_token_ms))

@@ -7,7 +7,15 @@
 // the engine did not do.
 //
 // The cost of a step is a StepCostModel: measured_cost (the default) returns
-// the measured forward + sampling time; tests inject a deterministic model
+// the measured forward + sampling time less what the engine's thread spent
+// waiting for a CPU meanwhile (pipeline/core/cpu_wait.h): on a busy machine
+// the OS runs another program for milliseconds now and then, and a lesson's
+// comparison — two policies, each some fifty milliseconds of passes — was
+// decided by which of them such a pause fell into. (The wait is the calling
+// thread's: in a pass split across threads a worker may go on meanwhile, so
+// such a pass counts a little short; on a machine busy enough for long waits
+// the thread pool runs passes on the calling thread alone, thread_pool.h.)
+// Tests inject a deterministic model
 // (say 2 ms + 0.1 ms per token) so that scheduling claims ("continuous
 // batching wins p50 TTFT") hold structurally, not by the luck of timing.
 //
@@ -29,12 +37,13 @@ struct StepShape {
     int n_outputs = 0;         // rows whose logits were sampled
     double forward_ms = 0;     // the forward pass, measured
     double sample_ms = 0;      // sampling every output row, measured
+    double cpu_wait_ms = 0;    // of those, the engine's thread waited for a CPU (the OS ran something else)
 };
 
 // How long a step takes on the virtual clock, in milliseconds (>= 0).
 using StepCostModel = std::function<double(const StepShape&)>;
 
-// The measured cost: forward + sampling.
+// The measured cost: forward + sampling − the wait for a CPU.
 double measured_cost(const StepShape& step);
 
 // A deterministic cost for tests and what-if lessons: fixed_ms per step plus

@@ -42,6 +42,10 @@ TEST_CASE("virtual clock: steps add their cost, idle time jumps, nothing goes ba
     s.forward_ms = 3;
     s.sample_ms = 0.25;
     CHECK(measured_cost(s) == 3.25);
+    s.cpu_wait_ms = 1;  // the OS ran another program for 1 ms of the 3.25: not the step's cost
+    CHECK(measured_cost(s) == 2.25);
+    s.cpu_wait_ms = 4;  // more than the step (two clocks read a microsecond apart): never below zero
+    CHECK(measured_cost(s) == 0);
     CHECK(linear_cost(2, 0.5)(s) == 8.0);
     CHECK(error_of([] { linear_cost(-1, 0); }) == "step cost: -1 ms + 0 ms per token must be finite and >= 0");
 }

@@ -1,0 +1,32 @@
+// How long the calling thread has waited for a CPU: runnable, but the OS was
+// running something else. A step the engine times on a busy machine (a
+// build, a browser, a video call beside the lesson) is its own work plus
+// those waits, which come in slices of milliseconds where the bundled
+// model's decode pass takes a tenth of one — so the serving lab's virtual
+// clock (pipeline/serving/virtual_clock.h) leaves them out.
+//
+//     const std::optional<double> w0 = thread_cpu_wait_ms();
+//     step();
+//     const std::optional<double> w1 = thread_cpu_wait_ms();
+//     double waited = w0 && w1 ? *w1 - *w0 : 0;   // of the step's wall time
+//
+// Linux counts it per thread in /proc/thread-self/schedstat (run_delay: the
+// second field, in nanoseconds; the file is there when the kernel keeps
+// scheduler statistics, as Debian's does). A reading costs 1.6 µs here
+// (the file stays open, one per thread): two per serving step, whose
+// passes take 0.1 ms and more.
+#pragma once
+#include <optional>
+#include <string_view>
+
+namespace sixstep {
+
+// The calling thread's total wait for a CPU since it started, in
+// milliseconds; nullopt where the system does not say.
+std::optional<double> thread_cpu_wait_ms();
+
+// run_delay in the text of a schedstat file, "7218745 34920 12\n" → 34920 ns
+// (nullopt for text that is not three whole numbers).
+std::optional<long long> parse_schedstat_run_delay_ns(std::string_view text);
+
+}  // namespace sixstep

@@ -1,0 +1,91 @@
+// thread_cpu_wait_ms: the schedstat text read right, and a thread made to
+// share one CPU with a spinning one is seen waiting for it.
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+#include <vector>
+
+#include <pthread.h>
+#include <sched.h>
+
+#include "pipeline/core/cpu_wait.h"
+
+namespace sixstep::test {
+
+TEST_CASE("cpu wait: the run delay is the second of schedstat's three numbers") {
+    CHECK(parse_schedstat_run_delay_ns("7218745 34920 12\n") == 34920);
+    CHECK(parse_schedstat_run_delay_ns("0 0 0") == 0);
+    CHECK(parse_schedstat_run_delay_ns("1 2") == std::nullopt);
+    CHECK(parse_schedstat_run_delay_ns("1 2 3 4\n") == std::nullopt);
+    CHECK(parse_schedstat_run_delay_ns("1 x 3\n") == std::nullopt);
+    CHECK(parse_schedstat_run_delay_ns("1 -2 3\n") == std::nullopt);
+    CHECK(parse_schedstat_run_delay_ns("") == std::nullopt);
+    CHECK(parse_schedstat_run_delay_ns("1 99999999999999999999 3") == std::nullopt);  // past a long long
+}
+
+namespace {
+
+bool pin_to(int cpu) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    return pthread_setaffinity_np(pthread_self(), sizeof set, &set) == 0;
+}
+
+void spin_for(std::chrono::milliseconds d) {
+    const auto end = std::chrono::steady_clock::now() + d;
+    while (std::chrono::steady_clock::now() < end) {
+    }
+}
+
+}  // namespace
+
+TEST_CASE("cpu wait: a thread sharing its CPU with three spinning threads waits about three quarters of the time") {
+    if (!thread_cpu_wait_ms()) {
+        MESSAGE("no /proc/thread-self/schedstat here: nothing to measure");
+        return;
+    }
+    // Four threads on the CPU this one runs on, each spinning: the OS gives
+    // them turns, so each waits for the other three's (and runs a quarter of
+    // the time, which the first of schedstat's numbers would have counted).
+    const int cpu = sched_getcpu();
+    cpu_set_t before;
+    REQUIRE(pthread_getaffinity_np(pthread_self(), sizeof before, &before) == 0);
+    if (cpu < 0 || !pin_to(cpu)) {
+        MESSAGE("cannot pin threads to a CPU here");
+        return;
+    }
+    constexpr int n_others = 3;
+    std::atomic<int> started{0};
+    std::atomic<bool> stop{false};
+    std::vector<std::thread> others;
+    for (int i = 0; i < n_others; ++i)
+        others.emplace_back([&] {
+            if (pin_to(cpu)) ++started;
+            else stop = true;
+            while (!stop) {
+            }
+        });
+    while (started < n_others && !stop) std::this_thread::yield();
+    const auto t0 = std::chrono::steady_clock::now();
+    const double w0 = *thread_cpu_wait_ms();
+    spin_for(std::chrono::milliseconds(200));
+    const double waited = *thread_cpu_wait_ms() - w0;
+    const double elapsed = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    const bool shared = started == n_others;
+    stop = true;
+    for (std::thread& t : others) t.join();
+    pthread_setaffinity_np(pthread_self(), sizeof before, &before);
+    if (!shared) {
+        MESSAGE("cannot pin the second thread here");
+        return;
+    }
+    // Three quarters of the time when the four take fair turns; a thread
+    // alone on its CPU waits ~0 ms.
+    CHECK(waited > 0.5 * elapsed);
+    CHECK(waited < elapsed);
+}
+
+}  // namespace sixstep::test
