@@ -123,6 +123,7 @@ int run_bench_batch(const BenchBatchOptions& o) {
         j["kv_bytes_per_position"] = r.shape.kv_bytes_per_token;
         j["prefill_s"] = r.prefill_s;
         j["sweep_s"] = r.sweep_s;
+        j["cpu_wait_ms"] = r.cpu_wait_ms;
         if (peaks) {
             j["machine"] = {{"read_bytes_per_s", peaks->read_bytes_per_s},
                             {"flops_per_s", peaks->flops_per_s},
@@ -211,7 +212,9 @@ int run_bench_batch(const BenchBatchOptions& o) {
     } else {
         std::printf("roofline: not measured (the roofs are measured for the CPU backend only)\n");
     }
-    std::printf("took %.1f s (of which %.1f s prefilling the contexts, untimed)\n", r.sweep_s, r.prefill_s);
+    std::printf("took %.1f s (of which %.1f s prefilling the contexts, untimed; %.1f ms of the timed steps waiting "
+                "for a CPU, left out of their times)\n",
+                r.sweep_s, r.prefill_s, r.cpu_wait_ms);
     return exit_ok;
 }
 

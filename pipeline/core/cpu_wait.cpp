@@ -1,5 +1,6 @@
 #include "pipeline/core/cpu_wait.h"
 
+#include <algorithm>
 #include <charconv>
 
 #include <fcntl.h>
@@ -51,6 +52,21 @@ std::optional<long long> parse_schedstat_run_delay_ns(std::string_view text) {
     while (!text.empty() && (text.front() == '\n' || text.front() == ' ')) text.remove_prefix(1);
     if (!run_ns || !delay_ns || !slices || !text.empty()) return std::nullopt;
     return delay_ns;
+}
+
+double WorkTimer::wall_ms() const {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0_).count();
+}
+
+double WorkTimer::waited_ms() const {
+    if (!wait0_) return 0;
+    const std::optional<double> now = thread_cpu_wait_ms();
+    return now ? std::max(0.0, *now - *wait0_) : 0;
+}
+
+double WorkTimer::ms() const {
+    const double waited = waited_ms();  // read first: the wall time then covers it
+    return std::max(0.0, wall_ms() - waited);
 }
 
 std::optional<double> thread_cpu_wait_ms() {

@@ -16,6 +16,7 @@
 // (the file stays open, one per thread): two per serving step, whose
 // passes take 0.1 ms and more.
 #pragma once
+#include <chrono>
 #include <optional>
 #include <string_view>
 
@@ -24,6 +25,22 @@ namespace sixstep {
 // The calling thread's total wait for a CPU since it started, in
 // milliseconds; nullopt where the system does not say.
 std::optional<double> thread_cpu_wait_ms();
+
+// Times a piece of the calling thread's work: the wall time since it was
+// made, and of that the thread's wait for a CPU (0 where the system does not
+// say). Read it on the thread that made it.
+class WorkTimer {
+public:
+    WorkTimer() : t0_(std::chrono::steady_clock::now()), wait0_(thread_cpu_wait_ms()) {}
+    double wall_ms() const;
+    double waited_ms() const;
+    // The work's own time: wall_ms() − waited_ms(), at least 0.
+    double ms() const;
+
+private:
+    std::chrono::steady_clock::time_point t0_;
+    std::optional<double> wait0_;
+};
 
 // run_delay in the text of a schedstat file, "7218745 34920 12\n" → 34920 ns
 // (nullopt for text that is not three whole numbers).

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "pipeline/core/cpu_wait.h"
 #include "pipeline/core/error.h"
 #include "pipeline/core/measure.h"
 #include "pipeline/core/progress.h"
@@ -83,16 +84,21 @@ public:
         if (b.size() > 0) backend_.forward(*kv_, b, logits_);
     }
 
-    // One decode step over the first n sequences; returns its forward pass in ms.
+    // One decode step over the first n sequences; returns its forward pass in
+    // ms, less the time this thread waited for a CPU meanwhile (the OS ran
+    // another program: a busy machine's pause, not the step's cost; the sum
+    // is in cpu_wait_ms()).
     double step(int n) {
         const int n_vocab = backend_.model().hparams().n_vocab;
         std::uniform_int_distribution<int> any(0, n_vocab - 1);
         batch_.clear();
         for (int i = 0; i < n; ++i) batch_.add(any(rng_), kv_->n_tokens(seqs_[i]), seqs_[i], true);
-        const auto t0 = Clock::now();
+        const WorkTimer t;
         backend_.forward(*kv_, batch_, logits_);
-        return ms_since(t0);
+        cpu_wait_ms_ += t.waited_ms();
+        return t.ms();
     }
+    double cpu_wait_ms() const { return cpu_wait_ms_; }
 
     // Cuts the first n sequences back to their prefilled context.
     void reset(int n) {
@@ -107,6 +113,7 @@ private:
     std::vector<int> seqs_;
     llm::Batch batch_;
     std::vector<float> logits_;
+    double cpu_wait_ms_ = 0;
 };
 
 }  // namespace
@@ -182,6 +189,7 @@ BatchSweepResult run_batch_sweep(llm::Backend& backend, const BatchSweepParams& 
         }
     }
     report("done", n_runs, n_runs);
+    r.cpu_wait_ms = rig.cpu_wait_ms();
     for (BatchSweepPoint& pt : r.points) {
         pt.step_ms = median(pt.run_step_ms);
         pt.tokens_per_s = pt.n_batch * 1000.0 / pt.step_ms;

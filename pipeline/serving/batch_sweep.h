@@ -76,6 +76,7 @@ struct BatchSweepResult {
     std::string knee_method;          // the method and its rules, in words
     double prefill_s = 0;             // untimed setup, measured anyway
     double sweep_s = 0;               // wall time of the whole sweep
+    double cpu_wait_ms = 0;           // of the steps timed, waiting for a CPU: left out of their times (cpu_wait.h)
 };
 
 // Throws sixstep::Error for what run_batch_sweep would refuse (batch sizes,
@@ -90,7 +91,8 @@ BatchSweepResult run_batch_sweep(llm::Backend& backend, const BatchSweepParams& 
 
 // Times n_steps decode steps of n_seq sequences at a context of n_context
 // random tokens (prefilled untimed, after one warm-up step): each step's
-// forward pass in ms. The service times of the queueing simulation.
+// forward pass in ms, less the wait for a CPU. The service times of the
+// queueing simulation.
 std::vector<double> measure_decode_steps(llm::Backend& backend, int n_seq, int n_context, int n_steps,
                                          std::uint64_t seed = 1);
 

@@ -43,6 +43,7 @@ public:
 
     void run(ServingModel& model, ServingExhibit& ex, TraceEvent& ev) override {
         ex.sweep = run_batch_sweep(model.llm().backend(), p_);
+        ev.out(keys::cpu_wait_ms, ex.sweep->cpu_wait_ms, "ms");
         ev.summary = fmt::format("{} batch sizes × {} runs of {} decode steps", p_.batch_sizes.size(), p_.repetitions,
                                  p_.n_steps);
     }

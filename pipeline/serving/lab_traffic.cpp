@@ -188,7 +188,7 @@ public:
             const double per_s = rate_ * 1000.0 / alone->e2e_ms;
             if (!(per_s >= min_arrival_rate && per_s <= max_arrival_rate))
                 throw Error(fmt::format("\"rate\" {} per E2E alone ({} ms here) is {} requests a second, outside "
-                                        "{} to {}", format_value(Value{rate_}), format_value(Value{alone->e2e_ms}, 3),
+                                        "{:g} to {:g}", format_value(Value{rate_}), format_value(Value{alone->e2e_ms}, 3),
                                         format_value(Value{per_s}, 3), min_arrival_rate, max_arrival_rate));
             run_.workload.arrivals.rate = base_.workload.arrivals.rate = per_s;
             reqs = make_workload(run_.workload, m.codec(), bos);
@@ -378,8 +378,8 @@ void declare_traffic_lab(std::vector<Knob>& knobs, std::vector<PathInfo>& paths)
         {path(fw, keys::passes), VT::number, "", "traffic: forward passes run, baseline included"},
         {path(fw, keys::engine_ms), VT::number, "ms", "traffic: engine time of those passes (forward + sampling), measured"},
         {path(fw, keys::cpu_wait_ms), VT::number, "ms",
-         "traffic: of that, the engine's thread waited for a CPU (the OS ran another program; Linux's run delay): "
-         "left out of the virtual clock"},
+         "traffic, batch_sweep: of the passes timed, the engine's thread waited for a CPU (the OS ran another "
+         "program; Linux's run delay): left out of the virtual clock and of every step's time"},
         {path(fw, keys::virtual_s), VT::number, "s", "traffic: virtual time of the run, first arrival to last token"},
         {path(fw, keys::ttft_target_ms), VT::number, "ms", "traffic with a TTFT target: the target, in ms (both runs)"},
         {path(fw, keys::tpot_target_ms), VT::number, "ms", "traffic with a TPOT target: the target, in ms (both runs)"},

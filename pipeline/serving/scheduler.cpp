@@ -4,7 +4,6 @@
 #include <chrono>
 #include <climits>
 #include <cmath>
-#include <optional>
 #include <set>
 
 #include <fmt/format.h>
@@ -366,7 +365,7 @@ bool Scheduler::step() {
     }
 
     // ---- the forward pass and sampling, measured -----------------------------
-    const std::optional<double> wait_before = thread_cpu_wait_ms();
+    const WorkTimer step_timer;  // for the step's wait for a CPU
     std::vector<llm::Feed> feeds;
     feeds.reserve(plan.size());
     for (const Planned& p : plan) feeds.push_back({p.r->gen.get(), p.n});
@@ -381,7 +380,6 @@ bool Scheduler::step() {
         if (observer_.on_token) observer_.on_token(p.r->spec.id, ev);
     }
     const double sample_ms = ms_since(ts);
-    const std::optional<double> wait_after = thread_cpu_wait_ms();
 
     StepShape shape;
     shape.n_tokens = st.n_tokens;
@@ -389,7 +387,7 @@ bool Scheduler::step() {
     shape.n_outputs = static_cast<int>(sampled.size());
     shape.forward_ms = st.ms;
     shape.sample_ms = sample_ms;
-    shape.cpu_wait_ms = wait_before && wait_after ? std::max(0.0, *wait_after - *wait_before) : 0;
+    shape.cpu_wait_ms = step_timer.waited_ms();
     for (const Planned& p : plan) {
         if (p.phase == Phase::decode) ++shape.n_decode;
         else shape.n_prefill_tokens += p.n;
