@@ -71,7 +71,9 @@ TEST_CASE("cpu wait: a thread sharing its CPU with three spinning threads waits 
     while (started < n_others && !stop) std::this_thread::yield();
     const auto t0 = std::chrono::steady_clock::now();
     const double w0 = *thread_cpu_wait_ms();
+    const WorkTimer timer;
     spin_for(std::chrono::milliseconds(200));
+    const double work = timer.ms(), timer_waited = timer.waited_ms();
     const double waited = *thread_cpu_wait_ms() - w0;
     const double elapsed = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     const bool shared = started == n_others;
@@ -86,6 +88,11 @@ TEST_CASE("cpu wait: a thread sharing its CPU with three spinning threads waits 
     // alone on its CPU waits ~0 ms.
     CHECK(waited > 0.5 * elapsed);
     CHECK(waited < elapsed);
+    // The timer's work: the quarter of the time this thread ran.
+    CHECK(timer_waited > 0.5 * elapsed);
+    CHECK(timer_waited <= waited);
+    CHECK(work > 0);
+    CHECK(work < 0.5 * elapsed);
 }
 
 }  // namespace sixstep::test
