@@ -213,6 +213,10 @@ public:
             }
         }
         ev.summary = fmt::format("{} forward passes{}", passes, ex.baseline ? " (both runs)" : "");
+        // A busy machine's share, said where it is large enough to wonder about.
+        if (cpu_wait > 0.05 * engine)
+            ev.summary += fmt::format("; the engine waited {} ms of {} for a CPU, left out of the clock",
+                                      format_value(Value{cpu_wait}, 3), format_value(Value{engine}, 3));
         ev.out(keys::passes, passes);
         ev.out(keys::engine_ms, engine, "ms");
         ev.out(keys::cpu_wait_ms, cpu_wait, "ms");
