@@ -51,6 +51,9 @@ std::optional<long long> parse_schedstat_run_delay_ns(std::string_view text) {
     const std::optional<long long> slices = take_number(text);
     while (!text.empty() && (text.front() == '\n' || text.front() == ' ')) text.remove_prefix(1);
     if (!run_ns || !delay_ns || !slices || !text.empty()) return std::nullopt;
+    // A thread that reads its own file has run; all zeros is a kernel that
+    // keeps no such statistics (sched_info off), not a thread that never waited.
+    if (*run_ns == 0) return std::nullopt;
     return delay_ns;
 }
 

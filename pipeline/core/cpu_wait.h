@@ -43,7 +43,8 @@ private:
 };
 
 // run_delay in the text of a schedstat file, "7218745 34920 12\n" → 34920 ns
-// (nullopt for text that is not three whole numbers).
+// (nullopt for text that is not three whole numbers, or whose run time is 0:
+// a kernel that keeps no statistics writes zeros).
 std::optional<long long> parse_schedstat_run_delay_ns(std::string_view text);
 
 }  // namespace sixstep

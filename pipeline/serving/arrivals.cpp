@@ -35,6 +35,15 @@ void check_arrival_params(const ArrivalParams& p) {
                                 min_burstiness));
 }
 
+double rate_per_e2e_alone(double rate, double e2e_alone_ms) {
+    const double per_s = rate * 1000.0 / e2e_alone_ms;
+    if (!(per_s >= min_arrival_rate && per_s <= max_arrival_rate))
+        throw Error(fmt::format("\"rate\" {:g} per E2E alone ({:.3g} ms here) is {:.3g} requests a second, outside "
+                                "{:g} to {:g}",
+                                rate, e2e_alone_ms, per_s, min_arrival_rate, max_arrival_rate));
+    return per_s;
+}
+
 std::vector<double> arrival_times_ms(const ArrivalParams& p) {
     check_arrival_params(p);
     if (p.kind == ArrivalKind::trace) throw Error("arrivals: a trace's times come from its file");

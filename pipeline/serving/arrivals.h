@@ -41,6 +41,11 @@ struct ArrivalParams {
 // A trace's rate and count come from its file: nothing to check here.
 void check_arrival_params(const ArrivalParams& params);
 
+// A rate given per E2E of a request served alone (e2e_alone_ms, measured),
+// in requests per second: rate × 1000 ÷ e2e_alone_ms. Throws sixstep::Error
+// naming both when that is outside min_arrival_rate .. max_arrival_rate.
+double rate_per_e2e_alone(double rate, double e2e_alone_ms);
+
 // count arrival times in milliseconds, non-decreasing, the first at 0.
 // For kind trace, throws: the times come from the file.
 std::vector<double> arrival_times_ms(const ArrivalParams& params);

@@ -84,21 +84,23 @@ public:
         if (b.size() > 0) backend_.forward(*kv_, b, logits_);
     }
 
-    // One decode step over the first n sequences; returns its forward pass in
-    // ms, less the time this thread waited for a CPU meanwhile (the OS ran
-    // another program: a busy machine's pause, not the step's cost; the sum
-    // is in cpu_wait_ms()).
-    double step(int n) {
+    // One decode step over the first n sequences: its forward pass in ms,
+    // less the time this thread waited for a CPU meanwhile (the OS ran
+    // another program: a busy machine's pause, not the step's cost), and
+    // that wait.
+    struct Timed {
+        double ms = 0, cpu_wait_ms = 0;
+    };
+    Timed step(int n) {
         const int n_vocab = backend_.model().hparams().n_vocab;
         std::uniform_int_distribution<int> any(0, n_vocab - 1);
         batch_.clear();
         for (int i = 0; i < n; ++i) batch_.add(any(rng_), kv_->n_tokens(seqs_[i]), seqs_[i], true);
         const WorkTimer t;
         backend_.forward(*kv_, batch_, logits_);
-        cpu_wait_ms_ += t.waited_ms();
-        return t.ms();
+        const double waited = t.waited_ms();
+        return {std::max(0.0, t.wall_ms() - waited), waited};
     }
-    double cpu_wait_ms() const { return cpu_wait_ms_; }
 
     // Cuts the first n sequences back to their prefilled context.
     void reset(int n) {
@@ -113,7 +115,6 @@ private:
     std::vector<int> seqs_;
     llm::Batch batch_;
     std::vector<float> logits_;
-    double cpu_wait_ms_ = 0;
 };
 
 }  // namespace
@@ -182,14 +183,15 @@ BatchSweepResult run_batch_sweep(llm::Backend& backend, const BatchSweepParams& 
             double total = 0;
             for (int s = 0; s < p.n_steps; ++s) {
                 throw_if_cancelled();  // a run of large batches on a big model takes minutes
-                total += rig.step(b);
+                const DecodeRig::Timed t = rig.step(b);
+                total += t.ms;
+                r.cpu_wait_ms += t.cpu_wait_ms;
             }
             rig.reset(b);
             r.points[i].run_step_ms.push_back(total / p.n_steps);
         }
     }
     report("done", n_runs, n_runs);
-    r.cpu_wait_ms = rig.cpu_wait_ms();
     for (BatchSweepPoint& pt : r.points) {
         pt.step_ms = median(pt.run_step_ms);
         pt.tokens_per_s = pt.n_batch * 1000.0 / pt.step_ms;
@@ -221,7 +223,7 @@ std::vector<double> measure_decode_steps(llm::Backend& backend, int n_seq, int n
     ms.reserve(static_cast<std::size_t>(n_steps));
     for (int s = 0; s < n_steps; ++s) {
         report_progress("timing decode steps", static_cast<std::uint64_t>(s), static_cast<std::uint64_t>(n_steps));
-        ms.push_back(rig.step(n_seq));
+        ms.push_back(rig.step(n_seq).ms);
     }
     return ms;
 }

@@ -185,11 +185,7 @@ public:
         if (rate_alone()) {
             // The same requests (their prompts and lengths are drawn apart
             // from the arrivals), arriving at rate_ per E2E alone.
-            const double per_s = rate_ * 1000.0 / alone->e2e_ms;
-            if (!(per_s >= min_arrival_rate && per_s <= max_arrival_rate))
-                throw Error(fmt::format("\"rate\" {} per E2E alone ({} ms here) is {} requests a second, outside "
-                                        "{:g} to {:g}", format_value(Value{rate_}), format_value(Value{alone->e2e_ms}, 3),
-                                        format_value(Value{per_s}, 3), min_arrival_rate, max_arrival_rate));
+            const double per_s = rate_per_e2e_alone(rate_, alone->e2e_ms);
             run_.workload.arrivals.rate = base_.workload.arrivals.rate = per_s;
             reqs = make_workload(run_.workload, m.codec(), bos);
         }
@@ -215,7 +211,7 @@ public:
         ev.summary = fmt::format("{} forward passes{}", passes, ex.baseline ? " (both runs)" : "");
         // A busy machine's share, said where it is large enough to wonder about.
         if (cpu_wait > 0.05 * engine)
-            ev.summary += fmt::format("; the engine waited {} ms of {} for a CPU, left out of the clock",
+            ev.summary += fmt::format("; the engine waited {} ms of {} ms for a CPU, left out of the clock",
                                       format_value(Value{cpu_wait}, 3), format_value(Value{engine}, 3));
         ev.out(keys::passes, passes);
         ev.out(keys::engine_ms, engine, "ms");
@@ -340,7 +336,8 @@ void declare_traffic_lab(std::vector<Knob>& knobs, std::vector<PathInfo>& paths)
     knobs.push_back(rate);
     knobs.push_back(lab::choice(keys::rate_unit, {"req/s", "alone"},
                                 "traffic: the rate in requests per second, or per E2E (arrival to last token) of the "
-                                "first request served alone on this machine (measured first, median of 5 runs)"));
+                                "first request served alone to max_tokens on this machine (measured first, median of "
+                                "5 runs)"));
     Knob batch = lab::whole(keys::max_batch, 1, 1024, d.scheduler.max_batch, "", "traffic: most requests running at once");
     batch.slider_min = 1, batch.slider_max = 64;
     knobs.push_back(batch);
@@ -374,7 +371,8 @@ void declare_traffic_lab(std::vector<Knob>& knobs, std::vector<PathInfo>& paths)
         {path(rq, keys::requests), VT::number, "", "traffic: requests in the workload"},
         {path(rq, keys::rate), VT::number, "", "traffic: mean arrival rate, in rate_unit"},
         {path(rq, keys::rate_unit), VT::text, "",
-         "traffic: the rate's unit: \"req/s\", or \"alone\" (arrivals per E2E of the first request served alone)"},
+         "traffic: the rate's unit: \"req/s\", or \"alone\" (arrivals per E2E of the first request served alone to "
+         "max_tokens)"},
         {path(rq, keys::policy), VT::text, "", "traffic: the batching policy"},
         {path(rq, keys::compare), VT::text, "", "traffic: what the baseline changes (none: no baseline)"},
         {path(rq, keys::baseline), VT::text, "", "traffic with compare: the baseline's setting (\"static\", …)"},
@@ -392,7 +390,8 @@ void declare_traffic_lab(std::vector<Knob>& knobs, std::vector<PathInfo>& paths)
         {path(fw, keys::tpot_alone_ms), VT::number, "ms",
          "traffic, target_unit or rate_unit alone: TPOT of the first request served alone (median of 5), the TPOT target's unit"},
         {path(fw, keys::e2e_alone_ms), VT::number, "ms",
-         "traffic, target_unit or rate_unit alone: E2E of the first request served alone (median of 5), the rate's unit"},
+         "traffic, target_unit or rate_unit alone: E2E of the first request served alone to max_tokens (median of 5), "
+         "the rate's unit"},
         {path(fw, keys::rate_req_s), VT::number, "req/s", "traffic: the mean arrival rate in requests per second"},
     };
     for (const TrafficFigure& f : traffic_figures()) {

@@ -365,10 +365,10 @@ bool Scheduler::step() {
     }
 
     // ---- the forward pass and sampling, measured -----------------------------
-    const WorkTimer step_timer;  // for the step's wait for a CPU
     std::vector<llm::Feed> feeds;
     feeds.reserve(plan.size());
     for (const Planned& p : plan) feeds.push_back({p.r->gen.get(), p.n});
+    const WorkTimer step_timer;  // the wait for a CPU during the pass and the sampling
     const llm::StepStats st = stepper_.forward(feeds);
     std::vector<Live*> sampled;
     const auto ts = std::chrono::steady_clock::now();

@@ -12,9 +12,11 @@
 // the OS runs another program for milliseconds now and then, and a lesson's
 // comparison — two policies, each some fifty milliseconds of passes — was
 // decided by which of them such a pause fell into. (The wait is the calling
-// thread's: in a pass split across threads a worker may go on meanwhile, so
-// such a pass counts a little short; on a machine busy enough for long waits
-// the thread pool runs passes on the calling thread alone, thread_pool.h.)
+// thread's. In a pass split across threads, a worker may go on while the
+// caller waits, so that pass counts a little short; and the caller may sleep
+// while a worker the OS set aside holds the pass up, a wait that stays in.
+// On a machine busy enough for either, the thread pool runs passes on the
+// calling thread alone, thread_pool.h, and the wait is the whole story.)
 // Tests inject a deterministic model
 // (say 2 ms + 0.1 ms per token) so that scheduling claims ("continuous
 // batching wins p50 TTFT") hold structurally, not by the luck of timing.

@@ -16,7 +16,8 @@ namespace sixstep::test {
 
 TEST_CASE("cpu wait: the run delay is the second of schedstat's three numbers") {
     CHECK(parse_schedstat_run_delay_ns("7218745 34920 12\n") == 34920);
-    CHECK(parse_schedstat_run_delay_ns("0 0 0") == 0);
+    CHECK(parse_schedstat_run_delay_ns("5 0 1") == 0);
+    CHECK(parse_schedstat_run_delay_ns("0 0 0") == std::nullopt);  // no statistics kept, not "never waited"
     CHECK(parse_schedstat_run_delay_ns("1 2") == std::nullopt);
     CHECK(parse_schedstat_run_delay_ns("1 2 3 4\n") == std::nullopt);
     CHECK(parse_schedstat_run_delay_ns("1 x 3\n") == std::nullopt);
@@ -70,11 +71,11 @@ TEST_CASE("cpu wait: a thread sharing its CPU with three spinning threads waits 
         });
     while (started < n_others && !stop) std::this_thread::yield();
     const auto t0 = std::chrono::steady_clock::now();
-    const double w0 = *thread_cpu_wait_ms();
+    const double w0 = thread_cpu_wait_ms().value();
     const WorkTimer timer;
     spin_for(std::chrono::milliseconds(200));
     const double work = timer.ms(), timer_waited = timer.waited_ms();
-    const double waited = *thread_cpu_wait_ms() - w0;
+    const double waited = thread_cpu_wait_ms().value() - w0;
     const double elapsed = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     const bool shared = started == n_others;
     stop = true;

@@ -88,6 +88,16 @@ TEST_CASE("arrivals: a rate <= 0, a count of 0 or an absurd one, a bad burstines
           "rate 1e-300: the arrival rate must be 1e-06 to 1e+09 requests per second");
 }
 
+TEST_CASE("arrivals: a rate per E2E alone is that many requests in the time one took, within the same range") {
+    CHECK(rate_per_e2e_alone(2, 12.5) == 160);  // two per 12.5 ms
+    CHECK(rate_per_e2e_alone(0.5, 1000) == 0.5);
+    CHECK(error_of([] { rate_per_e2e_alone(1000000, 0.5); }) ==
+          "\"rate\" 1e+06 per E2E alone (0.5 ms here) is 2e+09 requests a second, outside 1e-06 to 1e+09");
+    CHECK(error_of([] { rate_per_e2e_alone(1e-6, 2000); }).find("is 5e-07 requests a second, outside") !=
+          std::string::npos);
+    CHECK(error_of([] { rate_per_e2e_alone(1, 0); }).find("outside") != std::string::npos);  // an instant E2E
+}
+
 TEST_CASE("arrivals: the ends of each documented range are accepted") {
     // count 1 .. 100,000, rate 1e-6 .. 1e9 per second, burstiness 0.01 .. 1: inclusive.
     ArrivalParams p{.kind = ArrivalKind::bursty, .rate = 1, .burstiness = 0.01, .count = max_request_count};
