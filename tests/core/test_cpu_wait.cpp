@@ -2,13 +2,9 @@
 // share one CPU with a spinning one is seen waiting for it.
 #include <doctest/doctest.h>
 
-#include <atomic>
 #include <chrono>
-#include <thread>
-#include <vector>
 
-#include <pthread.h>
-#include <sched.h>
+#include "shared_cpu.h"
 
 #include "pipeline/core/cpu_wait.h"
 
@@ -28,13 +24,6 @@ TEST_CASE("cpu wait: the run delay is the second of schedstat's three numbers") 
 
 namespace {
 
-bool pin_to(int cpu) {
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    CPU_SET(cpu, &set);
-    return pthread_setaffinity_np(pthread_self(), sizeof set, &set) == 0;
-}
-
 void spin_for(std::chrono::milliseconds d) {
     const auto end = std::chrono::steady_clock::now() + d;
     while (std::chrono::steady_clock::now() < end) {
@@ -48,42 +37,23 @@ TEST_CASE("cpu wait: a thread sharing its CPU with three spinning threads waits 
         MESSAGE("no /proc/thread-self/schedstat here: nothing to measure");
         return;
     }
-    // Four threads on the CPU this one runs on, each spinning: the OS gives
-    // them turns, so each waits for the other three's (and runs a quarter of
-    // the time, which the first of schedstat's numbers would have counted).
-    const int cpu = sched_getcpu();
-    cpu_set_t before;
-    REQUIRE(pthread_getaffinity_np(pthread_self(), sizeof before, &before) == 0);
-    if (cpu < 0 || !pin_to(cpu)) {
-        MESSAGE("cannot pin threads to a CPU here");
-        return;
-    }
-    constexpr int n_others = 3;
-    std::atomic<int> started{0};
-    std::atomic<bool> stop{false};
-    std::vector<std::thread> others;
-    for (int i = 0; i < n_others; ++i)
-        others.emplace_back([&] {
-            if (pin_to(cpu)) ++started;
-            else stop = true;
-            while (!stop) {
-            }
-        });
-    while (started < n_others && !stop) std::this_thread::yield();
-    const auto t0 = std::chrono::steady_clock::now();
-    const double w0 = thread_cpu_wait_ms().value();
-    const WorkTimer timer;
-    spin_for(std::chrono::milliseconds(200));
-    const double work = timer.ms(), timer_waited = timer.waited_ms();
-    const double waited = thread_cpu_wait_ms().value() - w0;
-    const double elapsed = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    const bool shared = started == n_others;
-    stop = true;
-    for (std::thread& t : others) t.join();
-    pthread_setaffinity_np(pthread_self(), sizeof before, &before);
-    if (!shared) {
-        MESSAGE("cannot pin the second thread here");
-        return;
+    // Four threads on one CPU, each spinning: the OS gives them turns, so
+    // this one waits for the other three's (and runs a quarter of the time,
+    // which the first of schedstat's numbers would have counted).
+    double waited = 0, elapsed = 0, work = 0, timer_waited = 0;
+    {
+        const SharedCpu shared(3);
+        if (!shared.ok()) {
+            MESSAGE("cannot pin threads to a CPU here");
+            return;
+        }
+        const auto t0 = std::chrono::steady_clock::now();
+        const double w0 = thread_cpu_wait_ms().value();
+        const WorkTimer timer;
+        spin_for(std::chrono::milliseconds(200));
+        work = timer.ms(), timer_waited = timer.waited_ms();
+        waited = thread_cpu_wait_ms().value() - w0;
+        elapsed = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     }
     // Three quarters of the time when the four take fair turns; a thread
     // alone on its CPU waits ~0 ms.

@@ -7,10 +7,13 @@
 
 #include "error_of.h"
 #include "serving_fixture.h"
+#include "shared_cpu.h"
 
+#include <chrono>
 #include <cmath>
 #include <limits>
 
+#include "pipeline/core/cpu_wait.h"
 #include "pipeline/core/error.h"
 #include "pipeline/serving/serving_model.h"
 #include "pipeline/serving/traffic.h"
@@ -48,6 +51,59 @@ TEST_CASE("virtual clock: steps add their cost, idle time jumps, nothing goes ba
     CHECK(measured_cost(s) == 0);
     CHECK(linear_cost(2, 0.5)(s) == 8.0);
     CHECK(error_of([] { linear_cost(-1, 0); }) == "step cost: -1 ms + 0 ms per token must be finite and >= 0");
+}
+
+namespace {
+
+// The echo backend with work in its passes: each spins for 1 ms of wall time
+// first, so a wait for the CPU lands inside the pass the scheduler times.
+class SpinningEcho : public sixstep::test::EchoBackend {
+public:
+    using EchoBackend::EchoBackend;
+    void forward(sixstep::llm::KvCache& kv, const sixstep::llm::Batch& batch, std::vector<float>& logits,
+                 sixstep::llm::TensorObserver* observer) override {
+        const auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(1);
+        while (std::chrono::steady_clock::now() < end) {
+        }
+        EchoBackend::forward(kv, batch, logits, observer);
+    }
+};
+
+}  // namespace
+
+TEST_CASE("virtual clock: a pass's wait for a CPU is measured, and the measured cost leaves it out") {
+    if (!sixstep::thread_cpu_wait_ms()) {
+        MESSAGE("no /proc/thread-self/schedstat here: nothing to measure");
+        return;
+    }
+    sixstep::test::TinyModel m;
+    SpinningEcho echo{m.model};
+    const auto kv = sixstep::test::make_pool(echo, 32, 16);
+    SchedulerParams p;
+    p.max_batch = 2;
+    p.stop_at_eog = false;
+    Scheduler s(echo, *kv, *m.codec, p, measured_cost);
+    s.submit({sixstep::test::request(0, 0, {1, 2, 3}, 30), sixstep::test::request(1, 0, {4, 5}, 30)});
+    {
+        const sixstep::test::SharedCpu shared(3);  // this thread gets about a quarter of its CPU
+        if (!shared.ok()) {
+            MESSAGE("cannot pin threads to a CPU here");
+            return;
+        }
+        s.run();
+    }
+    double measured = 0, waited = 0, cost = 0;
+    for (const StepRecord& r : s.steps()) {
+        const double m_ms = r.shape.forward_ms + r.shape.sample_ms;
+        CHECK(r.shape.cpu_wait_ms >= 0);
+        CHECK(r.cost_ms == doctest::Approx(std::max(0.0, m_ms - r.shape.cpu_wait_ms)));
+        measured += m_ms, waited += r.shape.cpu_wait_ms, cost += r.cost_ms;
+    }
+    REQUIRE(s.steps().size() >= 30);
+    // About three quarters of each pass was spent waiting; the clock counts the rest.
+    CHECK(waited > 0.4 * measured);
+    CHECK(s.clock().busy_ms() == doctest::Approx(cost));
+    CHECK(s.clock().busy_ms() < 0.6 * measured);
 }
 
 TEST_CASE("virtual clock: two requests, 10 ms per step — TTFT, queue, ITL, TPOT, E2E exactly") {
