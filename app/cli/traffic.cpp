@@ -159,14 +159,15 @@ json report_json(const TrafficRun& r) {
                                  {"spans", spans}});
     }
     // The timeline: one row per forward pass, columns named once.
-    j["steps"] = {{"columns", {"t_ms", "cost_ms", "forward_ms", "sample_ms", "cpu_wait_ms", "n_tokens", "n_sequences", "n_running",
-                               "n_waiting", "n_preempted", "kv_blocks_used", "kv_blocks_cached", "kv_slots_filled",
-                               "kv_slots_held", "kv_slots_stranded"}},
+    j["steps"] = {{"columns", {"t_ms", "cost_ms", "forward_ms", "sample_ms", "cpu_wait_ms", "n_tokens", "n_sequences",
+                               "n_running", "n_waiting", "n_preempted", "kv_blocks_used", "kv_blocks_cached",
+                               "kv_slots_filled", "kv_slots_held", "kv_slots_stranded"}},
                   {"rows", json::array()}};
     for (const StepRecord& s : r.steps)
-        j["steps"]["rows"].push_back({s.t_begin_ms, s.cost_ms, s.shape.forward_ms, s.shape.sample_ms, s.shape.cpu_wait_ms, s.shape.n_tokens,
-                                      s.shape.n_sequences, s.n_running, s.n_waiting, s.n_preempted, s.n_blocks_used,
-                                      s.n_blocks_cached, s.n_slots_filled, s.n_slots_held, s.n_slots_stranded});
+        j["steps"]["rows"].push_back({s.t_begin_ms, s.cost_ms, s.shape.forward_ms, s.shape.sample_ms,
+                                      s.shape.cpu_wait_ms, s.shape.n_tokens, s.shape.n_sequences, s.n_running,
+                                      s.n_waiting, s.n_preempted, s.n_blocks_used, s.n_blocks_cached,
+                                      s.n_slots_filled, s.n_slots_held, s.n_slots_stranded});
     j["wall_ms"] = r.wall_ms;
     return j;
 }

@@ -67,9 +67,9 @@ double WorkTimer::waited_ms() const {
     return now ? std::max(0.0, *now - *wait0_) : 0;
 }
 
-double WorkTimer::ms() const {
+WorkTimer::Split WorkTimer::split() const {
     const double waited = waited_ms();  // read first: the wall time then covers it
-    return std::max(0.0, wall_ms() - waited);
+    return {std::max(0.0, wall_ms() - waited), waited};
 }
 
 std::optional<double> thread_cpu_wait_ms() {

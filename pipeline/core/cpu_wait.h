@@ -5,10 +5,9 @@
 // model's decode pass takes a tenth of one — so the serving lab's virtual
 // clock (pipeline/serving/virtual_clock.h) leaves them out.
 //
-//     const std::optional<double> w0 = thread_cpu_wait_ms();
+//     const WorkTimer t;
 //     step();
-//     const std::optional<double> w1 = thread_cpu_wait_ms();
-//     double waited = w0 && w1 ? *w1 - *w0 : 0;   // of the step's wall time
+//     const WorkTimer::Split s = t.split();   // s.waited_ms of the wall time; s.ms the step's own
 //
 // Linux counts it per thread in /proc/thread-self/schedstat (run_delay: the
 // second field, in nanoseconds; the file is there when the kernel keeps
@@ -34,8 +33,13 @@ public:
     WorkTimer() : t0_(std::chrono::steady_clock::now()), wait0_(thread_cpu_wait_ms()) {}
     double wall_ms() const;
     double waited_ms() const;
-    // The work's own time: wall_ms() − waited_ms(), at least 0.
-    double ms() const;
+    // Both from one reading: the work's own time (the wall time less the
+    // wait, at least 0) and the wait.
+    struct Split {
+        double ms = 0, waited_ms = 0;
+    };
+    Split split() const;
+    double ms() const { return split().ms; }
 
 private:
     std::chrono::steady_clock::time_point t0_;

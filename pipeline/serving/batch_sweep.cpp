@@ -88,18 +88,14 @@ public:
     // less the time this thread waited for a CPU meanwhile (the OS ran
     // another program: a busy machine's pause, not the step's cost), and
     // that wait.
-    struct Timed {
-        double ms = 0, cpu_wait_ms = 0;
-    };
-    Timed step(int n) {
+    WorkTimer::Split step(int n) {
         const int n_vocab = backend_.model().hparams().n_vocab;
         std::uniform_int_distribution<int> any(0, n_vocab - 1);
         batch_.clear();
         for (int i = 0; i < n; ++i) batch_.add(any(rng_), kv_->n_tokens(seqs_[i]), seqs_[i], true);
         const WorkTimer t;
         backend_.forward(*kv_, batch_, logits_);
-        const double waited = t.waited_ms();
-        return {std::max(0.0, t.wall_ms() - waited), waited};
+        return t.split();
     }
 
     // Cuts the first n sequences back to their prefilled context.
@@ -183,9 +179,9 @@ BatchSweepResult run_batch_sweep(llm::Backend& backend, const BatchSweepParams& 
             double total = 0;
             for (int s = 0; s < p.n_steps; ++s) {
                 throw_if_cancelled();  // a run of large batches on a big model takes minutes
-                const DecodeRig::Timed t = rig.step(b);
+                const WorkTimer::Split t = rig.step(b);
                 total += t.ms;
-                r.cpu_wait_ms += t.cpu_wait_ms;
+                r.cpu_wait_ms += t.waited_ms;
             }
             rig.reset(b);
             r.points[i].run_step_ms.push_back(total / p.n_steps);

@@ -386,9 +386,11 @@ void declare_traffic_lab(std::vector<Knob>& knobs, std::vector<PathInfo>& paths)
         {path(fw, keys::ttft_target_ms), VT::number, "ms", "traffic with a TTFT target: the target, in ms (both runs)"},
         {path(fw, keys::tpot_target_ms), VT::number, "ms", "traffic with a TPOT target: the target, in ms (both runs)"},
         {path(fw, keys::ttft_alone_ms), VT::number, "ms",
-         "traffic, target_unit or rate_unit alone: TTFT of the first request served alone (median of 5), the TTFT target's unit"},
+         "traffic, target_unit or rate_unit alone: TTFT of the first request served alone (median of 5), the TTFT "
+         "target's unit"},
         {path(fw, keys::tpot_alone_ms), VT::number, "ms",
-         "traffic, target_unit or rate_unit alone: TPOT of the first request served alone (median of 5), the TPOT target's unit"},
+         "traffic, target_unit or rate_unit alone: TPOT of the first request served alone (median of 5), the TPOT "
+         "target's unit"},
         {path(fw, keys::e2e_alone_ms), VT::number, "ms",
          "traffic, target_unit or rate_unit alone: E2E of the first request served alone to max_tokens (median of 5), "
          "the rate's unit"},
