@@ -23,7 +23,9 @@ ServingEngine::ServingEngine(llm::Backend& backend, const llm::TextCodec& codec,
     llm::KvCacheParams kp = llm::kv_cache_params(hp, n_ctx_, 1, params_.block_size);
     kp.n_blocks = params_.kv_blocks;
     kv_ = backend_.make_kv_cache(kp);
-    scheduler_ = std::make_unique<serving::Scheduler>(backend_, *kv_, codec_, params_.scheduler,
+    serving::SchedulerParams sp = params_.scheduler;
+    sp.time_cpu_waits = false;  // wall_cost reads the wall clock, waits included, as a client feels them
+    scheduler_ = std::make_unique<serving::Scheduler>(backend_, *kv_, codec_, sp,
                                                       [this](const serving::StepShape& s) { return wall_cost(s); });
     serving::SchedulerObserver observer;
     observer.on_token = [this](int id, const llm::TokenEvent& ev) {

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <climits>
 #include <cmath>
+#include <optional>
 #include <set>
 
 #include <fmt/format.h>
@@ -368,7 +369,8 @@ bool Scheduler::step() {
     std::vector<llm::Feed> feeds;
     feeds.reserve(plan.size());
     for (const Planned& p : plan) feeds.push_back({p.r->gen.get(), p.n});
-    const WorkTimer step_timer;  // the wait for a CPU during the pass and the sampling
+    std::optional<WorkTimer> step_timer;  // the wait for a CPU during the pass and the sampling
+    if (params_.time_cpu_waits) step_timer.emplace();
     const llm::StepStats st = stepper_.forward(feeds);
     std::vector<Live*> sampled;
     const auto ts = std::chrono::steady_clock::now();
@@ -387,7 +389,7 @@ bool Scheduler::step() {
     shape.n_outputs = static_cast<int>(sampled.size());
     shape.forward_ms = st.ms;
     shape.sample_ms = sample_ms;
-    shape.cpu_wait_ms = step_timer.waited_ms();
+    shape.cpu_wait_ms = step_timer ? step_timer->waited_ms() : 0;
     for (const Planned& p : plan) {
         if (p.phase == Phase::decode) ++shape.n_decode;
         else shape.n_prefill_tokens += p.n;

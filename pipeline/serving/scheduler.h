@@ -85,6 +85,10 @@ struct SchedulerParams {
     KvLayout kv_layout = KvLayout::paged;  // contiguous: reserve each request's whole max length on admission
     llm::SamplerParams sampling = greedy_sampling();  // every request's sampler
     bool stop_at_eog = true;           // a request ends at the end-of-generation token (else at max_tokens)
+    // Read each step's wait for a CPU (StepShape::cpu_wait_ms, two readings a
+    // step) for the cost model; a server whose clock is the wall clock
+    // turns it off.
+    bool time_cpu_waits = true;
 };
 
 // What a request was doing over a span of virtual time (for a Gantt view).

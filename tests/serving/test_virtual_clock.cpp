@@ -84,6 +84,11 @@ TEST_CASE("virtual clock: a pass's wait for a CPU is measured, and the measured 
     p.stop_at_eog = false;
     Scheduler s(echo, *kv, *m.codec, p, measured_cost);
     s.submit({sixstep::test::request(0, 0, {1, 2, 3}, 30), sixstep::test::request(1, 0, {4, 5}, 30)});
+    // And one that does not read the waits (a server on the wall clock).
+    const auto kv_off = sixstep::test::make_pool(echo, 32, 16);
+    p.time_cpu_waits = false;
+    Scheduler off(echo, *kv_off, *m.codec, p, measured_cost);
+    off.submit({sixstep::test::request(0, 0, {1, 2, 3}, 5)});
     {
         const sixstep::test::SharedCpu shared(3);  // this thread gets about a quarter of its CPU
         if (!shared.ok()) {
@@ -91,7 +96,9 @@ TEST_CASE("virtual clock: a pass's wait for a CPU is measured, and the measured 
             return;
         }
         s.run();
+        off.run();
     }
+    for (const StepRecord& r : off.steps()) CHECK(r.shape.cpu_wait_ms == 0);
     double measured = 0, waited = 0, cost = 0;
     for (const StepRecord& r : s.steps()) {
         const double m_ms = r.shape.forward_ms + r.shape.sample_ms;
