@@ -58,8 +58,12 @@ struct EndpointPoint {
     int n_sent = 0, n_failed = 0;
     double ttft_p50_ms = 0, ttft_p90_ms = 0, ttft_p99_ms = 0;  // measured at the client
     double itl_p50_ms = 0;            // median gap between streamed chunks, pooled over requests
+    double tpot_p50_ms = 0;           // median over requests of (E2E − TTFT) ÷ (tokens − 1)
     double request_throughput = 0;    // completed ÷ duration, req/s
     double output_throughput = 0;     // tok/s
+    double service_ms = 0;            // the service during this run (queued completions' gaps), else the timed one
+    bool service_measured = false;    // service_ms came from this run (enough requests queued)
+    double utilization_seen = 0;      // rate × service_ms: the load the server actually carried
     double predicted_wait_ms = 0;     // mean, M/G/1 simulated on the same arrivals
     double predicted_ttft_p50_ms = 0, predicted_ttft_p90_ms = 0, predicted_ttft_p99_ms = 0;
     double predicted_throughput = 0;  // req/s

@@ -102,7 +102,16 @@ void draw_real_server_panel(const app::Snapshot& s, ViewState& v, app::Session&,
         const float text_h = ImGui::GetTextLineHeightWithSpacing();
         const float avail = ImGui::GetContentRegionAvail().y - text_h * (3.2f + static_cast<float>(legend_lines)) -
                             2 * ImGui::GetStyle().ItemSpacing.y;
-        ImGui::TextUnformatted(tr("TTFT against the arrival rate"));
+        // A machine that slows the server between the timing and the sweep
+        // moves the curve; say how busy it really was at the top.
+        const server::EndpointPoint& top = e->points.back();
+        if (top.service_measured) {
+            std::snprintf(line, sizeof line, "TTFT against the arrival rate; at the highest the server was %.0f%% busy (asked %.0f%%)",
+                          100 * top.utilization_seen, 100 * top.utilization);
+            ImGui::TextUnformatted(tr(line));
+        } else {
+            ImGui::TextUnformatted(tr("TTFT against the arrival rate"));
+        }
         rate_chart(rates, {q50, q90, q99, m50, m90, m99}, "ms", std::max(text_h * 3, avail * 0.6f));
         // The colours are the percentiles; the line's style says which is which.
         plot::legend(percentiles);

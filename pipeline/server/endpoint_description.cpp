@@ -75,7 +75,17 @@ std::vector<PathInfo> paths() {
         {path(op, k::ttft_p90_ms), VT::numbers, "ms", "measured 90th percentile of TTFT at each rate"},
         {path(op, k::ttft_p99_ms), VT::numbers, "ms", "measured 99th percentile of TTFT at each rate"},
         {path(op, k::itl_p50_ms), VT::numbers, "ms",
-         "measured median inter-token latency at each rate: the gaps between a request's streamed chunks, pooled"},
+         "measured median inter-token latency at each rate: the gaps between a request's streamed chunks, pooled "
+         "(a late client reads several chunks at once, and their gaps count as ~0)"},
+        {path(op, k::tpot_p50_ms), VT::numbers, "ms",
+         "measured median TPOT at each rate: per request, (E2E − TTFT) ÷ (output tokens − 1); chunks read late do not "
+         "move it"},
+        {path(op, k::services_ms), VT::numbers, "ms",
+         "the service at each rate, which the prediction uses: the mean gap between completions of requests that "
+         "queued during that rate's run (when 8 or more did), else forward.service_ms"},
+        {path(op, k::utilizations_seen), VT::numbers, "",
+         "the load the server carried at each rate: rate × that rate's service (a machine that slows the server "
+         "raises it above the load asked for)"},
         {path(op, k::request_throughput), VT::numbers, "req/s", "measured: completed requests ÷ duration, at each rate"},
         {path(op, k::output_throughput), VT::numbers, "tok/s", "measured: output tokens ÷ duration, at each rate"},
         {path(op, k::predicted_wait_ms), VT::numbers, "ms",
@@ -89,11 +99,13 @@ std::vector<PathInfo> paths() {
         {path(pp, k::ttft_p90_growth), VT::number, "", "measured TTFT p90 at the highest rate ÷ at the lowest"},
         {path(pp, k::predicted_p90_growth), VT::number, "", "predicted TTFT p90 at the highest rate ÷ at the lowest"},
         {path(pp, k::itl_p50_growth), VT::number, "", "measured median ITL at the highest rate ÷ at the lowest"},
+        {path(pp, k::tpot_p50_growth), VT::number, "", "measured median TPOT at the highest rate ÷ at the lowest"},
         {path(pp, k::rate_growth), VT::number, "", "highest rate ÷ lowest rate"},
         {path(pp, k::throughput_growth), VT::number, "", "measured request throughput at the highest rate ÷ at the lowest"},
         {path(pp, k::throughput_vs_offered), VT::number, "",
          "lowest over the rates of measured request throughput ÷ the rate sent"},
         {path(pp, k::p90_vs_predicted_at_highest), VT::number, "", "measured ÷ predicted TTFT p90 at the highest rate"},
+        {path(pp, k::utilization_seen_at_highest), VT::number, "", "the load the server carried at the highest rate"},
         {path(pp, k::worst_p90_factor), VT::number, "",
          "largest factor between measured and predicted TTFT p90 over the rates (≥ 1, either way)"},
         {path(rs, sixstep::keys::text), VT::text, "", "what the sweep showed, in words"},

@@ -34,6 +34,9 @@ inline constexpr char ttft_p50_ms[] = "ttft_p50_ms";
 inline constexpr char ttft_p90_ms[] = "ttft_p90_ms";
 inline constexpr char ttft_p99_ms[] = "ttft_p99_ms";
 inline constexpr char itl_p50_ms[] = "itl_p50_ms";
+inline constexpr char services_ms[] = "services_ms";
+inline constexpr char utilizations_seen[] = "utilizations_seen";
+inline constexpr char tpot_p50_ms[] = "tpot_p50_ms";
 inline constexpr char request_throughput[] = "request_throughput";
 inline constexpr char output_throughput[] = "output_throughput";
 inline constexpr char predicted_ttft_p50_ms[] = "predicted_ttft_p50_ms";
@@ -45,11 +48,13 @@ inline constexpr char predicted_throughput[] = "predicted_throughput";
 inline constexpr char ttft_p90_growth[] = "ttft_p90_growth";
 inline constexpr char predicted_p90_growth[] = "predicted_p90_growth";
 inline constexpr char itl_p50_growth[] = "itl_p50_growth";
+inline constexpr char tpot_p50_growth[] = "tpot_p50_growth";
 inline constexpr char rate_growth[] = "rate_growth";
 inline constexpr char throughput_growth[] = "throughput_growth";
 inline constexpr char p90_vs_predicted_at_highest[] = "p90_vs_predicted_at_highest";
 inline constexpr char worst_p90_factor[] = "worst_p90_factor";
 inline constexpr char throughput_vs_offered[] = "throughput_vs_offered";
+inline constexpr char utilization_seen_at_highest[] = "utilization_seen_at_highest";
 }  // namespace endpoint_keys
 
 // The panel a lesson step names in `show:`.

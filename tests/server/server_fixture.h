@@ -4,6 +4,7 @@
 // way an OpenAI client does (JSON bodies, server-sent events).
 #pragma once
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
 #include <thread>
@@ -32,11 +33,15 @@ struct TestServer {
     std::thread listener;
     int port = 0;
 
-    explicit TestServer(server::ServingEngineParams ep = {}, server::HttpServerParams hp = {}) {
+    // `wrap`, when given, puts the CPU backend inside another (a test's
+    // slower or failing one).
+    using Wrap = std::function<std::unique_ptr<llm::Backend>(std::unique_ptr<llm::Backend>)>;
+    explicit TestServer(server::ServingEngineParams ep = {}, server::HttpServerParams hp = {}, const Wrap& wrap = {}) {
         model = llm::LlamaModel::load(bundled_model_file);
         vocab = std::make_shared<const llm::Vocab>(llm::Vocab::from_gguf(model->file()));
         codec = llm::make_vocab_codec(vocab);
         backend = llm::make_backend(llm::BackendKind::cpu, model, {.n_threads = 1}).backend;
+        if (wrap) backend = wrap(std::move(backend));
         engine = std::make_unique<server::ServingEngine>(*backend, *codec, ep);
         hp.port = 0;
         hp.model_id = served_model_id;
