@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <optional>
 #include <random>
@@ -227,8 +228,13 @@ public:
             pt.n_failed = static_cast<int>(r.total("failed").value);
             const serving::Summary& ttft = r.latency("ttft").summary;
             pt.ttft_p50_ms = ttft.p50, pt.ttft_p90_ms = ttft.p90, pt.ttft_p99_ms = ttft.p99;
-            pt.itl_p50_ms = r.latency("itl").summary.p50;
-            pt.tpot_p50_ms = r.latency("tpot").summary.p50;
+            // One-token answers have no gaps: no ITL, no TPOT (NaN, not 0).
+            const auto p50_of = [&](const char* key) {
+                const serving::Summary& m = r.latency(key).summary;
+                return m.count > 0 ? m.p50 : std::numeric_limits<double>::quiet_NaN();
+            };
+            pt.itl_p50_ms = p50_of("itl");
+            pt.tpot_p50_ms = p50_of("tpot");
             const std::optional<double> during = service_during(r);
             pt.service_measured = during.has_value();
             pt.service_ms = during.value_or(service_.mean_ms);
@@ -305,7 +311,10 @@ public:
     bool postprocess(TraceEvent& ev) override {
         const EndpointPoint& lo = ex_->points.front();
         const EndpointPoint& hi = ex_->points.back();
-        const auto ratio = [](double a, double b) { return b > 0 ? a / b : 0.0; };
+        // A ratio over nothing (no request of the lowest rate came back, or
+        // every one's tokens came in one read) is undefined: NaN, which no
+        // check passes, rather than a 0 that "below" checks would.
+        const auto ratio = [](double a, double b) { return b > 0 ? a / b : std::numeric_limits<double>::quiet_NaN(); };
         double worst = 1, offered = INFINITY;
         const EndpointPoint* behind = nullptr;  // the point whose throughput fell furthest behind its rate
         for (const EndpointPoint& pt : ex_->points) {

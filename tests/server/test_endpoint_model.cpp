@@ -8,6 +8,7 @@
 #include <doctest/doctest.h>
 
 #include <atomic>
+#include <cmath>
 #include <chrono>
 #include <filesystem>
 #include <thread>
@@ -133,6 +134,25 @@ TEST_CASE("endpoint model: a server slower in the sweep than when timed — the 
     CHECK(answer.find("busy rather than 70%") != std::string::npos);
 }
 
+TEST_CASE("endpoint model: one-token answers have no gaps — ITL, TPOT and their growth are undefined, not 0") {
+    server::ServingEngineParams one_at_a_time;
+    one_at_a_time.scheduler.max_batch = 1;
+    TestServer s(one_at_a_time, {});
+    Request r = sweep_request();
+    r.set("max_tokens", "1");
+    server::EndpointModelParams params;
+    params.url = s.url();
+    EndpointModel m(params);
+    Pipeline p(m, r);
+    p.run();
+    REQUIRE_FALSE(p.failed());
+    for (const char* path : {"output.itl_p50_ms", "output.tpot_p50_ms"})
+        for (double x : numbers(p, path)) CHECK(std::isnan(x));
+    // A lesson's {below: 3} on them fails ("not a finite number"), where a 0 passed.
+    CHECK(std::isnan(number(p, "postprocess.tpot_p50_growth")));
+    CHECK(std::isnan(number(p, "postprocess.itl_p50_growth")));
+}
+
 TEST_CASE("endpoint model: another server by url — rates from the measured service time, every path declared") {
     server::ServingEngineParams one_at_a_time;  // a single server, as the prediction assumes
     one_at_a_time.scheduler.max_batch = 1;
@@ -175,11 +195,12 @@ TEST_CASE("endpoint model: another server by url — rates from the measured ser
     CHECK(number(p, "postprocess.itl_p50_growth") == doctest::Approx(itl[1] / itl[0]));
     // TPOT, the lesson's check: a per-request mean, at each rate, and its
     // growth. Four tokens can all come in one read on a busy machine (TPOT
-    // 0), and a growth from nothing is given as 0.
+    // 0), and a growth from nothing is undefined: NaN, which fails any check.
     const auto tpot = numbers(p, "output.tpot_p50_ms");
     REQUIRE(tpot.size() == 2);
     for (double x : tpot) CHECK(x >= 0);
-    CHECK(number(p, "postprocess.tpot_p50_growth") == doctest::Approx(tpot[0] > 0 ? tpot[1] / tpot[0] : 0));
+    if (tpot[0] > 0) CHECK(number(p, "postprocess.tpot_p50_growth") == doctest::Approx(tpot[1] / tpot[0]));
+    else CHECK(std::isnan(number(p, "postprocess.tpot_p50_growth")));
     CHECK(number(p, "postprocess.worst_p90_factor") >= 1);
     const EndpointExhibit& e = exhibit_of(m);
     CHECK_FALSE(e.own_server);
