@@ -12,6 +12,7 @@
 
 #include "app/server/load_generator.h"
 #include "app/server/local_server.h"
+#include "app/server/queued_service.h"
 #include "pipeline/core/error.h"
 #include "pipeline/core/measure.h"
 #include "pipeline/core/trace.h"
@@ -111,28 +112,6 @@ double mean_of(const std::vector<double>& xs) {
     double sum = 0;
     for (double x : xs) sum += x;
     return sum / static_cast<double>(xs.size());
-}
-
-// The service the server gave during one rate's run, measured as
-// time_service does: the gaps between consecutive completions where the
-// later request was sent before the earlier one finished — it was queued,
-// so the server went from one to the next without idling. A busy machine
-// slows the server between the timing and the sweep: beside two programs
-// spinning on both CPUs of a 2-CPU machine, lesson 17's 80 % rate carried
-// 77–159 % (32 runs); with the timed service the measured p90 read up to
-// 12× the prediction (2 runs of 16 over 10×), with this one 0.59–1.95×.
-// Nothing when fewer than 8 requests queued (a light load).
-std::optional<double> service_during(const LoadReport& r) {
-    std::vector<const LoadRequest*> done;
-    for (const LoadRequest& q : r.requests)
-        if (q.ok && q.done_ms >= 0) done.push_back(&q);
-    std::sort(done.begin(), done.end(), [](const LoadRequest* a, const LoadRequest* b) { return a->done_ms < b->done_ms; });
-    std::vector<double> gaps;
-    for (std::size_t i = 1; i < done.size(); ++i)
-        if (done[i]->sent_ms < done[i - 1]->done_ms) gaps.push_back(std::max(1e-3, done[i]->done_ms - done[i - 1]->done_ms));
-    constexpr std::size_t enough = 8;
-    if (gaps.size() < enough) return std::nullopt;
-    return mean_of(without_stalls(gaps));
 }
 
 LoadReport send_back_to_back(const std::string& url, const std::string& model, const Settings& s, int in_flight) {
@@ -235,10 +214,20 @@ public:
             };
             pt.itl_p50_ms = p50_of("itl");
             pt.tpot_p50_ms = p50_of("tpot");
-            const std::optional<double> during = service_during(r);
+            // The pace the server kept during this run, where it can be read:
+            // the lesson's own server running one request at a time (another
+            // server may batch), and enough requests queued. A busy machine
+            // slows the server between the timing and the sweep: beside two
+            // programs spinning on both CPUs of a 2-CPU machine, lesson 17's
+            // 80 % rate was 75–156 % of what the server could serve at the
+            // pace it kept (32 runs); predicted with the timed service, the
+            // measured p90 read up to 12× the prediction (2 runs of 16 over
+            // 10×), at the pace kept 0.63–4.26× (all but one under 1.9).
+            const std::optional<double> during =
+                ex_->own_server && ex_->max_batch == 1 ? queued_service_ms(r) : std::nullopt;
             pt.service_measured = during.has_value();
             pt.service_ms = during.value_or(service_.mean_ms);
-            pt.utilization_seen = pt.rate * pt.service_ms / 1000.0;
+            pt.utilization_measured = pt.rate * pt.service_ms / 1000.0;
             pt.request_throughput = r.total("request_throughput").value;
             pt.output_throughput = r.total("output_throughput").value;
             // The prediction is fed the very arrivals that were sent.
@@ -257,9 +246,9 @@ public:
             ev.says(fmt::format("ρ = {:.2f}: rate = {:.2f} ÷ {:.2f} ms = {:.1f} req/s", pt.utilization, pt.utilization,
                                 service_.mean_ms, pt.rate));
             if (pt.service_measured)
-                ev.says(fmt::format("at {:.1f} req/s queued requests finished {:.2f} ms apart: the server carried ρ = "
-                                    "{:.1f} req/s × {:.2f} ms = {:.2f}",
-                                    pt.rate, pt.service_ms, pt.rate, pt.service_ms, pt.utilization_seen));
+                ev.says(fmt::format("at {:.1f} req/s queued requests finished {:.2f} ms apart: ρ measured = {:.1f} "
+                                    "req/s × {:.5f} s = {:.2f}",
+                                    pt.rate, pt.service_ms, pt.rate, pt.service_ms / 1000.0, pt.utilization_measured));
         }
         ev.out(k::service_ms, service_.mean_ms, "ms");
         ev.out(k::service_scv, service_.scv);
@@ -277,7 +266,11 @@ public:
             u.push_back(pt.utilization), rate.push_back(pt.rate);
             p50.push_back(pt.ttft_p50_ms), p90.push_back(pt.ttft_p90_ms), p99.push_back(pt.ttft_p99_ms);
             itl.push_back(pt.itl_p50_ms), tpot.push_back(pt.tpot_p50_ms);
-            svc.push_back(pt.service_ms), seen.push_back(pt.utilization_seen);
+            // Where the pace could not be read: NaN, and the prediction used
+            // the timed service.
+            const double nan = std::numeric_limits<double>::quiet_NaN();
+            svc.push_back(pt.service_measured ? pt.service_ms : nan);
+            seen.push_back(pt.service_measured ? pt.utilization_measured : nan);
             thr.push_back(pt.request_throughput), out.push_back(pt.output_throughput);
             w.push_back(pt.predicted_wait_ms);
             q50.push_back(pt.predicted_ttft_p50_ms), q90.push_back(pt.predicted_ttft_p90_ms);
@@ -295,7 +288,7 @@ public:
         ev.out(k::itl_p50_ms, itl, "ms");
         ev.out(k::tpot_p50_ms, tpot, "ms");
         ev.out(k::services_ms, svc, "ms");
-        ev.out(k::utilizations_seen, seen);
+        ev.out(k::utilizations_measured, seen);
         ev.out(k::request_throughput, thr, "req/s");
         ev.out(k::output_throughput, out, "tok/s");
         ev.out(k::predicted_wait_ms, w, "ms");
@@ -329,7 +322,8 @@ public:
         ev.out(k::rate_growth, ratio(hi.rate, lo.rate));
         ev.out(k::throughput_growth, ratio(hi.request_throughput, lo.request_throughput));
         ev.out(k::throughput_vs_offered, offered);
-        ev.out(k::utilization_seen_at_highest, hi.utilization_seen);
+        ev.out(k::utilization_measured_at_highest,
+               hi.service_measured ? hi.utilization_measured : std::numeric_limits<double>::quiet_NaN());
         ev.out(k::p90_vs_predicted_at_highest, ratio(hi.ttft_p90_ms, hi.predicted_ttft_p90_ms));
         ev.out(k::worst_p90_factor, worst);
         ev.says(fmt::format("TTFT p90 at {:.1f} ÷ at {:.1f} req/s = {:.1f} ÷ {:.1f} ms = {:.2f}× (predicted {:.2f}×)",
@@ -362,10 +356,10 @@ public:
                   throughput;
         // A tenth off the load asked for is worth a sentence: the machine,
         // not the queue, moved the curve by that much.
-        if (hi.service_measured && std::abs(hi.utilization_seen - hi.utilization) > 0.1 * hi.utilization)
-            answer_ += fmt::format(" At the highest rate the server took {:.1f} ms a request, not {:.1f}: it was {:.0f}% "
-                                   "busy rather than {:.0f}%.",
-                                   hi.service_ms, ex_->service_ms, 100 * hi.utilization_seen, 100 * hi.utilization);
+        if (hi.service_measured && std::abs(hi.utilization_measured - hi.utilization) > 0.1 * hi.utilization)
+            answer_ += fmt::format(" At the highest rate the server took {:.1f} ms a request, not {:.1f}: the load was "
+                                   "{:.0f}% of what it could serve, not {:.0f}%.",
+                                   hi.service_ms, ex_->service_ms, 100 * hi.utilization_measured, 100 * hi.utilization);
         return false;
     }
 
@@ -382,12 +376,14 @@ private:
     // The prediction for this rate: lesson 09's single server, first come
     // first served, fed the very arrival times the load generator used, each
     // service drawn from the measured ones (M/G/1 on those arrivals, repeated
-    // over many draws, scaled to the service the server gave during this
-    // rate's run where enough requests queued to tell). A short run starts empty and does not reach the
+    // over many draws), scaled to the pace the server kept during this run
+    // where that was read. A short run starts empty and does not reach the
     // steady state of the closed forms, so the same run is simulated rather
     // than a long one. A request's TTFT is its wait plus the TTFT it has
-    // alone. Below saturation every arrival is served: the requests sent over
-    // their arrivals' span plus one service.
+    // alone (timed before the sweep and not scaled: a few milliseconds of
+    // HTTP and prefill beside waits of many services). Below saturation
+    // every arrival is served: the requests sent over their arrivals' span
+    // plus one service.
     void predict(EndpointPoint& pt, const std::vector<double>& arrivals_ms) const {
         constexpr int n_draws = 200;
         std::mt19937_64 rng(s_.seed);
@@ -463,7 +459,8 @@ void EndpointModel::load(TraceEvent& ev) {
         LocalServerParams p;
         p.model_id = params_.file.stem().string();
         p.max_batch = wanted_max_batch_;
-        server_ = std::make_unique<LocalServer>(llm_->backend(), llm_->codec(), p);
+        if (params_.wrap_backend && !wrapped_) wrapped_ = params_.wrap_backend(llm_->backend());
+        server_ = std::make_unique<LocalServer>(wrapped_ ? *wrapped_ : llm_->backend(), llm_->codec(), p);
         url_ = server_->url();
         served_model_ = first_served_model(url_);
         ev.summary = fmt::format("serving {} on {} (max batch {})", served_model_, url_, p.max_batch);

@@ -18,7 +18,9 @@
 //   4 output       per rate: measured TTFT p50/p90/p99 and throughput, and the
 //                  prediction — lesson 09's single-server queue (M/G/1) fed
 //                  the same arrival times, services drawn from the measured
-//                  ones: TTFT = simulated wait + the TTFT of a request alone
+//                  ones (at the pace the own server kept during that rate's
+//                  run, when it runs one request at a time):
+//                  TTFT = simulated wait + the TTFT of a request alone
 //   5 postprocess  the relations a lesson claims (growth, measured ÷ predicted)
 //   6 respond      one paragraph
 //
@@ -31,6 +33,7 @@
 //     p.trace().lookup("postprocess.ttft_p90_growth");
 #pragma once
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -38,6 +41,7 @@
 #include "pipeline/core/model.h"
 
 namespace sixstep::llm {
+class Backend;
 class LlmModel;
 }
 
@@ -49,6 +53,9 @@ struct EndpointModelParams {
     std::filesystem::path file;  // the GGUF model the lesson's own server serves (when url is empty)
     std::string url;             // another server, http://host:port; "" → start the own server
     int n_threads = 0;           // the own server's CPU threads; <= 0 → the backend's default
+    // The own server's backend put inside another before it serves (a test's
+    // slower one); empty: the model's own.
+    std::function<std::unique_ptr<llm::Backend>(llm::Backend&)> wrap_backend;
 };
 
 // One arrival rate of the sweep.
@@ -61,9 +68,9 @@ struct EndpointPoint {
     double tpot_p50_ms = 0;           // median over requests of (E2E − TTFT) ÷ (tokens − 1)
     double request_throughput = 0;    // completed ÷ duration, req/s
     double output_throughput = 0;     // tok/s
-    double service_ms = 0;            // the service during this run (queued completions' gaps), else the timed one
-    bool service_measured = false;    // service_ms came from this run (enough requests queued)
-    double utilization_seen = 0;      // rate × service_ms: the load the server actually carried
+    double service_ms = 0;              // the pace during this run (queued_service_ms), else the timed service
+    bool service_measured = false;      // service_ms came from this run (own server, one at a time, enough queued)
+    double utilization_measured = 0;    // rate × service_ms: ρ at the pace the server kept (over 1: it falls behind)
     double predicted_wait_ms = 0;     // mean, M/G/1 simulated on the same arrivals
     double predicted_ttft_p50_ms = 0, predicted_ttft_p90_ms = 0, predicted_ttft_p99_ms = 0;
     double predicted_throughput = 0;  // req/s
@@ -104,6 +111,7 @@ public:
 private:
     EndpointModelParams params_;
     std::unique_ptr<llm::LlmModel> llm_;    // the own server's weights (null with a url)
+    std::unique_ptr<llm::Backend> wrapped_; // params_.wrap_backend's, around llm_'s backend
     std::unique_ptr<LocalServer> server_;   // after llm_: stopped before the weights go
     std::string url_, served_model_;
     int wanted_max_batch_ = 1;

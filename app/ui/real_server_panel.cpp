@@ -103,11 +103,11 @@ void draw_real_server_panel(const app::Snapshot& s, ViewState& v, app::Session&,
         const float avail = ImGui::GetContentRegionAvail().y - text_h * (3.2f + static_cast<float>(legend_lines)) -
                             2 * ImGui::GetStyle().ItemSpacing.y;
         // A machine that slows the server between the timing and the sweep
-        // moves the curve; say how busy it really was at the top.
+        // moves the curve; say what the top rate was at the pace it kept.
         const server::EndpointPoint& top = e->points.back();
         if (top.service_measured) {
-            std::snprintf(line, sizeof line, "TTFT against the arrival rate; at the highest the server was %.0f%% busy (asked %.0f%%)",
-                          100 * top.utilization_seen, 100 * top.utilization);
+            std::snprintf(line, sizeof line, "TTFT against the arrival rate; highest \u03c1 at the server's pace %.2f "
+                          "(planned %.2f)", top.utilization_measured, top.utilization);
             ImGui::TextUnformatted(tr(line));
         } else {
             ImGui::TextUnformatted(tr("TTFT against the arrival rate"));

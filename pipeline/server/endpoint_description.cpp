@@ -78,14 +78,15 @@ std::vector<PathInfo> paths() {
          "measured median inter-token latency at each rate: the gaps between a request's streamed chunks, pooled "
          "(a late client reads several chunks at once, and their gaps count as ~0)"},
         {path(op, k::tpot_p50_ms), VT::numbers, "ms",
-         "measured median TPOT at each rate: per request, (E2E − TTFT) ÷ (output tokens − 1); chunks read late do not "
-         "move it"},
+         "measured median TPOT at each rate: per request, (E2E − TTFT) ÷ (output tokens − 1); chunks read together "
+         "between the first and the last do not move it"},
         {path(op, k::services_ms), VT::numbers, "ms",
-         "the service at each rate, which the prediction uses: the mean gap between completions of requests that "
-         "queued during that rate's run (when 8 or more did), else forward.service_ms"},
-        {path(op, k::utilizations_seen), VT::numbers, "",
-         "the load the server carried at each rate: rate × that rate's service (a machine that slows the server "
-         "raises it above the load asked for)"},
+         "the pace the lesson's own server kept at each rate, when it runs one request at a time: the mean time "
+         "between completions of requests that queued (NaN where fewer than 8 did, and for another server; the "
+         "prediction then uses forward.service_ms)"},
+        {path(op, k::utilizations_measured), VT::numbers, "",
+         "ρ at that pace: rate × service (a machine that slows the server raises it above the utilization asked "
+         "for; over 1 the queue grows without end); NaN where the pace was not measured"},
         {path(op, k::request_throughput), VT::numbers, "req/s", "measured: completed requests ÷ duration, at each rate"},
         {path(op, k::output_throughput), VT::numbers, "tok/s", "measured: output tokens ÷ duration, at each rate"},
         {path(op, k::predicted_wait_ms), VT::numbers, "ms",
@@ -105,7 +106,8 @@ std::vector<PathInfo> paths() {
         {path(pp, k::throughput_vs_offered), VT::number, "",
          "lowest over the rates of measured request throughput ÷ the rate sent"},
         {path(pp, k::p90_vs_predicted_at_highest), VT::number, "", "measured ÷ predicted TTFT p90 at the highest rate"},
-        {path(pp, k::utilization_seen_at_highest), VT::number, "", "the load the server carried at the highest rate"},
+        {path(pp, k::utilization_measured_at_highest), VT::number, "",
+         "ρ at the pace the server kept at the highest rate (NaN where not measured)"},
         {path(pp, k::worst_p90_factor), VT::number, "",
          "largest factor between measured and predicted TTFT p90 over the rates (≥ 1, either way)"},
         {path(rs, sixstep::keys::text), VT::text, "", "what the sweep showed, in words"},

@@ -35,7 +35,7 @@ inline constexpr char ttft_p90_ms[] = "ttft_p90_ms";
 inline constexpr char ttft_p99_ms[] = "ttft_p99_ms";
 inline constexpr char itl_p50_ms[] = "itl_p50_ms";
 inline constexpr char services_ms[] = "services_ms";
-inline constexpr char utilizations_seen[] = "utilizations_seen";
+inline constexpr char utilizations_measured[] = "utilizations_measured";
 inline constexpr char tpot_p50_ms[] = "tpot_p50_ms";
 inline constexpr char request_throughput[] = "request_throughput";
 inline constexpr char output_throughput[] = "output_throughput";
@@ -54,7 +54,7 @@ inline constexpr char throughput_growth[] = "throughput_growth";
 inline constexpr char p90_vs_predicted_at_highest[] = "p90_vs_predicted_at_highest";
 inline constexpr char worst_p90_factor[] = "worst_p90_factor";
 inline constexpr char throughput_vs_offered[] = "throughput_vs_offered";
-inline constexpr char utilization_seen_at_highest[] = "utilization_seen_at_highest";
+inline constexpr char utilization_measured_at_highest[] = "utilization_measured_at_highest";
 }  // namespace endpoint_keys
 
 // The panel a lesson step names in `show:`.

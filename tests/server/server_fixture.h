@@ -4,7 +4,6 @@
 // way an OpenAI client does (JSON bodies, server-sent events).
 #pragma once
 #include <chrono>
-#include <functional>
 #include <memory>
 #include <string>
 #include <thread>
@@ -33,15 +32,11 @@ struct TestServer {
     std::thread listener;
     int port = 0;
 
-    // `wrap`, when given, puts the CPU backend inside another (a test's
-    // slower or failing one).
-    using Wrap = std::function<std::unique_ptr<llm::Backend>(std::unique_ptr<llm::Backend>)>;
-    explicit TestServer(server::ServingEngineParams ep = {}, server::HttpServerParams hp = {}, const Wrap& wrap = {}) {
+    explicit TestServer(server::ServingEngineParams ep = {}, server::HttpServerParams hp = {}) {
         model = llm::LlamaModel::load(bundled_model_file);
         vocab = std::make_shared<const llm::Vocab>(llm::Vocab::from_gguf(model->file()));
         codec = llm::make_vocab_codec(vocab);
         backend = llm::make_backend(llm::BackendKind::cpu, model, {.n_threads = 1}).backend;
-        if (wrap) backend = wrap(std::move(backend));
         engine = std::make_unique<server::ServingEngine>(*backend, *codec, ep);
         hp.port = 0;
         hp.model_id = served_model_id;
