@@ -329,12 +329,15 @@ public:
         ev.says(fmt::format("TTFT p90 at {:.1f} ÷ at {:.1f} req/s = {:.1f} ÷ {:.1f} ms = {:.2f}× (predicted {:.2f}×)",
                             hi.rate, lo.rate, hi.ttft_p90_ms, lo.ttft_p90_ms, ratio(hi.ttft_p90_ms, lo.ttft_p90_ms),
                             ratio(hi.predicted_ttft_p90_ms, lo.predicted_ttft_p90_ms)));
-        ev.says(fmt::format("median ITL at {:.1f} ÷ at {:.1f} req/s = {} ÷ {} ms = {:.2f}×", hi.rate, lo.rate,
-                            format_value(Value{hi.itl_p50_ms}, 3), format_value(Value{lo.itl_p50_ms}, 3),
-                            ratio(hi.itl_p50_ms, lo.itl_p50_ms)));
-        ev.says(fmt::format("median TPOT at {:.1f} ÷ at {:.1f} req/s = {} ÷ {} ms = {:.2f}×", hi.rate, lo.rate,
-                            format_value(Value{hi.tpot_p50_ms}, 3), format_value(Value{lo.tpot_p50_ms}, 3),
-                            ratio(hi.tpot_p50_ms, lo.tpot_p50_ms)));
+        // One-token answers have no gaps: nothing to say about them.
+        if (std::isfinite(ratio(hi.itl_p50_ms, lo.itl_p50_ms)))
+            ev.says(fmt::format("median ITL at {:.1f} ÷ at {:.1f} req/s = {} ÷ {} ms = {:.2f}×", hi.rate, lo.rate,
+                                format_value(Value{hi.itl_p50_ms}, 3), format_value(Value{lo.itl_p50_ms}, 3),
+                                ratio(hi.itl_p50_ms, lo.itl_p50_ms)));
+        if (std::isfinite(ratio(hi.tpot_p50_ms, lo.tpot_p50_ms)))
+            ev.says(fmt::format("median TPOT at {:.1f} ÷ at {:.1f} req/s = {} ÷ {} ms = {:.2f}×", hi.rate, lo.rate,
+                                format_value(Value{hi.tpot_p50_ms}, 3), format_value(Value{lo.tpot_p50_ms}, 3),
+                                ratio(hi.tpot_p50_ms, lo.tpot_p50_ms)));
         ev.says(fmt::format("throughput at {:.1f} ÷ at {:.1f} req/s = {:.2f} ÷ {:.2f} = {:.2f}×", hi.rate, lo.rate,
                             hi.request_throughput, lo.request_throughput,
                             ratio(hi.request_throughput, lo.request_throughput)));

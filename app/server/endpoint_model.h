@@ -70,7 +70,8 @@ struct EndpointPoint {
     double output_throughput = 0;     // tok/s
     double service_ms = 0;              // the pace during this run (queued_service_ms), else the timed service
     bool service_measured = false;      // service_ms came from this run (own server, one at a time, enough queued)
-    double utilization_measured = 0;    // rate × service_ms: ρ at the pace the server kept (over 1: it falls behind)
+    double utilization_measured = 0;    // rate × service_ms: ρ at the pace kept (over 1: it falls behind); the
+                                        // planned utilization where the pace was not measured
     double predicted_wait_ms = 0;     // mean, M/G/1 simulated on the same arrivals
     double predicted_ttft_p50_ms = 0, predicted_ttft_p90_ms = 0, predicted_ttft_p99_ms = 0;
     double predicted_throughput = 0;  // req/s

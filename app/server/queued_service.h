@@ -17,8 +17,9 @@ namespace sixstep::server {
 // to queue): each run's span from its first completion to its last, over
 // the completions after the first. Late reads by the client (two
 // completions timed together, then a long gap) cancel inside a run, and a
-// pause of the whole machine counts: it is part of the pace. Nothing when
-// fewer than `min_gaps` completions queued (a light load). Only for a
+// pause of the whole machine counts: it is part of the pace. A request
+// that failed ends a run. Nothing when fewer than `min_gaps` completions
+// queued (a light load), or when they took no time at all. Only for a
 // server that runs one request at a time: one that batches overlaps its
 // requests, and their completions come at the pace of arrivals.
 std::optional<double> queued_service_ms(const LoadReport& r, std::size_t min_gaps = 8);

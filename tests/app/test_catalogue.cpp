@@ -74,14 +74,14 @@ TEST_CASE("catalogue: a lab's answer translates sentence by sentence") {
     // machine moved the server's pace (so a screen test sees it only now
     // and then).
     CHECK(app::translate("zh", "The server completed a request every 12.4 ms when saturated. At 5% of that capacity "
-                               "(4.0 req/s) the 90th percentile TTFT was 8.2 ms; at 80% (64.3 req/s) it was 100.7 ms "
-                               "— 12.3× — while the queue model predicted 53.2 ms. Throughput fell "
-                               "behind the rate: 44.3 req/s served of 65.7 offered. At the highest rate the server took "
-                               "21.9 ms a request, not 12.4: the load was 144% of what it could serve, not 80%.") ==
+                               "(4.0 req/s) the 90th percentile TTFT was 8.2 ms; at 80% (64.5 req/s) it was 100.7 ms "
+                               "\u2014 12.3\u00d7 \u2014 while the queue model predicted 53.2 ms. Throughput fell "
+                               "behind the rate: 44.3 req/s served of 64.5 offered. At the highest rate the server took "
+                               "21.9 ms a request, not 12.4: the load was 141% of what it could serve, not 80%.") ==
           "服务器饱和时每 12.4 ms 完成一个请求。在这个容量的 5%（4.0 请求/秒）时，TTFT 的第 90 百分位是 8.2 ms；在 80%"
-          "（64.3 请求/秒）时是 100.7 ms——12.3×——而排队模型预测的是 53.2 ms。吞吐量没跟上到达率："
-          "只服务了 44.3 请求/秒，而到达的是 65.7 请求/秒。在最高到达率下，服务器每个请求用了 21.9 ms，而不是 12.4：负载是"
-          "它能力的 144%，而不是 80%。");
+          "（64.5 请求/秒）时是 100.7 ms\u2014\u201412.3\u00d7\u2014\u2014而排队模型预测的是 53.2 ms。吞吐量没跟上到达率："
+          "只服务了 44.3 请求/秒，而到达的是 64.5 请求/秒。在最高到达率下，服务器每个请求用了 21.9 ms，而不是 12.4：负载是"
+          "它能力的 141%，而不是 80%。");
     // A pattern that ends in a hole leaves the sentence's period to "{}.":
     // it was "膝点：批大小 16." (the hole took "16.").
     CHECK(app::translate("zh", "knee: batch 16.") == "膝点：批大小 16。");

@@ -93,12 +93,13 @@ TEST_CASE("endpoint model: a server slower in the sweep than when timed — the 
     // The lesson's own server, one request at a time. The timing sends
     // 3 × 4 requests of up to 4 tokens (at most 48 passes); from the 57th
     // pass on each takes 5 ms more, so the slowdown starts after the timing
-    // and before the highest rate (the sweep's second 12 requests).
+    // and before the highest rate (the sweep's second 12 requests). 10 ms
+    // a pass dwarfs whatever the timing read, even under a sanitizer.
     server::EndpointModelParams params;
     params.file = bundled_model_file;
     params.n_threads = 1;
     params.wrap_backend = [](llm::Backend& inner) {
-        return std::make_unique<SlowingBackend>(inner, 56, std::chrono::milliseconds(5));
+        return std::make_unique<SlowingBackend>(inner, 56, std::chrono::milliseconds(10));
     };
     EndpointModel m(params);
     Pipeline p(m, sweep_request());
@@ -108,12 +109,12 @@ TEST_CASE("endpoint model: a server slower in the sweep than when timed — the 
     const auto services = numbers(p, "output.services_ms"), rates = numbers(p, "output.rates");
     const auto measured = numbers(p, "output.utilizations_measured"), asked = numbers(p, "output.utilizations");
     REQUIRE(services.size() == 2);
-    // Four passes of 5 ms more a request: the queued completions at the
-    // highest rate came at least 20 ms apart, whatever the timing read.
-    CHECK(services[1] > timed + 15);
-    CHECK(services[1] > 19);
+    // Four passes of 10 ms more a request: the queued completions at the
+    // highest rate came at least 40 ms apart, whatever the timing read.
+    CHECK(services[1] > timed + 30);
+    CHECK(services[1] > 39);
     CHECK(measured[1] == doctest::Approx(rates[1] * services[1] / 1000));
-    CHECK(measured[1] > 2 * asked[1]);
+    CHECK(measured[1] > asked[1]);
     CHECK(number(p, "postprocess.utilization_measured_at_highest") == doctest::Approx(measured[1]));
     // Predicted with the timed service the 70 % queue would barely form (the
     // measured p90 read 42.8× the prediction); at the pace kept, the
@@ -231,6 +232,10 @@ TEST_CASE("endpoint model: the lesson's own server runs on an ephemeral loopback
         Pipeline q(m, r);
         q.run();
         CHECK(exhibit_of(m).max_batch == 2);
+        // A server that batches overlaps its requests: its pace is not read.
+        REQUIRE_FALSE(q.failed());
+        for (const char* path : {"output.services_ms", "output.utilizations_measured"})
+            for (double x : numbers(q, path)) CHECK(std::isnan(x));
     }
     // Gone with the model: nothing answers there any more.
     CHECK(error_of([&] { (void)server::first_served_model(url); }).find("cannot reach") != std::string::npos);

@@ -46,6 +46,18 @@ TEST_CASE("queued service: a client that reads late moves completions, not the p
     CHECK(*s == doctest::Approx(5.0));
 }
 
+TEST_CASE("queued service: a request that failed ends a run of queued completions") {
+    // The sixth request broke off after 5 ms on the server: the gaps on
+    // either side of it are not one service each, and are left out.
+    LoadReport r = ten_queued();
+    r.requests[5].ok = false;
+    r.requests[5].done_ms = 28;
+    CHECK_FALSE(queued_service_ms(r));  // 7 gaps left, fewer than 8
+    const auto s = queued_service_ms(r, 7);
+    REQUIRE(s);
+    CHECK(*s == doctest::Approx(5.0));
+}
+
 TEST_CASE("queued service: a light load, or failed requests, tell nothing") {
     LoadReport r;
     // Four requests, each sent after the one before had finished: none queued.
