@@ -963,6 +963,8 @@ const Catalogue& chinese_catalogue() {
              "\u2014 {}\u00d7 \u2014 while the queue model predicted {} ms",
              "在这个容量的 {}%（{} 请求/秒）时，TTFT 的第 90 百分位是 {} ms；在 {}%（{} 请求/秒）时是 {} ms"
              "\u2014\u2014{}\u00d7\u2014\u2014而排队模型预测的是 {} ms"},
+            {"The server ran up to {} requests at once, while the prediction is a single server's, one at a time: read it as a rough guide",
+             "服务器最多同时运行 {} 个请求，而预测按单服务台计算（一次一个）：只能当作粗略参考"},
             {"At the highest rate the server took {} ms a request, not {}: the load was {}% of what it could serve, not {}%",
              "在最高到达率下，服务器每个请求用了 {} ms，而不是 {}：负载是它能力的 {}%，而不是 {}%"},
             {"Throughput followed the rate: {} \u2192 {} req/s", "吞吐量跟着到达率走：{} \u2192 {} 请求/秒"},

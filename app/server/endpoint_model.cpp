@@ -357,6 +357,12 @@ public:
                               ex_->service_ms, 100 * lo.utilization, lo.rate, lo.ttft_p90_ms, 100 * hi.utilization,
                               hi.rate, hi.ttft_p90_ms, ratio(hi.ttft_p90_ms, lo.ttft_p90_ms), hi.predicted_ttft_p90_ms) +
                   throughput;
+        // The prediction is lesson 09's single server; a batching server is
+        // another queue (several served at once), and the reader should know.
+        if (ex_->own_server && ex_->max_batch > 1)
+            answer_ += fmt::format(" The server ran up to {} requests at once, while the prediction is a single "
+                                   "server's, one at a time: read it as a rough guide.",
+                                   ex_->max_batch);
         // A tenth off the load asked for is worth a sentence: the machine,
         // not the queue, moved the curve by that much.
         if (hi.service_measured && std::abs(hi.utilization_measured - hi.utilization) > 0.1 * hi.utilization)

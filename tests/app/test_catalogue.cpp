@@ -82,6 +82,9 @@ TEST_CASE("catalogue: a lab's answer translates sentence by sentence") {
           "（64.5 请求/秒）时是 100.7 ms\u2014\u201412.3\u00d7\u2014\u2014而排队模型预测的是 53.2 ms。吞吐量没跟上到达率："
           "只服务了 44.3 请求/秒，而到达的是 64.5 请求/秒。在最高到达率下，服务器每个请求用了 21.9 ms，而不是 12.4：负载是"
           "它能力的 141%，而不是 80%。");
+    CHECK(app::translate("zh", "The server ran up to 2 requests at once, while the prediction is a single server's, "
+                               "one at a time: read it as a rough guide.") ==
+          "服务器最多同时运行 2 个请求，而预测按单服务台计算（一次一个）：只能当作粗略参考。");
     // A pattern that ends in a hole leaves the sentence's period to "{}.":
     // it was "膝点：批大小 16." (the hole took "16.").
     CHECK(app::translate("zh", "knee: batch 16.") == "膝点：批大小 16。");

@@ -232,8 +232,12 @@ TEST_CASE("endpoint model: the lesson's own server runs on an ephemeral loopback
         Pipeline q(m, r);
         q.run();
         CHECK(exhibit_of(m).max_batch == 2);
-        // A server that batches overlaps its requests: its pace is not read.
+        // A server that batches overlaps its requests: its pace is not read,
+        // and the answer says the prediction is a single server's.
         REQUIRE_FALSE(q.failed());
+        CHECK(std::get<std::string>(*q.trace().lookup("respond.text")).find("up to 2 requests at once") !=
+              std::string::npos);
+        CHECK(std::get<std::string>(*p.trace().lookup("respond.text")).find("at once") == std::string::npos);
         for (const char* path : {"output.services_ms", "output.utilizations_measured"})
             for (double x : numbers(q, path)) CHECK(std::isnan(x));
     }
