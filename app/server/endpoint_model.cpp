@@ -96,24 +96,6 @@ struct Service {
     double mean_ms = 0, scv = 0, alone_ttft_ms = 0;
 };
 
-// A gap of many services is the whole process put aside by the OS (a busy
-// classroom or CI machine), not a service: measured here, 8 of 10 runs had
-// no gap over 2× the median, the others one of 5–10×, which would have
-// halved every rate of the sweep.
-std::vector<double> without_stalls(const std::vector<double>& gaps) {
-    const double median = serving::summarize(gaps).p50;
-    std::vector<double> kept;
-    for (double g : gaps)
-        if (g <= 4 * median) kept.push_back(g);
-    return kept;
-}
-
-double mean_of(const std::vector<double>& xs) {
-    double sum = 0;
-    for (double x : xs) sum += x;
-    return sum / static_cast<double>(xs.size());
-}
-
 LoadReport send_back_to_back(const std::string& url, const std::string& model, const Settings& s, int in_flight) {
     LoadParams p;
     p.url = url;
@@ -147,8 +129,15 @@ Service time_service(const std::string& url, const std::string& model, const Set
         std::sort(done.begin(), done.end());
         std::vector<double> gaps;
         for (std::size_t i = 1; i < done.size(); ++i) gaps.push_back(std::max(1e-3, done[i] - done[i - 1]));
-        std::vector<double> kept = without_stalls(gaps);
-        const double mean = mean_of(kept);
+        // A gap of many services is the whole process put aside by the OS (a
+        // busy classroom or CI machine), not a service: measured here, 8 of 10
+        // runs had no gap over 2× the median, the others one of 5–10×, which
+        // would have halved every rate of the sweep.
+        const double median = serving::summarize(gaps).p50;
+        std::vector<double> kept;
+        for (double g : gaps)
+            if (g <= 4 * median) kept.push_back(g);
+        const double mean = serving::summarize(kept).mean;
         double sq = 0;
         for (double x : kept) sq += x * x;
         const double n = static_cast<double>(kept.size());
@@ -227,7 +216,6 @@ public:
                 ex_->own_server && ex_->max_batch == 1 ? queued_service_ms(r) : std::nullopt;
             pt.service_measured = during.has_value();
             pt.service_ms = during.value_or(service_.mean_ms);
-            pt.utilization_measured = pt.rate * pt.service_ms / 1000.0;
             pt.request_throughput = r.total("request_throughput").value;
             pt.output_throughput = r.total("output_throughput").value;
             // The prediction is fed the very arrivals that were sent.
@@ -248,7 +236,7 @@ public:
             if (pt.service_measured)
                 ev.says(fmt::format("at {:.1f} req/s queued requests finished {:.2f} ms apart: ρ measured = {:.1f} "
                                     "req/s × {:.5f} s = {:.2f}",
-                                    pt.rate, pt.service_ms, pt.rate, pt.service_ms / 1000.0, pt.utilization_measured));
+                                    pt.rate, pt.service_ms, pt.rate, pt.service_ms / 1000.0, pt.utilization_measured()));
         }
         ev.out(k::service_ms, service_.mean_ms, "ms");
         ev.out(k::service_scv, service_.scv);
@@ -268,9 +256,8 @@ public:
             itl.push_back(pt.itl_p50_ms), tpot.push_back(pt.tpot_p50_ms);
             // Where the pace could not be read: NaN, and the prediction used
             // the timed service.
-            const double nan = std::numeric_limits<double>::quiet_NaN();
-            svc.push_back(pt.service_measured ? pt.service_ms : nan);
-            seen.push_back(pt.service_measured ? pt.utilization_measured : nan);
+            svc.push_back(pt.service_measured ? pt.service_ms : std::numeric_limits<double>::quiet_NaN());
+            seen.push_back(pt.utilization_measured());
             thr.push_back(pt.request_throughput), out.push_back(pt.output_throughput);
             w.push_back(pt.predicted_wait_ms);
             q50.push_back(pt.predicted_ttft_p50_ms), q90.push_back(pt.predicted_ttft_p90_ms);
@@ -322,22 +309,21 @@ public:
         ev.out(k::rate_growth, ratio(hi.rate, lo.rate));
         ev.out(k::throughput_growth, ratio(hi.request_throughput, lo.request_throughput));
         ev.out(k::throughput_vs_offered, offered);
-        ev.out(k::utilization_measured_at_highest,
-               hi.service_measured ? hi.utilization_measured : std::numeric_limits<double>::quiet_NaN());
+        ev.out(k::utilization_measured_at_highest, hi.utilization_measured());
         ev.out(k::p90_vs_predicted_at_highest, ratio(hi.ttft_p90_ms, hi.predicted_ttft_p90_ms));
         ev.out(k::worst_p90_factor, worst);
         ev.says(fmt::format("TTFT p90 at {:.1f} ÷ at {:.1f} req/s = {:.1f} ÷ {:.1f} ms = {:.2f}× (predicted {:.2f}×)",
                             hi.rate, lo.rate, hi.ttft_p90_ms, lo.ttft_p90_ms, ratio(hi.ttft_p90_ms, lo.ttft_p90_ms),
                             ratio(hi.predicted_ttft_p90_ms, lo.predicted_ttft_p90_ms)));
         // One-token answers have no gaps: nothing to say about them.
-        if (std::isfinite(ratio(hi.itl_p50_ms, lo.itl_p50_ms)))
-            ev.says(fmt::format("median ITL at {:.1f} ÷ at {:.1f} req/s = {} ÷ {} ms = {:.2f}×", hi.rate, lo.rate,
-                                format_value(Value{hi.itl_p50_ms}, 3), format_value(Value{lo.itl_p50_ms}, 3),
-                                ratio(hi.itl_p50_ms, lo.itl_p50_ms)));
-        if (std::isfinite(ratio(hi.tpot_p50_ms, lo.tpot_p50_ms)))
-            ev.says(fmt::format("median TPOT at {:.1f} ÷ at {:.1f} req/s = {} ÷ {} ms = {:.2f}×", hi.rate, lo.rate,
-                                format_value(Value{hi.tpot_p50_ms}, 3), format_value(Value{lo.tpot_p50_ms}, 3),
-                                ratio(hi.tpot_p50_ms, lo.tpot_p50_ms)));
+        const auto says_growth = [&](const char* name, double at_hi, double at_lo) {
+            const double growth = ratio(at_hi, at_lo);
+            if (!std::isfinite(growth)) return;
+            ev.says(fmt::format("median {} at {:.1f} ÷ at {:.1f} req/s = {} ÷ {} ms = {:.2f}×", name, hi.rate, lo.rate,
+                                format_value(Value{at_hi}, 3), format_value(Value{at_lo}, 3), growth));
+        };
+        says_growth("ITL", hi.itl_p50_ms, lo.itl_p50_ms);
+        says_growth("TPOT", hi.tpot_p50_ms, lo.tpot_p50_ms);
         ev.says(fmt::format("throughput at {:.1f} ÷ at {:.1f} req/s = {:.2f} ÷ {:.2f} = {:.2f}×", hi.rate, lo.rate,
                             hi.request_throughput, lo.request_throughput,
                             ratio(hi.request_throughput, lo.request_throughput)));
@@ -365,10 +351,10 @@ public:
                                    ex_->max_batch);
         // A tenth off the load asked for is worth a sentence: the machine,
         // not the queue, moved the curve by that much.
-        if (hi.service_measured && std::abs(hi.utilization_measured - hi.utilization) > 0.1 * hi.utilization)
+        if (std::abs(hi.utilization_measured() - hi.utilization) > 0.1 * hi.utilization)
             answer_ += fmt::format(" At the highest rate the server took {:.1f} ms a request, not {:.1f}: the load was "
                                    "{:.0f}% of what it could serve, not {:.0f}%.",
-                                   hi.service_ms, ex_->service_ms, 100 * hi.utilization_measured, 100 * hi.utilization);
+                                   hi.service_ms, ex_->service_ms, 100 * hi.utilization_measured(), 100 * hi.utilization);
         return false;
     }
 

@@ -34,6 +34,7 @@
 #pragma once
 #include <filesystem>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -70,11 +71,15 @@ struct EndpointPoint {
     double output_throughput = 0;     // tok/s
     double service_ms = 0;              // the pace during this run (queued_service_ms), else the timed service
     bool service_measured = false;      // service_ms came from this run (own server, one at a time, enough queued)
-    double utilization_measured = 0;    // rate × service_ms: ρ at the pace kept (over 1: it falls behind); the
-                                        // planned utilization where the pace was not measured
     double predicted_wait_ms = 0;     // mean, M/G/1 simulated on the same arrivals
     double predicted_ttft_p50_ms = 0, predicted_ttft_p90_ms = 0, predicted_ttft_p99_ms = 0;
     double predicted_throughput = 0;  // req/s
+
+    // ρ at the pace kept (over 1: the server falls behind); NaN where the
+    // pace was not read.
+    double utilization_measured() const {
+        return service_measured ? rate * service_ms / 1000.0 : std::numeric_limits<double>::quiet_NaN();
+    }
 };
 
 // What the sweep measured, for the window's panel.

@@ -107,7 +107,7 @@ void draw_real_server_panel(const app::Snapshot& s, ViewState& v, app::Session&,
         const server::EndpointPoint& top = e->points.back();
         if (top.service_measured) {
             std::snprintf(line, sizeof line, "TTFT against the arrival rate; highest \u03c1 at the server's pace %.2f "
-                          "(planned %.2f)", top.utilization_measured, top.utilization);
+                          "(planned %.2f)", top.utilization_measured(), top.utilization);
             ImGui::TextUnformatted(tr(line));
         } else {
             ImGui::TextUnformatted(tr("TTFT against the arrival rate"));
