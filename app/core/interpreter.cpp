@@ -567,7 +567,7 @@ void Interpreter::refresh_state() {
     state_.model_name = model_->name();
     state_.loaded = model_->loaded();
     state_.checksum.clear();
-    if (model_->loaded()) state_.checksum = checksum_hex(model_->checksum_as_loaded());
+    if (model_->loaded() && model_->has_weights()) state_.checksum = checksum_hex(model_->checksum_as_loaded());
     state_.settings.clear();
     for (const auto& name : d.setting_names()) state_.settings.push_back({name, model_->setting(name)});
     const std::optional<Value> cold_ms = model_->property(keys::cold_load_ms);

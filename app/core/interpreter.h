@@ -120,7 +120,7 @@ struct LessonState {
     const ModelDescription* description = nullptr;  // its knobs, paths and headlines (static data)
     std::string model_name;
     bool loaded = false;
-    std::string checksum;                     // of the loaded weights
+    std::string checksum;                     // of the loaded weights; empty: the model has none of its own
     std::string weights_file;                 // where the weights come from; empty: in memory
     double cold_load_ms = 0;                  // of the last cold load, when the model reports it
 

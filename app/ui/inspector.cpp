@@ -192,7 +192,7 @@ void arithmetic(const TraceEvent& ev, float width) {
 // wrote them — unless the load stage's outputs, shown below, carry that
 // checksum already.
 void weights(const app::LessonState& st, const TraceEvent& load) {
-    if (!st.loaded) return;
+    if (!st.loaded || st.checksum.empty()) return;
     const Field* out = load.find(keys::weights_checksum);
     const bool in_outputs = out && field_text(*out) == st.checksum;
     if (in_outputs && st.weights_file.empty()) return;

@@ -75,6 +75,10 @@ public:
     // A checksum of every weight byte, computed now: equal before and after a
     // request proves that inference never writes the weights.
     virtual std::uint64_t weights_checksum() const = 0;
+    // False for a model with no weights of its own (a serving experiment
+    // that brings its own): no checksum is shown — a hash of nothing would
+    // read as one of weights.
+    virtual bool has_weights() const { return true; }
     virtual std::unique_ptr<Job> start(const Request& request) = 0;
 
     // What this model's kind declares (the same object as its static

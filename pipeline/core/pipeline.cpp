@@ -49,6 +49,7 @@ void Pipeline::run_stage(TraceEvent& ev) {
 // checksum as loaded (hashed once per load; a reused model costs nothing);
 // after respond every weight byte is hashed again and compared.
 void Pipeline::prove_weights_unchanged(TraceEvent& ev) {
+    if (!model_.has_weights()) return;
     const auto t0 = std::chrono::steady_clock::now();
     if (ev.stage == Stage::load) {
         checksum_after_load_ = model_.checksum_as_loaded();

@@ -74,8 +74,14 @@ public:
                             answered / r.n_requests));
         ev.says(fmt::format("v2's mean ÷ v1's = {:.2f} ÷ {:.2f} min = {:.2f}", r.tally_v2.mean_minutes,
                             r.tally_v1.mean_minutes, shift));
-        ev.summary = fmt::format("{} of {} requests answered; v2 answered {} before the decision", answered,
-                                 r.n_requests, r.exposed);
+        // exposed counts v2's answers up to a rollback, and every one of them
+        // when it was promoted: the summary says which.
+        ev.summary = r.rolled_back ? fmt::format("{} of {} requests answered; v2 answered {} before it was rolled back",
+                                                 answered, r.n_requests, r.exposed)
+                     : r.promoted  ? fmt::format("{} of {} requests answered; v2 answered {}, promoted at request {}",
+                                                 answered, r.n_requests, r.exposed, r.decided_at)
+                                   : fmt::format("{} of {} requests answered; v2 answered {}", answered, r.n_requests,
+                                                 r.exposed);
         if (r.rolled_back)
             return fmt::format("Version {} (v2) promised {:.1f} minutes on average where v1 promised {:.1f}; the "
                                "monitor raised the alarm at request {} ({}) and v1 took all traffic back. {} of {} "

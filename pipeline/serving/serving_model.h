@@ -123,6 +123,7 @@ public:
     bool loaded() const override;
     void load(TraceEvent& ev) override;
     std::uint64_t weights_checksum() const override;
+    bool has_weights() const override { return llm_ != nullptr; }
     std::unique_ptr<Job> start(const Request& request) override;
     const ModelDescription& description() const override { return describe(); }
     std::shared_ptr<const Exhibit> exhibit() const override { return exhibit_; }
