@@ -108,7 +108,8 @@ void add_load(CLI::App& app, Commands& commands) {
     server::LoadParams& p = o->params;
     sub->add_option("--url", p.url, "The server: http://HOST:PORT (a trailing /v1 is fine)")->required();
     sub->add_option("--model", p.model, "The model name to request (default: the first of GET /v1/models)");
-    sub->add_option("--rate", p.rate, "Mean requests per second (Poisson arrivals)")->required();
+    // Required: no default to show (the struct's 1 is not one a user gets).
+    sub->add_option("--rate", p.rate, "Mean requests per second (Poisson arrivals)")->required()->default_str("");
     auto* duration = sub->add_option("--duration", p.duration_s, "Send requests for this many seconds");
     auto* requests = sub->add_option("--requests", p.n_requests, "Or send this many requests");
     duration->excludes(requests);

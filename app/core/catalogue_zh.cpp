@@ -551,7 +551,7 @@ const Catalogue& chinese_catalogue() {
             {"({} layers \u00d7 {} heads)", "（{} 层 \u00d7 {} 个头）"},
             {"tokenized the prompt into {} tokens", "提示词被切分成 {} 个词元"},
             {"tokenized the prompt into {} token", "提示词被切分成 {} 个词元"},
-            {"mapped {=} ({} M parameters, {}) in {} ms, {} of them at stage 1 opening the file",
+            {"mapped {=} ({} M parameters, {}) in {} ms, {} ms of them at stage 1 opening the file",
              "映射了 {=}（{} M 个参数，{}），用时 {} ms，其中 {} ms 是第 1 步打开文件"},
             {"mapped {=} ({} M parameters, {}) in {} ms", "映射了 {=}（{} M 个参数，{}），用时 {} ms"},
             {"KV cache per token = {} = {} B", "每个词元的 KV 缓存 = {} = {} B"},

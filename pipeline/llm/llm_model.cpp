@@ -144,7 +144,7 @@ void LlmModel::load(TraceEvent& ev) {
     // figures read as one measured twice.
     ev.summary = fmt::format("mapped {} ({:.1f} M parameters, {}) in {:.1f} ms", path_.filename().string(),
                              llama_->n_params() / 1e6, ggml_type_name(llama_->main_type()), ms);
-    if (open_ms_ > 0) ev.summary += fmt::format(", {:.1f} of them at stage 1 opening the file", open_ms_);
+    if (open_ms_ > 0) ev.summary += fmt::format(", {:.1f} ms of them at stage 1 opening the file", open_ms_);
     ev.in(keys::file, path_.string());
     ev.out(keys::status, std::string("cold load"));
     ev.out(sixstep::keys::cold, std::string("yes"), "", "cold start");

@@ -110,8 +110,11 @@ public:
         ev.out(keys::waits_rising, yes_no(rising));
         ev.out(keys::max_z, max_z);
         ev.out(keys::headroom_utilization, headroom);
-        ev.says(fmt::format("wait at ρ = {:.2f} ÷ wait at ρ = {:.2f} = {:.3f} ÷ {:.3f} ms = {:.1f}×", hi.utilization,
-                            lo.utilization, hi.deterministic.mean_wait_ms, lo.deterministic.mean_wait_ms, growth));
+        // Four significant digits each: the low wait is a few µs, and fixed
+        // decimals printed a division its own figures did not give.
+        ev.says(fmt::format("wait at ρ = {:.2f} ÷ wait at ρ = {:.2f} = {} ÷ {} ms = {:.1f}×", hi.utilization,
+                            lo.utilization, format_value(Value{hi.deterministic.mean_wait_ms}, 4),
+                            format_value(Value{lo.deterministic.mean_wait_ms}, 4), growth));
         ev.says(fmt::format("mean wait ≤ one service time while ρ(1 + c²) / (2(1 − ρ)) ≤ 1: ρ ≤ {:.3f} (c² = {:.3f})",
                             headroom, c.service_scv));
         return fmt::format("From {:.0f}% to {:.0f}% busy the mean wait grew {:.0f}×; at {:.0f}% a request waits "
