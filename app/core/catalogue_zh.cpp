@@ -132,7 +132,7 @@ const Catalogue& chinese_catalogue() {
             {"tok", "切分"},
             {"TTFT = tokenize + prefill + first sample: from the start of tokenizing to the first token.",
              "首字延迟 TTFT = 切分 + 预填充 + 第一次采样：从开始切分算到第一个词元。"},
-            {"TPOT = mean of (forward + sample) over the decode steps.", "每字间隔 TPOT = 各解码步（前向 + 采样）的平均值。"},
+            {"TPOT = mean of (forward + sample) over the decode steps.", "TPOT（每个输出词元的时间）= 各解码步（前向 + 采样）的平均值。"},
             {"Engine time only: pauses between lesson steps are not counted.", "只计引擎时间：课程步骤之间的停顿不计入。"},
             {"layer", "层"},
             {"head", "头"},
@@ -554,6 +554,9 @@ const Catalogue& chinese_catalogue() {
             {"mapped {=} ({} M parameters, {}) in {} ms, {} ms of them at stage 1 opening the file",
              "映射了 {=}（{} M 个参数，{}），用时 {} ms，其中 {} ms 是第 1 步打开文件"},
             {"mapped {=} ({} M parameters, {}) in {} ms", "映射了 {=}（{} M 个参数，{}），用时 {} ms"},
+            {"mapped {=} ({} M parameters, {}) in {} ms ({} warming up, {} opening the file at stage 1)",
+             "映射了 {=}（{} M 个参数，{}），用时 {} ms（预热 {}，第 1 步打开文件 {}）"},
+            {"mapped {=} ({} M parameters, {}) in {} ms ({} warming up)", "映射了 {=}（{} M 个参数，{}），用时 {} ms（预热 {}）"},
             {"KV cache per token = {} = {} B", "每个词元的 KV 缓存 = {} = {} B"},
             // the terminal's text of the transformer's panels (report.cpp)
             {"KV memory: {} layers \u00d7 {} KV heads \u00d7 head_dim {}, {}", "KV 内存：{} 层 \u00d7 {} 个 KV 头 \u00d7 head_dim {}，{}"},

@@ -89,7 +89,7 @@ std::vector<PathInfo> paths() {
         // 2 load (a reused model answers status, cold and load_ms only)
         {path(ld, keys::file), VT::text, "", "the GGUF file (cold load only)"},
         {path(ld, keys::status), VT::text, "", "\"cold load\" or \"reused\""},
-        {path(ld, keys::load_ms), VT::number, "ms", "time to map the file and build the backend (0 when reused)"},
+        {path(ld, keys::load_ms), VT::number, "ms", "time to map the file, build the backend and warm it up (0 when reused)"},
         {path(ld, keys::n_params), VT::number, "", "parameters in the model"},
         {path(ld, keys::type), VT::text, "", "main weight type: F32, F16, Q8_0, Q4_0"},
         {path(ld, keys::n_vocab), VT::number, "", "tokens in the vocabulary"},

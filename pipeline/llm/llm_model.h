@@ -115,6 +115,8 @@ private:
     std::unique_ptr<KvCache> kv_;
     std::string backend_note_;  // why auto chose the CPU, said once at load
     double open_ms_ = 0;
+    int warm_up_tokens_ = 0;     // the load's warm-up prefill (llm_model.cpp)
+    double warm_up_ms_ = 0;
     TensorObserver* observer_ = nullptr;
     LlmView* view_ = nullptr;
 };

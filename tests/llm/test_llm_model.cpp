@@ -93,6 +93,23 @@ TEST_CASE("llm model: one request walks the six stages, looping forward → post
     CHECK(text(p2.trace().lookup("load.status")) == "reused");
 }
 
+TEST_CASE("llm model: the load warms the backend up through a cache of its own, leaving the model's empty") {
+    llm::LlmModel model(tiny_model());
+    Request req;
+    req.set("prompt", "The cat sat on the");
+    Pipeline p(model, req);
+    p.run_through(Stage::load);
+    const TraceEvent* load = p.trace().last(Stage::load);
+    REQUIRE(load != nullptr);
+    // The context is 48: a 47-token prefill and a decode step, said in the summary.
+    CHECK(load->summary.find(" warming up") != std::string::npos);
+    const llm::KvCacheStats kv = model.kv_cache().stats();
+    CHECK(kv.n_sequences == 0);
+    CHECK(kv.n_tokens == 0);
+    CHECK(kv.n_blocks_used == 0);
+    CHECK(kv.bytes_allocated == 0);
+}
+
 TEST_CASE("llm model: bad requests fail at the request stage with clear messages") {
     llm::LlmModel model(tiny_model());
     {
