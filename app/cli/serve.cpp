@@ -107,7 +107,9 @@ void add_serve(CLI::App& app, Commands& commands) {
     sub->add_option("--max-queue", o->max_queue, "Requests that may wait to run; beyond: 429 with Retry-After");
     sub->add_option("--max-concurrent", o->max_concurrent, "Completions handled at once; beyond: 503 with Retry-After")
         ->check(CLI::Range(1, server::max_concurrent_limit));
-    sub->add_option("--max-body", o->max_body, "Largest request body in bytes; beyond: 413");
+    // Checked as a signed number first: -1 would wrap to "no limit".
+    sub->add_option("--max-body", o->max_body, "Largest request body in bytes; beyond: 413")
+        ->check(CLI::Range(1, 1 << 30));
     sub->add_option("--retry-after", o->retry_after, "Seconds to tell refused clients to wait")->check(CLI::Range(1, 3600));
     sub->add_option("--shutdown-grace", o->shutdown_grace, "On SIGINT/SIGTERM: seconds in-flight requests may finish")
         ->check(finite_number(0, 3600));

@@ -233,10 +233,16 @@ void send_one(const ServerUrl& u, const LoadParams& p, const std::string& model,
         out.error = sse.error;
     } else if (!sse.done) {
         out.error = "the stream ended without [DONE]";
+    } else if (usage_output > p.max_tokens) {
+        // More tokens than were asked for is a server that miscounts; taken
+        // as told, a huge count made the figures allocate per token (8 GiB
+        // for 2^31) and report absurd throughputs.
+        out.error = fmt::format("the server reported {} completion tokens for max_tokens {}", usage_output,
+                                p.max_tokens);
     } else {
         out.ok = true;
     }
-    out.n_output = usage_output >= 0 ? usage_output : static_cast<int>(out.chunk_ms.size());
+    out.n_output = usage_output >= 0 ? std::min(usage_output, p.max_tokens) : static_cast<int>(out.chunk_ms.size());
 }
 
 void make_figures(LoadReport& r, const LoadParams& p, int n_late) {
@@ -301,7 +307,14 @@ LoadReport run_load(const LoadParams& p) {
     if (p.duration_s < 0 || p.n_requests < 0) throw Error("--duration and --requests must be positive");
     if (p.max_tokens < 1) throw Error(fmt::format("--max-tokens {}: at least 1", p.max_tokens));
     if (p.max_in_flight < 1) throw Error(fmt::format("--max-in-flight {}: at least 1", p.max_in_flight));
-    if (!(p.timeout_s > 0)) throw Error(fmt::format("--timeout {}: seconds > 0", p.timeout_s));
+    // Finite and within a day: inf or 1e300 seconds overflow the client's
+    // microsecond timeouts (and were read as "no connection").
+    if (!(p.timeout_s >= 0.001 && p.timeout_s <= 86400))
+        throw Error(fmt::format("--timeout {}: seconds, 0.001 to 86400", p.timeout_s));
+    // NaN or inf would be sent as JSON null, which a server reads as its
+    // default temperature: a run that says "temperature nan" and samples at 1.
+    if (!(p.temperature >= 0 && std::isfinite(p.temperature)))
+        throw Error(fmt::format("--temperature {}: a finite number >= 0", p.temperature));
     const ServerUrl u = parse_server_url(p.url);
 
     // The arrival times: a count, or as many as fall inside the duration.

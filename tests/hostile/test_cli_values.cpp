@@ -202,6 +202,16 @@ TEST_CASE("cli: sizes and rates past what the engine can hold are refused before
             "a context of 1048576 tokens plus 4096 decode steps needs 1052672 positions");
     refused("load --url http://127.0.0.1:1 --rate 1e-12 --requests 3", "--rate 1e-12: requests per second, 0.001 to 1e+06");
     refused("load --url http://127.0.0.1:1 --rate 0.001 --requests 1000", "requests would take");
+    // A timeout of inf or 1e300 s overflowed the client's microseconds and
+    // read as "no connection"; a NaN temperature went out as JSON null,
+    // which servers read as their default of 1.
+    refused("load --url http://127.0.0.1:1 --rate 1 --requests 1 --timeout inf", "--timeout inf: seconds, 0.001 to 86400");
+    refused("load --url http://127.0.0.1:1 --rate 1 --requests 1 --timeout 1e-9", "--timeout 1e-09: seconds, 0.001 to 86400");
+    refused("load --url http://127.0.0.1:1 --rate 1 --requests 1 --temperature nan", "--temperature nan: a finite number >= 0");
+    refused("load --url http://127.0.0.1:1 --rate 1 --requests 1 --temperature -1", "--temperature -1: a finite number >= 0");
+    // -1 bytes wrapped to "no limit" (a 50 MB body was then accepted).
+    refused("serve -m " + m + " --port 0 --max-body -1", "--max-body: Value -1 not in range 1 to 1073741824");
+    refused("serve -m " + m + " --port 0 --max-body 0", "--max-body: Value 0 not in range 1 to 1073741824");
     refused("bench -m " + m + " -p 0 -n 0", "-p 0 and -n 0 leave nothing to measure");
     refused("bench -m " + m + " --hogs 3", "--hogs belongs to a contention run: add --contention");
     refused("bench -m " + m + " --steps 3", "--steps belongs to a batched run: add --batch SIZES");

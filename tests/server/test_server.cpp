@@ -745,6 +745,25 @@ TEST_CASE("load generator: a server that answers in odd shapes gives failed requ
     }
 }
 
+TEST_CASE("load generator: a server that counts more tokens than were asked for fails the request, allocating nothing") {
+    // 2^31 - 1 completion tokens, taken as told, made the figures allocate
+    // 8 GiB for one request and report 1.6e12 tok/s.
+    const server::LoadReport r = load_against(
+        [](const std::string&) -> std::string {
+            return "data: {\"choices\": [{\"text\": \"a\"}]}\n\n"
+                   "data: {\"choices\": [], \"usage\": {\"completion_tokens\": 2147483647}}\n\ndata: [DONE]\n\n";
+        },
+        2);
+    REQUIRE(r.requests.size() == 2);
+    for (const auto& q : r.requests) {
+        CAPTURE(q.error);
+        CHECK_FALSE(q.ok);
+        CHECK(q.error == "the server reported 2147483647 completion tokens for max_tokens 64");
+        CHECK(q.n_output <= 64);
+    }
+    CHECK(r.total("output_throughput").value == 0);
+}
+
 TEST_CASE("load generator: a stream event with a number no double holds is named as such") {
     const server::LoadReport r = load_against(
         [](const std::string&) -> std::string {
