@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
+#include <cstdint>
 #include <deque>
 #include <mutex>
 #include <string_view>
@@ -188,7 +189,7 @@ void send_one(const ServerUrl& u, const LoadParams& p, const std::string& model,
     int status = 0;
     std::string error_body;
     SseReader sse;
-    int usage_output = -1;
+    long long usage_output = -1, usage_prompt = 0;
     bool timed_out = false;
     req.response_handler = [&](const httplib::Response& r) {
         status = r.status;
@@ -207,10 +208,15 @@ void send_one(const ServerUrl& u, const LoadParams& p, const std::string& model,
         sse.feed(
             data, n, [&](const std::string&) { out.chunk_ms.push_back(ms_since(t0)); },
             [&](const json& usage) {
+                // Read wide: a count past 2^31 must not wrap into a small one.
+                const auto count = [](const json& v) -> long long {
+                    if (v.is_number_unsigned()) return static_cast<long long>(std::min<std::uint64_t>(v.get<std::uint64_t>(), INT64_MAX));
+                    return v.get<std::int64_t>();
+                };
                 if (usage.contains("completion_tokens") && usage["completion_tokens"].is_number_integer())
-                    usage_output = usage["completion_tokens"].get<int>();
+                    usage_output = count(usage["completion_tokens"]);
                 if (usage.contains("prompt_tokens") && usage["prompt_tokens"].is_number_integer())
-                    out.n_prompt = usage["prompt_tokens"].get<int>();
+                    usage_prompt = count(usage["prompt_tokens"]);
             });
         return true;
     };
@@ -233,16 +239,20 @@ void send_one(const ServerUrl& u, const LoadParams& p, const std::string& model,
         out.error = sse.error;
     } else if (!sse.done) {
         out.error = "the stream ended without [DONE]";
-    } else if (usage_output > p.max_tokens) {
+    } else if (usage_output > p.max_tokens || usage_output < -1) {
         // More tokens than were asked for is a server that miscounts; taken
         // as told, a huge count made the figures allocate per token (8 GiB
         // for 2^31) and report absurd throughputs.
         out.error = fmt::format("the server reported {} completion tokens for max_tokens {}", usage_output,
                                 p.max_tokens);
+    } else if (usage_prompt < 0 || usage_prompt > max_load_tokens) {
+        out.error = fmt::format("the server reported {} prompt tokens", usage_prompt);
     } else {
         out.ok = true;
     }
-    out.n_output = usage_output >= 0 ? std::min(usage_output, p.max_tokens) : static_cast<int>(out.chunk_ms.size());
+    out.n_output = usage_output >= 0 ? static_cast<int>(std::min<long long>(usage_output, p.max_tokens))
+                                     : static_cast<int>(out.chunk_ms.size());
+    out.n_prompt = static_cast<int>(std::clamp<long long>(usage_prompt, 0, max_load_tokens));
 }
 
 void make_figures(LoadReport& r, const LoadParams& p, int n_late) {
@@ -305,7 +315,8 @@ LoadReport run_load(const LoadParams& p) {
     if ((p.duration_s > 0) == (p.n_requests > 0))
         throw Error("give exactly one of --duration S (> 0) and --requests N (> 0)");
     if (p.duration_s < 0 || p.n_requests < 0) throw Error("--duration and --requests must be positive");
-    if (p.max_tokens < 1) throw Error(fmt::format("--max-tokens {}: at least 1", p.max_tokens));
+    if (p.max_tokens < 1 || p.max_tokens > max_load_tokens)
+        throw Error(fmt::format("--max-tokens {}: 1 to {}", p.max_tokens, max_load_tokens));
     if (p.max_in_flight < 1) throw Error(fmt::format("--max-in-flight {}: at least 1", p.max_in_flight));
     // Finite and within a day: inf or 1e300 seconds overflow the client's
     // microsecond timeouts (and were read as "no connection").

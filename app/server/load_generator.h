@@ -32,6 +32,10 @@ namespace sixstep::server {
 inline constexpr double min_rate = 1e-3, max_rate = 1e6;
 // The longest a run's arrivals may span: a day.
 inline constexpr double max_span_ms = 24 * 3600e3;
+// The most tokens an answer may be asked for (and a server may report, for
+// an answer or a prompt): past any model's context, and what the figures
+// can hold per request.
+inline constexpr int max_load_tokens = 1 << 20;
 
 struct LoadParams {
     std::string url;                   // http://host:port (a trailing /v1 is allowed)

@@ -209,6 +209,8 @@ TEST_CASE("cli: sizes and rates past what the engine can hold are refused before
     refused("load --url http://127.0.0.1:1 --rate 1 --requests 1 --timeout 1e-9", "--timeout 1e-09: seconds, 0.001 to 86400");
     refused("load --url http://127.0.0.1:1 --rate 1 --requests 1 --temperature nan", "--temperature nan: a finite number >= 0");
     refused("load --url http://127.0.0.1:1 --rate 1 --requests 1 --temperature -1", "--temperature -1: a finite number >= 0");
+    refused("load --url http://127.0.0.1:1 --rate 1 --requests 1 --max-tokens 2000000000",
+            "--max-tokens 2000000000: 1 to 1048576");
     // -1 bytes wrapped to "no limit" (a 50 MB body was then accepted).
     refused("serve -m " + m + " --port 0 --max-body -1", "--max-body: Value -1 not in range 1 to 1073741824");
     refused("serve -m " + m + " --port 0 --max-body 0", "--max-body: Value 0 not in range 1 to 1073741824");

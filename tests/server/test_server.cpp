@@ -762,6 +762,26 @@ TEST_CASE("load generator: a server that counts more tokens than were asked for 
         CHECK(q.n_output <= 64);
     }
     CHECK(r.total("output_throughput").value == 0);
+    // Past 2^32 a count read as an int wrapped into a small one (4294967301
+    // read as 5, and the request passed).
+    const server::LoadReport wide = load_against(
+        [](const std::string&) -> std::string {
+            return "data: {\"choices\": [{\"text\": \"a\"}]}\n\n"
+                   "data: {\"choices\": [], \"usage\": {\"completion_tokens\": 4294967301}}\n\ndata: [DONE]\n\n";
+        },
+        1);
+    REQUIRE(wide.requests.size() == 1);
+    CHECK(wide.requests[0].error == "the server reported 4294967301 completion tokens for max_tokens 64");
+    // A prompt count no request has: failed, not summed into the throughput.
+    const server::LoadReport prompt = load_against(
+        [](const std::string&) -> std::string {
+            return "data: {\"choices\": [{\"text\": \"a\"}]}\n\n"
+                   "data: {\"choices\": [], \"usage\": {\"completion_tokens\": 1, \"prompt_tokens\": -7}}\n\n"
+                   "data: [DONE]\n\n";
+        },
+        1);
+    REQUIRE(prompt.requests.size() == 1);
+    CHECK(prompt.requests[0].error == "the server reported -7 prompt tokens");
 }
 
 TEST_CASE("load generator: a stream event with a number no double holds is named as such") {
