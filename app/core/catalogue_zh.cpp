@@ -557,6 +557,8 @@ const Catalogue& chinese_catalogue() {
             {"mapped {=} ({} M parameters, {}) in {} ms ({} warming up, {} opening the file at stage 1)",
              "映射了 {=}（{} M 个参数，{}），用时 {} ms（预热 {}，第 1 步打开文件 {}）"},
             {"mapped {=} ({} M parameters, {}) in {} ms ({} warming up)", "映射了 {=}（{} M 个参数，{}），用时 {} ms（预热 {}）"},
+            {"the warm-up pass failed ({=}); the first request pays for its buffers",
+             "预热失败（{=}）；第一个请求要自己承担缓冲区初次使用的代价"},
             {"KV cache per token = {} = {} B", "每个词元的 KV 缓存 = {} = {} B"},
             // the terminal's text of the transformer's panels (report.cpp)
             {"KV memory: {} layers \u00d7 {} KV heads \u00d7 head_dim {}, {}", "KV 内存：{} 层 \u00d7 {} 个 KV 头 \u00d7 head_dim {}，{}"},

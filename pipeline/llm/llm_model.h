@@ -117,6 +117,7 @@ private:
     double open_ms_ = 0;
     int warm_up_tokens_ = 0;     // the load's warm-up prefill (llm_model.cpp)
     double warm_up_ms_ = 0;
+    std::string warm_up_note_;   // why there was none, when it failed
     TensorObserver* observer_ = nullptr;
     LlmView* view_ = nullptr;
 };
