@@ -469,7 +469,6 @@ void EndpointModel::load(TraceEvent& ev) {
 }
 
 std::uint64_t EndpointModel::weights_checksum() const {
-    // Another server's weights are out of reach: nothing to hash.
     return own_server() && llm_->loaded() ? llm_->weights_checksum() : 0;
 }
 

@@ -102,6 +102,8 @@ public:
     bool loaded() const override;
     void load(TraceEvent& ev) override;
     std::uint64_t weights_checksum() const override;
+    // Another server's weights are out of reach: no checksum to show.
+    bool has_weights() const override { return own_server(); }
     std::unique_ptr<Job> start(const Request& request) override;
     const ModelDescription& description() const override;
     std::shared_ptr<const Exhibit> exhibit() const override { return exhibit_; }

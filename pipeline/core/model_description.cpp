@@ -206,11 +206,11 @@ void add_common_paths(std::vector<PathInfo>& paths) {
     paths.push_back({stage_path(Stage::load, keys::cold), ValueType::text, "",
                      "\"yes\": this request paid the cold load; \"no\": the loaded weights were reused"});
     paths.push_back({stage_path(Stage::load, keys::weights_checksum), ValueType::text, "",
-                     "checksum of every weight byte after loading (hex)"});
+                     "checksum of every weight byte after loading (hex); absent for a model with no weights of its own"});
     paths.push_back({stage_path(Stage::respond, keys::weights_checksum), ValueType::text, "",
-                     "checksum of every weight byte after answering (hex)"});
+                     "checksum of every weight byte after answering (hex); absent likewise"});
     paths.push_back({stage_path(Stage::respond, keys::weights_unchanged), ValueType::text, "",
-                     "\"yes\" when inference left every weight byte as loaded"});
+                     "\"yes\" when inference left every weight byte as loaded; absent likewise"});
     for (Stage s : {Stage::load, Stage::respond})
         paths.push_back({stage_path(s, keys::checksum_ms), ValueType::number, "ms",
                          "time to get the weights checksum (its own item, not part of the stage's time)"});

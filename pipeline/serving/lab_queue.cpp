@@ -112,7 +112,7 @@ public:
         ev.out(keys::headroom_utilization, headroom);
         // Four significant digits each: the low wait is a few µs, and fixed
         // decimals printed a division its own figures did not give.
-        ev.says(fmt::format("wait at ρ = {:.2f} ÷ wait at ρ = {:.2f} = {} ÷ {} ms = {:.1f}×", hi.utilization,
+        ev.says(fmt::format("wait at ρ = {:.2f} ÷ wait at ρ = {:.2f} = {} ÷ {} ms = {:.3g}×", hi.utilization,
                             lo.utilization, format_value(Value{hi.deterministic.mean_wait_ms}, 4),
                             format_value(Value{lo.deterministic.mean_wait_ms}, 4), growth));
         ev.says(fmt::format("mean wait ≤ one service time while ρ(1 + c²) / (2(1 − ρ)) ≤ 1: ρ ≤ {:.3f} (c² = {:.3f})",
