@@ -417,8 +417,17 @@ public:
         if (forced) chain = fmt::format("forced: {} (id {}) instead of sampling", quote_text(te.piece), te.token);
         const bool done = gen_->done();
         const std::string reason(stop_reason_name(gen_->stop_reason()));
-        ev.summary = fmt::format("sampled {} (p = {:.3f}){}", quote_text(te.piece), te.p,
-                                 done ? fmt::format("; stop: {}", reason) : "");
+        // p is the model's own probability (temperature 1, no filter); a draw
+        // through the chain also gives the odds it was drawn with, which a
+        // hot sampler makes far larger (" eat": 6.9×10⁻⁶, and 0.00044 at temperature 2).
+        // Three significant digits: ".3f" printed that " eat" as 0.000.
+        const bool drawn = !forced && params_.sampling.temperature > 0;
+        const std::string p = readable_number(te.p), piece = quote_text(te.piece);
+        ev.summary = forced  ? fmt::format("forced {} (p = {})", piece, p)
+                     : drawn ? fmt::format("sampled {} (p = {}; {} after the chain)", piece, p,
+                                           readable_number(trace.chosen_p))
+                             : fmt::format("sampled {} (p = {})", piece, p);
+        if (done) ev.summary += fmt::format("; stop: {}", reason);
         ev.says(chain);
         ev.out(keys::token_id, static_cast<double>(te.token));
         ev.out(keys::token_piece, te.piece, "", "chosen token");

@@ -6,8 +6,11 @@
 #include <filesystem>
 #include <string>
 
+#include <fmt/format.h>
+
 #include "pipeline/core/error.h"
 #include "pipeline/core/pipeline.h"
+#include "pipeline/core/text.h"
 #include "pipeline/llm/llm_model.h"
 #include "pipeline/llm/llm_view.h"
 #include "pipeline/llm/text_codec.h"
@@ -103,6 +106,13 @@ TEST_CASE("llm view: the next-token tables — a preview of the filters at outpu
     REQUIRE(id);
     CHECK(view.next.chosen == static_cast<int>(std::get<double>(*id)));
     CHECK(p.trace().lookup("postprocess.final_top1_prob"));
+    // The summary gives both odds: the model's own, and what the chain (top-k
+    // 3, temperature 0.8) left the drawn token — never 0.000 for a small one.
+    const std::string summary = p.trace().last(Stage::postprocess)->summary;
+    CAPTURE(summary);
+    CHECK(summary.rfind("sampled ", 0) == 0);
+    CHECK(summary.find(fmt::format("(p = {}; ", readable_number(view.next.chosen_p))) != std::string::npos);
+    CHECK(summary.find(" after the chain)") != std::string::npos);
 }
 
 TEST_CASE("llm view: a forced token is taken, marked, and generation goes on from it") {
@@ -122,6 +132,8 @@ TEST_CASE("llm view: a forced token is taken, marked, and generation goes on fro
     CHECK(format_value(*p.trace().lookup("postprocess.forced")) == "yes");
     CHECK(format_value(*p.trace().lookup("postprocess.sampler")) == "forced");
     CHECK(format_value(*p.trace().lookup("request.force")) == "0:7, 2:9");
+    // Said as forced, not as sampled (the last token, 9, was forced).
+    CHECK(p.trace().last(Stage::postprocess)->summary.rfind("forced ", 0) == 0);
 }
 
 TEST_CASE("llm view: a token id that does not exist, or a malformed choice, is one clear error") {
