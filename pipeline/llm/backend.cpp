@@ -45,6 +45,18 @@ std::unique_ptr<KvCache> Backend::make_kv_cache(int n_ctx, int n_seq, int block_
     return make_kv_cache(kv_cache_params(model().hparams(), n_ctx, n_seq, block_size));
 }
 
+void warm_up(Backend& backend, int n_tokens) {
+    if (n_tokens < 1) return;
+    const auto kv = backend.make_kv_cache(n_tokens + 1);
+    const int seq = kv->add_sequence();
+    const int n_vocab = backend.model().hparams().n_vocab;
+    std::vector<int> tokens(static_cast<std::size_t>(n_tokens));
+    for (int i = 0; i < n_tokens; ++i) tokens[static_cast<std::size_t>(i)] = i % n_vocab;
+    std::vector<float> logits;
+    backend.forward(*kv, Batch::prefill(tokens, seq), logits);
+    backend.forward(*kv, Batch::prefill({0}, seq, n_tokens), logits);
+}
+
 std::string_view backend_kind_name(BackendKind kind) {
     switch (kind) {
         case BackendKind::cpu: return "cpu";

@@ -62,6 +62,13 @@ public:
 // The KV cache parameters for a model (see Backend::make_kv_cache).
 KvCacheParams kv_cache_params(const LlamaHparams& hp, int n_ctx, int n_seq = 1, int block_size = default_block_size);
 
+// One prefill of n_tokens and one decode step through a scratch cache, the
+// logits thrown away. The first pass of a size pays for the buffers it
+// touches for the first time (2× slower for the bundled model's 149-token
+// prompt: llm_model.cpp), so whoever times passes runs this first. Throws
+// sixstep::Error when the model's context holds no n_tokens + 1 positions.
+void warm_up(Backend& backend, int n_tokens);
+
 struct BackendParams {
     int n_threads = 0;  // CPU threads for the kernels; <= 0 → the CPU backend's default
     int n_helpers = 0;  // CPU: of those, places kept for one caller's thread that calls help()

@@ -59,20 +59,10 @@ double parse_number(const Request& r, const char* key, double fallback, double l
 constexpr int warm_up_tokens = 256;
 constexpr double warm_up_budget = 1e9;  // parameters × tokens
 
-int warm_up(Backend& backend, int n_ctx) {
-    const double n_params = std::max(1.0, static_cast<double>(backend.model().n_params()));
+int warm_up_length(const LlamaModel& model, int n_ctx) {
+    const double n_params = std::max(1.0, static_cast<double>(model.n_params()));
     const int by_budget = static_cast<int>(std::clamp(warm_up_budget / n_params, 1.0, double{warm_up_tokens}));
-    const int n = std::min(n_ctx - 1, by_budget);
-    if (n < 1) return 0;
-    const auto kv = backend.make_kv_cache(n + 1);
-    const int seq = kv->add_sequence();
-    const int n_vocab = backend.model().hparams().n_vocab;
-    std::vector<int> tokens(static_cast<std::size_t>(n));
-    for (int i = 0; i < n; ++i) tokens[static_cast<std::size_t>(i)] = i % n_vocab;
-    std::vector<float> logits;
-    backend.forward(*kv, Batch::prefill(tokens, seq), logits);
-    backend.forward(*kv, Batch::prefill({0}, seq, n), logits);
-    return n;
+    return std::max(0, std::min(n_ctx - 1, by_budget));
 }
 
 }  // namespace
@@ -164,7 +154,8 @@ void LlmModel::load(TraceEvent& ev) {
         const auto tw = Clock::now();
         warm_up_note_.clear();
         try {
-            warm_up_tokens_ = warm_up(*backend_, n_ctx());
+            warm_up_tokens_ = warm_up_length(*llama_, n_ctx());
+            warm_up(*backend_, warm_up_tokens_);
         } catch (const std::exception& e) {
             warm_up_tokens_ = 0;
             warm_up_note_ = fmt::format("the warm-up pass failed ({}); the first request pays for its buffers", e.what());

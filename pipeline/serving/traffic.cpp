@@ -13,29 +13,6 @@
 
 namespace sixstep::serving {
 
-namespace {
-
-// A first forward pass pays for page faults on the weights and for buffers
-// sized on first use: tens of milliseconds that belong to the cold start, not
-// to the first request. One short request through a scratch cache pays them.
-void warm_up(llm::Backend& backend, const llm::TextCodec& codec, const RequestSpec& r, const llm::KvCacheParams& kp) {
-    auto kv = backend.make_kv_cache(kp);
-    llm::Stepper st(backend, *kv);
-    llm::GenerateParams gp;
-    gp.n_predict = 2;
-    gp.sampling = greedy_sampling();
-    gp.stop_at_eog = false;
-    const std::size_t n = std::min<std::size_t>(r.prompt.size(), 16);
-    llm::Generation g(codec, std::vector<int>(r.prompt.begin(), r.prompt.begin() + static_cast<std::ptrdiff_t>(n)), gp);
-    st.attach(g);
-    while (!g.done()) {
-        st.forward_all();
-        g.sample();
-    }
-}
-
-}  // namespace
-
 TrafficRun run_traffic(llm::Backend& backend, const llm::TextCodec& codec, const std::vector<RequestSpec>& requests,
                        const TrafficParams& params, StepCostModel cost) {
     llm::check_kv_pool(params.kv_blocks, params.block_size);
@@ -43,8 +20,11 @@ TrafficRun run_traffic(llm::Backend& backend, const llm::TextCodec& codec, const
     llm::KvCacheParams kp = llm::kv_cache_params(hp, params.n_ctx, 1, params.block_size);
     kp.n_blocks = params.kv_blocks;
     std::unique_ptr<llm::KvCache> kv = backend.make_kv_cache(kp);
-    if (params.warmup && !requests.empty() && !requests.front().prompt.empty())
-        warm_up(backend, codec, requests.front(), kp);
+    // Tens of milliseconds of buffers touched for the first time belong to
+    // the cold start, not to the first request: a pass the size of the
+    // first prompt's opening pays them (llm::warm_up).
+    if (params.warmup && !requests.empty())
+        llm::warm_up(backend, static_cast<int>(std::min<std::size_t>(requests.front().prompt.size(), 16)));
 
     const auto t0 = std::chrono::steady_clock::now();
     TrafficRun run;
