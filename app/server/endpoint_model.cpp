@@ -29,38 +29,27 @@ namespace k = endpoint_keys;
 using Clock = std::chrono::steady_clock;
 
 
-// "0.2, 0.5,0.8" → {0.2, 0.5, 0.8}: each strictly between 0 and 1, ascending.
-std::vector<double> parse_utilizations(const std::string& text) {
-    std::vector<double> out;
-    std::size_t pos = 0;
-    while (pos <= text.size()) {
-        std::size_t comma = text.find(',', pos);
-        if (comma == std::string::npos) comma = text.size();
-        const std::string item = text.substr(pos, comma - pos);
-        pos = comma + 1;
-        char* end = nullptr;
-        const double u = std::strtod(item.c_str(), &end);
-        const char* last = item.c_str() + item.size();
-        const bool rest_blank = end && std::all_of(static_cast<const char*>(end), last, [](char c) { return c == ' '; });
-        if (end == item.c_str() || !rest_blank || !std::isfinite(u))
-            throw Error(fmt::format("\"utilizations\": \"{}\" is not a number (write them like 0.2,0.5,0.8)", item));
-        if (u <= 0 || u >= 1)
-            throw Error(fmt::format("\"utilizations\": {} is not strictly between 0 and 1 (at 1 the queue never "
-                                    "settles)",
-                                    format_value(Value{u})));
-        if (!out.empty() && u <= out.back())
-            throw Error(fmt::format("\"utilizations\" must ascend: {} after {}", format_value(Value{u}),
-                                    format_value(Value{out.back()})));
-        out.push_back(u);
-    }
-    return out;
-}
-
 struct Settings {
     std::vector<double> utilizations;
     int requests = 0, max_tokens = 0, samples = 0, max_batch = 0;
     std::uint64_t seed = 1;
 };
+
+// The longest a sweep may take: the lesson waits for it, a step at a time.
+constexpr double max_sweep_s = 15 * 60;
+
+// The sweep's arrivals span requests ÷ rate at each rate, and the rates come
+// from the service just measured: a slow server or a low load stretches it.
+// Refused before any is sent, with the figures that make it long.
+void check_sweep_span(const Settings& s, double service_ms) {
+    double span_s = 0;
+    for (double u : s.utilizations) span_s += s.requests * service_ms / u / 1000;
+    if (span_s > max_sweep_s)
+        throw Error(fmt::format("the sweep would take about {:.0f} minutes ({} requests at each load, a service of "
+                                "{:.1f} ms, the lowest load {:g}); a lesson's sweep takes at most {:.0f}: fewer "
+                                "requests or higher loads",
+                                span_s / 60, s.requests, service_ms, s.utilizations.front(), max_sweep_s / 60));
+}
 
 Settings read_settings(const Request& r) {
     const ModelDescription& d = endpoint_description();
@@ -175,6 +164,7 @@ public:
         ex_->service_ms = service_.mean_ms;
         ex_->service_scv = service_.scv;
         ex_->alone_ttft_ms = service_.alone_ttft_ms;
+        check_sweep_span(s_, service_.mean_ms);
         int sent = 0, failed = 0;
         for (double u : s_.utilizations) {
             EndpointPoint pt;

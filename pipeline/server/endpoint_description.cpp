@@ -4,9 +4,15 @@
 // loopback and checks that every path it emits is declared here.
 #include "pipeline/server/endpoint_description.h"
 
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+
 #include <fmt/format.h>
 
+#include "pipeline/core/error.h"
 #include "pipeline/core/stage.h"
+#include "pipeline/core/trace.h"
 #include "pipeline/core/trace_keys.h"
 
 namespace sixstep::server {
@@ -34,7 +40,8 @@ std::vector<Knob> knobs() {
     u.type = KnobType::text;
     u.target = KnobTarget::request;
     u.default_value = "0.2,0.5,0.8";
-    u.meaning = "the loads to send, ascending, each strictly between 0 and 1: arrival rate × the measured service time";
+    u.meaning = "the loads to send, ascending, each from 0.01 to below 1: arrival rate × the measured service time";
+    u.rule = [](const std::string& text) { parse_utilizations(text); };
     Knob batch = whole(k::max_batch, 1, 64, 1, "",
                        "most requests the lesson's own server runs at once (1: one at a time, a single-server queue); "
                        "ignored with a url");
@@ -137,12 +144,53 @@ std::vector<PanelInfo> panels() {
 
 }  // namespace
 
+std::vector<double> parse_utilizations(const std::string& text) {
+    std::vector<double> out;
+    std::size_t pos = 0;
+    while (pos <= text.size()) {
+        std::size_t comma = text.find(',', pos);
+        if (comma == std::string::npos) comma = text.size();
+        const std::string item = text.substr(pos, comma - pos);
+        pos = comma + 1;
+        char* end = nullptr;
+        const double u = std::strtod(item.c_str(), &end);
+        const char* last = item.c_str() + item.size();
+        const bool rest_blank = end && std::all_of(static_cast<const char*>(end), last, [](char c) { return c == ' '; });
+        if (end == item.c_str() || !rest_blank || !std::isfinite(u))
+            throw Error(fmt::format("\"utilizations\": \"{}\" is not a number (write them like 0.2,0.5,0.8)", item));
+        if (u < min_utilization || u >= 1)
+            throw Error(fmt::format("\"utilizations\": {} is not from {:g} to below 1 (at 1 the queue never settles; "
+                                    "below {:g} it is empty and the run only takes longer)",
+                                    format_value(Value{u}), min_utilization, min_utilization));
+        if (!out.empty() && u <= out.back())
+            throw Error(fmt::format("\"utilizations\" must ascend: {} after {}", format_value(Value{u}),
+                                    format_value(Value{out.back()})));
+        out.push_back(u);
+    }
+    return out;
+}
+
+namespace {
+
+// The requests a sweep sends (each rate's, and twice samples + 1 to time the
+// service) and the tokens they may generate.
+Work endpoint_work(const FieldLookup& field) {
+    const auto whole = [&](const char* name) { return std::stoll(field(name)); };
+    const long long n_rates = static_cast<long long>(parse_utilizations(field(k::utilizations)).size());
+    Work w;
+    w.served_requests = n_rates * whole(k::requests) + 2 * (whole(k::samples) + 1);
+    w.generated_tokens = w.served_requests * whole(k::max_tokens);
+    return w;
+}
+
+}  // namespace
+
 const ModelDescription& endpoint_description() {
     static const ModelDescription d{"endpoint",
                                     "a real OpenAI-compatible server under Poisson load: its queueing curve, measured "
                                     "and predicted",
                                     knobs(), paths(), headlines(), /*trains=*/false, panels(),
-                                    /*work=*/{}};
+                                    /*work=*/{endpoint_work}};
     return d;
 }
 

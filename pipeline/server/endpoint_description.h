@@ -5,6 +5,9 @@
 // so that pipeline/models.h can list the kind, lessons are checked against
 // it and `sixstep paths --model endpoint` prints it without any HTTP.
 #pragma once
+#include <string>
+#include <vector>
+
 #include "pipeline/core/model_description.h"
 
 namespace sixstep::server {
@@ -61,5 +64,15 @@ inline constexpr char utilization_measured_at_highest[] = "utilization_measured_
 inline constexpr char real_server_panel[] = "real_server";
 
 const ModelDescription& endpoint_description();
+
+// The lowest load a sweep may ask for: at 1 % a request arrives every 100
+// service times and finds the queue empty — lower only stretches the run
+// (0.0001 × 20 requests ran for minutes).
+inline constexpr double min_utilization = 0.01;
+
+// "0.2, 0.5,0.8" → {0.2, 0.5, 0.8}: each from min_utilization to below 1,
+// ascending. Throws sixstep::Error naming the value at fault. The knob's rule,
+// so a lesson's value is checked where it is written, before any step runs.
+std::vector<double> parse_utilizations(const std::string& text);
 
 }  // namespace sixstep::server

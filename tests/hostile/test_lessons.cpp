@@ -482,3 +482,26 @@ TEST_CASE("lessons: a number written with its unit is told to drop the unit, not
     CHECK(error_of(head + "      load.cold_load_ms: {below: information}\n").find("neither a path nor a name") !=
           std::string::npos);
 }
+
+// An endpoint lesson's loads were read only when its step ran: "0.5,0.5"
+// exited 1 there, not 2 at the value, and 1e-300 blamed the CLI's --rate.
+TEST_CASE("lessons: an endpoint sweep's loads are checked where they are written, and its requests are counted") {
+    const auto sweep = [](const std::string& request) {
+        return error_of("title: A\nmodel: {kind: endpoint, url: \"http://127.0.0.1:9\"}\nsteps:\n  - request: {" + request + "}\n    run: all\n");
+    };
+    CHECK(sweep("utilizations: \"0.5,0.5\"") == "4:29: \"utilizations\" must ascend: 0.5 after 0.5");
+    CHECK(sweep("utilizations: \"1e-300\"") ==
+          "4:29: \"utilizations\": 1e-300 is not from 0.01 to below 1 (at 1 the queue never settles; below 0.01 it is "
+          "empty and the run only takes longer)");
+    CHECK(sweep("utilizations: \"abc\"") ==
+          "4:29: \"utilizations\": \"abc\" is not a number (write them like 0.2,0.5,0.8)");
+    CHECK(sweep("utilizations: \"0.2,0.5\"") == "(valid)");
+    // 9 rates × 2000 requests, and twice 17 to time the service: over the
+    // budget, at the step that sends them.
+    CHECK(sweep("utilizations: \"0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9\", requests: 2000") ==
+          "5:10: step 1 takes the lesson to 18034 served requests, over its budget of 10000; if it really needs that "
+          "many, raise it with budget: {served_requests: N}");
+    // 3 rates × 500 requests of 256 tokens: within the requests, over the tokens.
+    CHECK(sweep("utilizations: \"0.2,0.5,0.8\", requests: 500, max_tokens: 256").find(
+              "step 1 takes the lesson to 392704 generated tokens, over its budget of 100000") != std::string::npos);
+}

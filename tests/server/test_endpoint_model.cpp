@@ -86,6 +86,18 @@ private:
     std::atomic<int> passes_{0};
 };
 
+// The lesson's own server on one thread, each pass after the first `after`
+// taking `extra` longer.
+server::EndpointModelParams slowed_own_server(int after, std::chrono::milliseconds extra) {
+    server::EndpointModelParams params;
+    params.file = bundled_model_file;
+    params.n_threads = 1;
+    params.wrap_backend = [after, extra](llm::Backend& inner) {
+        return std::make_unique<SlowingBackend>(inner, after, extra);
+    };
+    return params;
+}
+
 }  // namespace
 
 TEST_CASE("endpoint model: a server slower in the sweep than when timed — the prediction follows the pace it "
@@ -95,13 +107,7 @@ TEST_CASE("endpoint model: a server slower in the sweep than when timed — the 
     // pass on each takes 5 ms more, so the slowdown starts after the timing
     // and before the highest rate (the sweep's second 12 requests). 10 ms
     // a pass dwarfs whatever the timing read, even under a sanitizer.
-    server::EndpointModelParams params;
-    params.file = bundled_model_file;
-    params.n_threads = 1;
-    params.wrap_backend = [](llm::Backend& inner) {
-        return std::make_unique<SlowingBackend>(inner, 56, std::chrono::milliseconds(10));
-    };
-    EndpointModel m(params);
+    EndpointModel m(slowed_own_server(56, std::chrono::milliseconds(10)));
     Pipeline p(m, sweep_request());
     p.run();
     REQUIRE_FALSE(p.failed());
@@ -124,6 +130,24 @@ TEST_CASE("endpoint model: a server slower in the sweep than when timed — the 
     CHECK(f < 2.5);
     const std::string answer = std::get<std::string>(*p.trace().lookup("respond.text"));
     CHECK(answer.find("of what it could serve, not 70%") != std::string::npos);
+}
+
+TEST_CASE("endpoint model: a sweep that would run for a quarter of an hour is refused before it sends, with why") {
+    // A server of 100 ms a request: 100 requests at a load of 1 % span
+    // 100 × 100 ms ÷ 0.01 = 1,000 s.
+    EndpointModel m(slowed_own_server(0, std::chrono::milliseconds(100)));
+    Request r = sweep_request("0.01");
+    r.set("requests", "100");
+    r.set("max_tokens", "1");
+    r.set("samples", "2");
+    Pipeline p(m, r);
+    const std::string error = error_of([&] { p.run(); });
+    CHECK(p.failed());
+    CHECK(error.find("the sweep would take about ") == 0);
+    CHECK(error.find("(100 requests at each load, a service of 1") != std::string::npos);
+    CHECK(error.find("the lowest load 0.01); a lesson's sweep takes at most 15: fewer requests or higher loads") !=
+          std::string::npos);
+    CHECK_FALSE(p.trace().lookup("forward.sent"));
 }
 
 TEST_CASE("endpoint model: one-token answers have no gaps — ITL, TPOT and their growth are undefined, not 0") {
