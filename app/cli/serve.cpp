@@ -8,8 +8,10 @@
 #include <atomic>
 #include <chrono>
 #include <csignal>
+#include <cstdlib>
 #include <cstdio>
 #include <filesystem>
+#include <future>
 #include <memory>
 #include <string>
 #include <thread>
@@ -72,7 +74,12 @@ int run_serve(const ServeOptions& o) {
                 (hp.host.find(':') != std::string::npos ? "[" + printable(hp.host) + "]" : printable(hp.host)).c_str(), port, o.max_batch, o.kv_blocks, o.block_size, engine.n_ctx(),
                 o.prefix_cache ? "on" : "off");
     std::fflush(stdout);
-    std::thread listener([&] { http.listen(); });
+    std::promise<void> listened;
+    std::future<void> listener_done = listened.get_future();
+    std::thread listener([&] {
+        http.listen();
+        listened.set_value();
+    });
     while (g_stop_signal == 0) std::this_thread::sleep_for(std::chrono::milliseconds(50));
 
     std::fprintf(stderr, "sixstep serve: %s: finishing %d requests in flight (up to %g s), then stopping\n",
@@ -80,11 +87,23 @@ int run_serve(const ServeOptions& o) {
     http.begin_shutdown();
     engine.stop(std::chrono::milliseconds(static_cast<long long>(o.shutdown_grace * 1000)));
     http.stop();  // after the handlers wrote their last chunks
-    listener.join();
+    // The listener returns once every connection's thread is done. A client
+    // still sending its request's header, a line at a time, keeps its thread
+    // reading (each line restarts the read timeout) for as long as it likes:
+    // 52 s after SIGTERM, once. Every answer is out by now, so past a short
+    // wait the process ends without it.
+    const bool listener_ended = listener_done.wait_for(std::chrono::seconds(2)) == std::future_status::ready;
     std::fprintf(stderr, "sixstep serve: stopped (%lld finished, %lld cancelled)\n",
                  engine.metrics().finished(llm::StopReason::eos) + engine.metrics().finished(llm::StopReason::max_tokens) +
                      engine.metrics().finished(llm::StopReason::stop_string),
                  engine.metrics().finished(llm::StopReason::cancelled));
+    if (!listener_ended) {
+        std::fprintf(stderr, "sixstep serve: dropped the connections still sending a request\n");
+        std::fflush(stdout);
+        std::fflush(stderr);
+        std::_Exit(exit_ok);  // the listener's thread cannot be joined, nor left to a destructor
+    }
+    listener.join();
     return exit_ok;
 }
 

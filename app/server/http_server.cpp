@@ -208,6 +208,35 @@ bool answered_unusable_body(const Body& b, const httplib::Request& req, httplib:
     return false;
 }
 
+// The method a route answers ("POST" for the completions, "GET" for the
+// rest); "" for a path that is no route.
+std::string route_method(const std::string& path) {
+    if (path == "/v1/completions" || path == "/v1/chat/completions") return "POST";
+    if (path == "/v1/models" || (path.rfind("/v1/models/", 0) == 0 && path.size() > 11) || path == "/health" ||
+        path == "/metrics")
+        return "GET";
+    return "";
+}
+
+// A request's framing that cannot be trusted: a Content-Length that is not
+// a byte count, or two that differ (RFC 9112, 6.3: the body's end is then
+// unknown, and a proxy and this server could read two different requests).
+// cpp-httplib reads the first header as an unsigned number: "-5" became
+// 2^64 - 5 and was read and dropped for 10 s before a 413. "" when sound.
+std::string bad_framing(const httplib::Request& req) {
+    const auto lengths = req.headers.equal_range("Content-Length");
+    std::string first;
+    for (auto it = lengths.first; it != lengths.second; ++it) {
+        const std::string& v = it->second;
+        if (v.empty() || v.size() > 19 || !std::all_of(v.begin(), v.end(), [](char c) { return c >= '0' && c <= '9'; }))
+            return fmt::format("Content-Length: \"{}\" is not a byte count", v.substr(0, 40));
+        if (it != lengths.first && v != first)
+            return fmt::format("two Content-Length headers that differ ({} and {})", first, v);
+        first = v;
+    }
+    return "";
+}
+
 std::string status_message(const httplib::Request& req, int status, std::size_t max_body) {
     switch (status) {
     case 404: return fmt::format("no such route: {} {}", req.method, req.path);
@@ -248,6 +277,22 @@ HttpServer::HttpServer(ServingEngine& engine, const llm::TextCodec& codec, HttpS
         listen_fd_ = static_cast<int>(sock);
     });
 
+    s.set_pre_routing_handler([](const httplib::Request& req, httplib::Response& res) {
+        // No byte ranges here: RFC 9110 lets a server ignore Range, and
+        // cpp-httplib applied one to every answer, a JSON body or an error
+        // cut to "{\"error\":{\"" with 206. The request is the server's own
+        // non-const object, handed over as const.
+        auto& request = const_cast<httplib::Request&>(req);
+        request.ranges.clear();
+        if (const std::string why = bad_framing(req); !why.empty()) {
+            // The body's end is unknown: the answer tells the client to close.
+            request.headers.erase("Connection");
+            request.set_header("Connection", "close");
+            send_error(res, ApiError(400, "invalid_request_error", why));
+            return httplib::Server::HandlerResponse::Handled;
+        }
+        return httplib::Server::HandlerResponse::Unhandled;
+    });
     s.set_error_handler([this](const httplib::Request& req, httplib::Response& res) {
         if (!res.body.empty()) return;
         send_error(res, ApiError(res.status, error_type_for_status(res.status),
@@ -325,22 +370,24 @@ HttpServer::HttpServer(ServingEngine& engine, const llm::TextCodec& codec, HttpS
     // any size whole, 1.2 GB for 512 MiB sent chunked to POST /v1/models).
     s.Get("/v1/completions", wrong_method("POST"));
     s.Get("/v1/chat/completions", wrong_method("POST"));
-    const auto with_body = [this, wrong_method](const httplib::Request& req, httplib::Response& res,
-                                                const httplib::ContentReader& content_reader) {
+    const auto answer_wrong_method = [this, wrong_method](const httplib::Request& req, httplib::Response& res) {
+        const std::string allowed = route_method(req.path);
+        if (allowed.empty())
+            send_error(res, ApiError(404, error_type_for_status(404), status_message(req, 404, params_.max_body_bytes)));
+        else
+            wrong_method(allowed == "POST" ? "POST" : "GET")(req, res);
+    };
+    const auto with_body = [this, answer_wrong_method](const httplib::Request& req, httplib::Response& res,
+                                                       const httplib::ContentReader& content_reader) {
         const Body read = read_body(req, content_reader, params_.max_body_bytes);
         if (answered_unusable_body(read, req, res, params_.max_body_bytes)) return;
-        const std::string& path = req.path;
-        const bool post_only = path == "/v1/completions" || path == "/v1/chat/completions";
-        const bool get_only = path == "/v1/models" || (path.rfind("/v1/models/", 0) == 0 && path.size() > 11) ||
-                              path == "/health" || path == "/metrics";
-        if (post_only) wrong_method("POST")(req, res);
-        else if (get_only) wrong_method("GET")(req, res);
-        else send_error(res, ApiError(404, error_type_for_status(404), status_message(req, 404, params_.max_body_bytes)));
+        answer_wrong_method(req, res);
     };
     s.Post(".*", with_body);
     s.Put(".*", with_body);
     s.Patch(".*", with_body);
     s.Delete(".*", with_body);
+    s.Options(".*", answer_wrong_method);
 }
 
 // ---- the completion routes -------------------------------------------------------------

@@ -16,6 +16,7 @@
 #include <httplib.h>
 #include <nlohmann/json.hpp>
 
+#include "app/server/client_watchdog.h"
 #include "app/server/openai_protocol.h"
 #include "pipeline/core/error.h"
 #include "pipeline/core/measure.h"
@@ -79,6 +80,18 @@ const serving::Metric& LoadReport::total(const std::string& key) const {
 namespace {
 
 
+// The message of an OpenAI-style error object ({"message": "…"}); any
+// other shape is shown whole, cut to a line ({"message": 5} threw a bare
+// json type_error).
+std::string error_message(const json& e) {
+    if (e.is_object() && e.contains("message") && e["message"].is_string()) return e["message"].get<std::string>();
+    return elide(e.dump(-1, ' ', false, json::error_handler_t::replace), 300);
+}
+
+// The longest server-sent event taken: a token's chunk is a few hundred
+// bytes, and a server that never ends one would otherwise fill memory.
+constexpr std::size_t max_event_bytes = 1 << 20;
+
 // Reads a server-sent event stream as it comes, in any split.
 struct SseReader {
     std::string buffer;
@@ -117,10 +130,7 @@ struct SseReader {
                     continue;
                 }
                 if (j.contains("error")) {
-                    const json& e = j["error"];  // OpenAI's shape: {"message": …}; any other is shown whole
-                    error = "error event: " + (e.is_object() && e.contains("message") && e["message"].is_string()
-                                                   ? e["message"].get<std::string>()
-                                                   : elide(e.dump(-1, ' ', false, json::error_handler_t::replace), 300));
+                    error = "error event: " + error_message(j["error"]);
                     continue;
                 }
                 if (j.contains("usage") && j["usage"].is_object()) on_usage(j["usage"]);
@@ -134,6 +144,8 @@ struct SseReader {
                 if (!text.empty()) on_text(text);
             }
         }
+        if (buffer.size() > max_event_bytes && error.empty())
+            error = fmt::format("a stream event longer than {} bytes", max_event_bytes);
     }
 };
 
@@ -150,14 +162,31 @@ std::string describe(httplib::Error e) {
     }
 }
 
+// GET /v1/models: a list of a few models, a few hundred bytes each.
+constexpr std::size_t max_models_bytes = 1 << 20;
+constexpr auto models_deadline = std::chrono::seconds(15);
+
 std::string first_model(const ServerUrl& u) {
     httplib::Client cli(u.origin);
     cli.set_connection_timeout(5, 0);
     cli.set_read_timeout(10, 0);
-    auto r = cli.Get(u.base + "/models");
+    std::string body;
+    bool too_long = false;
+    ClientWatchdog dog;
+    const ClientWatchdog::Watch watch = dog.watch(cli, Clock::now() + models_deadline);
+    auto r = cli.Get(u.base + "/models", [&](const char* data, std::size_t n) {
+        too_long = n > max_models_bytes - std::min(body.size(), max_models_bytes);
+        if (!too_long) body.append(data, n);
+        return !too_long;
+    });
+    throw_if_cancelled();
+    if (watch.outcome() == ClientWatchdog::Outcome::late)
+        throw Error(fmt::format("GET {}{}/models: no whole answer within {} s", u.origin, u.base, models_deadline.count()));
+    if (too_long)
+        throw Error(fmt::format("GET {}{}/models: the answer is longer than {} bytes", u.origin, u.base, max_models_bytes));
     if (!r) throw Error(fmt::format("cannot reach {}: {}", u.origin, describe(r.error())));
     if (r->status != 200) throw Error(fmt::format("GET {}/models answered HTTP {}", u.base, r->status));
-    const json j = json::parse(r->body, nullptr, false);
+    const json j = json::parse(body, nullptr, false);
     if (j.is_discarded() || !j.contains("data") || !j["data"].is_array() || j["data"].empty() ||
         !j["data"][0].contains("id") || !j["data"][0]["id"].is_string())
         throw Error(fmt::format("GET {}/models did not list a model; pass --model", u.base));
@@ -165,7 +194,7 @@ std::string first_model(const ServerUrl& u) {
 }
 
 void send_one(const ServerUrl& u, const LoadParams& p, const std::string& model, const std::string& prompt,
-              Clock::time_point t0, LoadRequest& out) {
+              Clock::time_point t0, ClientWatchdog& dog, LoadRequest& out) {
     json body = {{"model", model},
                  {"max_tokens", p.max_tokens},
                  {"temperature", p.temperature},
@@ -190,23 +219,27 @@ void send_one(const ServerUrl& u, const LoadParams& p, const std::string& model,
     std::string error_body;
     SseReader sse;
     long long usage_output = -1, usage_prompt = 0;
-    bool timed_out = false;
     req.response_handler = [&](const httplib::Response& r) {
         status = r.status;
         return true;
     };
+    // More text chunks than tokens asked for is a server that does not stop
+    // (a token's bytes may come in two chunks at most, as a character split).
+    const std::size_t max_chunks = 2 * static_cast<std::size_t>(p.max_tokens) + 16;
+    bool too_many_chunks = false;
     req.content_receiver = [&](const char* data, std::size_t n, std::uint64_t, std::uint64_t) {
         if (cancel_requested()) return false;  // Ctrl+C: hang up; run_load says why
-        if (ms_since(t0) - out.sent_ms > p.timeout_s * 1000) {
-            timed_out = true;
-            return false;
-        }
         if (status != 200) {
             error_body.append(data, std::min<std::size_t>(n, 300 - std::min<std::size_t>(300, error_body.size())));
             return true;
         }
+        if (!sse.error.empty() || too_many_chunks) return false;  // nothing more to learn from it
         sse.feed(
-            data, n, [&](const std::string&) { out.chunk_ms.push_back(ms_since(t0)); },
+            data, n,
+            [&](const std::string&) {
+                if (out.chunk_ms.size() < max_chunks) out.chunk_ms.push_back(ms_since(t0));
+                else too_many_chunks = true;
+            },
             [&](const json& usage) {
                 // Read wide: a count past 2^31 must not wrap into a small one.
                 const auto count = [](const json& v) -> long long {
@@ -218,25 +251,34 @@ void send_one(const ServerUrl& u, const LoadParams& p, const std::string& model,
                 if (usage.contains("prompt_tokens") && usage["prompt_tokens"].is_number_integer())
                     usage_prompt = count(usage["prompt_tokens"]);
             });
-        return true;
+        return sse.error.empty() && !too_many_chunks;
     };
     out.sent_ms = ms_since(t0);
     httplib::Response res;
     httplib::Error err = httplib::Error::Success;
-    const bool sent = cli.send(req, res, err);
+    bool sent = false;
+    ClientWatchdog::Outcome stopped = ClientWatchdog::Outcome::running;
+    {
+        const ClientWatchdog::Watch watch =
+            dog.watch(cli, Clock::now() + std::chrono::duration_cast<Clock::duration>(timeout));
+        sent = cli.send(req, res, err);
+        stopped = watch.outcome();
+    }
     out.done_ms = ms_since(t0);
-    if (timed_out) {
+    if (stopped == ClientWatchdog::Outcome::late) {
         out.error = fmt::format("timeout: still open after {:g} s", p.timeout_s);
+    } else if (too_many_chunks) {
+        out.error = fmt::format("the server streamed more than {} text chunks for max_tokens {}", max_chunks,
+                                p.max_tokens);
+    } else if (!sse.error.empty()) {
+        out.error = sse.error;
     } else if (!sent) {
         out.error = "connection: " + describe(err);
     } else if (status != 200) {
         const json j = json::parse(error_body, nullptr, false);
-        const std::string why = !j.is_discarded() && j.contains("error") && j["error"].is_object()
-                                    ? j["error"].value("message", "")
-                                    : error_body;
+        const std::string why = !j.is_discarded() && j.is_object() && j.contains("error") ? error_message(j["error"])
+                                                                                           : error_body;
         out.error = fmt::format("HTTP {}: {}", status, why);
-    } else if (!sse.error.empty()) {
-        out.error = sse.error;
     } else if (!sse.done) {
         out.error = "the stream ended without [DONE]";
     } else if (usage_output > p.max_tokens || usage_output < -1) {
@@ -315,6 +357,11 @@ LoadReport run_load(const LoadParams& p) {
     if ((p.duration_s > 0) == (p.n_requests > 0))
         throw Error("give exactly one of --duration S (> 0) and --requests N (> 0)");
     if (p.duration_s < 0 || p.n_requests < 0) throw Error("--duration and --requests must be positive");
+    if (!(p.duration_s <= max_span_ms / 1000))
+        throw Error(fmt::format("--duration {}: seconds, at most {:g} (a day)", p.duration_s, max_span_ms / 1000));
+    if (p.n_requests > serving::max_request_count)
+        throw Error(fmt::format("--requests {}: at most {}", p.n_requests, serving::max_request_count));
+
     if (p.max_tokens < 1 || p.max_tokens > max_load_tokens)
         throw Error(fmt::format("--max-tokens {}: 1 to {}", p.max_tokens, max_load_tokens));
     if (p.max_in_flight < 1) throw Error(fmt::format("--max-in-flight {}: at least 1", p.max_in_flight));
@@ -335,8 +382,16 @@ LoadReport run_load(const LoadParams& p) {
     if (p.n_requests > 0) {
         a.count = p.n_requests;
     } else {
+        // Drawn up front: enough that the duration ends first (ten standard
+        // deviations past the mean), and no more than a run may send — a
+        // duration that holds more was cut short without a word.
         const double expected = p.rate * p.duration_s;
-        a.count = static_cast<int>(std::min<double>(serving::max_request_count, expected + 10 * std::sqrt(expected) + 10));
+        const double enough = expected + 10 * std::sqrt(expected) + 10;
+        if (enough > serving::max_request_count)
+            throw Error(fmt::format("--rate {:g} for --duration {:g} s is about {:.0f} requests; a load test sends at "
+                                    "most {} (a shorter duration or a lower rate)",
+                                    p.rate, p.duration_s, expected, serving::max_request_count));
+        a.count = static_cast<int>(enough);
     }
     serving::check_arrival_params(a);
     std::vector<double> times = serving::arrival_times_ms(a);
@@ -369,6 +424,7 @@ LoadReport run_load(const LoadParams& p) {
     std::deque<std::size_t> handed;  // requests due, in arrival order, not yet taken by a client
     bool done = false;
     const Clock::time_point t0 = Clock::now();
+    ClientWatchdog dog;  // before the clients, which it outlives
     const auto client = [&] {
         for (;;) {
             std::size_t i = 0;
@@ -382,7 +438,7 @@ LoadReport run_load(const LoadParams& p) {
             // Whatever a server answers, a request ends as a result, never as
             // an exception on a thread (which would abort the process).
             try {
-                send_one(u, p, r.model, prompts[i % prompts.size()], t0, r.requests[i]);
+                send_one(u, p, r.model, prompts[i % prompts.size()], t0, dog, r.requests[i]);
             } catch (const std::exception& e) {
                 r.requests[i].ok = false;
                 r.requests[i].error = e.what();

@@ -28,7 +28,7 @@ std::string error_type_for_status(int status) {
 }
 
 json error_body(const ApiError& e) {
-    json err = {{"message", e.what()}, {"type", e.type}, {"param", nullptr}, {"code", nullptr}};
+    json err = {{"message", e.message}, {"type", e.type}, {"param", nullptr}, {"code", nullptr}};
     if (!e.param.empty()) err["param"] = e.param;
     if (!e.code.empty()) err["code"] = e.code;
     return {{"error", err}};

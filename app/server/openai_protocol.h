@@ -34,9 +34,12 @@ struct ApiError : std::runtime_error {
     std::string type;   // "invalid_request_error", "not_found_error", "rate_limit_error", "server_error", …
     std::string param;  // the field at fault ("" → null)
     std::string code;   // "model_not_found", "context_length_exceeded", … ("" → null)
-    ApiError(int status_, std::string type_, const std::string& message, std::string param_ = "", std::string code_ = "")
-        : std::runtime_error(message), status(status_), type(std::move(type_)), param(std::move(param_)),
-          code(std::move(code_)) {}
+    // The message whole: what() is a C string, cut at the first NUL byte of
+    // a model name or path quoted in it ("the model 'ab" for "ab\u0000cd").
+    std::string message;
+    ApiError(int status_, std::string type_, const std::string& message_, std::string param_ = "", std::string code_ = "")
+        : std::runtime_error(message_), status(status_), type(std::move(type_)), param(std::move(param_)),
+          code(std::move(code_)), message(message_) {}
 };
 nlohmann::json error_body(const ApiError& e);
 // The error type OpenAI uses for a status (400 invalid_request_error, 404 not_found_error, …).

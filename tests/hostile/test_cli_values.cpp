@@ -209,6 +209,11 @@ TEST_CASE("cli: sizes and rates past what the engine can hold are refused before
     refused("load --url http://127.0.0.1:1 --rate 1 --requests 1 --timeout 1e-9", "--timeout 1e-09: seconds, 0.001 to 86400");
     refused("load --url http://127.0.0.1:1 --rate 1 --requests 1 --temperature nan", "--temperature nan: a finite number >= 0");
     refused("load --url http://127.0.0.1:1 --rate 1 --requests 1 --temperature -1", "--temperature -1: a finite number >= 0");
+    // A duration that holds more requests than a run sends was cut short
+    // without a word; an endless one blamed --rate.
+    refused("load --url http://127.0.0.1:1 --rate 100 --duration 2000",
+            "--rate 100 for --duration 2000 s is about 200000 requests; a load test sends at most 100000");
+    refused("load --url http://127.0.0.1:1 --rate 1 --duration inf", "--duration inf: seconds, at most 86400 (a day)");
     refused("load --url http://127.0.0.1:1 --rate 1 --requests 1 --max-tokens 2000000000",
             "--max-tokens 2000000000: 1 to 1048576");
     // -1 bytes wrapped to "no limit" (a 50 MB body was then accepted).

@@ -367,6 +367,59 @@ TEST_CASE("server: bad input gets the right status and an error body, and the se
     CHECK(eventually([&] { return s.engine->metrics().gauges().n_blocks_used == 0; }));
 }
 
+TEST_CASE("server: headers a client could abuse: Range ignored, Content-Length checked, OPTIONS refused by method") {
+    TestServer s;
+    // A Range header cut every answer, an error body included, to the bytes
+    // it named (206 with "{\"choices\":").
+    {
+        httplib::Client c("127.0.0.1", s.port);
+        const httplib::Headers range = {{"Range", "bytes=0-10"}};
+        const auto whole = c.Post("/v1/completions", range, completion("Once upon a time", 4), "application/json");
+        REQUIRE(whole);
+        CHECK(whole->status == 200);
+        CHECK_FALSE(whole->has_header("Content-Range"));
+        CHECK(Json::parse(whole->body)["choices"][0]["text"].is_string());
+        const auto missing = c.Get("/v2/nothing", range);
+        REQUIRE(missing);
+        CHECK(missing->status == 404);
+        CHECK(Json::parse(missing->body)["error"]["type"] == "not_found_error");
+    }
+    // Two lengths that differ, or one that is no byte count: the body's end
+    // is unknown. "-5" was read as 2^64 - 5 and dropped for 10 s before a 413.
+    const auto framing = [&](const std::string& headers) {
+        const std::string got =
+            raw_exchange(s.port, "POST /v1/completions HTTP/1.1\r\nHost: x\r\n" + headers + "\r\n12345", 5);
+        INFO(got);
+        CHECK(got.rfind("HTTP/1.1 400", 0) == 0);
+        CHECK(got.find("Connection: close") != std::string::npos);
+        return got.substr(got.find("\r\n\r\n") + 4);
+    };
+    CHECK(Json::parse(framing("Content-Length: 5\r\nContent-Length: 7\r\n"))["error"]["message"] ==
+          "two Content-Length headers that differ (5 and 7)");
+    CHECK(Json::parse(framing("Content-Length: -5\r\n"))["error"]["message"] ==
+          "Content-Length: \"-5\" is not a byte count");
+    CHECK(Json::parse(framing("Content-Length: 5x\r\n"))["error"]["message"] ==
+          "Content-Length: \"5x\" is not a byte count");
+    // The same length twice is one length.
+    const std::string body = completion("Once upon a time", 4);
+    const std::string twice = fmt::format("Content-Length: {}\r\n", body.size());
+    CHECK(raw_exchange(s.port, "POST /v1/completions HTTP/1.1\r\nHost: x\r\n" + twice + twice + "\r\n" + body, 5)
+              .rfind("HTTP/1.1 200", 0) == 0);
+    // OPTIONS on a route: 405 with Allow, as every other wrong method; elsewhere 404.
+    const std::string options = raw_exchange(s.port, "OPTIONS /v1/completions HTTP/1.1\r\nHost: x\r\n\r\n", 5);
+    CHECK(options.rfind("HTTP/1.1 405", 0) == 0);
+    CHECK(options.find("Allow: POST") != std::string::npos);
+    CHECK(raw_exchange(s.port, "OPTIONS /v1/models HTTP/1.1\r\nHost: x\r\n\r\n", 5).find("Allow: GET") !=
+          std::string::npos);
+    CHECK(raw_exchange(s.port, "OPTIONS /nowhere HTTP/1.1\r\nHost: x\r\n\r\n", 5).rfind("HTTP/1.1 404", 0) == 0);
+    // A NUL in a quoted name no longer ends the message there ("the model 'ab").
+    const HttpAnswer nul = http_post(s.port, "/v1/completions", completion("x", 4, false, {{"model", std::string("ab\0cd", 5)}}));
+    check_error(nul, 404, "not_found_error", "model");
+    CHECK(nul.json()["error"]["message"].get<std::string>().find(std::string("ab\0cd", 5)) != std::string::npos);
+    // Still serving.
+    CHECK(http_post(s.port, "/v1/completions", completion("Once upon a time", 4)).status == 200);
+}
+
 TEST_CASE("server: a JSON body is read as JSON whatever its Content-Type, up to max_body_bytes") {
     // `curl -d` labels a body application/x-www-form-urlencoded; cpp-httplib
     // by itself refused such a body over 8 KiB with a 413 about the size limit.
@@ -839,6 +892,171 @@ TEST_CASE("load generator: Ctrl+C stops the test at once with Cancelled, not a r
     CHECK_THROWS_AS(server::run_load(p), sixstep::Cancelled);
     ctrl_c.join();
     sixstep::clear_cancel();
+}
+
+namespace {
+
+// A server that speaks only as `talk(fd, quit)` says, on loopback, one thread
+// a connection: for servers no HTTP library would be (one that trickles its
+// header, one whose body never ends). `talk` returns when quit is set or the
+// client goes; the destructor sets it and joins every thread.
+class RawServer {
+public:
+    using Talk = std::function<void(int fd, const std::atomic<bool>& quit)>;
+    explicit RawServer(Talk talk) : talk_(std::move(talk)) {
+        listen_fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
+        REQUIRE(listen_fd_ >= 0);
+        sockaddr_in addr{};
+        addr.sin_family = AF_INET;
+        addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        REQUIRE(::bind(listen_fd_, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) == 0);
+        REQUIRE(::listen(listen_fd_, 16) == 0);
+        socklen_t len = sizeof addr;
+        ::getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&addr), &len);
+        port_ = ntohs(addr.sin_port);
+        const timeval tv{0, 50000};  // accept() wakes to see quit
+        ::setsockopt(listen_fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+        acceptor_ = std::thread([this] {
+            while (!quit_) {
+                const int fd = ::accept(listen_fd_, nullptr, nullptr);
+                if (fd < 0) continue;
+                talkers_.emplace_back([this, fd] {
+                    talk_(fd, quit_);
+                    ::close(fd);
+                });
+            }
+        });
+    }
+    ~RawServer() {
+        quit_ = true;
+        acceptor_.join();
+        for (std::thread& t : talkers_) t.join();
+        ::close(listen_fd_);
+    }
+    std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+
+private:
+    Talk talk_;
+    int listen_fd_ = -1, port_ = 0;
+    std::atomic<bool> quit_{false};
+    std::vector<std::thread> talkers_;  // touched by the acceptor only, until it is joined
+    std::thread acceptor_;
+};
+
+// Reads one request whole (its header, and its body by Content-Length), so
+// that closing the connection after the answer does not reset it. Whether
+// one came.
+bool read_request(int fd) {
+    std::string got;
+    char buf[4096];
+    std::size_t head_end;
+    while ((head_end = got.find("\r\n\r\n")) == std::string::npos) {
+        const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+        if (n <= 0) return false;
+        got.append(buf, static_cast<std::size_t>(n));
+    }
+    const std::size_t at = got.find("Content-Length: ");
+    const std::size_t length = at < head_end ? std::stoul(got.substr(at + 16)) : 0;
+    while (got.size() < head_end + 4 + length) {
+        const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+        if (n <= 0) return false;
+        got.append(buf, static_cast<std::size_t>(n));
+    }
+    return true;
+}
+
+// Reads a request, then sends `head` and after it one more header line
+// every 100 ms: an answer whose header never ends.
+RawServer::Talk trickle(const std::string& head) {
+    return [head](int fd, const std::atomic<bool>& quit) {
+        if (!read_request(fd)) return;
+        if (::send(fd, head.data(), head.size(), MSG_NOSIGNAL) < 0) return;
+        while (!quit) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+            if (::send(fd, "X-Wait: a\r\n", 11, MSG_NOSIGNAL) < 0) return;
+        }
+    };
+}
+
+}  // namespace
+
+// cpp-httplib's read timeout bounds each read: a server sending a header
+// line every half second held `load` (and a lesson's `url:`) forever, and
+// Ctrl+C was not heard until the header ended.
+TEST_CASE("load generator: a server that never ends its header is given up at the timeout, or at Ctrl+C") {
+    RawServer slow(trickle("HTTP/1.1 200 OK\r\n"));
+    server::LoadParams p;
+    p.url = slow.url();
+    p.model = "any";  // not asked of the server
+    p.rate = 200;
+    p.n_requests = 2;
+    p.timeout_s = 0.3;
+    const server::LoadReport r = server::run_load(p);
+    REQUIRE(r.requests.size() == 2);
+    for (const auto& q : r.requests) {
+        CAPTURE(q.error);
+        CHECK_FALSE(q.ok);
+        CHECK(q.error == "timeout: still open after 0.3 s");
+    }
+    // GET /v1/models (a load without --model, a lesson's url) hears Ctrl+C.
+    std::thread ctrl_c([] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(300));
+        sixstep::request_cancel();
+    });
+    CHECK_THROWS_AS(server::first_served_model(slow.url()), sixstep::Cancelled);
+    ctrl_c.join();
+    sixstep::clear_cancel();
+}
+
+TEST_CASE("load generator: a models list that never ends is refused at a megabyte, not kept whole") {
+    RawServer endless([](int fd, const std::atomic<bool>& quit) {
+        if (!read_request(fd)) return;
+        const std::string head = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                                 "Transfer-Encoding: chunked\r\n\r\n";
+        if (::send(fd, head.data(), head.size(), MSG_NOSIGNAL) < 0) return;
+        const std::string chunk = "1000\r\n" + std::string(4096, ' ') + "\r\n";
+        while (!quit)
+            if (::send(fd, chunk.data(), chunk.size(), MSG_NOSIGNAL) < 0) return;
+    });
+    std::string error;
+    try {
+        (void)server::first_served_model(endless.url());
+    } catch (const sixstep::Error& e) {
+        error = e.what();
+    }
+    CHECK(error == "GET " + endless.url() + "/v1/models: the answer is longer than 1048576 bytes");
+}
+
+TEST_CASE("load generator: an error whose message is not text, and a stream that does not stop, fail by name") {
+    // {"message": 5} threw json's bare type_error out of the report.
+    RawServer refuses([](int fd, const std::atomic<bool>&) {
+        if (!read_request(fd)) return;
+        const std::string body = R"({"error": {"message": 5}})";
+        const std::string answer = fmt::format(
+            "HTTP/1.1 500 Internal Server Error\r\nContent-Type: application/json\r\nContent-Length: {}\r\n"
+            "Connection: close\r\n\r\n{}",
+            body.size(), body);
+        (void)::send(fd, answer.data(), answer.size(), MSG_NOSIGNAL);
+    });
+    server::LoadParams p;
+    p.url = refuses.url();
+    p.model = "any";
+    p.rate = 200;
+    p.n_requests = 1;
+    const server::LoadReport r = server::run_load(p);
+    REQUIRE(r.requests.size() == 1);
+    CHECK(r.requests[0].error == R"(HTTP 500: {"message":5})");
+    // Far more text chunks than tokens asked for: the stream is cut, not kept.
+    const server::LoadReport flood = load_against(
+        [](const std::string&) {
+            std::string events;
+            for (int i = 0; i < 1000; ++i) events += "data: {\"choices\": [{\"text\": \"a\"}]}\n\n";
+            return events + "data: [DONE]\n\n";
+        },
+        1);
+    REQUIRE(flood.requests.size() == 1);
+    CHECK(flood.requests[0].error == "the server streamed more than 144 text chunks for max_tokens 64");
+    CHECK(flood.requests[0].chunk_ms.size() == 144);
 }
 
 // The server takes the KV pools traffic takes: one check, one set of limits.

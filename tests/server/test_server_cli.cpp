@@ -78,6 +78,26 @@ TEST_CASE("cli serve + load: a few seconds of Poisson load, every request answer
     }
 }
 
+// Each header line restarts the server's read timeout: a client sending one
+// every half second kept its connection's thread, and so the process, alive
+// 52 s after SIGTERM. Every answer is out when the grace ends; then it exits.
+TEST_CASE("cli serve: SIGTERM ends the process even while a client is still sending its header, line by line") {
+    const auto dir = sixstep::test::process_temp_dir("server-cli-trickle");
+    const std::string out = (dir / "serve.out").string(), err = (dir / "serve.err").string();
+    // bash for /dev/tcp; the client would go on for 40 s, timeout(1) ends all at 30.
+    const std::string script =
+        "timeout 30 bash -c '" + sixstep_cmd("serve -m \"" + model + "\" --port 0 -t 1 --shutdown-grace 0") + " >" + out +
+        " 2>" + err + " & p=$!; i=0; while ! grep -q http " + out + "; do i=$((i+1)); [ $i -gt 200 ] && exit 9; sleep 0.05; done; "
+        "port=$(sed -n \"s/.*127.0.0.1:\\([0-9]*\\).*/\\1/p\" " + out + "); "
+        "exec 3<>/dev/tcp/127.0.0.1/$port; printf \"GET /health HTTP/1.1\\r\\n\" >&3; "
+        "(for i in $(seq 80); do printf \"X-Wait: a\\r\\n\" >&3 || exit 0; sleep 0.5; done) & t=$!; "
+        "sleep 1; kill -TERM $p; wait $p; echo serve-exit=$?; kill $t 2>/dev/null; exit 0'";
+    const auto r = run_command(script);
+    INFO(r.output << "\nserve stderr:\n" << read_file(err));
+    CHECK(r.output.find("serve-exit=0") != std::string::npos);
+    CHECK(read_file(err).find("sixstep serve: dropped the connections still sending a request") != std::string::npos);
+}
+
 TEST_CASE("cli serve and load: bad arguments and unreachable servers exit 2 with one message") {
     auto r = run_command(sixstep_cmd("load --url http://127.0.0.1:1 --rate 1 --requests 1"));
     CHECK(r.exit_code == 2);
