@@ -74,6 +74,7 @@ bool LlmPanels::choose_attention(int layer, int head) {
 }
 
 void LlmPanels::run_kv_experiment(const std::string& prompt, int n_tokens) {
+    kv_experiment_.reset();  // as kv_calc: a failed run leaves no figures
     KvExperimentView x;
     x.prompt = prompt;
     x.result = llm::run_kv_experiment(model_.backend(), model_.codec(), prompt, n_tokens);
@@ -82,6 +83,9 @@ void LlmPanels::run_kv_experiment(const std::string& prompt, int n_tokens) {
 }
 
 void LlmPanels::kv_calc(const KvCalcSpec& spec) {
+    // A calculation that fails leaves none: the last one's figures, kept,
+    // were read by the step's checks as this one's ("expected f32, got q8_0").
+    kv_calc_.reset();
     serving::KvCalcParams p = spec.preset.empty() ? serving::KvCalcParams{} : serving::kv_preset(spec.preset);
     const bool edited = spec.n_layer || spec.n_head_kv || spec.head_dim;
     if (spec.n_layer) p.n_layer = *spec.n_layer;

@@ -104,3 +104,26 @@ TEST_CASE("llm panels: a clicked candidate is taken instead of the sampler's, a 
     CHECK(view.tokens.back().forced);
     CHECK_FALSE(it.state().panels.message);
 }
+
+// A calculation that fails leaves no figures: lesson 06, its data folder not
+// found, checked the step's kv_calc.dtype against the previous step's
+// ("expected f32, got q8_0").
+TEST_CASE("llm panels: a KV calculation that fails leaves none, not the last one's figures") {
+    auto it = stories(R"(
+  - request: {prompt: "The cat", max_tokens: 1, temperature: 0}
+    run: forward
+)");
+    it.step();
+    KvCalcSpec good;
+    good.preset = "article-36l";
+    good.dtype = "q8_0";
+    good.n_tokens = 1000;
+    it.kv_calc(good);
+    REQUIRE(it.state().panels.kv_calc);
+    KvCalcSpec bad = good;
+    bad.head_dim = 100;  // a q8_0 cache stores blocks of 32 values
+    CHECK_THROWS_AS(it.kv_calc(bad), Error);
+    CHECK_FALSE(it.state().panels.kv_calc);
+    REQUIRE(it.state().panels.message);
+    CHECK(it.state().panels.message->text.find("must be a multiple of 32") != std::string::npos);
+}
