@@ -61,7 +61,7 @@ std::string terminal_value(const Value& v) {
 }
 
 std::string field_line(const Field& f, std::string_view lang) {
-    // (A Chinese narration keeps an untranslated key as the identifier it is.)
+    // (A Chinese narration keeps a key the catalogue keeps — n_layer, top_k — as the identifier it is.)
     const std::string key = say(lang, f.key);
     std::string name = !f.label.empty() ? say(lang, f.label) : key == f.key && lang == "zh" ? key : key_as_words(key);
     // "ttft p50 ms = 3.9 ms": a key that ends in its unit says it once, after the value.

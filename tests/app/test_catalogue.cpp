@@ -159,3 +159,18 @@ TEST_CASE("catalogue: every knob of every model kind has a Chinese name") {
             CHECK(app::translate("zh", k.name).has_value());
         }
 }
+
+// A Chinese narration's "out:" lines name each value by its path's key; an
+// untranslated one showed as an identifier beside translated ones
+// ("利用率列表 = …; ttft_p50_ms = …"). Only the ecosystem's own names stay.
+TEST_CASE("catalogue: every path key of every model kind has a Chinese name, or is a name the ecosystem keeps") {
+    for (const std::string& kind : model_kinds())
+        for (const PathInfo& p : model_description(kind).paths) {
+            const std::string key = p.path.substr(p.path.rfind('.') + 1);
+            CAPTURE(p.path);
+            const std::optional<std::string> zh = app::translate("zh", key);
+            REQUIRE(zh.has_value());
+            // Its own translation only where Chinese keeps it: n_layer, top_k, ms.
+            if (*zh == key) CHECK(app::catalogue("zh")->keeps(key));
+        }
+}
