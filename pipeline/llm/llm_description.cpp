@@ -91,7 +91,7 @@ std::vector<PathInfo> paths() {
         {path(ld, keys::status), VT::text, "", "\"cold load\" or \"reused\""},
         {path(ld, keys::load_ms), VT::number, "ms", "time to map the file, build the backend and warm it up (0 when reused)"},
         {path(ld, keys::n_params), VT::number, "", "parameters in the model"},
-        {path(ld, keys::type), VT::text, "", "main weight type: F32, F16, Q8_0, Q4_0"},
+        {path(ld, keys::type), VT::text, "", "main weight type, as ggml names it: f32, f16, q8_0, q4_0"},
         {path(ld, keys::n_vocab), VT::number, "", "tokens in the vocabulary"},
         {path(ld, keys::n_ctx), VT::number, "tokens", "context per request"},
         {path(ld, keys::n_embd), VT::number, "", "embedding width"},
@@ -197,7 +197,9 @@ std::vector<PathInfo> paths() {
         {"logit_lens.pieces", VT::text, "", "per layer, the token the residual stream predicts (quoted), first layer first"},
         {"logit_lens.probs", VT::numbers, "", "per layer, its probability"},
         {"logit_lens.last_piece", VT::text, "", "the last layer's token: the output stage's top token"},
-        {"logit_lens.last_prob", VT::number, "", "its probability: the output stage's"},
+        {"logit_lens.last_prob", VT::number, "",
+         "its probability: the output stage's, computed again from the last layer by the reference matmul, so equal "
+         "within rounding (compare with a tol)"},
     };
     p.insert(p.end(), more.begin(), more.end());
     return p;

@@ -132,12 +132,31 @@ void LlmModel::open() {
     open_ms_ = ms_since(t0);
 }
 
+// What the loaded model is: the same after a cold load and when the weights
+// are reused, so a lesson's later step can check it (a warm load gave
+// "got (nothing)" for load.n_layer).
+void LlmModel::describe_shape(TraceEvent& ev) {
+    const LlamaHparams& hp = llama_->hparams();
+    ev.out(keys::n_params, static_cast<double>(llama_->n_params()), "", "parameters");
+    ev.out(keys::type, std::string(ggml_type_name(llama_->main_type())), "", "weight type");
+    ev.out(keys::n_vocab, static_cast<double>(hp.n_vocab));
+    ev.out(keys::n_ctx, static_cast<double>(n_ctx()), "tokens", "context");
+    ev.out(keys::n_embd, static_cast<double>(hp.n_embd));
+    ev.out(keys::n_layer, static_cast<double>(hp.n_layer));
+    ev.out(keys::n_head, static_cast<double>(hp.n_head));
+    ev.out(keys::n_head_kv, static_cast<double>(hp.n_head_kv));
+    ev.out(keys::n_ff, static_cast<double>(hp.n_ff));
+    ev.out(keys::backend, backend_->name());
+    ev.out(keys::kv_bytes_per_token, static_cast<double>(kv_->stats().bytes_per_token), "B", "KV cache per token");
+}
+
 void LlmModel::load(TraceEvent& ev) {
     if (backend_) {
         ev.summary = "weights already in memory: reused";
         ev.out(keys::status, std::string("reused"));
         ev.out(sixstep::keys::cold, std::string("no"), "", "cold start");  // the same key as every model's load stage
         ev.out(keys::load_ms, 0.0, "ms", "load time");
+        describe_shape(ev);
         return;
     }
     const auto t0 = Clock::now();
@@ -188,19 +207,9 @@ void LlmModel::load(TraceEvent& ev) {
     ev.out(keys::status, std::string("cold load"));
     ev.out(sixstep::keys::cold, std::string("yes"), "", "cold start");
     ev.out(keys::load_ms, ms, "ms", "cold load time");
-    ev.out(keys::n_params, static_cast<double>(llama_->n_params()), "", "parameters");
-    ev.out(keys::type, std::string(ggml_type_name(llama_->main_type())), "", "weight type");
-    ev.out(keys::n_vocab, static_cast<double>(hp.n_vocab));
-    ev.out(keys::n_ctx, static_cast<double>(n_ctx()), "tokens", "context");
-    ev.out(keys::n_embd, static_cast<double>(hp.n_embd));
-    ev.out(keys::n_layer, static_cast<double>(hp.n_layer));
-    ev.out(keys::n_head, static_cast<double>(hp.n_head));
-    ev.out(keys::n_head_kv, static_cast<double>(hp.n_head_kv));
-    ev.out(keys::n_ff, static_cast<double>(hp.n_ff));
-    ev.out(keys::backend, backend_->name());
+    describe_shape(ev);
     if (!backend_note_.empty()) ev.warnings.push_back(backend_note_);
     if (!warm_up_note_.empty()) ev.warnings.push_back(warm_up_note_);
-    ev.out(keys::kv_bytes_per_token, static_cast<double>(kv_->stats().bytes_per_token), "B", "KV cache per token");
     ev.says(fmt::format("KV cache per token = 2 × n_layer {} × n_head_kv {} × head_dim {} × 4 B = {} B", hp.n_layer,
                         hp.n_head_kv, hp.head_dim(), kv_->stats().bytes_per_token));
     // The CPU backend's copy of the matrices (made as it was built): where

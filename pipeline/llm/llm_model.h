@@ -102,6 +102,7 @@ public:
     int token_of_piece(std::string_view piece);
 
 private:
+    void describe_shape(TraceEvent& ev);  // load's figures of the model: n_params, n_layer, …
     void open();  // maps the file and reads the tokenizer (cheap: metadata only)
 
     std::filesystem::path path_;

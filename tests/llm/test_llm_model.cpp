@@ -91,6 +91,12 @@ TEST_CASE("llm model: one request walks the six stages, looping forward → post
     Pipeline p2(model, req);
     CHECK(p2.run().text == r.text);
     CHECK(text(p2.trace().lookup("load.status")) == "reused");
+    // The model's shape is there after a reuse too: a later step's checks
+    // on load.n_layer read "(nothing)" when its weights were warm.
+    for (const char* path : {"load.n_layer", "load.n_params", "load.kv_bytes_per_token", "load.n_ctx"})
+        CHECK(number(p2.trace().lookup(path)) == number(t.lookup(path)));
+    CHECK(text(p2.trace().lookup("load.type")) == text(t.lookup("load.type")));
+    CHECK_FALSE(p2.trace().lookup("load.file"));  // a cold load's own
 }
 
 TEST_CASE("llm model: the load warms the backend up through a cache of its own, leaving the model's empty") {
