@@ -709,12 +709,30 @@ std::string check_text(const Value& v) {
     if (const auto* t = std::get_if<std::string>(&v)) return quote_text(*t);
     return format_value(v);
 }
+
+// Whether a failed check's number prints as one it was compared with:
+// "expected = output.top1_prob (output.top1_prob = 0.0494275), got
+// 0.0494275" (a float's probability beside a double's) says nothing of why
+// it failed. Then both are shown with every digit that tells them apart.
+bool prints_alike(const Value& got, const std::vector<std::optional<Value>>& wants) {
+    const auto* g = std::get_if<double>(&got);
+    if (!g) return false;
+    return std::any_of(wants.begin(), wants.end(), [&](const std::optional<Value>& w) {
+        const auto* x = w ? std::get_if<double>(&*w) : nullptr;
+        return x && *x != *g && format_value(*w) == format_value(got);
+    });
+}
+std::string exact_text(const Value& v) {
+    if (const auto* x = std::get_if<double>(&v)) return fmt::format("{}", *x);  // the shortest that reads back exactly
+    return check_text(v);
+}
 }  // namespace
 
 CheckResult Interpreter::check(const Expectation& e) const {
     CheckResult r{e, false, "(nothing)", ""};
     // What it is compared with, read now.
     std::vector<std::optional<Value>> wants;
+    std::vector<std::pair<std::string, std::optional<Value>>> named;  // the paths and names it reads, as they are
     bool missing = false;
     for (const Condition& c : e.conditions) {
         wants.push_back(operand(c.operand));
@@ -723,9 +741,16 @@ CheckResult Interpreter::check(const Expectation& e) const {
         std::optional<Value> raw = c.operand.kind == Operand::Kind::path ? lookup(name) : std::nullopt;
         if (c.operand.kind == Operand::Kind::remembered)
             if (const auto it = remembered_.find(name); it != remembered_.end()) raw = it->second;
-        r.against += (r.against.empty() ? "" : "; ") + name + " = " + (raw ? check_text(*raw) : "(nothing)");
+        named.emplace_back(name, raw);
         missing |= !wants.back().has_value();
     }
+    const auto name_them = [&](bool exact) {
+        r.against.clear();
+        for (const auto& [name, raw] : named)
+            r.against += (r.against.empty() ? "" : "; ") + name + " = " +
+                         (raw ? (exact ? exact_text(*raw) : check_text(*raw)) : "(nothing)");
+    };
+    name_them(false);
     const std::optional<Value> got = lookup(e.path);
     if (!got) {
         // Tensors from inside the forward pass are captured only while their panel is shown.
@@ -770,6 +795,10 @@ CheckResult Interpreter::check(const Expectation& e) const {
     bool all = true;
     for (size_t i = 0; i < e.conditions.size(); ++i) all = all && holds(e.conditions[i], *got, *wants[i]);
     r.passed = e.negated ? !all : all;
+    if (!r.passed && prints_alike(*got, wants)) {
+        r.got = exact_text(*got);
+        name_them(true);
+    }
     return r;
 }
 

@@ -187,6 +187,34 @@ steps:
     CHECK(r.checks[0].got.find("\u221220") != std::string::npos);  // the text keeps its typographic minus
 }
 
+// "expected = 0.3 (…), got 0.3" says nothing: numbers that print alike but
+// differ are shown with every digit that tells them apart.
+TEST_CASE("expect: a failed check whose numbers print alike shows them whole") {
+    auto it = make(R"(
+title: t
+model: {kind: delivery, weights: {bias: 0.1234567, distance: 0, congestion: 0, express_lane: 0}}
+steps:
+  - request: {distance: "1 km", congestion: 0, express_lane: 0}
+    run: all
+    remember: {b: forward.raw_output}
+    expect:
+      forward.raw_output: 0.123457
+      output.raw_output: {equals: b, plus: 1e-7}
+      postprocess.raw_output: {equals: b, plus: 1}
+)");
+    const StepReport r = it.step();
+    REQUIRE(r.checks.size() == 3);
+    CHECK_FALSE(r.checks[0].passed);
+    CHECK(r.checks[0].got == "0.1234567");
+    CHECK_FALSE(r.checks[1].passed);
+    CHECK(r.checks[1].got == "0.1234567");
+    CHECK(r.checks[1].against == "b = 0.1234567");
+    // Numbers that print apart keep the usual digits.
+    CHECK_FALSE(r.checks[2].passed);
+    CHECK(r.checks[2].got == "0.123457");
+    CHECK(r.checks[2].against == "b = 0.123457");
+}
+
 TEST_CASE("expect: equality is relative away from zero and absolute within 10^-12 of it") {
     // -30 + 2 × 5 is -20 exactly: -20.0000000001 is the same number at 9
     // significant digits, though 10^-10 apart. 0.3 − 0.1 × 3 is −5.6e-17, not
