@@ -188,7 +188,7 @@ void Interpreter::go_to(int position) {
 void Interpreter::apply_settings(const std::vector<SettingChange>& changes) {
     if (changes.empty()) return;
     for (const auto& c : changes) model_->apply_setting(c.name, c.value);  // checked when the lesson loaded
-    pipeline_.reset();  // the next run starts a fresh request under the new settings
+    drop_pipeline();  // the next run starts a fresh request under the new settings
 }
 
 void Interpreter::run_request(const RunSpec& spec, std::vector<TraceEvent>* events) {
@@ -290,7 +290,7 @@ void Interpreter::train_steps(const TrainSpec& spec, StepReport& report) {
     }
     // The model serves what training has reached so far (next load is cold).
     model.use_params(trainer_->params());
-    pipeline_.reset();
+    drop_pipeline();
 }
 
 void Interpreter::freeze() {
@@ -309,7 +309,7 @@ void Interpreter::freeze() {
                            {trainer_->steps_done(), trainer_->loss()});
     state_.training.weights_file = file;
     model.use_weights_file(file);
-    pipeline_.reset();
+    drop_pipeline();
 }
 
 void Interpreter::serve(const ServeSpec& spec, StepReport& report) {
@@ -353,7 +353,7 @@ StepReport Interpreter::step() {
         apply_settings(st.set);
         if (st.request) {
             state_.request = Request{*st.request};
-            pipeline_.reset();
+            drop_pipeline();
         }
         if (st.force) force(*st.force, false);
         // A panel that needs what the last run did not capture (attention
@@ -445,9 +445,16 @@ void Interpreter::turn_knob(const std::string& name, const std::string& value) {
     refresh_state();
 }
 
-void Interpreter::rerun(int stages, bool was_done) {
+// The pipeline and its count of stages go together: a count left from the
+// last request made a panel shown with a new one run that request silently
+// as far as the old had gone, so `run: all` narrated its respond stage alone.
+void Interpreter::drop_pipeline() {
     pipeline_.reset();
     stages_run_ = 0;
+}
+
+void Interpreter::rerun(int stages, bool was_done) {
+    drop_pipeline();
     if (stages <= 0) return;
     if (was_done) {
         run_request({RunSpec::Kind::all, Stage::respond}, nullptr);

@@ -203,6 +203,7 @@ private:
     void apply_settings(const std::vector<SettingChange>& changes);
     void run_request(const RunSpec& spec, std::vector<TraceEvent>* events);
     void rerun(int stages, bool was_done);     // the current request again, as far as it had run
+    void drop_pipeline();                      // the next run starts a fresh request
     void kv_experiment(int n_tokens);
     void force(const Value& token, bool continue_to_output);
     bool show(const std::vector<std::string>& panels);  // true when the request ran again to fill a panel

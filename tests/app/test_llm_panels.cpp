@@ -127,3 +127,26 @@ TEST_CASE("llm panels: a KV calculation that fails leaves none, not the last one
     REQUIRE(it.state().panels.message);
     CHECK(it.state().panels.message->text.find("must be a multiple of 32") != std::string::npos);
 }
+
+// A new request with a panel shown: the panel's rerun took the old request's
+// count of stages and ran the new one that far without a word, so `run: all`
+// narrated its respond stage alone.
+TEST_CASE("llm panels: a panel shown with a new request runs nothing unseen, and the step narrates every stage") {
+    auto it = stories(R"(
+  - request: {prompt: "The cat sat on the", max_tokens: 2, temperature: 0}
+    run: forward
+  - run: token
+  - request: {prompt: "The dog ran to the", max_tokens: 1, temperature: 0}
+    show: attention
+    run: all
+)");
+    it.step();
+    it.step();
+    const StepReport r = it.step();
+    REQUIRE_FALSE(r.error);
+    REQUIRE(r.events.size() == 6);
+    CHECK(r.events.front().stage == Stage::request);
+    CHECK(r.events.back().stage == Stage::respond);
+    CHECK(r.notes.empty());  // nothing ran twice
+    CHECK(it.state().panels.attention);
+}
