@@ -506,6 +506,7 @@ const Catalogue& chinese_catalogue() {
             {"serving traffic (requests finished)", "服务流量（已完成的请求）"},
             {"timing decode steps", "解码步计时"},
             {"speculative sweep (settings)", "投机解码扫描（设置组数）"},
+            {"TPOT: none \u2014 one token, so no time between tokens (n \u2212 1 = 0)", "TPOT：没有\u2014\u2014只有一个词元，词元之间没有间隔（n \u2212 1 = 0）"},
             // the paths' keys, as a narration's "out:" line and the inspector name them (the
             // names from the ecosystem — n_layer, n_head_kv, top_k — stay as they are)
             {"acceptance", "接受率"},
@@ -884,6 +885,7 @@ const Catalogue& chinese_catalogue() {
             {"forced: {=} (id {}) instead of sampling", "手动指定：{=}（编号 {}），不采样"},
             {"{} tokens; TTFT {} ms, TPOT {} ms, total {} ms", "{} 个词元；TTFT {} ms，TPOT {} ms，总计 {} ms"},
             {"{} token; TTFT {} ms, TPOT {} ms, total {} ms", "{} 个词元；TTFT {} ms，TPOT {} ms，总计 {} ms"},
+            {"{} token; TTFT {} ms, total {} ms", "{} 个词元；TTFT {} ms，总计 {} ms"},
             {"TTFT = tokenize + prefill + first sample = {} ms", "TTFT = 切分 + 预填充 + 第一次采样 = {} ms"},
             {"TPOT = (total \u2212 TTFT) / (n \u2212 1) = {} ms", "TPOT = (总计 \u2212 TTFT) / (n \u2212 1) = {} ms"},
             {"cpu ({} threads, {})", "CPU（{} 个线程，{}）"},
@@ -924,6 +926,8 @@ const Catalogue& chinese_catalogue() {
             {"served {} requests: answers [{=}]", "服务了 {} 个请求：回答 [{=}]"},
             {"served {} request: answers [{=}]", "服务了 {} 个请求：回答 [{=}]"},
             {"cold load {} ms once; each warm request {} ms on average", "冷加载 {} ms（只一次）；每个热请求平均 {} ms"},
+            {"weights already loaded, no cold load; each request {} ms on average", "参数早已加载，没有冷加载；每个请求平均 {} ms"},
+            {"the cold load ({} ms) was paid once, before; each warm request {} ms on average", "冷加载（{} ms）之前已付过一次；每个热请求平均 {} ms"},
             {"\u26a0 {=} \u2014 showing the last good version (Ctrl+R to retry)", "\u26a0 {=} \u2014 显示的是上一个能用的版本（按 Ctrl+R 重试）"},
             {"\u2717 {=} (got {=})", "\u2717 {=}（实际为 {=}）"},
             {"{} steps · {} examples · learning rate η = {}", "{} 步 · {} 个样本 · 学习率 η = {}"},

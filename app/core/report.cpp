@@ -252,17 +252,32 @@ std::string format_step(const StepReport& r, const LessonState& s) {
     if (!r.served.empty()) {
         double warm = 0;
         int n_warm = 0;
+        bool any_cold = false;
         std::string answers;
         for (size_t i = 0; i < r.served.size(); ++i) {
             const auto& sv = r.served[i];
             if (!sv.cold) warm += sv.total_ms, ++n_warm;
-            if (i < 12) answers += fmt::format("{}{}", i ? ", " : "", format_value(sv.answer));
+            any_cold |= sv.cold;
+            // A text answer quoted: " upon a time," listed bare ran into the commas between.
+            const auto* text = std::get_if<std::string>(&sv.answer);
+            if (i < 12) answers += fmt::format("{}{}", i ? ", " : "", text ? quote_text(*text) : format_value(sv.answer));
         }
         if (r.served.size() > 12) answers += ", …";
         out += "  ⇶ " + say(lang, fmt::format("served {} request{}: answers [{}]", r.served.size(),
                                               r.served.size() == 1 ? "" : "s", answers)) + "\n";
-        out += "    " + say(lang, fmt::format("cold load {:.3f} ms once; each warm request {:.4f} ms on average",
-                                          s.cold_load_ms, n_warm ? warm / n_warm : 0.0)) + "\n";
+        // Said "cold load … once" of a load an earlier step paid too; and
+        // "0.000 ms" for a model that reports none.
+        const double mean_warm = n_warm ? warm / n_warm : 0.0;
+        if (any_cold)
+            out += "    " + say(lang, fmt::format("cold load {:.3f} ms once; each warm request {:.4f} ms on average",
+                                              s.cold_load_ms, mean_warm)) + "\n";
+        else if (s.cold_load_ms > 0)
+            out += "    " + say(lang, fmt::format("the cold load ({:.3f} ms) was paid once, before; each warm request "
+                                              "{:.4f} ms on average",
+                                              s.cold_load_ms, mean_warm)) + "\n";
+        else
+            out += "    " + say(lang, fmt::format("weights already loaded, no cold load; each request {:.4f} ms on average",
+                                              mean_warm)) + "\n";
     }
     if (s.response && !r.events.empty() && r.events.back().stage == Stage::respond)
         out += "  ⇒ " + printable(s.response->engine_words ? say(lang, s.response->text) : s.response->text) + "\n";

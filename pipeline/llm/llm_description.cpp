@@ -147,11 +147,11 @@ std::vector<PathInfo> paths() {
         {path(rs, keys::n_generated), VT::number, "tokens", "generated tokens"},
         {path(rs, keys::stop_reason), VT::text, "", "why generation stopped"},
         {path(rs, keys::ttft_ms), VT::number, "ms", "time to first token: tokenize + prefill + first sample"},
-        {path(rs, keys::tpot_ms), VT::number, "ms", "time per output token after the first"},
-        {path(rs, keys::tpot_p50_ms), VT::number, "ms", "median time per output token after the first (a pause of the machine cannot move it)"},
+        {path(rs, keys::tpot_ms), VT::number, "ms", "time per output token after the first (none for a one-token answer)"},
+        {path(rs, keys::tpot_p50_ms), VT::number, "ms", "median time per output token after the first (a pause of the machine cannot move it; none for one token)"},
         {path(rs, keys::total_ms), VT::number, "ms", "the whole request"},
         {path(rs, keys::prefill_tok_s), VT::number, "tok/s", "prefill speed"},
-        {path(rs, keys::decode_tok_s), VT::number, "tok/s", "decode speed"},
+        {path(rs, keys::decode_tok_s), VT::number, "tok/s", "decode speed (none for a one-token answer)"},
     };
     // The response carries the respond stage's outputs ("response.text" is
     // common to every model).

@@ -473,21 +473,30 @@ public:
         const GenerateTimings& t = r.timings;
         Response resp;
         resp.text = r.text;
-        ev.summary = fmt::format("{}; TTFT {:.1f} ms, TPOT {:.1f} ms, total {:.1f} ms",
-                                 count_of(static_cast<std::size_t>(t.n_generated), "token", "tokens"),
-                                 t.ttft_ms, t.tpot_ms, t.total_ms);
+        // One token has no gap after the first: no TPOT, no decode speed
+        // (they read 0 ms and 0 tok/s, a division by n − 1 = 0).
+        const bool has_gaps = t.n_generated >= 2;
+        ev.summary = has_gaps ? fmt::format("{}; TTFT {:.1f} ms, TPOT {:.1f} ms, total {:.1f} ms",
+                                            count_of(static_cast<std::size_t>(t.n_generated), "token", "tokens"),
+                                            t.ttft_ms, t.tpot_ms, t.total_ms)
+                              : fmt::format("{}; TTFT {:.1f} ms, total {:.1f} ms",
+                                            count_of(static_cast<std::size_t>(t.n_generated), "token", "tokens"),
+                                            t.ttft_ms, t.total_ms);
         ev.out(sixstep::keys::text, r.text, "", "generated text");
         ev.out(keys::n_prompt, static_cast<double>(t.n_prompt), "tokens", "prompt tokens");
         ev.out(keys::n_generated, static_cast<double>(t.n_generated), "tokens", "generated tokens");
         ev.out(keys::stop_reason, std::string(stop_reason_name(r.stop_reason)));
         ev.out(keys::ttft_ms, t.ttft_ms, "ms", "time to first token");
-        ev.out(keys::tpot_ms, t.tpot_ms, "ms", "time per output token");
-        ev.out(keys::tpot_p50_ms, t.tpot_p50_ms, "ms", "median time per output token");
+        if (has_gaps) {
+            ev.out(keys::tpot_ms, t.tpot_ms, "ms", "time per output token");
+            ev.out(keys::tpot_p50_ms, t.tpot_p50_ms, "ms", "median time per output token");
+        }
         ev.out(keys::total_ms, t.total_ms, "ms", "total");
         ev.out(keys::prefill_tok_s, t.prefill_tok_s(), "tok/s", "prefill speed");
-        ev.out(keys::decode_tok_s, t.decode_tok_s(), "tok/s", "decode speed");
+        if (has_gaps) ev.out(keys::decode_tok_s, t.decode_tok_s(), "tok/s", "decode speed");
         ev.says(fmt::format("TTFT = tokenize + prefill + first sample = {:.1f} ms", t.ttft_ms));
-        ev.says(fmt::format("TPOT = (total − TTFT) / (n − 1) = {:.1f} ms", t.tpot_ms));
+        if (has_gaps) ev.says(fmt::format("TPOT = (total − TTFT) / (n − 1) = {:.1f} ms", t.tpot_ms));
+        else ev.says("TPOT: none — one token, so no time between tokens (n − 1 = 0)");
         for (const auto& f : ev.outputs) resp.fields.push_back(f);
         if (LlmView* v = model_.view()) {
             v->ttft_ms = t.ttft_ms;

@@ -471,3 +471,35 @@ TEST_CASE("terminal: a field whose key ends in its unit says the unit once, afte
     CHECK(text.find("tokens per s = 10 tok/s") != std::string::npos);
     CHECK(text.find("real time = 2 ms") != std::string::npos);
 }
+
+// The serve summary spoke of "cold load 0.000 ms once" when the weights were
+// loaded steps before, and listed text answers bare, into their commas.
+TEST_CASE("interpreter: the serve summary says whose cold load it is, and quotes text answers") {
+    auto it = make(R"(
+title: t
+steps:
+  - request: {distance: "3 km", congestion: 0, express_lane: 0}
+    serve: {requests: 3}
+  - serve: {requests: 2}
+)");
+    const StepReport first = it.step();
+    const std::string cold = format_step(first, it.state());
+    CHECK(cold.find("served 3 requests: answers [11, 11, 11]") != std::string::npos);
+    CHECK(cold.find("cold load ") != std::string::npos);
+    CHECK(cold.find(" ms once; each warm request ") != std::string::npos);
+    const StepReport second = it.step();
+    const std::string warm = format_step(second, it.state());
+    CHECK(warm.find(" ms once;") == std::string::npos);
+    CHECK(warm.find("the cold load (") != std::string::npos);
+    CHECK(warm.find(") was paid once, before; each warm request ") != std::string::npos);
+
+    auto stories = Interpreter(parse_lesson(std::string("title: t\nmodel: {kind: llm, file: ") + SIXSTEP_SOURCE_DIR +
+                                                "/assets/models/stories-3m-f16.gguf, threads: 1}\nsteps:\n"
+                                                "  - request: {prompt: \"Once upon\", max_tokens: 3, temperature: 0}\n"
+                                                "    serve: {requests: 2}\n",
+                                            "t.yaml"));
+    const StepReport texts = stories.step();
+    const std::string said = format_step(texts, stories.state());
+    const std::string answer = texts.served.at(0).text;
+    CHECK(said.find("answers [\"" + answer + "\", \"" + answer + "\"]") != std::string::npos);
+}
