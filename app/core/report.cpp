@@ -1,7 +1,9 @@
 #include "app/core/report.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <cstdlib>
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -220,7 +222,15 @@ std::string format_step(const StepReport& r, const LessonState& s) {
     if (!st.set.empty()) out += "  ⚙ " + say(lang, "settings:") + " " + settings_line(s, lang) + "\n";
     if (st.request) {
         std::string fields;
-        for (const auto& [k, v] : *st.request) fields += (fields.empty() ? "" : ", ") + k + ": \"" + v + "\"";
+        // As a lesson would write it: a number bare, text quoted (max_tokens:
+        // "3" taught a student to quote numbers).
+        const auto written = [](const std::string& v) {
+            char* end = nullptr;
+            const double x = v.empty() ? NAN : std::strtod(v.c_str(), &end);
+            const bool number = std::isfinite(x) && end == v.c_str() + v.size() && !std::isspace(static_cast<unsigned char>(v[0]));
+            return number ? v : quote_text(v);
+        };
+        for (const auto& [k, v] : *st.request) fields += (fields.empty() ? "" : ", ") + k + ": " + written(v);
         out += "  ✉ " + say(lang, "request:") + " {" + fields + "}\n";
     }
     if (r.train_steps > 0) {

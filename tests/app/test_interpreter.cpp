@@ -485,6 +485,8 @@ steps:
     const StepReport first = it.step();
     const std::string cold = format_step(first, it.state());
     CHECK(cold.find("served 3 requests: answers [11, 11, 11]") != std::string::npos);
+    // The request echoed as a lesson writes it: numbers bare, text quoted.
+    CHECK(cold.find("request: {distance: \"3 km\", congestion: 0, express_lane: 0}") != std::string::npos);
     CHECK(cold.find("cold load ") != std::string::npos);
     CHECK(cold.find(" ms once; each warm request ") != std::string::npos);
     const StepReport second = it.step();
