@@ -507,6 +507,11 @@ const Catalogue& chinese_catalogue() {
             {"timing decode steps", "解码步计时"},
             {"speculative sweep (settings)", "投机解码扫描（设置组数）"},
             {"TPOT: none \u2014 one token, so no time between tokens (n \u2212 1 = 0)", "TPOT：没有\u2014\u2014只有一个词元，词元之间没有间隔（n \u2212 1 = 0）"},
+            // why a check found no value (interpreter.cpp, why_nothing)
+            {"(nothing)", "（没有值）"},
+            {"the request has not been answered yet; run: all walks it to the respond stage", "请求还没有得到回答；run: all 会把它带到 respond 阶段"},
+            {"the step's error stopped the request before its answer", "这一步的错误让请求没能得到回答"},
+            {"show the logit_lens panel before the forward pass", "请在前向计算之前显示 logit_lens 面板"},
             // the paths' keys, as a narration's "out:" line and the inspector name them (the
             // names from the ecosystem — n_layer, n_head_kv, top_k — stay as they are)
             {"acceptance", "接受率"},
@@ -809,6 +814,13 @@ const Catalogue& chinese_catalogue() {
         },
         {
             // patterns: {} is looked up, {=} kept as it is
+            {"(nothing: {})", "（没有值：{}）"},
+            {"the request has not reached the {=} stage; run: all, or run: {=}, walks it there", "请求还没有到 {=} 阶段；run: all 或 run: {=} 会把它带到那里"},
+            {"the step's error stopped the request before the {=} stage", "这一步的错误让请求停在了 {=} 阶段之前"},
+            {"the {=} stage gave no {=} this time; it is the {=}", "{=} 阶段这次没有给出 {=}（它是：{=}）"},
+            {"the {=} stage gave no {=} this time", "{=} 阶段这次没有给出 {=}"},
+            {"step {} remembered {=} when it had no value \u2014 {}", "第 {} 步记住 {=} 时它还没有值\u2014\u2014{}"},
+            {"step {} remembered {=} when it had no value", "第 {} 步记住 {=} 时它还没有值"},
             {"{} min", "{} 分钟"},
             {"{} requests", "{} 个请求"},
             {"{} past deliveries from {=}", "{} 条过去的配送记录，来自 {=}"},

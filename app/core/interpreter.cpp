@@ -143,6 +143,7 @@ void Interpreter::restart() {
     lesson_panels_.clear();
     lesson_inspect_.reset();
     remembered_.clear();
+    forgotten_.clear();
     panel_message_.reset();
     reset_engine();
     state_ = LessonState{};
@@ -400,8 +401,17 @@ StepReport Interpreter::step() {
     state_.knobs = st.knobs;
     refresh_state();
     for (const auto& [name, path] : st.remember) {
-        if (const std::optional<Value> v = lookup(path)) remembered_[name] = *v;
-        else remembered_.erase(name);  // nothing to remember: later comparisons with it fail
+        if (const std::optional<Value> v = lookup(path)) {
+            remembered_[name] = *v;
+            forgotten_.erase(name);
+        } else {
+            // Nothing to remember: later comparisons with it fail, and say
+            // where the name lost its value (not a bare "(nothing)" steps on).
+            remembered_.erase(name);
+            const std::string why = why_nothing(path);
+            forgotten_[name] = fmt::format("(nothing: step {} remembered {} when it had no value{})", index + 1, path,
+                                           why.empty() ? "" : " — " + why);
+        }
     }
     // An engine error nobody expected is a failed check, not a crash. A
     // negated `error` expectation ({not: {contains: "km"}}) holds with no
@@ -735,6 +745,35 @@ std::string exact_text(const Value& v) {
 }
 }  // namespace
 
+std::string Interpreter::why_nothing(const std::string& path) const {
+    // Tensors from inside the forward pass are captured only while their panel is shown.
+    if (path.rfind("logit_lens.", 0) == 0) return "show the logit_lens panel before the forward pass";
+    const std::string head = path.substr(0, path.find('.'));
+    // The answer's fields: was the request answered?
+    if (head == "response" && !pipeline_ && state_.error)
+        return "the step's error stopped the request before its answer";
+    if (head == "response" && !(pipeline_ && pipeline_->done()))
+        return "the request has not been answered yet; run: all walks it to the respond stage";
+    // A stage's path: had its stage run for this request?
+    if (const std::optional<Stage> stage = parse_stage(head)) {
+        // The step's error stopped the request short of it: that is
+        // why, not a missing run (the error itself is reported above).
+        if (!state_.trace.last(*stage) && state_.error)
+            return fmt::format("the step's error stopped the request before the {} stage", head);
+        if (!state_.trace.last(*stage))
+            return fmt::format("the request has not reached the {} stage; run: all, or run: {}, walks it "
+                               "there",
+                               head, head);
+        // Its meaning often says when it is there: "(only when this request paid it)".
+        std::string meaning;
+        for (const PathInfo& p : lesson_paths(model_->description()))
+            if (p.path == path) meaning = p.meaning;
+        return fmt::format("the {} stage gave no {} this time{}", head, path.substr(path.find('.') + 1),
+                           meaning.empty() ? "" : "; it is the " + meaning);
+    }
+    return "";
+}
+
 CheckResult Interpreter::check(const Expectation& e) const {
     CheckResult r{e, false, "(nothing)", ""};
     // What it is compared with, read now.
@@ -753,35 +792,18 @@ CheckResult Interpreter::check(const Expectation& e) const {
     }
     const auto name_them = [&](bool exact) {
         r.against.clear();
-        for (const auto& [name, raw] : named)
+        for (const auto& [name, raw] : named) {
+            const auto lost = forgotten_.find(name);
             r.against += (r.against.empty() ? "" : "; ") + name + " = " +
-                         (raw ? (exact ? exact_text(*raw) : check_text(*raw)) : "(nothing)");
+                         (raw ? (exact ? exact_text(*raw) : check_text(*raw))
+                              : lost != forgotten_.end() ? lost->second : "(nothing)");
+        }
     };
     name_them(false);
     const std::optional<Value> got = lookup(e.path);
     if (!got) {
-        // Tensors from inside the forward pass are captured only while their panel is shown.
-        if (e.path.rfind("logit_lens.", 0) == 0) r.got = "(nothing: show the logit_lens panel before the forward pass)";
-        // A stage's path: had its stage run for this request?
-        const std::string head = e.path.substr(0, e.path.find('.'));
-        if (const std::optional<Stage> stage = parse_stage(head)) {
-            // The step's error stopped the request short of it: that is
-            // why, not a missing run (the error itself is reported above).
-            if (!state_.trace.last(*stage) && state_.error)
-                r.got = fmt::format("(nothing: the step's error stopped the request before the {} stage)", head);
-            else if (!state_.trace.last(*stage))
-                r.got = fmt::format("(nothing: the request has not reached the {} stage; run: all, or run: {}, walks "
-                                    "it there)",
-                                    head, head);
-            else {
-                // Its meaning often says when it is there: "(only when this request paid it)".
-                std::string meaning;
-                for (const PathInfo& p : lesson_paths(model_->description()))
-                    if (p.path == e.path) meaning = p.meaning;
-                r.got = fmt::format("(nothing: the {} stage gave no {} this time{})", head,
-                                    e.path.substr(e.path.find('.') + 1), meaning.empty() ? "" : "; it is the " + meaning);
-            }
-        }
+        const std::string why = why_nothing(e.path);
+        r.got = why.empty() ? "(nothing)" : "(nothing: " + why + ")";
         return r;
     }
     r.got = elide(check_text(*got), max_check_text_bytes);

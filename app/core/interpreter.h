@@ -217,6 +217,7 @@ private:
     void freeze();
     void serve(const ServeSpec& spec, StepReport& report);
     CheckResult check(const Expectation& e) const;
+    std::string why_nothing(const std::string& path) const;  // why a path has no value now; "" when unknown
     void refresh_state();
     delivery::DeliveryModel& delivery(const char* what);  // throws when the lesson's model is not the delivery one
     void remove_saved_weights();
@@ -231,6 +232,7 @@ private:
     std::vector<std::string> window_panels_;       // what the window shows (kept across restarts)
     std::optional<PanelMessage> panel_message_;
     std::map<std::string, Value> remembered_;      // `remember:` names
+    std::map<std::string, std::string> forgotten_;  // names a remember: found no value for: why
     std::unique_ptr<Pipeline> pipeline_;
     std::unique_ptr<delivery::Trainer> trainer_;
     int stages_run_ = 0;        // of the current pipeline, for knob replays

@@ -197,7 +197,10 @@ std::string format_check(const CheckResult& c, std::string_view lang, std::strin
     const std::string expected = c.expected_text(say(lang, "and"));
     if (c.passed) return fmt::format("  ✓ {} {}", e.path, expected);
     const std::string where = step_note.empty() ? e.where.str() : fmt::format("{} ({})", e.where.str(), step_note);
-    return fmt::format("  ✗ {}: {}: {} {}, {} {}", where, e.path, say(lang, "expected"), expected, say(lang, "got"), c.got);
+    // Why there was nothing is sixstep's own sentence, said in the lesson's
+    // language; a value is shown as it is.
+    const std::string got = c.got.rfind("(nothing", 0) == 0 ? say(lang, c.got) : c.got;
+    return fmt::format("  ✗ {}: {}: {} {}, {} {}", where, e.path, say(lang, "expected"), expected, say(lang, "got"), got);
 }
 
 std::string wrap_text(std::string_view text, int columns, const std::string& pad) {

@@ -322,6 +322,33 @@ steps:
     CHECK(said);
 }
 
+// A bare "(nothing)" left the author guessing: an answer not yet given, and
+// a remember: that found no value (its later check named no step).
+TEST_CASE("expect: an answer not given yet, and a name remembered without a value, say why") {
+    auto it = make(R"(
+title: t
+steps:
+  - say: nothing has run
+    expect: {response.minutes: 11}
+  - request: {distance: "3 km", congestion: 0, express_lane: 0}
+    run: request
+    remember: {raw: forward.raw_output}
+  - run: all
+    expect: {forward.raw_output: {equals: raw}}
+)");
+    const StepReport first = it.step();
+    REQUIRE(first.checks.size() == 1);
+    CHECK(first.checks[0].got ==
+          "(nothing: the request has not been answered yet; run: all walks it to the respond stage)");
+    it.step();
+    const StepReport third = it.step();
+    REQUIRE(third.checks.size() == 1);
+    CHECK_FALSE(third.checks[0].passed);
+    CHECK(third.checks[0].against ==
+          "raw = (nothing: step 2 remembered forward.raw_output when it had no value — the request has not reached "
+          "the forward stage; run: all, or run: forward, walks it there)");
+}
+
 TEST_CASE("expect: a negated error expectation does not excuse an error it does not match") {
     // It holds with no error at all, so it does not expect one: "5 kg" failed
     // with no check failing.
