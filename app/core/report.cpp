@@ -89,8 +89,9 @@ std::string indent(const std::string& text, const std::string& pad) {
     return out;
 }
 
-// "normalize OFF, range check on, mode eval, dropout 0, seed 42, lang en":
-// every setting of the model, a switch as on/OFF, an unset optional one left out.
+// "normalize OFF, range check on, mode eval, dropout 0.5 (off in eval), seed 42,
+// lang en": every setting of the model, a switch as on/OFF, an unset optional
+// one left out, one in effect only under another's value said to be off.
 std::string settings_line(const LessonState& s, std::string_view lang) {
     std::string out;
     for (const auto& v : s.settings) {
@@ -103,6 +104,12 @@ std::string settings_line(const LessonState& s, std::string_view lang) {
         std::string name = say(lang, v.name);
         std::replace(name.begin(), name.end(), '_', ' ');
         out += fmt::format("{}{} {}", out.empty() ? "" : ", ", name, say(lang, value));
+        // "dropout 0.5" in eval mode would read as if dropout were applied.
+        if (k && !k->only_while_setting.empty()) {
+            const std::string& other = s.setting(k->only_while_setting);
+            if (!other.empty() && other != k->only_while_value)
+                out += " (" + say(lang, fmt::format("off in {}", other)) + ")";
+        }
     }
     return out;
 }
@@ -228,6 +235,15 @@ std::string format_step(const StepReport& r, const LessonState& s) {
         out += "  ⟳ " + say(lang, fmt::format("training: {} gradient-descent step{} on {} examples ({}), learning rate {}",
                                               r.train_steps, r.train_steps == 1 ? "" : "s", t.examples,
                                               display_path(t.data_path), t.learning_rate)) + "\n";
+        // A long run shows a few of its steps: say which, so "9995 steps"
+        // above four lines of steps reads as meant.
+        if (static_cast<int>(r.train_shown.size()) < r.train_steps) {
+            std::string numbers;
+            for (const auto& ts : r.train_shown) numbers += fmt::format("{}{}", numbers.empty() ? "" : ", ", ts.step);
+            out += "    " + say(lang, r.train_shown.size() == 1 ? fmt::format("one of them shown: step {}", numbers)
+                                                                : fmt::format("{} of them shown: steps {}",
+                                                                              r.train_shown.size(), numbers)) + "\n";
+        }
         for (const auto& ts : r.train_shown) {
             // A linear model's parameters: the bias b, then the weights w.
             std::string grad, w;
