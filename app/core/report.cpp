@@ -45,9 +45,19 @@ std::string printable(const std::string& s) {
 // A number as the terminal prints it: four significant digits (a class
 // reads 0.9998, not 0.999838), whole when large (16610), and a power of ten
 // below a thousandth (8.92×10⁻⁵, not 8.92138e-05).
+// A value that is not whole but rounds to a whole number keeps its zeros
+// (10.9996 is "11.00"): a bare "11" would read as exact beside the stage's own
+// line "raw output = 10.9996".
 std::string terminal_number(double x) {
     if (x != 0 && std::isfinite(x) && std::fabs(x) < 1e-3) return readable_number(x, 3);
-    return format_value(Value{x}, 4);
+    const std::string s = format_value(Value{x}, 4);
+    const double whole = std::round(x);
+    if (std::isfinite(x) && x != whole && std::fabs(whole) >= 1 && std::fabs(whole) < 1000 &&
+        s.find_first_of(".e") == std::string::npos) {
+        const int int_digits = std::fabs(whole) < 10 ? 1 : std::fabs(whole) < 100 ? 2 : 3;
+        return fmt::format("{:.{}f}", x, 4 - int_digits);
+    }
+    return s;
 }
 
 std::string terminal_value(const Value& v) {

@@ -503,3 +503,20 @@ TEST_CASE("terminal: a field whose key ends in its unit says the unit once, afte
     CHECK(text.find("real time = 2 ms") != std::string::npos);
 }
 
+// Lesson 02 printed "raw output = 10.9996" and then "out: raw output = 11".
+TEST_CASE("terminal: a value that only rounds to a whole number keeps its zeros, a whole one stays bare") {
+    sixstep::TraceEvent ev;
+    ev.stage = sixstep::Stage::output;
+    ev.out("raw_output", 10.9996);
+    ev.out("share", 0.99999);
+    ev.out("minus", -10.9996);
+    ev.out("minutes", 11.0);
+    ev.out("tokens", 16609.7);
+    const std::string text = sixstep::app::format_event(ev);
+    CAPTURE(text);
+    CHECK(text.find("raw output = 11.00;") != std::string::npos);
+    CHECK(text.find("share = 1.000;") != std::string::npos);
+    CHECK(text.find("minus = -11.00;") != std::string::npos);
+    CHECK(text.find("minutes = 11;") != std::string::npos);
+    CHECK(text.find("tokens = 16610\n") != std::string::npos);
+}
