@@ -378,6 +378,32 @@ TEST_CASE("serving model: the bill's answer words a crossover after the period a
 
 // Without a greedy row the speculative lab compares no text: it must not
 // say the text was identical.
+// The lesson-14 lines: parts rounded as printed, and the total their sum.
+TEST_CASE("serving model: a cold-start request's load and request add up to its printed total") {
+    ServingExhibit ex;
+    llm::ColdStartResult r;
+    for (int i = 0; i < 3; ++i) {
+        llm::RequestTiming t;
+        t.index = i;
+        t.start = i < 2 ? llm::Start::cold_cached : llm::Start::warm;
+        t.load_ms = i < 2 ? 16.454 : 0;  // 16.45, and 2.114 → 2.11: 18.56, not the unrounded 18.568 → 18.57
+        t.request_ms = 2.114;
+        t.total_ms = t.load_ms + t.request_ms;
+        r.requests.push_back(t);
+    }
+    ex.cold_start = r;
+    TraceEvent ev;
+    serving::make_cold_start_lab()->output(ex, ev);
+    CAPTURE(ev.arithmetic);
+    CHECK(std::find(ev.arithmetic.begin(), ev.arithmetic.end(),
+                    "request 0 cold (page cache): load 16.45 ms + request 2.11 ms = 18.56 ms") != ev.arithmetic.end());
+    CHECK(std::find(ev.arithmetic.begin(), ev.arithmetic.end(),
+                    "request 2 warm: load 0.00 ms + request 2.11 ms = 2.11 ms") != ev.arithmetic.end());
+    // The cold starts counted are the instance's that scales to zero, and named so.
+    CHECK(ev.find("scale_to_zero_cold_starts") != nullptr);
+    CHECK(ev.find("keep_warm_cold_starts") == nullptr);
+}
+
 TEST_CASE("serving model: a speculative sweep without a greedy row claims nothing about identical text") {
     ServingModel m({tiny_model(), 2});
     Pipeline p(m, request({{"experiment", "speculative"}, {"draft", "tiny-512.gguf"}, {"draft_ks", "1"},
