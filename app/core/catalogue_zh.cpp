@@ -624,6 +624,8 @@ const Catalogue& chinese_catalogue() {
             {"{} of them shown: steps {}", "下面列出其中 {} 步：第 {} 步"},
             {"one of them shown: step {}", "下面列出其中 1 步：第 {} 步"},
             {"off in {}", "{} 模式下不生效"},
+            {"decode passes, median: right after a prefill {} ms, later {} ms ({}); {} and {} ms ({})",
+             "解码前向的中位数：紧跟在预填充之后 {} ms，之后的 {} ms（{}）；{} ms 和 {} ms（{}）"},
             {"frozen: weights saved to {=}; from now on the model only serves", "冻结：参数已保存到 {=}；从现在起模型只提供服务"},
             {"served {} requests: answers [{=}]", "服务了 {} 个请求：回答 [{=}]"},
             {"served {} request: answers [{=}]", "服务了 {} 个请求：回答 [{=}]"},

@@ -60,6 +60,8 @@ TEST_CASE("serving model: every experiment emits what the description declares, 
         request({{"experiment", "traffic"}, {"requests", "6"}, {"rate", "1000"}, {"max_tokens", "6"}}),
         request({{"experiment", "traffic"}, {"requests", "6"}, {"rate", "1000"}, {"max_tokens", "6"},
                  {"compare", "policy"}}),
+        request({{"experiment", "traffic"}, {"requests", "6"}, {"rate", "1000"}, {"max_tokens", "6"},
+                 {"shared_prefix", "40"}, {"prefix_cache", "true"}, {"compare", "prefix_cache"}}),
         // Goodput: targets in ms without a baseline, then relative to a request alone with one.
         request({{"experiment", "traffic"}, {"requests", "6"}, {"rate", "1000"}, {"max_tokens", "6"},
                  {"ttft_target", "1000"}}),
