@@ -380,6 +380,23 @@ TEST_CASE("serving model: the bill's answer words a crossover after the period a
 
 // Without a greedy row the speculative lab compares no text: it must not
 // say the text was identical.
+// Lesson 12 printed "perplexity 3.6782867177533136 / 3.6787714440612 / …".
+TEST_CASE("serving model: the quantization's perplexities read to five digits, as its lines give them") {
+    ServingExhibit ex;
+    const double ppl[] = {3.6782867177533136, 3.6787714440612, 3.1e115};
+    for (double v : ppl) {
+        serving::QuantizationRow r;
+        r.type = "F16";
+        r.perplexity = v;
+        ex.quantization.push_back(r);
+    }
+    TraceEvent ev;
+    serving::make_quantization_lab()->output(ex, ev);
+    CHECK(ev.summary == "perplexity 3.6783 / 3.6788 / 3.1×10¹¹⁵");
+    REQUIRE(ev.arithmetic.size() == 3);
+    CHECK(ev.arithmetic[0].find("perplexity 3.6783,") != std::string::npos);
+}
+
 // The lesson-14 lines: parts rounded as printed, and the total their sum.
 TEST_CASE("serving model: a cold-start request's load and request add up to its printed total") {
     ServingExhibit ex;
