@@ -276,7 +276,9 @@ void Interpreter::train_steps(const TrainSpec& spec, StepReport& report) {
     }
     if (spec.learning_rate) trainer_->set_learning_rate(*spec.learning_rate);
     state_.training.learning_rate = trainer_->learning_rate();
-    // Show steps 1–3, then 10, 100, 1000, …, and the last one of this call.
+    // A short call shows every step; a long one steps 1–3, then 10, 100,
+    // 1000, …, and the last one of this call (the narration names them).
+    const bool show_all = spec.steps <= show_every_train_step_up_to;
     for (int i = 0; i < spec.steps; ++i) {
         TrainRecord s = record(trainer_->step());
         state_.training.loss.push_back(s.loss);
@@ -284,7 +286,7 @@ void Interpreter::train_steps(const TrainSpec& spec, StepReport& report) {
         int p = s.step;
         while (p >= 10 && p % 10 == 0) p /= 10;
         const bool power_of_ten = s.step >= 10 && p == 1;
-        const bool milestone = s.step <= 3 || power_of_ten || i + 1 == spec.steps;
+        const bool milestone = show_all || s.step <= 3 || power_of_ten || i + 1 == spec.steps;
         if (milestone) report.train_shown.push_back(s);
         state_.training.last = std::move(s);
         ++report.train_steps;

@@ -135,12 +135,16 @@ struct LessonState {
     const std::string& setting(std::string_view name) const;
 };
 
+// A train step of this many steps or fewer shows every one; a longer one
+// shows steps 1–3, each power of ten and its last.
+inline constexpr int show_every_train_step_up_to = 5;
+
 // What one lesson step did, for narration.
 struct StepReport {
     int index = 0;                             // 0-based step index
     const LessonStep* step = nullptr;
     std::vector<TraceEvent> events;            // stages run in this step, in order
-    std::vector<TrainRecord> train_shown;      // a readable subset of the training steps
+    std::vector<TrainRecord> train_shown;      // every training step, or a readable subset (show_every_train_step_up_to)
     int train_steps = 0;                       // how many ran
     std::vector<ServedRequest> served;
     // What the step did beside its stages that a reader should know: "the

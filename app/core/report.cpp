@@ -47,9 +47,19 @@ std::string printable(const std::string& s) {
 // A number as the terminal prints it: four significant digits (a class
 // reads 0.9998, not 0.999838), whole when large (16610), and a power of ten
 // below a thousandth (8.92×10⁻⁵, not 8.92138e-05).
+// A value that is not whole but rounds to a whole number keeps its zeros
+// (10.9996 is "11.00"): a bare "11" would read as exact beside the stage's own
+// line "raw output = 10.9996".
 std::string terminal_number(double x) {
     if (x != 0 && std::isfinite(x) && std::fabs(x) < 1e-3) return readable_number(x, 3);
-    return format_value(Value{x}, 4);
+    const std::string s = format_value(Value{x}, 4);
+    const double whole = std::round(x);
+    if (std::isfinite(x) && x != whole && std::fabs(whole) >= 1 && std::fabs(whole) < 1000 &&
+        s.find_first_of(".e") == std::string::npos) {
+        const int int_digits = std::fabs(whole) < 10 ? 1 : std::fabs(whole) < 100 ? 2 : 3;
+        return fmt::format("{:.{}f}", x, 4 - int_digits);
+    }
+    return s;
 }
 
 std::string terminal_value(const Value& v) {
@@ -91,8 +101,9 @@ std::string indent(const std::string& text, const std::string& pad) {
     return out;
 }
 
-// "normalize OFF, range check on, mode eval, dropout 0, seed 42, lang en":
-// every setting of the model, a switch as on/OFF, an unset optional one left out.
+// "normalize OFF, range check on, mode eval, dropout 0.5 (off in eval), seed 42,
+// lang en": every setting of the model, a switch as on/OFF, an unset optional
+// one left out, one in effect only under another's value said to be off.
 std::string settings_line(const LessonState& s, std::string_view lang) {
     std::string out;
     for (const auto& v : s.settings) {
@@ -105,6 +116,12 @@ std::string settings_line(const LessonState& s, std::string_view lang) {
         std::string name = say(lang, v.name);
         std::replace(name.begin(), name.end(), '_', ' ');
         out += fmt::format("{}{} {}", out.empty() ? "" : ", ", name, say(lang, value));
+        // "dropout 0.5" in eval mode would read as if dropout were applied.
+        if (k && !k->only_while_setting.empty()) {
+            const std::string& other = s.setting(k->only_while_setting);
+            if (!other.empty() && other != k->only_while_value)
+                out += " (" + say(lang, fmt::format("off in {}", other)) + ")";
+        }
     }
     return out;
 }
@@ -241,6 +258,15 @@ std::string format_step(const StepReport& r, const LessonState& s) {
         out += "  ⟳ " + say(lang, fmt::format("training: {} gradient-descent step{} on {} examples ({}), learning rate {}",
                                               r.train_steps, r.train_steps == 1 ? "" : "s", t.examples,
                                               display_path(t.data_path), t.learning_rate)) + "\n";
+        // A long run shows a few of its steps: say which, so "9995 steps"
+        // above four lines of steps reads as meant.
+        if (static_cast<int>(r.train_shown.size()) < r.train_steps) {
+            std::string numbers;
+            for (const auto& ts : r.train_shown) numbers += fmt::format("{}{}", numbers.empty() ? "" : ", ", ts.step);
+            out += "    " + say(lang, r.train_shown.size() == 1 ? fmt::format("one of them shown: step {}", numbers)
+                                                                : fmt::format("{} of them shown: steps {}",
+                                                                              r.train_shown.size(), numbers)) + "\n";
+        }
         for (const auto& ts : r.train_shown) {
             // A linear model's parameters: the bias b, then the weights w.
             std::string grad, w;

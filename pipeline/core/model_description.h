@@ -77,6 +77,11 @@ struct Knob {
     double slider_min = std::numeric_limits<double>::quiet_NaN();  // number: where values
     double slider_max = std::numeric_limits<double>::quiet_NaN();  // usually lie; NaN: no slider
     std::optional<Caution> caution;
+    // In effect only while another setting has one value (dropout: while
+    // mode is train); elsewhere the settings line says it is off ("dropout
+    // 0.5 (off in eval)"). Empty: always in effect.
+    std::string only_while_setting;            // "mode"
+    std::string only_while_value;              // "train", as Knob::check returns it
     // text: a rule of its own, such as a list of numbers that must ascend;
     // throws sixstep::Error. Checked wherever the value is (a lesson's
     // request at its position when the lesson loads, a field typed in class).

@@ -66,6 +66,7 @@ std::vector<Knob> knobs() {
                            "probability of dropping each input feature in train mode");
     dropout.min = 0, dropout.max = 1, dropout.max_exclusive = true;
     dropout.slider_min = 0, dropout.slider_max = 0.9;
+    dropout.only_while_setting = setting_names::mode, dropout.only_while_value = mode_name(Mode::train);
     out.push_back(dropout);
     Knob seed = setting(setting_names::seed, KnobType::number, fmt::format("{}", defaults.seed), "dropout's random seed");
     seed.min = 0, seed.max = 2147483647, seed.whole = true;

@@ -15,10 +15,13 @@ namespace sixstep::delivery {
 
 namespace {
 
-// Numbers as a person writes them: 11, 6.4, −2 (with a real minus sign).
+// Numbers as a person writes them: 11, 6.4, −2 (with a real minus sign), to
+// six significant digits everywhere, so that one value reads the same in
+// every stage: 1.864 mi is 2.99982 km, not 3, and its forward pass sums to
+// the raw output's 10.9996, not to 11 beside a raw output of 10.9996.
 std::string num(double x) {
     if (std::fabs(x) < 5e-10) x = 0;
-    std::string s = (x == std::round(x) && std::fabs(x) < 1e12) ? fmt::format("{:.0f}", x) : fmt::format("{:.4g}", x);
+    std::string s = (x == std::round(x) && std::fabs(x) < 1e12) ? fmt::format("{:.0f}", x) : fmt::format("{:.6g}", x);
     if (s[0] == '-') s = "\u2212" + s.substr(1);
     return s;
 }
@@ -91,8 +94,9 @@ void DeliveryJob::normalize(TraceEvent& ev) {
             if (f.dimension == Dimension::flag && x != 0 && x != 1)
                 throw Error(fmt::format("{}: \"{}\" must be 0 or 1", f.name, *raw));
             if (*factor != 1.0)
+                // The factor as defined (1 mi = 1.609344 km), not rounded.
                 ev.says(fmt::format("{}: \"{}\" → {} {} (× {})", f.name, *raw, num(x), training_unit(f.dimension),
-                                    num(*factor)));
+                                    *factor));
             else
                 ev.says(fmt::format("{}: \"{}\" → {}", f.name, *raw, num(x)));
         } else if (!q.unit.empty()) {
@@ -161,7 +165,7 @@ void DeliveryJob::forward(TraceEvent& ev) {
 void DeliveryJob::output(TraceEvent& ev) {
     ev.summary = "the raw output is a bare number: the model knows nothing of minutes or customers";
     ev.in(keys::raw_output, raw_);
-    ev.says(fmt::format("raw output = {}", fmt::format("{:.6g}", raw_)));
+    ev.says(fmt::format("raw output = {}", num(raw_)));
     ev.out(keys::raw_output, raw_, "", "raw output");
 }
 
@@ -169,7 +173,7 @@ bool DeliveryJob::postprocess(TraceEvent& ev) {
     const Settings& s = model_.settings();
     ev.in(keys::raw_output, raw_, "", "raw output");
     minutes_ = std::round(raw_);
-    ev.says(fmt::format("round({}) = {} minutes", fmt::format("{:.6g}", raw_), num(minutes_)));
+    ev.says(fmt::format("round({}) = {} minutes", num(raw_), num(minutes_)));
     std::string rule = "none";
     if (s.minimum_minutes && minutes_ < *s.minimum_minutes) {
         ev.says(fmt::format("business rule: never promise less than {} minutes → {}", num(*s.minimum_minutes),

@@ -4,6 +4,8 @@
 // The page cache is left as it is unless the request asks to drop it:
 // dropping is best effort and may need privileges, so a lesson never relies
 // on it.
+#include <cmath>
+
 #include <fmt/format.h>
 
 #include "pipeline/core/error.h"
@@ -61,14 +63,17 @@ public:
         ev.out("cached_ms", cold.total_ms, "ms");
         ev.out("warm_load_ms", r.requests.back().load_ms, "ms");
         ev.out("warm_median_ms", r.warm_median_ms, "ms");
-        ev.out("keep_warm_cold_starts", static_cast<double>(r.keep_warm.n_cold));
+        ev.out("scale_to_zero_cold_starts", static_cast<double>(r.keep_warm.n_cold));
         ev.out("scale_to_zero_total_ms", r.keep_warm.scale_to_zero_total_ms, "ms");
         ev.out("kept_warm_total_ms", r.keep_warm.kept_warm_total_ms, "ms");
         ev.out("scale_to_zero_held_s", r.keep_warm.scale_to_zero_held_s, "s");
         ev.out("kept_warm_held_s", r.keep_warm.kept_warm_held_s, "s");
+        // The total from the parts as printed, so that the line adds up.
+        const auto hundredth = [](double ms) { return std::round(ms * 100) / 100; };
         for (const llm::RequestTiming& t : r.requests)
             ev.says(fmt::format("request {} {}: load {:.2f} ms + request {:.2f} ms = {:.2f} ms", t.index,
-                                llm::start_name(t.start), t.load_ms, t.request_ms, t.total_ms));
+                                llm::start_name(t.start), hundredth(t.load_ms), hundredth(t.request_ms),
+                                hundredth(t.load_ms) + hundredth(t.request_ms)));
         ev.summary = fmt::format("a fresh instance: {:.2f} ms; warm: {:.2f} ms (median)", cold.total_ms, r.warm_median_ms);
     }
 
@@ -145,7 +150,9 @@ void declare_cold_start_lab(std::vector<Knob>& knobs, std::vector<PathInfo>& pat
         {path(op, "cached_ms"), VT::number, "ms", "cold_start: that instance's first request, load included"},
         {path(op, "warm_load_ms"), VT::number, "ms", "cold_start: a warm request's load (none)"},
         {path(op, "warm_median_ms"), VT::number, "ms", "cold_start: median warm request"},
-        {path(op, "keep_warm_cold_starts"), VT::number, "", "cold_start: cold starts of the instance that unloads when idle"},
+        {path(op, "scale_to_zero_cold_starts"), VT::number, "",
+         "cold_start: cold starts of the instance that unloads when idle, after its first start (the one kept warm "
+         "has none)"},
         {path(op, "scale_to_zero_total_ms"), VT::number, "ms", "cold_start: its requests' waits, summed"},
         {path(op, "kept_warm_total_ms"), VT::number, "ms", "cold_start: the kept-warm instance's, summed"},
         {path(op, "scale_to_zero_held_s"), VT::number, "s", "cold_start: seconds it held the weights (virtual clock)"},

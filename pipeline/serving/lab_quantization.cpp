@@ -14,6 +14,7 @@
 #include "pipeline/core/data_dir.h"
 #include "pipeline/core/error.h"
 #include "pipeline/core/file.h"
+#include "pipeline/core/text.h"
 #include "pipeline/llm/llama_model.h"
 #include "pipeline/llm/llm_model.h"
 #include "pipeline/serving/serving_lab.h"
@@ -138,7 +139,10 @@ public:
                                 "perplexity {:.5g}, KL {:.5f} nats",
                                 r.type, r.file_bytes, r.step_bytes, r.decode_tok_s, r.predicted_tok_s, r.perplexity,
                                 r.kl_mean));
-        ev.summary = fmt::format("perplexity {}", fmt::join(column(rows, [](const auto& r) { return r.perplexity; }), " / "));
+        // To the five digits the lines above give (the three differ in the fourth).
+        std::vector<std::string> ppl;
+        for (const auto& r : rows) ppl.push_back(readable_number(r.perplexity, 5));
+        ev.summary = fmt::format("perplexity {}", fmt::join(ppl, " / "));
     }
 
     std::string compare(const ServingExhibit& ex, TraceEvent& ev) override {

@@ -262,6 +262,20 @@ public:
             ev.says(fmt::format("{}: {} {} ÷ {} {} = {:.3f}", f.key, ex.run_label, format_value(Value{x}, 4),
                                 ex.baseline_label, format_value(Value{y}, 4), x / y));  // 16610, not 1.661e+04
         }
+        // A prefix cache shortens prefills, and with them the slow decode
+        // passes that follow a long one (traffic_metrics.h): TPOT changes
+        // even when no request shares a pass. Said where it can be seen.
+        if (compare_ == "prefix_cache") {
+            const DecodePassCosts dr = decode_pass_costs(ex.run->steps), db = decode_pass_costs(ex.baseline->steps);
+            ev.out("decode_after_prefill_ms", dr.after_prefill_ms, "ms");
+            ev.out("baseline_decode_after_prefill_ms", db.after_prefill_ms, "ms");
+            ev.out("decode_later_ms", dr.later_ms, "ms");
+            ev.out("baseline_decode_later_ms", db.later_ms, "ms");
+            const auto ms = [](double v) { return format_value(Value{v}, 3); };
+            ev.says(fmt::format("decode passes, median: right after a prefill {} ms, later {} ms ({}); {} and {} ms ({})",
+                                ms(dr.after_prefill_ms), ms(dr.later_ms), ex.run_label, ms(db.after_prefill_ms),
+                                ms(db.later_ms), ex.baseline_label));
+        }
         const double t = p50(r, "ttft"), tb = p50(b, "ttft");
         ev.summary = fmt::format("{} vs {}: median TTFT × {:.2f}", ex.run_label, ex.baseline_label, t / tb);
         // TTFT from arrival (the queue included), and TPOT beside it: what
@@ -407,6 +421,15 @@ void declare_traffic_lab(std::vector<Knob>& knobs, std::vector<PathInfo>& paths)
                          fmt::format("traffic with compare{}: {} of this run ÷ of the baseline{}", with, f.key,
                                      f.needs_target ? " (not given when the baseline met no target: 0)" : "")});
     }
+    p.push_back({path(pp, "decode_after_prefill_ms"), VT::number, "ms",
+                 "traffic with compare: prefix_cache: median cost of a decode-only pass right after a pass with prompt "
+                 "rows"});
+    p.push_back({path(pp, "baseline_decode_after_prefill_ms"), VT::number, "ms",
+                 "traffic with compare: prefix_cache: the same in the baseline"});
+    p.push_back({path(pp, "decode_later_ms"), VT::number, "ms",
+                 "traffic with compare: prefix_cache: median cost of the other decode-only passes"});
+    p.push_back({path(pp, "baseline_decode_later_ms"), VT::number, "ms",
+                 "traffic with compare: prefix_cache: the same in the baseline"});
     p.push_back({path(pp, "outputs_identical"), VT::text, "",
                  "traffic with compare: \"yes\" when every request generated the same tokens in both runs, else "
                  "\"n of m differ\""});

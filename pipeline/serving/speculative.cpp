@@ -275,44 +275,140 @@ GenerateResult generate_target_alone(Backend& target, const TextCodec& codec, st
     return g.result();
 }
 
-SpeculativeComparison compare_speculative(Backend& target, Backend& draft, const TextCodec& codec,
-                                          std::span<const int> prompt, const SpeculativeParams& params,
-                                          int repetitions, Backend* alone) {
+std::vector<SpeculativeComparison> compare_speculative(Backend& target, Backend& draft, const TextCodec& codec,
+                                                       std::span<const int> prompt, const SpeculativeParams& params,
+                                                       std::span<const int> ks, int repetitions, Backend* alone) {
     if (repetitions < 1) throw Error(fmt::format("repetitions = {}: run at least once", repetitions));
+    if (ks.empty()) throw Error("speculative comparison: give at least one draft length k");
+    std::vector<SpeculativeParams> ps(ks.size(), params);
+    for (std::size_t i = 0; i < ks.size(); ++i) {
+        ps[i].n_draft = ks[i];
+        check_params(ps[i]);
+    }
     SpeculativeDecoder dec(target, draft);
     Backend& base = alone ? *alone : target;
     const auto kv = base.make_kv_cache();
-    SpeculativeComparison c;
+    std::vector<SpeculativeComparison> out(ks.size());
     // One untimed run of each first: page faults and cold caches are the
     // cold-start lesson's business, not this one's.
-    c.speculative = dec.generate(codec, prompt, params);
-    c.target = generate_target_alone(base, codec, prompt, params, kv.get());
-    // The two run in pairs, back to back, and the speedup is the median of
-    // the pairs' ratios: on a shared machine the speed of both drifts by
-    // ±20 % within a second (a laptop's clock, other programs), and the two
-    // runs of one pair meet the same conditions. The ratio of the two
-    // medians mixed runs from different moments.
-    std::vector<double> spec_ms, target_ms, ratios;
-    for (int i = 0; i < repetitions; ++i) {
-        auto t0 = Clock::now();
-        c.target = generate_target_alone(base, codec, prompt, params, kv.get());
-        target_ms.push_back(ms_since(t0));
-        t0 = Clock::now();
-        c.speculative = dec.generate(codec, prompt, params);
-        spec_ms.push_back(ms_since(t0));
-        ++c.n_timed;
-        if (!c.speculative.stats.overlap_declined.empty())
-            ++c.n_declined, c.overlap_declined = c.speculative.stats.overlap_declined;
-        const double per_target = target_ms.back() / std::max<std::size_t>(1, c.target.tokens.size());
-        const double per_spec = spec_ms.back() / std::max<std::size_t>(1, c.speculative.tokens.size());
-        ratios.push_back(per_spec > 0 ? per_target / per_spec : 0);
+    for (std::size_t i = 0; i < ks.size(); ++i) out[i].speculative = dec.generate(codec, prompt, ps[i]);
+    GenerateResult target_result = generate_target_alone(base, codec, prompt, params, kv.get());
+    // Rounds: in each, every k runs once, each right after a run of the
+    // target alone. On a shared machine the speed of both drifts by ±20 %
+    // within a second (a laptop's clock, other programs); interleaved, every
+    // setting and the target alone meet the same spells, and the target
+    // alone is timed once per speculative run, so its median is the steadiest
+    // figure of all. (Timed in pairs per k instead, lesson 13's four
+    // baselines on a busy 2-core machine read 4,648 to 8,352 tok/s within
+    // one run of the lesson.)
+    struct Timed {
+        double ms = 0;
+        SpeculativeResult r;
+    };
+    std::vector<std::vector<Timed>> runs(ks.size());
+    std::vector<double> target_ms;
+    for (int round = 0; round < repetitions; ++round)
+        for (std::size_t i = 0; i < ks.size(); ++i) {
+            auto t0 = Clock::now();
+            target_result = generate_target_alone(base, codec, prompt, params, kv.get());
+            target_ms.push_back(ms_since(t0));
+            t0 = Clock::now();
+            SpeculativeResult r = dec.generate(codec, prompt, ps[i]);
+            runs[i].push_back({ms_since(t0), std::move(r)});
+        }
+    const double alone_ms = median(target_ms);
+    const double alone_token_ms = alone_ms / static_cast<double>(std::max<std::size_t>(1, target_result.tokens.size()));
+    for (std::size_t i = 0; i < ks.size(); ++i) {
+        SpeculativeComparison& c = out[i];
+        for (const Timed& t : runs[i]) {
+            ++c.n_timed;
+            if (!t.r.stats.overlap_declined.empty()) ++c.n_declined, c.overlap_declined = t.r.stats.overlap_declined;
+        }
+        // The median run itself (the lower one of an even count), not a
+        // median of times: its statistics then explain its time.
+        const auto per_token = [](const Timed& t) {
+            return t.ms / static_cast<double>(std::max<std::size_t>(1, t.r.tokens.size()));
+        };
+        std::vector<Timed>& v = runs[i];
+        const auto mid = v.begin() + static_cast<std::ptrdiff_t>((v.size() - 1) / 2);
+        std::nth_element(v.begin(), mid, v.end(),
+                         [&](const Timed& a, const Timed& b) { return per_token(a) < per_token(b); });
+        c.speculative_ms = mid->ms;
+        c.speedup = per_token(*mid) > 0 ? alone_token_ms / per_token(*mid) : 0;
+        c.speculative = std::move(mid->r);
+        c.target = target_result;
+        c.target_ms = alone_ms;
+        c.identical = c.target.tokens == c.speculative.tokens;
     }
-    c.target_ms = median(target_ms);
-    c.speculative_ms = median(spec_ms);
-    c.speedup = median(ratios);
-    c.identical = c.target.tokens == c.speculative.tokens;
-    return c;
+    return out;
 }
+
+SpeculativeComparison compare_speculative(Backend& target, Backend& draft, const TextCodec& codec,
+                                          std::span<const int> prompt, const SpeculativeParams& params,
+                                          int repetitions, Backend* alone) {
+    const int k = params.n_draft;
+    return std::move(compare_speculative(target, draft, codec, prompt, params, std::span(&k, 1), repetitions, alone)
+                         .front());
+}
+
+namespace {
+
+// To the tenth of a microsecond a row prints: its parts then add up to its
+// total, and the two totals divide to its speedup.
+double tenth(double us) { return std::round(us * 10) / 10; }
+
+SweepRow sweep_row(const std::string& draft, int k, float temperature, const SpeculativeComparison& c) {
+    const SpeculativeStats& s = c.speculative.stats;
+    SweepRow row;
+    row.draft = draft;
+    row.k = k;
+    row.temperature = temperature;
+    row.acceptance = s.acceptance_rate();
+    row.tokens_per_pass = s.tokens_per_pass();
+    row.identical = c.identical;
+    row.overlap_declined = c.overlap_declined;
+    row.n_declined = c.n_declined;
+    row.n_timed = c.n_timed;
+    // The median run's wall time per token, split where its clocks split it.
+    const double per_token_us = 1000.0 / std::max(1, s.n_generated);
+    const double draft_ms = s.overlapped ? 0 : s.draft_ms;  // overlapped, the draft ran on a thread of its own
+    row.draft_token_us = tenth(draft_ms * per_token_us);
+    row.wait_token_us = tenth(s.wait_ms * per_token_us);
+    row.verify_token_us = tenth(s.verify_ms * per_token_us);
+    row.accept_token_us = tenth(s.accept_ms * per_token_us);
+    row.other_token_us =
+        tenth(std::max(0.0, c.speculative_ms - draft_ms - s.wait_ms - s.verify_ms - s.accept_ms) * per_token_us);
+    row.speculative_token_us =
+        row.draft_token_us + row.wait_token_us + row.verify_token_us + row.accept_token_us + row.other_token_us;
+    row.target_token_us = tenth(1000.0 * c.target_ms / static_cast<double>(std::max<std::size_t>(1, c.target.tokens.size())));
+    row.target_tok_s = row.target_token_us > 0 ? 1e6 / row.target_token_us : 0;
+    row.speculative_tok_s = row.speculative_token_us > 0 ? 1e6 / row.speculative_token_us : 0;
+    // Rounded as printed, so the verdict is the one the printed figure gives.
+    row.speedup = row.speculative_token_us > 0 ? std::round(100 * row.target_token_us / row.speculative_token_us) / 100 : 0;
+    const std::string costs =
+        s.overlapped ? fmt::format("a token costs a wait for the draft {:.1f} + verify {:.1f} + accept {:.1f} + other "
+                                   "{:.1f} = {:.1f} µs, the target alone {:.1f} µs",
+                                   row.wait_token_us, row.verify_token_us, row.accept_token_us, row.other_token_us,
+                                   row.speculative_token_us, row.target_token_us)
+                     : fmt::format("a token costs draft {:.1f} + verify {:.1f} + accept {:.1f} + other {:.1f} = {:.1f} "
+                                   "µs, the target alone {:.1f} µs",
+                                   row.draft_token_us, row.verify_token_us, row.accept_token_us, row.other_token_us,
+                                   row.speculative_token_us, row.target_token_us);
+    // Within 5 % either way a busy machine's timing can tip the verdict from
+    // one run to the next: call it even, not won.
+    if (std::abs(row.speedup - 1) < even_band)
+        row.verdict = fmt::format("even, within the {:.0f} % that timing noise can tip either way: {}", 100 * even_band,
+                                  costs);
+    else if (row.speedup >= 1)
+        row.verdict = fmt::format("wins: {}", costs);
+    else if (row.acceptance < 0.5)
+        row.verdict = fmt::format("loses: the draft disagrees ({:.0f}% accepted), and {}", 100 * row.acceptance, costs);
+    else
+        row.verdict = fmt::format("loses: {}", costs);
+    return row;
+}
+
+}  // namespace
 
 std::vector<SweepRow> sweep_speculative(Backend& target, std::span<const SpeculativeDraft> drafts,
                                         const TextCodec& codec, std::span<const int> prompt,
@@ -344,58 +440,16 @@ std::vector<SweepRow> sweep_speculative(Backend& target, std::span<const Specula
     const std::uint64_t n_rows = drafts.size() * params.temperatures.size() * params.ks.size();
     for (const SpeculativeDraft& d : drafts) {
         if (!d.backend) throw Error("speculative sweep: a draft has no backend");
-        for (float temp : params.temperatures)
-            for (int k : params.ks) {
-                report_progress("speculative sweep (settings)", rows.size(), n_rows);
-                SpeculativeParams p = params.base;
-                p.n_draft = k;
-                p.sampling.temperature = temp;
-                const SpeculativeComparison c = compare_speculative(target, *d.backend, codec, prompt, p,
-                                                                    params.repetitions, params.alone);
-                const SpeculativeStats& s = c.speculative.stats;
-                SweepRow row;
-                row.draft = d.name;
-                row.k = k;
-                row.temperature = temp;
-                row.acceptance = s.acceptance_rate();
-                row.tokens_per_pass = s.tokens_per_pass();
-                row.target_tok_s = c.target_ms > 0 ? 1000.0 * c.target.tokens.size() / c.target_ms : 0;
-                row.speculative_tok_s = c.speculative_ms > 0 ? 1000.0 * s.n_generated / c.speculative_ms : 0;
-                row.speedup = c.speedup;
-                row.identical = c.identical;
-                // Why, in the engine's own figures: a step costs k draft
-                // passes and one verify pass, and buys tokens_per_pass tokens.
-                const double draft_pass_ms = s.n_draft_passes > 0 ? s.draft_ms / s.n_draft_passes : 0;
-                const double verify_ms = s.n_steps > 0 ? s.verify_ms / s.n_steps : 0;
-                const double target_token_ms = row.target_tok_s > 0 ? 1000.0 / row.target_tok_s : 0;
-                // Within 5 % either way a busy machine's timing can tip the
-                // verdict from one run to the next: call it even, not won.
-                if (std::abs(c.speedup - 1) < even_band)
-                    row.verdict = fmt::format("even: {:.2f}× the target alone, within the {:.0f} % that timing noise "
-                                              "can tip either way; {:.2f} tokens per target pass",
-                                              c.speedup, 100 * even_band, row.tokens_per_pass);
-                else if (c.speedup >= 1)
-                    row.verdict = fmt::format("wins: {:.2f} tokens per target pass", row.tokens_per_pass);
-                else if (row.acceptance < 0.5)
-                    row.verdict = fmt::format("loses: the draft disagrees ({:.0f}% accepted), so each step pays {} "
-                                              "draft pass{} for {:.2f} tokens",
-                                              100 * row.acceptance, k, k == 1 ? "" : "es", row.tokens_per_pass);
-                else if (s.overlapped)
-                    row.verdict = fmt::format("loses: a step waits {:.3f} ms for the draft and {:.3f} ms for a verify "
-                                              "of up to {} rows for {:.2f} tokens; the target alone makes a token in "
-                                              "{:.3f} ms",
-                                              s.n_steps > 0 ? s.wait_ms / s.n_steps : 0, verify_ms, k + 1,
-                                              row.tokens_per_pass, target_token_ms);
-                else
-                    row.verdict = fmt::format("loses: a step costs {} draft pass{} × {:.3f} ms + a {}-row verify "
-                                              "{:.3f} ms for {:.2f} tokens; the target alone makes a token in {:.3f} ms",
-                                              k, k == 1 ? "" : "es", draft_pass_ms, k + 1, verify_ms,
-                                              row.tokens_per_pass, target_token_ms);
-                row.overlap_declined = c.overlap_declined;
-                row.n_declined = c.n_declined;
-                row.n_timed = c.n_timed;
-                rows.push_back(std::move(row));
-            }
+        for (float temp : params.temperatures) {
+            report_progress("speculative sweep (settings)", rows.size(), n_rows);
+            // Every k of one draft and temperature against one target alone,
+            // timed in the same rounds (compare_speculative).
+            SpeculativeParams p = params.base;
+            p.sampling.temperature = temp;
+            const std::vector<SpeculativeComparison> cs =
+                compare_speculative(target, *d.backend, codec, prompt, p, params.ks, params.repetitions, params.alone);
+            for (std::size_t i = 0; i < cs.size(); ++i) rows.push_back(sweep_row(d.name, params.ks[i], temp, cs[i]));
+        }
     }
     return rows;
 }
@@ -476,6 +530,13 @@ nlohmann::ordered_json sweep_json(std::span<const SweepRow> rows) {
                      {"target_tok_s", r.target_tok_s},
                      {"speculative_tok_s", r.speculative_tok_s},
                      {"speedup", r.speedup},
+                     {"target_token_us", r.target_token_us},
+                     {"speculative_token_us", r.speculative_token_us},
+                     {"draft_token_us", r.draft_token_us},
+                     {"wait_token_us", r.wait_token_us},
+                     {"verify_token_us", r.verify_token_us},
+                     {"accept_token_us", r.accept_token_us},
+                     {"other_token_us", r.other_token_us},
                      {"identical", r.identical},
                      {"verdict", r.verdict},
                      {"overlap_declined", r.overlap_declined},

@@ -203,10 +203,10 @@ llm::GenerateResult generate_target_alone(llm::Backend& target, const llm::TextC
 
 // Speculative decoding beside the target alone on the same request.
 struct SpeculativeComparison {
-    SpeculativeResult speculative;
+    SpeculativeResult speculative;  // the median timed run (by time per token)
     llm::GenerateResult target;     // the target alone (its text, for greedy, must equal speculative's)
-    double target_ms = 0;           // the target alone, whole generation (median of the repeats)
-    double speculative_ms = 0;      // speculative, whole generation (median of the repeats)
+    double target_ms = 0;           // the target alone, whole generation (median of its timed runs)
+    double speculative_ms = 0;      // `speculative`'s whole generation
     // Per generated token, so runs that stop at different lengths compare:
     // (target_ms ÷ its tokens) ÷ (speculative_ms ÷ its tokens). Above 1 speculative wins.
     double speedup = 0;
@@ -219,11 +219,19 @@ struct SpeculativeComparison {
     std::string overlap_declined;
 };
 
-// repetitions >= 1: both are run that many times, alternating, and the
-// median time of each is kept (the machine's noise hits both alike).
+// Every k in `ks` (params.n_draft is ignored) against one target alone,
+// timed in rounds: each round runs the target alone and then one k, for
+// every k in turn, `repetitions` >= 1 rounds. The target alone's median over
+// all its runs is every k's baseline; each k keeps its median run. One
+// comparison per k, in the order of `ks`.
 // alone: the backend the target alone runs on, when it is not `target` —
 // overlapped, the target gets the cores the draft leaves it, and the target
 // alone all of them (the same model; another thread count).
+std::vector<SpeculativeComparison> compare_speculative(llm::Backend& target, llm::Backend& draft,
+                                                       const llm::TextCodec& codec, std::span<const int> prompt,
+                                                       const SpeculativeParams& params, std::span<const int> ks,
+                                                       int repetitions, llm::Backend* alone = nullptr);
+// The same for params.n_draft alone.
 SpeculativeComparison compare_speculative(llm::Backend& target, llm::Backend& draft, const llm::TextCodec& codec,
                                           std::span<const int> prompt, const SpeculativeParams& params,
                                           int repetitions = 3, llm::Backend* alone = nullptr);
@@ -238,7 +246,7 @@ struct SweepParams {
     std::vector<int> ks = {1, 2, 4, 8};           // draft lengths
     std::vector<float> temperatures = {0, 1};     // 0 is greedy
     SpeculativeParams base;                       // everything else (n_predict, seed, filters)
-    int repetitions = 3;                          // timed runs of each, median kept
+    int repetitions = 3;                          // timed rounds (compare_speculative), medians kept
     llm::Backend* alone = nullptr;                // the target alone's backend (null: the target's; see compare_speculative)
 };
 inline constexpr std::size_t max_sweep_temperatures = 16;  // a sweep's temperatures; its ks are 1 .. max_draft_tokens, each once
@@ -252,11 +260,23 @@ struct SweepRow {
     float temperature = 0;
     double acceptance = 0;        // accepted ÷ drafted
     double tokens_per_pass = 0;
-    double target_tok_s = 0;      // the target alone
-    double speculative_tok_s = 0;
-    double speedup = 0;
-    bool identical = false;       // greedy rows: the same text as the target alone
-    std::string verdict;          // "wins", "even" (within even_band of 1×), or why it loses
+    // Per generated token, µs to the tenth as printed: the median run's wall
+    // time split by its clocks, so the parts add up to the total and the two
+    // totals divide to the speedup.
+    double target_token_us = 0;       // the target alone (its median run)
+    double draft_token_us = 0;        // taking turns: the draft's passes (overlapped: 0, on a thread of its own)
+    double wait_token_us = 0;         // overlapped: the target waiting for proposals
+    double verify_token_us = 0;       // the target's passes
+    double accept_token_us = 0;       // distributions, accept/reject, draws
+    double other_token_us = 0;        // the rest of the run (caches, text)
+    double speculative_token_us = 0;  // Σ the five above
+    double target_tok_s = 0;          // 10⁶ ÷ target_token_us
+    double speculative_tok_s = 0;     // 10⁶ ÷ speculative_token_us
+    double speedup = 0;               // target_token_us ÷ speculative_token_us, to two decimals as printed
+    bool identical = false;           // greedy rows: the same text as the target alone
+    // "wins", "even" (within even_band of 1×) or "loses" (and why, when the
+    // draft disagrees), then the costs behind the speedup.
+    std::string verdict;
     // Asked to overlap, it took turns in n_declined of its n_timed timed
     // runs (SpeculativeComparison): the last one's reason, or empty.
     std::string overlap_declined;

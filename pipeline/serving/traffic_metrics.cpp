@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "pipeline/core/error.h"
+#include "pipeline/core/measure.h"
 
 namespace sixstep::serving {
 
@@ -184,6 +185,21 @@ TrafficReport make_report(const std::vector<RequestRecord>& requests, const std:
         "hold it / pool, time-weighted (pages leave no holes)",
         100 * time_weighted(steps, [&](const StepRecord& s) { return static_cast<double>(s.n_slots_stranded) / pool; }));
     return rep;
+}
+
+DecodePassCosts decode_pass_costs(const std::vector<StepRecord>& steps) {
+    std::vector<double> after, later;
+    for (std::size_t i = 0; i < steps.size(); ++i) {
+        const StepShape& s = steps[i].shape;
+        if (s.n_prefill_tokens > 0 || s.n_decode == 0) continue;
+        (i > 0 && steps[i - 1].shape.n_prefill_tokens > 0 ? after : later).push_back(steps[i].cost_ms);
+    }
+    DecodePassCosts c;
+    c.n_after_prefill = static_cast<int>(after.size());
+    c.n_later = static_cast<int>(later.size());
+    if (!after.empty()) c.after_prefill_ms = median(std::move(after));
+    if (!later.empty()) c.later_ms = median(std::move(later));
+    return c;
 }
 
 }  // namespace sixstep::serving

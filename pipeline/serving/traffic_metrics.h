@@ -65,4 +65,17 @@ double queue_ms(const RequestRecord& r);       // first scheduling − arrival
 double e2e_ms(const RequestRecord& r);         // last token − arrival
 double tpot_ms(const RequestRecord& r);        // (E2E − TTFT) / (output tokens − 1); -1 with one token
 
+// The decode-only passes of a run (no prompt rows), split by what ran just
+// before: on a CPU the decode passes right after a long prefill cost more
+// than later ones (lesson 11: about twice as much after a 200-token prefill
+// as after a 20-token one, the excess fading over the next few passes), so
+// a shorter prefill also lowers TPOT when no request ever shares a pass.
+struct DecodePassCosts {
+    double after_prefill_ms = 0;  // median cost of a decode-only pass whose previous pass had prompt rows
+    double later_ms = 0;          // median cost of the other decode-only passes
+    int n_after_prefill = 0;      // passes counted in each (0: that median is 0)
+    int n_later = 0;
+};
+DecodePassCosts decode_pass_costs(const std::vector<StepRecord>& steps);
+
 }  // namespace sixstep::serving

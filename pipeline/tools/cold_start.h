@@ -70,8 +70,8 @@ struct RequestTiming {
     double resident_before = 0;  // page-cache fraction of the file when the request came
     double load_ms = 0;          // open + map + vocabulary + backend (0 when warm)
     double ttft_ms = 0;          // the request's time to first token (engine time)
-    double request_ms = 0;       // the request itself, tokenize to last token (engine time)
-    double total_ms = 0;         // what the caller waited: load + request (wall clock)
+    double request_ms = 0;       // the request itself, after the load (wall clock)
+    double total_ms = 0;         // what the caller waited: load + request (wall clock, one clock)
     long major_faults = 0;       // page faults that read from disk (getrusage, whole process)
     long minor_faults = 0;       // page faults served from memory
 };

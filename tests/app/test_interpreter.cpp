@@ -277,6 +277,37 @@ steps:
     CHECK(text(it, "request.warnings").empty());
 }
 
+// Lesson 03 said "dropout 0.5" in eval mode, and "4 gradient-descent steps"
+// above three of them.
+TEST_CASE("narration: dropout is said to be off in eval mode, and a long training run names the steps it shows") {
+    auto it = make(R"(
+title: t
+steps:
+  - train: {steps: 1, from: zero}
+  - train: 4
+  - train: 20
+  - set: {mode: train, dropout: 0.5}
+  - set: {mode: eval}
+)");
+    it.step();
+    StepReport r = it.step();
+    CHECK(r.train_steps == 4);
+    REQUIRE(r.train_shown.size() == 4);  // a short run shows every step
+    CHECK(r.train_shown.front().step == 2);
+    CHECK(r.train_shown.back().step == 5);
+    CHECK(format_step(r, it.state()).find("of them shown") == std::string::npos);
+    r = it.step();
+    REQUIRE(r.train_shown.size() == 2);  // steps 6..25: 10 and the last
+    CHECK(format_step(r, it.state()).find("2 of them shown: steps 10, 25\n") != std::string::npos);
+    r = it.step();
+    const std::string on = format_step(r, it.state());
+    CHECK(on.find("mode train, dropout 0.5, ") != std::string::npos);
+    r = it.step();
+    const std::string off = format_step(r, it.state());
+    CAPTURE(off);
+    CHECK(off.find("mode eval, dropout 0.5 (off in eval), ") != std::string::npos);
+}
+
 TEST_CASE("every path the delivery kind declares beyond its stages is answered after train, freeze and serve") {
     auto it = make(R"(
 title: t
@@ -504,4 +535,22 @@ steps:
     const std::string said = format_step(texts, stories.state());
     const std::string answer = texts.served.at(0).text;
     CHECK(said.find("answers [\"" + answer + "\", \"" + answer + "\"]") != std::string::npos);
+}
+
+// Lesson 02 printed "raw output = 10.9996" and then "out: raw output = 11".
+TEST_CASE("terminal: a value that only rounds to a whole number keeps its zeros, a whole one stays bare") {
+    sixstep::TraceEvent ev;
+    ev.stage = sixstep::Stage::output;
+    ev.out("raw_output", 10.9996);
+    ev.out("share", 0.99999);
+    ev.out("minus", -10.9996);
+    ev.out("minutes", 11.0);
+    ev.out("tokens", 16609.7);
+    const std::string text = sixstep::app::format_event(ev);
+    CAPTURE(text);
+    CHECK(text.find("raw output = 11.00;") != std::string::npos);
+    CHECK(text.find("share = 1.000;") != std::string::npos);
+    CHECK(text.find("minus = -11.00;") != std::string::npos);
+    CHECK(text.find("minutes = 11;") != std::string::npos);
+    CHECK(text.find("tokens = 16610\n") != std::string::npos);
 }

@@ -42,6 +42,23 @@ TEST_CASE("3 km, no congestion, no express lane: 11 minutes") {
     CHECK(fwd->arithmetic.back() == "5 + 2×3 + 10×0 + (−2)×0 = 11");
 }
 
+// Lesson 02 printed "5 + 2×3 + 10×0 + (−2)×0 = 11" for 1.864 mi, then "raw
+// output = 10.9996": two answers to one sum.
+TEST_CASE("a distance that is not a round number reads the same in every stage") {
+    DeliveryModel m;
+    Pipeline p(m, req("1.864 mi"));
+    p.run();
+    const TraceEvent* rq = p.trace().last(Stage::request);
+    const TraceEvent* fwd = p.trace().last(Stage::forward);
+    const TraceEvent* out = p.trace().last(Stage::output);
+    const TraceEvent* post = p.trace().last(Stage::postprocess);
+    REQUIRE((rq && fwd && out && post));
+    CHECK(rq->arithmetic.front() == "distance: \"1.864 mi\" → 2.99982 km (× 1.609344)");
+    CHECK(fwd->arithmetic.back() == "5 + 2×2.99982 + 10×0 + (−2)×0 = 10.9996");
+    CHECK(out->arithmetic.back() == "raw output = 10.9996");
+    CHECK(post->arithmetic.front() == "round(10.9996) = 11 minutes");
+}
+
 TEST_CASE("the linear model: every weight matters") {
     DeliveryModel m;
     CHECK(raw_output(m, req("0.5 km")) == 6);

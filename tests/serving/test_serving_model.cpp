@@ -60,6 +60,8 @@ TEST_CASE("serving model: every experiment emits what the description declares, 
         request({{"experiment", "traffic"}, {"requests", "6"}, {"rate", "1000"}, {"max_tokens", "6"}}),
         request({{"experiment", "traffic"}, {"requests", "6"}, {"rate", "1000"}, {"max_tokens", "6"},
                  {"compare", "policy"}}),
+        request({{"experiment", "traffic"}, {"requests", "6"}, {"rate", "1000"}, {"max_tokens", "6"},
+                 {"shared_prefix", "40"}, {"prefix_cache", "true"}, {"compare", "prefix_cache"}}),
         // Goodput: targets in ms without a baseline, then relative to a request alone with one.
         request({{"experiment", "traffic"}, {"requests", "6"}, {"rate", "1000"}, {"max_tokens", "6"},
                  {"ttft_target", "1000"}}),
@@ -378,6 +380,49 @@ TEST_CASE("serving model: the bill's answer words a crossover after the period a
 
 // Without a greedy row the speculative lab compares no text: it must not
 // say the text was identical.
+// Lesson 12 printed "perplexity 3.6782867177533136 / 3.6787714440612 / …".
+TEST_CASE("serving model: the quantization's perplexities read to five digits, as its lines give them") {
+    ServingExhibit ex;
+    const double ppl[] = {3.6782867177533136, 3.6787714440612, 3.1e115};
+    for (double v : ppl) {
+        serving::QuantizationRow r;
+        r.type = "F16";
+        r.perplexity = v;
+        ex.quantization.push_back(r);
+    }
+    TraceEvent ev;
+    serving::make_quantization_lab()->output(ex, ev);
+    CHECK(ev.summary == "perplexity 3.6783 / 3.6788 / 3.1×10¹¹⁵");
+    REQUIRE(ev.arithmetic.size() == 3);
+    CHECK(ev.arithmetic[0].find("perplexity 3.6783,") != std::string::npos);
+}
+
+// The lesson-14 lines: parts rounded as printed, and the total their sum.
+TEST_CASE("serving model: a cold-start request's load and request add up to its printed total") {
+    ServingExhibit ex;
+    llm::ColdStartResult r;
+    for (int i = 0; i < 3; ++i) {
+        llm::RequestTiming t;
+        t.index = i;
+        t.start = i < 2 ? llm::Start::cold_cached : llm::Start::warm;
+        t.load_ms = i < 2 ? 16.454 : 0;  // 16.45, and 2.114 → 2.11: 18.56, not the unrounded 18.568 → 18.57
+        t.request_ms = 2.114;
+        t.total_ms = t.load_ms + t.request_ms;
+        r.requests.push_back(t);
+    }
+    ex.cold_start = r;
+    TraceEvent ev;
+    serving::make_cold_start_lab()->output(ex, ev);
+    CAPTURE(ev.arithmetic);
+    CHECK(std::find(ev.arithmetic.begin(), ev.arithmetic.end(),
+                    "request 0 cold (page cache): load 16.45 ms + request 2.11 ms = 18.56 ms") != ev.arithmetic.end());
+    CHECK(std::find(ev.arithmetic.begin(), ev.arithmetic.end(),
+                    "request 2 warm: load 0.00 ms + request 2.11 ms = 2.11 ms") != ev.arithmetic.end());
+    // The cold starts counted are the instance's that scales to zero, and named so.
+    CHECK(ev.find("scale_to_zero_cold_starts") != nullptr);
+    CHECK(ev.find("keep_warm_cold_starts") == nullptr);
+}
+
 TEST_CASE("serving model: a speculative sweep without a greedy row claims nothing about identical text") {
     ServingModel m({tiny_model(), 2});
     Pipeline p(m, request({{"experiment", "speculative"}, {"draft", "tiny-512.gguf"}, {"draft_ks", "1"},

@@ -539,6 +539,36 @@ TEST_CASE("speculative: bad parameters are refused before any pass") {
     CHECK_THROWS_AS(dec.generate(*codec, ids, p), Error);
 }
 
+TEST_CASE("speculative: every k is timed in rounds against one target alone, and keeps its median run") {
+    Loaded target = load_bundled("stories-3m-f16.gguf"), draft = load_bundled("stories-draft-f16.gguf");
+    const auto codec = codec_of(*target.model);
+    const std::vector<int> ids = codec->encode("Once upon a time");
+    SpeculativeParams p;
+    p.n_predict = 16;
+    p.sampling.temperature = 0;
+    const int ks[] = {1, 3};
+    const std::vector<SpeculativeComparison> cs =
+        compare_speculative(*target.backend, *draft.backend, *codec, ids, p, ks, 3);
+    REQUIRE(cs.size() == 2);
+    for (std::size_t i = 0; i < cs.size(); ++i) {
+        const SpeculativeComparison& c = cs[i];
+        CAPTURE(i);
+        CHECK(c.n_timed == 3);
+        CHECK(c.identical);
+        CHECK(c.target_ms == cs[0].target_ms);  // one baseline for every k
+        // The kept run is one run: its own clocks fit inside its wall time.
+        const SpeculativeStats& s = c.speculative.stats;
+        CHECK(s.draft_ms + s.verify_ms + s.accept_ms <= c.speculative_ms);
+        CHECK(c.speedup == doctest::Approx((c.target_ms / c.target.tokens.size()) /
+                                           (c.speculative_ms / c.speculative.tokens.size())));
+    }
+    // Each k proposes its own number of tokens per step.
+    CHECK(cs[0].speculative.steps.front().n_drafted == 1);
+    CHECK(cs[1].speculative.steps.front().n_drafted == 3);
+    const int none[] = {0};
+    CHECK_THROWS_AS(compare_speculative(*target.backend, *draft.backend, *codec, ids, p, none, 1), Error);
+}
+
 TEST_CASE("speculative: the sweep measures every regime and says why each loses") {
     Loaded target = load_bundled("stories-3m-f16.gguf"), draft = load_bundled("stories-draft-f16.gguf");
     Loaded random_draft = load_random(random_draft_params());
@@ -564,7 +594,22 @@ TEST_CASE("speculative: the sweep measures every regime and says why each loses"
                                     : r.speedup >= 1                              ? "wins"
                                                                                   : "loses"));
         if (r.temperature == 0) CHECK(r.identical);
+        // The printed costs add up to the printed total, and the two totals
+        // divide to the printed speedup (a lesson printed a "loss" whose own
+        // figures made a 1.05× win).
+        CHECK(r.speculative_token_us == doctest::Approx(r.draft_token_us + r.wait_token_us + r.verify_token_us +
+                                                        r.accept_token_us + r.other_token_us));
+        CHECK(r.speedup == doctest::Approx(std::round(100 * r.target_token_us / r.speculative_token_us) / 100));
+        CHECK(r.target_tok_s == doctest::Approx(1e6 / r.target_token_us));
+        CHECK(r.speculative_tok_s == doctest::Approx(1e6 / r.speculative_token_us));
+        CHECK(r.verdict.find(fmt::format("= {:.1f} \u00b5s, the target alone {:.1f} \u00b5s", r.speculative_token_us,
+                                         r.target_token_us)) != std::string::npos);
+        CHECK(r.wait_token_us == 0);  // taking turns: no wait, the draft's passes are on the target's thread
+        CHECK(r.draft_token_us > 0);
     }
+    // One baseline per draft and temperature, timed in the same rounds as every k.
+    CHECK(rows[0].target_token_us == rows[1].target_token_us);
+    CHECK(rows[2].target_token_us == rows[3].target_token_us);
     // The random draft agrees far less than the trained one, at every k, greedy.
     CHECK(rows[4].acceptance < rows[0].acceptance);
     CHECK(rows[5].acceptance < rows[1].acceptance);

@@ -303,6 +303,33 @@ TEST_CASE("virtual clock: a run whose first arrival is late counts its duration 
     CHECK(rep.total("busy").value <= 100.0);
 }
 
+// Lesson 11 explains its TPOT by these two medians: the decode passes right
+// after a prefill against the later ones.
+TEST_CASE("metrics: decode-only passes split by whether a prefill ran just before") {
+    const auto step = [](int prefill, int decode, double cost) {
+        StepRecord r;
+        r.shape.n_prefill_tokens = prefill;
+        r.shape.n_decode = decode;
+        r.shape.n_tokens = prefill + decode;
+        r.cost_ms = cost;
+        return r;
+    };
+    const std::vector<StepRecord> steps = {
+        step(200, 0, 25), step(0, 1, 0.4), step(0, 1, 0.3), step(0, 1, 0.2),  // a long prefill, then decodes
+        step(20, 1, 2),   step(0, 2, 0.6), step(0, 2, 0.1),                     // a prefill beside a decode row
+        step(0, 0, 9),                                                         // an idle pass counts as neither
+    };
+    const DecodePassCosts c = decode_pass_costs(steps);
+    CHECK(c.n_after_prefill == 2);
+    CHECK(c.after_prefill_ms == doctest::Approx(0.5));  // 0.4 and 0.6
+    CHECK(c.n_later == 3);
+    CHECK(c.later_ms == doctest::Approx(0.2));  // 0.3, 0.2, 0.1
+    const DecodePassCosts none = decode_pass_costs({step(10, 0, 1)});
+    CHECK(none.n_after_prefill == 0);
+    CHECK(none.n_later == 0);
+    CHECK(none.after_prefill_ms == 0);
+}
+
 TEST_CASE("percentiles: linear interpolation between closest ranks, as numpy and vLLM") {
     const Summary s = summarize({40, 10, 30, 20});
     CHECK(s.count == 4);
