@@ -248,6 +248,15 @@ ModelSpec read_model(const Reader& r, const YAML::Node& n) {
     return m;
 }
 
+// "; it is a knob of the llm model": a name from another kind's lessons,
+// said when the name is none of this kind's. "" when no kind has it.
+std::string knob_elsewhere(std::string_view name, const ModelDescription& model, std::string_view noun = "knob") {
+    std::vector<std::string> kinds;
+    for (const std::string& kind : model_kinds())
+        if (kind != model.kind && model_description(kind).find_knob(name)) kinds.push_back(kind);
+    return kinds.empty() ? "" : fmt::format("; it is a {} of the {} model", noun, fmt::join(kinds, " and "));
+}
+
 // A request field must be one of the kind's request knobs.
 void check_request_field(const Reader& r, const YAML::Node& key, const ModelDescription& model) {
     const std::string name = r.text(key, "request");
@@ -259,8 +268,9 @@ void check_request_field(const Reader& r, const YAML::Node& key, const ModelDesc
     std::vector<std::string> fields;
     for (const auto& knob : model.knobs)
         if (knob.target == KnobTarget::request) fields.push_back(knob.name);
-    r.fail(key, fmt::format("unknown request field \"{}\" for the {} model{} (known: {})", name, model.kind,
-                            did_you_mean(name, fields), join_names(fields)));
+    const std::string hint = did_you_mean(name, fields);
+    r.fail(key, fmt::format("unknown request field \"{}\" for the {} model{} (known: {}){}", name, model.kind, hint,
+                            join_names(fields), hint.empty() ? knob_elsewhere(name, model, "request field") : ""));
 }
 
 // Whether a step expects an error (an `error:` expectation, not negated):
@@ -809,6 +819,9 @@ LessonStep read_step(const Reader& r, const YAML::Node& n, size_t index, const M
         if (!k.IsSequence()) r.fail(k, fmt::format("\"knobs\" must be a list, got {}", Reader::kind_of(k)));
         for (const auto& item : k) {
             const std::string name = r.text(item, "knobs");
+            if (!model.find_knob(name) && did_you_mean(name, model.knob_names()).empty())
+                r.fail(item, fmt::format("unknown knob \"{}\" for the {} model (known: {}){}", name, model.kind,
+                                         join_names(model.knob_names()), knob_elsewhere(name, model)));
             r.checked(item, [&] { return &model.knob(name); });
             s.knobs.push_back(name);
         }

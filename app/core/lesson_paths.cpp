@@ -3,9 +3,11 @@
 #include <algorithm>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "pipeline/core/error.h"
 #include "pipeline/core/suggest.h"
+#include "pipeline/models.h"
 
 namespace sixstep::app {
 
@@ -48,8 +50,21 @@ void check_lesson_path(const ModelDescription& d, std::string_view path) {
     if (std::any_of(all.begin(), all.end(), [&](const PathInfo& p) { return p.path == path; })) return;
     std::vector<std::string> names;
     for (const auto& p : all) names.push_back(p.path);
+    std::string hint = did_you_mean(path, names);
+    // Not a slip of this kind's names: perhaps a path of another kind
+    // (respond.ttft_ms in a delivery lesson).
+    if (hint.empty()) {
+        std::vector<std::string> kinds;
+        for (const std::string& kind : model_kinds()) {
+            if (kind == d.kind) continue;
+            const std::vector<PathInfo> theirs = lesson_paths(model_description(kind));
+            if (std::any_of(theirs.begin(), theirs.end(), [&](const PathInfo& p) { return p.path == path; }))
+                kinds.push_back(kind);
+        }
+        if (!kinds.empty()) hint = fmt::format("; it is a path of the {} model", fmt::join(kinds, " and "));
+    }
     throw Error(fmt::format("unknown path \"{}\" for the {} model{} (`sixstep paths --model {}` lists them)", path,
-                            d.kind, did_you_mean(path, names), d.kind));
+                            d.kind, hint, d.kind));
 }
 
 }  // namespace sixstep::app

@@ -39,7 +39,8 @@ const BadLesson bad_lessons[] = {
      "unknown knob \"temprature\" for the llm model — did you mean \"temperature\"? (known: prompt, max_tokens, "
      "temperature, top_k, top_p, min_p, seed, stop, force)"},
     {"llm-unknown-path.yaml", 7, 7,
-     "unknown path \"forward.raw_output\" for the llm model (`sixstep paths --model llm` lists them)"},
+     "unknown path \"forward.raw_output\" for the llm model; it is a path of the delivery model (`sixstep paths "
+     "--model llm` lists them)"},
     // At the value, exit 2 (it failed at run time, at the step); a step that expects the error may still send it.
     {"llm-request-out-of-range.yaml", 4, 58, "\"temperature\" must be from 0 to 100, got -1"},
     {"llm-bad-backend.yaml", 5, 12, "\"backend\" must be cpu, cuda or auto, got \"gpu\" — did you mean \"cpu\"?"},
@@ -104,6 +105,16 @@ const BadLesson bad_lessons[] = {
     {"unknown-path.yaml", 6, 7,
      "unknown path \"forward.raw_outptu\" for the delivery model — did you mean \"forward.raw_output\"? "
      "(`sixstep paths --model delivery` lists them)"},
+    // A name from another kind's lessons says whose it is.
+    {"knob-of-another-kind.yaml", 4, 13,
+     "unknown knob \"temperature\" for the delivery model (known: distance, congestion, express_lane, normalize, "
+     "range_check, mode, dropout, seed, minimum_minutes, lang); it is a knob of the llm model"},
+    {"request-field-of-another-kind.yaml", 3, 15,
+     "unknown request field \"prompt\" for the delivery model (known: distance, congestion, express_lane); it is a "
+     "request field of the llm model"},
+    {"path-of-another-kind.yaml", 5, 14,
+     "unknown path \"respond.ttft_ms\" for the delivery model; it is a path of the llm model (`sixstep paths --model "
+     "delivery` lists them)"},
     {"unknown-setting.yaml", 3, 11,
      "unknown setting \"normalise\" for the delivery model — did you mean \"normalize\"? (known: normalize, "
      "range_check, mode, dropout, seed, minimum_minutes, lang)"},
