@@ -580,6 +580,15 @@ std::vector<Expectation> read_expect(const Reader& r, const YAML::Node& n, const
         } else {
             Condition c;
             refuse_reference_as_text(r, v, "expect", model, remembered);
+            // A list path is compared as its text: say how, not only that a list is not a value.
+            if (v.IsSequence()) {
+                const std::vector<PathInfo> paths = lesson_paths(model);
+                const auto info = std::find_if(paths.begin(), paths.end(), [&](const PathInfo& p) { return p.path == e.path; });
+                if (info != paths.end() && info->type == ValueType::numbers)
+                    r.fail(v, fmt::format("\"{}\" is a list, compared as its text: check one of its numbers with "
+                                          "{{contains: \"5\"}}, not the whole list",
+                                          e.path));
+            }
             c.operand.literal = r.value(v, e.path);
             e.conditions.push_back(std::move(c));
         }

@@ -105,6 +105,9 @@ const BadLesson bad_lessons[] = {
     {"unknown-path.yaml", 6, 7,
      "unknown path \"forward.raw_outptu\" for the delivery model — did you mean \"forward.raw_output\"? "
      "(`sixstep paths --model delivery` lists them)"},
+    {"list-expected-whole.yaml", 5, 29,
+     "\"forward.terms\" is a list, compared as its text: check one of its numbers with {contains: \"5\"}, not the "
+     "whole list"},
     // A name from another kind's lessons says whose it is.
     {"knob-of-another-kind.yaml", 4, 13,
      "unknown knob \"temperature\" for the delivery model (known: distance, congestion, express_lane, normalize, "
