@@ -507,6 +507,7 @@ const Catalogue& chinese_catalogue() {
             {"timing decode steps", "解码步计时"},
             {"speculative sweep (settings)", "投机解码扫描（设置组数）"},
             {"TPOT: none \u2014 one token, so no time between tokens (n \u2212 1 = 0)", "TPOT：没有\u2014\u2014只有一个词元，词元之间没有间隔（n \u2212 1 = 0）"},
+            {"the step failed:", "这一步失败了："},
             // why a check found no value (interpreter.cpp, why_nothing)
             {"(nothing)", "（没有值）"},
             {"the request has not been answered yet; run: all walks it to the respond stage", "请求还没有得到回答；run: all 会把它带到 respond 阶段"},

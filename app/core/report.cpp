@@ -214,6 +214,11 @@ std::string format_check(const CheckResult& c, std::string_view lang, std::strin
     const std::string expected = c.expected_text(say(lang, "and"));
     if (c.passed) return fmt::format("  ✓ {} {}", e.path, expected);
     const std::string where = step_note.empty() ? e.where.str() : fmt::format("{} ({})", e.where.str(), step_note);
+    // The check every step has unless it expects an error (interpreter.cpp):
+    // said as what happened, not as 'error: expected = "(no error)", got …'.
+    const auto* literal = e.conditions.size() == 1 ? std::get_if<std::string>(&e.conditions[0].operand.literal) : nullptr;
+    if (e.path == "error" && !e.negated && literal && *literal == "(no error)")
+        return fmt::format("  ✗ {}: {} {}", where, say(lang, "the step failed:"), c.got);
     // Why there was nothing is sixstep's own sentence, said in the lesson's
     // language; a value is shown as it is.
     const std::string got = c.got.rfind("(nothing", 0) == 0 ? say(lang, c.got) : c.got;

@@ -554,3 +554,17 @@ TEST_CASE("terminal: a value that only rounds to a whole number keeps its zeros,
     CHECK(text.find("minutes = 11;") != std::string::npos);
     CHECK(text.find("tokens = 16610\n") != std::string::npos);
 }
+
+// A step's unexpected error read 'error: expected = "(no error)", got …'.
+TEST_CASE("interpreter: a step that fails unexpectedly is said to have failed, with its error") {
+    auto it = make(R"(
+title: t
+steps:
+  - request: {distance: "3 kg", congestion: 0, express_lane: 0}
+    run: all
+)");
+    const StepReport r = it.step();
+    REQUIRE(r.checks.size() == 1);
+    const std::string line = format_check(r.checks[0], "en", "");
+    CHECK(line == "  ✗ test.yaml:4:5: the step failed: distance: unit \"kg\" is not a length (use km, m or mi)");
+}
