@@ -871,9 +871,9 @@ const Catalogue& chinese_catalogue() {
             {"mapped {=} ({} M parameters, {}) in {} ms, {} ms of them at stage 1 opening the file",
              "映射了 {=}（{} M 个参数，{}），用时 {} ms，其中 {} ms 是第 1 步打开文件"},
             {"mapped {=} ({} M parameters, {}) in {} ms", "映射了 {=}（{} M 个参数，{}），用时 {} ms"},
-            {"mapped {=} ({} M parameters, {}) in {} ms ({} warming up, {} opening the file at stage 1)",
-             "映射了 {=}（{} M 个参数，{}），用时 {} ms（预热 {}，第 1 步打开文件 {}）"},
-            {"mapped {=} ({} M parameters, {}) in {} ms ({} warming up)", "映射了 {=}（{} M 个参数，{}），用时 {} ms（预热 {}）"},
+            {"mapped {=} ({} M parameters, {}) in {} ms ({} ms warming up, {} ms opening the file at stage 1)",
+             "映射了 {=}（{} M 个参数，{}），用时 {} ms（预热 {} ms，第 1 步打开文件 {} ms）"},
+            {"mapped {=} ({} M parameters, {}) in {} ms ({} ms warming up)", "映射了 {=}（{} M 个参数，{}），用时 {} ms（预热 {} ms）"},
             {"the warm-up pass failed ({=}); the first request pays for its buffers",
              "预热失败（{=}）；第一个请求要自己承担缓冲区初次使用的代价"},
             {"KV cache per token = {} = {} B", "每个词元的 KV 缓存 = {} = {} B"},
@@ -1213,6 +1213,10 @@ const Catalogue& chinese_catalogue() {
              "利用率从 {}% 升到 {}%，平均等待增长了 {}\u00d7；利用率 {}% 时，一个请求要等 {} ms，而服务本身只要 {} ms"},
             {"To wait no longer than one service, stay under {}% busy", "想让等待不超过一次服务的时间，利用率要保持在 {}% 以下"},
             {"Training this model took about {} FLOP; serving {} requests a day of {} tokens costs {} FLOP a day, so "
+             "inference has cost as much as training within the first day ({} of it) and {}\u00d7 as much after {} days",
+             "训练这个模型用了约 {} FLOP；每天服务 {} 个请求、每个 {} 个词元，每天要花 {} FLOP，所以推理在第一天之内"
+             "（{} 天）就花掉了和训练一样多的算力，到最后是训练的 {}\u00d7（共 {} 天）"},
+            {"Training this model took about {} FLOP; serving {} requests a day of {} tokens costs {} FLOP a day, so "
              "inference has cost as much as training by day {} and {}\u00d7 as much after {} days",
              "训练这个模型用了约 {} FLOP；每天服务 {} 个请求、每个 {} 个词元，每天要花 {} FLOP，所以推理在第 {} 天"
              "就花掉了和训练一样多的算力，到最后是训练的 {}\u00d7（共 {} 天）"},
@@ -1220,8 +1224,9 @@ const Catalogue& chinese_catalogue() {
              "after {} days inference has cost {}\u00d7 training; it would catch up only on day {}, beyond those {} days",
              "训练这个模型用了约 {} FLOP；每天服务 {} 个请求、每个 {} 个词元，每天要花 {} FLOP，所以 {} 天后推理只花了"
              "训练的 {}\u00d7；要到第 {} 天才会追上训练，超出了这 {} 天"},
-            {"The load ({} ms) is {}% of the cost of a single request and {}% once it serves {} requests",
-             "加载（{} ms）占单个请求成本的 {}%，分摊后为 {}%（服务 {} 个请求时）"},
+            {"The load ({} ms) is {}% of the cost of a single request and {}% of the cost of {} requests served after "
+             "one load (the largest count of the load-once table)",
+             "加载（{} ms）占单个请求成本的 {}%，占一次加载后所服务请求总成本的 {}%（共 {} 个请求，一次加载表里最大的请求数）"},
             {"Version {=} (v2) promised {} minutes on average where v1 promised {}; the monitor raised the alarm at "
              "request {} ({}) and v1 took all traffic back",
              "版本 {=}（v2）平均承诺 {} 分钟，而 v1 承诺 {} 分钟；监控在第 {} 个请求时报警（{}），v1 收回了全部流量"},

@@ -107,8 +107,13 @@ public:
                                              readable_number(b.inference_flops_per_day));
         // whole from 100 up: "day 1229", "3650 requests", not 1.23×10³
         const auto day = [](double d) { return d >= 100 ? fmt::format("{:.0f}", d) : readable_number(d); };
+        // Before the first day ends: "by day 0.164" said no day a reader counts.
         const std::string when =
-            b.crossover_within_life
+            b.crossover_within_life && b.crossover_day < 1
+                ? fmt::format(", so inference has cost as much as training within the first day ({} of it) and {}× as "
+                              "much after {} days.",
+                              readable_number(b.crossover_day, 2), readable_number(b.inference_to_training), p.days)
+            : b.crossover_within_life
                 ? fmt::format(", so inference has cost as much as training by day {} and {}× as much after {} days.",
                               day(b.crossover_day), readable_number(b.inference_to_training), p.days)
                 : fmt::format(", so after {} days inference has cost {}× training; it would catch up only on day {}, "
@@ -120,8 +125,8 @@ public:
                                               day(p.requests_per_day * p.days), p.days,
                                               readable_number(b.training_share_per_request));
         return cost + when + share +
-               fmt::format(" The load ({:.2f} ms) is {}% of the cost of a single request and {}% once it serves {:.0f} "
-                           "requests.",
+               fmt::format(" The load ({:.2f} ms) is {}% of the cost of a single request and {}% of the cost of {:.0f} "
+                           "requests served after one load (the largest count of the load-once table).",
                            1000 * p.load_s, readable_number(100 * first, 2), readable_number(100 * last, 2),
                            b.load_once.empty() ? 0.0 : b.load_once.back().n_requests);
     }

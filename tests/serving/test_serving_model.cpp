@@ -376,6 +376,12 @@ TEST_CASE("serving model: the bill's answer words a crossover after the period a
     CAPTURE(early);
     CHECK(early.find("so inference has cost as much as training by day 60 and 6.08× as much after 365 days.") !=
           std::string::npos);
+    // Before the first day ends there is no day to count: "by day 0.2" was said.
+    const std::string first_day = answer("150000");  // day 3 × 10⁶ ÷ (1.5 × 10⁷) = 0.2
+    CAPTURE(first_day);
+    CHECK(first_day.find("so inference has cost as much as training within the first day (0.2 of it) and ") !=
+          std::string::npos);
+    CHECK(first_day.find("by day") == std::string::npos);
 }
 
 // Without a greedy row the speculative lab compares no text: it must not
