@@ -85,8 +85,14 @@ public:
         for (const auto& kv : map) {
             const std::string key = kv.first.as<std::string>();
             if (std::find(names.begin(), names.end(), key) != names.end()) continue;
-            fail(kv.first, fmt::format("unknown key \"{}\" in {}{} (expected one of: {})", key, what,
-                                       did_you_mean(key, names), join_names(names)));
+            // A path (stage.key) among a step's keys: an expectation that lost
+            // its indentation under expect: (or remember:).
+            const bool path_here = key.find('.') != std::string::npos &&
+                                   std::find(names.begin(), names.end(), std::string("expect")) != names.end();
+            fail(kv.first, fmt::format("unknown key \"{}\" in {}{} (expected one of: {}){}", key, what,
+                                       did_you_mean(key, names), join_names(names),
+                                       path_here ? "; a path to check goes under expect:, indented further than it"
+                                                 : ""));
         }
     }
 

@@ -108,6 +108,10 @@ const BadLesson bad_lessons[] = {
     {"list-expected-whole.yaml", 5, 29,
      "\"forward.terms\" is a list, compared as its text: check one of its numbers with {contains: \"5\"}, not the "
      "whole list"},
+    {"expect-not-indented.yaml", 6, 5,
+     "unknown key \"response.minutes\" in step 1 (expected one of: title, say, request, set, train, freeze, force, "
+     "show, inspect, attention, run, serve, kv_experiment, kv_calc, remember, knobs, expect); a path to check goes "
+     "under expect:, indented further than it"},
     // A name from another kind's lessons says whose it is.
     {"knob-of-another-kind.yaml", 4, 13,
      "unknown knob \"temperature\" for the delivery model (known: distance, congestion, express_lane, normalize, "
