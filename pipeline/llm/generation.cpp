@@ -24,7 +24,7 @@ void check_generation_fits(int n_prompt, int n_predict, int n_ctx) {
     // positions are needed; summed in 64 bits, as n_predict may be INT_MAX.
     if (static_cast<long long>(n_prompt) + n_predict - 1 > n_ctx)
         throw Error(fmt::format("prompt ({} tokens) + n ({}) does not fit in the context of {} tokens (n_ctx); "
-                                "ask for at most {} tokens",
+                                "ask for at most {} tokens (the last one is never fed back, so it needs no place)",
                                 n_prompt, n_predict, n_ctx, n_ctx - n_prompt + 1));
 }
 

@@ -227,7 +227,7 @@ TEST_CASE("generator: bad requests are clear errors") {
                          sixstep::Error);
     CHECK_THROWS_WITH_AS(gen.generate("hello", greedy(61)),
                          "prompt (5 tokens) + n (61) does not fit in the context of 64 tokens (n_ctx); ask for at "
-                         "most 60 tokens",
+                         "most 60 tokens (the last one is never fed back, so it needs no place)",
                          sixstep::Error);
     CHECK_NOTHROW(gen.generate("hello", greedy(60)));
     CHECK_THROWS_WITH_AS(gen.generate("hello", greedy(0)), "n = 0: ask for at least one token", sixstep::Error);

@@ -135,7 +135,7 @@ TEST_CASE("llm model: bad requests fail at the request stage with clear messages
         Pipeline p(model, r);
         CHECK_THROWS_WITH_AS(p.step(),
                              "prompt (2 tokens) + n (100) does not fit in the context of 48 tokens (n_ctx); ask for "
-                             "at most 47 tokens",
+                             "at most 47 tokens (the last one is never fed back, so it needs no place)",
                              Error);
     }
     {

@@ -314,12 +314,12 @@ TEST_CASE("scheduler: bad setups and requests that could never run give one clea
           "it could never finish; raise kv_blocks or lower max_tokens (--kv-blocks, --max-tokens on the command line)");
     CHECK(error_of([&] { s.submit({request(1, 0, std::vector<int>(60, 7), 10)}); }) ==
           "request 1: prompt (60 tokens) + n (10) does not fit in the context of 64 tokens (n_ctx); ask for at most 5 "
-          "tokens");
+          "tokens (the last one is never fed back, so it needs no place)");
     // 3 + 2147483647 − 1 wrapped negative in int: the request was let in, and
     // when its cache filled the whole step failed, every request with it.
     CHECK(error_of([&] { s.submit({request(1, 0, {1, 2, 3}, 2147483647)}); }) ==
           "request 1: prompt (3 tokens) + n (2147483647) does not fit in the context of 64 tokens (n_ctx); ask for at "
-          "most 62 tokens");
+          "most 62 tokens (the last one is never fed back, so it needs no place)");
     CHECK(error_of([&] { s.submit({request(1, 0, {1}, 1), request(1, 0, {2}, 1)}); }) ==
           "request 1: the id is used twice");
     CHECK(error_of([&] { s.submit({request(2, -1, {1}, 1)}); }) ==
