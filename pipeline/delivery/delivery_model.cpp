@@ -97,6 +97,10 @@ void DeliveryJob::normalize(TraceEvent& ev) {
                 // The factor as defined (1 mi = 1.609344 km), not rounded.
                 ev.says(fmt::format("{}: \"{}\" → {} {} (× {})", f.name, *raw, num(x), training_unit(f.dimension),
                                     *factor));
+            else if (f.dimension == Dimension::length && q.unit.empty())
+                // Lesson 02's skew is a unit the sender meant and nobody wrote: say what was assumed.
+                ev.says(fmt::format("{}: \"{}\" → {} {} (no unit given: read in the training unit)", f.name, *raw,
+                                    num(x), training_unit(f.dimension)));
             else
                 ev.says(fmt::format("{}: \"{}\" → {}", f.name, *raw, num(x)));
         } else if (!q.unit.empty()) {

@@ -42,6 +42,20 @@ TEST_CASE("3 km, no congestion, no express lane: 11 minutes") {
     CHECK(fwd->arithmetic.back() == "5 + 2×3 + 10×0 + (−2)×0 = 11");
 }
 
+// A bare number is taken in km, the training unit: said, since a unit the
+// sender meant and nobody wrote is lesson 02's skew.
+TEST_CASE("a distance without a unit is said to be read in the training unit") {
+    DeliveryModel m;
+    Pipeline p(m, req("3"));
+    p.run();
+    const TraceEvent* rq = p.trace().last(Stage::request);
+    REQUIRE(rq);
+    CHECK(rq->arithmetic.front() == "distance: \"3\" → 3 km (no unit given: read in the training unit)");
+    Pipeline km(m, req("3 km"));
+    km.run();
+    CHECK(km.trace().last(Stage::request)->arithmetic.front() == "distance: \"3 km\" → 3");
+}
+
 // Lesson 02 printed "5 + 2×3 + 10×0 + (−2)×0 = 11" for 1.864 mi, then "raw
 // output = 10.9996": two answers to one sum.
 TEST_CASE("a distance that is not a round number reads the same in every stage") {
