@@ -1,5 +1,7 @@
 #include "app/core/headless.h"
 
+#include <algorithm>
+
 #include <cstdlib>
 #include <exception>
 #include <filesystem>
@@ -81,12 +83,23 @@ LessonOutcome run_lesson(const std::string& path, std::FILE* narrate, bool want_
         const std::string note = r.step && r.step->copy_of >= 0
                                      ? fmt::format("step {}, a copy of step {}", r.index + 1, r.step->copy_of + 1)
                                      : "";
+        // `check` prints only its failures: a failure on a step that warned
+        // ("congestion = 30 is outside the training range") carries the
+        // warnings, the likelier cause, under it.
+        std::vector<std::string> warned;
+        for (const auto& ev : r.events)
+            for (const std::string& w : ev.warnings)
+                if (std::find(warned.begin(), warned.end(), w) == warned.end()) warned.push_back(w);
+        bool told = false;
         for (const auto& c : r.checks) {
             ++out.checks;
             if (!c.passed) {
                 ++out.failed;
                 out.failures.push_back(format_check(c, "en", note));  // for `check`'s summary
                 narrated_failures.push_back(format_check(c, it.lesson().language, note));
+                if (!told)
+                    for (const std::string& w : warned) out.failures.push_back("      ⚠ the step warned: " + w);
+                told = true;
             }
         }
         if (narrate) {

@@ -161,3 +161,19 @@ TEST_CASE("update_reference refuses a BEGIN without its END and an unknown kind"
                          Error);
     CHECK_THROWS_AS(update_reference(reference_begin_marker("gpt5") + "\n" + reference_end_marker("gpt5")), Error);
 }
+
+// `check` prints failures only: a step's warning, the likelier cause
+// ("congestion = 30 is outside the training range" for 30 %), is printed
+// under its first failure.
+TEST_CASE("a failed check carries its step's warnings into check's list, once") {
+    const LessonOutcome o = run_text("warned.yaml", "title: t\nsteps:\n"
+                                                    "  - request: {distance: \"3 km\", congestion: 30, express_lane: 0}\n"
+                                                    "    run: all\n"
+                                                    "    expect: {response.minutes: 14, postprocess.minutes: 14}\n");
+    REQUIRE(o.failed == 2);
+    REQUIRE(o.failures.size() == 3);
+    CHECK(o.failures[0].find("response.minutes: expected = 14, got 311") != std::string::npos);
+    CHECK(o.failures[1] == "      ⚠ the step warned: congestion = 30 is outside the training range 0–1: the model "
+                           "never saw such a request, do not trust the answer");
+    CHECK(o.failures[2].find("postprocess.minutes") != std::string::npos);
+}
