@@ -172,14 +172,22 @@ std::vector<double> parse_utilizations(const std::string& text) {
 
 namespace {
 
-// The requests a sweep sends (each rate's, and twice samples + 1 to time the
-// service) and the tokens they may generate.
+// The work of one sweep, from its fields.
 Work endpoint_work(const FieldLookup& field) {
     const auto whole = [&](const char* name) { return std::stoll(field(name)); };
     const long long n_rates = static_cast<long long>(parse_utilizations(field(k::utilizations)).size());
     Work w;
     w.served_requests = n_rates * whole(k::requests) + 2 * (whole(k::samples) + 1);
     w.generated_tokens = w.served_requests * whole(k::max_tokens);
+    return w;
+}
+
+// The requests a sweep sends (each rate's, and twice samples + 1 to time the
+// service) and the tokens they may generate, all at the forward stage.
+WorkDeclaration work() {
+    WorkDeclaration w;
+    w.whole = endpoint_work;
+    w.stage = Stage::forward;
     return w;
 }
 
@@ -190,7 +198,7 @@ const ModelDescription& endpoint_description() {
                                     "a real OpenAI-compatible server under Poisson load: its queueing curve, measured "
                                     "and predicted",
                                     knobs(), paths(), headlines(), /*trains=*/false, panels(),
-                                    /*work=*/{endpoint_work}};
+                                    work()};
     return d;
 }
 
