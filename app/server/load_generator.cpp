@@ -354,6 +354,8 @@ std::string first_served_model(const std::string& url) { return first_model(pars
 LoadReport run_load(const LoadParams& p) {
     if (!std::isfinite(p.rate) || p.rate < min_rate || p.rate > max_rate)
         throw Error(fmt::format("--rate {}: requests per second, {:g} to {:g}", p.rate, min_rate, max_rate));
+    // NaN compares false both ways: it read as "neither was given".
+    if (std::isnan(p.duration_s)) throw Error("--duration nan: seconds, a number > 0");
     if ((p.duration_s > 0) == (p.n_requests > 0))
         throw Error("give exactly one of --duration S (> 0) and --requests N (> 0)");
     if (p.duration_s < 0 || p.n_requests < 0) throw Error("--duration and --requests must be positive");

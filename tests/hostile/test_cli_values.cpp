@@ -213,6 +213,7 @@ TEST_CASE("cli: sizes and rates past what the engine can hold are refused before
     // without a word; an endless one blamed --rate.
     refused("load --url http://127.0.0.1:1 --rate 100 --duration 2000",
             "--rate 100 for --duration 2000 s is about 200000 requests; a load test sends at most 100000");
+    refused("load --url http://127.0.0.1:1 --rate 1 --duration nan", "--duration nan: seconds, a number > 0");
     refused("load --url http://127.0.0.1:1 --rate 1 --duration inf", "--duration inf: seconds, at most 86400 (a day)");
     refused("load --url http://127.0.0.1:1 --rate 1 --requests 1 --max-tokens 2000000000",
             "--max-tokens 2000000000: 1 to 1048576");
