@@ -132,6 +132,7 @@ struct LessonStep {
     std::optional<TrainSpec> train;
     bool freeze = false;
     std::optional<Value> force;             // the next token taken by hand: an id, or a piece (" rug")
+    SourceLocation force_at;                // checked against the model's vocabulary before step 1
     std::optional<std::vector<std::string>> show;  // panels beside the inspector from here on (first on top)
     std::optional<Stage> inspect;           // the stage the inspector opens on, from here on
     std::optional<AttentionSpec> attention;

@@ -32,6 +32,8 @@
 #include "pipeline/delivery/weights_file.h"
 #include "pipeline/llm/backend_kind.h"
 #include "pipeline/llm/gguf/gguf.h"
+#include "pipeline/llm/text_codec.h"
+#include "pipeline/llm/vocab/vocab.h"
 #include "pipeline/models.h"
 #include "pipeline/tools/random_model.h"
 #include "pipeline/serving/kv_calc.h"
@@ -784,6 +786,7 @@ LessonStep read_step(const Reader& r, const YAML::Node& n, size_t index, const M
     if (const auto f = n["force"]) {
         require(r, f, model.find_knob("force") != nullptr, "force", model);
         s.force = r.value(f, "force");
+        s.force_at = r.at(f);
         if (const double* id = std::get_if<double>(&*s.force); id && (*id < 0 || *id != std::floor(*id)))
             r.fail(f, fmt::format("\"force\" takes a token id (a whole number from 0) or a piece in quotes, got {}",
                                   f.Scalar()));
@@ -1262,6 +1265,32 @@ std::string bundled_names(const std::string& what) {
     const std::vector<std::string> names = bundled_models();
     return names.empty() ? "" : "; the bundled models, found by name from any folder: " + join_names(names);
 }
+
+// Each `force:` names a token of the model's vocabulary: a piece one of its
+// tokens is exactly, or an id below its size. Found before step 1 rather
+// than when the step runs, after the steps before it have taken the class's
+// time.
+void check_forced_tokens(const Lesson& lesson, const llm::GGUFFile& file, std::vector<Error>& problems) {
+    const auto forces = [](const LessonStep& st) { return st.force.has_value(); };
+    if (std::none_of(lesson.steps.begin(), lesson.steps.end(), forces)) return;
+    const auto vocab = std::make_shared<const llm::Vocab>(llm::Vocab::from_gguf(file));
+    const auto codec = llm::make_vocab_codec(vocab);
+    const int n_tokens = static_cast<int>(vocab->n_tokens());
+    for (const LessonStep& st : lesson.steps) {
+        if (!st.force) continue;
+        try {
+            if (const double* id = std::get_if<double>(&*st.force)) {
+                if (*id >= n_tokens)
+                    throw Error(fmt::format("token {:.0f} does not exist: the vocabulary has tokens 0..{}", *id,
+                                            n_tokens - 1));
+            } else {
+                (void)llm::token_of_piece(*codec, n_tokens, std::get<std::string>(*st.force));
+            }
+        } catch (const Error& e) {
+            problems.emplace_back(st.force_at, "force: " + e.message());
+        }
+    }
+}
 }  // namespace
 
 void check_lesson_files(const Lesson& lesson) {
@@ -1316,6 +1345,7 @@ void check_lesson_files(const Lesson& lesson) {
                                           fmt::format("attention: head {} does not exist: the model has heads 0..{}",
                                                       st.attention->head, *n_head - 1));
             }
+            check_forced_tokens(lesson, file, problems);
             // The experiments' passes over model-sized files, now that the size is known.
             std::error_code ec;
             const auto size = static_cast<long long>(fs::file_size(p, ec));

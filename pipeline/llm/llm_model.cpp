@@ -10,7 +10,6 @@
 
 #include "pipeline/core/error.h"
 #include "pipeline/core/measure.h"
-#include "pipeline/core/suggest.h"
 #include "pipeline/core/text.h"
 #include "pipeline/core/trace_keys.h"
 #include "pipeline/llm/backend.h"
@@ -250,15 +249,7 @@ KvCache& LlmModel::kv_cache() {
     return *kv_;
 }
 int LlmModel::token_of_piece(std::string_view piece) {
-    const TextCodec& c = codec();
-    const int n = static_cast<int>(vocab().n_tokens());
-    std::vector<std::string> pieces;
-    pieces.reserve(static_cast<std::size_t>(n));
-    for (int id = 0; id < n; ++id) {
-        pieces.push_back(c.piece(id));
-        if (pieces.back() == piece) return id;
-    }
-    throw Error(fmt::format("no token of this vocabulary is exactly {}{}", quote_text(piece), did_you_mean(piece, pieces)));
+    return llm::token_of_piece(codec(), static_cast<int>(vocab().n_tokens()), piece);
 }
 
 LlmModel::AttentionShape LlmModel::attention_shape() {

@@ -1,5 +1,12 @@
 #include "pipeline/llm/text_codec.h"
 
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "pipeline/core/error.h"
+#include "pipeline/core/suggest.h"
+#include "pipeline/core/text.h"
 #include "pipeline/llm/vocab/detokenizer.h"
 #include "pipeline/llm/vocab/vocab.h"
 
@@ -34,6 +41,16 @@ private:
 };
 
 }  // namespace
+
+int token_of_piece(const TextCodec& codec, int n_tokens, std::string_view piece) {
+    std::vector<std::string> pieces;
+    pieces.reserve(static_cast<std::size_t>(std::max(n_tokens, 0)));
+    for (int id = 0; id < n_tokens; ++id) {
+        pieces.push_back(codec.piece(id));
+        if (pieces.back() == piece) return id;
+    }
+    throw Error(fmt::format("no token of this vocabulary is exactly {}{}", quote_text(piece), did_you_mean(piece, pieces)));
+}
 
 std::unique_ptr<TextCodec> make_vocab_codec(std::shared_ptr<const Vocab> vocab) {
     return std::make_unique<VocabCodec>(std::move(vocab));

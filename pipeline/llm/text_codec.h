@@ -44,6 +44,11 @@ public:
 // tokenizer adds at most BOS and a leading space of its own.
 inline long long encoded_tokens_at_most(std::string_view text) { return static_cast<long long>(text.size()) + 2; }
 
+// The token whose text is exactly `piece`, among ids 0..n_tokens-1 (what
+// `force: " rug"` takes). Throws sixstep::Error naming the piece, with the
+// nearest pieces as "did you mean".
+int token_of_piece(const TextCodec& codec, int n_tokens, std::string_view piece);
+
 // The tokenizer stored in a GGUF file, as a TextCodec.
 std::unique_ptr<TextCodec> make_vocab_codec(std::shared_ptr<const Vocab> vocab);
 

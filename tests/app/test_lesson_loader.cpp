@@ -247,6 +247,34 @@ TEST_CASE("an attention layer or head the model lacks is found before step 1, ea
     std::filesystem::remove_all(dir);
 }
 
+TEST_CASE("a forced token the vocabulary lacks is found before step 1, each at its force key") {
+    const std::filesystem::path dir = std::filesystem::temp_directory_path() / "sixstep-forced-tokens";
+    std::filesystem::create_directories(dir);
+    const std::string lesson = (dir / "force.yaml").string();
+    const auto write = [&](const std::string& forces) {
+        std::ofstream(lesson) << "title: t\nmodel: {kind: llm, file: " << SIXSTEP_SOURCE_DIR
+                              << "/assets/models/stories-3m-f16.gguf}\nsteps:\n"
+                                 "  - request: {prompt: \"The cat sat on the\", max_tokens: 3}\n    run: output\n"
+                              << forces;
+    };
+    // A piece one letter off, and an id past the 2,000 tokens: both used to
+    // be found only when their step ran.
+    write("    force: \" carpet\"\n  - force: 2000\n");
+    try {
+        (void)load_lesson(lesson);
+        FAIL("loaded");
+    } catch (const Error& e) {
+        CHECK(e.where().line == 6);
+        CHECK(e.where().column == 12);
+        CHECK(e.message() == "force: no token of this vocabulary is exactly \" carpet\" \u2014 did you mean \" carrot\"?\n" +
+                                 lesson + ":7:12: force: token 2000 does not exist: the vocabulary has tokens 0..1999");
+    }
+    // The vocabulary's own pieces and ids load.
+    write("    force: \" rug\"\n  - force: 1999\n");
+    CHECK_NOTHROW((void)load_lesson(lesson));
+    std::filesystem::remove_all(dir);
+}
+
 TEST_CASE("a missing lesson file is a clear error") {
     CHECK_THROWS_WITH_AS(load_lesson("/nonexistent/lesson.yaml"), "/nonexistent/lesson.yaml: cannot open the lesson file: No such file or directory",
                          Error);
