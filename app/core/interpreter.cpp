@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include "app/core/catalogue.h"
 #include "app/core/lesson_paths.h"
 #include "app/server/endpoint_model.h"
 #include "pipeline/core/error.h"
@@ -64,10 +65,30 @@ TrainRecord record(const delivery::TrainStep& s) {
 
 }  // namespace
 
-std::string CheckResult::expected_text(std::string_view and_word) const {
-    const std::string e = expectation.describe(and_word);
-    return elide(against.empty() ? e : e + " (" + against + ")", max_check_text_bytes);
+namespace {
+// sixstep's own sentences in a check's text are said in the lesson's
+// language; a value, a path or a token is shown as it is.
+std::string say(std::string_view lang, const std::string& en) {
+    const std::optional<std::string> t = translate(lang, en);
+    return t ? *t : en;
 }
+std::string say_value(std::string_view lang, const std::string& v) {
+    if (v.rfind("(nothing", 0) == 0) return say(lang, v);
+    const std::string_view incomparable = " (not a finite number: cannot compare)";
+    if (v.size() > incomparable.size() && std::string_view(v).substr(v.size() - incomparable.size()) == incomparable)
+        return v.substr(0, v.size() - incomparable.size()) + " " + say(lang, std::string(incomparable.substr(1)));
+    return v;
+}
+}  // namespace
+
+std::string CheckResult::expected_text(std::string_view lang) const {
+    const std::string e = expectation.describe(say(lang, "and"));
+    std::string values;
+    for (const auto& [name, value] : named) values += (values.empty() ? "" : "; ") + name + " = " + say_value(lang, value);
+    return elide(values.empty() ? e : e + " (" + values + ")", max_check_text_bytes);
+}
+
+std::string CheckResult::got_text(std::string_view lang) const { return say_value(lang, got); }
 
 bool StepReport::passed() const {
     for (const auto& c : checks)
@@ -432,7 +453,7 @@ StepReport Interpreter::step() {
         none.conditions.push_back(no_error);
         none.where = st.where;
         // First: it explains the checks after it that got "(nothing)".
-        report.checks.insert(report.checks.begin(), {none, false, *report.error, ""});
+        report.checks.insert(report.checks.begin(), {none, false, *report.error, "", {}});
     }
     state_.checks = report.checks;
     return report;
@@ -777,7 +798,7 @@ std::string Interpreter::why_nothing(const std::string& path) const {
 }
 
 CheckResult Interpreter::check(const Expectation& e) const {
-    CheckResult r{e, false, "(nothing)", ""};
+    CheckResult r{e, false, "(nothing)", "", {}};
     // What it is compared with, read now.
     std::vector<std::optional<Value>> wants;
     std::vector<std::pair<std::string, std::optional<Value>>> named;  // the paths and names it reads, as they are
@@ -794,11 +815,12 @@ CheckResult Interpreter::check(const Expectation& e) const {
     }
     const auto name_them = [&](bool exact) {
         r.against.clear();
+        r.named.clear();
         for (const auto& [name, raw] : named) {
             const auto lost = forgotten_.find(name);
-            r.against += (r.against.empty() ? "" : "; ") + name + " = " +
-                         (raw ? (exact ? exact_text(*raw) : check_text(*raw))
-                              : lost != forgotten_.end() ? lost->second : "(nothing)");
+            r.named.emplace_back(name, raw ? (exact ? exact_text(*raw) : check_text(*raw))
+                                           : lost != forgotten_.end() ? lost->second : "(nothing)");
+            r.against += (r.against.empty() ? "" : "; ") + name + " = " + r.named.back().second;
         }
     };
     name_them(false);

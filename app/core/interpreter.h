@@ -44,8 +44,13 @@ struct CheckResult {
     // on a generated page or a 100 KB field of a lesson stays one readable line.
     std::string got;      // what the trace held, formatted; "(nothing)" when absent
     std::string against;  // the compared paths' and names' values: "respond.prefill_tok_s = 812"
-    // "> 2 × kv_experiment.cached_total_ms (kv_experiment.cached_total_ms = 31.2)"
-    std::string expected_text(std::string_view and_word = "and") const;
+    std::vector<std::pair<std::string, std::string>> named;  // the same, one (name, value) each
+    // "> 2 × kv_experiment.cached_total_ms (kv_experiment.cached_total_ms = 31.2)",
+    // in the lesson's language: its "and", and sixstep's own words for a value
+    // that is not there ("(nothing: …)"); paths and values stay as they are.
+    std::string expected_text(std::string_view lang = "en") const;
+    // `got`, with sixstep's own words in the lesson's language likewise.
+    std::string got_text(std::string_view lang = "en") const;
 };
 
 // One request served by a `serve:` step.

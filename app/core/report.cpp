@@ -211,7 +211,7 @@ std::string format_event(const TraceEvent& ev, std::string_view lang) {
 
 std::string format_check(const CheckResult& c, std::string_view lang, std::string_view step_note) {
     const Expectation& e = c.expectation;
-    const std::string expected = c.expected_text(say(lang, "and"));
+    const std::string expected = c.expected_text(lang);
     if (c.passed) return fmt::format("  ✓ {} {}", e.path, expected);
     const std::string where = step_note.empty() ? e.where.str() : fmt::format("{} ({})", e.where.str(), step_note);
     // The check every step has unless it expects an error (interpreter.cpp):
@@ -219,10 +219,8 @@ std::string format_check(const CheckResult& c, std::string_view lang, std::strin
     const auto* literal = e.conditions.size() == 1 ? std::get_if<std::string>(&e.conditions[0].operand.literal) : nullptr;
     if (e.path == "error" && !e.negated && literal && *literal == "(no error)")
         return fmt::format("  ✗ {}: {} {}", where, say(lang, "the step failed:"), c.got);
-    // Why there was nothing is sixstep's own sentence, said in the lesson's
-    // language; a value is shown as it is.
-    const std::string got = c.got.rfind("(nothing", 0) == 0 ? say(lang, c.got) : c.got;
-    return fmt::format("  ✗ {}: {}: {} {}, {} {}", where, e.path, say(lang, "expected"), expected, say(lang, "got"), got);
+    return fmt::format("  ✗ {}: {}: {} {}, {} {}", where, e.path, say(lang, "expected"), expected, say(lang, "got"),
+                       c.got_text(lang));
 }
 
 std::string wrap_text(std::string_view text, int columns, const std::string& pad) {

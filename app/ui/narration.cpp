@@ -71,7 +71,8 @@ Footer fit_footer(const app::LessonState& st, const std::string& narration, floa
     if (st.error) f.error = wrap_lines(font, size, error, width);
     std::vector<std::string> failed;
     for (const auto& c : st.checks)
-        if (!c.passed) failed.push_back(tr_value("\u2717 " + c.expectation.path + " " + c.expected_text() + " (got " + c.got + ")"));
+        if (!c.passed) failed.push_back(tr_value("\u2717 " + c.expectation.path + " " + c.expected_text(frame_language()) + " (got " +
+                                      c.got_text(frame_language()) + ")"));
     if (!st.checks.empty()) {
         char tally[96];
         std::snprintf(tally, sizeof tally, "%s %zu/%zu %s", failed.empty() ? "\u2713" : "\u2717",

@@ -111,6 +111,9 @@ steps:
     const StepReport r = it.step();
     CHECK(results(r) == std::vector<bool>{true, false, true, false, true, false, false});
     CHECK(r.checks[6].against == "train.loss = (nothing)");
+    // In a Chinese lesson the missing value's words are Chinese too, where
+    // the check compares with it as where it checks it.
+    CHECK(format_check(r.checks[6], "zh").find("(train.loss = （没有值）), 实际 11") != std::string::npos);
 }
 
 TEST_CASE("expect: below, above and tol on a value that is not a finite number fail, with not too") {
@@ -130,6 +133,7 @@ steps:
     const StepReport r = it.step();
     CHECK(results(r) == std::vector<bool>{false, false, true});
     CHECK(r.checks[0].got == "11 (not a finite number: cannot compare)");
+    CHECK(r.checks[0].got_text("zh") == "11 （不是有限数，无法比较）");
 }
 
 TEST_CASE("expect: an operand that times makes infinite is not a finite number either") {
