@@ -207,7 +207,7 @@ ModelSpec read_model(const Reader& r, const YAML::Node& n) {
                                   "preset, for random weights; not both){}",
                                   m.kind, endpoint ? "; or \"url\": another server to measure" : ""));
         if (optional)
-            for (const char* k : {"threads", "top_n", "backend"})
+            for (const char* k : {"threads", "backend"})
                 if (n[k])
                     r.fail(n[k], fmt::format("\"{}\" is for the model in \"file\" (or \"random\"), and this "
                                              "serving model has none",
@@ -224,6 +224,12 @@ ModelSpec read_model(const Reader& r, const YAML::Node& n) {
             r.checked(rnd, [&] { return llm::random_model_preset(m.random); });
         }
         if (n["threads"]) m.threads = r.integer(n["threads"], "threads", 0, 256);
+        // Only a language model's steps show a next-token table; elsewhere
+        // top_n loaded and changed nothing.
+        if (n["top_n"] && m.kind != "llm")
+            r.fail(n["top_n"], fmt::format("\"top_n\" is for kind llm: the rows of its next-token probability table, "
+                                           "which a {} lesson does not show",
+                                           m.kind));
         if (n["top_n"]) m.top_n = r.integer(n["top_n"], "top_n", 1, 50);
         if (const auto b = n["backend"]) {
             if (endpoint) r.fail(b, "\"backend\" is for kinds llm and serving (the lesson's own server runs on the CPU)");
@@ -1262,8 +1268,7 @@ namespace {
 // for a model file that is not there; nothing for other files.
 std::string bundled_names(const std::string& what) {
     if (what != "model file") return "";
-    const std::vector<std::string> names = bundled_models();
-    return names.empty() ? "" : "; the bundled models, found by name from any folder: " + join_names(names);
+    return bundled_models_hint();
 }
 
 // Each `force:` names a token of the model's vocabulary: a piece one of its

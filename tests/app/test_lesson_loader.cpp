@@ -92,6 +92,10 @@ const BadLesson bad_lessons[] = {
     {"remembered-in-contains.yaml", 7, 38,
      "\"m\" is a name an earlier step remembers, and \"contains\" looks for text: quote it to look for the word "
      "itself"},
+    // It loaded and changed nothing.
+    {"top-n-on-serving.yaml", 5, 10,
+     "\"top_n\" is for kind llm: the rows of its next-token probability table, which a serving lesson does not "
+     "show"},
     {"seed-not-whole.yaml", 3, 17, "\"seed\" must be a whole number from 0 to 2147483647, got 1.5"},
     {"setting-in-llm-lesson.yaml", 4, 11,
      "\"temperature\" is a request field of the llm model, not a setting: give it in the request"},
