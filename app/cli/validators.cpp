@@ -39,9 +39,7 @@ CLI::Validator model_file() {
     return CLI::Validator(
         [](std::string& text) -> std::string {
             if (use_bundled(text)) return {};
-            const std::vector<std::string> names = bundled_models();
-            return fmt::format("no such file: \"{}\"{}", printable_cut(text, 200),
-                               names.empty() ? "" : "; the bundled models, found by name from any folder: " + join_names(names));
+            return fmt::format("no such file: \"{}\"{}", printable_cut(text, 200), bundled_models_hint());
         },
         "GGUF");
 }

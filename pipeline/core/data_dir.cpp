@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "pipeline/core/error.h"
+#include "pipeline/core/suggest.h"
 
 // Set for this file only (pipeline/CMakeLists.txt), so no other code can
 // reach for the build or source tree by itself.
@@ -89,6 +90,16 @@ std::vector<std::string> bundled_models() {
     }
     std::sort(names.begin(), names.end());
     return names;
+}
+
+std::string bundled_models_hint() {
+    try {
+        (void)data_dir();
+    } catch (const Error& e) {
+        return "; and no bundled model either: " + e.message();
+    }
+    const std::vector<std::string> names = bundled_models();
+    return names.empty() ? "" : "; the bundled models, found by name from any folder: " + join_names(names);
 }
 
 }  // namespace sixstep

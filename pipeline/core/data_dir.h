@@ -42,5 +42,10 @@ std::filesystem::path bundled_file(const std::filesystem::path& name);
 // The names of the bundled models (assets/models/*.gguf), sorted; empty
 // when there is no data folder.
 std::vector<std::string> bundled_models();
+// What follows "no such file" for a model: "; the bundled models, found by
+// name from any folder: a.gguf, b.gguf", or, with no data folder, where it
+// looked for one (a bare name found no bundled model, and said nothing of
+// why).
+std::string bundled_models_hint();
 
 }  // namespace sixstep

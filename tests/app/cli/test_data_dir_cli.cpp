@@ -88,6 +88,14 @@ TEST_CASE("a binary alone never falls back on its build's source tree: one error
         CHECK(listed.output.find("no lessons: SIXSTEP_LESSONS names /nonexistent/lessons, which is not a folder") !=
               std::string::npos);
     }
+    SUBCASE("a model named by a bare name says why no bundled model was found") {
+        // It said only "no such file", as if the name were wrong.
+        const auto named = sixstep::test::run_command("cd / && env -u SIXSTEP_DATA_DIR '" + bin.string() +
+                                                      "' generate -m stories-3m-f16.gguf --prompt hi");
+        CHECK(named.exit_code == 2);
+        CHECK(named.output.find("--model: no such file: \"stories-3m-f16.gguf\"; and no bundled model either: cannot "
+                                "find sixstep's data folder") != std::string::npos);
+    }
     SUBCASE("a wrong SIXSTEP_DATA_DIR is an error, not a silent fall-back") {
         const auto bad = check(bin, source / lesson3, "/nonexistent/sixstep-data");
         CHECK(bad.exit_code == 2);
