@@ -12,6 +12,7 @@
 #include "app/cli/validators.h"
 #include "pipeline/core/text.h"
 #if SIXSTEP_HAVE_GUI
+#include "app/ui/fonts.h"
 #include "app/ui/gui.h"
 #endif
 
@@ -64,6 +65,9 @@ void add_screenshot(CLI::App& app, Commands& commands) {
         o.font_scale = *scale;
         std::vector<std::string> overflows;
         const int rc = ui::render_screenshots(o, nullptr, &overflows);
+        // The window logs it; pictures drawn with a fallback font say so too.
+        if (!ui::fonts().problem.empty())
+            std::fprintf(stderr, "sixstep: warning: %s\n", printable(ui::fonts().problem).c_str());
         for (const std::string& line : overflows)
             std::fprintf(stderr, "sixstep: warning: %dx%d, %s\n", w, h, printable(line).c_str());
         if (!overflows.empty())

@@ -47,6 +47,23 @@ const std::vector<char>* cjk_file(const std::string& path) {
     return (cache[path] = std::move(bytes)).empty() ? nullptr : &cache[path];
 }
 
+// Which face of a CJK font file to merge: the Simplified Chinese one (the
+// third) of a collection like Noto CJK's .ttc, the only one of a .ttf or
+// .otf; -1 for bytes that are no font (SIXSTEP_CJK_FONT naming some other
+// file), which ImGui would stop the program on.
+int cjk_face(const std::vector<char>& data) {
+    if (data.size() < 12) return -1;
+    const auto u32 = [&](size_t at) {
+        std::uint32_t v = 0;
+        for (size_t i = 0; i < 4; ++i) v = v << 8 | static_cast<unsigned char>(data[at + i]);
+        return v;
+    };
+    const std::uint32_t tag = u32(0);
+    if (tag == 0x00010000u || tag == 0x4F54544Fu /* OTTO */ || tag == 0x74727565u /* true */) return 0;
+    if (tag == 0x74746366u /* ttcf */) return u32(8) > 2 ? 2 : u32(8) > 0 ? 0 : -1;
+    return -1;
+}
+
 bool exists(const std::string& p) {
     std::error_code ec;
     return std::filesystem::is_regular_file(p, ec);
@@ -127,9 +144,13 @@ void build_fonts(float body_px, std::string_view text) {
                       mono = dejavu("DejaVuSansMono.ttf");
     const std::vector<char>* noto = any_cjk ? cjk_file(cjk_path(false)) : nullptr;
     const std::vector<char>* noto_bold = any_cjk ? cjk_file(cjk_path(true)) : nullptr;
-    if (!noto_bold) noto_bold = noto;
+    const bool not_a_font = noto && cjk_face(*noto) < 0;
+    if (not_a_font) noto = nullptr;
+    if (!noto_bold || cjk_face(*noto_bold) < 0) noto_bold = noto;
     const bool have_cjk = noto != nullptr;
-    if (any_cjk && !have_cjk) current.problem = "Chinese font not found: " + cjk_path(false) + " (apt install fonts-noto-cjk)";
+    if (any_cjk && !have_cjk)
+        current.problem = not_a_font ? "not a font file: " + cjk_path(false) + " (SIXSTEP_CJK_FONT names a .ttf, .otf or .ttc)"
+                                     : "Chinese font not found: " + cjk_path(false) + " (apt install fonts-noto-cjk)";
 
     auto add = [&](const std::string& file, float px, bool bold) -> ImFont* {
         ImFontConfig cfg;
@@ -149,14 +170,14 @@ void build_fonts(float body_px, std::string_view text) {
         if (have_cjk) {
             ImFontConfig m;
             m.MergeMode = true;
-            m.FontNo = 2;  // NotoSansCJK-Regular.ttc: 0 Japanese, 1 Korean, 2 Simplified Chinese
+            const std::vector<char>* data = bold ? noto_bold : noto;
+            m.FontNo = cjk_face(*data);  // NotoSansCJK-Regular.ttc: 0 Japanese, 1 Korean, 2 Simplified Chinese
             m.OversampleH = 1;
             m.OversampleV = 1;
             m.PixelSnapH = true;
             m.FontDataOwnedByAtlas = false;
             // Noto CJK's ascent + descent span ~1.45 em against DejaVu's ~1.16:
             // at the same pixel size its characters look a size smaller.
-            const std::vector<char>* data = bold ? noto_bold : noto;
             io.Fonts->AddFontFromMemoryTTF(const_cast<char*>(data->data()), static_cast<int>(data->size()), px * 1.2f, &m,
                                            cjk_ranges.Data);
         }

@@ -3,6 +3,9 @@
 // window sizes and font scales that crash the renderer.
 #include <doctest/doctest.h>
 
+#include <filesystem>
+#include <fstream>
+
 #include <nlohmann/json.hpp>
 
 #include "hostile.h"
@@ -74,6 +77,20 @@ TEST_CASE("cli: screenshot sizes and font scales are checked before the renderer
     refused(shot + "--size 99999999999x720", "--size \"99999999999x720\": expected WIDTHxHEIGHT");
     refused(shot + "--size 100000x100000", "--size 100000x100000 is out of range (320x240 to 8192x8192)");
     refused(shot + "--size 0x0", "--size 0x0 is out of range");
+}
+
+TEST_CASE("cli: a CJK font that is no font is said so, and the pictures are drawn without it") {
+    // ImGui stopped the program on it (an assertion on the face index).
+    const std::string zh = std::string(SIXSTEP_SOURCE_DIR) + "/lessons/zh/01-six-steps.yaml";
+    const std::filesystem::path text = scratch() / "not-a-font.ttc";
+    std::ofstream(text) << "ttc? no: a few words of text\n";
+    const auto r = run_command("SIXSTEP_CJK_FONT='" + text.string() + "' timeout -s KILL 120 " +
+                               sixstep_cmd("screenshot '" + zh + "' --out '" + (scratch() / "cjk-shots").string() +
+                                           "' --size 640x360"));
+    CHECK_MESSAGE(r.exit_code == 0, r.output);
+    CHECK(contains(r.output, "sixstep: warning: not a font file: " + text.string() +
+                                 " (SIXSTEP_CJK_FONT names a .ttf, .otf or .ttc)"));
+    CHECK(std::filesystem::exists(scratch() / "cjk-shots" / "step-01.png"));
 }
 
 // A lesson author checks a lesson at the projector's size: a step whose text
