@@ -383,7 +383,7 @@ void add_bench(CLI::App& app, Commands& commands) {
                                   "Decode test: tokens generated one by one (0: skip; --contention: per slice, 32 unless given)")
                       ->check(CLI::Range(0, 1 << 20));
     add_threads_option(sub, o->threads);
-    auto* reps = sub->add_option("-r,--repetitions", o->repetitions, "Timed runs per test (--batch: 3 unless given; --contention: rounds, each --slices runs per thread count)")
+    auto* reps = sub->add_option("-r,--repetitions", o->repetitions, "Timed runs per test (--batch: 3 unless given, at most 100; --contention: rounds, each --slices runs per thread count)")
                      ->check(CLI::Range(1, 1000));
     add_backend_option(sub, o->backend);
     sub->add_flag("--json", o->json, "Print machine-readable JSON instead");
