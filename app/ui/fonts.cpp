@@ -12,6 +12,17 @@
 
 #include "pipeline/core/text.h"
 
+// stb_truetype as ImGui's atlas builder compiles it (static, here a copy of
+// this file's own), to read a font file before the builder does: the builder
+// stops the program on a file it cannot parse.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-function"
+#pragma GCC diagnostic ignored "-Wshadow"
+#define STBTT_STATIC
+#define STB_TRUETYPE_IMPLEMENTATION
+#include <imstb_truetype.h>
+#pragma GCC diagnostic pop
+
 namespace sixstep::ui {
 
 namespace {
@@ -36,9 +47,9 @@ std::string cjk_path(bool bold) {
     return p;
 }
 
-// The CJK collections are ~20 MiB each: read once, shared by every face and
-// every rebuild (ImGui does not own the bytes).
-const std::vector<char>* cjk_file(const std::string& path) {
+// Font files are read once, shared by every face and every rebuild (ImGui
+// does not own the bytes; the CJK collections are ~20 MiB each).
+const std::vector<char>* font_file(const std::string& path) {
     static std::map<std::string, std::vector<char>> cache;
     auto it = cache.find(path);
     if (it != cache.end()) return it->second.empty() ? nullptr : &it->second;
@@ -47,21 +58,18 @@ const std::vector<char>* cjk_file(const std::string& path) {
     return (cache[path] = std::move(bytes)).empty() ? nullptr : &cache[path];
 }
 
-// Which face of a CJK font file to merge: the Simplified Chinese one (the
-// third) of a collection like Noto CJK's .ttc, the only one of a .ttf or
-// .otf; -1 for bytes that are no font (SIXSTEP_CJK_FONT naming some other
-// file), which ImGui would stop the program on.
-int cjk_face(const std::vector<char>& data) {
+// The face of a font file ImGui can build from — `face` of a collection
+// (.ttc) that has it, else its first; the only one of a .ttf or .otf — or -1
+// for bytes the atlas builder would stop the program on (a variable naming
+// some other file). Read with the same stb_truetype the builder uses.
+int usable_face(const std::vector<char>& data, int face) {
     if (data.size() < 12) return -1;
-    const auto u32 = [&](size_t at) {
-        std::uint32_t v = 0;
-        for (size_t i = 0; i < 4; ++i) v = v << 8 | static_cast<unsigned char>(data[at + i]);
-        return v;
-    };
-    const std::uint32_t tag = u32(0);
-    if (tag == 0x00010000u || tag == 0x4F54544Fu /* OTTO */ || tag == 0x74727565u /* true */) return 0;
-    if (tag == 0x74746366u /* ttcf */) return u32(8) > 2 ? 2 : u32(8) > 0 ? 0 : -1;
-    return -1;
+    const auto* bytes = reinterpret_cast<const unsigned char*>(data.data());
+    if (stbtt_GetNumberOfFonts(bytes) <= face) face = 0;
+    const int offset = stbtt_GetFontOffsetForIndex(bytes, face);
+    stbtt_fontinfo info;
+    if (offset < 0 || static_cast<size_t>(offset) >= data.size() || !stbtt_InitFont(&info, bytes, offset)) return -1;
+    return face;
 }
 
 bool exists(const std::string& p) {
@@ -142,11 +150,13 @@ void build_fonts(float body_px, std::string_view text) {
 
     const std::string sans = dejavu("DejaVuSans.ttf"), sans_bold = dejavu("DejaVuSans-Bold.ttf"),
                       mono = dejavu("DejaVuSansMono.ttf");
-    const std::vector<char>* noto = any_cjk ? cjk_file(cjk_path(false)) : nullptr;
-    const std::vector<char>* noto_bold = any_cjk ? cjk_file(cjk_path(true)) : nullptr;
-    const bool not_a_font = noto && cjk_face(*noto) < 0;
+    // NotoSansCJK-Regular.ttc: 0 Japanese, 1 Korean, 2 Simplified Chinese.
+    constexpr int simplified_chinese = 2;
+    const std::vector<char>* noto = any_cjk ? font_file(cjk_path(false)) : nullptr;
+    const std::vector<char>* noto_bold = any_cjk ? font_file(cjk_path(true)) : nullptr;
+    const bool not_a_font = noto && usable_face(*noto, simplified_chinese) < 0;
     if (not_a_font) noto = nullptr;
-    if (!noto_bold || cjk_face(*noto_bold) < 0) noto_bold = noto;
+    if (!noto_bold || usable_face(*noto_bold, simplified_chinese) < 0) noto_bold = noto;
     const bool have_cjk = noto != nullptr;
     if (any_cjk && !have_cjk)
         current.problem = not_a_font ? "not a font file: " + cjk_path(false) + " (SIXSTEP_CJK_FONT names a .ttf, .otf or .ttc)"
@@ -157,12 +167,17 @@ void build_fonts(float body_px, std::string_view text) {
         cfg.OversampleH = 2;
         cfg.OversampleV = 1;
         cfg.PixelSnapH = true;
+        cfg.FontDataOwnedByAtlas = false;
         ImFont* f = nullptr;
-        if (exists(file)) {
-            f = io.Fonts->AddFontFromFileTTF(file.c_str(), px, &cfg, latin_ranges.Data);
-        }
+        const std::vector<char>* data = exists(file) ? font_file(file) : nullptr;
+        const bool usable = data && usable_face(*data, 0) == 0;
+        if (usable)
+            f = io.Fonts->AddFontFromMemoryTTF(const_cast<char*>(data->data()), static_cast<int>(data->size()), px, &cfg,
+                                               latin_ranges.Data);
         if (!f) {
-            if (current.problem.empty()) current.problem = "font not found: " + file + " (apt install fonts-dejavu-core)";
+            if (current.problem.empty())
+                current.problem = data ? "not a font file: " + file + " (SIXSTEP_FONT_DIR names DejaVu's folder)"
+                                       : "font not found: " + file + " (apt install fonts-dejavu-core)";
             ImFontConfig def;
             def.SizePixels = px;
             f = io.Fonts->AddFontDefault(&def);
@@ -170,15 +185,15 @@ void build_fonts(float body_px, std::string_view text) {
         if (have_cjk) {
             ImFontConfig m;
             m.MergeMode = true;
-            const std::vector<char>* data = bold ? noto_bold : noto;
-            m.FontNo = cjk_face(*data);  // NotoSansCJK-Regular.ttc: 0 Japanese, 1 Korean, 2 Simplified Chinese
+            const std::vector<char>* cjk = bold ? noto_bold : noto;
+            m.FontNo = usable_face(*cjk, simplified_chinese);
             m.OversampleH = 1;
             m.OversampleV = 1;
             m.PixelSnapH = true;
             m.FontDataOwnedByAtlas = false;
             // Noto CJK's ascent + descent span ~1.45 em against DejaVu's ~1.16:
             // at the same pixel size its characters look a size smaller.
-            io.Fonts->AddFontFromMemoryTTF(const_cast<char*>(data->data()), static_cast<int>(data->size()), px * 1.2f, &m,
+            io.Fonts->AddFontFromMemoryTTF(const_cast<char*>(cjk->data()), static_cast<int>(cjk->size()), px * 1.2f, &m,
                                            cjk_ranges.Data);
         }
         return f;

@@ -79,7 +79,7 @@ TEST_CASE("cli: screenshot sizes and font scales are checked before the renderer
     refused(shot + "--size 0x0", "--size 0x0 is out of range");
 }
 
-TEST_CASE("cli: a CJK font that is no font is said so, and the pictures are drawn without it") {
+TEST_CASE("cli: a font file that is no font is said so, and the pictures are drawn without it") {
     // ImGui stopped the program on it (an assertion on the face index).
     const std::string zh = std::string(SIXSTEP_SOURCE_DIR) + "/lessons/zh/01-six-steps.yaml";
     const std::filesystem::path text = scratch() / "not-a-font.ttc";
@@ -91,6 +91,15 @@ TEST_CASE("cli: a CJK font that is no font is said so, and the pictures are draw
     CHECK(contains(r.output, "sixstep: warning: not a font file: " + text.string() +
                                  " (SIXSTEP_CJK_FONT names a .ttf, .otf or .ttc)"));
     CHECK(std::filesystem::exists(scratch() / "cjk-shots" / "step-01.png"));
+    // DejaVu's folder holding text files named like its fonts: ImGui's default font instead.
+    const std::filesystem::path fonts = scratch() / "fake-fonts";
+    std::filesystem::create_directories(fonts);
+    for (const char* f : {"DejaVuSans.ttf", "DejaVuSans-Bold.ttf", "DejaVuSansMono.ttf"}) std::ofstream(fonts / f) << "no\n";
+    const auto latin = run_command("SIXSTEP_FONT_DIR='" + fonts.string() + "' timeout -s KILL 120 " +
+                                   sixstep_cmd("screenshot '" + lesson01 + "' --out '" +
+                                               (scratch() / "latin-shots").string() + "' --size 640x360"));
+    CHECK_MESSAGE(latin.exit_code == 0, latin.output);
+    CHECK(contains(latin.output, "sixstep: warning: not a font file: " + (fonts / "DejaVuSans.ttf").string()));
 }
 
 // A lesson author checks a lesson at the projector's size: a step whose text
