@@ -247,12 +247,7 @@ std::string format_step(const StepReport& r, const LessonState& s) {
         std::string fields;
         // As a lesson would write it: a number bare, text quoted (max_tokens:
         // "3" taught a student to quote numbers).
-        const auto written = [](const std::string& v) {
-            char* end = nullptr;
-            const double x = v.empty() ? NAN : std::strtod(v.c_str(), &end);
-            const bool number = std::isfinite(x) && end == v.c_str() + v.size() && !std::isspace(static_cast<unsigned char>(v[0]));
-            return number ? v : quote_text(v);
-        };
+        const auto written = [](const std::string& v) { return whole_number_text(v) ? v : quote_text(v); };
         for (const auto& [k, v] : *st.request) fields += (fields.empty() ? "" : ", ") + k + ": " + written(v);
         out += "  ✉ " + say(lang, "request:") + " {" + fields + "}\n";
     }

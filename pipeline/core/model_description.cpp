@@ -9,6 +9,7 @@
 
 #include "pipeline/core/error.h"
 #include "pipeline/core/suggest.h"
+#include "pipeline/core/text.h"
 #include "pipeline/core/trace.h"
 #include "pipeline/core/trace_keys.h"
 
@@ -92,9 +93,8 @@ std::string Knob::check(std::string_view value) const {
                                     did_you_mean(value, choices)));
         case KnobType::number: {
             const std::string text(value);
-            char* end = nullptr;
-            const double x = text.empty() ? NAN : std::strtod(text.c_str(), &end);
-            if (!std::isfinite(x) || end != text.c_str() + text.size()) {
+            const std::optional<double> number = whole_number_text(text);
+            if (!number) {
                 // "100000 req/s": the number with a unit the knob has already.
                 const auto lead = leading_number(text);
                 const bool unit_after = lead && !lead->rest.empty() && lead->rest.front() == ' ';
@@ -103,6 +103,7 @@ std::string Knob::check(std::string_view value) const {
                                                                  unit.empty() ? "" : fmt::format(" (in {})", unit))
                                                    : std::string()));
             }
+            const double x = *number;
             const bool below = x < min || (min_exclusive && x == min);
             const bool above = x > max || (max_exclusive && x == max);
             if (whole && (x != std::floor(x) || below || above))

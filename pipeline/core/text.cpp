@@ -1,6 +1,7 @@
 #include "pipeline/core/text.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <cstdint>
@@ -162,6 +163,13 @@ std::string readable_number(double x, int digits) {
     while (i + 1 < g.size() && g[i] == '0') ++i;  // "e-06" → ⁻⁶
     for (; i < g.size(); ++i) out += superscript[g[i] - '0'];
     return out;
+}
+
+std::optional<double> whole_number_text(std::string_view text) {
+    if (text.empty() || std::isspace(static_cast<unsigned char>(text.front()))) return std::nullopt;
+    const auto lead = leading_number(text);
+    if (!lead || !lead->rest.empty()) return std::nullopt;
+    return std::strtod(std::string(lead->number).c_str(), nullptr);
 }
 
 std::optional<LeadingNumber> leading_number(std::string_view text) {

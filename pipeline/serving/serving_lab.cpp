@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "pipeline/core/error.h"
+#include "pipeline/core/text.h"
 #include "pipeline/serving/serving_model.h"
 
 namespace sixstep::serving {
@@ -36,10 +37,9 @@ std::vector<double> number_list(const std::string& text, const char* name, bool 
         const auto b = item.find_first_not_of(' '), e = item.find_last_not_of(' ');
         const std::string t = b == std::string::npos ? "" : item.substr(b, e - b + 1);
         if (t.empty()) throw Error(fmt::format("\"{}\" has an empty item: a value is missing (write them like 1,2,4)", name));
-        char* end = nullptr;
-        const double x = std::strtod(t.c_str(), &end);
-        if (!std::isfinite(x) || end != t.c_str() + t.size())
-            throw Error(fmt::format("\"{}\": \"{}\" is not a number (write them like 1,2,4)", name, t));
+        const std::optional<double> number = whole_number_text(t);
+        if (!number) throw Error(fmt::format("\"{}\": \"{}\" is not a number (write them like 1,2,4)", name, t));
+        const double x = *number;
         if (ascending && !out.empty() && x <= out.back())
             throw Error(fmt::format("\"{}\" must ascend: {} after {}", name, format_value(Value{x}),
                                     format_value(Value{out.back()})));

@@ -93,3 +93,15 @@ TEST_CASE("readable numbers: a power of ten where %g writes an exponent") {
     CHECK(readable_number(12.5) == "12.5");
     CHECK(readable_number(0) == "0");
 }
+
+TEST_CASE("a whole text is a number only when nothing but the number is there") {
+    CHECK(whole_number_text("12") == 12.0);
+    CHECK(whole_number_text("-0.5") == -0.5);
+    CHECK(whole_number_text("1e3") == 1000.0);
+    for (const char* not_one : {"", " 12", "12 ", "12 min", "nan", "inf", "1e999", "0x", "twelve"}) {
+        CAPTURE(not_one);
+        CHECK_FALSE(whole_number_text(not_one).has_value());
+    }
+    // A NUL inside is text after the number, not its end.
+    CHECK_FALSE(whole_number_text(std::string_view("12\0 3", 5)).has_value());
+}
