@@ -7,6 +7,7 @@
 // the request through the session; and a typed token id to force.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -82,20 +83,32 @@ std::string probability_text(float p) { return p >= 0.001f || p == 0 ? fmt::form
 bool chosen_among_top(const llm::ViewNext& next) {
     return std::any_of(next.top.begin(), next.top.end(), [&](const auto& c) { return c.id == next.chosen; });
 }
-std::vector<llm::ViewCandidate> bar_rows(const llm::ViewNext& next) {
+// At most `max_rows` of them: the most likely, the last place kept for the
+// token taken when it ranks below them.
+std::vector<llm::ViewCandidate> bar_rows(const llm::ViewNext& next, size_t max_rows = SIZE_MAX) {
     std::vector<llm::ViewCandidate> rows = next.top;
     if (next.chosen >= 0 && !chosen_among_top(next)) rows.push_back({next.chosen, next.chosen_piece, next.chosen_p, 0.0f});
+    if (rows.size() > max_rows && max_rows > 0) {
+        const auto chosen = std::find_if(rows.begin(), rows.end(), [&](const auto& c) { return c.id == next.chosen; });
+        const bool chosen_cut = chosen != rows.end() && static_cast<size_t>(chosen - rows.begin()) >= max_rows;
+        const llm::ViewCandidate taken = chosen_cut ? *chosen : llm::ViewCandidate{};
+        rows.resize(max_rows);
+        if (chosen_cut) rows.back() = taken;
+    }
     return rows;
 }
 
 // The candidates as bars (the model's own probabilities); a click forces
 // one. When the sampler filters or reshapes them, a candidate it cut is
 // greyed and a dark tick marks a kept one's share after it, where it moved.
-void candidate_bars(const llm::ViewNext& next, app::Session& session) {
+void candidate_bars(const llm::ViewNext& next, app::Session& session, size_t max_rows) {
     const Fonts& F = fonts();
-    const std::vector<llm::ViewCandidate> rows = bar_rows(next);
+    const std::vector<llm::ViewCandidate> rows = bar_rows(next, max_rows);
+    // Measured in bold, as the token taken is drawn: its bar began under the word.
     float piece_w = 0;
+    ImGui::PushFont(F.bold);
     for (const auto& c : rows) piece_w = std::max(piece_w, ImGui::CalcTextSize(visible_piece(c.piece).c_str()).x);
+    ImGui::PopFont();
     const float avail = ImGui::GetContentRegionAvail().x;
     float pct_w = ImGui::CalcTextSize("100.0%").x;
     for (const auto& c : rows) pct_w = std::max(pct_w, ImGui::CalcTextSize(percent_text(c.p).c_str()).x);
@@ -218,9 +231,11 @@ void draw_next_token_panel(const app::Snapshot& s, ViewState& v, app::Session& s
         }
         panel_message(s, "next_token");
         // What fits, in this order: the candidates (smaller when the pane is
-        // short), the knobs, then as many rows of the sampler's table as
-        // there is room for. Shown under another panel, the table and
-        // even the knobs may not fit: shown alone, they do.
+        // short, and fewer when the sampler's whole table would not fit
+        // under them: the table says what each filter kept, the lesson's
+        // point, and lists the same candidates), the knobs, then as many rows
+        // of the table as there is room for. Shown under another panel, the
+        // table and even the knobs may not fit: shown alone, they do.
         const ImGuiStyle& style = ImGui::GetStyle();
         ImGui::SetWindowFontScale(0.8f);
         const float knobs_h = 2 * ImGui::GetFrameHeightWithSpacing();
@@ -234,12 +249,22 @@ void draw_next_token_panel(const app::Snapshot& s, ViewState& v, app::Session& s
             const llm::ViewNext& next = view->next;
             // The bars at the body size when they, the knobs and the whole
             // table fit; else smaller.
-            const float bars_h = static_cast<float>(bar_rows(next).size()) * ImGui::GetTextLineHeightWithSpacing();
+            const size_t n_bars = bar_rows(next).size();
+            const float bars_h = static_cast<float>(n_bars) * ImGui::GetTextLineHeightWithSpacing();
             // The table: a header, the counts kept, the rows.
             const float table_all_h =
                 next.chain.empty() ? 0.0f : caption_h + static_cast<float>(next.chain.front().rows.size() + 2) * row_h;
-            ImGui::SetWindowFontScale(bars_h + knobs_h + table_all_h <= ImGui::GetContentRegionAvail().y ? 1.0f : 0.8f);
-            candidate_bars(next, session);
+            const float room = ImGui::GetContentRegionAvail().y;
+            const bool whole = bars_h + knobs_h + table_all_h <= room;
+            ImGui::SetWindowFontScale(whole ? 1.0f : 0.8f);
+            size_t show_bars = n_bars;
+            if (!whole && table_all_h > 0) {
+                constexpr size_t fewest_bars = 2;  // the likeliest, and the token taken
+                const float bar_room = room - knobs_h - table_all_h;
+                const auto fit = static_cast<size_t>(std::max(0.0f, bar_room / ImGui::GetTextLineHeightWithSpacing()));
+                show_bars = std::clamp(fit, std::min(fewest_bars, n_bars), n_bars);
+            }
+            candidate_bars(next, session, show_bars);
             ImGui::SetWindowFontScale(1.0f);
             const float left = ImGui::GetContentRegionAvail().y;
             knobs = left >= knobs_h;
