@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include <imgui.h>
 
@@ -230,44 +231,76 @@ void timings(const app::LessonState& st) {
 }
 
 // Answers given so far in this lesson, newest last: the skew's absurd number
-// sits beside the right one.
+// sits beside the right one. Each card names only the request fields that
+// differ between the cards ("distance 3000 m" beside "distance 1.864 mi"),
+// ("the same request" when none does), and the cards sit beside their heading when they fit there, else under it
+// across the pane: with every field, beside the heading, they were cut to
+// "6005 …" and "distance 3000 m,…".
 void answers(const app::Snapshot& s) {
     if (s.answers.size() < 2) return;
-    inline_section(tr("Answers so far"));
     const Fonts& F = fonts();
     const size_t first = s.answers.size() > 3 ? s.answers.size() - 3 : 0;
-    const float avail = ImGui::GetContentRegionAvail().x;
-    const int n = static_cast<int>(s.answers.size() - first);
-    const float gap = 8.0f, w = (avail - gap * (n - 1)) / n;
-    const float h = F.big->FontSize + F.body->FontSize * 2.2f;
+    const auto differs = [&](const std::string& key) {
+        const std::string* seen = nullptr;
+        for (size_t i = first; i < s.answers.size(); ++i) {
+            const std::string* v = s.answers[i].request.get(key);
+            if (!v) return true;
+            if (seen && *seen != *v) return true;
+            seen = v;
+        }
+        return false;
+    };
+    bool any_differs = false;
+    for (const auto& field : s.answers.back().request.fields) any_differs = any_differs || differs(field.first);
+    struct Card {
+        std::string big, asked, how;
+        bool bad = false;
+    };
+    const Headline* headline = s.state.description ? s.state.description->headline(Stage::respond) : nullptr;
+    const float small_px = F.body->FontSize * 0.8f, pad = 8.0f, gap = 8.0f;
+    std::vector<Card> cards;
+    float widest = 0;  // what a card needs to show its three lines whole
     for (size_t i = first; i < s.answers.size(); ++i) {
         const app::AnswerRecord& a = s.answers[i];
-        if (i > first) ImGui::SameLine(0, gap);
-        const bool bad = !a.warnings.empty() || !a.cautions.empty();
+        Card c;
+        c.bad = !a.warnings.empty() || !a.cautions.empty();
+        c.big = headline_text(a.answer, headline);
+        for (const auto& [k, value] : a.request.fields)
+            if (differs(k)) c.asked += (c.asked.empty() ? "" : ", ") + std::string(tr(k)) + " " + value;
+        if (!any_differs) c.asked = tr("the same request");
+        // Why a card is red: the risky settings first, then the engine's warnings.
+        for (const auto& caution : a.cautions)
+            c.how += std::string(c.how.empty() ? "\u26a0 " : " \u00b7 ") + tr(caution.c_str());
+        if (c.how.empty() && !a.warnings.empty()) c.how = "\u26a0 " + std::string(tr(a.warnings.front()));
+        if (c.how.empty()) c.how = a.checked.empty() ? "\u2713" : std::string(tr(a.checked.c_str())) + " \u2713";
+        widest = std::max({widest, F.big->CalcTextSizeA(F.big->FontSize, FLT_MAX, 0, c.big.c_str()).x,
+                           F.body->CalcTextSizeA(small_px, FLT_MAX, 0, c.asked.c_str()).x,
+                           F.body->CalcTextSizeA(small_px, FLT_MAX, 0, c.how.c_str()).x});
+        cards.push_back(std::move(c));
+    }
+    const int n = static_cast<int>(cards.size());
+    const char* heading = tr("Answers so far");
+    section(heading);
+    const float beside = ImGui::GetContentRegionAvail().x - ImGui::GetItemRectSize().x - ImGui::GetFontSize() * 0.5f;
+    if ((beside - gap * static_cast<float>(n - 1)) / static_cast<float>(n) >= widest + 2 * pad)
+        ImGui::SameLine(0, ImGui::GetFontSize() * 0.5f);
+    const float avail = ImGui::GetContentRegionAvail().x;
+    const float w = (avail - gap * static_cast<float>(n - 1)) / static_cast<float>(n);
+    const float h = F.big->FontSize + F.body->FontSize * 2.2f;
+    for (int i = 0; i < n; ++i) {
+        const Card& c = cards[static_cast<size_t>(i)];
+        if (i > 0) ImGui::SameLine(0, gap);
         const ImVec2 p = ImGui::GetCursorScreenPos();
         ImDrawList* dl = ImGui::GetWindowDrawList();
-        const std::uint32_t c = bad ? theme::bad_rgb : theme::good_rgb;
-        dl->AddRectFilled(p, ImVec2(p.x + w, p.y + h), theme::col(c, 28), 6.0f);
-        dl->AddRect(p, ImVec2(p.x + w, p.y + h), theme::col(c), 6.0f, 0, i + 1 == s.answers.size() ? 3.0f : 1.5f);
-        const float pad = 8.0f;
-        const Headline* headline = s.state.description ? s.state.description->headline(Stage::respond) : nullptr;
-        const std::string big = headline_text(a.answer, headline);
-        add_text(dl, F.big, F.big->FontSize, ImVec2(p.x + pad, p.y + 4), theme::col(c),
-                    fit_text(F.big, F.big->FontSize, big, w - 2 * pad).c_str());
-        std::string asked;  // "distance 3000 m, congestion 0, express_lane 0"
-        for (const auto& [k, value] : a.request.fields) asked += (asked.empty() ? "" : ", ") + std::string(tr(k)) + " " + value;
-        const std::string req = fit_text(F.body, F.body->FontSize * 0.8f, asked, w - 2 * pad);
-        add_text(dl, F.body, F.body->FontSize * 0.8f, ImVec2(p.x + pad, p.y + 4 + F.big->FontSize), theme::col(theme::text_rgb),
-                    req.c_str());
-        // Why a card is red: the risky settings first, then the engine's warnings.
-        std::string how;
-        for (const auto& caution : a.cautions)
-            how += std::string(how.empty() ? "\u26a0 " : " \u00b7 ") + tr(caution.c_str());
-        if (how.empty() && !a.warnings.empty()) how = "\u26a0 " + std::string(tr(a.warnings.front()));
-        if (how.empty()) how = a.checked.empty() ? "\u2713" : std::string(tr(a.checked.c_str())) + " \u2713";
-        add_text(dl, F.body, F.body->FontSize * 0.8f, ImVec2(p.x + pad, p.y + 4 + F.big->FontSize + F.body->FontSize * 0.9f),
-                    theme::col(bad ? theme::bad_rgb : theme::muted_rgb),
-                    fit_text(F.body, F.body->FontSize * 0.8f, how, w - 2 * pad).c_str());
+        const std::uint32_t rgb = c.bad ? theme::bad_rgb : theme::good_rgb;
+        dl->AddRectFilled(p, ImVec2(p.x + w, p.y + h), theme::col(rgb, 28), 6.0f);
+        dl->AddRect(p, ImVec2(p.x + w, p.y + h), theme::col(rgb), 6.0f, 0, i + 1 == n ? 3.0f : 1.5f);
+        add_text(dl, F.big, F.big->FontSize, ImVec2(p.x + pad, p.y + 4), theme::col(rgb),
+                 fit_text(F.big, F.big->FontSize, c.big, w - 2 * pad).c_str());
+        add_text(dl, F.body, small_px, ImVec2(p.x + pad, p.y + 4 + F.big->FontSize), theme::col(theme::text_rgb),
+                 fit_text(F.body, small_px, c.asked, w - 2 * pad).c_str());
+        add_text(dl, F.body, small_px, ImVec2(p.x + pad, p.y + 4 + F.big->FontSize + F.body->FontSize * 0.9f),
+                 theme::col(c.bad ? theme::bad_rgb : theme::muted_rgb), fit_text(F.body, small_px, c.how, w - 2 * pad).c_str());
         ImGui::Dummy(ImVec2(w, h));
     }
 }
