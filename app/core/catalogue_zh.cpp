@@ -511,6 +511,7 @@ const Catalogue& chinese_catalogue() {
             // why a check found no value (interpreter.cpp, why_nothing)
             {"(nothing)", "（没有值）"},
             {"the same request", "同一个请求"},  // an answer card, when every card's request is alike
+            {"saved:", "已保存："},  // the training panel: where the frozen weights went
             // beside a value a check could not compare (interpreter.cpp, say_value)
             {"(not a finite number: cannot compare)", "（不是有限数，无法比较）"},
             {"the request has not been answered yet; run: all walks it to the respond stage", "请求还没有得到回答；run: all 会把它带到 respond 阶段"},

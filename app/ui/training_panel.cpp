@@ -174,13 +174,18 @@ void draw_training(const app::Snapshot& s, ViewState& v) {
             ImGui::SameLine();
             text_colored(theme::good_rgb, (std::string("\u2744 ") + tr("frozen")).c_str());
             // Where the weights went, on the title's line (shortened to the
-            // room before the button): a line of its own cut the pane.
+            // room before the button): a line of its own cut the pane. The
+            // file's name; its folder (a temporary one, unless the lesson
+            // names it) when the pointer is on it.
             if (!t.weights_file.empty()) {
                 ImGui::SameLine();
                 const float room = button_x - ImGui::GetCursorPosX() - ImGui::GetStyle().ItemSpacing.x;
-                const std::string file = fit_text(ImGui::GetFont(), ImGui::GetFontSize() * 0.8f, t.weights_file, room);
+                const std::string name = std::filesystem::path(t.weights_file).filename().string();
+                const std::string file = fit_text(ImGui::GetFont(), ImGui::GetFontSize() * 0.8f,
+                                                  std::string(tr("saved:")) + " " + name, room);
                 ImGui::SetWindowFontScale(0.8f);
                 text_colored(theme::muted_rgb, file.c_str());
+                if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", t.weights_file.c_str());
                 ImGui::SetWindowFontScale(1.0f);
             }
         }
