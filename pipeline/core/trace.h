@@ -18,11 +18,25 @@ using Value = std::variant<double, std::string, std::vector<double>>;
 
 std::string format_value(const Value& v, int precision = 6);  // "11", "3.25", "[5, 2, 10, -2]"
 
+// A number as a lesson shows it, in a stage's working and its out: line
+// alike: `digits` significant digits (a class reads 0.9998, not 0.999838),
+// whole when large (16610); a value that is not whole but rounds to a whole
+// number keeps its zeros (10.9996 to four digits is "11.00": a bare "11"
+// would read as exact); below a thousandth a power of ten with a digit
+// fewer, so a list of probabilities reads alike (1.85×10⁻⁴ beside 8.97×10⁻⁵,
+// not 0.000185), its zeros kept on the same rule (9.9999×10⁻⁶ is 1.00×10⁻⁵).
+std::string shown_number(double x, int digits = 4);
+
+
 struct Field {
     std::string key;    // snake_case, unique within the event: "distance_km", "raw_output"
     Value value;
     std::string unit;   // "km", "min", "" when dimensionless
     std::string label;  // for people: "distance"; empty → key
+    // Significant digits a terminal or the window shows (shown_number); 0:
+    // their default (four). A model whose working prints a value with more
+    // sets as many, so the out: line reads as the working does.
+    int digits = 0;
 };
 
 struct TraceEvent {

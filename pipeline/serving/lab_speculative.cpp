@@ -136,6 +136,7 @@ public:
         ev.out("temperatures", temps);
         ev.out("acceptance", column(rows, &SweepRow::acceptance));
         ev.out("tokens_per_pass", column(rows, &SweepRow::tokens_per_pass));
+        ev.outputs.back().digits = 3;  // 2.78, as each row's line below
         ev.out("speculative_tok_s", column(rows, &SweepRow::speculative_tok_s), "tok/s");
         ev.out("target_tok_s", column(rows, &SweepRow::target_tok_s), "tok/s");
         ev.out("spec_speedup", column(rows, &SweepRow::speedup));
