@@ -3,6 +3,7 @@
 // headless runner prints them and lessons assert on them. The engine never
 // knows who is watching.
 #pragma once
+#include <cstdlib>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -27,6 +28,17 @@ std::string format_value(const Value& v, int precision = 6);  // "11", "3.25", "
 // not 0.000185), its zeros kept on the same rule (9.9999×10⁻⁶ is 1.00×10⁻⁵).
 std::string shown_number(double x, int digits = 4);
 
+// The figures of "a ÷ b = q" so that they divide on a calculator to q as
+// printed, q being a ÷ b printed: figure(a, p) and figure(b, p) for the
+// first p from `precision` (at most 4 more) where the quotient of the
+// figures as printed, printed by `quotient`, is quotient(a ÷ b). Returns
+// {a, b, q} as printed. (Lesson 14 printed "9.04 ÷ 1.51 ms = 5.98", which
+// a calculator makes 5.99: the quotient of the unrounded times.)
+struct Division {
+    std::string a, b, q;
+};
+template <typename Figure, typename Quotient>
+Division division(double a, double b, int precision, Figure figure, Quotient quotient);
 
 struct Field {
     std::string key;    // snake_case, unique within the event: "distance_km", "raw_output"
@@ -78,5 +90,17 @@ public:
 private:
     std::vector<TraceEvent> events_;
 };
+
+template <typename Figure, typename Quotient>
+Division division(double a, double b, int precision, Figure figure, Quotient quotient) {
+    const std::string q = quotient(b != 0 ? a / b : 0.0);
+    Division d;
+    for (int p = precision; p <= precision + 4; ++p) {
+        d = {figure(a, p), figure(b, p), q};
+        const double pb = std::strtod(d.b.c_str(), nullptr);
+        if (pb != 0 && quotient(std::strtod(d.a.c_str(), nullptr) / pb) == q) break;
+    }
+    return d;
+}
 
 }  // namespace sixstep

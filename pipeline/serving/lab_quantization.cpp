@@ -160,10 +160,14 @@ public:
         ev.out("q4_0_perplexity_ratio", q4.perplexity / o.perplexity);
         ev.outputs.back().digits = 5;
         ev.out("q4_0_over_q8_0_kl", q8.kl_mean > 0 ? q4.kl_mean / q8.kl_mean : 0);
-        for (const QuantizationRow* r : {&q8, &q4})
-            ev.says(fmt::format("{}: file {:.0f} ÷ {:.0f} B = {:.3f}; perplexity {:.5g} ÷ {:.5g} = {:.4f}", r->type,
-                                r->file_bytes, o.file_bytes, r->file_bytes / o.file_bytes, r->perplexity, o.perplexity,
-                                r->perplexity / o.perplexity));
+        // Perplexities with the digits that make them divide to the quotient printed.
+        for (const QuantizationRow* r : {&q8, &q4}) {
+            const Division ppl = division(
+                r->perplexity, o.perplexity, 5, [](double x, int p) { return fmt::format("{:.{}g}", x, p); },
+                [](double q) { return fmt::format("{:.4f}", q); });
+            ev.says(fmt::format("{}: file {:.0f} ÷ {:.0f} B = {:.3f}; perplexity {} ÷ {} = {}", r->type, r->file_bytes,
+                                o.file_bytes, r->file_bytes / o.file_bytes, ppl.a, ppl.b, ppl.q));
+        }
         ev.summary = fmt::format("Q4_0: {:.0f}% of the bytes, perplexity × {:.3f}", 100 * q4.file_bytes / o.file_bytes,
                                  q4.perplexity / o.perplexity);
         return fmt::format("Q8_0 keeps {:.0f}% of the {} file's bytes and Q4_0 {:.0f}%. Each decode step reads that "

@@ -109,6 +109,21 @@ TEST_CASE("shown numbers: four significant digits, a power of ten below a thousa
     CHECK(shown_number(10.99964, 6) == "10.9996");
 }
 
+TEST_CASE("division: the figures printed divide to the quotient printed, with more digits where they must") {
+    const auto places = [](double x, int p) { return fmt::format("{:.{}f}", x, p); };
+    const auto q2 = [](double q) { return fmt::format("{:.2f}", q); };
+    // 9.04 ÷ 1.51 is 5.9868: two places would print 5.98 beside it.
+    const Division d = division(9.0449, 1.5124, 2, places, q2);
+    CHECK(d.a == "9.045");
+    CHECK(d.b == "1.512");
+    CHECK(d.q == "5.98");
+    // Where two places already divide right, two places.
+    const Division e = division(10.0, 2.5, 2, places, q2);
+    CHECK(e.a == "10.00");
+    CHECK(e.b == "2.50");
+    CHECK(e.q == "4.00");
+}
+
 // The bill's FLOP counts read "1.89×10¹³" in a sentence, as %g rounds them.
 TEST_CASE("readable numbers: a power of ten where %g writes an exponent") {
     CHECK(readable_number(1.89e13) == "1.89\u00d710\u00b9\u00b3");
