@@ -199,13 +199,15 @@ public:
                                                : " But the greedy text DIFFERED from the target's.")
                                   : "",
                            best->k, best_speedup, how,
-                           best_speedup <= 1 - even_band
+                           best->even && best->rounds.straddles_one()
+                               ? fmt::format(" About the same: its middle timed rounds ran {:.2f}–{:.2f}×, either "
+                                             "side of 1×.",
+                                             best->rounds.low, best->rounds.high)
+                           : best->even
+                               ? fmt::format(" About the same: within {:.0f}% of 1×.", 100 * even_band)
+                           : best_speedup < 1
                                ? " A loss: a pass of this tiny target costs about as much as the draft's guesses it "
                                  "saves."
-                           : best_speedup < 1 + even_band
-                               ? fmt::format(" About even: within the {:.0f} % that timing noise on a busy machine "
-                                             "can tip either way.",
-                                             100 * even_band)
                                : std::string());
     }
 
