@@ -260,7 +260,7 @@ int run_speculate(const SpeculateOptions& o) {
     std::printf("\n(same: greedy text identical to the target alone; sampled rows follow its distribution instead)\n");
     bool any_loss = false;
     for (const SweepRow& r : rows)
-        if (r.speedup <= 1 - even_band) {
+        if (!r.even && r.speedup < 1) {
             if (!any_loss) std::printf("\nWhere it loses:\n");
             any_loss = true;
             std::printf("  %s, k = %d, temperature %g — %s\n", r.draft.c_str(), r.k, r.temperature, r.verdict.c_str());

@@ -44,32 +44,26 @@ std::string printable(const std::string& s) {
     return plain ? s : quote_text(s);
 }
 
-// A number as the terminal prints it: four significant digits (a class
-// reads 0.9998, not 0.999838), whole when large (16610), and a power of ten
-// below a thousandth (8.92×10⁻⁵, not 8.92138e-05).
-// A value that is not whole but rounds to a whole number keeps its zeros
-// (10.9996 is "11.00"): a bare "11" would read as exact beside the stage's own
-// line "raw output = 10.9996".
-std::string terminal_number(double x) {
-    if (x != 0 && std::isfinite(x) && std::fabs(x) < 1e-3) return readable_number(x, 3);
-    const std::string s = format_value(Value{x}, 4);
-    const double whole = std::round(x);
-    if (std::isfinite(x) && x != whole && std::fabs(whole) >= 1 && std::fabs(whole) < 1000 &&
-        s.find_first_of(".e") == std::string::npos) {
-        const int int_digits = std::fabs(whole) < 10 ? 1 : std::fabs(whole) < 100 ? 2 : 3;
-        return fmt::format("{:.{}f}", x, 4 - int_digits);
-    }
-    return s;
+// A number as the terminal prints it: shown_number's four significant
+// digits (trace.h), or the digits the field asks for (the delivery model's
+// six, as its working prints them). A time below a thousandth of its unit
+// is "< 0.001 ms": the stages' own times print to the microsecond, and
+// 2×10⁻⁵ ms would claim a clock that fine.
+bool is_short_time_unit(std::string_view unit) { return unit == "ms" || unit == "\u00b5s"; }
+
+std::string terminal_number(double x, const Field& f) {
+    if (is_short_time_unit(f.unit) && x > 0 && x < 1e-3) return "< 0.001";
+    return shown_number(x, f.digits > 0 ? f.digits : 4);
 }
 
-std::string terminal_value(const Value& v) {
-    if (const auto* x = std::get_if<double>(&v)) return terminal_number(*x);
-    if (const auto* xs = std::get_if<std::vector<double>>(&v)) {
+std::string terminal_value(const Field& f) {
+    if (const auto* x = std::get_if<double>(&f.value)) return terminal_number(*x, f);
+    if (const auto* xs = std::get_if<std::vector<double>>(&f.value)) {
         std::string out = "[";
-        for (std::size_t i = 0; i < xs->size(); ++i) out += (i ? ", " : "") + terminal_number((*xs)[i]);
+        for (std::size_t i = 0; i < xs->size(); ++i) out += (i ? ", " : "") + terminal_number((*xs)[i], f);
         return out + "]";
     }
-    return format_value(v);
+    return format_value(f.value);
 }
 
 std::string field_line(const Field& f, std::string_view lang) {
@@ -81,7 +75,7 @@ std::string field_line(const Field& f, std::string_view lang) {
                                                name.compare(name.size() - tail.size(), tail.size(), tail) == 0)
         name.erase(name.size() - tail.size());
     const auto* text = std::get_if<std::string>(&f.value);
-    const std::string v = text ? printable(say(lang, *text)) : terminal_value(f.value);
+    const std::string v = text ? printable(say(lang, *text)) : terminal_value(f);
     const auto* x = std::get_if<double>(&f.value);
     // Chinese does not inflect: its "tokens" carries the measure word (个词元).
     const std::string unit(x && lang != "zh" ? unit_for_count(*x, f.unit) : std::string_view(f.unit));

@@ -302,21 +302,26 @@ public:
         ev.out(k::utilization_measured_at_highest, hi.utilization_measured());
         ev.out(k::p90_vs_predicted_at_highest, ratio(hi.ttft_p90_ms, hi.predicted_ttft_p90_ms));
         ev.out(k::worst_p90_factor, worst);
-        ev.says(fmt::format("TTFT p90 at {:.1f} ÷ at {:.1f} req/s = {:.1f} ÷ {:.1f} ms = {:.2f}× (predicted {:.2f}×)",
-                            hi.rate, lo.rate, hi.ttft_p90_ms, lo.ttft_p90_ms, ratio(hi.ttft_p90_ms, lo.ttft_p90_ms),
-                            ratio(hi.predicted_ttft_p90_ms, lo.predicted_ttft_p90_ms)));
+        // With the digits that make the figures divide to the quotient printed.
+        const auto places = [](double x, int p) { return fmt::format("{:.{}f}", x, p); };
+        const auto times = [](double q) { return fmt::format("{:.2f}", q); };
+        const Division p90 = division(hi.ttft_p90_ms, lo.ttft_p90_ms, 1, places, times);
+        ev.says(fmt::format("TTFT p90 at {:.1f} ÷ at {:.1f} req/s = {} ÷ {} ms = {}× (predicted {:.2f}×)", hi.rate,
+                            lo.rate, p90.a, p90.b, p90.q, ratio(hi.predicted_ttft_p90_ms, lo.predicted_ttft_p90_ms)));
         // One-token answers have no gaps: nothing to say about them.
         const auto says_growth = [&](const char* name, double at_hi, double at_lo) {
             const double growth = ratio(at_hi, at_lo);
             if (!std::isfinite(growth)) return;
-            ev.says(fmt::format("median {} at {:.1f} ÷ at {:.1f} req/s = {} ÷ {} ms = {:.2f}×", name, hi.rate, lo.rate,
-                                format_value(Value{at_hi}, 3), format_value(Value{at_lo}, 3), growth));
+            const Division d = division(
+                at_hi, at_lo, 3, [](double v, int p) { return format_value(Value{v}, p); }, times);
+            ev.says(fmt::format("median {} at {:.1f} ÷ at {:.1f} req/s = {} ÷ {} ms = {}×", name, hi.rate, lo.rate, d.a,
+                                d.b, d.q));
         };
         says_growth("ITL", hi.itl_p50_ms, lo.itl_p50_ms);
         says_growth("TPOT", hi.tpot_p50_ms, lo.tpot_p50_ms);
-        ev.says(fmt::format("throughput at {:.1f} ÷ at {:.1f} req/s = {:.2f} ÷ {:.2f} = {:.2f}×", hi.rate, lo.rate,
-                            hi.request_throughput, lo.request_throughput,
-                            ratio(hi.request_throughput, lo.request_throughput)));
+        const Division tput = division(hi.request_throughput, lo.request_throughput, 2, places, times);
+        ev.says(fmt::format("throughput at {:.1f} ÷ at {:.1f} req/s = {} ÷ {} = {}×", hi.rate, lo.rate, tput.a, tput.b,
+                            tput.q));
         ev.summary = fmt::format("TTFT p90 × {:.1f} from the lowest rate to the highest; measured within {:.2f}× of "
                                  "predicted",
                                  ratio(hi.ttft_p90_ms, lo.ttft_p90_ms), worst);

@@ -107,7 +107,12 @@ std::string unit_for(const Value& v, const std::string& unit) {
 
 std::string field_text(const Field& f, int precision) {
     const double* x = std::get_if<double>(&f.value);
-    std::string s = x && is_time_unit(f.unit) ? time_text(*x) : pretty_value(f.value, precision);
+    // A time below the microsecond the stages print theirs to reads "< 0.001 ms",
+    // as in the terminal (report.cpp), not 2×10⁻⁵ ms.
+    const bool short_time = f.unit == "ms" || f.unit == "\u00b5s";
+    std::string s = x && short_time && *x > 0 && *x < 1e-3 ? std::string("< 0.001")
+                    : x && is_time_unit(f.unit)             ? time_text(*x)
+                                                            : pretty_value(f.value, precision);
     if (!f.unit.empty()) s += " " + tr_value(unit_for(f.value, f.unit));
     return s;
 }

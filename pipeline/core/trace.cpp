@@ -1,6 +1,8 @@
 #include "pipeline/core/trace.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <fmt/format.h>
 
 #include "pipeline/core/trace_keys.h"
@@ -18,6 +20,40 @@ std::string format_number(double x, int precision) {
     return fmt::format("{:.{}g}", x, precision);
 }
 }  // namespace
+
+std::string shown_number(double x, int digits) {
+    digits = std::max(digits, 2);
+    if (x != 0 && std::isfinite(x) && std::fabs(x) < 1e-3) {
+        // "1.85e-04" → "1.85×10⁻⁴"; "8.80e-07" → "8.8×10⁻⁷", as %g trims; "1.00e-05"
+        // of a value that is not 10⁻⁵ keeps its zeros.
+        const std::string e = fmt::format("{:.{}e}", x, digits - 2);
+        const std::size_t at = e.find('e');
+        std::string mantissa = e.substr(0, at);
+        if (const std::size_t point = mantissa.find('.'); point != std::string::npos) {
+            const std::size_t last = mantissa.find_last_not_of('0');
+            const bool whole = last == point;
+            if (!whole) mantissa.erase(last + 1);
+            else if (std::strtod(e.c_str(), nullptr) == x) mantissa.erase(point);
+        }
+        static constexpr const char* superscript[] = {"\u2070", "\u00b9", "\u00b2", "\u00b3", "\u2074",
+                                                      "\u2075", "\u2076", "\u2077", "\u2078", "\u2079"};
+        std::string out = mantissa + "\u00d710\u207b";
+        std::size_t i = at + 2;  // past "e-"
+        while (i + 1 < e.size() && e[i] == '0') ++i;
+        for (; i < e.size(); ++i) out += superscript[e[i] - '0'];
+        return out;
+    }
+    const std::string s = format_number(x, digits);
+    // A value that is not whole but rounds to a whole number keeps its zeros
+    // (10.9996 is "11.00", 0.99999 "1.000").
+    const double whole = std::round(x);
+    if (std::isfinite(x) && x != whole && std::fabs(whole) >= 1 && std::fabs(whole) < std::pow(10.0, digits - 1) &&
+        s.find_first_of(".e") == std::string::npos) {
+        const int int_digits = static_cast<int>(std::floor(std::log10(std::fabs(whole)))) + 1;
+        return fmt::format("{:.{}f}", x, digits - int_digits);
+    }
+    return s;
+}
 
 std::string format_value(const Value& v, int precision) {
     if (auto* d = std::get_if<double>(&v)) return format_number(*d, precision);

@@ -26,6 +26,14 @@ std::string num(double x) {
     return s;
 }
 
+// The digits num() writes, for a stage's in: and out: lines too (not for
+// its times): "out: raw output = 10.9996" under the working's 10.9996.
+void as_in_the_working(TraceEvent& ev) {
+    for (auto* fields : {&ev.inputs, &ev.outputs})
+        for (Field& f : *fields)
+            if (f.unit != "ms") f.digits = 6;
+}
+
 std::string term(double w, double x) {
     std::string ws = num(w);
     if (w < 0) ws = "(" + ws + ")";
@@ -121,6 +129,7 @@ void DeliveryJob::normalize(TraceEvent& ev) {
     ev.out(keys::express_lane, x_[2], "", "express lane");
     ev.out(keys::features, std::vector<double>(x_.begin(), x_.end()), "", "feature vector");
     ev.out(keys::normalized, std::string(s.normalize ? "yes" : "no"), "", "normalization");
+    as_in_the_working(ev);
 }
 
 void DeliveryJob::forward(TraceEvent& ev) {
@@ -164,6 +173,7 @@ void DeliveryJob::forward(TraceEvent& ev) {
     ev.out(keys::terms, terms, "min", "terms");
     ev.out(keys::raw_output, raw_, "", "raw output");
     ev.out(keys::mode, mode_name(s.mode), "", "mode");
+    as_in_the_working(ev);
 }
 
 void DeliveryJob::output(TraceEvent& ev) {
@@ -171,6 +181,7 @@ void DeliveryJob::output(TraceEvent& ev) {
     ev.in(keys::raw_output, raw_);
     ev.says(fmt::format("raw output = {}", num(raw_)));
     ev.out(keys::raw_output, raw_, "", "raw output");
+    as_in_the_working(ev);
 }
 
 bool DeliveryJob::postprocess(TraceEvent& ev) {
@@ -191,6 +202,7 @@ bool DeliveryJob::postprocess(TraceEvent& ev) {
     ev.out(keys::minutes, minutes_, "min", "minutes");
     ev.out(keys::rule, rule, "", "business rule applied");
     ev.out(sixstep::keys::text, text_, "", "text");
+    as_in_the_working(ev);
     return false;  // one forward pass is the whole answer
 }
 
@@ -198,6 +210,7 @@ Response DeliveryJob::respond(TraceEvent& ev) {
     ev.summary = "return the answer to the caller";
     ev.out(sixstep::keys::text, text_, "", "response");
     ev.out(keys::minutes, minutes_, "min", "minutes");
+    as_in_the_working(ev);
     Response r;
     r.text = text_;
     r.fields.push_back({keys::minutes, minutes_, "min", "minutes"});
@@ -252,6 +265,7 @@ void DeliveryModel::load(TraceEvent& ev) {
     ev.out(keys::w_congestion, p.w[1], "min", "w congestion");
     ev.out(keys::w_express_lane, p.w[2], "min", "w express lane");
     ev.out(keys::weights, std::vector<double>{p.bias, p.w[0], p.w[1], p.w[2]}, "", "weights");
+    as_in_the_working(ev);
 }
 
 std::uint64_t DeliveryModel::weights_checksum() const {

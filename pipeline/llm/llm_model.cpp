@@ -379,7 +379,7 @@ public:
             probs.push_back(c.p);
             ids.push_back(c.id);
             pieces += (pieces.empty() ? "" : " ") + quote_text(codec.piece(c.id));
-            ev.says(fmt::format("p({}) = {:.4f}", quote_text(codec.piece(c.id)), c.p));
+            ev.says(fmt::format("p({}) = {}", quote_text(codec.piece(c.id)), shown_number(c.p)));
         }
         ev.summary = fmt::format("logits over {} tokens → softmax; most likely {} ({:.1f}%)", logits.size(),
                                  quote_text(codec.piece(top[0].id)), top[0].p * 100);
@@ -411,12 +411,13 @@ public:
         // p is the model's own probability (temperature 1, no filter); a draw
         // through the chain also gives the odds it was drawn with, which a
         // hot sampler makes far larger (" eat": 6.9×10⁻⁶, and 0.00044 at temperature 2).
-        // Three significant digits: ".3f" printed that " eat" as 0.000.
+        // As the out: line prints "its probability" (shown_number): ".3f"
+        // printed that " eat" as 0.000, and "%.3g" 0.216 beside its 0.2165.
         const bool drawn = !forced && params_.sampling.temperature > 0;
-        const std::string p = readable_number(te.p), piece = quote_text(te.piece);
+        const std::string p = shown_number(te.p), piece = quote_text(te.piece);
         ev.summary = forced  ? fmt::format("forced {} (p = {})", piece, p)
                      : drawn ? fmt::format("sampled {} (p = {}; {} after the chain)", piece, p,
-                                           readable_number(trace.chosen_p))
+                                           shown_number(trace.chosen_p))
                              : fmt::format("sampled {} (p = {})", piece, p);
         if (done) ev.summary += fmt::format("; stop: {}", reason);
         ev.says(chain);

@@ -108,10 +108,15 @@ public:
             ev.says(fmt::format("tokens/s gained per doubling of the batch: {:.2f}× from {} to {}, {:.2f}× from {} to {}",
                                 g_first, r.points[0].n_batch, r.points[q].n_batch, g_last, r.points[n - 1 - q].n_batch,
                                 r.points[n - 1].n_batch));
-        ev.says(fmt::format("throughput at batch {} ÷ batch {} = {:.1f} ÷ {:.1f} = {:.2f}×", last.n_batch,
-                            first.n_batch, last.tokens_per_s, first.tokens_per_s, last.speedup));
-        ev.says(fmt::format("TPOT at batch {} ÷ batch {} = {:.3f} ÷ {:.3f} ms = {:.2f}×", last.n_batch, first.n_batch,
-                            last.step_ms, first.step_ms, last.tpot_ratio));
+        // With the digits that make the figures divide to the quotient printed.
+        const auto places = [](double x, int p) { return fmt::format("{:.{}f}", x, p); };
+        const auto times = [](double ratio) { return fmt::format("{:.2f}", ratio); };
+        const Division tput = division(last.tokens_per_s, first.tokens_per_s, 1, places, times);
+        const Division tpot = division(last.step_ms, first.step_ms, 3, places, times);
+        ev.says(fmt::format("throughput at batch {} ÷ batch {} = {} ÷ {} = {}×", last.n_batch, first.n_batch, tput.a,
+                            tput.b, tput.q));
+        ev.says(fmt::format("TPOT at batch {} ÷ batch {} = {} ÷ {} ms = {}×", last.n_batch, first.n_batch, tpot.a,
+                            tpot.b, tpot.q));
         std::string verdict = r.knee.verdict;  // a sentence of its own here: "No knee: …", "Knee at x = …"
         if (!verdict.empty()) verdict.front() = static_cast<char>(std::toupper(static_cast<unsigned char>(verdict.front())));
         return fmt::format("{} sequences per step gave {:.1f}× the tokens/s of {} while each token took {:.1f}× as "

@@ -72,8 +72,11 @@ public:
         ev.out("same_weights", yes_no(r.v1.checksum == r.v2.checksum));
         ev.says(fmt::format("answered ÷ sent = ({} + {}) ÷ {} = {:.3f}", r.answered_v1, r.answered_v2, r.n_requests,
                             answered / r.n_requests));
-        ev.says(fmt::format("v2's mean ÷ v1's = {:.2f} ÷ {:.2f} min = {:.2f}", r.tally_v2.mean_minutes,
-                            r.tally_v1.mean_minutes, shift));
+        // With the digits that make the figures divide to the quotient printed.
+        const Division d = division(
+            r.tally_v2.mean_minutes, r.tally_v1.mean_minutes, 2, [](double x, int p) { return fmt::format("{:.{}f}", x, p); },
+            [](double q) { return fmt::format("{:.2f}", q); });
+        ev.says(fmt::format("v2's mean ÷ v1's = {} ÷ {} min = {}", d.a, d.b, d.q));
         // exposed counts v2's answers up to a rollback, and every one of them
         // when it was promoted: the summary says which.
         ev.summary = r.rolled_back ? fmt::format("{} of {} requests answered; v2 answered {} before it was rolled back",

@@ -87,8 +87,11 @@ public:
         ev.out("cached_over_warm", cached_over_warm);
         ev.out("held_ratio", held);
         ev.out("wait_ratio", wait);
-        ev.says(fmt::format("fresh instance ÷ warm = {:.2f} ÷ {:.2f} ms = {:.2f}", r.requests[1].total_ms,
-                            r.warm_median_ms, cached_over_warm));
+        // With the digits that make the figures divide to the quotient printed.
+        const auto places = [](double x, int p) { return fmt::format("{:.{}f}", x, p); };
+        const Division d = division(r.requests[1].total_ms, r.warm_median_ms, 2, places,
+                                    [](double q) { return fmt::format("{:.2f}", q); });
+        ev.says(fmt::format("fresh instance ÷ warm = {} ÷ {} ms = {}", d.a, d.b, d.q));
         ev.says(fmt::format("weights held, scale to zero ÷ kept warm = {:.0f} ÷ {:.0f} s = {:.3f}",
                             k.scale_to_zero_held_s, k.kept_warm_held_s, held));
         ev.summary = fmt::format("a fresh instance waited {:.1f}× a warm one", cached_over_warm);

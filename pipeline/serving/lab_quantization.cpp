@@ -130,15 +130,16 @@ public:
         ev.out("decode_tok_s", column(rows, [](const auto& r) { return r.decode_tok_s; }), "tok/s");
         ev.out("predicted_tok_s", column(rows, [](const auto& r) { return r.predicted_tok_s; }), "tok/s");
         ev.out("perplexity", column(rows, [](const auto& r) { return r.perplexity; }));
+        ev.outputs.back().digits = 5;  // as the working prints them: 3.6783, 3.6788, not 3.678 twice
         ev.out("kl_mean", column(rows, [](const auto& r) { return r.kl_mean; }), "nats");
         ev.out("max_logit_diff", column(rows, [](const auto& r) { return r.max_logit_diff; }));
         ev.out("top1_agreement", column(rows, [](const auto& r) { return r.top1_agreement; }));
         // Perplexities in {:.5g}: a random-weight model's is near 1e115, which {:.4f} wrote out in 116 digits.
         for (const auto& r : rows)
             ev.says(fmt::format("{}: file {:.0f} B, {:.0f} B per decode step, {:.0f} tok/s (bytes predict {:.0f}), "
-                                "perplexity {:.5g}, KL {:.5f} nats",
+                                "perplexity {:.5g}, KL {} nats",
                                 r.type, r.file_bytes, r.step_bytes, r.decode_tok_s, r.predicted_tok_s, r.perplexity,
-                                r.kl_mean));
+                                shown_number(r.kl_mean)));  // as the out: line: 6.99×10⁻⁶, not 0.00001
         // To the five digits the lines above give (the three differ in the fourth).
         std::vector<std::string> ppl;
         for (const auto& r : rows) ppl.push_back(readable_number(r.perplexity, 5));
@@ -155,12 +156,18 @@ public:
         ev.out("q8_0_speedup", q8.decode_tok_s / o.decode_tok_s);
         ev.out("q4_0_speedup", q4.decode_tok_s / o.decode_tok_s);
         ev.out("q8_0_perplexity_ratio", q8.perplexity / o.perplexity);
+        ev.outputs.back().digits = 5;  // 1.0003, as the working's quotient
         ev.out("q4_0_perplexity_ratio", q4.perplexity / o.perplexity);
+        ev.outputs.back().digits = 5;
         ev.out("q4_0_over_q8_0_kl", q8.kl_mean > 0 ? q4.kl_mean / q8.kl_mean : 0);
-        for (const QuantizationRow* r : {&q8, &q4})
-            ev.says(fmt::format("{}: file {:.0f} ÷ {:.0f} B = {:.3f}; perplexity {:.5g} ÷ {:.5g} = {:.4f}", r->type,
-                                r->file_bytes, o.file_bytes, r->file_bytes / o.file_bytes, r->perplexity, o.perplexity,
-                                r->perplexity / o.perplexity));
+        // Perplexities with the digits that make them divide to the quotient printed.
+        for (const QuantizationRow* r : {&q8, &q4}) {
+            const Division ppl = division(
+                r->perplexity, o.perplexity, 5, [](double x, int p) { return fmt::format("{:.{}g}", x, p); },
+                [](double q) { return fmt::format("{:.4f}", q); });
+            ev.says(fmt::format("{}: file {:.0f} ÷ {:.0f} B = {:.3f}; perplexity {} ÷ {} = {}", r->type, r->file_bytes,
+                                o.file_bytes, r->file_bytes / o.file_bytes, ppl.a, ppl.b, ppl.q));
+        }
         ev.summary = fmt::format("Q4_0: {:.0f}% of the bytes, perplexity × {:.3f}", 100 * q4.file_bytes / o.file_bytes,
                                  q4.perplexity / o.perplexity);
         return fmt::format("Q8_0 keeps {:.0f}% of the {} file's bytes and Q4_0 {:.0f}%. Each decode step reads that "

@@ -136,6 +136,7 @@ public:
         ev.out("temperatures", temps);
         ev.out("acceptance", column(rows, &SweepRow::acceptance));
         ev.out("tokens_per_pass", column(rows, &SweepRow::tokens_per_pass));
+        ev.outputs.back().digits = 3;  // 2.78, as each row's line below
         ev.out("speculative_tok_s", column(rows, &SweepRow::speculative_tok_s), "tok/s");
         ev.out("target_tok_s", column(rows, &SweepRow::target_tok_s), "tok/s");
         ev.out("spec_speedup", column(rows, &SweepRow::speedup));
@@ -198,13 +199,15 @@ public:
                                                : " But the greedy text DIFFERED from the target's.")
                                   : "",
                            best->k, best_speedup, how,
-                           best_speedup <= 1 - even_band
+                           best->even && best->rounds.straddles_one()
+                               ? fmt::format(" About the same: its middle timed rounds ran {:.2f}–{:.2f}×, either "
+                                             "side of 1×.",
+                                             best->rounds.low, best->rounds.high)
+                           : best->even
+                               ? fmt::format(" About the same: within {:.0f}% of 1×.", 100 * even_band)
+                           : best_speedup < 1
                                ? " A loss: a pass of this tiny target costs about as much as the draft's guesses it "
                                  "saves."
-                           : best_speedup < 1 + even_band
-                               ? fmt::format(" About even: within the {:.0f} % that timing noise on a busy machine "
-                                             "can tip either way.",
-                                             100 * even_band)
                                : std::string());
     }
 

@@ -259,8 +259,12 @@ public:
             const double x = f.get(r), y = f.get(b);
             if (y == 0) continue;  // no ratio to a zero
             ev.out(f.ratio, x / y);
-            ev.says(fmt::format("{}: {} {} ÷ {} {} = {:.3f}", f.key, ex.run_label, format_value(Value{x}, 4),
-                                ex.baseline_label, format_value(Value{y}, 4), x / y));  // 16610, not 1.661e+04
+            // 16610, not 1.661e+04; with the digits that make the figures divide
+            // to the quotient printed.
+            const Division d = division(
+                x, y, 4, [](double v, int p) { return format_value(Value{v}, p); },
+                [](double q) { return fmt::format("{:.3f}", q); });
+            ev.says(fmt::format("{}: {} {} ÷ {} {} = {}", f.key, ex.run_label, d.a, ex.baseline_label, d.b, d.q));
         }
         // A prefix cache shortens prefills, and with them the slow decode
         // passes that follow a long one (traffic_metrics.h): TPOT changes

@@ -307,14 +307,21 @@ std::vector<SpeculativeComparison> compare_speculative(Backend& target, Backend&
     };
     std::vector<std::vector<Timed>> runs(ks.size());
     std::vector<double> target_ms;
+    const auto tokens = [](std::size_t n) { return static_cast<double>(std::max<std::size_t>(1, n)); };
     for (int round = 0; round < repetitions; ++round)
         for (std::size_t i = 0; i < ks.size(); ++i) {
             auto t0 = Clock::now();
             target_result = generate_target_alone(base, codec, prompt, params, kv.get());
-            target_ms.push_back(ms_since(t0));
+            const double alone_run_ms = ms_since(t0);
+            target_ms.push_back(alone_run_ms);
             t0 = Clock::now();
             SpeculativeResult r = dec.generate(codec, prompt, ps[i]);
-            runs[i].push_back({ms_since(t0), std::move(r)});
+            const double spec = ms_since(t0);
+            // The pair met the same spell of the machine: their ratio is this round's speedup.
+            if (spec > 0)
+                out[i].round_speedups.push_back((alone_run_ms / tokens(target_result.tokens.size())) /
+                                                (spec / tokens(r.tokens.size())));
+            runs[i].push_back({spec, std::move(r)});
         }
     const double alone_ms = median(target_ms);
     const double alone_token_ms = alone_ms / static_cast<double>(std::max<std::size_t>(1, target_result.tokens.size()));
@@ -349,6 +356,20 @@ SpeculativeComparison compare_speculative(Backend& target, Backend& draft, const
     const int k = params.n_draft;
     return std::move(compare_speculative(target, draft, codec, prompt, params, std::span(&k, 1), repetitions, alone)
                          .front());
+}
+
+RoundSpread round_spread(std::vector<double> round_speedups) {
+    RoundSpread s;
+    if (round_speedups.empty()) return s;
+    std::sort(round_speedups.begin(), round_speedups.end());
+    const std::size_t n = round_speedups.size(), cut = n / 4;
+    s.low = round_speedups[cut];
+    s.high = round_speedups[n - 1 - cut];
+    return s;
+}
+
+bool about_the_same(double speedup, const RoundSpread& rounds) {
+    return std::abs(speedup - 1) < even_band || rounds.straddles_one();
 }
 
 namespace {
@@ -394,11 +415,17 @@ SweepRow sweep_row(const std::string& draft, int k, float temperature, const Spe
                                    "µs, the target alone {:.1f} µs",
                                    row.draft_token_us, row.verify_token_us, row.accept_token_us, row.other_token_us,
                                    row.speculative_token_us, row.target_token_us);
-    // Within 5 % either way a busy machine's timing can tip the verdict from
-    // one run to the next: call it even, not won.
-    if (std::abs(row.speedup - 1) < even_band)
-        row.verdict = fmt::format("even, within the {:.0f} % that timing noise can tip either way: {}", 100 * even_band,
-                                  costs);
+    // Within 5 %, or where its own rounds fell on both sides of 1×, a rerun
+    // on a busy machine can tip the verdict either way: call it the same,
+    // not won or lost.
+    row.rounds = round_spread(c.round_speedups);
+    row.even = about_the_same(row.speedup, row.rounds);
+    if (row.even && row.rounds.straddles_one())
+        row.verdict = fmt::format("about the same: its middle timed rounds ran {:.2f}–{:.2f}×, either side of 1×: {}",
+                                  row.rounds.low, row.rounds.high, costs);
+    else if (row.even)
+        row.verdict = fmt::format("about the same: within {:.0f}% of 1× (its middle timed rounds ran {:.2f}–{:.2f}×): {}",
+                                  100 * even_band, row.rounds.low, row.rounds.high, costs);
     else if (row.speedup >= 1)
         row.verdict = fmt::format("wins: {}", costs);
     else if (row.acceptance < 0.5)
@@ -538,6 +565,8 @@ nlohmann::ordered_json sweep_json(std::span<const SweepRow> rows) {
                      {"accept_token_us", r.accept_token_us},
                      {"other_token_us", r.other_token_us},
                      {"identical", r.identical},
+                     {"rounds_low", r.rounds.low},
+                     {"rounds_high", r.rounds.high},
                      {"verdict", r.verdict},
                      {"overlap_declined", r.overlap_declined},
                      {"timed_runs_declined", r.n_declined},

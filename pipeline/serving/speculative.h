@@ -217,6 +217,9 @@ struct SpeculativeComparison {
     int n_timed = 0;
     int n_declined = 0;
     std::string overlap_declined;
+    // Each round's own speedup, per generated token: the target alone's run
+    // of that round ÷ the speculative run right after it (round_spread).
+    std::vector<double> round_speedups;
 };
 
 // Every k in `ks` (params.n_draft is ignored) against one target alone,
@@ -251,8 +254,24 @@ struct SweepParams {
 };
 inline constexpr std::size_t max_sweep_temperatures = 16;  // a sweep's temperatures; its ks are 1 .. max_draft_tokens, each once
 
-// A speedup this close to 1× is called even: timing noise tips it either way.
+// A speedup this close to 1× is called even at least: timing noise tips it
+// either way.
 inline constexpr double even_band = 0.05;
+
+// How far a setting's timed rounds spread: the middle half of their
+// speedups, low to high (of 9 rounds the 3rd to the 7th, of 5 the 2nd to
+// the 4th; the slowest and fastest quarter left out, the spells when another
+// program took the core). A speedup is called about the same as the target
+// alone when it is within even_band of 1×, or when those rounds fall on both
+// sides of 1×: two reruns on a busy machine called one setting a win
+// (1.04×) and a loss (0.97×), where its own rounds said it could be either.
+struct RoundSpread {
+    double low = 0, high = 0;
+    bool straddles_one() const { return low <= 1 && high >= 1; }
+};
+RoundSpread round_spread(std::vector<double> round_speedups);
+// |speedup − 1| < even_band, or rounds.straddles_one().
+bool about_the_same(double speedup, const RoundSpread& rounds);
 
 struct SweepRow {
     std::string draft;
@@ -274,8 +293,11 @@ struct SweepRow {
     double speculative_tok_s = 0;     // 10⁶ ÷ speculative_token_us
     double speedup = 0;               // target_token_us ÷ speculative_token_us, to two decimals as printed
     bool identical = false;           // greedy rows: the same text as the target alone
-    // "wins", "even" (within even_band of 1×) or "loses" (and why, when the
-    // draft disagrees), then the costs behind the speedup.
+    RoundSpread rounds;               // the spread of its timed rounds' speedups (round_spread)
+    bool even = false;                // about_the_same(speedup, rounds)
+    // "wins", "about the same" (about_the_same: within even_band of 1×, or
+    // rounds either side of it) or "loses" (and why, when the draft
+    // disagrees), then the costs behind the speedup.
     std::string verdict;
     // Asked to overlap, it took turns in n_declined of its n_timed timed
     // runs (SpeculativeComparison): the last one's reason, or empty.

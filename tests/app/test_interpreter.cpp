@@ -555,6 +555,42 @@ TEST_CASE("terminal: a value that only rounds to a whole number keeps its zeros,
     CHECK(text.find("tokens = 16610\n") != std::string::npos);
 }
 
+// Lesson 01 printed "of it, reading the weights = 2×10⁻⁵ ms" beside stage
+// times printed to the microsecond; lesson 03 "b = 5.068" under its working's
+// 5.06815.
+TEST_CASE("terminal: a time below a microsecond is < 0.001 ms, and a field shows the digits its working does") {
+    sixstep::TraceEvent ev;
+    ev.stage = sixstep::Stage::load;
+    ev.out("reading_ms", 2e-5, "ms", "reading");
+    ev.out("other_ms", 0.002926, "ms", "other");
+    ev.out("tiny", 2e-5);  // not a time: a power of ten
+    ev.out("b", 5.068152, "min", "b");
+    ev.outputs.back().digits = 6;
+    const std::string text = sixstep::app::format_event(ev);
+    CAPTURE(text);
+    CHECK(text.find("reading = < 0.001 ms;") != std::string::npos);
+    CHECK(text.find("other = 0.002926 ms;") != std::string::npos);
+    CHECK(text.find("tiny = 2\u00d710\u207b\u2075;") != std::string::npos);
+    CHECK(text.find("b = 5.06815 min\n") != std::string::npos);
+}
+
+TEST_CASE("terminal: the delivery model's out: lines read as its working does") {
+    auto it = make(R"(
+title: t
+steps:
+  - request: {distance: "1.864 mi", congestion: 0, express_lane: 0}
+    run: all
+)");
+    const StepReport r = it.step();
+    const std::string text = format_step(r, it.state());
+    CAPTURE(text);
+    CHECK(text.find("→ 2.99982 km") != std::string::npos);
+    CHECK(text.find("out: distance = 2.99982 km;") != std::string::npos);
+    CHECK(text.find("raw output = 10.9996\n") != std::string::npos);
+    CHECK(text.find("out: raw output = 10.9996\n") != std::string::npos);
+    CHECK(text.find("11.00") == std::string::npos);
+}
+
 // A step's unexpected error read 'error: expected = "(no error)", got …'.
 TEST_CASE("interpreter: a step that fails unexpectedly is said to have failed, with its error") {
     auto it = make(R"(

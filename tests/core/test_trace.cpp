@@ -1,4 +1,5 @@
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 
 #include "pipeline/core/error.h"
 #include "pipeline/core/model.h"
@@ -81,6 +82,46 @@ TEST_CASE("a count takes its noun in the singular only for one") {
     CHECK(count_of(1, "token", "tokens") == "1 token");
     CHECK(count_of(0, "token", "tokens") == "0 tokens");
     CHECK(count_of(6, "token", "tokens") == "6 tokens");
+}
+
+// Lesson 03 printed "b = 5.068" in an out: line under the working's 5.06815,
+// lesson 04 "p(" songs") = 0.0000" above an out: line's 1.76×10⁻⁶, and a list
+// of probabilities 0.000185 beside 8.97×10⁻⁵ and 1×10⁻⁵.
+TEST_CASE("shown numbers: four significant digits, a power of ten below a thousandth") {
+    CHECK(shown_number(0.43107) == "0.4311");
+    CHECK(shown_number(0.19400) == "0.194");
+    CHECK(shown_number(0.8) == "0.8");  // a setting as written
+    CHECK(shown_number(0.074321) == "0.07432");
+    CHECK(shown_number(0.0011561) == "0.001156");
+    CHECK(shown_number(0.999999) == "1.000");
+    CHECK(shown_number(10.9996) == "11.00");
+    CHECK(shown_number(-10.9996) == "-11.00");
+    CHECK(shown_number(11.0) == "11");
+    CHECK(shown_number(16609.7) == "16610");
+    CHECK(shown_number(0.000185) == "1.85\u00d710\u207b\u2074");
+    CHECK(shown_number(8.97e-5) == "8.97\u00d710\u207b\u2075");
+    CHECK(shown_number(9.9999e-6) == "1.00\u00d710\u207b\u2075");  // not 10⁻⁵ itself: its zeros kept
+    CHECK(shown_number(8.8001e-7) == "8.8\u00d710\u207b\u2077");
+    CHECK(shown_number(0) == "0");
+    // A model whose working shows six: the same figure as there.
+    CHECK(shown_number(5.068152, 6) == "5.06815");
+    CHECK(shown_number(2.999820, 6) == "2.99982");
+    CHECK(shown_number(10.99964, 6) == "10.9996");
+}
+
+TEST_CASE("division: the figures printed divide to the quotient printed, with more digits where they must") {
+    const auto places = [](double x, int p) { return fmt::format("{:.{}f}", x, p); };
+    const auto q2 = [](double q) { return fmt::format("{:.2f}", q); };
+    // 9.04 ÷ 1.51 is 5.9868: two places would print 5.98 beside it.
+    const Division d = division(9.0449, 1.5124, 2, places, q2);
+    CHECK(d.a == "9.045");
+    CHECK(d.b == "1.512");
+    CHECK(d.q == "5.98");
+    // Where two places already divide right, two places.
+    const Division e = division(10.0, 2.5, 2, places, q2);
+    CHECK(e.a == "10.00");
+    CHECK(e.b == "2.50");
+    CHECK(e.q == "4.00");
 }
 
 // The bill's FLOP counts read "1.89×10¹³" in a sentence, as %g rounds them.

@@ -111,7 +111,8 @@ TEST_CASE("llm view: the next-token tables — a preview of the filters at outpu
     const std::string summary = p.trace().last(Stage::postprocess)->summary;
     CAPTURE(summary);
     CHECK(summary.rfind("sampled ", 0) == 0);
-    CHECK(summary.find(fmt::format("(p = {}; ", readable_number(view.next.chosen_p))) != std::string::npos);
+    // Printed as the out: line prints its probability (shown_number).
+    CHECK(summary.find(fmt::format("(p = {}; ", shown_number(view.next.chosen_p))) != std::string::npos);
     CHECK(summary.find(" after the chain)") != std::string::npos);
 }
 

@@ -429,6 +429,28 @@ TEST_CASE("serving model: a cold-start request's load and request add up to its 
     CHECK(ev.find("keep_warm_cold_starts") == nullptr);
 }
 
+// Lesson 14 printed "fresh instance ÷ warm = 9.04 ÷ 1.51 ms = 5.98": the
+// quotient of the unrounded times, which a calculator makes 5.99.
+TEST_CASE("serving model: the cold start's fresh ÷ warm divides on a calculator to the quotient it prints") {
+    ServingExhibit ex;
+    llm::ColdStartResult r;
+    for (int i = 0; i < 3; ++i) {
+        llm::RequestTiming t;
+        t.index = i;
+        t.start = i < 2 ? llm::Start::cold_cached : llm::Start::warm;
+        t.total_ms = i < 2 ? 9.0449 : 1.5124;
+        r.requests.push_back(t);
+    }
+    r.warm_median_ms = 1.5124;  // 9.0449 ÷ 1.5124 = 5.9805; 9.04 ÷ 1.51 = 5.9868
+    ex.cold_start = r;
+    TraceEvent ev;
+    (void)serving::make_cold_start_lab()->compare(ex, ev);
+    CAPTURE(ev.arithmetic);
+    CHECK(std::find(ev.arithmetic.begin(), ev.arithmetic.end(), "fresh instance ÷ warm = 9.045 ÷ 1.512 ms = 5.98") !=
+          ev.arithmetic.end());
+    CHECK(std::get<double>(ev.find("cached_over_warm")->value) == doctest::Approx(9.0449 / 1.5124));  // unrounded
+}
+
 TEST_CASE("serving model: a speculative sweep without a greedy row claims nothing about identical text") {
     ServingModel m({tiny_model(), 2});
     Pipeline p(m, request({{"experiment", "speculative"}, {"draft", "tiny-512.gguf"}, {"draft_ks", "1"},
