@@ -59,6 +59,8 @@ std::string wan_text(double x) {
 }
 }  // namespace
 
+std::string shown_text(double x, int digits) { return real_minus(shown_number(x, digits)); }
+
 std::string sci_text(double x, int digits) {
     const double a = std::fabs(x);
     if (!std::isfinite(x) || a == 0 || (a >= 1e-4 && a < 1e6)) return pretty_number(x, digits);

@@ -19,6 +19,10 @@ std::string pretty_value(const Value& v, int precision = 6);
 // A value that may be tiny or huge, never with a computer's exponent:
 // "0.0123", "0.00058", "6.99×10⁻⁶" (not "6.99e-06"), "0".
 std::string sci_text(double x, int digits = 3);
+// As the narration's out: lines print it (shown_number): below a thousandth
+// always a power of ten, so a column of small numbers reads alike
+// (3.78×10⁻⁴ beside −2.09×10⁻⁶, not 0.000378), with a real minus sign.
+std::string shown_text(double x, int digits = 3);
 // A large count as the lesson's language groups digits: "1,000,000 requests"
 // in English, "100万" in Chinese (万 = 10⁴, 亿 = 10⁸), three significant
 // digits past 万. Under 10,000 as pretty_number writes it.

@@ -252,7 +252,7 @@ void draw_training(const app::Snapshot& s, ViewState& v) {
                 text_colored(theme::good_rgb, k < target.size() ? pretty_number(target[k]).c_str() : "\u2014");
                 ImGui::TableNextColumn();
                 ImGui::PushFont(F.mono);
-                ImGui::TextUnformatted(t.last && k < t.last->grad.size() ? sci_text(t.last->grad[k]).c_str() : "\u2014");
+                ImGui::TextUnformatted(t.last && k < t.last->grad.size() ? shown_text(t.last->grad[k], 4).c_str() : "\u2014");
                 ImGui::PopFont();
                 ImGui::TableNextColumn();
                 std::vector<float> traj;

@@ -286,6 +286,11 @@ TEST_CASE("numbers for the room: counts grouped by language, tiny values as powe
     CHECK(ui::sci_text(0.0123) == "0.0123");
     CHECK(ui::sci_text(0.00058, 2) == "0.00058");
     CHECK(ui::sci_text(5.8e-5, 2) == "5.8\u00d710\u207b\u2075");
+    // A column of gradients reads alike: below a thousandth always a power
+    // of ten (lesson 03 showed 0.000378 beside −2.09×10⁻⁶), with a real minus.
+    CHECK(ui::shown_text(0.000378, 4) == "3.78\u00d710\u207b\u2074");
+    CHECK(ui::shown_text(-2.09e-6, 4) == "\u22122.09\u00d710\u207b\u2076");
+    CHECK(ui::shown_text(-0.25, 4) == "\u22120.25");
     ui::set_frame_language("zh");
     CHECK(ui::count_text(1e6) == "100\u4e07");
     CHECK(ui::count_text(123456) == "12.3\u4e07");
