@@ -54,7 +54,9 @@ const std::vector<char>* font_file(const std::string& path) {
     auto it = cache.find(path);
     if (it != cache.end()) return it->second.empty() ? nullptr : &it->second;
     std::vector<char> bytes;
-    if (std::ifstream in{path, std::ios::binary}) bytes.assign(std::istreambuf_iterator<char>(in), {});
+    std::error_code ec;  // a regular file only: a FIFO named by a variable blocked the read forever
+    if (std::filesystem::is_regular_file(path, ec))
+        if (std::ifstream in{path, std::ios::binary}) bytes.assign(std::istreambuf_iterator<char>(in), {});
     return (cache[path] = std::move(bytes)).empty() ? nullptr : &cache[path];
 }
 

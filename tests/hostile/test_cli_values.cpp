@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include <sys/stat.h>
+
 #include <nlohmann/json.hpp>
 
 #include "hostile.h"
@@ -91,6 +93,15 @@ TEST_CASE("cli: a font file that is no font is said so, and the pictures are dra
     CHECK(contains(r.output, "sixstep: warning: not a font file: " + text.string() +
                                  " (SIXSTEP_CJK_FONT names a .ttf, .otf or .ttc)"));
     CHECK(std::filesystem::exists(scratch() / "cjk-shots" / "step-01.png"));
+    // A FIFO is no font file either: it blocked the read forever.
+    const std::filesystem::path fifo = scratch() / "font.fifo";
+    std::filesystem::remove(fifo);
+    REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+    const auto piped = run_command("SIXSTEP_CJK_FONT='" + fifo.string() + "' timeout -s KILL 120 " +
+                                   sixstep_cmd("screenshot '" + zh + "' --out '" + (scratch() / "fifo-shots").string() +
+                                               "' --size 640x360"));
+    CHECK_MESSAGE(piped.exit_code == 0, piped.output);
+    CHECK(contains(piped.output, "sixstep: warning: Chinese font not found: " + fifo.string()));
     // DejaVu's folder holding text files named like its fonts: ImGui's default font instead.
     const std::filesystem::path fonts = scratch() / "fake-fonts";
     std::filesystem::create_directories(fonts);
