@@ -1,10 +1,11 @@
 // Next token: what the model thinks comes next, and what the sampler does
-// with it. Top-N candidates as bars (softmax at temperature 1, the
-// sampler's cuts greyed and its reshaped shares ticked) — click one to force
-// it and generation continues from there; the sampler's table after
-// each stage of its chain (top-k → top-p → min-p → temperature → draw), so
-// the class sees what each filter cut; the sampling knobs, which recompute
-// the request through the session; and a typed token id to force.
+// with it. Top-N candidates as bars — when the sampler filters or reshapes
+// them, each bar is the share the draw uses, a tick marks the model's own
+// (softmax at temperature 1) and a cut one is grey — click one to force it
+// and generation continues from there; the sampler's table after each stage
+// of its chain (top-k → top-p → min-p → temperature → draw), so the class
+// sees what each filter cut; the sampling knobs, which recompute the
+// request through the session; and a typed token id to force.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -98,9 +99,19 @@ std::vector<llm::ViewCandidate> bar_rows(const llm::ViewNext& next, size_t max_r
     return rows;
 }
 
-// The candidates as bars (the model's own probabilities); a click forces
-// one. When the sampler filters or reshapes them, a candidate it cut is
-// greyed and a dark tick marks a kept one's share after it, where it moved.
+// Whether the sampler cut a candidate or moved its share (temperature 1
+// moves none): then the bars need their legend.
+bool sampler_changes(const llm::ViewNext& next) {
+    return std::any_of(next.top.begin(), next.top.end(), [&](const auto& c) {
+        const AfterSampler a = after_sampler(next, c.id);
+        return a.changed && (a.cut || std::fabs(a.p - c.p) >= 0.0005f);
+    });
+}
+
+// The candidates as bars; a click forces one. Each bar is the share the draw
+// takes the token with: the model's own probability, or — when the sampler
+// filters or reshapes them — its share after that, a dark tick where the
+// model had it. A candidate a filter cut keeps its own share, greyed.
 void candidate_bars(const llm::ViewNext& next, app::Session& session, size_t max_rows) {
     const Fonts& F = fonts();
     const std::vector<llm::ViewCandidate> rows = bar_rows(next, max_rows);
@@ -111,11 +122,15 @@ void candidate_bars(const llm::ViewNext& next, app::Session& session, size_t max
     ImGui::PopFont();
     const float avail = ImGui::GetContentRegionAvail().x;
     float pct_w = ImGui::CalcTextSize("100.0%").x;
-    for (const auto& c : rows) pct_w = std::max(pct_w, ImGui::CalcTextSize(percent_text(c.p).c_str()).x);
+    for (const auto& c : rows)
+        for (const float p : {c.p, after_sampler(next, c.id).p})
+            pct_w = std::max(pct_w, ImGui::CalcTextSize(percent_text(p).c_str()).x);
     const float bar_w = std::max(20.0f, avail - piece_w - pct_w - 3 * ImGui::GetStyle().ItemSpacing.x);
     for (size_t i = 0; i < rows.size(); ++i) {
         const llm::ViewCandidate& c = rows[i];
         const AfterSampler after = after_sampler(next, c.id);
+        const bool reshaped = after.changed && !after.cut;
+        const float shown_p = reshaped ? after.p : c.p;  // the bar's length and its number
         ImGui::PushID(static_cast<int>(i));
         const ImVec2 row = ImGui::GetCursorScreenPos();
         if (ImGui::InvisibleButton("##pick", ImVec2(avail, ImGui::GetTextLineHeight()))) session.force_token(c.id);
@@ -124,8 +139,8 @@ void candidate_bars(const llm::ViewNext& next, app::Session& session, size_t max
             if (after.changed && after.cut)
                 ImGui::SetTooltip("%s %d\n%s", tr("click to force token"), c.id, tr("cut by the sampler's filters"));
             else if (after.changed)
-                ImGui::SetTooltip("%s %d\n%s %s", tr("click to force token"), c.id, tr("after the sampler's filters:"),
-                                  percent_text(after.p).c_str());
+                ImGui::SetTooltip("%s %d\n%s %s", tr("click to force token"), c.id, tr("the model's own probability:"),
+                                  percent_text(c.p).c_str());
             else
                 ImGui::SetTooltip("%s %d", tr("click to force token"), c.id);
         }
@@ -138,20 +153,28 @@ void candidate_bars(const llm::ViewNext& next, app::Session& session, size_t max
         ImGui::SameLine(piece_w + ImGui::GetStyle().ItemSpacing.x * 2);
         const ImVec2 bar = ImGui::GetCursorScreenPos();
         // The token taken shows however small its share: at least a sliver.
-        plot::hbar(bar_w, chosen ? std::max(c.p, 3.0f / bar_w) : c.p,
+        plot::hbar(bar_w, chosen ? std::max(shown_p, 3.0f / bar_w) : shown_p,
                    chosen ? theme::active_rgb
                    : after.cut ? theme::pending_border_rgb
                    : hovered   ? theme::active_border_rgb
                                : theme::accent_rgb);
-        if (after.changed && !after.cut && std::fabs(after.p - c.p) >= 0.005f) {  // a tick where the share moved
-            const float x = bar.x + bar_w * std::clamp(after.p, 0.0f, 1.0f), h = ImGui::GetTextLineHeight();
+        if (reshaped && std::fabs(after.p - c.p) >= 0.005f) {  // the model's own share, where the sampler moved it from
+            const float x = bar.x + bar_w * std::clamp(c.p, 0.0f, 1.0f), h = ImGui::GetTextLineHeight();
             ImGui::GetWindowDrawList()->AddLine(ImVec2(x, bar.y), ImVec2(x, bar.y + h), theme::col(theme::text_rgb), 2.0f);
         }
         ImGui::SameLine();
-        ImGui::TextUnformatted(percent_text(c.p).c_str());
+        if (after.cut) ImGui::TextDisabled("%s", percent_text(c.p).c_str());
+        else ImGui::TextUnformatted(percent_text(shown_p).c_str());
         ImGui::PopID();
     }
 }
+
+// What the bars mean once the sampler has changed them, in small print: two
+// parts, on one line or stacked.
+struct Legend {
+    std::string first = tr("bar: the draw's share"), second = tr("tick: the model's own \u00b7 grey: cut");
+    std::string line() const { return first + " \u00b7 " + second; }
+};
 
 // The table's rows: the most likely candidates, as many as `max_rows`,
 // the last of them given to the token taken when it ranks below the rest
@@ -229,6 +252,34 @@ void draw_next_token_panel(const app::Snapshot& s, ViewState& v, app::Session& s
                 line += std::string(" ") + tr(fmt::format("(rank {} of {})", next.chosen_rank + 1, next.n_vocab));
             ImGui::TextColored(theme::vec(next.forced ? theme::active_border_rgb : theme::muted_rgb), "%s", line.c_str());
         }
+        // The bars' legend goes at the title line's right end when it fits
+        // there, on one line or two (the table keeps its rows), else on a
+        // line under the bars.
+        const bool legend = has && sampler_changes(view->next);
+        const Legend words;
+        bool legend_under = false;
+        if (legend) {
+            ImGui::SetWindowFontScale(0.8f);
+            const float one_w = ImGui::CalcTextSize(words.line().c_str()).x;
+            const float two_w = std::max(ImGui::CalcTextSize(words.first.c_str()).x, ImGui::CalcTextSize(words.second.c_str()).x);
+            const float right = ImGui::GetWindowContentRegionMax().x;  // window coordinates, as SameLine takes
+            const float free = ImGui::GetWindowPos().x + right - ImGui::GetItemRectMax().x - ImGui::GetStyle().ItemSpacing.x;
+            if (one_w <= free) {
+                ImGui::SameLine(right - one_w);
+                ImGui::TextDisabled("%s", words.line().c_str());
+            } else if (two_w <= free) {
+                ImGui::SameLine(right - two_w);
+                ImGui::BeginGroup();
+                ImGui::PushStyleVar(ImGuiStyleVar_ItemSpacing, ImVec2(ImGui::GetStyle().ItemSpacing.x, 0));
+                ImGui::TextDisabled("%s", words.first.c_str());
+                ImGui::TextDisabled("%s", words.second.c_str());
+                ImGui::PopStyleVar();
+                ImGui::EndGroup();
+            } else {
+                legend_under = true;
+            }
+            ImGui::SetWindowFontScale(1.0f);
+        }
         panel_message(s, "next_token");
         // What fits, in this order: the candidates (smaller when the pane is
         // short, and fewer when the sampler's whole table would not fit
@@ -254,17 +305,22 @@ void draw_next_token_panel(const app::Snapshot& s, ViewState& v, app::Session& s
             // The table: a header, the counts kept, the rows.
             const float table_all_h =
                 next.chain.empty() ? 0.0f : caption_h + static_cast<float>(next.chain.front().rows.size() + 2) * row_h;
+            const float legend_h = legend_under ? caption_h : 0.0f;
             const float room = ImGui::GetContentRegionAvail().y;
-            const bool whole = bars_h + knobs_h + table_all_h <= room;
+            const bool whole = bars_h + legend_h + knobs_h + table_all_h <= room;
             ImGui::SetWindowFontScale(whole ? 1.0f : 0.8f);
             size_t show_bars = n_bars;
             if (!whole && table_all_h > 0) {
                 constexpr size_t fewest_bars = 2;  // the likeliest, and the token taken
-                const float bar_room = room - knobs_h - table_all_h;
+                const float bar_room = room - legend_h - knobs_h - table_all_h;
                 const auto fit = static_cast<size_t>(std::max(0.0f, bar_room / ImGui::GetTextLineHeightWithSpacing()));
                 show_bars = std::clamp(fit, std::min(fewest_bars, n_bars), n_bars);
             }
             candidate_bars(next, session, show_bars);
+            if (legend_under) {
+                ImGui::SetWindowFontScale(0.8f);
+                ImGui::TextDisabled("%s", words.line().c_str());
+            }
             ImGui::SetWindowFontScale(1.0f);
             const float left = ImGui::GetContentRegionAvail().y;
             knobs = left >= knobs_h;

@@ -178,8 +178,9 @@ std::vector<Region> regions(const Image& img, const ui::Rect& r, std::uint32_t r
 }
 
 // Horizontal bars as plot::hbar draws them: a fill in one of `fills` from the
-// left, then the grey track to the bar's full width. One entry per bar, top
-// to bottom, from the pixel rows that show both parts.
+// left, then the grey track to the bar's full width (a tick on the track, at
+// most 3 pixels wide, is stepped over). One entry per bar, top to bottom, from
+// the pixel rows that show both parts.
 struct HBar {
     int y = 0, x = 0;     // first row, left edge
     int fill = 0, width = 0;
@@ -190,16 +191,28 @@ constexpr std::uint32_t hbar_track_rgb = 0xE5E7EB;  // plot::hbar's default trac
 std::vector<HBar> hbars(const Image& img, const ui::Rect& r, const std::vector<std::uint32_t>& fills) {
     std::vector<HBar> out;
     auto is_fill = [&](std::uint32_t c) { return std::find(fills.begin(), fills.end(), c) != fills.end(); };
+    const int right = static_cast<int>(r.right());
+    // From x, the end of a run of `rgb` along row y, across ticks at most 3
+    // pixels wide that the run resumes after.
+    auto run_end = [&](int x, int y, std::uint32_t rgb) {
+        for (;;) {
+            while (x < right && img.at(x, y) == rgb) ++x;
+            int t = x;
+            while (t < right && t - x < 4 && img.at(t, y) != rgb) ++t;
+            if (t == x || t >= right || img.at(t, y) != rgb) return x;
+            x = t;
+        }
+    };
     int last_row = -2;
     for (int y = static_cast<int>(r.y); y < static_cast<int>(r.bottom()); ++y) {
         bool found = false;
-        for (int x = static_cast<int>(r.x); x < static_cast<int>(r.right()) && !found;) {
+        for (int x = static_cast<int>(r.x); x < right && !found;) {
             const std::uint32_t c = img.at(x, y);
             if (!is_fill(c)) { ++x; continue; }
-            int a = x;
-            while (x < static_cast<int>(r.right()) && img.at(x, y) == c) ++x;
+            const int a = x;
+            x = run_end(x, y, c);
             const int b = x;
-            while (x < static_cast<int>(r.right()) && img.at(x, y) == hbar_track_rgb) ++x;
+            x = run_end(x, y, hbar_track_rgb);
             if (x - b >= 1 && x - a >= 40) {
                 const HBar h{y, a, b - a, x - a, c};
                 const bool same = !out.empty() && last_row == y - 1 && out.back().x == h.x && out.back().fill == h.fill &&
@@ -528,17 +541,19 @@ TEST_CASE("screenshots: the canary chart marks the rollback only when there is o
     CHECK(pixels(frames[4], ui::theme::canary_rgb) > 20);
 }
 
-// Lesson 07: the candidates' bars are the model's own probabilities; a
-// candidate the sampler's filters cut is drawn grey. Step 2 cuts nothing
-// (temperature 1, no filter), step 4 keeps the top 3 (top_k 3). At 1024x768
-// the pane holds the six bars and the whole table; at 1280x720 it holds the
-// whole table (what the lesson talks about) under two bars: the likeliest
-// and the token taken.
-TEST_CASE("screenshots: the next-token bars grey out what the sampler's filters cut") {
+// Lesson 07: each candidate's bar is the share the draw uses; a candidate
+// the sampler's filters cut is drawn grey. Step 2 cuts nothing (temperature
+// 1, no filter: the model's own probabilities), step 4 keeps the top 3
+// (top_k 3: their renormalized shares), step 7 sharpens (temperature 0.3).
+// At 1024x768 the pane holds the six bars and the whole table; at 1280x720
+// it holds the whole table (what the lesson talks about) under two bars:
+// the likeliest and the token taken.
+TEST_CASE("screenshots: the next-token bars are the sampler's shares, what it cut grey") {
     const std::vector<std::uint32_t> kept = {ui::theme::accent_rgb, ui::theme::active_rgb};
     const std::vector<std::uint32_t> cut = {ui::theme::pending_border_rgb};
     const std::string lesson = std::string(SIXSTEP_SOURCE_DIR) + "/lessons/07-sampling.yaml";
     std::vector<std::string> texts;
+    std::vector<llm::ViewNext> nexts;
     const auto render = [&](int w, int h) {
         ui::ScreenshotOptions o;
         o.lesson_path = lesson;
@@ -546,22 +561,54 @@ TEST_CASE("screenshots: the next-token bars grey out what the sampler's filters 
         o.height = h;
         std::vector<Image> images;
         texts.clear();
-        o.on_frame = [&](const ui::Frame& f, const app::Snapshot&) { images.emplace_back(f); };
+        nexts.clear();
+        o.on_frame = [&](const ui::Frame& f, const app::Snapshot& s) {
+            images.emplace_back(f);
+            nexts.push_back(s.state.panels.view ? s.state.panels.view->next : llm::ViewNext{});
+        };
         o.on_text = [&](int, const std::string& t, const app::Snapshot&) { texts.push_back(t); };
         REQUIRE(ui::render_screenshots(o) == 0);
-        REQUIRE(images.size() >= 4);
+        REQUIRE(images.size() >= 7);
         const ui::Rect right = ui::compute_layout(w, h, ui::default_font_px(w, h), 0, 1, true).inspector;
         return std::make_pair(images, right);
+    };
+    // The share the draw used for candidate `id`: its row in the last stage before the draw.
+    const auto drawn_share = [](const llm::ViewNext& next, int id) {
+        REQUIRE(next.chain.size() >= 2);
+        const auto& stage = next.chain[next.chain.size() - 2];
+        for (const auto& row : stage.rows)
+            if (row.id == id) return static_cast<double>(row.p);
+        FAIL("candidate " << id << " not kept by " << stage.name);
+        return 0.0;
     };
     {
         const auto [frames, right] = render(1024, 768);
         CHECK(hbars(frames[1], right, kept).size() == 6);
         CHECK(hbars(frames[1], right, cut).empty());
-        CHECK(hbars(frames[3], right, kept).size() == 3);
+        for (const size_t step : {size_t{3}, size_t{6}}) {
+            CAPTURE(step + 1);
+            const auto bars = hbars(frames[step], right, kept);
+            const llm::ViewNext& next = nexts[step];
+            // Temperature 0.3 leaves the last few shares below a pixel: no fill to find.
+            if (step == 3) REQUIRE(bars.size() == 3);
+            else REQUIRE(bars.size() >= 3);
+            REQUIRE(next.top.size() >= bars.size());
+            CHECK(std::abs(drawn_share(next, next.top[0].id) - next.top[0].p) > 0.15);  // the sampler did move it
+            for (size_t i = 0; i < bars.size(); ++i) {
+                CAPTURE(i);
+                CHECK(std::abs(bars[i].fraction() - drawn_share(next, next.top[i].id)) <= 1.5 / bars[i].width);
+            }
+        }
         CHECK(hbars(frames[3], right, cut).size() == 3);
+        // The cut ones keep the model's own share, greyed.
+        const auto grey = hbars(frames[3], right, cut);
+        for (size_t i = 0; i < grey.size(); ++i)
+            CHECK(std::abs(grey[i].fraction() - nexts[3].top[3 + i].p) <= 1.5 / grey[i].width);
+        CHECK(texts[3].find("tick: the model's own") != std::string::npos);  // the bars' legend
+        CHECK(texts[1].find("tick: the model's own") == std::string::npos);  // nothing to explain
     }
     const auto [frames, right] = render(1280, 720);
-    for (const size_t step : {size_t{1}, size_t{3}}) {
+    for (const size_t step : {size_t{1}, size_t{3}, size_t{6}}) {
         CAPTURE(step + 1);
         CHECK(hbars(frames[step], right, kept).size() == 2);
         REQUIRE(texts.size() > step);
