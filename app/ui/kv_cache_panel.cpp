@@ -51,24 +51,39 @@ void grid(const llm::LlmView& view, float width, float height) {
     const int cols = cols_all - first;
     const float cw = std::floor(std::min(28.0f, grid_w / static_cast<float>(cols)));
     const float top_room = std::round(small * 1.3f);
-    const float ch = std::floor(std::clamp((height - top_room) / static_cast<float>(rows), 3.0f, 18.0f));
+    const float pointer_h = 7;  // the mark under the latest pass's columns
+    const float ch = std::floor(std::clamp((height - top_room - pointer_h) / static_cast<float>(rows), 3.0f, 18.0f));
     const float gap = cw >= 6 ? 1 : 0;
     const ImVec2 p = ImGui::GetCursorScreenPos();
     const ImVec2 o(std::round(p.x + label_w), std::round(p.y + top_room));
-    ImGui::Dummy(ImVec2(width, top_room + rows * ch + 2));
+    ImGui::Dummy(ImVec2(width, top_room + rows * ch + 2 + pointer_h));
     const std::vector<int> writer = writer_of_positions(view, cols_all);
     const int latest = static_cast<int>(view.passes.size()) - 1;
-    const bool every_row = ch >= small * 0.9f;
-    float next_label_y = -1e9f;  // rows too thin for a label each: a layer's first row, where one fits
-    for (int r = 0; r < rows; ++r) {
-        const float y = o.y + r * ch;
-        if ((every_row || r % std::max(1, kv.n_head_kv) == 0) && y >= next_label_y) {
+    const int n_head_kv = std::max(1, kv.n_head_kv);
+    if (ch >= small * 0.9f) {  // a label for every row
+        for (int r = 0; r < rows; ++r) {
             char name[24];
-            if (every_row) std::snprintf(name, sizeof name, "L%d H%d", r / std::max(1, kv.n_head_kv), r % std::max(1, kv.n_head_kv));
-            else std::snprintf(name, sizeof name, "L%d", r / std::max(1, kv.n_head_kv));
-            plot::label(ImVec2(o.x - 4, y + (ch - small) * 0.5f), name, theme::muted_rgb, 1, 0.7f);
-            next_label_y = y + small;
+            std::snprintf(name, sizeof name, "L%d H%d", r / n_head_kv, r % n_head_kv);
+            plot::label(ImVec2(o.x - 4, o.y + r * ch + (ch - small) * 0.5f), name, theme::muted_rgb, 1, 0.7f);
         }
+    } else {
+        // Rows too thin for a label each: one per layer, centred on its rows,
+        // where it fits — the first and the last layer always, so the
+        // labels span the grid ("L0 … L3", never "L0, L2" ending mid-way).
+        std::vector<std::pair<float, float>> taken;  // labels placed: their top and bottom
+        const auto place = [&](int layer) {
+            const float mid = o.y + (static_cast<float>(layer) + 0.5f) * n_head_kv * ch;
+            const float y = std::clamp(mid - small * 0.5f, o.y - 1, o.y + rows * ch - small + 1);
+            for (const auto& [a, b] : taken)
+                if (y < b && a < y + small) return;
+            taken.emplace_back(y, y + small);
+            plot::label(ImVec2(o.x - 4, y), "L" + std::to_string(layer), theme::muted_rgb, 1, 0.7f);
+        };
+        place(0);
+        if (kv.n_layer > 1) place(kv.n_layer - 1);
+        for (int layer = 1; layer + 1 < kv.n_layer; ++layer) place(layer);
+    }
+    for (int r = 0; r < rows; ++r) {
         for (int c = 0; c < cols; ++c) {
             const int pos = first + c;
             const int w = pos < kv.n_filled ? writer[static_cast<std::size_t>(pos)] : -1;
@@ -87,11 +102,22 @@ void grid(const llm::LlmView& view, float width, float height) {
         std::snprintf(id, sizeof id, "#%d", kv.block_table[static_cast<std::size_t>(b)]);
         plot::label(ImVec2(x0 + 2, o.y - top_room), id, theme::muted_rgb, 0, 0.7f);
     }
-    // The latest pass's columns, marked above the grid.
+    // The latest pass's columns, marked above the grid and pointed at from
+    // under it: a decode step's one column is a few pixels wide when the
+    // grid holds hundreds of positions. (A frame around it would hide its
+    // neighbours' cells.)
     if (latest >= 0) {
         const llm::ViewPass& lp = view.passes[static_cast<std::size_t>(latest)];
         const float x0 = o.x + (std::max(lp.pos0, first) - first) * cw, x1 = o.x + (lp.pos0 + lp.n_tokens - first) * cw - gap;
-        if (x1 > x0) dl->AddRectFilled(ImVec2(x0, o.y - 4), ImVec2(x1, o.y - 2), theme::col(theme::active_rgb));
+        if (x1 > x0) {
+            const ImU32 rgb = theme::col(theme::active_rgb);
+            dl->AddRectFilled(ImVec2(x0, o.y - 4), ImVec2(x1, o.y - 2), rgb);
+            const float y = o.y + rows * ch + 1, mid = (x0 + x1) * 0.5f;
+            if (x1 - x0 < pointer_h * 2)
+                dl->AddTriangleFilled(ImVec2(mid, y), ImVec2(mid + pointer_h, y + pointer_h), ImVec2(mid - pointer_h, y + pointer_h), rgb);
+            else
+                dl->AddRectFilled(ImVec2(x0, y + 1), ImVec2(x1, y + 4), rgb);
+        }
     }
 }
 

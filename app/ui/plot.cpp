@@ -111,6 +111,14 @@ void bar(const Frame& f, double xa, double xb, double y, std::uint32_t rgb) {
     if (b.x > a.x) draw_list()->AddRectFilled(a, b, theme::col(rgb));
 }
 
+void bar_off_scale(const Frame& f, double xa, double xb, std::uint32_t rgb) {
+    bar(f, xa, xb, f.y1, rgb);
+    // The break two thirds of the way up, slanted as on a hand-drawn chart.
+    const float x0 = snap(f.px(xa)) - 1, x1 = snap(f.px(xb)) + 1, y = f.min.y + f.height() / 3, rise = 4;
+    for (const float dy : {-3.0f, 3.0f})
+        draw_list()->AddLine(ImVec2(x0, y + dy + rise), ImVec2(x1, y + dy - rise), theme::col(f.background_rgb), 2.5f);
+}
+
 void hbar(float width, float fraction, std::uint32_t rgb, std::uint32_t track_rgb) {
     const ImVec2 p = ImGui::GetCursorScreenPos();
     const float h = ImGui::GetTextLineHeight();

@@ -61,6 +61,10 @@ void y_axis(const Frame& f, std::string_view unit, int max_ticks = 4);
 
 // A vertical bar from y = 0 (or the frame's y0) to y over [xa, xb].
 void bar(const Frame& f, double xa, double xb, double y, std::uint32_t rgb);
+// A bar too tall for the frame: drawn to its top, with a break across it
+// (two slanted gaps) that says the scale does not hold it; the caller labels
+// its value.
+void bar_off_scale(const Frame& f, double xa, double xb, std::uint32_t rgb);
 // A filled rectangle in data coordinates.
 void rect(const Frame& f, double xa, double ya, double xb, double yb, std::uint32_t rgb, int alpha = 255);
 // A horizontal bar at the cursor: `fraction` (0..1) of `width` filled, a line high.

@@ -1,15 +1,20 @@
 // Timeline: the request's engine time, pass by pass. Tokenizing, the prefill
 // (the whole prompt in one forward pass) and each decode step (one token per
-// pass) as bars, the sampling after each pass stacked on it; TTFT bracketed
+// pass) as bars, the sampling after each pass stacked on it (a prefill that
+// dwarfs the steps runs off their scale, broken); TTFT bracketed
 // from where it starts (tokenizing) to the first token, TPOT as a line over
-// the decode steps; and a counter: N tokens took N forward passes. Only the
+// the decode steps; a counter: N tokens took N forward passes; and the
+// prefill and decode times per token, side by side. Only the
 // engine's own time is drawn — a class pausing between stepped stages does
 // not stretch any bar.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
+#include <vector>
 
+#include <fmt/format.h>
 #include <imgui.h>
 
 #include "app/ui/format.h"
@@ -37,33 +42,59 @@ void draw_timeline_panel(const app::Snapshot& s, ViewState& v, app::Session&, co
                       n_tokens == 1 ? "" : "s");
         ImGui::TextColored(theme::vec(theme::accent_rgb), "%s", tr(line));
 
-        // Slot 0: tokenizing; then one slot per forward pass.
-        double top = view->tokenize_ms;
-        for (const auto& p : view->passes) top = std::max(top, p.forward_ms + (p.sampled ? p.sample_ms : 0));
-        top = plot::nice_ceiling(std::max(top, view->tpot_ms) * 1.15);
-        // Where the clocks start and stop: three notes under the chart, at
-        // 0.8 of the body size, wrapped; the chart takes what they leave.
-        const char* notes[] = {
+        // Slot 0: tokenizing; then one slot per forward pass. The scale is
+        // the decode steps' when a prefill dwarfs them (a long prompt: 30×
+        // a step), so that they are bars, not a line on the floor; the
+        // prefill then runs off the top, broken, its time written on it.
+        const auto height = [](const llm::ViewPass& p) { return p.forward_ms + (p.sampled ? p.sample_ms : 0); };
+        double top = view->tokenize_ms, small = std::max(view->tokenize_ms, view->tpot_ms);
+        for (const auto& p : view->passes) {
+            top = std::max(top, height(p));
+            if (!p.prefill) small = std::max(small, height(p));
+        }
+        const bool off_scale = n_pass > 1 && top > 5 * small;
+        top = plot::nice_ceiling((off_scale ? small : std::max(top, view->tpot_ms)) * 1.15);
+        // Where the clocks start and stop: notes under the chart, at 0.8 of
+        // the body size, wrapped; the chart takes what they leave. With a
+        // prefill and decode steps, the second note puts them side by side
+        // per token.
+        std::string per_token;
+        const auto prefill = std::find_if(view->passes.begin(), view->passes.end(), [](const auto& p) { return p.prefill; });
+        if (prefill != view->passes.end() && prefill->n_tokens > 0 && view->tpot_ms > 0) {
+            // The quotient of the time as printed, so that it divides on a calculator.
+            const std::string ms = pretty_number(prefill->forward_ms, 3);
+            const double shown = std::strtod(ms.c_str(), nullptr);
+            per_token = fmt::format(fmt::runtime(tr("Per token: prefill {} ms \u00f7 {} = {} ms, decode {} ms (TPOT).")), ms,
+                                    prefill->n_tokens, pretty_number((shown > 0 ? shown : prefill->forward_ms) / prefill->n_tokens, 3),
+                                    pretty_number(view->tpot_ms, 3));
+        }
+        std::vector<const char*> notes = {
             tr("TTFT = tokenize + prefill + first sample: from the start of tokenizing to the first token."),
             tr("TPOT = mean of (forward + sample) over the decode steps."),
             tr("Engine time only: pauses between lesson steps are not counted."),
         };
-        const std::uint32_t note_rgb[] = {theme::bad_rgb, theme::good_rgb, theme::muted_rgb};
+        std::vector<std::uint32_t> note_rgb = {theme::bad_rgb, theme::good_rgb, theme::muted_rgb};
+        if (!per_token.empty()) {
+            notes.insert(notes.begin() + 1, per_token.c_str());
+            note_rgb.insert(note_rgb.begin() + 1, theme::text_rgb);
+        }
         const float avail_w = ImGui::GetContentRegionAvail().x, spacing = ImGui::GetStyle().ItemSpacing.y;
         ImGui::SetWindowFontScale(0.8f);
-        float note_h[3];
-        for (int i = 0; i < 3; ++i) note_h[i] = text_wrapped_height(notes[i], avail_w) + spacing;
+        std::vector<float> note_h;
+        for (const char* note : notes) note_h.push_back(text_wrapped_height(note, avail_w) + spacing);
         ImGui::SetWindowFontScale(1.0f);
         const float text_h = ImGui::GetTextLineHeightWithSpacing();
         // Notes are left out from the last while the chart would be too flat
         // to read (its frame under a line and a half, with the line above it
-        // for the unit and the line under it for the labels): the third
-        // repeats the title's "engine time", the second is about decode; the
-        // first, TTFT, always stays.
+        // for the unit and the line under it for the labels): the last
+        // repeats the title's "engine time", the one before it is about
+        // decode, then prefill against decode per token; the first, TTFT,
+        // always stays.
         const float room = ImGui::GetContentRegionAvail().y - 2 * spacing;
         const float min_chart = text_h * 3.3f;
-        int n_notes = 3;
-        float notes_h = note_h[0] + note_h[1] + note_h[2];
+        int n_notes = static_cast<int>(notes.size());
+        float notes_h = 0;
+        for (const float h : note_h) notes_h += h;
         while (n_notes > 1 && room - notes_h < min_chart) notes_h -= note_h[--n_notes];
         const float chart_h = std::max(text_h * 2.0f, room - notes_h);
         const float left = ImGui::CalcTextSize("0000").x;
@@ -72,10 +103,21 @@ void draw_timeline_panel(const app::Snapshot& s, ViewState& v, app::Session&, co
         ImGui::SetWindowFontScale(0.8f);
         plot::y_axis(f, "ms");
         plot::bar(f, 0.15, 0.85, view->tokenize_ms, theme::pending_border_rgb);
+        const float label_h = ImGui::GetFontSize() * 0.8f;  // a chart label's height
         for (int i = 0; i < n_pass; ++i) {
             const llm::ViewPass& p = view->passes[static_cast<std::size_t>(i)];
             const double x0 = i + 1.15, x1 = i + 1.85;
-            plot::bar(f, x0, x1, p.forward_ms, p.prefill ? theme::prefill_bar_rgb : theme::decode_bar_rgb);
+            const std::uint32_t rgb = p.prefill ? theme::prefill_bar_rgb : theme::decode_bar_rgb;
+            if (height(p) > top) {
+                plot::bar_off_scale(f, x0, x1, rgb);
+                // Its time above it, in the line over the frame (right of the
+                // axis's unit): TTFT's label takes the frame's top line.
+                std::snprintf(line, sizeof line, "%s ms", pretty_number(p.forward_ms, 3).c_str());
+                const float unit_right = f.min.x + ImGui::CalcTextSize(tr("ms")).x * 0.8f + 8;
+                plot::label(ImVec2(std::max(f.px(x0), unit_right), plot::above(f)), line, rgb, 0, 0.8f);
+                continue;
+            }
+            plot::bar(f, x0, x1, p.forward_ms, rgb);
             if (p.sampled) plot::rect(f, x0, p.forward_ms, x1, p.forward_ms + p.sample_ms, theme::sample_bar_rgb);
         }
         // Under the bars: what each one is.
@@ -89,7 +131,6 @@ void draw_timeline_panel(const app::Snapshot& s, ViewState& v, app::Session&, co
         // TTFT from the start of tokenizing to the first token; TPOT over the
         // decode steps. TPOT's line first: TTFT's label goes on a chip over it.
         if (view->tpot_ms > 0) plot::hline(f, view->tpot_ms, theme::good_rgb, "");
-        const float label_h = ImGui::GetFontSize() * 0.8f;  // a chart label's height
         ImVec2 ttft_min(0, 0), ttft_max(0, 0);  // where TTFT's label went, when right of its bracket
         if (view->ttft_ms > 0) {
             const float y = f.min.y + 3, xa = f.px(0.1), xb = f.px(1.9);
@@ -120,7 +161,7 @@ void draw_timeline_panel(const app::Snapshot& s, ViewState& v, app::Session&, co
                                ttft_min.y < y0 + label_h + 2;
             plot::label(ImVec2(f.max.x - 2, meets ? py + 3 : y0), line, theme::good_rgb, 1, 0.8f);
         }
-        for (int i = 0; i < n_notes; ++i) {
+        for (size_t i = 0; i < static_cast<size_t>(n_notes); ++i) {
             ImGui::PushStyleColor(ImGuiCol_Text, theme::vec(note_rgb[i]));
             text_wrapped(notes[i]);
             ImGui::PopStyleColor();
