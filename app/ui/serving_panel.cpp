@@ -173,13 +173,22 @@ void draw_comparison(const ServingExhibit& e) {
     else if (e.compare == "prefix_cache")
         shown = {{"ttft_p50_ms", "median TTFT {} vs {} ms"}, {"prefill_computed", "prompt tokens computed {} vs {}"}};
     else if (e.compare == "kv_layout")
-        shown = {{"running_peak", "most running at once {} vs {}"}, {"kv_token_share", "KV memory holding tokens {}% vs {}%"}};
+        // and what admitting more cost: requests sent back, prompts computed again
+        shown = {{"running_peak", "most running at once {} vs {}"},
+                 {"kv_token_share", "KV memory holding tokens {}% vs {}%"},
+                 {"preemptions", "preemptions {} vs {}"},
+                 {"prefill_computed", "prompt tokens computed {} vs {}"}};
     std::string line = tr(fmt::format("{} vs {}:", e.run_label, e.baseline_label));
     for (const Shown& s : shown)
         for (const TrafficFigure& f : traffic_figures())
-            if (std::string_view(f.key) == s.key && (!f.needs_target || e.run->report.has_total(f.key)))
-                line += std::string("  ") + tr(fmt::format(fmt::runtime(s.format), pretty_number(f.get(e.run->report), 3),
-                                                           pretty_number(f.get(e.baseline->report), 3)));
+            if (std::string_view(f.key) == s.key && (!f.needs_target || e.run->report.has_total(f.key))) {
+                std::string figure = tr(fmt::format(fmt::runtime(s.format), pretty_number(f.get(e.run->report), 3),
+                                                    pretty_number(f.get(e.baseline->report), 3)));
+                // A figure wraps as a whole: no-break spaces inside it.
+                for (std::size_t at = figure.find(' '); at != std::string::npos; at = figure.find(' ', at))
+                    figure.replace(at, 1, "\u00a0");
+                line += "  " + figure;
+            }
     ImGui::PushStyleColor(ImGuiCol_Text, theme::vec(theme::accent_rgb));
     text_wrapped(line);
     ImGui::PopStyleColor();

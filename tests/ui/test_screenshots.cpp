@@ -1203,6 +1203,9 @@ TEST_CASE("screenshots: a prefix-cache comparison prints both arms' TTFT and pro
     REQUIRE(!screens.empty());
     std::string screen = screens.back().text;  // one rendered line per line: a wrapped sentence is read whole
     std::replace(screen.begin(), screen.end(), '\n', ' ');
+    // A figure is kept whole on its line by no-break spaces: read them as spaces.
+    for (std::size_t at = screen.find("\u00a0"); at != std::string::npos; at = screen.find("\u00a0", at))
+        screen.replace(at, 2, " ");
     const auto e = std::dynamic_pointer_cast<const serving::ServingExhibit>(screens.back().shown.state.exhibit);
     REQUIRE(e);
     REQUIRE(e->run);
