@@ -843,6 +843,8 @@ const Catalogue& chinese_catalogue() {
             {"knee: batch {}", "膝点：批大小 {}"},
             {"batch {}: {}\u00d7 batch {}'s", "批大小 {}：{}\u00d7（相对批大小 {}）"},
             {"after {} days inference is {}\u00d7 training", "{} 天后，推理是训练的 {}\u00d7"},
+            {"over its {} requests, training is {}\u00d7 a request's own compute",
+             "分摊到它的 {} 个请求上，训练是一个请求自身计算量的 {}\u00d7"},
             {"agent: end-to-end {} ms, first tokens {}% of it; batch job: {} tok/s batched, {} one at a time",
              "智能体：端到端 {} ms，其中首词元占 {}%；批处理作业：批量 {} 词元/秒，逐个 {} 词元/秒"},
             {"dashed: {} tok/s", "虚线：{} 词元/秒"},

@@ -1,7 +1,7 @@
 // The bill (lesson 14), from the serving exhibit: cumulative inference FLOPs
 // against the one-off training FLOPs over the first days of the model's
-// life, the crossover day marked, and what one request costs as the load is
-// shared by more of them.
+// life, the crossover day marked, the training's share of each request, and
+// what one request costs as the load is shared by more of them.
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -43,7 +43,7 @@ void draw_bill_chart(const serving::ServingExhibit& e, ImVec2 avail) {
     const std::size_t rows = (b.load_once.size() + 1) / 2;
     const float line = ImGui::GetTextLineHeightWithSpacing();
     const float small_line = ImGui::GetTextLineHeight() * small + ImGui::GetStyle().ItemSpacing.y;
-    const float h = std::max(100.0f, avail.y - line * 4.0f - small_line * static_cast<float>(rows));
+    const float h = std::max(100.0f, avail.y - line * 5.0f - small_line * static_cast<float>(rows));
     plot::legend({{theme::lab_a_rgb, "inference, cumulative"}, {theme::lab_b_rgb, "training (once)"}});
     const float font = ImGui::GetFontSize();
     const plot::Frame f = plot::begin(ImVec2(avail.x, h), 0, days, 0, y_max, font * 3.2f, font * 1.3f);
@@ -54,6 +54,10 @@ void draw_bill_chart(const serving::ServingExhibit& e, ImVec2 avail) {
     plot::label(ImVec2(f.max.x, f.max.y + 2), fmt::format("{:.3g} days", days), theme::muted_rgb, 1, 0.8f);
     text_wrapped(tr(fmt::format("after {:g} days inference is {:.3g}\u00d7 training", b.params.days,
                                           b.inference_to_training)));
+    // What a request owes the training: it is a few requests' worth when few are served.
+    text_wrapped(tr(fmt::format("over its {} requests, training is {}\u00d7 a request's own compute",
+                                pretty_number(b.params.requests_per_day * b.params.days, 6),
+                                pretty_number(b.training_share_per_request, 3))));
     ImGui::TextUnformatted(tr("load once, serve many: the load's share of each request's cost"));
     ImGui::SetWindowFontScale(small);
     std::vector<std::string> shares;
