@@ -1,7 +1,8 @@
 // A real server under load (lesson 17), drawn from the endpoint model's
 // exhibit: TTFT p50, p90 and p99 against the arrival rate, measured at the
 // client (solid, with dots) beside the serving lab's prediction for the same
-// rates (dashed), and below it the throughput against the rate —
+// rates (dashed), the two compared at the highest rate's p90, and below it
+// the throughput against the rate —
 // measured requests per second, and the prediction (every arrival served).
 // Every number on it is the exhibit's.
 #include <algorithm>
@@ -9,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
 #include <imgui.h>
 
 #include "app/server/endpoint_model.h"
@@ -95,16 +97,31 @@ void draw_real_server_panel(const app::Snapshot& s, ViewState& v, app::Session&,
         // The legend's percentiles, and the line styles beside them where they fit.
         const std::vector<std::pair<std::uint32_t, std::string>> percentiles{
             {p50_rgb, "p50"}, {p90_rgb, "p90"}, {p99_rgb, "p99"}};
-        const char* styles = tr("solid: measured, dashed: predicted (M/G/1, measured service)");
+        const char* styles = tr("solid: measured, dashed: predicted (M/G/1)");
         auto with_styles = percentiles;
         with_styles.emplace_back(predicted_rgb, styles);
         const int legend_lines = plot::legend_lines(with_styles, ImGui::GetContentRegionAvail().x);
+        // How far the prediction is off where it matters most: the highest rate's p90.
+        const server::EndpointPoint& top = e->points.back();
+        std::string against;
+        if (top.predicted_ttft_p90_ms > 0 && top.ttft_p90_ms > 0) {
+            const auto places = [](double x, int p) { return fmt::format("{:.{}f}", x, p); };
+            const Division d = division(top.ttft_p90_ms, top.predicted_ttft_p90_ms, 1, places,
+                                        [](double q) { return fmt::format("{:.2f}", q); });
+            against = tr(fmt::format("at the highest rate, p90 measured \u00f7 predicted = {} \u00f7 {} ms = {}\u00d7", d.a,
+                                     d.b, d.q));
+        }
+        // The throughput chart's legend goes on its title's line when it fits there.
+        const std::vector<std::pair<std::uint32_t, std::string>> served{
+            {theme::accent_rgb, tr("measured")}, {predicted_rgb, tr("dashed: every arrival served")}};
+        const char* served_title = tr("Throughput against the arrival rate");
+        const float title_w = ImGui::CalcTextSize(served_title).x + ImGui::GetStyle().ItemSpacing.x * 2;
+        const bool served_beside = plot::legend_lines(served, ImGui::GetContentRegionAvail().x - title_w) == 1;
         const float text_h = ImGui::GetTextLineHeightWithSpacing();
-        const float avail = ImGui::GetContentRegionAvail().y - text_h * (3.2f + static_cast<float>(legend_lines)) -
-                            2 * ImGui::GetStyle().ItemSpacing.y;
+        const float lines = 2.2f + static_cast<float>(legend_lines) + (against.empty() ? 0.0f : 1.0f) + (served_beside ? 0.0f : 1.0f);
+        const float avail = ImGui::GetContentRegionAvail().y - text_h * lines - 2 * ImGui::GetStyle().ItemSpacing.y;
         // A machine that slows the server between the timing and the sweep
         // moves the curve; say what the top rate was at the pace it kept.
-        const server::EndpointPoint& top = e->points.back();
         if (top.service_measured) {
             std::snprintf(line, sizeof line, "TTFT against the arrival rate; highest \u03c1 at the server's pace %.2f "
                           "(planned %.2f)", top.utilization_measured(), top.utilization);
@@ -118,9 +135,14 @@ void draw_real_server_panel(const app::Snapshot& s, ViewState& v, app::Session&,
         ImGui::SameLine();
         if (legend_lines > 1) ImGui::NewLine();
         ImGui::TextDisabled("%s", styles);
-        ImGui::TextUnformatted(tr("Throughput against the arrival rate"));
+        if (!against.empty()) ImGui::TextUnformatted(against.c_str());
+        ImGui::TextUnformatted(served_title);
+        if (served_beside) {
+            ImGui::SameLine(0, ImGui::GetStyle().ItemSpacing.x * 2);
+            plot::legend(served, false);
+        }
         rate_chart(rates, {qthr, thr}, "req/s", std::max(text_h * 2, avail * 0.4f));
-        plot::legend({{theme::accent_rgb, tr("measured")}, {predicted_rgb, tr("dashed: predicted, every arrival served")}});
+        if (!served_beside) plot::legend(served);
         ImGui::SetWindowFontScale(1.0f);
     }
     end_panel();
