@@ -70,6 +70,10 @@ int knobs_rows(const app::Snapshot& s) {
 
 namespace {
 
+// A knob's name as a label: in the lesson's language, as words ("max batch",
+// not max_batch) — the sampler's top_k and the like as the narration writes them.
+std::string knob_label(const std::string& name) { return key_as_words(tr(name.c_str())); }
+
 // The knob's value now: the request's field, or the model's setting.
 std::string current_value(const app::LessonState& st, const Knob& k) {
     if (k.target == KnobTarget::setting) return st.setting(k.name);
@@ -150,7 +154,7 @@ void draw_knobs(const app::Snapshot& s, ViewState& v, app::Session& session) {
         float label_w = r.w * 0.38f;
         if (pairs) {  // the longest label, and the rest of the column for the field
             label_w = 0;
-            for (const auto& name : st.knobs) label_w = std::max(label_w, ImGui::CalcTextSize(tr(name.c_str())).x);
+            for (const auto& name : st.knobs) label_w = std::max(label_w, ImGui::CalcTextSize(knob_label(name).c_str()).x);
             label_w = std::min(label_w + ImGui::GetStyle().ItemSpacing.x * 2, column_w * 0.6f);
         }
         int i = 0;
@@ -162,7 +166,7 @@ void draw_knobs(const app::Snapshot& s, ViewState& v, app::Session& session) {
             ++i;
             ImGui::PushID(name.c_str());
             ImGui::AlignTextToFramePadding();
-            ImGui::TextUnformatted(tr(name.c_str()));
+            ImGui::TextUnformatted(knob_label(name).c_str());
             ImGui::SameLine(x0 + label_w);
             ImGui::SetNextItemWidth(pairs ? column_w - label_w - ImGui::GetStyle().ItemSpacing.x * 2 : -1.0f);
             knob_widget(*k, st, v, session);

@@ -146,6 +146,7 @@ std::string_view unit_for_count(double n, std::string_view unit) {
 
 std::string key_as_words(std::string key) {
     if (key.rfind("n_", 0) == 0 || key == "head_dim") return key;
+    if (key == "top_k" || key == "top_p" || key == "min_p") return key;  // the sampler's names, its table's heads
     std::replace(key.begin(), key.end(), '_', ' ');
     return key;
 }

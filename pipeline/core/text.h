@@ -70,8 +70,9 @@ std::string count_of(std::size_t n, std::string_view one, std::string_view many)
 // positions, steps, requests); any other unit as it is.
 std::string_view unit_for_count(double n, std::string_view unit);
 // A key as words, for a label: "express_lane" reads "express lane"; a GGUF
-// name ("n_embd", "n_head_kv", "head_dim") keeps its underscores, the name
-// files and papers use.
+// name ("n_embd", "n_head_kv", "head_dim") and a sampler's ("top_k",
+// "top_p", "min_p") keep their underscores, the names files, papers and
+// APIs use.
 std::string key_as_words(std::string key);
 
 std::string readable_number(double x, int digits = 3);

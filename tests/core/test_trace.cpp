@@ -135,6 +135,12 @@ TEST_CASE("readable numbers: a power of ten where %g writes an exponent") {
     CHECK(readable_number(0) == "0");
 }
 
+TEST_CASE("a key reads as words, but a GGUF or sampler name keeps its underscores") {
+    CHECK(key_as_words("express_lane") == "express lane");
+    CHECK(key_as_words("requests_per_day") == "requests per day");
+    for (const char* kept : {"n_embd", "n_head_kv", "head_dim", "top_k", "top_p", "min_p"}) CHECK(key_as_words(kept) == kept);
+}
+
 TEST_CASE("a whole text is a number only when nothing but the number is there") {
     CHECK(whole_number_text("12") == 12.0);
     CHECK(whole_number_text("-0.5") == -0.5);
