@@ -102,6 +102,7 @@ const Catalogue& chinese_catalogue() {
             {"kept", "保留"},  // the sampler table's row of counts: what each stage kept
             {"click a candidate to force it", "点击候选词元即可手动指定"},
             {"click to force token", "点击以手动指定词元"},
+            {"click: the whole answer in the inspector", "点击：在检查器里看完整的回答"},
             {"cut by the sampler's filters", "被采样器的过滤器剪掉了"},
             {"the model's own probability:", "模型自己给的概率："},
             {"bar: the draw's share", "条：抽取用的份额"},

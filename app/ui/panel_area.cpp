@@ -121,6 +121,18 @@ void next_right_pane(const app::Snapshot& s, ViewState& v) {
     v.right_tab = at == panes.end() || at + 1 == panes.end() ? panes.front() : *(at + 1);
 }
 
+void show_answer(const app::Snapshot& s, ViewState& v) {
+    v.selected_stage = static_cast<int>(stage_count) - 1;
+    v.selection_version = static_cast<std::uint64_t>(s.state.position);
+    const ModelDescription* d = s.state.description;
+    if (!d || d->panels.empty()) {
+        v.right_tab = 0;
+    } else {
+        v.panel_choice = {inspector_name};
+        v.panel_choice_position = s.state.position;
+    }
+}
+
 void draw_panel_area(const app::Snapshot& s, ViewState& v, app::Session& session) {
     const ModelDescription* d = s.state.description;
     if (!d || d->panels.empty()) {

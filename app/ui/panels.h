@@ -43,6 +43,9 @@ void draw_panel_area(const app::Snapshot& s, ViewState& v, app::Session& session
 // when it is automatic); T moves to the next one this step has.
 int right_pane(const app::Snapshot& s, const ViewState& v);
 void next_right_pane(const app::Snapshot& s, ViewState& v);
+// The respond stage in the inspector, whatever the right-hand side showed:
+// the whole answer the diagram's pill had to cut.
+void show_answer(const app::Snapshot& s, ViewState& v);
 // The transformer panels, each into its rectangle (one file each).
 void draw_tokens_panel(const app::Snapshot& s, ViewState& v, app::Session& session, const Rect& r);
 void draw_next_token_panel(const app::Snapshot& s, ViewState& v, app::Session& session, const Rect& r);

@@ -269,11 +269,13 @@ void draw_pipeline_diagram(const app::Snapshot& s, ViewState& v) {
         // behind it has nothing left to show, and a lab's answer is a sentence.
         float max_w = r.w * 0.45f;
         const int passed = static_cast<int>(std::floor(v.packet_pos + 0.5f));
+        bool answer = false;  // the pill carries the response
         for (int i = std::min(passed, stage_count - 1); i >= 0; --i)
             if (const TraceEvent* ev = st.trace.last(all_stages[static_cast<size_t>(i)])) {
                 payload = headline_text(*ev, st.description);
                 if (i == stage_count - 1 && st.response) {
                     payload = response_text(*st.response);
+                    answer = true;
                     if (v.packet_pos == v.packet_target) max_w = r.w - 8 - f;
                 }
                 break;
@@ -284,10 +286,10 @@ void draw_pipeline_diagram(const app::Snapshot& s, ViewState& v) {
         // Text widths scale with the size, so one measure says which size fits.
         ImFont* pf = F.bold;
         float ps = F.bold->FontSize;
-        payload = one_line(payload);
-        if (const float w = pf->CalcTextSizeA(ps, 1e9f, 0, payload.c_str()).x; w > max_w)
+        const std::string whole = one_line(payload);
+        if (const float w = pf->CalcTextSizeA(ps, 1e9f, 0, whole.c_str()).x; w > max_w)
             ps *= std::max(0.8f, max_w / w);
-        payload = fit_clauses(pf, ps, payload, max_w);
+        payload = fit_clauses(pf, ps, whole, max_w);
         const ImVec2 sz = pf->CalcTextSizeA(ps, 1e9f, 0, payload.c_str());
         const float padx = f * 0.5f, h = std::min(lane.h, sz.y + f * 0.35f);
         float x = center_x(v.packet_pos) - sz.x * 0.5f - padx;
@@ -295,6 +297,20 @@ void draw_pipeline_diagram(const app::Snapshot& s, ViewState& v) {
         const ImVec2 c0(x, cy - h * 0.5f), c1(x + sz.x + 2 * padx, cy + h * 0.5f);
         dl->AddRectFilled(c0, c1, theme::col(theme::packet_rgb), h * 0.5f);
         add_text(dl, pf, ps, ImVec2(c0.x + padx, cy - sz.y * 0.5f), theme::col(0xFFFFFF), payload.c_str());
+        // A lab's answer is a paragraph, cut on the pill: hovered, the pill
+        // shows it whole; clicked, the inspector does, at the respond stage.
+        if (answer && payload != whole) {
+            ImGui::SetCursorScreenPos(c0);
+            if (ImGui::InvisibleButton("##answer", ImVec2(c1.x - c0.x, c1.y - c0.y))) show_answer(s, v);
+            if (ImGui::IsItemHovered()) {
+                ImGui::BeginTooltip();
+                ImGui::PushTextWrapPos(std::min(r.w * 0.6f, f * 32));
+                ImGui::TextUnformatted(whole.c_str());
+                ImGui::TextDisabled("%s", tr("click: the whole answer in the inspector"));
+                ImGui::PopTextWrapPos();
+                ImGui::EndTooltip();
+            }
+        }
     }
     end_panel();
 }

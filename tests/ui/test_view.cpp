@@ -111,6 +111,36 @@ TEST_CASE("presenter keys: T moves through the right-hand panes the step has, an
     CHECK(ui::right_pane(snap, view) == 1);
 }
 
+// A click on the diagram's cut answer shows the respond stage in the
+// inspector: the right pane switches to it from the training or serving
+// pane, or from the transformer panels a step shows.
+TEST_CASE("the whole answer: the respond stage in the inspector, whatever the right-hand side showed") {
+    app::Snapshot snap;
+    snap.has_lesson = true;
+    snap.state.position = 4;
+    snap.state.training.active = true;
+    snap.state.training.loss = {3.0, 2.0};
+    ui::ViewState view;
+    REQUIRE(ui::right_pane(snap, view) == 1);
+    ui::show_answer(snap, view);
+    CHECK(ui::right_pane(snap, view) == 0);
+    CHECK(view.selected_stage == stage_count - 1);
+    CHECK(view.selection_version == 4);
+
+    ModelDescription d;
+    d.panels = {{"kv_cache", ""}, {"timeline", ""}};
+    snap.state.description = &d;
+    snap.state.panels.shown = {"kv_cache", "timeline"};
+    ui::ViewState panels;
+    REQUIRE(ui::shown_panels(snap, panels) == std::vector<std::string>{"kv_cache", "timeline"});
+    ui::show_answer(snap, panels);
+    CHECK(ui::shown_panels(snap, panels) == std::vector<std::string>{"inspector"});
+    CHECK(panels.selected_stage == stage_count - 1);
+    // The next step shows what it asks for again.
+    snap.state.position = 5;
+    CHECK(ui::shown_panels(snap, panels) == std::vector<std::string>{"kv_cache", "timeline"});
+}
+
 // ImGui's built-in font in a context of its own (the atlas needs no GL
 // context), for measuring text.
 struct DefaultFont {
