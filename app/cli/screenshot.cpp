@@ -63,13 +63,17 @@ void add_screenshot(CLI::App& app, Commands& commands) {
         o.width = w;
         o.height = h;
         o.font_scale = *scale;
-        std::vector<std::string> overflows;
+        std::vector<std::string> overflows, shrunk;
+        o.narration_notes = &shrunk;
         const int rc = ui::render_screenshots(o, nullptr, &overflows);
         // The window logs it; pictures drawn with a fallback font say so too.
         if (!ui::fonts().problem.empty())
             std::fprintf(stderr, "sixstep: warning: %s\n", printable(ui::fonts().problem).c_str());
         for (const std::string& line : overflows)
             std::fprintf(stderr, "sixstep: warning: %dx%d, %s\n", w, h, printable(line).c_str());
+        // Not an error: a lesson author's hint that a step says too much for the room.
+        for (const std::string& line : shrunk)
+            std::fprintf(stderr, "sixstep: note: %dx%d, %s: a shorter text reads larger\n", w, h, printable(line).c_str());
         if (!overflows.empty())
             std::fprintf(stderr, "sixstep: warning: %zu place%s where a pane's content does not fit at %dx%d "
                          "(cut, scrolled or drawn over other text): a larger --size or a smaller --font-scale shows all\n",

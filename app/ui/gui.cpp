@@ -402,6 +402,9 @@ int render_screenshots(const ScreenshotOptions& o, std::vector<std::string>* wri
             }
             if (overflows)
                 for (const std::string& line : frame_overflows) overflows->push_back("step " + std::to_string(k) + ": " + line);
+            if (o.narration_notes && app.view.narration_scale < 0.999f)
+                o.narration_notes->push_back(fmt::format("step {}: the narration is shown at {:.0f}% of the body size", k,
+                                                         100 * app.view.narration_scale));
             // The picture shows a ✗; said here too, or a folder of slides
             // made from a lesson that fails (a timing claim, an error) would
             // pass unnoticed. The first failure stands for the rest.

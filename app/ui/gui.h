@@ -89,6 +89,10 @@ struct ScreenshotOptions {
     // Without out_dir and on_frame nothing is rasterized: the layout and the
     // text (and the overflow lines) need no pixels.
     std::function<void(int step, const std::string& screen_text, const app::Snapshot& shown)> on_text;
+    // Receives one line per step whose narration was shrunk below the body
+    // size to fit its pane: "step 5: the narration is shown at 85% of the
+    // body size". A shorter text reads larger from the back of the room.
+    std::vector<std::string>* narration_notes = nullptr;
 };
 
 // Renders the app at every step of a lesson to out_dir/step-NN.png (NN from

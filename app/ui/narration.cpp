@@ -182,6 +182,7 @@ void draw_narration(const app::Snapshot& s, ViewState& v) {
                 else
                     answer.clear();
             }
+            v.narration_scale = said.font == F.body ? said.scale : 1.0f;
             ImGui::PushFont(said.font);
             ImGui::SetWindowFontScale(said.scale);
             for (const auto& l : said.lines) ImGui::TextUnformatted(l.empty() ? " " : l.c_str());

@@ -65,6 +65,9 @@ struct ViewState {
     Layout layout;
     float font_px = 23;
     float dt = 1.0f / 60.0f;
+    // The narration's size as last drawn, relative to the body font: below 1
+    // it was shrunk to fit (a long text; `screenshot` tells the author).
+    float narration_scale = 1.0f;
 };
 
 }  // namespace sixstep::ui

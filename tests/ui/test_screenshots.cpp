@@ -860,6 +860,27 @@ TEST_CASE("screenshots: the KV experiment's slider shows the length of the run o
     CHECK(last.find("With vs without the KV cache { 48 }") != std::string::npos);  // the slider, as ImGui logs it
 }
 
+// A step that says too much for its pane is shown smaller; `screenshot`
+// tells the author which step and how much smaller. A short step is not named.
+TEST_CASE("screenshots: a narration shrunk to fit is named, with its size") {
+    std::string long_say;
+    for (int i = 0; i < 40; ++i) long_say += "The request walks through the six steps once more. ";
+    const std::string yaml = "title: Long\nmodel: {kind: delivery, weights: {bias: 5, distance: 2}}\nsteps:\n"
+                             "  - say: A short step.\n  - say: \"" + long_say + "\"\n";
+    const fs::path lesson = lesson_file("ui-long-say", "long.yaml", yaml.c_str());
+    ui::ScreenshotOptions o;
+    o.lesson_path = lesson.string();
+    std::vector<std::string> notes;
+    o.narration_notes = &notes;
+    o.on_text = [](int, const std::string&, const app::Snapshot&) {};
+    REQUIRE(ui::render_screenshots(o) == 0);
+    REQUIRE(notes.size() == 1);
+    CHECK(notes[0].rfind("step 2: the narration is shown at ", 0) == 0);
+    CHECK(notes[0].find("% of the body size") != std::string::npos);
+    std::error_code ec;
+    fs::remove_all(lesson.parent_path(), ec);
+}
+
 TEST_CASE("screenshots: a broken lesson is one clear error, no images and no folder") {
     const fs::path lesson = lesson_file("ui-broken", "broken.yaml", "title: [unclosed\n");
     const fs::path dir = lesson.parent_path();
