@@ -300,8 +300,11 @@ void draw_pipeline_diagram(const app::Snapshot& s, ViewState& v) {
         // A lab's answer is a paragraph, cut on the pill: hovered, the pill
         // shows it whole; clicked, the inspector does, at the respond stage.
         if (answer && payload != whole) {
-            ImGui::SetCursorScreenPos(c0);
-            if (ImGui::InvisibleButton("##answer", ImVec2(c1.x - c0.x, c1.y - c0.y))) show_answer(s, v);
+            // The button within the pane's content (the pill may reach into its padding).
+            const ImVec2 b0(std::max(c0.x, ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMin().x), c0.y);
+            const float b1 = std::min(c1.x, ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x);
+            ImGui::SetCursorScreenPos(b0);
+            if (ImGui::InvisibleButton("##answer", ImVec2(std::max(1.0f, b1 - b0.x), c1.y - c0.y))) show_answer(s, v);
             if (ImGui::IsItemHovered()) {
                 ImGui::BeginTooltip();
                 ImGui::PushTextWrapPos(std::min(r.w * 0.6f, f * 32));
