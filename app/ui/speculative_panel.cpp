@@ -4,6 +4,7 @@
 // with the break-even line at 1; settings asked to overlap that took turns
 // are named under it.
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -77,19 +78,43 @@ void draw_speculative_chart(const serving::ServingExhibit& e, ImVec2 avail) {
                                          std::string(tr("took turns: no CPU free for the draft's thread"));
     const std::vector<std::pair<std::uint32_t, std::string>> legend = {{tpp.rgb, "tokens per target pass"},
                                                                         {ceiling.rgb, "at most k + 1"}};
-    // The three charts share what the two headings, the legend (one or two
-    // lines) and the verdict leave.
+    // The three charts share what the headings, the legend and the verdict
+    // leave. On a wide pane the first two stand side by side (same groups,
+    // half the width each) and the speedup takes the full width under them:
+    // stacked three high, each was a strip 25 px tall at 1280x720.
     const float line = ImGui::GetTextLineHeightWithSpacing();
-    const float spacing = ImGui::GetStyle().ItemSpacing.y;
-    const float text_h = line * static_cast<float>(3 + plot::legend_lines(legend, avail.x)) +
-                         (any_turns ? text_wrapped_height(took_turns, avail.x) + spacing : 0.0f);
-    const float h = std::max(70.0f, (avail.y - text_h - spacing * 4) / 3);
-    // Each chart's unit is in its heading or legend, not above its axis: on
-    // charts this short it sat on the top tick's value.
-    ImGui::TextUnformatted(tr("Guesses accepted, %"));
-    plot::grouped_bars(ImVec2(avail.x, h), names, {acc}, "", 100);
-    plot::legend(legend);
-    plot::grouped_bars(ImVec2(avail.x, h), names, {tpp, ceiling}, "");
+    const float spacing = ImGui::GetStyle().ItemSpacing.y, gap_x = ImGui::GetStyle().ItemSpacing.x * 2;
+    const float half = std::floor((avail.x - gap_x) / 2);
+    const bool beside = half >= ImGui::GetFontSize() * 12;
+    const int legend_n = plot::legend_lines(legend, beside ? half : avail.x);
+    const float turns_h = any_turns ? text_wrapped_height(took_turns, avail.x) + spacing : 0.0f;
+    float h = 0;
+    if (beside) {
+        // A heading's or the legend's lines above the pair, one heading and the verdict below.
+        const float text_h = line * static_cast<float>(std::max(1, legend_n) + 2) + turns_h;
+        h = std::max(70.0f, (avail.y - text_h - spacing * 3) / 2);
+        const ImVec2 top = ImGui::GetCursorScreenPos();
+        ImGui::BeginGroup();
+        ImGui::TextUnformatted(tr("Guesses accepted, %"));
+        ImGui::SetCursorScreenPos(ImVec2(top.x, top.y + line * static_cast<float>(std::max(1, legend_n))));
+        plot::grouped_bars(ImVec2(half, h), names, {acc}, "", 100);
+        ImGui::EndGroup();
+        ImGui::SameLine(0, gap_x);
+        ImGui::BeginGroup();
+        plot::legend(legend);  // wraps at the pane's edge: this column's
+        ImGui::SetCursorScreenPos(ImVec2(top.x + half + gap_x, top.y + line * static_cast<float>(std::max(1, legend_n))));
+        plot::grouped_bars(ImVec2(half, h), names, {tpp, ceiling}, "");
+        ImGui::EndGroup();
+    } else {
+        const float text_h = line * static_cast<float>(3 + legend_n) + turns_h;
+        h = std::max(70.0f, (avail.y - text_h - spacing * 4) / 3);
+        // Each chart's unit is in its heading or legend, not above its axis: on
+        // charts this short it sat on the top tick's value.
+        ImGui::TextUnformatted(tr("Guesses accepted, %"));
+        plot::grouped_bars(ImVec2(avail.x, h), names, {acc}, "", 100);
+        plot::legend(legend);
+        plot::grouped_bars(ImVec2(avail.x, h), names, {tpp, ceiling}, "");
+    }
     ImGui::TextUnformatted(tr("Speedup over the target alone (this machine); dashed: break-even, 1\u00d7"));
     double top = 1.2;  // the break-even line below the top
     for (double v : speedup.values) top = std::max(top, v * 1.1);
