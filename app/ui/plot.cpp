@@ -374,6 +374,25 @@ void legend(const std::vector<std::pair<std::uint32_t, std::string>>& entries, b
     }
 }
 
+static float side_gap() { return ImGui::GetStyle().ItemSpacing.x * 2; }
+
+float side_width(float width) { return std::floor((width - side_gap()) / 2); }
+
+void side_by_side(float width, float chart_h, int head_lines, const std::function<void(int side)>& heading,
+                  const std::function<void(int side, ImVec2 size)>& chart) {
+    const float w = side_width(width), head_h = ImGui::GetTextLineHeightWithSpacing() * static_cast<float>(head_lines);
+    const ImVec2 top = ImGui::GetCursorScreenPos();
+    for (int side = 0; side < 2; ++side) {
+        const float x = top.x + static_cast<float>(side) * (w + side_gap());
+        if (side) ImGui::SameLine(0, side_gap());
+        ImGui::BeginGroup();
+        heading(side);
+        ImGui::SetCursorScreenPos(ImVec2(x, top.y + head_h));
+        chart(side, ImVec2(w, chart_h));
+        ImGui::EndGroup();
+    }
+}
+
 // Gridlines at the ticks and their labels under the frame, each centred on
 // its tick, or (keep_inside) the end ones kept within the frame's width.
 static void vertical_ticks(const Frame& f, const std::vector<double>& ticks, const std::vector<std::string>& labels,

@@ -119,6 +119,16 @@ void legend(const std::vector<std::pair<std::uint32_t, std::string>>& entries, b
 // The lines legend() takes in a pane `width` wide: a chart above it leaves room.
 int legend_lines(const std::vector<std::pair<std::uint32_t, std::string>>& entries, float width);
 
+// Two charts side by side, `width` in all, each under its heading (drawn by
+// heading(side)) in `head_lines` lines, so their frames stand level;
+// chart(side, size) draws each. A legend, which wraps at the pane's edge,
+// belongs on the right (side 1). Two short charts read better beside each
+// other than stacked into strips.
+void side_by_side(float width, float chart_h, int head_lines, const std::function<void(int side)>& heading,
+                  const std::function<void(int side, ImVec2 size)>& chart);
+// The width of each of side_by_side's charts.
+float side_width(float width);
+
 // ---- line charts with markers and a time axis (the serving lab's charts) ----
 
 // Vertical gridlines at `ticks` with their values under the frame (short:

@@ -1,6 +1,7 @@
 // Quantization (lesson 12), from the serving exhibit: per weight type the
 // bytes one decode step reads, the decode rate measured beside the rate the
 // bytes alone predict, and the quality kept (perplexity, KL, top-1 agreement).
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -33,11 +34,31 @@ void draw_quantization_chart(const serving::ServingExhibit& e, ImVec2 avail) {
     // its text, the cell padding and a border.
     constexpr float small = 0.85f;
     const float row = ImGui::GetTextLineHeight() * small + 2 * ImGui::GetStyle().CellPadding.y + 1;
-    const float h = std::max(90.0f, (avail.y - line * 3.5f - row * static_cast<float>(rows.size() + 1)) / 2);
-    ImGui::TextUnformatted(tr("Weight bytes read per decode step"));
-    plot::grouped_bars(ImVec2(avail.x, h), types, {mb}, "MB");
-    plot::legend({{measured.rgb, "decode tokens/s, measured"}, {predicted.rgb, "predicted from bytes alone"}});
-    plot::grouped_bars(ImVec2(avail.x, h), types, {measured, predicted}, "tok/s");
+    const float table_h = row * static_cast<float>(rows.size() + 1);
+    const std::vector<std::pair<std::uint32_t, std::string>> legend = {
+        {measured.rgb, "decode tokens/s, measured"}, {predicted.rgb, "predicted from bytes alone"}};
+    // On a wide pane the two charts stand side by side (stacked, each was a
+    // strip 35 px tall at 1280x720); else one under the other.
+    if (const float half = plot::side_width(avail.x); half >= ImGui::GetFontSize() * 12) {
+        const int head = std::max(1, plot::legend_lines(legend, half));
+        const float h = std::max(90.0f, avail.y - line * (static_cast<float>(head) + 1.5f) - table_h);
+        plot::side_by_side(
+            avail.x, h, head,
+            [&](int side) {
+                if (side == 0) ImGui::TextUnformatted(tr("Weight bytes read per decode step"));
+                else plot::legend(legend);
+            },
+            [&](int side, ImVec2 size) {
+                if (side == 0) plot::grouped_bars(size, types, {mb}, "MB");
+                else plot::grouped_bars(size, types, {measured, predicted}, "tok/s");
+            });
+    } else {
+        const float h = std::max(90.0f, (avail.y - line * 3.5f - table_h) / 2);
+        ImGui::TextUnformatted(tr("Weight bytes read per decode step"));
+        plot::grouped_bars(ImVec2(avail.x, h), types, {mb}, "MB");
+        plot::legend(legend);
+        plot::grouped_bars(ImVec2(avail.x, h), types, {measured, predicted}, "tok/s");
+    }
     ImGui::TextUnformatted(tr("Quality on the held-out stories"));
     // A table, so the three measures line up under their names; KL against
     // the first row is tiny, and written as a power of ten a class can read.

@@ -83,8 +83,8 @@ void draw_speculative_chart(const serving::ServingExhibit& e, ImVec2 avail) {
     // half the width each) and the speedup takes the full width under them:
     // stacked three high, each was a strip 25 px tall at 1280x720.
     const float line = ImGui::GetTextLineHeightWithSpacing();
-    const float spacing = ImGui::GetStyle().ItemSpacing.y, gap_x = ImGui::GetStyle().ItemSpacing.x * 2;
-    const float half = std::floor((avail.x - gap_x) / 2);
+    const float spacing = ImGui::GetStyle().ItemSpacing.y;
+    const float half = plot::side_width(avail.x);
     const bool beside = half >= ImGui::GetFontSize() * 12;
     const int legend_n = plot::legend_lines(legend, beside ? half : avail.x);
     const float turns_h = any_turns ? text_wrapped_height(took_turns, avail.x) + spacing : 0.0f;
@@ -93,18 +93,16 @@ void draw_speculative_chart(const serving::ServingExhibit& e, ImVec2 avail) {
         // A heading's or the legend's lines above the pair, one heading and the verdict below.
         const float text_h = line * static_cast<float>(std::max(1, legend_n) + 2) + turns_h;
         h = std::max(70.0f, (avail.y - text_h - spacing * 3) / 2);
-        const ImVec2 top = ImGui::GetCursorScreenPos();
-        ImGui::BeginGroup();
-        ImGui::TextUnformatted(tr("Guesses accepted, %"));
-        ImGui::SetCursorScreenPos(ImVec2(top.x, top.y + line * static_cast<float>(std::max(1, legend_n))));
-        plot::grouped_bars(ImVec2(half, h), names, {acc}, "", 100);
-        ImGui::EndGroup();
-        ImGui::SameLine(0, gap_x);
-        ImGui::BeginGroup();
-        plot::legend(legend);  // wraps at the pane's edge: this column's
-        ImGui::SetCursorScreenPos(ImVec2(top.x + half + gap_x, top.y + line * static_cast<float>(std::max(1, legend_n))));
-        plot::grouped_bars(ImVec2(half, h), names, {tpp, ceiling}, "");
-        ImGui::EndGroup();
+        plot::side_by_side(
+            avail.x, h, std::max(1, legend_n),
+            [&](int side) {
+                if (side == 0) ImGui::TextUnformatted(tr("Guesses accepted, %"));
+                else plot::legend(legend);
+            },
+            [&](int side, ImVec2 size) {
+                if (side == 0) plot::grouped_bars(size, names, {acc}, "", 100);
+                else plot::grouped_bars(size, names, {tpp, ceiling}, "");
+            });
     } else {
         const float text_h = line * static_cast<float>(3 + legend_n) + turns_h;
         h = std::max(70.0f, (avail.y - text_h - spacing * 4) / 3);
