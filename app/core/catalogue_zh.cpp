@@ -214,6 +214,8 @@ const Catalogue& chinese_catalogue() {
             {"the weights are frozen: training is over, the model only serves now", "参数已冻结：训练结束了，模型现在只提供服务"},
             // training
             {"loss", "损失"},
+            {"training step", "训练步"},
+            {"time since the request (log scale)", "从发出请求算起的时间（对数刻度）"},
             {"gradients", "梯度"},
             {"update", "更新"},
             {"now", "当前"},

@@ -95,7 +95,8 @@ void loss_chart(const std::vector<double>& loss, ImVec2 size) {
         y_ticks.push_back(k);
         y_labels.push_back(pretty_number(std::pow(10.0, k)));
     }
-    plot::y_axis(f, "", y_ticks, y_labels);
+    plot::y_axis(f, "loss", y_ticks, y_labels);
+    plot::label(ImVec2(f.max.x, plot::above(f)), "training step", theme::muted_rgb, 1, 0.85f);
     std::vector<double> x_ticks = plot::axis_ticks(1, f.x1, f.width(), ImGui::CalcTextSize("10,000").x * 1.5f, 5);
     std::vector<std::string> x_labels;
     for (double x : x_ticks) x_labels.push_back(count_text(x));

@@ -65,6 +65,8 @@ void draw_waits_chart(const serving::ServingExhibit& e, ImVec2 avail) {
         decade_names.push_back(ms >= 1000 ? fmt::format("{:g} s", ms / 1000) : fmt::format("{:g} ms", ms));
     }
     plot::x_axis(f, decades, decade_names);
+    // What the x axis counts, over its right end (the y unit is over its left).
+    plot::label(ImVec2(f.max.x, plot::above(f)), "time since the request (log scale)", theme::muted_rgb, 1, 0.85f);
     auto log_ms = [&](const std::vector<double>& ms) {
         std::vector<double> x;
         for (double t : ms) x.push_back(std::log10(std::max(t, first_ms)));
