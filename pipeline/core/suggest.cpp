@@ -20,6 +20,10 @@ std::string closest_name(std::string_view word, const std::vector<std::string>& 
     std::string best;
     std::size_t best_d = 3;  // suggest only close matches
     for (const auto& c : candidates) {
+        // The distance is at least the difference in length: a megabyte
+        // pasted as a word is compared with nothing, not with every name.
+        const std::size_t gap = word.size() > c.size() ? word.size() - c.size() : c.size() - word.size();
+        if (gap >= best_d) continue;
         const std::size_t d = edit_distance(word, c);
         // And not a whole word rewritten: any two-letter word is two edits
         // from "en", which is no reason to suggest it for "fr".

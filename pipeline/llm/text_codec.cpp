@@ -49,7 +49,9 @@ int token_of_piece(const TextCodec& codec, int n_tokens, std::string_view piece)
         pieces.push_back(codec.piece(id));
         if (pieces.back() == piece) return id;
     }
-    throw Error(fmt::format("no token of this vocabulary is exactly {}{}", quote_text(piece), did_you_mean(piece, pieces)));
+    // A piece pasted by mistake may be a megabyte: the message quotes its ends.
+    throw Error(fmt::format("no token of this vocabulary is exactly {}{}", quote_text(elide(piece, 120)),
+                            did_you_mean(piece, pieces)));
 }
 
 std::unique_ptr<TextCodec> make_vocab_codec(std::shared_ptr<const Vocab> vocab) {

@@ -169,4 +169,13 @@ TEST_CASE("llm view: a piece names its token, a near miss suggests the nearest")
     } catch (const Error& e) {
         CHECK(std::string(e.what()).find("did you mean") != std::string::npos);
     }
+    // A megabyte pasted as a piece: a message of bounded length that says so.
+    try {
+        model.token_of_piece(std::string(1 << 20, 'x'));
+        FAIL("no error");
+    } catch (const Error& e) {
+        const std::string what = e.what();
+        CHECK(what.size() < 1000);
+        CHECK(what.find("bytes left out") != std::string::npos);
+    }
 }
