@@ -151,19 +151,20 @@ std::string key_as_words(std::string key) {
     return key;
 }
 
+std::string times_power_of_ten(std::string_view mantissa, int exponent) {
+    static constexpr const char* superscript[] = {"\u2070", "\u00b9", "\u00b2", "\u00b3", "\u2074",
+                                                  "\u2075", "\u2076", "\u2077", "\u2078", "\u2079"};
+    std::string out = std::string(mantissa) + "\u00d710";
+    if (exponent < 0) out += "\u207b";
+    for (const char digit : std::to_string(std::abs(exponent))) out += superscript[digit - '0'];
+    return out;
+}
+
 std::string readable_number(double x, int digits) {
     const std::string g = fmt::format("{:.{}g}", x, std::max(digits, 1));  // %g's rounding: 9.999e-06 → 1e-05
     const std::size_t e = g.find('e');
     if (e == std::string::npos) return g;
-    static constexpr const char* superscript[] = {"\u2070", "\u00b9", "\u00b2", "\u00b3", "\u2074",
-                                                  "\u2075", "\u2076", "\u2077", "\u2078", "\u2079"};
-    std::string out = g.substr(0, e) + "\u00d710";
-    std::size_t i = e + 1;
-    if (g[i] == '-') out += "\u207b";
-    if (g[i] == '-' || g[i] == '+') ++i;
-    while (i + 1 < g.size() && g[i] == '0') ++i;  // "e-06" → ⁻⁶
-    for (; i < g.size(); ++i) out += superscript[g[i] - '0'];
-    return out;
+    return times_power_of_ten(std::string_view(g).substr(0, e), std::atoi(g.c_str() + e + 1));
 }
 
 std::optional<double> whole_number_text(std::string_view text) {

@@ -75,6 +75,9 @@ std::string_view unit_for_count(double n, std::string_view unit);
 // APIs use.
 std::string key_as_words(std::string key);
 
+// "1.85" and −4 as "1.85×10⁻⁴": the power of ten a class reads, shared by
+// readable_number and shown_number.
+std::string times_power_of_ten(std::string_view mantissa, int exponent);
 std::string readable_number(double x, int digits = 3);
 
 // "20 min" → {"20", " min"}: the finite number a text starts with, and what

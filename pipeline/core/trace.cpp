@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <fmt/format.h>
 
+#include "pipeline/core/text.h"
 #include "pipeline/core/trace_keys.h"
 
 namespace sixstep {
@@ -35,13 +36,7 @@ std::string shown_number(double x, int digits) {
             if (!whole) mantissa.erase(last + 1);
             else if (std::strtod(e.c_str(), nullptr) == x) mantissa.erase(point);
         }
-        static constexpr const char* superscript[] = {"\u2070", "\u00b9", "\u00b2", "\u00b3", "\u2074",
-                                                      "\u2075", "\u2076", "\u2077", "\u2078", "\u2079"};
-        std::string out = mantissa + "\u00d710\u207b";
-        std::size_t i = at + 2;  // past "e-"
-        while (i + 1 < e.size() && e[i] == '0') ++i;
-        for (; i < e.size(); ++i) out += superscript[e[i] - '0'];
-        return out;
+        return times_power_of_ten(mantissa, std::atoi(e.c_str() + at + 1));
     }
     const std::string s = format_number(x, digits);
     // A value that is not whole but rounds to a whole number keeps its zeros

@@ -135,6 +135,15 @@ TEST_CASE("readable numbers: a power of ten where %g writes an exponent") {
     CHECK(readable_number(0) == "0");
 }
 
+TEST_CASE("a power of ten as a class reads it: superscript exponent, a real minus") {
+    CHECK(times_power_of_ten("1.85", -4) == "1.85\u00d710\u207b\u2074");
+    CHECK(times_power_of_ten("1.89", 13) == "1.89\u00d710\u00b9\u00b3");
+    CHECK(times_power_of_ten("2", 0) == "2\u00d710\u2070");
+    CHECK(readable_number(1.89e13) == "1.89\u00d710\u00b9\u00b3");
+    CHECK(readable_number(9.999e-6) == "1\u00d710\u207b\u2075");  // %g's rounding
+    CHECK(shown_number(1.85e-4) == "1.85\u00d710\u207b\u2074");
+}
+
 TEST_CASE("a key reads as words, but a GGUF or sampler name keeps its underscores") {
     CHECK(key_as_words("express_lane") == "express lane");
     CHECK(key_as_words("requests_per_day") == "requests per day");
