@@ -64,9 +64,10 @@ void draw_timeline_panel(const app::Snapshot& s, ViewState& v, app::Session&, co
             // The quotient of the time as printed, so that it divides on a calculator.
             const std::string ms = pretty_number(prefill->forward_ms, 3);
             const double shown = std::strtod(ms.c_str(), nullptr);
-            per_token = fmt::format(fmt::runtime(tr("Per token: prefill {} ms \u00f7 {} = {} ms, decode {} ms (TPOT).")), ms,
-                                    prefill->n_tokens, pretty_number((shown > 0 ? shown : prefill->forward_ms) / prefill->n_tokens, 3),
-                                    pretty_number(view->tpot_ms, 3));
+            per_token = tr(fmt::format("Per token: prefill {} ms \u00f7 {} = {} ms, decode {} ms (TPOT).", ms,
+                                       prefill->n_tokens,
+                                       pretty_number((shown > 0 ? shown : prefill->forward_ms) / prefill->n_tokens, 3),
+                                       pretty_number(view->tpot_ms, 3)));
         }
         std::vector<const char*> notes = {
             tr("TTFT = tokenize + prefill + first sample: from the start of tokenizing to the first token."),
