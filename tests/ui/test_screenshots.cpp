@@ -126,11 +126,20 @@ size_t distinct_colours(const Image& img) {
 // PNG files: the one test of the files is "the PNG files hold the pixels").
 // Every step of the lesson at `path`, at 1280x720, in memory; the renderer's
 // lines about content that does not fit its pane go to `overflows`.
-std::vector<Image> render_lesson_at(const std::string& path, std::vector<std::string>* overflows = nullptr) {
+// `notes` (optional): the steps whose narration was drawn below the body
+// size; `checks_held` (optional): per step, whether every check passed.
+std::vector<Image> render_lesson_at(const std::string& path, std::vector<std::string>* overflows = nullptr,
+                                    std::vector<std::string>* notes = nullptr, std::vector<bool>* checks_held = nullptr) {
     ui::ScreenshotOptions o;
     o.lesson_path = path;
+    o.narration_notes = notes;
     std::vector<Image> images;
-    o.on_frame = [&](const ui::Frame& f, const app::Snapshot&) { images.emplace_back(f); };
+    o.on_frame = [&](const ui::Frame& f, const app::Snapshot& shown) {
+        images.emplace_back(f);
+        if (checks_held)
+            checks_held->push_back(std::all_of(shown.state.checks.begin(), shown.state.checks.end(),
+                                               [](const app::CheckResult& c) { return c.passed; }));
+    };
     REQUIRE_MESSAGE(ui::render_screenshots(o, nullptr, overflows) == 0,
                     "no image: is Mesa's EGL (libegl-mesa0) installed? the GUI smoke test needs it");
     return images;
@@ -252,7 +261,8 @@ int runs_on_baseline(const Image& img, const ui::Rect& r, const std::vector<std:
 }  // namespace
 
 // Also the 1280x720 half of "every pane's content fits" (below): the same
-// frames, rendered once.
+// frames, rendered once. And no step's narration drawn smaller than the body
+// text (`screenshot`'s note).
 TEST_CASE("screenshots: every lesson, every step, off-screen at 1280x720, every pane's content fitting") {
     const std::string lessons = std::string(SIXSTEP_SOURCE_DIR) + "/lessons";
     const float f = ui::default_font_px(1280, 720);
@@ -268,12 +278,23 @@ TEST_CASE("screenshots: every lesson, every step, off-screen at 1280x720, every 
             FAIL_CHECK("lesson does not load: " << e.what());
             continue;
         }
-        std::vector<std::string> overflows;
-        const std::vector<Image> frames = render_lesson_at(path, &overflows);
+        std::vector<std::string> overflows, shrunk;
+        std::vector<bool> held;
+        const std::vector<Image> frames = render_lesson_at(path, &overflows, &shrunk, &held);
         REQUIRE(frames.size() == lesson.steps.size());
+        REQUIRE(held.size() == frames.size());
         std::string unfit;
         for (const std::string& line : overflows) unfit += "\n  " + line;
         CHECK_MESSAGE(unfit.empty(), "content that does not fit its pane at 1280x720:" << unfit);
+        // Each step's narration at the body size or larger: read from the
+        // back of the room. (A failed check's lines take the narration's room
+        // first: a timing check that fails on a busy machine may shrink it.)
+        std::string small;
+        for (const std::string& line : shrunk) {
+            const std::size_t step = std::stoul(line.substr(5));  // "step 4: the narration is shown at 85% …"
+            if (step >= 1 && step <= held.size() && held[step - 1]) small += "\n  " + line;
+        }
+        CHECK_MESSAGE(small.empty(), "narration shrunk below the body size at 1280x720 (shorten the say: text):" << small);
 
         // What the interpreter says ran last at each step: the stage the diagram must highlight.
         app::Interpreter it(lesson);
