@@ -408,6 +408,7 @@ const Catalogue& chinese_catalogue() {
             {"kv_layout", "KV 布局"},
             {"predicted from bytes alone", "仅按字节预测"},
             {"dashed: every arrival served", "虚线：每个到达都被服务"},
+            {"throughput, measured", "吞吐量，实测"},
             {"preempted", "被抢占"},
             {"prefix_cache", "前缀缓存"},
             {"promoted", "已全量"},

@@ -37,13 +37,13 @@ struct Series {
     bool measured;
 };
 
-void rate_chart(const std::vector<double>& rates, const std::vector<Series>& series, const char* unit, float height) {
+void rate_chart(const std::vector<double>& rates, const std::vector<Series>& series, const char* unit, ImVec2 size) {
     double top = 0;
     for (const Series& s : series)
         for (double y : s.ys) top = std::max(top, y);
     const float text_h = ImGui::GetTextLineHeightWithSpacing();
     const double x1 = plot::nice_ceiling(rates.back() * 1.05);
-    const plot::Frame f = plot::begin(ImVec2(ImGui::GetContentRegionAvail().x, height), 0, x1, 0,
+    const plot::Frame f = plot::begin(size, 0, x1, 0,
                                       plot::nice_ceiling(std::max(top, 1e-9) * 1.1), ImGui::CalcTextSize("00000").x,
                                       text_h * 0.8f);
     const float font = ImGui::GetFontSize();
@@ -111,15 +111,8 @@ void draw_real_server_panel(const app::Snapshot& s, ViewState& v, app::Session&,
             against = tr(fmt::format("at the highest rate, p90 measured \u00f7 predicted = {} \u00f7 {} ms = {}\u00d7", d.a,
                                      d.b, d.q));
         }
-        // The throughput chart's legend goes on its title's line when it fits there.
-        const std::vector<std::pair<std::uint32_t, std::string>> served{
-            {theme::accent_rgb, tr("measured")}, {predicted_rgb, tr("dashed: every arrival served")}};
-        const char* served_title = tr("Throughput against the arrival rate");
-        const float title_w = ImGui::CalcTextSize(served_title).x + ImGui::GetStyle().ItemSpacing.x * 2;
-        const bool served_beside = plot::legend_lines(served, ImGui::GetContentRegionAvail().x - title_w) == 1;
         const float text_h = ImGui::GetTextLineHeightWithSpacing();
-        const float lines = 2.2f + static_cast<float>(legend_lines) + (against.empty() ? 0.0f : 1.0f) + (served_beside ? 0.0f : 1.0f);
-        const float avail = ImGui::GetContentRegionAvail().y - text_h * lines - 2 * ImGui::GetStyle().ItemSpacing.y;
+        const float width = ImGui::GetContentRegionAvail().x;
         // A machine that slows the server between the timing and the sweep
         // moves the curve; say what the top rate was at the pace it kept.
         if (top.service_measured) {
@@ -129,7 +122,38 @@ void draw_real_server_panel(const app::Snapshot& s, ViewState& v, app::Session&,
         } else {
             ImGui::TextUnformatted(tr("TTFT against the arrival rate"));
         }
-        rate_chart(rates, {q50, q90, q99, m50, m90, m99}, "ms", std::max(text_h * 3, avail * 0.6f));
+        // On a wide pane the two charts stand side by side, each under its
+        // legend (stacked, the throughput chart was a strip 35 px tall at
+        // 1280x720); the line styles and the comparison go under both.
+        if (const float half = plot::side_width(width); half >= ImGui::GetFontSize() * 12) {
+            const std::vector<std::pair<std::uint32_t, std::string>> throughput{
+                {theme::accent_rgb, tr("throughput, measured")}, {predicted_rgb, tr("dashed: every arrival served")}};
+            const int head = std::max(1, plot::legend_lines(throughput, half));
+            const float chart_h = std::max(text_h * 3, ImGui::GetContentRegionAvail().y -
+                                                           text_h * (static_cast<float>(head) + (against.empty() ? 1.2f : 2.2f)) -
+                                                           2 * ImGui::GetStyle().ItemSpacing.y);
+            plot::side_by_side(
+                width, chart_h, head,
+                [&](int side) { plot::legend(side == 0 ? percentiles : throughput); },
+                [&](int side, ImVec2 size) {
+                    if (side == 0) rate_chart(rates, {q50, q90, q99, m50, m90, m99}, "ms", size);
+                    else rate_chart(rates, {qthr, thr}, "req/s", size);
+                });
+            ImGui::TextDisabled("%s", styles);
+            if (!against.empty()) ImGui::TextUnformatted(against.c_str());
+            ImGui::SetWindowFontScale(1.0f);
+            end_panel();
+            return;
+        }
+        // The throughput chart's legend goes on its title's line when it fits there.
+        const std::vector<std::pair<std::uint32_t, std::string>> served{
+            {theme::accent_rgb, tr("measured")}, {predicted_rgb, tr("dashed: every arrival served")}};
+        const char* served_title = tr("Throughput against the arrival rate");
+        const float title_w = ImGui::CalcTextSize(served_title).x + ImGui::GetStyle().ItemSpacing.x * 2;
+        const bool served_beside = plot::legend_lines(served, ImGui::GetContentRegionAvail().x - title_w) == 1;
+        const float lines = 1.2f + static_cast<float>(legend_lines) + (against.empty() ? 0.0f : 1.0f) + (served_beside ? 0.0f : 1.0f);
+        const float avail = ImGui::GetContentRegionAvail().y - text_h * lines - 2 * ImGui::GetStyle().ItemSpacing.y;
+        rate_chart(rates, {q50, q90, q99, m50, m90, m99}, "ms", ImVec2(width, std::max(text_h * 3, avail * 0.6f)));
         // The colours are the percentiles; the line's style says which is which.
         plot::legend(percentiles);
         ImGui::SameLine();
@@ -141,7 +165,7 @@ void draw_real_server_panel(const app::Snapshot& s, ViewState& v, app::Session&,
             ImGui::SameLine(0, ImGui::GetStyle().ItemSpacing.x * 2);
             plot::legend(served, false);
         }
-        rate_chart(rates, {qthr, thr}, "req/s", std::max(text_h * 2, avail * 0.4f));
+        rate_chart(rates, {qthr, thr}, "req/s", ImVec2(width, std::max(text_h * 2, avail * 0.4f)));
         if (!served_beside) plot::legend(served);
         ImGui::SetWindowFontScale(1.0f);
     }
