@@ -378,6 +378,8 @@ static float side_gap() { return ImGui::GetStyle().ItemSpacing.x * 2; }
 
 float side_width(float width) { return std::floor((width - side_gap()) / 2); }
 
+bool side_by_side_fits(float width) { return side_width(width) >= ImGui::GetFontSize() * 12; }
+
 void side_by_side(float width, float chart_h, int head_lines, const std::function<void(int side)>& heading,
                   const std::function<void(int side, ImVec2 size)>& chart) {
     const float w = side_width(width), head_h = ImGui::GetTextLineHeightWithSpacing() * static_cast<float>(head_lines);

@@ -128,6 +128,9 @@ void side_by_side(float width, float chart_h, int head_lines, const std::functio
                   const std::function<void(int side, ImVec2 size)>& chart);
 // The width of each of side_by_side's charts.
 float side_width(float width);
+// Whether a pane `width` wide holds two charts side by side (about twelve
+// characters of the current font each, room for four groups' labels).
+bool side_by_side_fits(float width);
 
 // ---- line charts with markers and a time axis (the serving lab's charts) ----
 

@@ -39,7 +39,8 @@ void draw_quantization_chart(const serving::ServingExhibit& e, ImVec2 avail) {
         {measured.rgb, "decode tokens/s, measured"}, {predicted.rgb, "predicted from bytes alone"}};
     // On a wide pane the two charts stand side by side (stacked, each was a
     // strip 35 px tall at 1280x720); else one under the other.
-    if (const float half = plot::side_width(avail.x); half >= ImGui::GetFontSize() * 12) {
+    if (plot::side_by_side_fits(avail.x)) {
+        const float half = plot::side_width(avail.x);
         const int head = std::max(1, plot::legend_lines(legend, half));
         const float h = std::max(90.0f, avail.y - line * (static_cast<float>(head) + 1.5f) - table_h);
         plot::side_by_side(

@@ -125,7 +125,8 @@ void draw_real_server_panel(const app::Snapshot& s, ViewState& v, app::Session&,
         // On a wide pane the two charts stand side by side, each under its
         // legend (stacked, the throughput chart was a strip 35 px tall at
         // 1280x720); the line styles and the comparison go under both.
-        if (const float half = plot::side_width(width); half >= ImGui::GetFontSize() * 12) {
+        if (plot::side_by_side_fits(width)) {
+            const float half = plot::side_width(width);
             const std::vector<std::pair<std::uint32_t, std::string>> throughput{
                 {theme::accent_rgb, tr("throughput, measured")}, {predicted_rgb, tr("dashed: every arrival served")}};
             const int head = std::max(1, plot::legend_lines(throughput, half));

@@ -85,7 +85,7 @@ void draw_speculative_chart(const serving::ServingExhibit& e, ImVec2 avail) {
     const float line = ImGui::GetTextLineHeightWithSpacing();
     const float spacing = ImGui::GetStyle().ItemSpacing.y;
     const float half = plot::side_width(avail.x);
-    const bool beside = half >= ImGui::GetFontSize() * 12;
+    const bool beside = plot::side_by_side_fits(avail.x);
     const int legend_n = plot::legend_lines(legend, beside ? half : avail.x);
     const float turns_h = any_turns ? text_wrapped_height(took_turns, avail.x) + spacing : 0.0f;
     float h = 0;
