@@ -62,8 +62,7 @@ void grid(const llm::LlmView& view, float width, float height) {
     const int n_head_kv = std::max(1, kv.n_head_kv);
     if (ch >= small * 0.9f) {  // a label for every row
         for (int r = 0; r < rows; ++r) {
-            char name[24];
-            std::snprintf(name, sizeof name, "L%d H%d", r / n_head_kv, r % n_head_kv);
+            const std::string name = fmt::format("L{} H{}", r / n_head_kv, r % n_head_kv);
             plot::label(ImVec2(o.x - 4, o.y + r * ch + (ch - small) * 0.5f), name, theme::muted_rgb, 1, 0.7f);
         }
     } else {
