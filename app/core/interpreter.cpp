@@ -719,11 +719,24 @@ std::string typed(const Value& v) {
 // 0.1 + 0.2 style rounding never fails a lesson (within 10⁻¹² of zero,
 // where digits run out: 1e-17 is 0); anything else as written. Below 1 it
 // was an absolute 1e-9, which took 4e-10 for 1.2e-9.
+// A yes/no answer as a lesson may write it: the engine's "yes" and "no",
+// YAML's true and false, a Chinese lesson's 是 and 否.
+std::optional<bool> yes_no(const std::string& t) {
+    if (t == "yes" || t == "true" || t == "是") return true;
+    if (t == "no" || t == "false" || t == "否") return false;
+    return std::nullopt;
+}
+
 bool same(const Value& got, const Value& want) {
     const double* g = std::get_if<double>(&got);
     const double* w = std::get_if<double>(&want);
     if (g && w) return std::fabs(*g - *w) <= std::max(1e-9 * std::max(std::fabs(*g), std::fabs(*w)), 1e-12);
-    return typed(got) == typed(want);
+    const std::string gt = typed(got), wt = typed(want);
+    // A yes/no path ("yes" or "no", as the engine writes it) against any
+    // way of writing yes or no: respond.weights_unchanged: 是 holds.
+    if (gt == "yes" || gt == "no")
+        if (const std::optional<bool> wb = yes_no(wt)) return *wb == (gt == "yes");
+    return gt == wt;
 }
 
 bool holds(const Condition& c, const Value& got, const Value& want) {
@@ -773,7 +786,7 @@ std::string Interpreter::why_nothing(const std::string& path) const {
     if (path.rfind("logit_lens.", 0) == 0) return "show the logit_lens panel before the forward pass";
     const std::string head = path.substr(0, path.find('.'));
     // The answer's fields: was the request answered?
-    if (head == "response" && !pipeline_ && state_.error)
+    if (head == "response" && state_.error && !(pipeline_ && pipeline_->done()))
         return "the step's error stopped the request before its answer";
     if (head == "response" && !(pipeline_ && pipeline_->done()))
         return "the request has not been answered yet; run: all walks it to the respond stage";

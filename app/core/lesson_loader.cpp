@@ -616,6 +616,7 @@ std::vector<Expectation> read_expect(const Reader& r, const YAML::Node& n, const
 struct StepsSoFar {
     bool trained = false;      // some step trains
     int frozen_at = 0;         // the step (1-based) that froze the weights; 0: none
+    std::map<std::string, std::string, std::less<>> settings;  // `set:` so far, the last value of each
 };
 
 // The key node of `name` in a mapping (its position), or a null node.
@@ -752,23 +753,33 @@ LessonStep read_step(const Reader& r, const YAML::Node& n, size_t index, const M
     s.where = r.at(n);
     if (n["title"]) s.title = r.text(n["title"], "title");
     if (n["say"]) s.say = r.text(n["say"], "say");
+    // Settings first: a step's `set:` is in force when its request runs.
+    if (n["set"]) s.set = read_settings(r, n["set"], model);
+    for (const SettingChange& c : s.set) so_far.settings[c.name] = c.value;
     if (const auto req = n["request"]) {
         r.expect_map(req, "\"request\"");
         std::vector<std::pair<std::string, std::string>> fields;
-        // Each value against its knob, here at its position (temperature: -1
-        // failed at run time, at the step), unless the kind takes what its
-        // knobs refuse or the step expects the error the value gives.
-        const bool check_values = !model.lenient_requests && !step_expects_error(n);
+        // Each value, here at its position (temperature: -1 failed at run
+        // time, at the step), unless the step expects the error the value
+        // gives: by the kind's own reader where it has one (delivery's
+        // "30%"), else by the field's knob.
+        const bool check_values = !step_expects_error(n);
+        const FieldLookup setting = [&](std::string_view name) {
+            const auto it = so_far.settings.find(name);
+            return it != so_far.settings.end() ? it->second : model.knob(name).default_value;
+        };
         for (const auto& kv : req) {
             check_request_field(r, kv.first, model);
             fields.emplace_back(kv.first.Scalar(), r.text(kv.second, kv.first.Scalar()));
-            if (check_values)
-                if (const Knob* k = model.find_knob(fields.back().first))
-                    r.checked(kv.second, [&] { (void)k->check(fields.back().second); });
+            const auto& [name, value] = fields.back();
+            if (!check_values) continue;
+            if (model.check_request_value)
+                r.checked(kv.second, [&] { model.check_request_value(name, value, setting); });
+            else if (const Knob* k = model.find_knob(name))
+                r.checked(kv.second, [&] { (void)k->check(value); });
         }
         s.request = std::move(fields);
     }
-    if (n["set"]) s.set = read_settings(r, n["set"], model);
     if (n["train"]) {
         check_trains(r, key_of(n, "train"), model);
         // Frozen means training is over: with data it trained on anyway (and
@@ -1223,7 +1234,8 @@ Lesson read_lesson(const Reader& r, const YAML::Node& root) {
                                               kv.first.Scalar()));
         throw Error(SourceLocation{path, 1, 1}, "the lesson has no \"steps\"");
     }
-    if (!steps.IsSequence() || steps.size() == 0)
+    if (steps.IsSequence() && steps.size() == 0) r.fail(steps, "\"steps\" is an empty list: a lesson needs a step");
+    if (!steps.IsSequence())
         r.fail(steps, fmt::format("\"steps\" must be a non-empty list, got {}", Reader::kind_of(steps)));
     const ModelDescription& model = model_description(lesson.model.kind);
     WorkTally work(r, lesson.budget, model, lesson.model_file_work);

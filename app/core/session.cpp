@@ -388,7 +388,7 @@ void Session::load_file(const std::string& path, std::optional<int> keep_positio
     const int n = static_cast<int>(lesson.steps.size());
     work_.load_error.clear();
     const std::string title = lesson.title;
-    add_log(LogEntry::Level::info, fmt::format("{} \"{}\" ({} steps)", keep_position ? "reloaded" : "opened", title, n));
+    add_log(LogEntry::Level::info, fmt::format("{} \"{}\" ({} step{})", keep_position ? "reloaded" : "opened", title, n, n == 1 ? "" : "s"));
     replay_into(std::make_unique<Interpreter>(std::move(lesson)), keep_position ? std::min(*keep_position, n) : 1, path);
 }
 

@@ -183,9 +183,13 @@ struct ModelDescription {
                                       // on its data); otherwise it is only served
     std::vector<PanelInfo> panels;    // beyond the inspector, in the order the window offers them
     WorkDeclaration work;             // what a request costs, for a lesson's work budget
-    bool lenient_requests = false;    // its requests take values its knobs refuse (delivery: "30%", an
-                                      // out-of-range distance — skew is the lesson); otherwise a lesson's
-                                      // request values are checked by their knobs when it loads
+    // Set by a kind whose requests take values its knobs would refuse
+    // (delivery: "30%", "3 公里", an out-of-range distance — skew is the
+    // lesson): throws sixstep::Error when the model could not read `value`
+    // for request field `field` under the settings in force (`setting`
+    // answers each one's value). The lesson loader asks it instead of the
+    // field's knob; without it, the knob checks the value.
+    std::function<void(std::string_view field, std::string_view value, const FieldLookup& setting)> check_request_value;
 
     const Knob* find_knob(std::string_view name) const;
     // Throws sixstep::Error: unknown knob "temprature" for the llm model — did

@@ -8,6 +8,7 @@
 #include "pipeline/core/stage.h"
 #include "pipeline/core/trace_keys.h"
 #include "pipeline/delivery/delivery_model.h"
+#include "pipeline/delivery/features.h"
 #include "pipeline/delivery/trace_keys.h"
 
 namespace sixstep::delivery {
@@ -147,6 +148,16 @@ std::vector<PathInfo> paths() {
     return p;
 }
 
+// A value stage 1 could not read, found when the lesson loads: what the
+// job itself would throw (read_feature), under the normalize setting then in
+// force. Out-of-range values and units dropped by normalize: false pass —
+// they are the skew the lessons show.
+void check_request_value(std::string_view field, std::string_view value, const FieldLookup& setting) {
+    const int i = feature_index(field);
+    if (i < 0) return;  // an unknown field: the loader names it
+    (void)read_feature(features[static_cast<size_t>(i)], value, setting(setting_names::normalize) == "true");
+}
+
 std::vector<Headline> headlines() {
     return {
         {Stage::request, {{keys::distance_km}, {keys::congestion}, {keys::express_lane}}},
@@ -164,7 +175,7 @@ const ModelDescription& DeliveryModel::describe() {
     static const ModelDescription d{"delivery", "the delivery-time linear regression: 5 + 2·km + 10·congestion − 2·lane",
                                     knobs(), paths(), headlines(), /*trains=*/true, /*panels=*/{},
                                     /*work=*/{},  // a request is a few multiply-adds: nothing to budget
-                                    /*lenient_requests=*/true};
+                                    /*check_request_value=*/check_request_value};
     return d;
 }
 

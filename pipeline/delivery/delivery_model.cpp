@@ -82,29 +82,14 @@ void DeliveryJob::normalize(TraceEvent& ev) {
         const std::string* raw = request_.get(f.name);
         if (!raw)
             throw Error(fmt::format("missing feature \"{}\" (the model needs distance, congestion and express_lane)", f.name));
-        Quantity q;
-        try {
-            q = parse_quantity(*raw);
-        } catch (const Error& e) {
-            throw e.with_context(std::string(f.name));
-        }
-        double x = q.value;
+        const FeatureReading reading = read_feature(f, *raw, s.normalize);
+        const Quantity& q = reading.written;
+        const double x = reading.x;
         if (s.normalize) {
-            auto factor = unit_factor(f.dimension, q.unit);
-            if (!factor) {
-                const char* hint = f.dimension == Dimension::length ? " (use km, m or mi)"
-                                   : f.dimension == Dimension::ratio ? " (use a fraction 0..1 or %)"
-                                                                     : " (use 0/1, yes/no)";
-                throw Error(fmt::format("{}: unit \"{}\" is not a {}{}", f.name, q.unit,
-                                        f.dimension == Dimension::length ? "length" : "valid unit here", hint));
-            }
-            x = q.value * *factor;
-            if (f.dimension == Dimension::flag && x != 0 && x != 1)
-                throw Error(fmt::format("{}: \"{}\" must be 0 or 1", f.name, *raw));
-            if (*factor != 1.0)
+            if (reading.factor != 1.0)
                 // The factor as defined (1 mi = 1.609344 km), not rounded.
                 ev.says(fmt::format("{}: \"{}\" → {} {} (× {})", f.name, *raw, num(x), training_unit(f.dimension),
-                                    *factor));
+                                    reading.factor));
             else if (f.dimension == Dimension::length && q.unit.empty())
                 // Lesson 02's skew is a unit the sender meant and nobody wrote: say what was assumed.
                 ev.says(fmt::format("{}: \"{}\" → {} {} (no unit given: read in the training unit)", f.name, *raw,

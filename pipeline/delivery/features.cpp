@@ -1,11 +1,53 @@
 #include "pipeline/delivery/features.h"
 
+#include <fmt/format.h>
+
+#include "pipeline/core/error.h"
+
 namespace sixstep::delivery {
 
 int feature_index(std::string_view name) {
     for (int i = 0; i < n_features; ++i)
         if (features[static_cast<size_t>(i)].name == name) return i;
     return -1;
+}
+
+namespace {
+
+// What a value of this kind looks like, for a message about one that is not.
+const char* example(Dimension d) {
+    switch (d) {
+        case Dimension::length: return "e.g. \"3 km\", \"3000 m\", \"1.9 mi\"";
+        case Dimension::ratio: return "a fraction 0..1 or a percentage: 0.3, \"30%\"";
+        case Dimension::flag: return "0 or 1, yes or no";
+    }
+    return "";
+}
+
+}  // namespace
+
+FeatureReading read_feature(const Feature& f, std::string_view raw, bool normalize) {
+    FeatureReading r;
+    try {
+        r.written = parse_quantity(raw, example(f.dimension));
+    } catch (const Error& e) {
+        throw e.with_context(std::string(f.name));
+    }
+    r.x = r.written.value;
+    if (!normalize) return r;
+    const std::optional<double> factor = unit_factor(f.dimension, r.written.unit);
+    if (!factor) {
+        const char* hint = f.dimension == Dimension::length ? "use km, m or mi"
+                           : f.dimension == Dimension::ratio ? "use a fraction 0..1 or %"
+                                                             : "use 0/1, yes/no";
+        throw Error(fmt::format("{}: unit \"{}\" is not a {} ({})", f.name, r.written.unit,
+                                f.dimension == Dimension::length ? "length" : "valid unit here", hint));
+    }
+    r.factor = *factor;
+    r.x = r.written.value * r.factor;
+    if (f.dimension == Dimension::flag && r.x != 0 && r.x != 1)
+        throw Error(fmt::format("{}: \"{}\" must be 0 or 1", f.name, raw));
+    return r;
 }
 
 }  // namespace sixstep::delivery

@@ -29,4 +29,21 @@ inline constexpr std::array<Feature, n_features> features = {{
 // Index of a feature by request name, or -1.
 int feature_index(std::string_view name);
 
+// One request value as the model reads it.
+struct FeatureReading {
+    Quantity written;   // the number and unit as the request wrote them
+    double x = 0;       // what goes to the model: in the training unit, or as written
+    double factor = 1;  // written.value × factor = x (1 when not normalized)
+};
+
+// Reads `raw` for feature `f`: with `normalize`, converted to the training
+// unit (an unknown unit, or a flag that is not 0 or 1, is an error); without,
+// the number as written, its unit dropped — the training/serving skew.
+// Throws sixstep::Error naming the feature, with a hint that fits its kind
+// ("congestion: \"high\" is not a number … (a fraction 0..1 or a
+// percentage: 0.3, \"30%\")"). The job calls it at stage 1; the lesson
+// loader calls it when a lesson loads, so a value no setting could read is
+// reported at its file:line:column before step 1.
+FeatureReading read_feature(const Feature& f, std::string_view raw, bool normalize);
+
 }  // namespace sixstep::delivery

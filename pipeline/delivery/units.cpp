@@ -25,12 +25,12 @@ std::string lower(std::string_view s) {
 
 }  // namespace
 
-Quantity parse_quantity(std::string_view text) {
+Quantity parse_quantity(std::string_view text, std::string_view example) {
     const std::string_view s = trim(text);
-    if (s.empty()) throw Error("empty value: expected a number with an optional unit, e.g. \"3 km\"");
+    if (s.empty()) throw Error("empty value: expected a number with an optional unit (" + std::string(example) + ")");
     const std::string word = lower(s);
-    if (word == "yes" || word == "true") return {1, ""};
-    if (word == "no" || word == "false") return {0, ""};
+    if (word == "yes" || word == "true" || word == "是") return {1, ""};
+    if (word == "no" || word == "false" || word == "否") return {0, ""};
 
     double value = 0;
     const char* first = s.data();
@@ -38,10 +38,15 @@ Quantity parse_quantity(std::string_view text) {
     if (*first == '+') ++first;  // from_chars rejects a leading '+'
     auto [ptr, ec] = std::from_chars(first, last, value);
     if (ec != std::errc() || !std::isfinite(value))
-        throw Error("\"" + std::string(s) + "\" is not a number with an optional unit (e.g. \"3 km\")");
+        throw Error("\"" + std::string(s) + "\" is not a number with an optional unit (" + std::string(example) + ")");
+    // "3,5 km": a decimal comma, read as 3 and a unit ",5 km" — say so.
+    if (last - ptr >= 2 && *ptr == ',' && std::isdigit(static_cast<unsigned char>(ptr[1])))
+        throw Error("\"" + std::string(s) + "\" has a decimal comma: write the decimal point as \".\"");
     std::string unit = lower(trim(std::string_view(ptr, static_cast<size_t>(last - ptr))));
+    // Letters, '%', and any character beyond ASCII (公里, ％): whether it
+    // is a unit of the right kind is unit_factor's answer.
     for (char c : unit)
-        if (!(std::isalpha(static_cast<unsigned char>(c)) || c == '%'))
+        if (!(std::isalpha(static_cast<unsigned char>(c)) || c == '%' || static_cast<unsigned char>(c) >= 0x80))
             throw Error("\"" + std::string(s) + "\" has an unreadable unit \"" + unit + "\"");
     return {value, unit};
 }
@@ -54,13 +59,13 @@ std::optional<double> unit_factor(Dimension dim, std::string_view unit) {
                 {"km", 1.0},     {"kilometre", 1.0}, {"kilometres", 1.0}, {"kilometer", 1.0},
                 {"kilometers", 1.0}, {"m", 0.001},   {"metre", 0.001},    {"metres", 0.001},
                 {"meter", 0.001},    {"meters", 0.001}, {"mi", 1.609344}, {"mile", 1.609344},
-                {"miles", 1.609344}};
+                {"miles", 1.609344}, {"公里", 1.0}, {"千米", 1.0}, {"米", 0.001}, {"英里", 1.609344}};
             for (auto [name, f] : lengths)
                 if (name == unit) return f;
             return std::nullopt;
         }
         case Dimension::ratio:
-            if (unit == "%") return 0.01;
+            if (unit == "%" || unit == "％") return 0.01;  // the full-width sign too
             return std::nullopt;
         case Dimension::flag:
             return std::nullopt;

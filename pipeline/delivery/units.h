@@ -1,5 +1,5 @@
 // Quantities with units, as a request sends them: "3 km", "3000 m", "1.9 mi",
-// "50%", "yes". Parsing is strict — a unit we don't know is an error, never a
+// "50%", "yes" — and as a Chinese lesson writes them: "3 公里", "50％", "是". Parsing is strict — a unit we don't know is an error, never a
 // guess — because a silently misread unit is exactly the training/serving
 // skew the delivery lessons warn about.
 #pragma once
@@ -21,8 +21,9 @@ struct Quantity {
 };
 
 // Splits "3000 m" into {3000, "m"}. Throws sixstep::Error on text that is not
-// a number followed by an optional unit.
-Quantity parse_quantity(std::string_view text);
+// a number followed by an optional unit, showing `example`: what a value of
+// the kind asked for looks like.
+Quantity parse_quantity(std::string_view text, std::string_view example = "e.g. \"3 km\"");
 
 // The factor that converts `unit` to the dimension's training unit (km for
 // length, fraction for ratio), or nullopt for a unit of another dimension.

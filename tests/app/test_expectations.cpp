@@ -301,7 +301,7 @@ steps:
   - request: {distance: "4 km", congestion: 0, express_lane: 0}
     run: all
     expect: {load.cold_load_ms: {below: 5}}
-  - request: {distance: "5 kg", congestion: 0, express_lane: 0}
+  - request: {distance: "5 km", congestion: 0}
     run: all
     expect: {respond.text: {contains: "11"}}
 )");
@@ -321,6 +321,27 @@ steps:
     for (const CheckResult& c : failed.checks)
         if (c.expectation.path == "respond.text") {
             CHECK(c.got == "(nothing: the step's error stopped the request before the respond stage)");
+            said = true;
+        }
+    CHECK(said);
+}
+
+// The step ran all and failed at its first stage: its answer is missing
+// because of the error, not for want of a run: all (the step has one).
+TEST_CASE("expect: an answer missing after the step's error says the error stopped it") {
+    auto it = make(R"(
+title: t
+steps:
+  - request: {distance: "3 km", congestion: 0}
+    run: all
+    expect: {response.minutes: 11}
+)");
+    const StepReport r = it.step();
+    REQUIRE(r.error.has_value());
+    bool said = false;
+    for (const CheckResult& c : r.checks)
+        if (c.expectation.path == "response.minutes") {
+            CHECK(c.got == "(nothing: the step's error stopped the request before its answer)");
             said = true;
         }
     CHECK(said);
@@ -354,15 +375,15 @@ steps:
 }
 
 TEST_CASE("expect: a negated error expectation does not excuse an error it does not match") {
-    // It holds with no error at all, so it does not expect one: "5 kg" failed
-    // with no check failing.
+    // It holds with no error at all, so it does not expect one: a missing
+    // feature failed with no check failing.
     auto it = make(R"(
 title: t
 steps:
-  - request: {distance: "5 kg", congestion: 0, express_lane: 0}
+  - request: {distance: "5 km", congestion: 0}
     run: all
     expect:
-      error: {not: {contains: "congestion"}}
+      error: {not: {contains: "parsec"}}
   - request: {distance: "5 kg", congestion: 0, express_lane: 0}
     run: all
     expect:
@@ -371,7 +392,7 @@ steps:
     const StepReport r = it.step();
     // The unexpected error first (it explains what follows), then the step's own check, which holds.
     CHECK(results(r) == std::vector<bool>{false, true});
-    CHECK(r.checks[0].got.find("\"kg\" is not a length") != std::string::npos);
+    CHECK(r.checks[0].got.find("missing feature \"express_lane\"") != std::string::npos);
     CHECK(results(it.step()) == std::vector<bool>{true});  // expected, and nothing more
 }
 

@@ -446,6 +446,49 @@ steps:
     CHECK(text(it, "postprocess.rule") == "minimum 10 minutes");
 }
 
+// A Chinese lesson writes its request and its yes/no checks in Chinese: the
+// window labels the distance 距离（公里）.
+TEST_CASE("a Chinese lesson's request in 公里, ％ and 否, and yes/no checks written 是, true or yes") {
+    auto it = make(R"(
+title: t
+language: zh
+steps:
+  - request: {distance: "3 公里", congestion: "30％", express_lane: 否}
+    run: all
+    expect:
+      forward.raw_output: 14
+      respond.weights_unchanged: 是
+      request.normalized: true
+      load.cold: "yes"
+  - expect:
+      respond.weights_unchanged: {not: 否}
+      request.normalized: {not: false}
+)");
+    const StepReport r = it.step();
+    CHECK_FALSE(r.error);
+    for (const CheckResult& c : r.checks) CHECK_MESSAGE(c.passed, c.expectation.path, " got ", c.got);
+    CHECK(r.checks.size() == 4);
+    const StepReport second = it.step();
+    CHECK(second.checks.size() == 2);
+    for (const CheckResult& c : second.checks) CHECK_MESSAGE(c.passed, c.expectation.path, " got ", c.got);
+}
+
+TEST_CASE("expect: yes/no is no looser than that: 否 fails on yes, and other text is compared as written") {
+    auto it = make(R"(
+title: t
+steps:
+  - request: {distance: "3 km", congestion: 0, express_lane: 0}
+    run: all
+    expect:
+      respond.weights_unchanged: 否
+      request.normalized: "Yes"
+      respond.text: "true"
+)");
+    const StepReport r = it.step();
+    REQUIRE(r.checks.size() == 3);
+    for (const CheckResult& c : r.checks) CHECK_FALSE_MESSAGE(c.passed, c.expectation.path);
+}
+
 TEST_CASE("JSON output survives half a UTF-8 character in a value") {
     nlohmann::ordered_json j;
     j["piece"] = std::string("\xe7\x8c");  // the first two bytes of 猫
@@ -596,11 +639,12 @@ TEST_CASE("interpreter: a step that fails unexpectedly is said to have failed, w
     auto it = make(R"(
 title: t
 steps:
-  - request: {distance: "3 kg", congestion: 0, express_lane: 0}
+  - request: {distance: "3 km", congestion: 0}
     run: all
 )");
     const StepReport r = it.step();
     REQUIRE(r.checks.size() == 1);
     const std::string line = format_check(r.checks[0], "en", "");
-    CHECK(line == "  ✗ test.yaml:4:5: the step failed: distance: unit \"kg\" is not a length (use km, m or mi)");
+    CHECK(line == "  ✗ test.yaml:4:5: the step failed: missing feature \"express_lane\" (the model needs distance, "
+                  "congestion and express_lane)");
 }

@@ -102,6 +102,15 @@ const BadLesson bad_lessons[] = {
     {"setting-not-scalar.yaml", 4, 16, "\"dropout\" must be a single value (number, 0 ≤ x < 1), got a list"},
     {"setting-without-value.yaml", 4, 7, "\"normalize\" needs a value (false | true)"},
     {"steps-not-a-list.yaml", 2, 8, "\"steps\" must be a non-empty list, got \"5\""},
+    {"steps-empty.yaml", 2, 8, "\"steps\" is an empty list: a lesson needs a step"},
+    // The delivery model's values as its first stage reads them, at the value
+    // (they failed at run time: exit 1, at the step), under the normalize
+    // setting then in force: express_lane 2 goes through unnormalized, a unit
+    // no longer dropped is read.
+    {"delivery-flag-not-0-or-1.yaml", 3, 62, "express_lane: \"2\" must be 0 or 1"},
+    {"delivery-value-not-a-number.yaml", 3, 45,
+     "congestion: \"high\" is not a number with an optional unit (a fraction 0..1 or a percentage: 0.3, \"30%\")"},
+    {"delivery-unit-under-normalize.yaml", 7, 25, "distance: unit \"parsecs\" is not a length (use km, m or mi)"},
     {"tol-needs-number.yaml", 6, 29, "\"tol\" needs a numeric \"value\""},
     {"unknown-step-key.yaml", 4, 5,
      "unknown key \"sya\" in step 2 — did you mean \"say\"? (expected one of: title, say, request, set, train, "

@@ -162,7 +162,7 @@ TEST_CASE("session: a step that succeeds after one that failed says so, so the o
     const fs::path path = dir / "stale.yaml";
     std::ofstream(path) << R"(title: t
 steps:
-  - request: {distance: "3 kg", congestion: 0, express_lane: 0}
+  - request: {distance: "3 km", congestion: 0}
     run: all
   - request: {distance: "3 km", congestion: 0, express_lane: 0}
     run: all
@@ -175,7 +175,7 @@ steps:
     auto snap = s.snapshot();
     REQUIRE(snap->state.position == 1);
     REQUIRE_FALSE(snap->log.empty());
-    // step 1: "kg" is not a length — an error, and the check that no error was expected
+    // step 1: a missing feature — an error, and the check that no error was expected
     CHECK(snap->log.back().level != app::LogEntry::Level::info);
     CHECK(snap->log.back().text.find("step 1: ") == 0);
     s.next();

@@ -87,6 +87,7 @@ TEST_CASE("normalization converts units, without it the number goes in raw (skew
     DeliveryModel m;
     CHECK(raw_output(m, req("3000 m")) == 11);
     CHECK(raw_output(m, req("1.864 mi")) == doctest::Approx(11).epsilon(1e-3));
+    CHECK(raw_output(m, req("3 公里", "30％", "是")) == doctest::Approx(12));  // 5 + 2·3 + 10·0.3 − 2·1
     m.settings().normalize = false;
     CHECK(raw_output(m, req("3000 m")) == 6005);
     CHECK(raw_output(m, req("3 km")) == 11);  // already in the training unit: no harm done
@@ -143,7 +144,13 @@ TEST_CASE("bad requests are errors with one clear message") {
     CHECK(error_of(req("3 kg")) == "distance: unit \"kg\" is not a length (use km, m or mi)");
     CHECK(error_of(req("3 km", "5 km")) == "congestion: unit \"km\" is not a valid unit here (use a fraction 0..1 or %)");
     CHECK(error_of(req("3 km", "0", "0.5")) == "express_lane: \"0.5\" must be 0 or 1");
-    CHECK(error_of(req("far")) == "distance: \"far\" is not a number with an optional unit (e.g. \"3 km\")");
+    // Each field's hint is what that field takes, not a distance's example.
+    CHECK(error_of(req("far")) ==
+          "distance: \"far\" is not a number with an optional unit (e.g. \"3 km\", \"3000 m\", \"1.9 mi\")");
+    CHECK(error_of(req("3 km", "high")) ==
+          "congestion: \"high\" is not a number with an optional unit (a fraction 0..1 or a percentage: 0.3, \"30%\")");
+    CHECK(error_of(req("3 km", "0", "maybe")) ==
+          "express_lane: \"maybe\" is not a number with an optional unit (0 or 1, yes or no)");
 }
 
 TEST_CASE("postprocess: rounding, a minimum-time rule, English and Chinese") {

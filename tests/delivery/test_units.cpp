@@ -24,12 +24,33 @@ TEST_CASE("quantities: a number and an optional unit") {
 }
 
 TEST_CASE("unreadable quantities are errors") {
-    CHECK_THROWS_WITH_AS(parse_quantity(""), "empty value: expected a number with an optional unit, e.g. \"3 km\"", Error);
+    CHECK_THROWS_WITH_AS(parse_quantity(""), "empty value: expected a number with an optional unit (e.g. \"3 km\")",
+                         Error);
     CHECK_THROWS_WITH_AS(parse_quantity("three km"),
                          "\"three km\" is not a number with an optional unit (e.g. \"3 km\")", Error);
     CHECK_THROWS_WITH_AS(parse_quantity("3 k/m"), "\"3 k/m\" has an unreadable unit \"k/m\"", Error);
     CHECK_THROWS_AS(parse_quantity("nan"), Error);
     CHECK_THROWS_AS(parse_quantity("inf km"), Error);
+    // A decimal comma read as 3 and a unit ",5 km" said so, with no hint of the comma.
+    CHECK_THROWS_WITH_AS(parse_quantity("3,5 km"), "\"3,5 km\" has a decimal comma: write the decimal point as \".\"",
+                         Error);
+    // The example fits what the caller asks for.
+    CHECK_THROWS_WITH_AS(parse_quantity("high", "0 or 1"), "\"high\" is not a number with an optional unit (0 or 1)",
+                         Error);
+}
+
+TEST_CASE("quantities as a Chinese lesson writes them: 3 公里, 30％, 是 and 否") {
+    CHECK(parse_quantity("3 公里").unit == "公里");
+    CHECK(*unit_factor(Dimension::length, parse_quantity("3 公里").unit) == 1);
+    CHECK(*unit_factor(Dimension::length, parse_quantity("3千米").unit) == 1);
+    CHECK(*unit_factor(Dimension::length, parse_quantity("3000 米").unit) == 0.001);
+    CHECK(*unit_factor(Dimension::length, parse_quantity("2 英里").unit) == doctest::Approx(1.609344));
+    CHECK(*unit_factor(Dimension::ratio, parse_quantity("30％").unit) == 0.01);
+    CHECK(parse_quantity("是").value == 1);
+    CHECK(parse_quantity("否").value == 0);
+    // Beyond ASCII is read as a unit, and a unit of the wrong kind is refused as before.
+    CHECK_FALSE(unit_factor(Dimension::ratio, "公里"));
+    CHECK_FALSE(unit_factor(Dimension::length, "公斤"));
 }
 
 TEST_CASE("unit factors convert to the training unit") {

@@ -94,13 +94,21 @@ TEST_CASE("cli: a lesson with a 100 KB value gets short messages, invalid or fai
     CHECK(invalid.exit_code == 2);
     CHECK(contains(invalid.output, "unknown knob \"distancexxx"));
     CHECK(invalid.output.size() < 3000);
-    // A unit nobody knows fails each step's run, and a check quotes 100 KB.
+    // A unit nobody knows: invalid when the lesson loads, the unit quoted briefly.
     const std::string unit = write_text("big-unit.yaml",
                                         "title: T\nmodel: {kind: delivery}\nsteps:\n"
-                                        "  - request: {distance: \"3 km" + big + "\", congestion: 0, express_lane: 0}\n"
-                                        "  - run: request\n    expect: {request.distance_km: 3}\n"
-                                        "  - run: load\n    expect: {load.cold: \"" + big + "\"}\n");
-    const auto failed = run_sixstep("check '" + unit + "'", 20);
+                                        "  - request: {distance: \"3 km" + big + "\", congestion: 0, express_lane: 0}\n");
+    const auto bad_unit = run_sixstep("check '" + unit + "'", 20);
+    CHECK(bad_unit.exit_code == 2);
+    CHECK(contains(bad_unit.output, "is not a length"));
+    CHECK(contains(bad_unit.output, "bytes left out"));
+    CHECK(bad_unit.output.size() < 3000);
+    // A check that quotes 100 KB fails, briefly.
+    const std::string check = write_text("big-check.yaml",
+                                         "title: T\nmodel: {kind: delivery}\nsteps:\n"
+                                         "  - request: {distance: \"3 km\", congestion: 0, express_lane: 0}\n"
+                                         "  - run: load\n    expect: {load.cold: \"" + big + "\"}\n");
+    const auto failed = run_sixstep("check '" + check + "'", 20);
     CHECK(failed.exit_code == 1);
     CHECK(contains(failed.output, "bytes left out"));
     CHECK(failed.output.size() < 8000);
