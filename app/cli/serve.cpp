@@ -46,6 +46,11 @@ extern "C" void on_stop_signal(int sig) { g_stop_signal = sig; }
 
 int run_serve(const ServeOptions& o) {
     if (o.shutdown_grace < 0) throw Error("--shutdown-grace: seconds >= 0");
+    // "" listened on ::1 alone and printed http://:8080.
+    if (o.host.empty()) throw Error("--host: give an address to listen on (127.0.0.1, ::1, or 0.0.0.0 for every one)");
+    // Every prompt takes a position (its first token), so a context of 1
+    // started a server that refused every request.
+    if (o.n_ctx == 1) throw Error("--ctx 1: a prompt takes a position, leaving none for an answer; use 2 or more (0: the model's context)");
     const RunnableModel m = load_runnable_model(o.model, o.backend, o.threads);
     server::ServingEngineParams ep;
     ep.scheduler.max_batch = o.max_batch;

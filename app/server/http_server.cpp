@@ -16,6 +16,7 @@
 
 #include "app/server/openai_protocol.h"
 #include "pipeline/core/error.h"
+#include "pipeline/core/text.h"
 
 namespace sixstep::server {
 
@@ -32,6 +33,28 @@ void send_error(httplib::Response& res, const ApiError& e, int retry_after_s = 0
     res.status = e.status;
     if (retry_after_s > 0) res.set_header("Retry-After", std::to_string(retry_after_s));
     res.set_content(dump(error_body(e)), "application/json");
+}
+
+// Answers `e`, then closes the connection: after a request whose framing
+// cannot be trusted, nothing more on the connection can be read as a
+// request (RFC 9112, 6.1 and 6.3) — bytes a proxy took for a body would run
+// here as a request of their own. cpp-httplib decides to keep a connection
+// from the request's headers before any handler runs, and drops it only
+// when an answer fails to write; so the body goes out through a content
+// provider that writes it whole, then reports failure. The Connection
+// header the answer carries is taken from the request's.
+void send_error_and_close(const httplib::Request& req, httplib::Response& res, const ApiError& e) {
+    auto& request = const_cast<httplib::Request&>(req);  // the server's own object, handed over as const
+    request.headers.erase("Connection");
+    request.set_header("Connection", "close");
+    res.status = e.status;
+    res.body.clear();
+    auto body = std::make_shared<const std::string>(dump(error_body(e)));
+    res.set_content_provider(body->size(), "application/json",
+                             [body](std::size_t offset, std::size_t length, httplib::DataSink& sink) {
+                                 sink.write(body->data() + offset, length);
+                                 return false;  // all written: failing now closes the connection
+                             });
 }
 
 std::string sse(const json& j) { return "data: " + dump(j) + "\n\n"; }
@@ -162,7 +185,8 @@ bool has_body(const httplib::Request& req) {
 // ends, and bytes left behind would be parsed as a request of their own.
 struct Body {
     std::string text;
-    bool complete = true;    // false: cut short (the client stopped sending, or a malformed chunk)
+    bool complete = true;    // false: cut short (the client stopped sending, or a malformed chunk),
+                             // or, compressed and over the limit, left unread
     bool over = false;       // longer than the limit: `text` holds its first `limit` bytes
     bool multipart = false;  // multipart/form-data: read through, its parts dropped, `text` empty
 };
@@ -177,10 +201,14 @@ Body read_body(const httplib::Request& req, const httplib::ContentReader& conten
                                     [](const char*, std::size_t) { return true; });
         return b;
     }
+    // A compressed body past the limit is left unread: inflating the rest
+    // only to drop it cost 3 s of CPU for 1 MB of gzip that inflates to 1 GB.
+    // The connection is then closed (answered_unusable_body).
+    const bool compressed = req.has_header("Content-Encoding");
     b.complete = content_reader([&](const char* data, std::size_t n) {
         if (b.over || n > limit - b.text.size()) {
             b.over = true;
-            return true;
+            return !compressed;
         }
         b.text.append(data, n);
         return true;
@@ -197,13 +225,17 @@ std::string too_large(const httplib::Request& req, std::size_t limit) {
 // writes it, 413 when cpp-httplib found it over max_body_bytes) or one over
 // the limit (413). Whether it did.
 bool answered_unusable_body(const Body& b, const httplib::Request& req, httplib::Response& res, std::size_t limit) {
+    if (b.over) {
+        const ApiError e(413, error_type_for_status(413), too_large(req, limit));
+        if (b.complete)
+            send_error(res, e);
+        else
+            send_error_and_close(req, res, e);  // the rest of the body was left unread
+        return true;
+    }
     if (!b.complete) {
         if (res.status < 400) res.status = 400;  // a body cut short
-        return true;  // the error handler writes the body: 413 over max_body_bytes, 400 else
-    }
-    if (b.over) {
-        send_error(res, ApiError(413, error_type_for_status(413), too_large(req, limit)));
-        return true;
+        return true;  // the error handler writes the body, and closes: 413 over max_body_bytes, 400 else
     }
     return false;
 }
@@ -219,22 +251,36 @@ std::string route_method(const std::string& path) {
 }
 
 // A request's framing that cannot be trusted: a Content-Length that is not
-// a byte count, or two that differ (RFC 9112, 6.3: the body's end is then
-// unknown, and a proxy and this server could read two different requests).
-// cpp-httplib reads the first header as an unsigned number: "-5" became
-// 2^64 - 5 and was read and dropped for 10 s before a 413. "" when sound.
-std::string bad_framing(const httplib::Request& req) {
+// a byte count, or two that differ, or one beside a Transfer-Encoding (RFC
+// 9112, 6.3: the body's end is then unknown, and a proxy and this server
+// could read two different requests); a status and the reason. cpp-httplib
+// reads the first Content-Length as an unsigned number: "-5" became 2^64 - 5
+// and was read and dropped for 10 s before a 413. A transfer coding other
+// than chunked alone ("gzip, chunked") is 501: cpp-httplib reads only
+// chunked, and read any other until the client closed or 10 s passed.
+// {0, ""} when sound.
+std::pair<int, std::string> bad_framing(const httplib::Request& req) {
+    if (req.has_header("Transfer-Encoding")) {
+        std::string coding = req.get_header_value("Transfer-Encoding");
+        std::transform(coding.begin(), coding.end(), coding.begin(), [](unsigned char c) { return std::tolower(c); });
+        if (req.get_header_value_count("Transfer-Encoding") > 1 || coding != "chunked")
+            return {501, fmt::format("Transfer-Encoding: \"{}\" is not supported; send the body as it is, with "
+                                     "a Content-Length, or chunked",
+                                     coding.substr(0, 40))};
+        if (req.has_header("Content-Length"))
+            return {400, "Content-Length and Transfer-Encoding together: the body's end is ambiguous; send one"};
+    }
     const auto lengths = req.headers.equal_range("Content-Length");
     std::string first;
     for (auto it = lengths.first; it != lengths.second; ++it) {
         const std::string& v = it->second;
         if (v.empty() || v.size() > 19 || !std::all_of(v.begin(), v.end(), [](char c) { return c >= '0' && c <= '9'; }))
-            return fmt::format("Content-Length: \"{}\" is not a byte count", v.substr(0, 40));
+            return {400, fmt::format("Content-Length: \"{}\" is not a byte count", v.substr(0, 40))};
         if (it != lengths.first && v != first)
-            return fmt::format("two Content-Length headers that differ ({} and {})", first, v);
+            return {400, fmt::format("two Content-Length headers that differ ({} and {})", first, v)};
         first = v;
     }
-    return "";
+    return {0, ""};
 }
 
 std::string status_message(const httplib::Request& req, int status, std::size_t max_body) {
@@ -284,19 +330,23 @@ HttpServer::HttpServer(ServingEngine& engine, const llm::TextCodec& codec, HttpS
         // non-const object, handed over as const.
         auto& request = const_cast<httplib::Request&>(req);
         request.ranges.clear();
-        if (const std::string why = bad_framing(req); !why.empty()) {
-            // The body's end is unknown: the answer tells the client to close.
-            request.headers.erase("Connection");
-            request.set_header("Connection", "close");
-            send_error(res, ApiError(400, "invalid_request_error", why));
+        if (const auto [status, why] = bad_framing(req); status != 0) {
+            // The body's end is unknown: answered, and the connection closed.
+            send_error_and_close(req, res, ApiError(status, error_type_for_status(status), why));
             return httplib::Server::HandlerResponse::Handled;
         }
         return httplib::Server::HandlerResponse::Unhandled;
     });
     s.set_error_handler([this](const httplib::Request& req, httplib::Response& res) {
-        if (!res.body.empty()) return;
-        send_error(res, ApiError(res.status, error_type_for_status(res.status),
-                                 status_message(req, res.status, params_.max_body_bytes)));
+        if (!res.body.empty() || res.content_provider_) return;  // a handler's own answer
+        const ApiError e(res.status, error_type_for_status(res.status),
+                         status_message(req, res.status, params_.max_body_bytes));
+        // cpp-httplib's 400 (a request it could not parse, a body cut
+        // short) leaves the connection's next bytes unaccounted for.
+        if (res.status == 400)
+            send_error_and_close(req, res, e);
+        else
+            send_error(res, e);
     });
     s.set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr ep) {
         std::string what = "unknown error";
@@ -465,6 +515,18 @@ EngineRequest HttpServer::engine_request(const CompletionRequest& cr, Endpoint e
 // The prompt as token ids (a text is encoded): not empty, each id in the
 // vocabulary, and short enough to leave room for an answer. Throws ApiError.
 std::vector<int> HttpServer::checked_prompt(const CompletionRequest& cr, Endpoint endpoint) const {
+    const char* prompt_param = endpoint == Endpoint::chat ? "messages" : "prompt";
+    // A text certain to fill the context is refused before it is encoded: a
+    // 1 MB prompt cost 35 MB and a quarter of a second of CPU to be refused.
+    if (const std::size_t per_token = codec_.max_token_bytes(); cr.prompt_tokens.empty() && per_token > 0) {
+        const std::size_t at_least = (cr.prompt_text.size() + per_token - 1) / per_token;
+        if (at_least >= static_cast<std::size_t>(engine_.n_ctx()))
+            throw ApiError(400, "invalid_request_error",
+                           fmt::format("the prompt is {} bytes, so at least {} tokens (one holds at most {} bytes); "
+                                       "this model's context holds {} in all, leaving no room for an answer",
+                                       cr.prompt_text.size(), at_least, per_token, engine_.n_ctx()),
+                           prompt_param, "context_length_exceeded");
+    }
     std::vector<int> tokens = cr.prompt_tokens.empty() ? codec_.encode(cr.prompt_text) : cr.prompt_tokens;
     const int n_prompt = static_cast<int>(tokens.size());
     if (n_prompt == 0) throw ApiError(400, "invalid_request_error", "the prompt is empty", "prompt");
@@ -476,10 +538,10 @@ std::vector<int> HttpServer::checked_prompt(const CompletionRequest& cr, Endpoin
                            "prompt");
     if (engine_.n_ctx() - n_prompt < 1)
         throw ApiError(400, "invalid_request_error",
-                       fmt::format("the prompt is {} tokens; this model's context holds {} in all, "
-                                   "leaving no room for an answer",
-                                   n_prompt, engine_.n_ctx()),
-                       endpoint == Endpoint::chat ? "messages" : "prompt", "context_length_exceeded");
+                       fmt::format("the prompt is {}; this model's context holds {} in all, leaving no room for "
+                                   "an answer",
+                                   count_of(static_cast<std::size_t>(n_prompt), "token", "tokens"), engine_.n_ctx()),
+                       prompt_param, "context_length_exceeded");
     return tokens;
 }
 
@@ -492,12 +554,29 @@ int HttpServer::checked_max_tokens(const CompletionRequest& cr, Endpoint endpoin
         std::max<long long>(1, std::min<long long>(room, engine_.n_pool_positions() - n_prompt)));
     const int max_tokens =
         cr.max_tokens.value_or(endpoint == Endpoint::completions ? std::min(16, room) : room_default);
+    const std::string& field = cr.max_tokens_field;
     if (max_tokens > room)
         throw ApiError(400, "invalid_request_error",
-                       fmt::format("prompt {} tokens + max_tokens {} exceed the context of {} tokens; "
-                                   "ask for at most {}",
-                                   n_prompt, max_tokens, engine_.n_ctx(), room),
-                       "max_tokens", "context_length_exceeded");
+                       fmt::format("prompt {} tokens + {} {} exceed the context of {} tokens; ask for at most {}",
+                                   n_prompt, field, max_tokens, engine_.n_ctx(), room),
+                       field, "context_length_exceeded");
+    // The KV cache a request may come to hold: every position but the last
+    // token's (it is sampled, never attended to). The engine refused one
+    // past its pool too, but in its own words: "request 3: … (--kv-blocks)".
+    const long long pool = engine_.n_pool_positions();
+    if (n_prompt + static_cast<long long>(max_tokens) - 1 > pool) {
+        if (!cr.max_tokens)
+            throw ApiError(400, "invalid_request_error",
+                           fmt::format("the prompt is {} tokens, more than this server's KV cache holds ({} "
+                                       "positions in all)",
+                                       n_prompt, pool),
+                           endpoint == Endpoint::chat ? "messages" : "prompt", "context_length_exceeded");
+        throw ApiError(400, "invalid_request_error",
+                       fmt::format("prompt {} tokens + {} {} need more KV cache than this server holds ({} positions "
+                                   "in all); ask for at most {}",
+                                   n_prompt, field, max_tokens, pool, std::max<long long>(0, pool - n_prompt + 1)),
+                       field, "context_length_exceeded");
+    }
     return max_tokens;
 }
 

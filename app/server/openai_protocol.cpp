@@ -1,5 +1,6 @@
 #include "app/server/openai_protocol.h"
 
+#include <algorithm>
 #include <climits>
 #include <cmath>
 #include <functional>
@@ -35,6 +36,13 @@ json error_body(const ApiError& e) {
 }
 
 namespace {
+
+// Characters of UTF-8 text, as OpenAI counts its limits (the bytes that
+// start one).
+std::size_t characters(std::string_view s) {
+    return static_cast<std::size_t>(
+        std::count_if(s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+}
 
 ApiError bad(const std::string& param, const std::string& message, const std::string& code = "") {
     return ApiError(400, "invalid_request_error", message, param, code);
@@ -145,9 +153,20 @@ void parse_prompt(const json& given, CompletionRequest& r) {
 }  // namespace
 
 CompletionRequest parse_completion_request(const std::string& body, Endpoint endpoint, const std::string& model_id) {
+    // Nesting is capped while parsing: a request needs four levels (a chat
+    // message's content parts), and 170,000 nested objects in `metadata`,
+    // within the 1 MiB body limit, took 19 MB to hold.
+    const auto shallow = [](int depth, json::parse_event_t event, json&) {
+        if ((event == json::parse_event_t::object_start || event == json::parse_event_t::array_start) &&
+            depth >= max_json_depth)
+            throw bad("", fmt::format("the body nests objects and lists deeper than {} levels", max_json_depth));
+        return true;
+    };
     json j;
     try {
-        j = json::parse(body);
+        j = json::parse(body, shallow);
+    } catch (const json::out_of_range& e) {
+        throw bad("", "a number in the body is out of range: " + json_error_words(e));
     } catch (const json::exception& e) {
         throw bad("", "the body is not valid JSON: " + json_error_words(e));
     }
@@ -189,6 +208,7 @@ CompletionRequest parse_completion_request(const std::string& body, Endpoint end
         if (n < 1 || n > INT_MAX)
             throw bad(key, fmt::format("'{}' is {}; it must be from 1 to {}", key, n, INT_MAX));
         r.max_tokens = static_cast<int>(n);
+        r.max_tokens_field = key;
     }
     if (j.contains("stream") && !j["stream"].is_null()) r.stream = boolean(j["stream"], "stream");
     if (j.contains("stream_options") && !j["stream_options"].is_null()) {
@@ -258,9 +278,20 @@ CompletionRequest parse_completion_request(const std::string& body, Endpoint end
     refuse_unless("response_format", [](const json& v) { return v.is_object() && typed_text(v); },
                   "plain text only ({\"type\": \"text\"})");
     refuse_unless("store", is_false, "nothing is stored");
-    // Tags for stored completions: nothing is stored, and they change nothing else.
-    if (j.contains("metadata") && !j["metadata"].is_null() && !j["metadata"].is_object())
-        throw bad("metadata", fmt::format("'metadata' must be an object, not {}", json_type(j["metadata"])));
+    // Tags for stored completions: nothing is stored, and they change nothing
+    // else; held to OpenAI's limits (16 pairs of strings, keys up to 64
+    // characters, values up to 512), so that they stay small.
+    if (j.contains("metadata") && !j["metadata"].is_null()) {
+        const json& m = j["metadata"];
+        if (!m.is_object()) throw bad("metadata", fmt::format("'metadata' must be an object, not {}", json_type(m)));
+        if (m.size() > 16) throw bad("metadata", fmt::format("'metadata' holds {} pairs; at most 16", m.size()));
+        for (const auto& [key, value] : m.items()) {
+            if (!value.is_string())
+                throw bad("metadata", fmt::format("'metadata' values must be strings, not {}", json_type(value)));
+            if (characters(key) > 64 || characters(value.get_ref<const std::string&>()) > 512)
+                throw bad("metadata", "'metadata' keys hold at most 64 characters, values at most 512");
+        }
+    }
     // Only says how tools may be called, and no tool is: either value asks for nothing.
     if (j.contains("parallel_tool_calls") && !j["parallel_tool_calls"].is_null())
         (void)boolean(j["parallel_tool_calls"], "parallel_tool_calls");

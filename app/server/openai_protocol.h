@@ -53,6 +53,7 @@ struct CompletionRequest {
     std::string prompt_text;         // the prompt as text (chat: the template applied); "" with token ids
     std::vector<int> prompt_tokens;  // the prompt given as token ids (completions only)
     std::optional<int> max_tokens;   // none → the endpoint's default
+    std::string max_tokens_field = "max_tokens";  // as the client named it (chat: max_completion_tokens too)
     bool stream = false;
     bool include_usage = false;      // stream_options.include_usage
     llm::SamplerParams sampling;     // temperature, top_p, seed (top_k and min_p off)
@@ -68,6 +69,9 @@ CompletionRequest parse_completion_request(const std::string& body, Endpoint end
 // for a number no double holds. For messages to a server's client or from
 // a client about a server. Inline: the load generator (linked alone into
 // the lesson fuzzer) uses it too.
+// How deep a request body may nest objects and lists.
+inline constexpr int max_json_depth = 32;
+
 inline std::string json_error_words(const nlohmann::json::exception& e) {
     const std::string what = e.what();
     const std::size_t tag = what.find("] ");

@@ -27,7 +27,12 @@ private:
 
 class VocabCodec : public TextCodec {
 public:
-    explicit VocabCodec(std::shared_ptr<const Vocab> vocab) : vocab_(std::move(vocab)) {}
+    explicit VocabCodec(std::shared_ptr<const Vocab> vocab) : vocab_(std::move(vocab)) {
+        // A token's stored text is never shorter than the text it encodes:
+        // "▁the" (6 bytes) is " the", "Ġthe" is " the", "<0x0A>" one byte.
+        for (std::size_t id = 0; id < vocab_->n_tokens(); ++id)
+            max_token_bytes_ = std::max(max_token_bytes_, vocab_->token_text(static_cast<TokenId>(id)).size());
+    }
     std::vector<int> encode(std::string_view text) const override {
         const auto ids = vocab_->tokenize(text, /*add_special=*/true, /*parse_special=*/false);
         return {ids.begin(), ids.end()};
@@ -35,9 +40,11 @@ public:
     std::string piece(int token) const override { return vocab_->token_to_piece(token, /*special=*/true); }
     bool is_eog(int token) const override { return vocab_->is_eog(token); }
     std::unique_ptr<TokenTextStream> stream() const override { return std::make_unique<VocabStream>(vocab_); }
+    std::size_t max_token_bytes() const override { return max_token_bytes_; }
 
 private:
     std::shared_ptr<const Vocab> vocab_;
+    std::size_t max_token_bytes_ = 0;
 };
 
 }  // namespace

@@ -8,6 +8,7 @@
 //     auto stream = codec->stream();
 //     std::string text = stream->push(ids[1]);   // complete text so far, maybe ""
 #pragma once
+#include <cstddef>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -37,6 +38,10 @@ public:
     // End of generation (EOS, EOT, …).
     virtual bool is_eog(int token) const = 0;
     virtual std::unique_ptr<TokenTextStream> stream() const = 0;
+    // The most bytes of text one token can stand for; 0 when unknown. A
+    // text of more bytes than this times n encodes to more than n tokens,
+    // known without encoding it (a server refuses a 1 MB prompt at once).
+    virtual std::size_t max_token_bytes() const { return 0; }
 };
 
 // The most ids encode() may return for a text, known before any vocabulary

@@ -257,6 +257,11 @@ TEST_CASE("cli: sizes and rates past what the engine can hold are refused before
     // -1 bytes wrapped to "no limit" (a 50 MB body was then accepted).
     refused("serve -m " + m + " --port 0 --max-body -1", "--max-body: Value -1 not in range 1 to 1073741824");
     refused("serve -m " + m + " --port 0 --max-body 0", "--max-body: Value 0 not in range 1 to 1073741824");
+    // "" listened on ::1 alone and said http://:8080; a context of 1 refused every request.
+    refused("serve -m " + m + " --port 0 --host ''",
+            "--host: give an address to listen on (127.0.0.1, ::1, or 0.0.0.0 for every one)");
+    refused("serve -m " + m + " --port 0 --ctx 1",
+            "--ctx 1: a prompt takes a position, leaving none for an answer; use 2 or more (0: the model's context)");
     refused("bench -m " + m + " -p 0 -n 0", "-p 0 and -n 0 leave nothing to measure");
     refused("bench -m " + m + " --hogs 3", "--hogs belongs to a contention run: add --contention");
     refused("bench -m " + m + " --steps 3", "--steps belongs to a batched run: add --batch SIZES");

@@ -85,7 +85,9 @@ TEST_CASE("openai protocol: refusals name the field") {
     check(R"({"model": "m", "prompt": "x", "max_tokens": -1})", 400, "max_tokens");
     // Numbers as JSON writes them: the message says what is wrong with this one.
     const auto message = [](const std::string& body) { return std::string(refusal(body, Endpoint::completions).what()); };
-    CHECK(message(R"({"model": "m", "prompt": "x", "max_tokens": 1e400})").rfind("the body is not valid JSON: number overflow", 0) == 0);
+    // Valid JSON, a number out of range: said so, not "not valid JSON".
+    CHECK(message(R"({"model": "m", "prompt": "x", "max_tokens": 1e400})") ==
+          "a number in the body is out of range: number overflow parsing '1e400'");
     CHECK(message("{\"model\": ") .rfind("the body is not valid JSON: parse error at line 1, column 11", 0) == 0);
     CHECK(message(R"({"model": "m", "prompt": "x", "max_tokens": 2147483648})") ==
           "'max_tokens' is 2147483648; it must be from 1 to 2147483647");
@@ -139,9 +141,14 @@ TEST_CASE("openai protocol: a batch of one prompt is that prompt, 1.0 is 1, and 
     };
     CHECK(message(R"({"model": "m", "prompt": [[1, 2], [3]]})") == "one prompt per request: this list holds 2 prompts");
     CHECK(message(R"({"model": "m", "prompt": [[[1]]]})") == "'prompt' must be a string or a list of token ids, not an array");
-    std::string deep = R"({"model": "m", "prompt": )";  // one level is unwrapped, not 100,000
-    deep += std::string(100000, '[') + "1" + std::string(100000, ']') + "}";
-    CHECK(message(deep) == "'prompt' must be a string or a list of token ids, not an array");
+    // Nesting stops at 32 levels while parsing, not after a DOM of 100,000.
+    const auto nested = [](int levels) {
+        return R"({"model": "m", "prompt": )" + std::string(static_cast<std::size_t>(levels), '[') + "1" +
+               std::string(static_cast<std::size_t>(levels), ']') + "}";
+    };
+    CHECK(message(nested(100000)) == "the body nests objects and lists deeper than 32 levels");
+    CHECK(message(nested(max_json_depth)) == "the body nests objects and lists deeper than 32 levels");
+    CHECK(message(nested(max_json_depth - 1)) == "'prompt' must be a string or a list of token ids, not an array");
     CHECK(message(R"({"model": "m", "prompt": [1, "x"]})") == "'prompt[1]' must be a token id, not a string");
     CHECK(message(R"({"model": "m", "prompt": [1, 2.5]})") == "'prompt[1]' must be an integer, not a fraction");
     CHECK(message(R"({"model": "m", "prompt": "x", "n": 2})") == "'n' is not supported: one choice per request (n = 1)");
@@ -149,6 +156,20 @@ TEST_CASE("openai protocol: a batch of one prompt is that prompt, 1.0 is 1, and 
           "'store' is not supported: nothing is stored");
     CHECK(message(R"({"model": "m", "messages": [{"role": "user", "content": "x"}], "metadata": 3})", Endpoint::chat) ==
           "'metadata' must be an object, not a number");
+    // OpenAI's limits: 16 pairs of strings, keys to 64 characters, values to 512.
+    const auto with_metadata = [](const std::string& m) {
+        return R"({"model": "m", "messages": [{"role": "user", "content": "x"}], "metadata": )" + m + "}";
+    };
+    CHECK(message(with_metadata(R"({"a": {"b": "c"}})"), Endpoint::chat) ==
+          "'metadata' values must be strings, not an object");
+    Json seventeen = Json::object();
+    for (int i = 0; i < 17; ++i) seventeen[std::to_string(i)] = "v";
+    CHECK(message(with_metadata(seventeen.dump()), Endpoint::chat) == "'metadata' holds 17 pairs; at most 16");
+    CHECK(message(with_metadata(Json({{"k", std::string(513, 'v')}}).dump()), Endpoint::chat) ==
+          "'metadata' keys hold at most 64 characters, values at most 512");
+    std::string zh;
+    for (int i = 0; i < 512; ++i) zh += "\u5b57";
+    CHECK_NOTHROW(parse_completion_request(with_metadata(Json({{"k", zh}}).dump()), Endpoint::chat, "m"));
     CHECK(message(R"({"model": "m", "prompt": "x", "store": false})") == "unrecognized request argument: 'store'");
 }
 

@@ -107,6 +107,27 @@ std::string raw_exchange(int port, const std::string& request, int wait_s) {
     return got;
 }
 
+// Sends `request` on a fresh connection and reads until the server closes
+// it or `wait_s` passes: every byte it answered, and whether it closed.
+std::pair<std::string, bool> exchange_until_closed(int port, const std::string& request, int wait_s) {
+    const int fd = connect_loopback(port);
+    const timeval tv{wait_s, 0};
+    ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    REQUIRE(::send(fd, request.data(), request.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(request.size()));
+    std::string got;
+    char buf[4096];
+    ssize_t n = 0;
+    while ((n = ::recv(fd, buf, sizeof buf, 0)) > 0) got.append(buf, static_cast<std::size_t>(n));
+    ::close(fd);
+    return {got, n == 0};
+}
+
+std::size_t count_of(const std::string& text, const std::string& what) {
+    std::size_t n = 0;
+    for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+}
+
 const std::vector<std::string> prompts = {"Once upon a time", "The little dog", "Tom and Lily went to the park",
                                           "One day, a girl named Sue", "The sun was hot and", "A big red ball"};
 
@@ -345,11 +366,29 @@ TEST_CASE("server: bad input gets the right status and an error body, and the se
                 "context_length_exceeded");
     check_error(http_post(s.port, "/v1/completions", completion("Once", n_ctx)), 400, "invalid_request_error", "max_tokens",
                 "context_length_exceeded");
-    // Fits the context, not the KV pool: refused with the pool's reason.
+    // A text prompt certain to fill the context, by its bytes alone, is
+    // refused before it is encoded (a 1 MB one cost 35 MB to encode first).
+    const HttpAnswer long_text = http_post(s.port, "/v1/completions", completion(std::string(60000, 'a'), 4));
+    check_error(long_text, 400, "invalid_request_error", "prompt", "context_length_exceeded");
+    CHECK(long_text.json()["error"]["message"].get<std::string>().rfind("the prompt is 60000 bytes, so at least ", 0) == 0);
+    // Fits the context, not the KV pool: refused in the API's words, not the
+    // engine's ("request 3: … (--kv-blocks, --max-tokens on the command line)").
     REQUIRE(n_ctx > 100);
+    const long long pool_positions = s.engine->n_pool_positions();
+    REQUIRE(pool_positions < 100);
     const HttpAnswer pool = http_post(s.port, "/v1/completions", completion("Once", 100));
-    check_error(pool, 400, "invalid_request_error");
-    CHECK(pool.json()["error"]["message"].get<std::string>().find("KV blocks") != std::string::npos);
+    check_error(pool, 400, "invalid_request_error", "max_tokens", "context_length_exceeded");
+    const std::string pool_message = pool.json()["error"]["message"];
+    CHECK(pool_message.find(fmt::format("need more KV cache than this server holds ({} positions in all)",
+                                        pool_positions)) != std::string::npos);
+    CHECK(pool_message.find("--kv-blocks") == std::string::npos);
+    // Chat's own name for the field is the one an error names.
+    const HttpAnswer pool_chat = http_post(
+        s.port, "/v1/chat/completions",
+        Json({{"model", served_model_id}, {"messages", {{{"role", "user"}, {"content", "Hi"}}}},
+              {"max_completion_tokens", 100}})
+            .dump());
+    check_error(pool_chat, 400, "invalid_request_error", "max_completion_tokens", "context_length_exceeded");
     check_error(http_post(s.port, "/v1/completions", completion(std::string(70000, 'a'), 4)), 413, "invalid_request_error");
     check_error(http_get(s.port, "/v2/nothing"), 404, "not_found_error");
     check_error(http_get(s.port, "/v1/completions"), 405, "invalid_request_error");
@@ -400,6 +439,34 @@ TEST_CASE("server: headers a client could abuse: Range ignored, Content-Length c
           "Content-Length: \"-5\" is not a byte count");
     CHECK(Json::parse(framing("Content-Length: 5x\r\n"))["error"]["message"] ==
           "Content-Length: \"5x\" is not a byte count");
+    // Said, and done: the connection is closed after the answer, so bytes a
+    // proxy took for the body never run as a request of their own. They did:
+    // the answer said "Connection: close" and the server read on.
+    const std::string smuggled = "GET /v1/models/SMUGGLED HTTP/1.1\r\nHost: x\r\n\r\n";
+    for (const std::string headers : {"Content-Length: 0\r\nContent-Length: 44\r\n", "Content-Length: -5\r\n",
+                                      "Content-Length: 44\r\nTransfer-Encoding: chunked\r\n",
+                                      "Transfer-Encoding: gzip, chunked\r\n", "Transfer-Encoding: xchunked\r\n"}) {
+        CAPTURE(headers);
+        const auto [got, closed] = exchange_until_closed(
+            s.port, "POST /v1/completions HTTP/1.1\r\nHost: x\r\n" + headers + "\r\n0\r\n\r\n" + smuggled, 3);
+        CHECK(closed);
+        CHECK(count_of(got, "HTTP/1.1 ") == 1);
+        CHECK(got.find("Connection: close") != std::string::npos);
+        CHECK(got.find("SMUGGLED") == std::string::npos);
+        // A transfer coding other than chunked alone: 501 at once (it held a
+        // thread for the 10 s read timeout, then a 400 "malformed").
+        CHECK(got.rfind(headers.find("gzip") != std::string::npos || headers.find("xchunked") != std::string::npos
+                            ? "HTTP/1.1 501"
+                            : "HTTP/1.1 400",
+                        0) == 0);
+    }
+    // A request line cpp-httplib cannot parse: 400, and closed likewise.
+    {
+        const auto [got, closed] = exchange_until_closed(s.port, "GARBAGE\r\n\r\n" + smuggled, 3);
+        CHECK(closed);
+        CHECK(got.rfind("HTTP/1.1 400", 0) == 0);
+        CHECK(got.find("SMUGGLED") == std::string::npos);
+    }
     // The same length twice is one length.
     const std::string body = completion("Once upon a time", 4);
     const std::string twice = fmt::format("Content-Length: {}\r\n", body.size());
@@ -484,6 +551,9 @@ TEST_CASE("server: max_body_bytes holds for a chunked body, and for a compressed
     REQUIRE(inflated);
     CHECK(inflated->status == 413);
     CHECK(inflated->body.find("65536 bytes (once decompressed)") != std::string::npos);
+    // The rest was left compressed and unread (inflating it only to drop it
+    // took 3 s of CPU for 1 MB of gzip): the connection is closed.
+    CHECK(inflated->get_header_value("Connection") == "close");
     padded.resize(padded.size() - 150000 - 1);  // 50 kB of spaces left: under the limit
     padded += "}";
     const auto fits = c.Post("/v1/completions", padded, "application/json");
