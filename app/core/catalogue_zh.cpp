@@ -735,6 +735,7 @@ const Catalogue& chinese_catalogue() {
             {"services_ms", "各到达率下的服务时间"},
             {"shape", "形状来源"},
             {"spec_speedup", "投机加速比"},
+            {"verify_pass_cost", "验证前向代价"},
             {"speculative_tok_s", "投机解码速度"},
             {"speedup", "加速比"},
             {"speedup_at_largest", "最大批时的加速比"},
@@ -829,6 +830,7 @@ const Catalogue& chinese_catalogue() {
         },
         {
             // patterns: {} is looked up, {=} kept as it is
+            {"a verify pass, in target tokens: {=}", "一次验证前向，折合目标模型的词元：{=}"},
             {"(nothing: {})", "（没有值：{}）"},
             {"the request has not reached the {=} stage; run: all, or run: {=}, walks it there", "请求还没有到 {=} 阶段；run: all 或 run: {=} 会把它带到那里"},
             {"the step's error stopped the request before the {=} stage", "这一步的错误让请求停在了 {=} 阶段之前"},
@@ -1065,10 +1067,14 @@ const Catalogue& chinese_catalogue() {
             {"{} settings measured", "测了 {} 组设置"},
             {"k = {}, T = {}: {}% accepted, {} tokens per target pass, {}\u00d7 \u2014 {}",
              "k = {}，T = {}：接受 {}%，每次目标前向 {} 个词元，{}\u00d7 \u2014 {}"},
-            {"a token costs draft {} + verify {} + accept {} + other {} = {} \u00b5s, the target alone {} \u00b5s",
-             "每个词元花费：草稿 {} + 验证 {} + 接受判定 {} + 其他 {} = {} \u00b5s，单独目标模型 {} \u00b5s"},
-            {"a token costs a wait for the draft {} + verify {} + accept {} + other {} = {} \u00b5s, the target alone {} \u00b5s",
-             "每个词元花费：等待草稿 {} + 验证 {} + 接受判定 {} + 其他 {} = {} \u00b5s，单独目标模型 {} \u00b5s"},
+            {"a token costs draft {} + verify {} + accept {} + other {} = {} \u00b5s, the target alone {} \u00b5s; a "
+             "verify pass of {} rows took {}\u00d7 a token of the target alone",
+             "每个词元花费：草稿 {} + 验证 {} + 接受判定 {} + 其他 {} = {} \u00b5s，单独目标模型 {} \u00b5s；"
+             "一次 {} 行的验证前向耗时是单独目标模型一个词元的 {}\u00d7"},
+            {"a token costs a wait for the draft {} + verify {} + accept {} + other {} = {} \u00b5s, the target alone {} "
+             "\u00b5s; a verify pass of {} rows took {}\u00d7 a token of the target alone",
+             "每个词元花费：等待草稿 {} + 验证 {} + 接受判定 {} + 其他 {} = {} \u00b5s，单独目标模型 {} \u00b5s；"
+             "一次 {} 行的验证前向耗时是单独目标模型一个词元的 {}\u00d7"},
             {"wins: {}", "胜出：{}"},
             {"About the same: its middle timed rounds ran {}\u2013{}\u00d7, either side of 1\u00d7",
              "大致持平：中间几轮计时为 {}\u2013{}\u00d7，落在 1\u00d7 的两侧"},

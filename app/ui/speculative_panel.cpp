@@ -76,6 +76,17 @@ void draw_speculative_chart(const serving::ServingExhibit& e, ImVec2 avail) {
     const std::string took_turns = !any_turns ? ""
                                    : (every_run_of_every_row ? "" : "* ") +
                                          std::string(tr("took turns: no CPU free for the draft's thread"));
+    // What checking k guesses cost, the narration's point: one pass of k + 1
+    // rows in the target's own tokens, per k (its first row), near 1 only
+    // where a pass waits on memory.
+    std::string pass_costs;
+    std::vector<int> ks_seen;
+    for (const serving::SweepRow& r : rows) {
+        if (std::find(ks_seen.begin(), ks_seen.end(), r.k) != ks_seen.end()) continue;
+        ks_seen.push_back(r.k);
+        pass_costs += fmt::format("{}k={} {:.1f}\u00d7", pass_costs.empty() ? "" : ", ", r.k, r.verify_pass_cost);
+    }
+    const std::string pass_line = tr(fmt::format("a verify pass, in target tokens: {}", pass_costs));
     const std::vector<std::pair<std::uint32_t, std::string>> legend = {{tpp.rgb, "tokens per target pass"},
                                                                         {ceiling.rgb, "at most k + 1"}};
     // The three charts share what the headings, the legend and the verdict
@@ -87,7 +98,8 @@ void draw_speculative_chart(const serving::ServingExhibit& e, ImVec2 avail) {
     const float half = plot::side_width(avail.x);
     const bool beside = plot::side_by_side_fits(avail.x);
     const int legend_n = plot::legend_lines(legend, beside ? half : avail.x);
-    const float turns_h = any_turns ? text_wrapped_height(took_turns, avail.x) + spacing : 0.0f;
+    const float turns_h = (any_turns ? text_wrapped_height(took_turns, avail.x) + spacing : 0.0f) +
+                          text_wrapped_height(pass_line, avail.x) + spacing;
     float h = 0;
     if (beside) {
         // A heading's or the legend's lines above the pair, one heading and the verdict below.
@@ -118,6 +130,9 @@ void draw_speculative_chart(const serving::ServingExhibit& e, ImVec2 avail) {
     for (double v : speedup.values) top = std::max(top, v * 1.1);
     const plot::Frame f = plot::grouped_bars(ImVec2(avail.x, h), speedup_names, {speedup}, "", plot::nice_ceiling(top));
     break_even_line(f, speedup.values);
+    ImGui::PushStyleColor(ImGuiCol_Text, theme::vec(theme::muted_rgb));
+    text_wrapped(pass_line);
+    ImGui::PopStyleColor();
     if (any_turns) {
         ImGui::PushStyleColor(ImGuiCol_Text, theme::vec(theme::warn_rgb));
         text_wrapped(took_turns);

@@ -140,6 +140,8 @@ public:
         ev.out("speculative_tok_s", column(rows, &SweepRow::speculative_tok_s), "tok/s");
         ev.out("target_tok_s", column(rows, &SweepRow::target_tok_s), "tok/s");
         ev.out("spec_speedup", column(rows, &SweepRow::speedup));
+        ev.out("verify_pass_cost", column(rows, &SweepRow::verify_pass_cost));
+        ev.outputs.back().digits = 2;  // 2.0, as each row's line below
         for (const SweepRow& r : rows) {
             ev.says(fmt::format("k = {}, T = {}: {:.0f}% accepted, {:.2f} tokens per target pass, {:.2f}× — {}", r.k,
                                 r.temperature, 100 * r.acceptance, r.tokens_per_pass, r.speedup, r.verdict));
@@ -274,6 +276,8 @@ void declare_speculative_lab(std::vector<Knob>& knobs, std::vector<PathInfo>& pa
         {path(op, "speculative_tok_s"), VT::numbers, "tok/s", "speculative: tokens/s with the draft, per row"},
         {path(op, "target_tok_s"), VT::numbers, "tok/s", "speculative: tokens/s of the target alone, per row"},
         {path(op, "spec_speedup"), VT::numbers, "", "speculative: speculative ÷ target alone, per generated token"},
+        {path(op, "verify_pass_cost"), VT::numbers, "",
+         "speculative: one verify pass of k + 1 rows ÷ a token of the target alone, per row (1: free, k + 1: no saving)"},
         {path(pp, "greedy_identical"), VT::text, "", "speculative: \"yes\" when every greedy row's text is the target's"},
         {path(pp, "greedy_acceptance_min"), VT::number, "", "speculative: the lowest acceptance of the greedy rows"},
         {path(pp, "acceptance_min"), VT::number, "", "speculative: the lowest acceptance of all rows"},

@@ -404,17 +404,24 @@ SweepRow sweep_row(const std::string& draft, int k, float temperature, const Spe
     row.target_token_us = tenth(1000.0 * c.target_ms / static_cast<double>(std::max<std::size_t>(1, c.target.tokens.size())));
     row.target_tok_s = row.target_token_us > 0 ? 1e6 / row.target_token_us : 0;
     row.speculative_tok_s = row.speculative_token_us > 0 ? 1e6 / row.speculative_token_us : 0;
+    row.verify_pass_cost =
+        row.target_token_us > 0 ? row.verify_token_us * row.tokens_per_pass / row.target_token_us : 0;
     // Rounded as printed, so the verdict is the one the printed figure gives.
     row.speedup = row.speculative_token_us > 0 ? std::round(100 * row.target_token_us / row.speculative_token_us) / 100 : 0;
     const std::string costs =
+        // Then what checking k guesses costs: one pass of k + 1 rows, in the
+        // target's own tokens (lesson 13: near 1 only where a pass waits on memory).
         s.overlapped ? fmt::format("a token costs a wait for the draft {:.1f} + verify {:.1f} + accept {:.1f} + other "
-                                   "{:.1f} = {:.1f} µs, the target alone {:.1f} µs",
+                                   "{:.1f} = {:.1f} µs, the target alone {:.1f} µs; a verify pass of {} rows took {:.1f}× "
+                                   "a token of the target alone",
                                    row.wait_token_us, row.verify_token_us, row.accept_token_us, row.other_token_us,
-                                   row.speculative_token_us, row.target_token_us)
+                                   row.speculative_token_us, row.target_token_us, k + 1, row.verify_pass_cost)
                      : fmt::format("a token costs draft {:.1f} + verify {:.1f} + accept {:.1f} + other {:.1f} = {:.1f} "
-                                   "µs, the target alone {:.1f} µs",
+                                   "µs, the target alone {:.1f} µs; a verify pass of {} rows took {:.1f}× a token of the "
+                                   "target alone",
                                    row.draft_token_us, row.verify_token_us, row.accept_token_us, row.other_token_us,
-                                   row.speculative_token_us, row.target_token_us);
+                                   row.speculative_token_us, row.target_token_us, k + 1, row.verify_pass_cost);
+
     // Within 5 %, or where its own rounds fell on both sides of 1×, a rerun
     // on a busy machine can tip the verdict either way: call it the same,
     // not won or lost.

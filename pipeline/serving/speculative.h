@@ -292,6 +292,9 @@ struct SweepRow {
     double target_tok_s = 0;          // 10⁶ ÷ target_token_us
     double speculative_tok_s = 0;     // 10⁶ ÷ speculative_token_us
     double speedup = 0;               // target_token_us ÷ speculative_token_us, to two decimals as printed
+    // One verify pass (k + 1 rows) ÷ the target alone's time per token: near
+    // 1 where a pass waits on memory, near k + 1 where it is arithmetic.
+    double verify_pass_cost = 0;
     bool identical = false;           // greedy rows: the same text as the target alone
     RoundSpread rounds;               // the spread of its timed rounds' speedups (round_spread)
     bool even = false;                // about_the_same(speedup, rounds)
