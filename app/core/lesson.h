@@ -3,6 +3,7 @@
 // type and reports problems with file:line:column (see lesson_loader.cpp);
 // running it is the interpreter's job.
 #pragma once
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -128,6 +129,7 @@ struct LessonStep {
     std::string title;
     std::string say;            // narration
     std::optional<std::vector<std::pair<std::string, std::string>>> request;
+    std::map<std::string, SourceLocation, std::less<>> request_at;  // each request field's value, where written
     std::vector<SettingChange> set;
     std::optional<TrainSpec> train;
     bool freeze = false;

@@ -486,13 +486,23 @@ std::vector<Condition> read_conditions(const Reader& r, const YAML::Node& v, con
             r.fail(v["contains"], "\"contains\" needs some text: every value contains \"\"");
         out.push_back(std::move(c));
     }
+    std::optional<double> above, below;  // literal bounds, to catch a range no number is in
     for (const char* key : {"above", "below"}) {
         if (!v[key]) continue;
         Condition c;
         c.op = key[0] == 'a' ? Condition::Op::above : Condition::Op::below;
         c.operand = read_operand(r, v[key], key, false, model, remembered);
+        if (const double* x = std::get_if<double>(&c.operand.literal); x && c.operand.kind == Operand::Kind::literal)
+            (key[0] == 'a' ? above : below) = *x;
         out.push_back(std::move(c));
     }
+    // It failed on every run whatever the value (exit 1 at the step), or
+    // under not held on every one.
+    if (above && below && *above >= *below)
+        r.fail(v, fmt::format("no number is above {} and below {}: the range is empty (swapped? {{above: {}, below: "
+                              "{}}})",
+                              format_value(Value{*above}), format_value(Value{*below}), format_value(Value{*below}),
+                              format_value(Value{*above})));
     if (out.empty())
         r.fail(v, "an expectation needs value (with optional tol), equals, contains, below, above or not");
     // times and plus change the one referenced value: x × times + plus.
@@ -772,6 +782,7 @@ LessonStep read_step(const Reader& r, const YAML::Node& n, size_t index, const M
             check_request_field(r, kv.first, model);
             fields.emplace_back(kv.first.Scalar(), r.text(kv.second, kv.first.Scalar()));
             const auto& [name, value] = fields.back();
+            s.request_at[name] = r.at(kv.second);
             if (!check_values) continue;
             if (model.check_request_value)
                 r.checked(kv.second, [&] { model.check_request_value(name, value, setting); });
@@ -1379,6 +1390,26 @@ void check_lesson_files(const Lesson& lesson) {
                 break;
             }
         });
+    // A speculative step's draft, looked up as the experiment will: beside
+    // the model's file, then among the bundled models. Missing, it failed at
+    // its step, after the steps before it had run.
+    if (m.kind == "serving")
+        for (const LessonStep& st : lesson.steps) {
+            const auto at = st.request_at.find(serving::draft_field);
+            if (!st.request || at == st.request_at.end()) continue;
+            const bool expects_error = std::any_of(st.expect.begin(), st.expect.end(),
+                                                   [](const Expectation& e) { return e.path == "error"; });
+            if (expects_error) continue;
+            std::string draft;
+            for (const auto& [k, v] : *st.request)
+                if (k == serving::draft_field) draft = v;
+            try {
+                (void)serving::speculative_draft_file(
+                    m.file.empty() ? fs::path() : fs::path(resolve_lesson_path(lesson, m.file)).parent_path(), draft);
+            } catch (const Error& e) {
+                problems.emplace_back(at->second, e.message());
+            }
+        }
     if (m.weights_file)
         check_file(m.file_at, "weights file", *m.weights_file, resolve_lesson_path(lesson, *m.weights_file),
                    [](const std::string& p) { (void)delivery::load_weights(p); });

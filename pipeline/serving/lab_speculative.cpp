@@ -26,7 +26,7 @@ namespace sixstep::serving {
 
 namespace {
 
-constexpr char draft[] = "draft";
+constexpr const char* draft = draft_field;
 constexpr char draft_ks[] = "draft_ks";
 constexpr char temperatures[] = "temperatures";
 constexpr char spec_tokens[] = "spec_tokens";
@@ -62,6 +62,24 @@ std::vector<double> column(const std::vector<SweepRow>& rows, double SweepRow::*
     return out;
 }
 
+}  // namespace
+
+std::filesystem::path speculative_draft_file(const std::filesystem::path& target_dir, const std::string& draft_name) {
+    std::error_code ec;
+    if (!target_dir.empty()) {
+        const std::filesystem::path beside = target_dir / draft_name;
+        if (std::filesystem::exists(beside, ec)) return beside;
+    }
+    const std::filesystem::path bundled = bundled_file(draft_name);
+    if (!bundled.empty()) return bundled;
+    throw Error(fmt::format("\"{}\": {} does not exist (the draft is looked up beside the target's file, then "
+                            "among the bundled models){}",
+                            draft, target_dir.empty() ? draft_name : (target_dir / draft_name).string(),
+                            bundled_models_hint()));
+}
+
+namespace {
+
 class SpeculativeLab : public LabExperiment {
 public:
     void read(const LabFields& f, TraceEvent& ev) override {
@@ -86,19 +104,7 @@ public:
 
     void run(ServingModel& model, ServingExhibit& ex, TraceEvent& ev) override {
         llm::LlmModel& m = model.llm();
-        // The draft is a file beside the target's (a lesson names it by its
-        // file name), else the bundled model of that name (a lesson that copied
-        // only its target model into a folder of its own).
-        std::filesystem::path file = m.path().parent_path() / draft_;
-        std::error_code ec;
-        if (!std::filesystem::exists(file, ec)) {
-            const std::filesystem::path bundled = bundled_file(draft_);
-            if (bundled.empty())
-                throw Error(fmt::format("\"{}\": {} does not exist (the draft is looked up beside the target's file, "
-                                        "then among the bundled models)",
-                                        draft, file.string()));
-            file = bundled;
-        }
+        const std::filesystem::path file = speculative_draft_file(m.path().parent_path(), draft_);
         // One thread for the draft: a small draft gains little from more, and
         // two busy pools would fight over the cores.
         // (On the target's kind of backend, as `sixstep speculate --backend` does.)

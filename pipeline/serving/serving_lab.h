@@ -28,6 +28,7 @@
 // window), output (4, what it measured), compare (5, the relations a lesson
 // claims — ratios that hold on any machine — and the answer in words).
 #pragma once
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <string>
@@ -98,6 +99,16 @@ const LabEntry& lab_experiment(std::string_view name);
 // {"quantization"}); empty for a path every experiment answers (load.*,
 // respond.text) or none does.
 std::vector<std::string> lab_experiments_emitting(std::string_view path);
+// The speculative experiment's draft model file: `draft` beside the target's
+// file (a lesson names it by its file name), else the bundled model of that
+// name (a lesson that copied only its target into a folder of its own).
+// `target_dir` empty: a random-weight target, bundled drafts only. Throws
+// sixstep::Error naming where it looked and the bundled models. The lesson
+// loader asks it before step 1.
+std::filesystem::path speculative_draft_file(const std::filesystem::path& target_dir, const std::string& draft);
+// The request field naming it.
+inline constexpr char draft_field[] = "draft";
+
 // The longest held-out story (assets/data/heldout-stories.txt), in bytes,
 // the quantization's work counts with: the shipped ones hold at most 505,
 // and tests/serving checks every one against it.

@@ -261,7 +261,7 @@ steps:
     expect:
       response.minutes: {value: 10, tol: 1}
       request.distance_km: {not: {above: 3}}
-      postprocess.minutes: {not: {above: 20, below: 12}}
+      postprocess.minutes: {not: {above: 11.5, below: 30}}
       output.raw_output: {not: {above: 5, below: 10}}
       forward.raw_output: {not: {equals: words, tol: 1}}
   - request: {distance: "3 km", congestion: 0, express_lane: 0}

@@ -102,6 +102,9 @@ const BadLesson bad_lessons[] = {
     {"setting-not-scalar.yaml", 4, 16, "\"dropout\" must be a single value (number, 0 ≤ x < 1), got a list"},
     {"setting-without-value.yaml", 4, 7, "\"normalize\" needs a value (false | true)"},
     {"steps-not-a-list.yaml", 2, 8, "\"steps\" must be a non-empty list, got \"5\""},
+    // It failed whatever the value, at the step: exit 1, not 2.
+    {"range-upside-down.yaml", 6, 27,
+     "no number is above 20 and below 5: the range is empty (swapped? {above: 5, below: 20})"},
     {"steps-empty.yaml", 2, 8, "\"steps\" is an empty list: a lesson needs a step"},
     // The delivery model's values as its first stage reads them, at the value
     // (they failed at run time: exit 1, at the step), under the normalize
@@ -217,7 +220,20 @@ TEST_CASE("missing or unreadable model, weights and data files are found before 
                                  "\"also-missing.csv\" not found (relative to the lesson's folder: " + dir +
                                  "/also-missing.csv)");
     }
-    CHECK(find_lessons(dir).size() == 4);
+    {
+        // A speculative step's draft, found before step 1 at its value (it
+        // failed at its step, at the step's position, with no bundled names).
+        const Error e = fails("draft-missing.yaml");
+        CHECK(e.where().line == 4);
+        CHECK(e.where().column == 47);
+        const std::string bundled_dir =
+            std::filesystem::path(resolve_lesson_path(Lesson{}, "stories-3m-f16.gguf")).parent_path().string();
+        CHECK(e.message() == "\"draft\": " + bundled_dir + "/stories-draft-q4.gguf does not exist (the draft is looked "
+                             "up beside the target's file, then among the bundled models); the bundled models, found "
+                             "by name from any folder: stories-3m-f16.gguf, stories-3m-q8_0.gguf, "
+                             "stories-draft-f16.gguf, stories-draft-f32.gguf");
+    }
+    CHECK(find_lessons(dir).size() == 5);
 }
 
 // A bundled lesson copied to a folder of the instructor's own keeps its
