@@ -49,7 +49,10 @@ void draw_bill_chart(const serving::ServingExhibit& e, ImVec2 avail) {
     const plot::Frame f = plot::begin(ImVec2(avail.x, h), 0, days, 0, y_max, font * 3.2f, font * 1.3f);
     plot::y_axis(f, unit);
     plot::line(f, {0, days}, {0, b.inference_flops_per_day * days / scale}, theme::lab_a_rgb, 2.5f, false);
-    plot::hline(f, b.train_flops / scale, theme::lab_b_rgb, "6\u00b7N\u00b7D");
+    // The crossover's "day …" sits right of its line, at the top: past the
+    // middle it met the training line's label at the right end ("day 24.66·N·D").
+    const bool crossover_late = b.crossover_day <= days && b.crossover_day > days / 2;
+    plot::hline(f, b.train_flops / scale, theme::lab_b_rgb, "6\u00b7N\u00b7D", crossover_late ? 0.0f : 1.0f);
     if (b.crossover_day <= days) plot::vline(f, b.crossover_day, theme::bad_rgb, fmt::format("day {:.3g}", b.crossover_day));
     plot::label(ImVec2(f.max.x, f.max.y + 2), fmt::format("{:.3g} days", days), theme::muted_rgb, 1, 0.8f);
     text_wrapped(tr(fmt::format("after {:g} days inference is {:.3g}\u00d7 training", b.params.days,

@@ -145,11 +145,13 @@ void dashed_line(const Frame& f, const std::vector<double>& xs, const std::vecto
         segment(f, xs[i - 1], ys[i - 1], xs[i], ys[i], rgb, thickness, true);
 }
 
-void hline(const Frame& f, double y, std::uint32_t rgb, std::string_view text) {
+void hline(const Frame& f, double y, std::uint32_t rgb, std::string_view text, float label_at) {
     const float py = snap(f.py(y));
     ImDrawList* dl = draw_list();
     for (float x = f.min.x; x < f.max.x; x += 10) dl->AddLine(ImVec2(x, py), ImVec2(std::min(x + 6, f.max.x), py), theme::col(rgb), 2.0f);
-    if (!text.empty()) label(ImVec2(f.max.x - 2, py - ImGui::GetFontSize() * 0.85f), text, rgb, 1, 0.8f);
+    if (text.empty()) return;
+    const float x = label_at >= 1 ? f.max.x - 2 : f.min.x + 2;
+    label(ImVec2(x, py - ImGui::GetFontSize() * 0.85f), text, rgb, label_at >= 1 ? 1.0f : 0.0f, 0.8f);
 }
 
 float vline(const Frame& f, double x, std::uint32_t rgb, std::string_view text, int row) {

@@ -76,7 +76,8 @@ void line(const Frame& f, const std::vector<double>& xs, const std::vector<doubl
 void dashed_line(const Frame& f, const std::vector<double>& xs, const std::vector<double>& ys, std::uint32_t rgb,
                  float thickness = 1.5f);
 // A horizontal or vertical line across the frame, dashed, with a label at its end.
-void hline(const Frame& f, double y, std::uint32_t rgb, std::string_view label = {});
+// Its label sits above the line at the right end (label_at 1) or the left (0).
+void hline(const Frame& f, double y, std::uint32_t rgb, std::string_view label = {}, float label_at = 1);
 // vline's label starts right of the line, on line `row` of small labels
 // from the top; it returns the label's right edge, so that a second vline
 // close by can take the next row instead of writing over it.

@@ -1324,3 +1324,25 @@ TEST_CASE("screenshots: beside a busy CPU for every CPU, the speculative chart a
     CHECK(zh.find("提前运行") == std::string::npos);
     CHECK(ui::untranslated().empty());
 }
+
+// A crossover past the middle of the bill's chart put "day 24.6" at the top,
+// right of its line, over the training line's "6·N·D" at the right end.
+TEST_CASE("screenshots: the bill's crossover late in the service life keeps its label clear of the training line's") {
+    const std::string yaml = fmt::format(
+        "title: Bill\nmodel: {{kind: serving, file: {}/assets/models/stories-3m-f16.gguf, threads: 1}}\nsteps:\n"
+        "  - say: \"...\"\n"
+        "    request: {{experiment: bill, requests_per_day: 1000, tokens_per_request: 100, days: 30, bench_tokens: 8}}\n"
+        "    run: all\n",
+        SIXSTEP_SOURCE_DIR);
+    std::vector<std::string> overflows;
+    const auto screens = screens_of("ui-bill-late", yaml.c_str(), &overflows);
+    REQUIRE(screens.size() == 1);
+    const auto e = std::dynamic_pointer_cast<const serving::ServingExhibit>(screens.back().shown.state.exhibit);
+    REQUIRE(e);
+    REQUIRE(e->bill);
+    // The case drawn: the crossover within the 30 days, in their second half.
+    REQUIRE(e->bill->crossover_day > 15);
+    REQUIRE(e->bill->crossover_day < 30);
+    for (const std::string& o : overflows) MESSAGE(o);
+    CHECK(overflows.empty());
+}
