@@ -1,5 +1,7 @@
 // sixstep check PATH... — run lessons headless and verify every expect.
 // Exit 0 when all pass, 1 when an expectation fails, 2 when a lesson is invalid.
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <memory>
 
@@ -21,6 +23,7 @@ struct CheckOptions {
     std::vector<std::string> paths;
     bool json = false;
     int attempts = 1;  // runs of a lesson whose checks fail, at most
+    int repeat = 1;    // runs of every lesson, side by side: each check's passes and values
 };
 
 // One lesson, whatever is wrong with it: a broken file is one invalid lesson
@@ -40,7 +43,86 @@ app::LessonOutcome check_one(const std::string& file, bool json) {
     }
 }
 
+// --repeat: a lesson run `runs` times, each check's passes and the range of
+// its values side by side, so an author sees how much room a timing claim
+// has before it fails ("0.40–0.53 (median 0.47)" against "< 1").
+struct CheckTally {
+    std::string where, what;
+    int passed = 0, seen = 0;
+    std::vector<double> values;
+};
+
+std::vector<CheckTally> tally(const std::vector<app::LessonOutcome>& runs) {
+    std::vector<CheckTally> out;
+    for (const app::LessonOutcome& r : runs)
+        for (const app::CheckSeen& c : r.seen) {
+            auto it = std::find_if(out.begin(), out.end(),
+                                   [&](const CheckTally& t) { return t.where == c.where && t.what == c.what; });
+            if (it == out.end()) it = out.insert(out.end(), CheckTally{c.where, c.what, 0, 0, {}});
+            ++it->seen;
+            it->passed += c.passed ? 1 : 0;
+            if (c.got && std::isfinite(*c.got)) it->values.push_back(*c.got);
+        }
+    return out;
+}
+
+// The lesson's line and one line per check that failed in some run or
+// compared a number; exit code of its own (0, 1 or 2).
+int print_repeated(const std::string& name, const std::vector<app::LessonOutcome>& runs) {
+    const app::LessonOutcome& last = runs.back();
+    if (!last.valid) {
+        std::printf("✗ %s\n  invalid lesson: %s\n", name.c_str(), last.error.c_str());
+        return exit_bad_input;
+    }
+    const std::vector<CheckTally> checks = tally(runs);
+    const int n = static_cast<int>(runs.size());
+    const auto flaky = std::count_if(checks.begin(), checks.end(), [&](const CheckTally& t) { return t.passed < n; });
+    if (flaky == 0)
+        std::printf("✓ %s: every check held in all %d runs\n", name.c_str(), n);
+    else
+        std::printf("✗ %s: %s failed in some of %d runs\n", name.c_str(),
+                    count_of(static_cast<std::size_t>(flaky), "check", "checks").c_str(), n);
+    for (const CheckTally& t : checks) {
+        if (t.passed == n && t.values.empty()) continue;
+        std::string range;
+        if (!t.values.empty()) {
+            std::vector<double> v = t.values;
+            std::sort(v.begin(), v.end());
+            const double median = v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+            range = v.front() == v.back() ? fmt::format(" — got {}", readable_number(v.front(), 4))
+                                          : fmt::format(" — got {}–{} (median {})", readable_number(v.front(), 4),
+                                                        readable_number(v.back(), 4), readable_number(median, 4));
+        }
+        std::printf("  %s %d/%d  %s %s%s\n", t.passed == n ? "✓" : "✗", t.passed, n, printable(t.where).c_str(),
+                    printable(t.what).c_str(), range.c_str());
+    }
+    return flaky ? exit_failed : exit_ok;
+}
+
+int run_repeated(const CheckOptions& o, const std::vector<std::string>& files, int invalid_paths) {
+    int worst = invalid_paths ? exit_bad_input : exit_ok;
+    int passed = 0, failed = 0, invalid = invalid_paths;
+    for (std::size_t i = 0; i < files.size(); ++i) {
+        std::vector<app::LessonOutcome> runs;
+        for (int k = 0; k < o.repeat; ++k) {
+            report_progress(fmt::format("checking lessons ({} runs each)", o.repeat), i * o.repeat + k,
+                            files.size() * o.repeat);
+            runs.push_back(check_one(files[i], false));
+            if (!runs.back().valid) break;
+        }
+        clear_progress();
+        const int rc = print_repeated(printable(files[i]), runs);
+        (rc == exit_bad_input ? invalid : rc == exit_failed ? failed : passed) += 1;
+        if (rc == exit_bad_input || (rc == exit_failed && worst == exit_ok)) worst = rc;
+        std::fflush(stdout);
+    }
+    std::printf("lessons: %d passed in every run, %d failed in some, %d invalid\n", passed, failed, invalid);
+    return invalid ? exit_bad_input : worst;
+}
+
 int run_check(const CheckOptions& o) {
+    if (o.repeat > 1 && o.attempts > 1) throw Error("--repeat and --attempts: choose one (--repeat runs every lesson N times and counts)");
+    if (o.repeat > 1 && o.json) throw Error("--repeat prints each check's passes and values as a table; --json is for single runs");
     int passed = 0, failed = 0, invalid = 0;
     nlohmann::ordered_json all = nlohmann::ordered_json::array();
     std::vector<std::string> files;
@@ -53,6 +135,7 @@ int run_check(const CheckOptions& o) {
             ++invalid;
         }
     }
+    if (o.repeat > 1) return run_repeated(o, files, invalid);
     for (size_t i = 0; i < files.size(); ++i) {
         const std::string& f = files[i];
         const std::string name = printable(f);  // a file name may hold control characters too
@@ -120,9 +203,14 @@ void add_check(CLI::App& app, Commands& commands) {
                     "Runs of a lesson whose checks fail, at most (default 1): timing claims on a busy machine; the "
                     "earlier runs' failures are printed too")
         ->check(CLI::Range(1, 10));
+    sub->add_option("--repeat", opts->repeat,
+                    "Run every lesson N times and print each check's passes and the range of its values: how much "
+                    "room a timing claim has before it fails")
+        ->check(CLI::Range(1, 100));
     add_progress_option(sub);
     add_examples(sub, {"sixstep check lessons/01-six-steps.yaml lessons/zh/01-six-steps.yaml",
-                      "sixstep check --json lessons/03-training-vs-inference.yaml"});
+                      "sixstep check --json lessons/03-training-vs-inference.yaml",
+                      "sixstep check --repeat 10 lessons/10-continuous-batching-and-paged-kv.yaml"});
     commands.push_back({sub, [opts] { return run_check(*opts); }});
 }
 

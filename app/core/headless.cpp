@@ -93,6 +93,8 @@ LessonOutcome run_lesson(const std::string& path, std::FILE* narrate, bool want_
         bool told = false;
         for (const auto& c : r.checks) {
             ++out.checks;
+            out.seen.push_back({c.expectation.where.str(), c.expectation.path + " " + c.expected_text("en"), c.passed,
+                                c.got_number});
             if (!c.passed) {
                 ++out.failed;
                 out.failures.push_back(format_check(c, "en", note));  // for `check`'s summary

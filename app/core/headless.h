@@ -3,12 +3,21 @@
 // code path.
 #pragma once
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 namespace sixstep::app {
+
+// One check as one run found it: `check --repeat` sets runs side by side.
+struct CheckSeen {
+    std::string where;          // "lesson.yaml:14:7"
+    std::string what;           // "postprocess.ttft_p50_ratio < 1"
+    bool passed = false;
+    std::optional<double> got;  // the value, when a number
+};
 
 struct LessonOutcome {
     std::string path;
@@ -19,6 +28,7 @@ struct LessonOutcome {
     int checks = 0;
     int failed = 0;
     std::vector<std::string> failures;  // formatted, with file:line:column
+    std::vector<CheckSeen> seen;        // every check, in the order the run made them
     nlohmann::ordered_json json;        // the full run, when asked for
     int exit_code() const { return !valid ? 2 : failed ? 1 : 0; }
 };

@@ -844,6 +844,7 @@ CheckResult Interpreter::check(const Expectation& e) const {
         return r;
     }
     r.got = elide(check_text(*got), max_check_text_bytes);
+    if (const double* g = std::get_if<double>(&*got)) r.got_number = *g;
     if (missing) return r;  // nothing to compare with: neither true nor, under not, false
     // below, above and tol need two finite numbers: a text, a list or a NaN
     // (a diverged training's loss) is neither true nor, under not, false —

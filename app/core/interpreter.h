@@ -51,6 +51,7 @@ struct CheckResult {
     std::string expected_text(std::string_view lang = "en") const;
     // `got`, with sixstep's own words in the lesson's language likewise.
     std::string got_text(std::string_view lang = "en") const;
+    std::optional<double> got_number;  // the value itself, when it is a number (check --repeat's margins)
 };
 
 // One request served by a `serve:` step.

@@ -199,6 +199,31 @@ TEST_CASE("check --attempts: a failing lesson runs again and says what each run 
         CHECK(run_command(sixstep_cmd(std::string("check --attempts ") + bad + " '" + f + "'")).exit_code == 2);
 }
 
+// --repeat: every run of a lesson side by side, so an author sees how much
+// room a claim has: each check's passes, and the range of its values.
+TEST_CASE("check --repeat: each check's passes in N runs and the range of its values") {
+    const std::string f = data + "/failing-lessons/wrong-answer.yaml";
+    const auto r = run_command(sixstep_cmd("check --repeat 3 '" + f + "'"));
+    CHECK(r.exit_code == 1);
+    CHECK(r.output.find("✗ " + f + ": 1 check failed in some of 3 runs") != std::string::npos);
+    CHECK(r.output.find("  ✓ 3/3  " + f + ":7:7 forward.raw_output = 11 — got 11\n") != std::string::npos);
+    CHECK(r.output.find("  ✗ 0/3  " + f + ":8:7 postprocess.minutes = 12 — got 11\n") != std::string::npos);
+    CHECK(r.output.find("respond.text") == std::string::npos);  // a text that held every time: not listed
+    CHECK(r.output.find("lessons: 0 passed in every run, 1 failed in some, 0 invalid") != std::string::npos);
+    // A measured value: its range and median over the runs.
+    const auto timed = sixstep::test::process_temp_dir("cli-repeat") / "timed.yaml";
+    std::ofstream(timed) << "title: timed\nmodel: {kind: delivery}\nsteps:\n"
+                            "  - request: {distance: \"3 km\", congestion: 0, express_lane: 0}\n"
+                            "    run: all\n    expect: {load.cold_load_ms: {above: 0}}\n";
+    const auto t = run_command(sixstep_cmd("check --repeat 4 '" + timed.string() + "'"));
+    CHECK(t.exit_code == 0);
+    CHECK(t.output.find(": every check held in all 4 runs") != std::string::npos);
+    CHECK(t.output.find("load.cold_load_ms > 0 — got ") != std::string::npos);
+    CHECK(t.output.find("(median ") != std::string::npos);
+    CHECK(run_command(sixstep_cmd("check --repeat 3 --attempts 2 '" + f + "'")).exit_code == 2);
+    CHECK(run_command(sixstep_cmd("check --repeat 0 '" + f + "'")).exit_code == 2);
+}
+
 TEST_CASE("check: a path that does not exist exits 2") {
     const auto r = run_command(sixstep_cmd("check /nonexistent/lessons"));
     CHECK(r.exit_code == 2);
