@@ -49,7 +49,8 @@ app::LessonOutcome check_one(const std::string& file, bool json) {
 struct CheckTally {
     std::string where, what;
     int passed = 0, seen = 0;
-    std::vector<double> values;
+    std::vector<double> values;  // the value, or got ÷ the compared value (against_name)
+    std::string against_name;
 };
 
 std::vector<CheckTally> tally(const std::vector<app::LessonOutcome>& runs) {
@@ -58,10 +59,11 @@ std::vector<CheckTally> tally(const std::vector<app::LessonOutcome>& runs) {
         for (const app::CheckSeen& c : r.seen) {
             auto it = std::find_if(out.begin(), out.end(),
                                    [&](const CheckTally& t) { return t.where == c.where && t.what == c.what; });
-            if (it == out.end()) it = out.insert(out.end(), CheckTally{c.where, c.what, 0, 0, {}});
+            if (it == out.end()) it = out.insert(out.end(), CheckTally{c.where, c.what, 0, 0, {}, c.against_name});
             ++it->seen;
             it->passed += c.passed ? 1 : 0;
-            if (c.got && std::isfinite(*c.got)) it->values.push_back(*c.got);
+            // Against another value, which moves from run to run too: the ratio is the margin.
+            if (c.got && std::isfinite(*c.got)) it->values.push_back(c.against ? *c.got / *c.against : *c.got);
         }
     return out;
 }
@@ -89,9 +91,15 @@ int print_repeated(const std::string& name, const std::vector<app::LessonOutcome
             std::vector<double> v = t.values;
             std::sort(v.begin(), v.end());
             const double median = v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
-            range = v.front() == v.back() ? fmt::format(" — got {}", readable_number(v.front(), 4))
-                                          : fmt::format(" — got {}–{} (median {})", readable_number(v.front(), 4),
-                                                        readable_number(v.back(), 4), readable_number(median, 4));
+            const std::string got =
+                t.against_name.empty() ? std::string("got") : fmt::format("got ÷ {}", t.against_name);
+            // Four digits, more where they would print two values that differ alike.
+            int digits = 4;
+            while (v.front() != v.back() && digits < 9 && readable_number(v.front(), digits) == readable_number(v.back(), digits))
+                ++digits;
+            const std::string lo = readable_number(v.front(), digits), hi = readable_number(v.back(), digits);
+            range = lo == hi ? fmt::format(" — {} {}", got, lo)
+                             : fmt::format(" — {} {}–{} (median {})", got, lo, hi, readable_number(median, digits));
         }
         std::printf("  %s %d/%d  %s %s%s\n", t.passed == n ? "✓" : "✗", t.passed, n, printable(t.where).c_str(),
                     printable(t.what).c_str(), range.c_str());

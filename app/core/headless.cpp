@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include <cmath>
 #include <cstdlib>
 #include <exception>
 #include <filesystem>
@@ -93,8 +94,16 @@ LessonOutcome run_lesson(const std::string& path, std::FILE* narrate, bool want_
         bool told = false;
         for (const auto& c : r.checks) {
             ++out.checks;
-            out.seen.push_back({c.expectation.where.str(), c.expectation.path + " " + c.expected_text("en"), c.passed,
-                                c.got_number});
+            CheckSeen seen{c.expectation.where.str(), c.expectation.path + " " + c.expectation.describe("and"),
+                           c.passed, c.got_number, "", std::nullopt};
+            if (c.named.size() == 1) {
+                char* end = nullptr;
+                const std::string& v = c.named.front().second;
+                const double x = std::strtod(v.c_str(), &end);
+                if (end != v.c_str() && *end == '\0' && std::isfinite(x) && x != 0)
+                    seen.against_name = c.named.front().first, seen.against = x;
+            }
+            out.seen.push_back(std::move(seen));
             if (!c.passed) {
                 ++out.failed;
                 out.failures.push_back(format_check(c, "en", note));  // for `check`'s summary

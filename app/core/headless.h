@@ -14,9 +14,13 @@ namespace sixstep::app {
 // One check as one run found it: `check --repeat` sets runs side by side.
 struct CheckSeen {
     std::string where;          // "lesson.yaml:14:7"
-    std::string what;           // "postprocess.ttft_p50_ratio < 1"
+    std::string what;           // "postprocess.ttft_p50_ratio < 1", "forward.x > 2 × forward.y"
     bool passed = false;
     std::optional<double> got;  // the value, when a number
+    // A check against one other value (a path, a remembered name): its name
+    // and this run's value, for the margin got ÷ it.
+    std::string against_name;
+    std::optional<double> against;
 };
 
 struct LessonOutcome {

@@ -453,7 +453,7 @@ StepReport Interpreter::step() {
         none.conditions.push_back(no_error);
         none.where = st.where;
         // First: it explains the checks after it that got "(nothing)".
-        report.checks.insert(report.checks.begin(), {none, false, *report.error, "", {}});
+        report.checks.insert(report.checks.begin(), {none, false, *report.error, "", {}, std::nullopt});
     }
     state_.checks = report.checks;
     return report;
@@ -811,7 +811,7 @@ std::string Interpreter::why_nothing(const std::string& path) const {
 }
 
 CheckResult Interpreter::check(const Expectation& e) const {
-    CheckResult r{e, false, "(nothing)", "", {}};
+    CheckResult r{e, false, "(nothing)", "", {}, std::nullopt};
     // What it is compared with, read now.
     std::vector<std::optional<Value>> wants;
     std::vector<std::pair<std::string, std::optional<Value>>> named;  // the paths and names it reads, as they are
