@@ -92,11 +92,17 @@ bool whole_answer(const std::string& got) {
 
 // Sends `request` as it is over a new connection, keeps the connection open,
 // and returns what arrives until the server closes it or `wait_s` passes.
-std::string raw_exchange(int port, const std::string& request, int wait_s) {
+// A fresh connection with `request` sent on it, its reads waiting `wait_s` at most.
+int connect_and_send(int port, const std::string& request, int wait_s) {
     const int fd = connect_loopback(port);
     const timeval tv{wait_s, 0};
     ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
     REQUIRE(::send(fd, request.data(), request.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(request.size()));
+    return fd;
+}
+
+std::string raw_exchange(int port, const std::string& request, int wait_s) {
+    const int fd = connect_and_send(port, request, wait_s);
     std::string got;
     char buf[4096];
     for (ssize_t n; (n = ::recv(fd, buf, sizeof buf, 0)) > 0;) {
@@ -110,10 +116,7 @@ std::string raw_exchange(int port, const std::string& request, int wait_s) {
 // Sends `request` on a fresh connection and reads until the server closes
 // it or `wait_s` passes: every byte it answered, and whether it closed.
 std::pair<std::string, bool> exchange_until_closed(int port, const std::string& request, int wait_s) {
-    const int fd = connect_loopback(port);
-    const timeval tv{wait_s, 0};
-    ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-    REQUIRE(::send(fd, request.data(), request.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(request.size()));
+    const int fd = connect_and_send(port, request, wait_s);
     std::string got;
     char buf[4096];
     ssize_t n = 0;
