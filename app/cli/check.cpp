@@ -218,7 +218,7 @@ void add_check(CLI::App& app, Commands& commands) {
     add_progress_option(sub);
     add_examples(sub, {"sixstep check lessons/01-six-steps.yaml lessons/zh/01-six-steps.yaml",
                       "sixstep check --json lessons/03-training-vs-inference.yaml",
-                      "sixstep check --repeat 10 lessons/10-continuous-batching-and-paged-kv.yaml"});
+                      "sixstep check --repeat 5 lessons/01-six-steps.yaml"});
     commands.push_back({sub, [opts] { return run_check(*opts); }});
 }
 
