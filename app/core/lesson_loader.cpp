@@ -781,7 +781,9 @@ LessonStep read_step(const Reader& r, const YAML::Node& n, size_t index, const M
         for (const auto& kv : req) {
             check_request_field(r, kv.first, model);
             fields.emplace_back(kv.first.Scalar(), r.text(kv.second, kv.first.Scalar()));
-            const auto& [name, value] = fields.back();
+            // Not a structured binding: clang 14 cannot capture one in a lambda.
+            const std::string& name = fields.back().first;
+            const std::string& value = fields.back().second;
             s.request_at[name] = r.at(kv.second);
             if (!check_values) continue;
             if (model.check_request_value)
