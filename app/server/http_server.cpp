@@ -283,6 +283,17 @@ std::pair<int, std::string> bad_framing(const httplib::Request& req) {
     return {0, ""};
 }
 
+// The Content-Encoding of a request's body when cpp-httplib would not undo
+// it (it inflates gzip and deflate); "" when there is none, or one it does.
+std::string unsupported_coding(const httplib::Request& req) {
+    if (!req.has_header("Content-Encoding")) return "";
+    std::string coding = req.get_header_value("Content-Encoding");
+    std::transform(coding.begin(), coding.end(), coding.begin(), [](unsigned char c) { return std::tolower(c); });
+    const bool known = req.get_header_value_count("Content-Encoding") == 1 &&
+                       (coding == "gzip" || coding == "deflate" || coding == "identity");
+    return known ? "" : coding.empty() ? std::string("(empty)") : coding;
+}
+
 std::string status_message(const httplib::Request& req, int status, std::size_t max_body) {
     switch (status) {
     case 404: return fmt::format("no such route: {} {}", req.method, req.path);
@@ -333,6 +344,16 @@ HttpServer::HttpServer(ServingEngine& engine, const llm::TextCodec& codec, HttpS
         if (const auto [status, why] = bad_framing(req); status != 0) {
             // The body's end is unknown: answered, and the connection closed.
             send_error_and_close(req, res, ApiError(status, error_type_for_status(status), why));
+            return httplib::Server::HandlerResponse::Handled;
+        }
+        // A body coded in a way cpp-httplib does not undo (zstd) was read as
+        // it came and parsed as JSON: 415 (RFC 9110, 15.5.16), unread, closed.
+        if (const std::string coding = unsupported_coding(req); !coding.empty()) {
+            send_error_and_close(req, res,
+                                 ApiError(415, "invalid_request_error",
+                                          fmt::format("Content-Encoding: \"{}\" is not supported; send the body as "
+                                                      "it is, or gzip or deflate it",
+                                                      coding.substr(0, 40))));
             return httplib::Server::HandlerResponse::Handled;
         }
         return httplib::Server::HandlerResponse::Unhandled;
