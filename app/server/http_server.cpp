@@ -168,13 +168,18 @@ private:
     std::atomic<int>* n_active_;
 };
 
+// A header's (first) value in lower case: codings are case-insensitive.
+std::string lower_header(const httplib::Request& req, const char* name) {
+    std::string v = req.get_header_value(name);
+    std::transform(v.begin(), v.end(), v.begin(), [](unsigned char c) { return std::tolower(c); });
+    return v;
+}
+
 // Whether a request says it has a body: a Content-Length, or a chunked
-// Transfer-Encoding (the only coding HTTP/1.1 requests may end with).
+// Transfer-Encoding (the only coding HTTP/1.1 requests may end with; any
+// other was refused before routing, by bad_framing).
 bool has_body(const httplib::Request& req) {
-    if (req.has_header("Content-Length")) return true;
-    std::string coding = req.get_header_value("Transfer-Encoding");
-    std::transform(coding.begin(), coding.end(), coding.begin(), [](unsigned char c) { return std::tolower(c); });
-    return coding.find("chunked") != std::string::npos;
+    return req.has_header("Content-Length") || lower_header(req, "Transfer-Encoding").find("chunked") != std::string::npos;
 }
 
 // Reads a request's body to its end, keeping at most `limit` bytes of it.
@@ -261,8 +266,7 @@ std::string route_method(const std::string& path) {
 // {0, ""} when sound.
 std::pair<int, std::string> bad_framing(const httplib::Request& req) {
     if (req.has_header("Transfer-Encoding")) {
-        std::string coding = req.get_header_value("Transfer-Encoding");
-        std::transform(coding.begin(), coding.end(), coding.begin(), [](unsigned char c) { return std::tolower(c); });
+        const std::string coding = lower_header(req, "Transfer-Encoding");
         if (req.get_header_value_count("Transfer-Encoding") > 1 || coding != "chunked")
             return {501, fmt::format("Transfer-Encoding: \"{}\" is not supported; send the body as it is, with "
                                      "a Content-Length, or chunked",
@@ -287,8 +291,7 @@ std::pair<int, std::string> bad_framing(const httplib::Request& req) {
 // it (it inflates gzip and deflate); "" when there is none, or one it does.
 std::string unsupported_coding(const httplib::Request& req) {
     if (!req.has_header("Content-Encoding")) return "";
-    std::string coding = req.get_header_value("Content-Encoding");
-    std::transform(coding.begin(), coding.end(), coding.begin(), [](unsigned char c) { return std::tolower(c); });
+    const std::string coding = lower_header(req, "Content-Encoding");
     const bool known = req.get_header_value_count("Content-Encoding") == 1 &&
                        (coding == "gzip" || coding == "deflate" || coding == "identity");
     return known ? "" : coding.empty() ? std::string("(empty)") : coding;
