@@ -92,18 +92,31 @@ KneeResult find_knee(const std::vector<double>& x, const std::vector<double>& y,
         r.verdict = fmt::format("no knee claimed: too few points ({}; the method needs at least {})", n, p.min_points);
         return r;
     }
+    // A point in the axes' own words: "batch 16 (1602 tok/s)", or
+    // "x = 16 (y = 1602)". A verdict that refuses a knee names the
+    // breakpoint it refused and the peak it fell short of, so the reader
+    // finds both on the chart.
+    const auto point = [&](double px, double py) {
+        return p.x_name == "x" && p.y_unit.empty()
+                   ? fmt::format("x = {} (y = {})", significant(px, 6), significant(py, 4))
+                   : fmt::format("{} {} ({}{})", p.x_name, significant(px, 6), significant(py, 4),
+                                 p.y_unit.empty() ? "" : " " + p.y_unit);
+    };
     std::vector<std::string> why;
     if (!(r.rising.slope > 0)) why.push_back("the curve does not rise before the breakpoint");
     else if (r.error_reduction == 0) why.push_back("the points lie on one straight line");
     if (r.rising.slope > 0 && r.tail_slope_ratio > p.max_tail_slope_ratio)
-        why.push_back(fmt::format("the tail slope is {} of the rising slope (a knee needs ≤ {})",
+        why.push_back(fmt::format("past {}, the slope is {} of the rising slope (a knee needs ≤ {})", point(r.x, r.y),
                                   pct(r.tail_slope_ratio), pct(p.max_tail_slope_ratio)));
     if (r.error_reduction > 0 && r.error_reduction < p.min_error_reduction)
         why.push_back(fmt::format("two lines cut the squared error by only {} (a knee needs ≥ {})",
                                   pct(r.error_reduction), pct(p.min_error_reduction)));
-    if (r.peak_fraction < p.min_peak_fraction)
-        why.push_back(fmt::format("the breakpoint reaches only {} of the peak (a knee needs ≥ {})",
-                                  pct(r.peak_fraction), pct(p.min_peak_fraction)));
+    if (r.peak_fraction < p.min_peak_fraction) {
+        const auto peak = std::max_element(y.begin(), y.end()) - y.begin();
+        why.push_back(fmt::format("the breakpoint, {}, reaches only {} of the peak at {} {} (a knee needs ≥ {})",
+                                  point(r.x, r.y), pct(r.peak_fraction), p.x_name == "x" ? "x =" : p.x_name,
+                                  significant(x[peak], 6), pct(p.min_peak_fraction)));
+    }
     if (!why.empty()) {
         std::string s = "no knee: ";
         for (std::size_t i = 0; i < why.size(); ++i) s += (i ? "; " : "") + why[i];
@@ -111,10 +124,7 @@ KneeResult find_knee(const std::vector<double>& x, const std::vector<double>& y,
         return r;
     }
     r.found = true;
-    const std::string where = p.x_name == "x" && p.y_unit.empty()
-                                  ? fmt::format("x = {} (y = {})", significant(r.x, 6), significant(r.y, 4))
-                                  : fmt::format("{} {} ({}{})", p.x_name, significant(r.x, 6), significant(r.y, 4),
-                                                p.y_unit.empty() ? "" : " " + p.y_unit);
+    const std::string where = point(r.x, r.y);
     r.verdict = fmt::format(
         "knee at {}: past it the slope falls to {} of the rising slope; two lines cut the squared error by {}; {} of "
         "the peak",

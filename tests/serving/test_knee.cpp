@@ -75,7 +75,7 @@ TEST_CASE("knee: each acceptance rule refuses its curve") {
         CHECK_FALSE(k.found);
         CHECK(k.x == 16);
         CHECK(k.tail_slope_ratio == doctest::Approx(0.5));
-        CHECK(k.verdict == "no knee: the tail slope is 50 % of the rising slope (a knee needs ≤ 25 %)");
+        CHECK(k.verdict == "no knee: past x = 16 (y = 160), the slope is 50 % of the rising slope (a knee needs ≤ 25 %)");
     }
     SUBCASE("a breakpoint well below the peak") {
         // The best breakpoint is batch 8 at 64 of 80 tokens/s: 80 % of the peak.
@@ -84,7 +84,13 @@ TEST_CASE("knee: each acceptance rule refuses its curve") {
         CHECK_FALSE(k.found);
         CHECK(k.x == 8);
         CHECK(k.peak_fraction == doctest::Approx(0.8));
-        CHECK(k.verdict.find("reaches only 80 % of the peak (a knee needs ≥ 85 %)") != std::string::npos);
+        // The verdict names the breakpoint it refused and where the peak is.
+        CHECK(k.verdict == "no knee: the breakpoint, x = 8 (y = 64), reaches only 80 % of the peak at x = 16 (a knee needs ≥ 85 %)");
+        KneeParams named;
+        named.x_name = "batch";
+        named.y_unit = "tok/s";
+        CHECK(find_knee(powers, y, named).verdict ==
+              "no knee: the breakpoint, batch 8 (64 tok/s), reaches only 80 % of the peak at batch 16 (a knee needs ≥ 85 %)");
     }
     SUBCASE("a wiggle on a straight line, which two lines cannot explain much better") {
         KneeParams p;
