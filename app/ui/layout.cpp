@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
+#include <vector>
 
 namespace sixstep::ui {
 
@@ -30,10 +32,16 @@ Layout compute_layout(float width, float height, float f, int knobs_lines, int l
     return l;
 }
 
-Rect panel_slot(const Rect& area, int n, int i) {
+Rect panel_slot(const Rect& area, const std::vector<std::string>& shown, int i) {
+    const size_t n = shown.size();
     if (n <= 1) return area;
     const float m = std::round(margin / 2);
-    const float top_h = std::round((area.h - m) * 0.55f);
+    // The next-token panel shows as many candidate rows as its room holds;
+    // the others have a least height (the KV cache's grid, legend and byte
+    // formula overflowed 45 % of the area at 1280×720 by up to 30 px). The
+    // taller share goes to the one that cannot adapt.
+    const bool first_adapts = shown[0] == "next_token" && shown[1] != "next_token";
+    const float top_h = std::round((area.h - m) * (first_adapts ? 0.45f : 0.55f));
     if (i == 0) return {area.x, area.y, area.w, top_h};
     return {area.x, area.y + top_h + m, area.w, area.h - top_h - m};
 }

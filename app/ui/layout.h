@@ -14,6 +14,8 @@
 //   | log / key hints                                            |
 //   +------------------------------------------------------------+
 #pragma once
+#include <string>
+#include <vector>
 
 namespace sixstep::ui {
 
@@ -34,9 +36,10 @@ struct Layout {
 // of panel tabs above the right-hand area (its height is taken from it).
 Layout compute_layout(float width, float height, float font_px, int knobs_lines, int log_lines, bool tabs = false);
 
-// Where n panels (1 or 2) go in the right-hand area: the whole of it, or two
-// stacked, the first a little taller.
-Rect panel_slot(const Rect& area, int n, int i);
+// Where the panels `shown` (1 or 2, by name) go in the right-hand area: the
+// whole of it, or two stacked, the first a little taller, unless it is the
+// next-token panel, which fits its rows to any room.
+Rect panel_slot(const Rect& area, const std::vector<std::string>& shown, int i);
 
 // Stage i's box (0..5) inside the diagram's rectangle.
 Rect stage_box(const Rect& diagram, int i, float font_px);

@@ -158,7 +158,7 @@ void draw_panel_area(const app::Snapshot& s, ViewState& v, app::Session& session
     }
     draw_tabs(s, v, shown);
     const int n = static_cast<int>(shown.size());
-    for (int i = 0; i < n; ++i) draw_one(shown[static_cast<size_t>(i)], s, v, session, panel_slot(v.layout.inspector, n, i));
+    for (int i = 0; i < n; ++i) draw_one(shown[static_cast<size_t>(i)], s, v, session, panel_slot(v.layout.inspector, shown, i));
 }
 
 void panel_message(const app::Snapshot& s, const char* panel) {
