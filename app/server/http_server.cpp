@@ -359,6 +359,21 @@ HttpServer::HttpServer(ServingEngine& engine, const llm::TextCodec& codec, HttpS
                                                       coding.substr(0, 40))));
             return httplib::Server::HandlerResponse::Handled;
         }
+        // An expectation the server cannot meet: 417 (RFC 9110, 10.1.1),
+        // before the body, which is left unread. cpp-httplib meets
+        // "100-continue" and ignored any other, so a client waiting on one
+        // waited for nothing.
+        if (req.has_header("Expect")) {
+            const std::string expect = lower_header(req, "Expect");
+            if (expect != "100-continue" || req.get_header_value_count("Expect") != 1) {
+                send_error_and_close(req, res,
+                                     ApiError(417, "invalid_request_error",
+                                              fmt::format("Expect: \"{}\" cannot be met; the only expectation this "
+                                                          "server meets is 100-continue",
+                                                          req.get_header_value("Expect").substr(0, 40))));
+                return httplib::Server::HandlerResponse::Handled;
+            }
+        }
         return httplib::Server::HandlerResponse::Unhandled;
     });
     s.set_error_handler([this](const httplib::Request& req, httplib::Response& res) {

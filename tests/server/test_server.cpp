@@ -481,6 +481,32 @@ TEST_CASE("server: headers a client could abuse: Range ignored, Content-Length c
         CHECK(x.got.rfind("HTTP/1.1 415", 0) == 0);
         CHECK(x.got.find("is not supported; send the body as it is, or gzip or deflate it") != std::string::npos);
     }
+    // An expectation other than 100-continue: 417 before the body, which is
+    // left unread (it was ignored, and the request served).
+    for (const char* expect : {"bogus", "100-continue, bogus"}) {
+        CAPTURE(expect);
+        const std::string body = completion("Once upon a time", 2);
+        const Exchange x = exchange_until_closed(
+            s.port,
+            fmt::format("POST /v1/completions HTTP/1.1\r\nHost: x\r\nExpect: {}\r\nContent-Length: {}\r\n\r\n{}",
+                        expect, body.size(), body),
+            3);
+        CHECK(x.closed);
+        CHECK(x.got.rfind("HTTP/1.1 417", 0) == 0);
+        CHECK(x.got.find("the only expectation this server meets is 100-continue") != std::string::npos);
+    }
+    // 100-continue, in any case, is met: the request is served.
+    for (const char* expect : {"100-continue", "100-Continue"}) {
+        CAPTURE(expect);
+        const std::string body = completion("Once upon a time", 2);
+        const std::string got = raw_exchange(
+            s.port,
+            fmt::format("POST /v1/completions HTTP/1.1\r\nHost: x\r\nConnection: close\r\nExpect: {}\r\n"
+                        "Content-Length: {}\r\n\r\n{}",
+                        expect, body.size(), body),
+            5);
+        CHECK(got.find("HTTP/1.1 200") != std::string::npos);
+    }
     // A request line cpp-httplib cannot parse: 400, and closed likewise.
     {
         const Exchange x = exchange_until_closed(s.port, "GARBAGE\r\n\r\n" + smuggled, 3);
