@@ -1161,9 +1161,13 @@ std::string Condition::describe() const {
 }
 
 std::string Expectation::describe(std::string_view and_word) const {
-    std::string out;
-    for (const auto& c : conditions) out += (out.empty() ? "" : " " + std::string(and_word) + " ") + c.describe();
-    return negated ? "not " + out : out;
+    std::string out = negated ? "not " : "";
+    const std::size_t start = out.size();
+    for (const auto& c : conditions) {
+        if (out.size() > start) out.append(" ").append(and_word).append(" ");
+        out += c.describe();
+    }
+    return out;
 }
 
 Lesson parse_lesson(const std::string& yaml_text, const std::string& path) {
