@@ -45,6 +45,20 @@ using Clock = std::chrono::steady_clock;
 // sched_yield phase before sleeping was dropped: with other programs
 // runnable it hands the core away for a whole time slice.
 constexpr auto spin_for = std::chrono::microseconds(10);
+// How long a wait spins during and after a list of steps (a forward pass).
+// spin_for is shorter than much of what a pass waits for: a chunk of the
+// output matrix in flight on the other thread (tens of microseconds), and,
+// between two decode passes, the caller sampling a token and writing the
+// next batch. With spin_for alone the threads slept about once per decoded
+// token, and each sleep cost a wake-up through the OS (tens of microseconds
+// on a VM). Measured on 2 vCPUs (AMD EPYC Zen 5, 15M F32, AVX2 kernels, 2
+// threads, bench -p 0 -n 250 -r 5, three rounds): every wait 10 µs, 682–763
+// tok/s, 1.60 CPUs busy, 4,482 context switches; 300 µs, 755–891, 1.93
+// CPUs, 184; the workers alone lingering 300 µs after a pass, 722–774. A
+// wait ends as soon as its work comes, so the price is the gap itself; and
+// on a crowded machine passes run on the caller alone (thread_pool.h),
+// with the workers asleep.
+constexpr auto linger_for = std::chrono::microseconds(300);
 // Chunks per thread in a loop: enough that the others can take over the
 // chunks of a preempted thread, few enough that claiming them (one atomic
 // operation each) costs nothing next to the work.
@@ -99,12 +113,14 @@ constexpr auto confirm_every = std::chrono::milliseconds(2);
 // Spins until ready() holds or spin_for has passed; returns ready(). It
 // polls with a growing number of pause instructions between checks: less
 // traffic on the shared cache line the other threads are writing.
-template <typename Ready>
-bool spin(const Ready& ready) {
+// `limit()` is asked at every check: a wait may learn while it spins that
+// it may spin longer (a worker, when the pass it worked on ends).
+template <typename Ready, typename Limit>
+bool spin(const Ready& ready, const Limit& limit) {
     const auto start = Clock::now();
     for (int pauses = 1;; pauses = std::min(pauses * 2, 64)) {
         if (ready()) return true;
-        if (Clock::now() - start >= spin_for) return ready();
+        if (Clock::now() - start >= limit()) return ready();
         for (int i = 0; i < pauses; ++i) SIXSTEP_PAUSE();
     }
 }
@@ -289,7 +305,10 @@ void ThreadPool::wait_for_epoch(std::uint32_t seen, bool caller) {
     // / caller_sleeping_ they make sure one side sees the other. The caller
     // of run() also waits for the end of its list.
     const auto fresh = [&] { return epoch_.load() != seen || (caller && steps_done_.load()); };
-    if (spin(fresh)) return;
+    const auto limit = [&]() -> Clock::duration {
+        return lists_ran_.load(std::memory_order_relaxed) ? linger_for : spin_for;
+    };
+    if (spin(fresh, limit)) return;
     std::unique_lock<std::mutex> lock(mutex_);
     if (caller) {
         caller_sleeping_.store(true);
@@ -382,7 +401,7 @@ void ThreadPool::parallel_for(int n, const RangeFn& fn, int grain) {
     const int own_chunks = run_chunks(own_epoch, 0);
     const auto own_end = Clock::now();
     const auto finished = [&] { return done_.load() == n_chunks; };
-    if (!spin(finished)) {
+    if (!spin(finished, [] { return Clock::duration(spin_for); })) {
         std::unique_lock<std::mutex> lock(mutex_);
         caller_sleeping_.store(true);
         finished_.wait(lock, finished);
@@ -514,6 +533,7 @@ void ThreadPool::run(const Steps& steps) {
 void ThreadPool::run_parallel(const Steps& steps) {
     if (step_times_.size() != steps.size()) step_times_.assign(steps.size(), StepTime{});
     steps_ = &steps;
+    lists_ran_.store(true, std::memory_order_relaxed);
     steps_done_.store(false);
     steps_failed_.store(false);
     steps_error_ = nullptr;

@@ -201,6 +201,9 @@ private:
     std::size_t step_ = 0;                     // the step of the loop in flight
     Clock::time_point step_start_{};          // when it was published
     std::atomic<bool> steps_done_{false};
+    // A list has run on the threads: waits spin linger_for, not spin_for
+    // (thread_pool.cpp), during a list and after it.
+    std::atomic<bool> lists_ran_{false};
     std::atomic<bool> steps_failed_{false};
     std::exception_ptr steps_error_;           // the first exception, under mutex_
     struct StepTime {
