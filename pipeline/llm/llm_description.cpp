@@ -247,7 +247,8 @@ WorkDeclaration work() {
 
 const ModelDescription& LlmModel::describe() {
     static const ModelDescription d{"llm", "a Llama-architecture transformer read from GGUF", knobs(), paths(),
-                                    headlines(), /*trains=*/false, panels(), work()};
+                                    headlines(), /*trains=*/false, panels(), work(),
+                                    /*check_request_value=*/{}};
     return d;
 }
 

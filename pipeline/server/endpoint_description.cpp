@@ -198,7 +198,7 @@ const ModelDescription& endpoint_description() {
                                     "a real OpenAI-compatible server under Poisson load: its queueing curve, measured "
                                     "and predicted",
                                     knobs(), paths(), headlines(), /*trains=*/false, panels(),
-                                    work()};
+                                    work(), /*check_request_value=*/{}};
     return d;
 }
 

@@ -102,7 +102,7 @@ WorkDeclaration work() {
 const ModelDescription& ServingModel::describe() {
     static const ModelDescription d{"serving", "serving experiments on a GGUF model: batching, traffic, queueing",
                                     declared().knobs, declared().paths, headlines(), /*trains=*/false, /*panels=*/{},
-                                    work()};
+                                    work(), /*check_request_value=*/{}};
     return d;
 }
 
