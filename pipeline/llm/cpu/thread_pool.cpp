@@ -54,7 +54,8 @@ constexpr auto spin_for = std::chrono::microseconds(10);
 // on a VM). Measured on 2 vCPUs (AMD EPYC Zen 5, 15M F32, AVX2 kernels, 2
 // threads, bench -p 0 -n 250 -r 5, three rounds): every wait 10 µs, 682–763
 // tok/s, 1.60 CPUs busy, 4,482 context switches; 300 µs, 755–891, 1.93
-// CPUs, 184; the workers alone lingering 300 µs after a pass, 722–774. A
+// CPUs, 184; the workers alone spinning 300 µs after a pass, not within
+// it, 722–774. A
 // wait ends as soon as its work comes, so the price is the gap itself; and
 // on a crowded machine passes run on the caller alone (thread_pool.h),
 // with the workers asleep.
@@ -110,7 +111,7 @@ constexpr auto crowded_every = std::chrono::milliseconds(20);
 // crowded_readings (cpu_load.h) take a few milliseconds.
 constexpr auto confirm_every = std::chrono::milliseconds(2);
 
-// Spins until ready() holds or spin_for has passed; returns ready(). It
+// Spins until ready() holds or limit() has passed; returns ready(). It
 // polls with a growing number of pause instructions between checks: less
 // traffic on the shared cache line the other threads are writing.
 // `limit()` is asked at every check: a wait may learn while it spins that
