@@ -365,7 +365,9 @@ HttpServer::HttpServer(ServingEngine& engine, const llm::TextCodec& codec, HttpS
         // waited for nothing.
         if (req.has_header("Expect")) {
             const std::string expect = lower_header(req, "Expect");
-            if (expect != "100-continue" || req.get_header_value_count("Expect") != 1) {
+            // An empty value expects nothing (RFC 9110's list may be empty).
+            const bool met = expect.empty() || expect == "100-continue";
+            if (!met || req.get_header_value_count("Expect") != 1) {
                 send_error_and_close(req, res,
                                      ApiError(417, "invalid_request_error",
                                               fmt::format("Expect: \"{}\" cannot be met; the only expectation this "
