@@ -337,7 +337,7 @@ HttpServer::HttpServer(ServingEngine& engine, const llm::TextCodec& codec, HttpS
         listen_fd_ = static_cast<int>(sock);
     });
 
-    s.set_pre_routing_handler([](const httplib::Request& req, httplib::Response& res) {
+    s.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
         // No byte ranges here: RFC 9110 lets a server ignore Range, and
         // cpp-httplib applied one to every answer, a JSON body or an error
         // cut to "{\"error\":{\"" with 206. The request is the server's own
@@ -357,6 +357,22 @@ HttpServer::HttpServer(ServingEngine& engine, const llm::TextCodec& codec, HttpS
                                           fmt::format("Content-Encoding: \"{}\" is not supported; send the body as "
                                                       "it is, or gzip or deflate it",
                                                       coding.substr(0, 40))));
+            return httplib::Server::HandlerResponse::Handled;
+        }
+        // TRACE and CONNECT: methods cpp-httplib parses and routes nowhere,
+        // answered 400 "malformed HTTP request". As any other method a route
+        // does not take: 405 with Allow on a route, else 404; a body is left
+        // unread, and the connection closed.
+        if (req.method == "TRACE" || req.method == "CONNECT") {
+            const std::string allowed = route_method(req.path);
+            if (!allowed.empty()) res.set_header("Allow", allowed);
+            const ApiError e = allowed.empty()
+                                   ? ApiError(404, error_type_for_status(404),
+                                              status_message(req, 404, params_.max_body_bytes))
+                                   : ApiError(405, "invalid_request_error",
+                                              fmt::format("{} {} is not allowed; use {}", req.method, req.path, allowed));
+            if (has_body(req)) send_error_and_close(req, res, e);
+            else send_error(res, e);
             return httplib::Server::HandlerResponse::Handled;
         }
         // An expectation the server cannot meet: 417 (RFC 9110, 10.1.1),

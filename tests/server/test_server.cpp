@@ -520,6 +520,16 @@ TEST_CASE("server: headers a client could abuse: Range ignored, Content-Length c
     CHECK(raw_exchange(s.port, "OPTIONS /v1/models HTTP/1.1\r\nHost: x\r\n\r\n", 5).find("Allow: GET") !=
           std::string::npos);
     CHECK(raw_exchange(s.port, "OPTIONS /nowhere HTTP/1.1\r\nHost: x\r\n\r\n", 5).rfind("HTTP/1.1 404", 0) == 0);
+    // TRACE and CONNECT alike (cpp-httplib answered them 400 "malformed").
+    const std::string trace =
+        raw_exchange(s.port, "TRACE /v1/completions HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", 5);
+    CHECK(trace.rfind("HTTP/1.1 405", 0) == 0);
+    CHECK(trace.find("Allow: POST") != std::string::npos);
+    CHECK(trace.find("TRACE /v1/completions is not allowed; use POST") != std::string::npos);
+    CHECK(raw_exchange(s.port, "TRACE /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", 5)
+              .find("Allow: GET") != std::string::npos);
+    CHECK(raw_exchange(s.port, "CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\nConnection: close\r\n\r\n", 5)
+              .rfind("HTTP/1.1 404", 0) == 0);
     // A NUL in a quoted name no longer ends the message there ("the model 'ab").
     const HttpAnswer nul = http_post(s.port, "/v1/completions", completion("x", 4, false, {{"model", std::string("ab\0cd", 5)}}));
     check_error(nul, 404, "not_found_error", "model");
