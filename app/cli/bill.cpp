@@ -75,7 +75,7 @@ int run_bill(const BillOptions& o) {
         p.n_params = static_cast<double>(model->n_params());
         src.n_params_from = "counted from " + src.model_name;
         p.load_s = load_s;
-        src.load_from = "measured: LlamaModel::load of " + src.model_name;
+        src.load_from = "measured: LlamaModel::load of " + src.model_name + " and the CPU's copy of its matrices";
         if (!*o.decode_opt) {
             CpuBackend cpu(model, {o.threads});
             BenchParams bp;

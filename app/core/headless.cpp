@@ -154,7 +154,20 @@ void print_lesson_list(std::FILE* out) {
     } catch (const Error&) {
         // No such folder, or no lessons in it: the example alone.
     }
-    const std::string first = files.empty() ? "lessons/01-six-steps.yaml" : files.front();
+    // Each lesson's title, or why it does not load; the example is the first
+    // that loads (a broken lesson first in a folder was offered as one).
+    std::vector<std::string> titles;
+    std::string first;
+    for (const std::string& f : files) {
+        try {
+            titles.push_back(load_lesson(f).title);
+            if (first.empty()) first = f;
+        } catch (const std::exception& e) {
+            const std::string why = e.what();
+            titles.push_back("(does not load: " + why.substr(0, why.find('\n')) + ")");
+        }
+    }
+    if (first.empty()) first = files.empty() ? "lessons/01-six-steps.yaml" : files.front();
     std::fprintf(out, "sixstep: error: give a lesson to narrate, e.g. sixstep --headless %s\n", printable(first).c_str());
     if (files.empty()) {
         // Say why there is no list: most often no data folder (a binary copied alone).
@@ -174,18 +187,12 @@ void print_lesson_list(std::FILE* out) {
     }
     std::fprintf(out, "the lessons in %s:\n", printable(folder).c_str());
     const std::filesystem::path base(folder);
-    for (const std::string& f : files) {
-        std::string title;
-        try {
-            title = load_lesson(f).title;
-        } catch (const std::exception& e) {
-            const std::string why = e.what();
-            title = "(does not load: " + why.substr(0, why.find('\n')) + ")";
-        }
-        std::string name = std::filesystem::path(f).lexically_relative(base).string();
-        if (name.empty() || name == ".") name = f;  // the folder is the lesson itself
-        // One line per lesson, whatever a title holds (a 1 MB title printed whole).
-        std::fprintf(out, "  %-44s %s\n", printable(name).c_str(), printable_cut(title, 200).c_str());
+    for (std::size_t i = 0; i < files.size(); ++i) {
+        std::string name = std::filesystem::path(files[i]).lexically_relative(base).string();
+        if (name.empty() || name == ".") name = files[i];  // the folder is the lesson itself
+        // One line per lesson, whatever a title holds (a 1 MB title printed
+        // whole); an error with its file:line:column, whole up to 400 bytes.
+        std::fprintf(out, "  %-44s %s\n", printable(name).c_str(), printable_cut(titles[i], 400).c_str());
     }
 }
 

@@ -48,6 +48,13 @@ TEST_CASE("sixstep with no lesson and no display lists the lessons to choose fro
     CHECK(listed.output.find("(does not load: ") != std::string::npos);
     CHECK(listed.output.find("bytes left out") != std::string::npos);  // one line, whatever the title holds
     CHECK(listed.output.size() < 2000);
+    // The example to run is a lesson that loads, though a broken one comes first.
+    std::ofstream(dir / "0-broken-first.yaml") << "title: Broken\nsteps:\n  - run: forwrd\n";
+    const auto example = run_command("env -u DISPLAY -u WAYLAND_DISPLAY SIXSTEP_LESSONS='" + dir.string() + "' " + sixstep_cmd(""));
+    CHECK(example.output.find("e.g. sixstep --headless " + (dir / "a-good.yaml").string() + "\n") != std::string::npos);
+    // Its error whole, with its position: no "[4 bytes left out]".
+    CHECK(example.output.find("0-broken-first.yaml:3:10: \"run\" must be") != std::string::npos);
+    CHECK(example.output.find("did you mean \"forward\"?)") != std::string::npos);
 }
 
 TEST_CASE("infer delivery --no-normalize: 3000 m gives 6005 without an error") {
