@@ -20,6 +20,7 @@
 #include "pipeline/core/error.h"
 #include "pipeline/core/text.h"
 #include "pipeline/serving/batch_sweep.h"
+#include "pipeline/serving/quantity.h"
 #include "pipeline/serving/queue_curve.h"
 
 namespace sixstep::cli {
@@ -61,10 +62,12 @@ ordered_json to_json(const QueueSimResult& r, double formula_ms) {
             {"batch_means_ms", r.batch_means_ms}};
 }
 
-// "12.31 ± 0.40", marked † when the formula lies outside the interval.
+// "12.3 ± 0.4", marked † when the formula lies outside the interval.
 std::string cell(const QueueSimResult& r, double formula) {
     const bool off = std::fabs(r.mean_wait_ms - formula) > r.ci95_ms;
-    return fmt::format("{:.3g} ± {:.2g}{}", r.mean_wait_ms, r.ci95_ms, off ? " †" : "");
+    // Significant digits, not e-notation: "1950 ± 210", not "1.95e+03 ± 2.1e+02".
+    return fmt::format("{} ± {}{}", serving::significant(r.mean_wait_ms, 3), serving::significant(r.ci95_ms, 2),
+                       off ? " †" : "");
 }
 
 int run_queue(QueueOptions& o) {

@@ -9,6 +9,7 @@
 // its definition. --compare-contiguous runs the same requests with a
 // contiguous per-request KV reservation and with pages, side by side.
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -22,6 +23,7 @@
 #include "app/cli/validators.h"
 #include "pipeline/core/error.h"
 #include "pipeline/core/text.h"
+#include "pipeline/serving/quantity.h"
 #include "pipeline/serving/traffic.h"
 
 namespace sixstep::cli {
@@ -116,11 +118,19 @@ std::string workload_line(const TrafficParams& p, const std::vector<RequestSpec>
     return line;
 }
 
+// A figure's value: four significant digits, but a count or anything of
+// 10,000 and more as a whole number with separators ("17,870", not
+// "1.787e+04": the prefill tokens the README quotes read 58,566).
+std::string figure_value(double v) {
+    if (std::isfinite(v) && v >= 0 && (v >= 1e4 || v == std::round(v))) return with_commas(v, 0);
+    return fmt::format("{:.4g}", v);
+}
+
 void print_report(const TrafficReport& rep) {
     print_latency_table(rep.latencies, 26);
     std::printf("\n%-36s %12s  %-9s %s\n", "figure", "value", "unit", "definition");
     for (const Metric& m : rep.totals)
-        std::printf("%-36s %12s  %-9s %s\n", m.name.c_str(), fmt::format("{:.4g}", m.value).c_str(), m.unit.c_str(),
+        std::printf("%-36s %12s  %-9s %s\n", m.name.c_str(), figure_value(m.value).c_str(), m.unit.c_str(),
                     m.definition.c_str());
 }
 

@@ -38,6 +38,18 @@ TEST_CASE("cli traffic: the metrics table, each figure with its definition") {
         CHECK(r.output.find(s) != std::string::npos);
 }
 
+// Counts past 9,999 were printed as "1.787e+04".
+TEST_CASE("cli traffic: counts are written out with separators, never in e-notation") {
+    const auto r = traffic("--rate 400 --count 200 --max-tokens 64 --min-tokens 60");
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+    CHECK(r.output.find("e+0") == std::string::npos);
+    const auto at = r.output.find("output tokens  ");
+    REQUIRE(at != std::string::npos);
+    const std::string line = r.output.substr(at, r.output.find('\n', at) - at);
+    CHECK(line.find(',') != std::string::npos);  // 200 × 60–64 tokens: five digits, with a separator
+}
+
 TEST_CASE("cli traffic: a distribution with nothing in it prints dashes, not measured zeros") {
     // One token each: no request has a TPOT or an ITL gap ("0.0 0.0 0.0" before).
     const auto r = traffic("--count 5 --min-tokens 1 --max-tokens 1");
