@@ -1,8 +1,10 @@
 #include "app/ui/overflow.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <string>
 
 #include <imgui.h>
 #include <imgui_internal.h>
@@ -26,10 +28,26 @@ std::vector<DrawnText> drawn;
 // Rounding and ImGui's half-pixel offsets: less than this is not a cut.
 constexpr float slack_px = 1.5f;
 
+// A window's name as an author reads it: ImGui names a child
+// "parent/child_XXXXXXXX", the pane's id, the child's, and a hash of the
+// child's id that tells the author nothing: "##narration/##say".
+std::string pane_name(const ImGuiWindow* w) {
+    std::string name = w->Name;
+    for (std::size_t end = name.size(); end != std::string::npos && end > 0;) {
+        const std::size_t slash = name.rfind('/', end - 1);
+        const std::size_t start = slash == std::string::npos ? 0 : slash + 1;
+        if (end - start > 9 && name[end - 9] == '_' &&
+            std::all_of(name.begin() + static_cast<std::ptrdiff_t>(end - 8), name.begin() + static_cast<std::ptrdiff_t>(end),
+                        [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; }))
+            name.erase(end - 9, 9);
+        end = slash;
+    }
+    return name;
+}
+
 void add(const ImGuiWindow* w, const char* what, float px) {
-    // A child's name is "parent/child_XXXXXXXX": the pane's id then the child's.
     char line[256];
-    std::snprintf(line, sizeof line, "%s: %s %.0f px", w->Name, what, std::ceil(px));
+    std::snprintf(line, sizeof line, "%s: %s %.0f px", pane_name(w).c_str(), what, std::ceil(px));
     sink->push_back(line);
 }
 
@@ -80,7 +98,7 @@ void check_overlaps() {
             if (w <= sliver_px || h <= sliver_px) continue;
             char line[256];
             std::snprintf(line, sizeof line, "%s: text \"%s\" and \"%s\" drawn over or against each other",
-                          a.window->Name, a.excerpt.c_str(), b.excerpt.c_str());
+                          pane_name(a.window).c_str(), a.excerpt.c_str(), b.excerpt.c_str());
             sink->push_back(line);
         }
     drawn.clear();

@@ -130,6 +130,12 @@ TEST_CASE("cli: screenshot names each step whose pane's content does not fit, an
     CHECK(fs::exists(out / "step-02.png"));
     CHECK(contains(r.output, "sixstep: warning: 1024x768, step 2: ##narration"));
     CHECK(contains(r.output, "content below the pane by"));
+    // The pane as its ids name it, without ImGui's hash of a child's id
+    // ("##narration/##say_9548F944").
+    const std::size_t at = r.output.find("step 2: ##narration");
+    REQUIRE(at != std::string::npos);
+    const std::string pane = r.output.substr(at + 8, r.output.find(": content", at) - at - 8);
+    CHECK(pane.find('_') == std::string::npos);
     CHECK_FALSE(contains(r.output, "step 1:"));
     CHECK(contains(r.output, "place where a pane's content does not fit at 1024x768"));
     // A bundled lesson fits: no warning at all.
