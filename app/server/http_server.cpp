@@ -306,6 +306,16 @@ std::string status_message(const httplib::Request& req, int status, std::size_t 
     }
 }
 
+// A method the path's route does not take: 405 with Allow (RFC 9110), not
+// 404; a path that is no route: 404.
+ApiError wrong_method_error(const httplib::Request& req, httplib::Response& res, std::size_t max_body) {
+    const std::string allowed = route_method(req.path);
+    if (allowed.empty()) return ApiError(404, error_type_for_status(404), status_message(req, 404, max_body));
+    res.set_header("Allow", allowed);
+    return ApiError(405, "invalid_request_error",
+                    fmt::format("{} {} is not allowed; use {}", req.method, req.path, allowed));
+}
+
 }  // namespace
 
 HttpServer::HttpServer(ServingEngine& engine, const llm::TextCodec& codec, HttpServerParams params)
@@ -364,13 +374,7 @@ HttpServer::HttpServer(ServingEngine& engine, const llm::TextCodec& codec, HttpS
         // does not take: 405 with Allow on a route, else 404; a body is left
         // unread, and the connection closed.
         if (req.method == "TRACE" || req.method == "CONNECT") {
-            const std::string allowed = route_method(req.path);
-            if (!allowed.empty()) res.set_header("Allow", allowed);
-            const ApiError e = allowed.empty()
-                                   ? ApiError(404, error_type_for_status(404),
-                                              status_message(req, 404, params_.max_body_bytes))
-                                   : ApiError(405, "invalid_request_error",
-                                              fmt::format("{} {} is not allowed; use {}", req.method, req.path, allowed));
+            const ApiError e = wrong_method_error(req, res, params_.max_body_bytes);
             if (has_body(req)) send_error_and_close(req, res, e);
             else send_error(res, e);
             return httplib::Server::HandlerResponse::Handled;
@@ -463,27 +467,16 @@ HttpServer::HttpServer(ServingEngine& engine, const llm::TextCodec& codec, HttpS
     };
     s.Post("/v1/completions", completion(Endpoint::completions));
     s.Post("/v1/chat/completions", completion(Endpoint::chat));
-    const auto wrong_method = [](const char* allowed) {
-        return [allowed](const httplib::Request& req, httplib::Response& res) {
-            res.set_header("Allow", allowed);
-            send_error(res, ApiError(405, "invalid_request_error",
-                                     fmt::format("{} {} is not allowed; use {}", req.method, req.path, allowed)));
-        };
-    };
     // Every other method on a route that exists: 405 with Allow (RFC 9110),
     // not 404. A method with a body goes to one handler for every path, after
     // the completions: it reads the body itself, within max_body_bytes and
     // to its end (cpp-httplib's own reading kept a chunked or gzip body of
     // any size whole, 1.2 GB for 512 MiB sent chunked to POST /v1/models).
-    s.Get("/v1/completions", wrong_method("POST"));
-    s.Get("/v1/chat/completions", wrong_method("POST"));
-    const auto answer_wrong_method = [this, wrong_method](const httplib::Request& req, httplib::Response& res) {
-        const std::string allowed = route_method(req.path);
-        if (allowed.empty())
-            send_error(res, ApiError(404, error_type_for_status(404), status_message(req, 404, params_.max_body_bytes)));
-        else
-            wrong_method(allowed == "POST" ? "POST" : "GET")(req, res);
+    const auto answer_wrong_method = [this](const httplib::Request& req, httplib::Response& res) {
+        send_error(res, wrong_method_error(req, res, params_.max_body_bytes));
     };
+    s.Get("/v1/completions", answer_wrong_method);
+    s.Get("/v1/chat/completions", answer_wrong_method);
     const auto with_body = [this, answer_wrong_method](const httplib::Request& req, httplib::Response& res,
                                                        const httplib::ContentReader& content_reader) {
         const Body read = read_body(req, content_reader, params_.max_body_bytes);

@@ -111,17 +111,15 @@ constexpr auto crowded_every = std::chrono::milliseconds(20);
 // crowded_readings (cpu_load.h) take a few milliseconds.
 constexpr auto confirm_every = std::chrono::milliseconds(2);
 
-// Spins until ready() holds or limit() has passed; returns ready(). It
+// Spins until ready() holds or `limit` has passed; returns ready(). It
 // polls with a growing number of pause instructions between checks: less
 // traffic on the shared cache line the other threads are writing.
-// `limit()` is asked at every check: a wait may learn while it spins that
-// it may spin longer (a worker, when the pass it worked on ends).
-template <typename Ready, typename Limit>
-bool spin(const Ready& ready, const Limit& limit) {
+template <typename Ready>
+bool spin(const Ready& ready, Clock::duration limit) {
     const auto start = Clock::now();
     for (int pauses = 1;; pauses = std::min(pauses * 2, 64)) {
         if (ready()) return true;
-        if (Clock::now() - start >= limit()) return ready();
+        if (Clock::now() - start >= limit) return ready();
         for (int i = 0; i < pauses; ++i) SIXSTEP_PAUSE();
     }
 }
@@ -306,10 +304,8 @@ void ThreadPool::wait_for_epoch(std::uint32_t seen, bool caller) {
     // / caller_sleeping_ they make sure one side sees the other. The caller
     // of run() also waits for the end of its list.
     const auto fresh = [&] { return epoch_.load() != seen || (caller && steps_done_.load()); };
-    const auto limit = [&]() -> Clock::duration {
-        return lists_ran_.load(std::memory_order_relaxed) ? linger_for : spin_for;
-    };
-    if (spin(fresh, limit)) return;
+    if (spin(fresh, lists_ran_.load(std::memory_order_relaxed) ? Clock::duration(linger_for) : Clock::duration(spin_for)))
+        return;
     std::unique_lock<std::mutex> lock(mutex_);
     if (caller) {
         caller_sleeping_.store(true);
@@ -402,7 +398,7 @@ void ThreadPool::parallel_for(int n, const RangeFn& fn, int grain) {
     const int own_chunks = run_chunks(own_epoch, 0);
     const auto own_end = Clock::now();
     const auto finished = [&] { return done_.load() == n_chunks; };
-    if (!spin(finished, [] { return Clock::duration(spin_for); })) {
+    if (!spin(finished, spin_for)) {
         std::unique_lock<std::mutex> lock(mutex_);
         caller_sleeping_.store(true);
         finished_.wait(lock, finished);
