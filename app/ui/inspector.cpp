@@ -189,6 +189,17 @@ void arithmetic(const TraceEvent& ev, float width) {
     }
 }
 
+// An output the arithmetic already ends with ("KV cache per token = … =
+// 2048 B" above "KV cache per token 2048 B"): said once, in the arithmetic.
+bool in_arithmetic(const TraceEvent& ev, const Field& f) {
+    const std::string name = key_as_words(field_label(f)), result = " = " + field_text(f);
+    for (const auto& line : ev.arithmetic)
+        if (line.rfind(name, 0) == 0 && line.size() >= result.size() &&
+            line.compare(line.size() - result.size(), result.size(), result) == 0)
+            return true;
+    return false;
+}
+
 // The weights the model holds, and the checksum that proves inference never
 // wrote them — unless the load stage's outputs, shown below, carry that
 // checksum already.
@@ -197,7 +208,10 @@ void weights(const app::LessonState& st, const TraceEvent& load) {
     const Field* out = load.find(keys::weights_checksum);
     const bool in_outputs = out && field_text(*out) == st.checksum;
     if (in_outputs && st.weights_file.empty()) return;
-    section(tr("Weights"));
+    // Only the file's path (the checksum is among the outputs): beside its
+    // heading, one line less.
+    if (in_outputs) inline_section(tr("Weights"));
+    else section(tr("Weights"));
     if (!in_outputs) {
         ImGui::Text("%s", tr("checksum"));
         ImGui::SameLine();
@@ -492,7 +506,13 @@ void draw_inspector(const app::Snapshot& s, ViewState& v) {
                 }
             }
             if (!ev->arithmetic.empty() && stage != Stage::respond) {
-                section(tr("Arithmetic"));
+                // One line in the plain face (the load's KV formula) starts
+                // beside its heading; the forward pass's equation in the big
+                // face and the output's bars keep the pane's width.
+                if (ev->arithmetic.size() == 1 && stage != Stage::forward && stage != Stage::output)
+                    inline_section(tr("Arithmetic"));
+                else
+                    section(tr("Arithmetic"));
                 arithmetic(*ev, ImGui::GetContentRegionAvail().x);
             }
             // On a serve step the served requests and the answer cards carry
@@ -515,7 +535,8 @@ void draw_inspector(const app::Snapshot& s, ViewState& v) {
             if (stage != Stage::request) {
                 std::vector<Field> outs;
                 for (const auto& f : ev->outputs)
-                    if (!(stage == Stage::respond && f.key == keys::text)) outs.push_back(f);  // shown above
+                    if (!(stage == Stage::respond && f.key == keys::text) && !in_arithmetic(*ev, f))
+                        outs.push_back(f);  // else shown above
                 if (!outs.empty()) {
                     inline_section(tr("Outputs"));
                     field_grid(outs);
