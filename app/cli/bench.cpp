@@ -346,19 +346,30 @@ int run_bench_command(const BenchOptions& o) {
         std::printf("%s\n", app::dump_json(j).c_str());
         return exit_ok;
     }
-    std::printf("| %-28s | %9s | %7s | %-5s | %-24s | %7s | %12s |\n", "model", "size", "params", "type", "backend",
-                "test", "t/s");
-    std::printf("|%s|%s|%s|%s|%s|%s|%s|\n", std::string(30, '-').c_str(), std::string(11, '-').c_str(),
-                std::string(9, '-').c_str(), std::string(7, '-').c_str(), std::string(26, '-').c_str(),
-                std::string(9, '-').c_str(), std::string(14, '-').c_str());
+    // The t/s column as wide as its widest cell ("33182.0 ± 4526.5" on a
+    // fast machine), so the table stays a table; fmt pads by characters, and
+    // "±" is one character of two bytes.
+    std::vector<std::string> rates;
     for (const BenchTest* t : {&r.prefill, &r.decode}) {
         if (t->n_tokens == 0) continue;
         double lo = t->tok_s.front(), hi = lo;
         for (double v : t->tok_s) lo = std::min(lo, v), hi = std::max(hi, v);
-        std::printf("| %-28s | %5.1f MiB | %5.1f M | %-5s | %-24s | %7s | %5.1f ± %4.1f |\n",
-                    printable(std::filesystem::path(o.model).filename().string()).substr(0, 28).c_str(), size_mib, params_m,
-                    type.c_str(), backend.name().c_str(), t->name.c_str(), t->median_tok_s, (hi - lo) / 2);
+        rates.push_back(fmt::format("{:.1f} ± {:.1f}", t->median_tok_s, (hi - lo) / 2));
     }
+    std::size_t rate_w = 12;
+    for (const auto& cell : rates) rate_w = std::max(rate_w, cell.size() - 1);  // "±" counted once
+    fmt::print("| {:<28} | {:>9} | {:>7} | {:<5} | {:<24} | {:>7} | {:>{}} |\n", "model", "size", "params", "type", "backend",
+               "test", "t/s", rate_w);
+    fmt::print("|{}|{}|{}|{}|{}|{}|{}|\n", std::string(30, '-'), std::string(11, '-'), std::string(9, '-'), std::string(7, '-'),
+               std::string(26, '-'), std::string(9, '-'), std::string(rate_w + 2, '-'));
+    std::size_t row = 0;
+    for (const BenchTest* t : {&r.prefill, &r.decode}) {
+        if (t->n_tokens == 0) continue;
+        fmt::print("| {:<28} | {:5.1f} MiB | {:5.1f} M | {:<5} | {:<24} | {:>7} | {:>{}} |\n",
+                   printable(std::filesystem::path(o.model).filename().string()).substr(0, 28), size_mib, params_m, type,
+                   backend.name(), t->name, rates[row++], rate_w);
+    }
+    std::fflush(stdout);
     std::printf("(median of %d run%s after a warm-up; ± is half the range; load %.0f ms; observer: %s", o.repetitions,
                 o.repetitions == 1 ? "" : "s", load_ms, o.observer.c_str());
     if (one_thread)

@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -110,6 +111,22 @@ TEST_CASE("cli bench: prefill and decode tokens/s, as a table and as JSON") {
     CHECK(t.out.find("pp16") != std::string::npos);
     CHECK(t.out.find("tg8") != std::string::npos);
     CHECK(t.out.find("passes on one thread: ") != std::string::npos);  // two threads: how often the pool used one
+    {
+        // A table: the header, the rule and both rows equally wide, counted
+        // in characters ("±" is two bytes), whatever the rates' widths.
+        std::istringstream lines(t.out);
+        std::string line;
+        std::vector<std::size_t> widths;
+        while (std::getline(lines, line) && line.rfind('|', 0) == 0) {
+            std::size_t chars = 0;
+            for (const unsigned char c : line) chars += (c & 0xC0) != 0x80;
+            widths.push_back(chars);
+        }
+        REQUIRE(widths.size() == 4);
+        CHECK(widths[1] == widths[0]);
+        CHECK(widths[2] == widths[0]);
+        CHECK(widths[3] == widths[0]);
+    }
     const Run js = run("bench --model \"" + model + "\" -p 16 -n 8 -r 2 -t 2 --json");
     REQUIRE(js.rc == 0);
     const auto j = nlohmann::json::parse(js.out);
