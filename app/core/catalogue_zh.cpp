@@ -99,6 +99,7 @@ const Catalogue& chinese_catalogue() {
             {"forced (outlined)", "手动指定（加框）"},
             {"forced:", "手动指定："},
             {"sampled:", "采样结果："},
+            {"to be forced:", "将手动指定："},
             {"kept", "保留"},  // the sampler table's row of counts: what each stage kept
             {"click a candidate to force it", "点击候选词元即可手动指定"},
             {"click to force token", "点击以手动指定词元"},

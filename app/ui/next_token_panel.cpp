@@ -146,6 +146,7 @@ void candidate_bars(const llm::ViewNext& next, app::Session& session, size_t max
         }
         ImGui::SetCursorScreenPos(row);
         const bool chosen = c.id == next.chosen;
+        const bool to_force = next.chosen < 0 && c.id == next.to_force;  // taken next, by hand
         ImGui::PushFont(chosen ? F.bold : F.body);
         if (after.cut) ImGui::TextDisabled("%s", visible_piece(c.piece).c_str());
         else ImGui::TextUnformatted(visible_piece(c.piece).c_str());
@@ -155,6 +156,7 @@ void candidate_bars(const llm::ViewNext& next, app::Session& session, size_t max
         // The token taken shows however small its share: at least a sliver.
         plot::hbar(bar_w, chosen ? std::max(shown_p, 3.0f / bar_w) : shown_p,
                    chosen ? theme::active_rgb
+                   : to_force  ? theme::active_border_rgb
                    : after.cut ? theme::pending_border_rgb
                    : hovered   ? theme::active_border_rgb
                                : theme::accent_rgb);
@@ -246,11 +248,15 @@ void draw_next_token_panel(const app::Snapshot& s, ViewState& v, app::Session& s
             ImGui::SameLine(0, v.font_px);
             // Where the token taken ranks, when it is not among the bars' most likely.
             std::string line = tr("click a candidate to force it");
+            const bool pending_force = next.chosen < 0 && next.to_force >= 0;
             if (next.chosen >= 0)
                 line = fmt::format("{} \u201c{}\u201d", tr(next.forced ? "forced:" : "sampled:"), visible_piece(next.chosen_piece));
+            else if (pending_force)
+                line = fmt::format("{} \u201c{}\u201d", tr("to be forced:"), visible_piece(next.to_force_piece));
             if (next.chosen >= 0 && !chosen_among_top(next) && next.chosen_rank >= 0)
                 line += std::string(" ") + tr(fmt::format("(rank {} of {})", next.chosen_rank + 1, next.n_vocab));
-            ImGui::TextColored(theme::vec(next.forced ? theme::active_border_rgb : theme::muted_rgb), "%s", line.c_str());
+            ImGui::TextColored(theme::vec(next.forced || pending_force ? theme::active_border_rgb : theme::muted_rgb), "%s",
+                               line.c_str());
         }
         // The bars' legend goes at the title line's right end when it fits
         // there, on one line or two (the table keeps its rows), else on a

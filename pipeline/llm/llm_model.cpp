@@ -577,6 +577,10 @@ private:
         preview.max_rows = std::max(1, params_.top_n);
         Sampler(params_.sampling).sample(logits, &preview);
         next.chain = view_chain(preview, true);
+        if (const auto f = forced_.find(static_cast<int>(gen_->tokens().size())); f != forced_.end()) {
+            next.to_force = f->second;
+            next.to_force_piece = model_.codec().piece(f->second);
+        }
     }
 
     LlmModel& model_;

@@ -95,6 +95,10 @@ struct ViewNext {
     float chosen_p = 0;                    // its probability at temperature 1 (the bars' scale)
     int chosen_rank = -1;                  // its place by logit, 0 = the most likely; -1 when not known (forced)
     bool forced = false;                   // taken by force, not sampled
+    // Before the sampler's turn: the token the request forces here (a
+    // lesson's `force:`, a click), so the window says so before it happens.
+    int to_force = -1;
+    std::string to_force_piece;
 };
 
 struct LlmView {

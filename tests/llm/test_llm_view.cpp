@@ -123,6 +123,16 @@ TEST_CASE("llm view: a forced token is taken, marked, and generation goes on fro
     Request r = request("The cat", 3);
     r.set("force", "0:7, 2:9");
     Pipeline p(model, r);
+    // Before the sampler's turn the view already names the token to be
+    // forced there (the window says so); at a token not forced, nothing.
+    p.run_through(Stage::output);
+    CHECK(view.next.chosen == -1);
+    CHECK(view.next.to_force == 7);
+    CHECK(view.next.to_force_piece == model.codec().piece(7));
+    p.run_through(Stage::output);  // token 0 taken by force; the distribution of token 1
+    CHECK(view.next.top.size() == 4);
+    CHECK(view.next.to_force == -1);
+    CHECK(view.next.to_force_piece.empty());
     p.run();
     const int n = view.n_prompt;
     REQUIRE(static_cast<int>(view.tokens.size()) == n + 3);
