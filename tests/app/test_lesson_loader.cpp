@@ -388,3 +388,22 @@ TEST_CASE("lesson: a folded Chinese description loses the folds' spaces, keeps t
     CHECK(join_cjk_folds("p99 延迟 与 TTFT") == "p99 延迟与 TTFT");
     CHECK(join_cjk_folds("\xff \xe4\xb8\x80") == "\xff \xe4\xb8\x80");  // not UTF-8 before the space: kept as it is
 }
+
+// What a bundled lesson says is read by the class, on a projector: no
+// author's markup in it. Two narrations once showed "`model: url:`" and
+// "(`sixstep coldstart` tries …)" with their backticks.
+TEST_CASE("the bundled lessons' titles, descriptions and narration carry no markup") {
+    const auto paths = find_lessons(std::string(SIXSTEP_SOURCE_DIR) + "/lessons");
+    REQUIRE(paths.size() >= 30);
+    for (const auto& path : paths) {
+        const Lesson l = load_lesson(path);
+        CAPTURE(path);
+        CHECK(l.title.find('`') == std::string::npos);
+        CHECK(l.description.find('`') == std::string::npos);
+        for (const auto& step : l.steps) {
+            CAPTURE(step.title);
+            CHECK(step.title.find('`') == std::string::npos);
+            CHECK(step.say.find('`') == std::string::npos);
+        }
+    }
+}
