@@ -1376,3 +1376,34 @@ TEST_CASE("screenshots: the bill's crossover late in the service life keeps its 
     for (const std::string& o : overflows) MESSAGE(o);
     CHECK(overflows.empty());
 }
+
+// Beside TPOT (a mean), the timeline names the median decode step: one stall
+// of a busy machine (a 3 ms bar among 0.2 ms ones) moved lesson 05's TPOT
+// 2.5× while its narration compares medians. The median from the
+// snapshot's own passes, as printed.
+TEST_CASE("screenshots: the timeline gives the median decode step beside TPOT") {
+    ui::ScreenshotOptions o;
+    o.lesson_path = std::string(SIXSTEP_SOURCE_DIR) + "/lessons/05-prefill-decode-kv-cache.yaml";
+    int checked = 0;
+    o.on_text = [&](int step, const std::string& text, const app::Snapshot& s) {
+        const auto& shown = s.state.panels.shown;
+        const auto& view = s.state.panels.view;
+        if (std::find(shown.begin(), shown.end(), "timeline") == shown.end() || !view) return;
+        std::vector<double> steps;
+        for (const auto& p : view->passes)
+            if (!p.prefill && p.sampled) steps.push_back(p.forward_ms + p.sample_ms);
+        if (steps.size() < 2) return;
+        std::sort(steps.begin(), steps.end());
+        const std::size_t m = steps.size() / 2;
+        const double median = steps.size() % 2 ? steps[m] : (steps[m - 1] + steps[m]) / 2;
+        std::string screen = text;
+        std::replace(screen.begin(), screen.end(), '\n', ' ');  // a note wrapped between two words
+        if (screen.find("Per token: prefill") == std::string::npos) return;  // a pane too short for its notes
+        CAPTURE(step);
+        CAPTURE(screen);
+        CHECK(screen.find("(TPOT; median step " + ui::pretty_number(median, 3) + " ms)") != std::string::npos);
+        ++checked;
+    };
+    REQUIRE(ui::render_screenshots(o) == 0);
+    CHECK(checked >= 1);
+}
