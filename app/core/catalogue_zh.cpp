@@ -1241,6 +1241,7 @@ const Catalogue& chinese_catalogue() {
             {"tokens/s gained per doubling of the batch: {}\u00d7 from {} to {}, {}\u00d7 from {} to {}",
              "批大小每翻一倍，每秒词元数的增益：{}\u00d7（{} 到 {}），{}\u00d7（{} 到 {}）"},
             {"{} more rows: a smaller font (Ctrl\u00b1) or this panel alone shows them", "还有 {} 行：调小字号（Ctrl\u00b1）或只显示这个面板就能看到"},
+            {"{} more rows: a smaller font (Ctrl\u00b1) shows them", "还有 {} 行：调小字号（Ctrl\u00b1）就能看到"},
             // A serving lab's answer (the respond stage), sentence by sentence:
             // "{}. {}" and "{}." at the end join them.
             {"{} sequences per step gave {}\u00d7 the tokens/s of {} while each token took {}\u00d7 as long",

@@ -339,10 +339,13 @@ void draw_next_token_panel(const app::Snapshot& s, ViewState& v, app::Session& s
             const bool cut = rows >= 1 && rows < n_rows, count_as_caption = cut && rows == 1;
             if (cut && !count_as_caption) --rows;
             if (rows > 0) {
+                // Shown alone already, only the font is left to offer.
+                const bool alone = r.h >= v.layout.inspector.h - 0.5f && r.w >= v.layout.inspector.w - 0.5f;
                 const std::string more =
-                    cut ? tr(std::to_string(n_rows - rows) +
-                             " more rows: a smaller font (Ctrl\u00b1) or this panel alone shows them")
-                        : std::string();
+                    !cut    ? std::string()
+                    : alone ? tr(std::to_string(n_rows - rows) + " more rows: a smaller font (Ctrl\u00b1) shows them")
+                            : tr(std::to_string(n_rows - rows) +
+                                 " more rows: a smaller font (Ctrl\u00b1) or this panel alone shows them");
                 ImGui::SetWindowFontScale(0.8f);
                 ImGui::TextDisabled("%s", count_as_caption ? more.c_str()
                                           : tr(next.sampled || next.forced ? "The sampler's table after each stage"

@@ -1407,3 +1407,24 @@ TEST_CASE("screenshots: the timeline gives the median decode step beside TPOT") 
     REQUIRE(ui::render_screenshots(o) == 0);
     CHECK(checked >= 1);
 }
+
+// A next-token panel shown alone whose sampler table is cut offers only a
+// smaller font: "or this panel alone shows them" was the advice on lesson
+// 07's hot-sampler step, where the panel was alone already.
+TEST_CASE("screenshots: a cut sampler table shown alone offers only a smaller font") {
+    ui::ScreenshotOptions o;
+    o.lesson_path = std::string(SIXSTEP_SOURCE_DIR) + "/lessons/07-sampling.yaml";
+    o.width = 1024;  // short enough to cut the table
+    o.height = 576;
+    int cut_alone = 0;
+    o.on_text = [&](int step, const std::string& text, const app::Snapshot& s) {
+        if (s.state.panels.shown != std::vector<std::string>{"next_token"} || text.find(" more rows: ") == std::string::npos)
+            return;
+        CAPTURE(step);
+        CHECK(text.find("more rows: a smaller font (Ctrl\u00b1) shows them") != std::string::npos);
+        CHECK(text.find("this panel alone") == std::string::npos);
+        ++cut_alone;
+    };
+    REQUIRE(ui::render_screenshots(o) == 0);
+    CHECK(cut_alone >= 1);
+}
