@@ -59,7 +59,7 @@ void draw_bill_chart(const serving::ServingExhibit& e, ImVec2 avail) {
                                           b.inference_to_training)));
     // What a request owes the training: it is a few requests' worth when few are served.
     text_wrapped(tr(fmt::format("over its {} requests, training is {}\u00d7 a request's own compute",
-                                pretty_number(b.params.requests_per_day * b.params.days, 6),
+                                count_text(b.params.requests_per_day * b.params.days),  // "3,650,000"
                                 pretty_number(b.training_share_per_request, 3))));
     ImGui::TextUnformatted(tr("load once, serve many: the load's share of each request's cost"));
     ImGui::SetWindowFontScale(small);

@@ -10,6 +10,7 @@
 #include "pipeline/llm/llama_model.h"
 #include "pipeline/llm/llm_model.h"
 #include "pipeline/serving/bundled_model.h"
+#include "pipeline/serving/quantity.h"
 #include "pipeline/serving/serving_lab.h"
 #include "pipeline/serving/serving_model.h"
 #include "pipeline/tools/bench.h"
@@ -103,7 +104,7 @@ public:
         // crossover within the days or after them, each in its own words.
         const std::string cost = fmt::format("Training this model took about {} FLOP; serving {} requests a day of {} "
                                              "tokens costs {} FLOP a day",
-                                             readable_number(b.train_flops), p.requests_per_day, p.tokens_per_request,
+                                             readable_number(b.train_flops), with_commas(p.requests_per_day), p.tokens_per_request,
                                              readable_number(b.inference_flops_per_day));
         // whole from 100 up: "day 1229", "3650 requests", not 1.23×10³
         const auto day = [](double d) { return d >= 100 ? fmt::format("{:.0f}", d) : readable_number(d); };
@@ -122,13 +123,13 @@ public:
         // What each request carries of the training, spread over the life.
         const std::string share = fmt::format(" Spread over the {} requests of those {} days, the training is {}× each "
                                               "request's own compute.",
-                                              day(p.requests_per_day * p.days), p.days,
+                                              with_commas(p.requests_per_day * p.days), p.days,
                                               readable_number(b.training_share_per_request));
         return cost + when + share +
-               fmt::format(" The load ({:.2f} ms) is {}% of the cost of a single request and {}% of the cost of {:.0f} "
+               fmt::format(" The load ({:.2f} ms) is {}% of the cost of a single request and {}% of the cost of {} "
                            "requests served after one load (the largest count of the load-once table).",
                            1000 * p.load_s, readable_number(100 * first, 2), readable_number(100 * last, 2),
-                           b.load_once.empty() ? 0.0 : b.load_once.back().n_requests);
+                           with_commas(b.load_once.empty() ? 0.0 : b.load_once.back().n_requests));
     }
 
 private:

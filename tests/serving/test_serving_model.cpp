@@ -370,7 +370,7 @@ TEST_CASE("serving model: the bill's answer words a crossover after the period a
           std::string::npos);
     CHECK(late.find("by day") == std::string::npos);
     // 3,650 requests carry the training: 3000 ÷ 365 = 8.22× each one's own compute.
-    CHECK(late.find(" Spread over the 3650 requests of those 365 days, the training is 8.22× each request's own "
+    CHECK(late.find(" Spread over the 3,650 requests of those 365 days, the training is 8.22× each request's own "
                     "compute.") != std::string::npos);
     const std::string early = answer("500");  // day 60
     CAPTURE(early);
