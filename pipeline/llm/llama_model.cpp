@@ -188,8 +188,21 @@ void LlamaModel::init() {
     if (hp.n_rot <= 0 || hp.n_rot > hp.head_dim() || hp.n_rot % 2 != 0)
         throw Error(fmt::format("llama.rope.dimension_count {} must be even and at most head_dim {}", hp.n_rot,
                                 hp.head_dim()));
-    if (!(hp.rope_freq_base > 0)) throw Error(fmt::format("llama.rope.freq_base {} must be > 0", hp.rope_freq_base));
-    if (!(hp.f_norm_rms_eps >= 0)) throw Error(fmt::format("RMSNorm epsilon {} must be >= 0", hp.f_norm_rms_eps));
+    // Finite as well: an infinite epsilon divides every activation to 0 and
+    // the model writes NULs; an infinite base stops every rotation.
+    if (!(hp.rope_freq_base > 0) || !std::isfinite(hp.rope_freq_base))
+        throw Error(fmt::format("llama.rope.freq_base {} must be a finite number > 0", hp.rope_freq_base));
+    if (!(hp.f_norm_rms_eps >= 0) || !(hp.f_norm_rms_eps < 1))
+        throw Error(fmt::format("RMSNorm epsilon {} must be >= 0 and below 1 (llama.attention.layer_norm_rms_epsilon; "
+                                "models use about 1e-5)",
+                                hp.f_norm_rms_eps));
+    // Nine tensors a layer: a block count the file cannot hold is refused
+    // before a layer table is made for it (2^24 layers took 6 GB to find the
+    // fifth missing).
+    if (const std::size_t held = f.tensors().size(); static_cast<std::size_t>(hp.n_layer) * 9 > held)
+        throw Error(fmt::format("llama.block_count {} needs {} layer tensors (9 a layer), but the file holds {} tensors in "
+                                "all",
+                                hp.n_layer, static_cast<std::size_t>(hp.n_layer) * 9, held));
 
     const GGUFTensorInfo& embd = tensor(f, "token_embd.weight");
     if (embd.n_dims != 2 || embd.ne[0] != hp.n_embd)

@@ -126,6 +126,40 @@ TEST_CASE("vocabulary: a tokenizer of another size than the weights is refused a
                          Error);
 }
 
+// One hyperparameter rewritten in the tiny model; the load's error, or "(loaded)".
+static std::string hparam_error(const std::string& key, const GGUFValue& value) {
+    const GGUFFile f = GGUFFile::open(tiny_model());
+    auto bytes = rewrite_gguf(
+        f,
+        [&](const std::string& k, GGUFValue& v) {
+            if (k == key) v = value;
+            return true;
+        },
+        [](const GGUFTensorInfo&, std::vector<uint8_t>&) {});
+    try {
+        (void)LlamaModel::from_gguf(GGUFFile::from_bytes(std::move(bytes), "hparam.gguf"));
+    } catch (const Error& e) {
+        return e.what();
+    }
+    return "(loaded)";
+}
+
+// A block count the file cannot hold took 6 GB and 22 s (a layer table of
+// 2^24 entries) to find a tensor missing; an infinite epsilon loaded and
+// wrote NULs; an infinite rope base loaded.
+TEST_CASE("hyperparameters: a block count the tensors cannot hold, a non-finite epsilon or rope base, refused") {
+    const std::string blocks = hparam_error("llama.block_count", GGUFValue(std::uint32_t{1} << 24));
+    CHECK(contains(blocks, "llama.block_count 16777216 needs 150994944 layer tensors (9 a layer), but the file holds"));
+    CHECK(contains(hparam_error("llama.attention.layer_norm_rms_epsilon", GGUFValue(INFINITY)),
+                   "RMSNorm epsilon inf must be >= 0 and below 1"));
+    CHECK(contains(hparam_error("llama.attention.layer_norm_rms_epsilon", GGUFValue(1e30f)), "must be >= 0 and below 1"));
+    CHECK(contains(hparam_error("llama.rope.freq_base", GGUFValue(INFINITY)),
+                   "llama.rope.freq_base inf must be a finite number > 0"));
+    // What models use still loads.
+    CHECK(hparam_error("llama.attention.layer_norm_rms_epsilon", GGUFValue(1e-6f)) == "(loaded)");
+    CHECK(hparam_error("llama.rope.freq_base", GGUFValue(500000.0f)) == "(loaded)");
+}
+
 TEST_CASE("sampler: a tiny temperature is greedy, never the least likely token") {
     const std::vector<float> logits = {0.0f, 5.0f, 1.0f, -3.0f, 2.5f};
     for (float t : {1e-38f, 1e-30f, 1e-10f, std::numeric_limits<float>::denorm_min()}) {
