@@ -79,6 +79,23 @@ long long integer(const json& v, const std::string& name) {
     throw bad(name, fmt::format("'{}' must be an integer, not {}", name, json_type(v)));
 }
 
+// A seed is any of 2^64 values, as on the command line: a negative one was
+// wrapped to a large one, and 2^64 − 1 was refused as too large.
+std::uint64_t seed_value(const json& v) {
+    const auto out_of_range = [](const std::string& typed) {
+        return bad("seed", fmt::format("'seed' is {}; it must be a whole number from 0 to 18446744073709551615", typed));
+    };
+    if (v.is_number_unsigned()) return v.get<std::uint64_t>();
+    if (v.is_number_integer()) throw out_of_range(std::to_string(v.get<long long>()));  // only negatives are signed
+    if (v.is_number_float()) {
+        const double x = v.get<double>();
+        if (x != std::floor(x)) throw bad("seed", "'seed' must be an integer, not a fraction");
+        if (x < 0 || x >= 18446744073709551616.0) throw out_of_range(fmt::format("{:g}", x));
+        return static_cast<std::uint64_t>(x);
+    }
+    throw bad("seed", fmt::format("'seed' must be an integer, not {}", json_type(v)));
+}
+
 bool boolean(const json& v, const std::string& name) {
     if (!v.is_boolean()) throw bad(name, fmt::format("'{}' must be true or false, not {}", name, json_type(v)));
     return v.get<bool>();
@@ -233,7 +250,7 @@ CompletionRequest parse_completion_request(const std::string& body, Endpoint end
         if (r.sampling.top_p <= 0) throw bad("top_p", "'top_p' must be above 0 (use temperature 0 for greedy)");
     }
     if (j.contains("seed") && !j["seed"].is_null()) {
-        r.sampling.seed = static_cast<std::uint64_t>(integer(j["seed"], "seed"));
+        r.sampling.seed = seed_value(j["seed"]);
         r.has_seed = true;
     }
     if (j.contains("stop") && !j["stop"].is_null()) {
@@ -260,7 +277,10 @@ CompletionRequest parse_completion_request(const std::string& body, Endpoint end
     const auto is_one = [](const json& v) { return v.is_number() && v.get<double>() == 1; };  // 1.0 is 1
     const auto is_false = [](const json& v) { return v.is_boolean() && !v.get<bool>(); };
     const auto is_zero = [](const json& v) { return v.is_number() && v.get<double>() == 0; };
-    const auto is_empty = [](const json& v) { return (v.is_object() || v.is_array() || v.is_string()) && v.empty(); };
+    // json's empty() is false for every string, "" too.
+    const auto is_empty = [](const json& v) {
+        return v.is_string() ? v.get_ref<const std::string&>().empty() : (v.is_object() || v.is_array()) && v.empty();
+    };
     refuse_unless("n", is_one, "one choice per request (n = 1)");
     refuse_unless("best_of", is_one, "one choice per request (best_of = 1)");
     refuse_unless("logprobs", chat ? std::function<bool(const json&)>(is_false) : [](const json& v) {

@@ -99,6 +99,25 @@ TEST_CASE("openai protocol: refusals name the field") {
               .max_tokens == 1000);
     check(R"({"model": "m", "prompt": "x", "temperature": "hot"})", 400, "temperature");
     check(R"({"model": "m", "prompt": "x", "seed": "s"})", 400, "seed");
+    // Seeds as the command line takes them: 0 to 2^64 − 1, a negative one
+    // refused rather than wrapped to a large one.
+    CHECK(message(R"({"model": "m", "prompt": "x", "seed": -1})") ==
+          "'seed' is -1; it must be a whole number from 0 to 18446744073709551615");
+    CHECK(message(R"({"model": "m", "prompt": "x", "seed": -9223372036854775808})") ==
+          "'seed' is -9223372036854775808; it must be a whole number from 0 to 18446744073709551615");
+    CHECK(message(R"({"model": "m", "prompt": "x", "seed": -9223372036854775809})") ==
+          "'seed' is -9.22337e+18; it must be a whole number from 0 to 18446744073709551615");
+    CHECK(message(R"({"model": "m", "prompt": "x", "seed": 18446744073709551616})") ==
+          "'seed' is 1.84467e+19; it must be a whole number from 0 to 18446744073709551615");
+    CHECK(parse_completion_request(R"({"model": "m", "prompt": "x", "seed": 18446744073709551615})", Endpoint::completions,
+                                   "m")
+              .sampling.seed == 18446744073709551615ULL);
+    CHECK(parse_completion_request(R"({"model": "m", "prompt": "x", "seed": 7.0})", Endpoint::completions, "m")
+              .sampling.seed == 7);
+    // A field refused unless it asks for nothing: an empty suffix asks for nothing.
+    CHECK(parse_completion_request(R"({"model": "m", "prompt": "x", "suffix": ""})", Endpoint::completions, "m")
+              .prompt_text == "x");
+    check(R"({"model": "m", "prompt": "x", "suffix": "end"})", 400, "suffix");
     check(R"({"model": "m", "prompt": "x", "stop": [""]})", 400, "stop");
     check(R"({"model": "m", "prompt": "x", "stop": ["a", "b", "c", "d", "e"]})", 400, "stop");
     check(R"({"model": "m", "prompt": [-1]})", 400, "prompt");
