@@ -80,6 +80,12 @@ int run_contention(const BenchOptions& o, const std::shared_ptr<const llm::Llama
         throw Error("bench --contention: this process runs at real-time priority (chrt), so the CPU hogs, at normal "
                     "priority, could never take a CPU from it; run it without chrt");
     const int n_threads = o.threads > 0 ? o.threads : ThreadPool::default_threads();
+    // A few hogs a CPU is contention; more only spend the run starting and
+    // stopping them (1024 on 2 CPUs ran for minutes, printing nothing).
+    const int most_hogs = 4 * std::max(1, CpuHogs::cpus_available());
+    if (o.hogs > most_hogs)
+        throw Error(fmt::format("--hogs {} is more than 4 a CPU ({} CPUs here): at most {}", o.hogs,
+                                CpuHogs::cpus_available(), most_hogs));
     const int n_hogs = o.hogs > 0 ? o.hogs : CpuHogs::cpus_available();
     const int rounds = o.repetitions;
     // -t 1: a second 1-thread backend against the first, the noise of the method.
@@ -414,7 +420,7 @@ void add_bench(CLI::App& app, Commands& commands) {
     sub->add_option("--steps", o->batch.n_steps, "--batch: timed decode steps per run")->check(CLI::Range(1, 4096));
     sub->add_flag("--contention", o->contention,
                   "Decode on 1 thread and on --threads, quiet and beside one spinning process per CPU");
-    sub->add_option("--hogs", o->hogs, "With --contention: how many CPU hogs (0: one per CPU)")->check(CLI::Range(0, 1024));
+    sub->add_option("--hogs", o->hogs, "With --contention: how many CPU hogs (0: one per CPU; at most 4 a CPU)")->check(CLI::Range(0, 1024));
     sub->add_option("--slices", o->slices,
                     "With --contention: decodes of -n tokens per thread count per round, the counts taking turns")
         ->check(CLI::Range(1, 1000));

@@ -85,7 +85,12 @@ void add_canary(CLI::App& app, Commands& commands) {
     sub->add_flag("--every-request", o->every_request, "With --json: include every request");
     add_examples(sub, {"sixstep canary",
                       "sixstep canary --v2-unit km"});
-    commands.push_back({sub, [o] { return run_canary_command(*o); }});
+    commands.push_back({sub, [o] {
+                            // An option of the other mode is refused, not ignored.
+                            if (o->every_request && !o->json)
+                                throw Error("--every-request belongs to a JSON run: add --json");
+                            return run_canary_command(*o);
+                        }});
 }
 
 }  // namespace sixstep::cli

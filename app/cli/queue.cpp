@@ -200,7 +200,7 @@ void add_queue(CLI::App& app, Commands& commands) {
     add_backend_option(sub, o->backend);
     sub->add_option("--utilization", o->curve.utilizations, "Utilizations to simulate, each in (0, 1)")->delimiter(',');
     sub->add_option("--requests", o->curve.min_requests,
-                    "Requests measured per simulation, at least (more near utilization 1)");
+                    "Requests measured per simulation, at least (more near utilization 1; 1000 … 10000000)");
     sub->add_option("--seed", o->curve.seed, "Seed of the arrival and service draws")->check(seed_number());
     sub->add_flag("--json", o->json, "Print machine-readable JSON instead");
     add_examples(sub, {"sixstep queue --service-ms 5",

@@ -34,16 +34,21 @@ std::string num(double v) { return v >= 1e15 ? readable_number(v, 4) : with_comm
 BillResult bill(const BillParams& in) {
     BillResult r;
     r.params = in;
-    const double N = require_positive("parameters (N)", in.n_params);
-    const double D = require_positive("training tokens (D)", in.n_train_tokens);
-    const double rate = require_positive("decode rate (tokens/s)", in.decode_tok_s);
+    // Said as before for a zero, a negative or a non-number; then the range.
+    const auto positive_in = [](std::string_view what, double v, double lo, double hi) {
+        return require_between(what, require_positive(what, v), lo, hi);
+    };
+    const double N = positive_in("parameters (N)", in.n_params, min_params, max_params);
+    const double D = positive_in("training tokens (D)", in.n_train_tokens, min_train_tokens, max_train_tokens);
+    const double rate = positive_in("decode rate (tokens/s)", in.decode_tok_s, min_decode_tok_s, max_decode_tok_s);
     const double rpd =
         require_between("requests per day", in.requests_per_day, min_requests_per_day, max_requests_per_day);
     const double tpr =
         require_between("tokens per request", in.tokens_per_request, min_tokens_per_request, max_tokens_per_request);
     const double days = require_between("days", in.days, min_days, max_days);
-    const double load = require_non_negative("load time (s)", in.load_s);
-    const double price = require_non_negative("price per hour", in.price_per_hour);
+    const double load = require_between("load time (s)", require_non_negative("load time (s)", in.load_s), 0, max_load_s);
+    const double price =
+        require_between("price per hour", require_non_negative("price per hour", in.price_per_hour), 0, max_price_per_hour);
     std::vector<double> counts = in.request_counts;
     if (counts.empty()) counts = {1, 10, 100, 1e3, 1e4, 1e5, 1e6};
     for (double n : counts) require_positive("request count", n);

@@ -33,6 +33,14 @@ namespace sixstep::serving {
 inline constexpr double min_requests_per_day = 1e-3, max_requests_per_day = 1e12;
 inline constexpr double min_tokens_per_request = 1, max_tokens_per_request = 1e9;
 inline constexpr double min_days = 1, max_days = 1e6;
+// The model and the machine, likewise: from one parameter to a thousand
+// times today's largest models, a decode from one token in 1000 s to a
+// billion a second, a load of up to 11 days (a 10^308 s load printed
+// "3.17×10³⁰⁰ years").
+inline constexpr double min_params = 1, max_params = 1e15;
+inline constexpr double min_train_tokens = 1, max_train_tokens = 1e18;
+inline constexpr double min_decode_tok_s = 1e-3, max_decode_tok_s = 1e9;
+inline constexpr double max_load_s = 1e6, max_price_per_hour = 1e9;
 
 struct BillParams {
     double n_params = 0;            // N: parameters, > 0

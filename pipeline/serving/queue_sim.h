@@ -46,7 +46,7 @@ struct QueueSimParams {
     ServiceModel service = ServiceModel::deterministic;
     double mean_service_ms = 10;             // E[S] for deterministic and exponential service, > 0
     std::vector<double> service_samples_ms;  // empirical service: measured times, each > 0
-    long long min_requests = 200'000;        // requests measured at least (after the warm-up), 1000 … 10^9
+    long long min_requests = 200'000;        // requests measured at least (after the warm-up), 1000 … 10^7
     long long max_requests = 50'000'000;     // the lengthening near ρ = 1 stops here (or at min_requests, if more)
     int n_batches = 20;                      // batches for the batch-means standard error, 2 … 1000
     std::uint64_t seed = 1;                  // of the arrival and service draws

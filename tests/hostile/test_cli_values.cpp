@@ -3,8 +3,10 @@
 // window sizes and font scales that crash the renderer.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include <sys/stat.h>
 
@@ -182,7 +184,7 @@ TEST_CASE("cli: numbers at the edges of a double are refused, never a hang, nan 
     refused("queue --service-ms 1e308 --utilization 0.5 --requests 1000",
             "queue: a service time of 1e+308 ms is out of range (1e-6 … 1e9 ms)");
     refused("bill --params 1e9 --train-tokens 1e6 --decode-tok-s 100 --price-per-hour 1e308",
-            "bill: cost per day overflows");
+            "price per hour: must be from 0 to 1e+09, got 1e+308");
     refused("bill --params 1e-320 --train-tokens 1e6 --decode-tok-s 100", "--params: 1e-320 is too close to zero");
     // Past the largest double the text reads as inf; the message quotes what was written, not "inf".
     refused("load --url http://127.0.0.1:9/ --rate 1e400 --requests 1", "--rate: 1e400 is too large to compute with");
@@ -291,4 +293,19 @@ TEST_CASE("cli: tokenize - reads at most 64 MiB of standard input") {
     const auto r = run_command("timeout -s KILL 60 " + sixstep_cmd("tokenize -m '" + model_file + "' -") + " < /dev/zero");
     CHECK(r.exit_code == 2);
     CHECK(contains(r.output, "standard input: more than 64 MiB of text"));
+}
+
+// Values inside the old ranges that ran for minutes or toward 8 GB, or
+// printed a 10³⁰⁰-year bill; and an option of another mode, ignored.
+TEST_CASE("cli: work and magnitudes past any use are refused before they run") {
+    const unsigned cpus = std::max(1u, std::thread::hardware_concurrency());
+    const int too_many = static_cast<int>(4 * cpus) + 1;
+    refused("bench -m '" + model_file + "' --contention -n 1 --slices 1 -r 1 --hogs " + std::to_string(too_many),
+            "--hogs " + std::to_string(too_many) + " is more than 4 a CPU");
+    refused("queue --service-ms 2 --utilization 0.5 --requests 1000000000",
+            "queue: 1000000000 requests is out of range (1000 … 10000000)");
+    refused("bill --params 1e9 --train-tokens 1e6 --decode-tok-s 40 --load-s 1e308",
+            "load time (s): must be from 0 to 1e+06, got 1e+308");
+    refused("bill --params 1e9 --train-tokens 1e6 --decode-tok-s 1e-300", "decode rate (tokens/s): must be from 0.001");
+    refused("canary --every-request", "--every-request belongs to a JSON run: add --json");
 }

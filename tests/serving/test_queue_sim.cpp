@@ -184,8 +184,8 @@ TEST_CASE("queue: bad input is refused with one clear message, never simulated")
     CHECK(msg(0.5, -3) == "queue: the service time must be a positive number of ms, not -3");
     CHECK(msg(0.5, std::numeric_limits<double>::infinity()) ==
           "queue: the service time must be a positive number of ms, not inf");
-    CHECK(msg(0.5, 10, 999) == "queue: 999 requests is out of range (1000 … 1000000000)");
-    CHECK(msg(0.5, 10, 2'000'000'000) == "queue: 2000000000 requests is out of range (1000 … 1000000000)");
+    CHECK(msg(0.5, 10, 999) == "queue: 999 requests is out of range (1000 … 10000000)");
+    CHECK(msg(0.5, 10, 10'000'001) == "queue: 10000001 requests is out of range (1000 … 10000000)");
     CHECK(error_of([] {
               QueueSimParams p;
               p.service = ServiceModel::empirical;

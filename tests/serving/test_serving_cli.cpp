@@ -154,7 +154,7 @@ TEST_CASE("cli queue: bad input, one message, exit 2, and no hang at utilization
     bad("--service-ms 0", "the service time must be a positive number of ms, not 0");
     bad("--service-ms -2", "the service time must be a positive number of ms, not -2");
     bad("--service-ms inf", "the service time must be a positive number of ms, not inf");
-    bad("--service-ms 10 --requests 10", "10 requests is out of range (1000 … 1000000000)");
+    bad("--service-ms 10 --requests 10", "10 requests is out of range (1000 … 10000000)");
     bad("--service-ms 10 --requests 99999999999", "99999999999 requests is out of range");
     bad("--service-ms 10 --utilization x", "--utilization");
     bad("", "queue needs a service time: --service-ms X, or --model F.gguf to measure one");
