@@ -158,7 +158,8 @@ struct Budget {
     long long served_requests = 10000;    // requests of all serve: steps together (and canaries' streams)
     long long generated_tokens = 100000;  // tokens an llm lesson may generate (each run/serve at its max_tokens)
     long long forward_tokens = 1000000;   // token positions a serving lesson's experiments compute (each at its most)
-    long long simulations = 1000;         // queue simulations of a serving lesson (up to 50 M requests each)
+    long long simulations = 1000;         // queue simulations of a serving lesson (up to 100 M requests each)
+    long long simulated_requests = 2'000'000'000;  // their requests, warm-ups included (about two minutes' worth)
     long long model_bytes = 64LL << 30;   // bytes of model files the experiments read or write beyond the lesson's
                                           // own load, each pass counted at the model file's size (checked with the
                                           // file, by check_lesson_files)

@@ -979,7 +979,8 @@ std::optional<YAML::Mark> second_document(const std::string& text) {
 Budget read_budget(const Reader& r, const YAML::Node& n) {
     r.expect_map(n, "\"budget\"");
     r.check_keys(n, "budget",
-                 {"train_steps", "served_requests", "generated_tokens", "forward_tokens", "simulations", "model_bytes"});
+                 {"train_steps", "served_requests", "generated_tokens", "forward_tokens", "simulations",
+                  "simulated_requests", "model_bytes"});
     constexpr int most = 1000000000;
     Budget b;
     if (n["train_steps"]) b.train_steps = r.integer(n["train_steps"], "train_steps", 1, most);
@@ -987,6 +988,8 @@ Budget read_budget(const Reader& r, const YAML::Node& n) {
     if (n["generated_tokens"]) b.generated_tokens = r.integer(n["generated_tokens"], "generated_tokens", 1, most);
     if (n["forward_tokens"]) b.forward_tokens = r.integer(n["forward_tokens"], "forward_tokens", 1, most);
     if (n["simulations"]) b.simulations = r.integer(n["simulations"], "simulations", 1, most);
+    if (n["simulated_requests"])
+        b.simulated_requests = r.whole(n["simulated_requests"], "simulated_requests", 1, 1'000'000'000'000LL);
     constexpr long long most_bytes = 1LL << 50;  // a petabyte
     if (n["model_bytes"]) b.model_bytes = r.whole(n["model_bytes"], "model_bytes", 1, most_bytes);
     return b;
@@ -1047,6 +1050,7 @@ private:
     }
     static Work times(Work w, long long n) {
         w.generated_tokens *= n, w.forward_tokens *= n, w.simulations *= n, w.train_steps *= n, w.served_requests *= n;
+        w.simulated_requests *= n;
         w.model_file_passes *= n;
         return w;
     }
@@ -1106,6 +1110,8 @@ private:
         charge(tokens_, w.generated_tokens, budget_.generated_tokens, "generated tokens", "generated_tokens", at, index);
         charge(forward_, w.forward_tokens, budget_.forward_tokens, "forward tokens", "forward_tokens", at, index);
         charge(simulations_, w.simulations, budget_.simulations, "queue simulations", "simulations", at, index);
+        charge(simulated_, w.simulated_requests, budget_.simulated_requests, "simulated queue requests",
+               "simulated_requests", at, index);
         // Their bytes need the model file's size: check_lesson_files charges them.
         if (w.model_file_passes > 0) {
             model_file_passes_ += w.model_file_passes;
@@ -1131,7 +1137,7 @@ private:
     std::vector<std::pair<std::string, std::string>> fields_;  // the current request's, as written
     YAML::Node request_;                                       // and where: its mapping
     int stages_done_ = 0;  // at_stage: stages the current request has run
-    long long train_ = 0, served_ = 0, tokens_ = 0, forward_ = 0, simulations_ = 0;
+    long long train_ = 0, served_ = 0, tokens_ = 0, forward_ = 0, simulations_ = 0, simulated_ = 0;
 };
 
 Lesson read_lesson(const Reader& r, const YAML::Node& root);

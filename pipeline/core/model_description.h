@@ -143,6 +143,7 @@ struct Work {
     long long forward_tokens = 0;    // token positions computed by batched forward passes (serving
                                      // experiments: prompts, contexts and generated tokens together)
     long long simulations = 0;       // queue simulations (each stops at a bounded number of requests)
+    long long simulated_requests = 0; // the requests those simulations run, warm-ups included
     long long train_steps = 0;       // gradient-descent steps a request runs itself (the canary's fine-tuning)
     long long served_requests = 0;   // requests a request answers through the six steps (the canary's stream)
     long long model_file_passes = 0; // times a request reads or writes a file as large as the lesson's model at

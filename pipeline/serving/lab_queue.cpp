@@ -4,10 +4,12 @@
 // (queue_curve.h, queue_sim.h).
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <utility>
 
 #include <fmt/format.h>
 
+#include "pipeline/core/error.h"
 #include "pipeline/llm/llm_model.h"
 #include "pipeline/serving/batch_sweep.h"
 #include "pipeline/serving/queue_sim.h"
@@ -140,6 +142,23 @@ Work queue_lab_work(const FieldLookup& field) {
     Work w;
     w.forward_tokens = lab::whole_field(field, keys::context) + lab::whole_field(field, keys::samples) + 1;
     w.simulations = 3 * lab::list_length(field(keys::utilizations)) + 1;
+    // And their requests, known before they run: near ρ = 1 a simulation
+    // lengthens to 100 million (330 utilizations from 0.99 up fit 1,000
+    // simulations and would have run for an hour and a half).
+    QueueSimParams sim;
+    sim.min_requests = lab::whole_field(field, keys::sim_requests);
+    std::vector<double> utilizations;
+    try {
+        utilizations = number_list(field(keys::utilizations), keys::utilizations);
+    } catch (const Error&) {
+        // Refused with its own message before any simulation runs.
+    }
+    for (const double u : utilizations) {
+        sim.utilization = u;
+        w.simulated_requests += 3 * queue_requests_planned(sim);
+    }
+    sim.utilization = std::strtod(field(keys::utilization).c_str(), nullptr);
+    w.simulated_requests += queue_requests_planned(sim);
     return w;
 }
 

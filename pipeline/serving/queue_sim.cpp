@@ -97,6 +97,42 @@ void validate_queue_params(const QueueSimParams& p) {
         throw Error(fmt::format("queue: {} batches is out of range (2 … 1000)", p.n_batches));
 }
 
+namespace {
+
+struct RunLength {
+    double relaxation_requests = 0;
+    long long n_measured = 0, n_warmup = 0;
+    bool long_enough = false;  // each batch >= 10 relaxation times, and the warm-up whole
+};
+
+// How many requests: enough that each batch spans >= 10 relaxation times.
+RunLength run_length(const QueueSimParams& p) {
+    RunLength L;
+    const double sq = std::sqrt(p.utilization);
+    L.relaxation_requests = 1 / ((1 - sq) * (1 - sq));
+    const double wanted = std::max(static_cast<double>(p.min_requests), 10.0 * L.relaxation_requests * p.n_batches);
+    long long n_measured =
+        static_cast<long long>(std::min(wanted, static_cast<double>(std::max(p.max_requests, p.min_requests))));
+    L.n_measured = (n_measured + p.n_batches - 1) / p.n_batches * p.n_batches;
+    // The warm-up (five relaxation times) stops at the same cap: near ρ = 1
+    // it wanted 2·10⁹ requests at ρ = 0.9999 (a run of minutes) and past the
+    // range of a long long closer still. Cut short, the run says so.
+    const double warmup_wanted = std::ceil(5 * L.relaxation_requests);
+    const double most = static_cast<double>(std::max({p.max_requests, p.min_requests, 1000LL}));
+    L.n_warmup = static_cast<long long>(std::clamp(warmup_wanted, 1000.0, most));
+    L.long_enough = static_cast<double>(L.n_measured / p.n_batches) >= 10 * L.relaxation_requests &&
+                    warmup_wanted <= static_cast<double>(L.n_warmup);
+    return L;
+}
+
+}  // namespace
+
+long long queue_requests_planned(const QueueSimParams& p) {
+    if (!(p.utilization > 0 && p.utilization < 1) || p.n_batches < 1) return 0;  // refused before it runs
+    const RunLength L = run_length(p);
+    return L.n_warmup + L.n_measured;
+}
+
 QueueSimResult simulate_queue(const QueueSimParams& p) {
     validate_queue_params(p);
     QueueSimResult r;
@@ -116,21 +152,12 @@ QueueSimResult simulate_queue(const QueueSimParams& p) {
     const double lambda = p.utilization / r.mean_service_ms;  // arrivals per ms
     r.arrival_rate_per_s = lambda * 1000;
 
-    // How many requests: enough that each batch spans >= 10 relaxation times.
-    const double sq = std::sqrt(p.utilization);
-    r.relaxation_requests = 1 / ((1 - sq) * (1 - sq));
-    const double wanted = std::max(static_cast<double>(p.min_requests), 10.0 * r.relaxation_requests * p.n_batches);
-    long long n_measured = static_cast<long long>(std::min(wanted, static_cast<double>(std::max(p.max_requests, p.min_requests))));
-    n_measured = (n_measured + p.n_batches - 1) / p.n_batches * p.n_batches;
+    const RunLength length = run_length(p);
+    r.relaxation_requests = length.relaxation_requests;
+    const long long n_measured = length.n_measured;
     r.n_measured = n_measured;
-    // The warm-up (five relaxation times) stops at the same cap: near ρ = 1
-    // it wanted 2·10⁹ requests at ρ = 0.9999 (a run of minutes) and past the
-    // range of a long long closer still. Cut short, the run says so.
-    const double warmup_wanted = std::ceil(5 * r.relaxation_requests);
-    const double most = static_cast<double>(std::max({p.max_requests, p.min_requests, 1000LL}));
-    r.n_warmup = static_cast<long long>(std::clamp(warmup_wanted, 1000.0, most));
-    r.batches_long_enough = static_cast<double>(n_measured / p.n_batches) >= 10 * r.relaxation_requests &&
-                            warmup_wanted <= static_cast<double>(r.n_warmup);
+    r.n_warmup = length.n_warmup;
+    r.batches_long_enough = length.long_enough;
     const long long n_total = r.n_warmup + n_measured;
 
     std::mt19937_64 rng(p.seed);

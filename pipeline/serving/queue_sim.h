@@ -77,6 +77,11 @@ struct QueueSimResult {
 // 1 and above the queue never settles: say so, never loop), non-finite or
 // non-positive service times, or counts out of range.
 QueueSimResult simulate_queue(const QueueSimParams& params);
+
+// The requests simulate_queue(p) runs, warm-up included, known before it
+// runs: from 2·min_requests far from ρ = 1 to 100 million near it (a
+// lesson's work budget counts them). 0 for a utilization it refuses.
+long long queue_requests_planned(const QueueSimParams& p);
 // The same checks alone, with the same messages.
 void validate_queue_params(const QueueSimParams& params);
 

@@ -185,6 +185,23 @@ TEST_CASE("lessons: a serving lesson's aliased experiments go over the budget at
     CHECK(error_of(queue + "  - *q\n") ==
           "5:73: step 3 takes the lesson to 30 queue simulations, over its budget of 25; if it really needs that many, "
           "raise it with budget: {simulations: N}");
+
+    // And their requests: near utilization 1 a simulation lengthens to 100
+    // million (330 utilizations from 0.99 up fit the 1000 simulations and
+    // would have run for an hour and a half). Far from 1, twice sim_requests
+    // each: 10 simulations of 2 × 1000 requests (warm-up and measured).
+    const std::string near_one =
+        "title: A\nmodel: {kind: serving, random: tiny}\nsteps:\n"
+        "  - {request: {experiment: queue, utilizations: \"0.999,0.9991,0.9992,0.9993,0.9994,0.9995,0.9996,0.9997,"
+        "0.9998,0.9999\", utilization: 0.9999}, run: all}\n";
+    const std::string near_error = error_of(near_one);
+    CHECK(contains(near_error, "step 1 takes the lesson to "));
+    CHECK(contains(near_error, " simulated queue requests, over its budget of 2000000000; if it really needs that many, "
+                               "raise it with budget: {simulated_requests: N}"));
+    const std::string small = "title: A\nmodel: {kind: serving, random: tiny}\nbudget: {simulated_requests: 19999}\n"
+                              "steps:\n  - {request: {experiment: queue, utilizations: \"0.1,0.2,0.3\", utilization: 0.1, "
+                              "sim_requests: 1000}, run: all}\n";
+    CHECK(contains(error_of(small), "step 1 takes the lesson to 20000 simulated queue requests, over its budget of 19999"));
 }
 
 namespace {
