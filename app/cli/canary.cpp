@@ -29,10 +29,13 @@ struct CanaryOptions {
 void print_version(const serving::ModelVersion& v, const serving::VersionTally& t) {
     std::printf("  %s %s  b = %.4g, w = (%.4g, %.4g, %.4g) — %s\n", v.name.c_str(), checksum_hex(v.checksum).c_str(),
                 v.params.bias, v.params.w[0], v.params.w[1], v.params.w[2], v.trained_on.c_str());
-    std::printf("      trained on distances %g–%g %s, loss %.3f on its own data; served %d requests, mean %.1f "
-                "min, %d out of range\n",
-                v.train_min[0], v.train_max[0], v.distance_unit.c_str(), v.train_loss, t.answered, t.mean_minutes,
-                t.out_of_range);
+    // A version that answered nothing has no mean: said so, not "mean 0.0 min".
+    const std::string served = t.answered == 0
+                                   ? std::string("served no request")
+                                   : fmt::format("served {} request{}, mean {:.1f} min, {} out of range", t.answered,
+                                                 t.answered == 1 ? "" : "s", t.mean_minutes, t.out_of_range);
+    std::printf("      trained on distances %g–%g %s, loss %.3f on its own data; %s\n", v.train_min[0], v.train_max[0],
+                v.distance_unit.c_str(), v.train_loss, served.c_str());
 }
 
 int run_canary_command(const CanaryOptions& o) {

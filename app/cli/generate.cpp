@@ -157,7 +157,14 @@ void add_generate(CLI::App& app, Commands& commands) {
     o->top_opt = sub->add_option("--top", o->top, "Print the N most likely next tokens at every step")->check(CLI::Range(0, 100));
     add_threads_option(sub, o->threads);
     o->ctx_opt = sub->add_option("-c,--ctx", o->ctx, "Context size (0: the model's)")->check(CLI::Range(0, 1 << 24));
-    o->stop_opt = sub->add_option("--stop", o->stop, "Stop when the text contains this (repeatable)");
+    o->stop_opt = sub->add_option("--stop", o->stop, "Stop when the text contains this (repeatable)")
+                      ->check(CLI::Validator(
+                          [](const std::string& s) {
+                              // As the server says of "stop": [""]: every text contains it, and it stops nothing.
+                              return s.empty() ? std::string("an empty stop string would stop nothing: give some text")
+                                               : std::string();
+                          },
+                          ""));  // no word of its own in the help: "--stop TEXT ..."
     auto* draft = sub->add_option("--draft", o->draft,
                                   "Speculative decoding with this draft model (the target's vocabulary); "
                                   "prints acceptance, tokens per target pass and the speedup")

@@ -33,7 +33,9 @@ int run_quantize(const QuantizeOptions& o) {
     using serving::bytes_binary;
     const auto type = ggml_type_from_name(o.type);
     if (!type || (*type != GGMLType::Q8_0 && *type != GGMLType::Q4_0))
-        throw Error(fmt::format("quantize: --type {} is not supported (supported: q8_0, q4_0)", o.type));
+        throw Error(o.type.empty() ? std::string("quantize: --type is empty (supported: q8_0, q4_0)")
+                                   : fmt::format("quantize: --type {} is not supported (supported: q8_0, q4_0)",
+                                                 printable_cut(o.type, 40)));
     check_output_file(o.out, o.force, "--force");
     const QuantizeReport r = quantize_model(o.in, o.out, {.type = *type, .allow_requantize = o.allow_requantize});
 

@@ -264,7 +264,7 @@ void add_traffic(CLI::App& app, Commands& commands) {
     sub->add_option("-m,--model", o->model, "A GGUF model (Llama architecture)")->required()->transform(model_file());
     sub->add_option("--arrivals", o->arrivals, "poisson, bursty (gamma gaps) or trace:FILE (arrival_ms max_tokens prompt)");
     sub->add_option("--rate", o->rate, "Mean arrivals per second of virtual time (poisson, bursty)");
-    sub->add_option("--burstiness", o->burstiness, "bursty: gamma shape in (0, 1]; smaller is clumpier");
+    sub->add_option("--burstiness", o->burstiness, "bursty: gamma shape in [0.01, 1]; smaller is clumpier");
     sub->add_option("--count", o->count, "Requests (poisson, bursty)");
     sub->add_option("--policy", o->policy, "static (a batch ends with its longest request) or continuous");
     sub->add_option("--max-batch", o->max_batch, "Most requests running at once");

@@ -263,7 +263,11 @@ void declare_speculative_lab(std::vector<Knob>& knobs, std::vector<PathInfo>& pa
     knobs.push_back(std::move(ts));
     knobs.push_back(lab::whole(spec_tokens, 1, 4096, 32, "tokens", "speculative: tokens generated per run"));
     knobs.push_back(lab::whole(spec_repetitions, 1, 100, 1, "", "speculative: timed runs of each setting (median kept)"));
-    knobs.push_back(lab::knob(spec_prompt, KnobType::text, "Once upon a time", "speculative: the text to continue"));
+    Knob prompt = lab::knob(spec_prompt, KnobType::text, "Once upon a time", "speculative: the text to continue");
+    prompt.rule = [](const std::string& text) {  // "" was run as the default prompt, unsaid
+        if (text.empty()) throw Error("spec_prompt is empty: the models need a text to continue, e.g. \"Once upon a time\"");
+    };
+    knobs.push_back(prompt);
     knobs.push_back(lab::knob(spec_overlap, KnobType::boolean, "false",
                               "speculative: the draft runs ahead on a thread of its own, lent to the target between "
                               "its passes (CPU, 2 threads or more)"));

@@ -58,7 +58,8 @@ void check_paths(const fs::path& in, const fs::path& out) {
     std::error_code ec;
     if (!fs::exists(in, ec)) throw Error(fmt::format("quantize: {}: no such file", in.string()));
     if (out.empty() || out.filename().empty() || out.filename() == "." || out.filename() == "..")
-        throw Error(fmt::format("quantize: output {} is not a file name", out.string()));
+        throw Error(out.empty() ? std::string("quantize: the output path is empty")
+                                : fmt::format("quantize: output \"{}\" is not a file name", out.string()));
     if (fs::exists(out, ec)) {
         if (fs::equivalent(in, out, ec))
             throw Error(fmt::format("quantize: output {} is the input file {} itself (the same file{}); write to a "

@@ -309,3 +309,15 @@ TEST_CASE("cli: work and magnitudes past any use are refused before they run") {
     refused("bill --params 1e9 --train-tokens 1e6 --decode-tok-s 1e-300", "decode rate (tokens/s): must be from 0.001");
     refused("canary --every-request", "--every-request belongs to a JSON run: add --json");
 }
+
+// Empty values that were taken as asking for nothing, or said with nothing
+// between two spaces; and a mean of no answers printed as 0.0.
+TEST_CASE("cli: empty values are named, and a version that answered nothing has no mean") {
+    refused("generate -m '" + model_file + "' --prompt hi -n 1 --stop ''", "an empty stop string would stop nothing");
+    const std::string out = (scratch() / "q.gguf").string();
+    refused("quantize '" + model_file + "' '" + out + "' --type ''", "quantize: --type is empty (supported: q8_0, q4_0)");
+    const auto canary = run_sixstep("canary --fraction 0", 20);
+    CHECK(canary.exit_code == 0);
+    CHECK(contains(canary.output, "served no request"));
+    CHECK_FALSE(contains(canary.output, "mean 0.0 min"));
+}

@@ -204,6 +204,14 @@ TEST_CASE("lessons: a serving lesson's aliased experiments go over the budget at
     CHECK(contains(error_of(small), "step 1 takes the lesson to 20000 simulated queue requests, over its budget of 19999"));
 }
 
+// An empty prompt for the speculative runs was run as the default prompt,
+// unsaid: refused at its value.
+TEST_CASE("lessons: an empty spec_prompt is refused where it is written") {
+    const std::string yaml = "title: A\nmodel: {kind: serving, random: tiny}\nsteps:\n"
+                             "  - {request: {experiment: speculative, spec_prompt: \"\"}, run: all}\n";
+    CHECK(contains(error_of(yaml), "spec_prompt is empty: the models need a text to continue"));
+}
+
 namespace {
 
 // A serving lesson that runs one request `times` times, the first step
