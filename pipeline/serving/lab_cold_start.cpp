@@ -25,8 +25,12 @@ constexpr char drop_cache[] = "drop_cache";
 // "0,20,300" → idle seconds, in the order written; throws sixstep::Error.
 std::vector<double> idle_gaps_of(const std::string& text) {
     std::vector<double> gaps = number_list(text, idle_gaps, false);
-    for (double g : gaps)
+    // The range the cold start takes (a second to 31 years), checked where
+    // the lesson writes it: 1e308 failed only when the step ran.
+    for (double g : gaps) {
         if (g < 0) throw Error(fmt::format("\"{}\": an idle gap of {} s is negative", idle_gaps, g));
+        if (!(g <= 1e9)) throw Error(fmt::format("\"{}\": an idle gap of {} s is over 1e9 s (31 years)", idle_gaps, g));
+    }
     return gaps;
 }
 

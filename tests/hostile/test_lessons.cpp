@@ -204,6 +204,14 @@ TEST_CASE("lessons: a serving lesson's aliased experiments go over the budget at
     CHECK(contains(error_of(small), "step 1 takes the lesson to 20000 simulated queue requests, over its budget of 19999"));
 }
 
+// An idle gap past the cold start's range failed only when the step ran (exit
+// 1, at the step): refused at the value, as the command line refuses it.
+TEST_CASE("lessons: an idle gap past 1e9 s is refused where it is written") {
+    const std::string yaml = "title: A\nmodel: {kind: serving, random: tiny}\nsteps:\n"
+                             "  - {request: {experiment: cold_start, idle_gaps: \"5,1e308\"}, run: all}\n";
+    CHECK(contains(error_of(yaml), "an idle gap of 1e+308 s is over 1e9 s (31 years)"));
+}
+
 // An empty prompt for the speculative runs was run as the default prompt,
 // unsaid: refused at its value.
 TEST_CASE("lessons: an empty spec_prompt is refused where it is written") {
