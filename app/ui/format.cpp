@@ -42,7 +42,9 @@ std::string pretty_value(const Value& v, int precision) {
     if (std::holds_alternative<std::string>(v)) return tr_value(std::get<std::string>(v));  // "yes" → "是"
     if (const auto* xs = std::get_if<std::vector<double>>(&v)) {
         std::string out = "[";
-        for (std::size_t i = 0; i < xs->size(); ++i) out += (i ? ", " : "") + number_text((*xs)[i], precision);
+        // A NaN in a list is a value not measured there: "—" (format_value's too).
+        for (std::size_t i = 0; i < xs->size(); ++i)
+            out += (i ? ", " : "") + (std::isnan((*xs)[i]) ? std::string("\u2014") : number_text((*xs)[i], precision));
         return out + "]";
     }
     return number_text(std::get<double>(v), precision);

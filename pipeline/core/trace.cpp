@@ -57,7 +57,10 @@ std::string format_value(const Value& v, int precision) {
     std::string out = "[";
     for (size_t i = 0; i < vec.size(); ++i) {
         if (i) out += ", ";
-        out += format_number(vec[i], precision);
+        // A list's NaN marks a value not measured there (a real server's pace
+        // at a rate where too few requests queued): "—", which a class reads
+        // as such, not "nan", which reads as a bug.
+        out += std::isnan(vec[i]) ? std::string("\u2014") : format_number(vec[i], precision);
     }
     return out + "]";
 }

@@ -89,11 +89,11 @@ std::vector<PathInfo> paths() {
          "between the first and the last do not move it"},
         {path(op, k::services_ms), VT::numbers, "ms",
          "the pace the lesson's own server kept at each rate, when it runs one request at a time: the mean time "
-         "between completions of requests that queued (NaN where fewer than 8 did, and for another server; the "
+         "between completions of requests that queued (not measured, NaN, shown as —, where fewer than 8 did, and for another server; the "
          "prediction then uses forward.service_ms)"},
         {path(op, k::utilizations_measured), VT::numbers, "",
          "ρ at that pace: rate × service (a machine that slows the server raises it above the utilization asked "
-         "for; over 1 the queue grows without end); NaN where the pace was not measured"},
+         "for; over 1 the queue grows without end); NaN (shown as —) where the pace was not measured"},
         {path(op, k::request_throughput), VT::numbers, "req/s", "measured: completed requests ÷ duration, at each rate"},
         {path(op, k::output_throughput), VT::numbers, "tok/s", "measured: output tokens ÷ duration, at each rate"},
         {path(op, k::predicted_wait_ms), VT::numbers, "ms",

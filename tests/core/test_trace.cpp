@@ -1,3 +1,4 @@
+#include <cmath>
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 
@@ -20,6 +21,8 @@ TEST_CASE("values format as a person writes them") {
     CHECK(format_value(Value{3.25}) == "3.25");
     CHECK(format_value(Value{std::string("x")}) == "x");
     CHECK(format_value(Value{std::vector<double>{5, 2, 10, -2}}) == "[5, 2, 10, -2]");
+    // A value not measured in a list (a real server's pace at its lowest rate) is a dash, not "nan".
+    CHECK(format_value(Value{std::vector<double>{std::nan(""), 8.988, 11.38}}) == "[\u2014, 8.988, 11.38]");
 }
 
 TEST_CASE("trace lookup: latest event of the stage, outputs before inputs, ms and warnings") {

@@ -144,7 +144,9 @@ TEST_CASE("endpoint model: a sweep that would run for a quarter of an hour is re
     const std::string error = error_of([&] { p.run(); });
     CHECK(p.failed());
     CHECK(error.find("the sweep would take about ") == 0);
-    CHECK(error.find("(100 requests at each load, a service of 1") != std::string::npos);
+    // The service as measured: 100 ms and the server's overhead (on a busy
+    // machine 200 ms and more, so only its words are held).
+    CHECK(error.find("(100 requests at each load, a service of ") != std::string::npos);
     CHECK(error.find("the lowest load 0.01); a lesson's sweep takes at most 15: fewer requests or higher loads") !=
           std::string::npos);
     CHECK_FALSE(p.trace().lookup("forward.sent"));
