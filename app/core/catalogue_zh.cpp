@@ -852,6 +852,7 @@ const Catalogue& chinese_catalogue() {
              "每个词元：预填充 {} ms \u00f7 {} = {} ms，解码 {} ms（TPOT）。"},
             {"Per token: prefill {} ms \u00f7 {} = {} ms, decode {} ms (TPOT; median step {} ms).",
              "每个词元：预填充 {} ms \u00f7 {} = {} ms，解码 {} ms（TPOT；单步中位数 {} ms）。"},
+            {"TPOT p50 at each rate: {} ms", "各到达率下的 TPOT 中位数：{} ms"},
             {"at the highest rate, p90 measured \u00f7 predicted = {} \u00f7 {} ms = {}\u00d7",
              "最高速率下，p90 实测 \u00f7 预测 = {} \u00f7 {} ms = {}\u00d7"},
             {"over its {} requests, training is {}\u00d7 a request's own compute",

@@ -111,6 +111,12 @@ void draw_real_server_panel(const app::Snapshot& s, ViewState& v, app::Session&,
             against = tr(fmt::format("at the highest rate, p90 measured \u00f7 predicted = {} \u00f7 {} ms = {}\u00d7", d.a,
                                      d.b, d.q));
         }
+        // TPOT at each rate, beside the TTFT chart: with one request at a time
+        // the queue is paid before the first token, and TPOT hardly moves.
+        std::vector<double> tpots;
+        for (const server::EndpointPoint& pt : e->points) tpots.push_back(pt.tpot_p50_ms);
+        const std::string tpot_line =
+            tr(fmt::format("TPOT p50 at each rate: {} ms", pretty_value(Value{tpots}, 3)));
         const float text_h = ImGui::GetTextLineHeightWithSpacing();
         const float width = ImGui::GetContentRegionAvail().x;
         // A machine that slows the server between the timing and the sweep
@@ -131,7 +137,7 @@ void draw_real_server_panel(const app::Snapshot& s, ViewState& v, app::Session&,
                 {theme::accent_rgb, tr("throughput, measured")}, {predicted_rgb, tr("dashed: every arrival served")}};
             const int head = std::max(1, plot::legend_lines(throughput, half));
             const float chart_h = std::max(text_h * 3, ImGui::GetContentRegionAvail().y -
-                                                           text_h * (static_cast<float>(head) + (against.empty() ? 1.2f : 2.2f)) -
+                                                           text_h * (static_cast<float>(head) + (against.empty() ? 2.2f : 3.2f)) -
                                                            2 * ImGui::GetStyle().ItemSpacing.y);
             plot::side_by_side(
                 width, chart_h, head,
@@ -142,6 +148,7 @@ void draw_real_server_panel(const app::Snapshot& s, ViewState& v, app::Session&,
                 });
             ImGui::TextDisabled("%s", styles);
             if (!against.empty()) ImGui::TextUnformatted(against.c_str());
+            ImGui::TextUnformatted(tpot_line.c_str());
             ImGui::SetWindowFontScale(1.0f);
             end_panel();
             return;
@@ -152,7 +159,8 @@ void draw_real_server_panel(const app::Snapshot& s, ViewState& v, app::Session&,
         const char* served_title = tr("Throughput against the arrival rate");
         const float title_w = ImGui::CalcTextSize(served_title).x + ImGui::GetStyle().ItemSpacing.x * 2;
         const bool served_beside = plot::legend_lines(served, ImGui::GetContentRegionAvail().x - title_w) == 1;
-        const float lines = 1.2f + static_cast<float>(legend_lines) + (against.empty() ? 0.0f : 1.0f) + (served_beside ? 0.0f : 1.0f);
+        const float lines =
+            2.2f + static_cast<float>(legend_lines) + (against.empty() ? 0.0f : 1.0f) + (served_beside ? 0.0f : 1.0f);
         const float avail = ImGui::GetContentRegionAvail().y - text_h * lines - 2 * ImGui::GetStyle().ItemSpacing.y;
         rate_chart(rates, {q50, q90, q99, m50, m90, m99}, "ms", ImVec2(width, std::max(text_h * 3, avail * 0.6f)));
         // The colours are the percentiles; the line's style says which is which.
@@ -161,6 +169,7 @@ void draw_real_server_panel(const app::Snapshot& s, ViewState& v, app::Session&,
         if (legend_lines > 1) ImGui::NewLine();
         ImGui::TextDisabled("%s", styles);
         if (!against.empty()) ImGui::TextUnformatted(against.c_str());
+        ImGui::TextUnformatted(tpot_line.c_str());
         ImGui::TextUnformatted(served_title);
         if (served_beside) {
             ImGui::SameLine(0, ImGui::GetStyle().ItemSpacing.x * 2);

@@ -24,6 +24,7 @@
 #include "app/core/interpreter.h"
 #include "app/core/lesson.h"
 #include "app/core/session.h"
+#include "app/server/endpoint_model.h"
 #include "app/ui/fonts.h"
 #include "app/ui/format.h"
 #include "app/ui/gui.h"
@@ -1427,4 +1428,35 @@ TEST_CASE("screenshots: a cut sampler table shown alone offers only a smaller fo
     };
     REQUIRE(ui::render_screenshots(o) == 0);
     CHECK(cut_alone >= 1);
+}
+
+// The real server's panel gives TPOT at each rate beside the TTFT chart (the
+// lesson's narration compares the two), the snapshot's own medians as printed.
+TEST_CASE("screenshots: the real server's panel gives the measured TPOT at each rate") {
+    const std::string model = std::string(SIXSTEP_SOURCE_DIR) + "/assets/models/stories-3m-f16.gguf";
+    const std::string yaml = "title: A real server\nmodel: {kind: endpoint, file: " + model +
+                             ", threads: 1}\nsteps:\n  - title: Sweep\n    request: {utilizations: \"0.1,0.5\", "
+                             "requests: 8, max_tokens: 8, samples: 8, max_batch: 1}\n    run: all\n"
+                             "    show: real_server\n";
+    const fs::path lesson = lesson_file("ui-real-server", "server.yaml", yaml.c_str());
+    ui::ScreenshotOptions o;
+    o.lesson_path = lesson.string();
+    int checked = 0;
+    o.on_text = [&](int, const std::string& text, const app::Snapshot& s) {
+        const auto* e = dynamic_cast<const server::EndpointExhibit*>(s.state.exhibit.get());
+        REQUIRE(e);
+        std::vector<double> tpots;
+        for (const auto& pt : e->points) tpots.push_back(pt.tpot_p50_ms);
+        REQUIRE(tpots.size() == 2);
+        CAPTURE(text);
+        CHECK(text.find("TPOT p50 at each rate: " + ui::pretty_value(Value{tpots}, 3) + " ms") != std::string::npos);
+        ++checked;
+    };
+    std::vector<std::string> overflows;
+    REQUIRE(ui::render_screenshots(o, nullptr, &overflows) == 0);
+    CHECK(checked == 1);
+    std::string all;
+    for (const auto& line : overflows) all += "\n  " + line;
+    CHECK_MESSAGE(all.empty(), "server.yaml at 1280x720:" << all);
+    fs::remove_all(lesson.parent_path());
 }
