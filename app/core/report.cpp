@@ -58,13 +58,8 @@ std::string terminal_number(double x, const Field& f) {
 
 std::string terminal_value(const Field& f) {
     if (const auto* x = std::get_if<double>(&f.value)) return terminal_number(*x, f);
-    if (const auto* xs = std::get_if<std::vector<double>>(&f.value)) {
-        std::string out = "[";
-        // A NaN in a list is a value not measured there: "—", as format_value writes it.
-        for (std::size_t i = 0; i < xs->size(); ++i)
-            out += (i ? ", " : "") + (std::isnan((*xs)[i]) ? std::string("\u2014") : terminal_number((*xs)[i], f));
-        return out + "]";
-    }
+    if (const auto* xs = std::get_if<std::vector<double>>(&f.value))
+        return list_text(*xs, [&](double x) { return terminal_number(x, f); });
     return format_value(f.value);
 }
 

@@ -40,13 +40,8 @@ std::string pretty_number(double x, int precision) {
 
 std::string pretty_value(const Value& v, int precision) {
     if (std::holds_alternative<std::string>(v)) return tr_value(std::get<std::string>(v));  // "yes" → "是"
-    if (const auto* xs = std::get_if<std::vector<double>>(&v)) {
-        std::string out = "[";
-        // A NaN in a list is a value not measured there: "—" (format_value's too).
-        for (std::size_t i = 0; i < xs->size(); ++i)
-            out += (i ? ", " : "") + (std::isnan((*xs)[i]) ? std::string("\u2014") : number_text((*xs)[i], precision));
-        return out + "]";
-    }
+    if (const auto* xs = std::get_if<std::vector<double>>(&v))
+        return list_text(*xs, [&](double x) { return number_text(x, precision); });
     return number_text(std::get<double>(v), precision);
 }
 

@@ -22,6 +22,7 @@
 #include "app/ui/panels.h"
 #include "app/ui/plot.h"
 #include "app/ui/theme.h"
+#include "pipeline/core/measure.h"
 
 namespace sixstep::ui {
 
@@ -73,12 +74,9 @@ void draw_timeline_panel(const app::Snapshot& s, ViewState& v, app::Session&, co
             for (const auto& p : view->passes)
                 if (!p.prefill && p.sampled) steps.push_back(height(p));
             if (steps.size() >= 2) {
-                std::sort(steps.begin(), steps.end());
-                const std::size_t m = steps.size() / 2;
-                const double median = steps.size() % 2 ? steps[m] : (steps[m - 1] + steps[m]) / 2;
                 per_token = tr(fmt::format("Per token: prefill {} ms \u00f7 {} = {} ms, decode {} ms (TPOT; median step {} ms).",
                                            ms, prefill->n_tokens, per_prompt_token, pretty_number(view->tpot_ms, 3),
-                                           pretty_number(median, 3)));
+                                           pretty_number(median(steps), 3)));
             } else {
                 per_token = tr(fmt::format("Per token: prefill {} ms \u00f7 {} = {} ms, decode {} ms (TPOT).", ms,
                                            prefill->n_tokens, per_prompt_token, pretty_number(view->tpot_ms, 3)));

@@ -53,15 +53,13 @@ std::string shown_number(double x, int digits) {
 std::string format_value(const Value& v, int precision) {
     if (auto* d = std::get_if<double>(&v)) return format_number(*d, precision);
     if (auto* s = std::get_if<std::string>(&v)) return *s;
-    const auto& vec = std::get<std::vector<double>>(v);
+    return list_text(std::get<std::vector<double>>(v), [&](double x) { return format_number(x, precision); });
+}
+
+std::string list_text(const std::vector<double>& xs, const std::function<std::string(double)>& number) {
     std::string out = "[";
-    for (size_t i = 0; i < vec.size(); ++i) {
-        if (i) out += ", ";
-        // A list's NaN marks a value not measured there (a real server's pace
-        // at a rate where too few requests queued): "—", which a class reads
-        // as such, not "nan", which reads as a bug.
-        out += std::isnan(vec[i]) ? std::string("\u2014") : format_number(vec[i], precision);
-    }
+    for (std::size_t i = 0; i < xs.size(); ++i)
+        out += (i ? ", " : "") + (std::isnan(xs[i]) ? std::string("\u2014") : number(xs[i]));
     return out + "]";
 }
 

@@ -5,6 +5,7 @@
 #pragma once
 #include <cstdlib>
 #include <optional>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -18,6 +19,11 @@ namespace sixstep {
 using Value = std::variant<double, std::string, std::vector<double>>;
 
 std::string format_value(const Value& v, int precision = 6);  // "11", "3.25", "[5, 2, 10, -2]"
+// A list as "[a, b, c]", each number by `number`; a NaN, a value not measured
+// there (a real server's pace at a rate where too few requests queued), as
+// "—", which a class reads as such, not "nan", which reads as a bug. The
+// trace, the terminal and the window each write their numbers their way.
+std::string list_text(const std::vector<double>& xs, const std::function<std::string(double)>& number);
 
 // A number as a lesson shows it, in a stage's working and its out: line
 // alike: `digits` significant digits (a class reads 0.9998, not 0.999838),
