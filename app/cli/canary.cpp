@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "app/cli/commands.h"
+#include "app/cli/terminal.h"
 #include "app/cli/validators.h"
 #include "app/core/report.h"
 #include "pipeline/core/model.h"
@@ -85,6 +86,7 @@ void add_canary(CLI::App& app, Commands& commands) {
     sub->add_option("--promote-after", p.promote_after, "Canary answers without an alarm before promotion (0: never; "
                                                         "default 50)");
     sub->add_flag("--json", o->json, "Print one JSON object instead");
+    add_progress_option(sub);
     sub->add_flag("--every-request", o->every_request, "With --json: include every request");
     add_examples(sub, {"sixstep canary",
                       "sixstep canary --v2-unit km"});

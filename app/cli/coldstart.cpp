@@ -11,10 +11,11 @@
 
 #include <fmt/format.h>
 
-#include "pipeline/core/text.h"
 #include "app/cli/commands.h"
+#include "app/cli/terminal.h"
 #include "app/cli/validators.h"
 #include "app/core/report.h"
+#include "pipeline/core/text.h"
 #include "pipeline/serving/quantity.h"
 #include "pipeline/tools/cold_start.h"
 
@@ -101,6 +102,7 @@ void add_coldstart(CLI::App& app, Commands& commands) {
     add_threads_option(sub, p.n_threads);
     sub->add_flag("--no-drop", o->no_drop, "Leave the page cache alone (no cold-from-disk request)");
     sub->add_flag("--json", o->json, "Print one JSON object instead");
+    add_progress_option(sub);
     add_examples(sub, {"sixstep coldstart -m stories-3m-f16.gguf --no-drop --requests 2"});
     commands.push_back({sub, [o] { return run_coldstart(*o); }});
 }

@@ -15,9 +15,10 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/commands.h"
-#include "app/core/report.h"
 #include "app/cli/latency_table.h"
+#include "app/cli/terminal.h"
 #include "app/cli/validators.h"
+#include "app/core/report.h"
 #include "app/server/load_generator.h"
 #include "pipeline/core/error.h"
 #include "pipeline/core/file.h"
@@ -125,6 +126,7 @@ void add_load(CLI::App& app, Commands& commands) {
     sub->add_option("--timeout", p.timeout_s, "Seconds before an open request is abandoned");
     sub->add_option("--seed", p.seed, "Seed of the arrival times")->check(seed_number());
     sub->add_flag("--json", o->json, "Print machine-readable JSON instead");
+    add_progress_option(sub);
     add_examples(sub, {"sixstep load --url http://127.0.0.1:8080 --rate 20 --requests 200   # against `sixstep serve`"});
     commands.push_back({sub, [o] { return run_load_command(*o); }});
 }

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/commands.h"
+#include "app/cli/terminal.h"
 #include "app/cli/validators.h"
 #include "app/core/report.h"
 #include "pipeline/core/data_dir.h"
@@ -70,9 +71,11 @@ int run_perplexity(const PerplexityOptions& o) {
         std::printf("%s\n", app::dump_json(j).c_str());
         return exit_ok;
     }
-    std::printf("%s on %s: %d documents, %lld tokens, %lld predictions scored (window %d, %d windows)\n",
-                printable(o.model).c_str(), printable(text_path).c_str(), r.n_docs, static_cast<long long>(r.n_tokens),
-                static_cast<long long>(r.n_scored), r.n_ctx, r.n_windows);
+    std::printf("%s on %s: %s, %s, %s scored (window %d, %s)\n", printable(o.model).c_str(),
+                printable(text_path).c_str(), count_of(r.n_docs, "document", "documents").c_str(),
+                count_of(r.n_tokens, "token", "tokens").c_str(),
+                count_of(r.n_scored, "prediction", "predictions").c_str(), r.n_ctx,
+                count_of(r.n_windows, "window", "windows").c_str());
     std::printf("  mean NLL %.4f nats/token → perplexity exp(%.4f) = %.4f\n", r.model.mean_nll, r.model.mean_nll,
                 r.perplexity);
     if (r.reference) {
@@ -101,6 +104,7 @@ void add_perplexity(CLI::App& app, Commands& commands) {
     sub->add_option("-b,--batch", o->batch, "Positions per forward call")->check(CLI::Range(1, 1 << 16));
     add_threads_option(sub, o->threads);
     sub->add_flag("--json", o->json, "Print one JSON object instead");
+    add_progress_option(sub);
     sub->footer(
         "Each document is scored as [BOS] text [EOS]: every token after BOS is predicted, EOS included; a document "
         "longer than the window is read in windows that overlap by half, each scoring its new tokens. llama.cpp's "

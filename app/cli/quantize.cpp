@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/commands.h"
+#include "app/cli/terminal.h"
 #include "app/cli/validators.h"
 #include "app/core/report.h"
 #include "pipeline/core/error.h"
@@ -103,6 +104,7 @@ void add_quantize(CLI::App& app, Commands& commands) {
     sub->add_flag("--allow-requantize", o->allow_requantize, "Also requantize matrices that are already quantized");
     sub->add_flag("--force", o->force, "Overwrite `out` if it is a regular file that exists");
     sub->add_flag("--json", o->json, "Print one JSON object instead");
+    add_progress_option(sub);
     add_examples(sub, {"sixstep quantize stories-3m-f16.gguf stories-3m-q4_0.gguf --type q4_0"});
     commands.push_back({sub, [o] { return run_quantize(*o); }});
 }

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/commands.h"
+#include "app/cli/terminal.h"
 #include "app/cli/validators.h"
 #include "app/core/report.h"
 #include "pipeline/core/error.h"
@@ -203,6 +204,7 @@ void add_queue(CLI::App& app, Commands& commands) {
                     "Requests measured per simulation, at least (more near utilization 1; 1000 … 10000000)");
     sub->add_option("--seed", o->curve.seed, "Seed of the arrival and service draws")->check(seed_number());
     sub->add_flag("--json", o->json, "Print machine-readable JSON instead");
+    add_progress_option(sub);
     add_examples(sub, {"sixstep queue --service-ms 5",
                       "sixstep queue -m stories-3m-f16.gguf --utilization 0.5 --utilization 0.9 --samples 50"});
     commands.push_back({sub, [o, service] {

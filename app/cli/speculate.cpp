@@ -23,6 +23,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/commands.h"
+#include "app/cli/terminal.h"
 #include "app/cli/validators.h"
 #include "app/core/report.h"
 #include "pipeline/core/error.h"
@@ -323,6 +324,7 @@ void add_speculate(CLI::App& app, Commands& commands) {
     sub->add_flag("--overlap", o->overlap, overlap_help);
     add_backend_option(sub, o->backend);
     sub->add_flag("--json", o->json, "Print one JSON object instead");
+    add_progress_option(sub);
     add_examples(sub, {"sixstep speculate -m stories-3m-f16.gguf --draft stories-draft-f16.gguf --k 1,2,4 --temp 0"});
     commands.push_back({sub, [o] { return run_speculate(*o); }});
 }

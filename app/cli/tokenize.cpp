@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/commands.h"
+#include "app/cli/terminal.h"
 #include "app/cli/validators.h"
 #include "pipeline/core/progress.h"
 #include "pipeline/core/text.h"
@@ -149,6 +150,7 @@ void add_tokenize(CLI::App& app, Commands& commands) {
     sub->add_flag("--no-bos", o->no_bos, "do not add BOS/EOS even if the model asks for them");
     sub->add_flag("--parse-special", o->parse_special, "match control tokens written in the text, e.g. <s>");
     sub->add_flag("--json", o->json, "print one JSON object");
+    add_progress_option(sub);
     add_examples(sub, {"sixstep tokenize -m stories-3m-f16.gguf \"The cat sat on the mat.\"",
                       "sixstep tokenize -m stories-3m-f16.gguf --json \"你好\""});
     commands.push_back({sub, [o] { return run_tokenize(*o); }});

@@ -18,9 +18,10 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/commands.h"
-#include "app/core/report.h"
 #include "app/cli/latency_table.h"
+#include "app/cli/terminal.h"
 #include "app/cli/validators.h"
+#include "app/core/report.h"
 #include "pipeline/core/error.h"
 #include "pipeline/core/text.h"
 #include "pipeline/serving/quantity.h"
@@ -286,6 +287,7 @@ void add_traffic(CLI::App& app, Commands& commands) {
     add_threads_option(sub, o->threads);
     add_backend_option(sub, o->backend);
     sub->add_flag("--json", o->json, "Print machine-readable JSON instead");
+    add_progress_option(sub);
     add_examples(sub, {"sixstep traffic -m stories-3m-f16.gguf --rate 50 --count 40 --max-batch 8",
                       "sixstep traffic -m stories-3m-f16.gguf --rate 100000 --count 32 --max-batch 16 --kv-blocks 24 --compare-contiguous",
                       "sixstep traffic -m stories-3m-f16.gguf --count 40 --shared-prefix 200 --prefix-cache --ttft-target 50"});

@@ -10,8 +10,9 @@
 #include <fmt/format.h>
 
 #include "app/cli/commands.h"
-#include "app/core/report.h"
+#include "app/cli/terminal.h"
 #include "app/cli/validators.h"
+#include "app/core/report.h"
 #include "pipeline/core/text.h"
 #include "pipeline/serving/user_wait.h"
 
@@ -87,6 +88,7 @@ void add_waits(CLI::App& app, Commands& commands) {
     add_threads_option(sub, o->threads);
     add_backend_option(sub, o->backend);
     sub->add_flag("--json", o->json, "Print one JSON object instead");
+    add_progress_option(sub);
     add_examples(sub, {"sixstep waits -m stories-3m-f16.gguf --reading-wpm 119"});
     commands.push_back({sub, [o] { return run_waits(*o); }});
 }

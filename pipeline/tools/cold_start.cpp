@@ -15,6 +15,7 @@
 
 #include "pipeline/core/error.h"
 #include "pipeline/core/measure.h"
+#include "pipeline/core/progress.h"
 #include "pipeline/llm/backend.h"
 #include "pipeline/llm/generator.h"
 #include "pipeline/llm/text_codec.h"
@@ -166,14 +167,31 @@ PageCacheDrop drop_page_cache(const std::filesystem::path& file) {
     return d;
 }
 
-long long cold_start_positions_at_most(const ColdStartParams& p) {
+namespace {
+
+// Every request measure_cold_start serves: the two cold ones, the warm ones,
+// and with idle gaps one untimed request and one per gap on each instance.
+long long requests_served(const ColdStartParams& p) {
     const long long gaps = static_cast<long long>(p.idle_s.size());
-    const long long requests = 2 + p.n_warm + (gaps > 0 ? 2 * (1 + gaps) : 0);
-    return requests * (encoded_tokens_at_most(p.prompt) + p.n_predict);
+    return 2 + p.n_warm + (gaps > 0 ? 2 * (1 + gaps) : 0);
+}
+
+}  // namespace
+
+long long cold_start_positions_at_most(const ColdStartParams& p) {
+    return requests_served(p) * (encoded_tokens_at_most(p.prompt) + p.n_predict);
 }
 
 ColdStartResult measure_cold_start(const ColdStartParams& p) {
     check_params(p);
+    // Progress between requests, outside what each one times; also where
+    // Ctrl+C stops the run.
+    const auto total = static_cast<std::uint64_t>(requests_served(p));
+    std::uint64_t done = 0;
+    const auto run = [&](std::unique_ptr<Instance>& in, int index) {
+        report_progress("cold start (requests served)", done++, total);
+        return serve(in, p, index);
+    };
     ColdStartResult r;
     r.model = p.model.filename().string();
     std::error_code ec;
@@ -188,12 +206,12 @@ ColdStartResult measure_cold_start(const ColdStartParams& p) {
     } else {
         r.notes.push_back("page cache left as it was (drop_cache off)");
     }
-    r.requests.push_back(serve(in, p, 0));
+    r.requests.push_back(run(in, 0));
     r.n_params = in->model->n_params();
     r.keep_warm.weight_bytes = static_cast<double>(in->model->file().n_tensor_bytes());
     in.reset();  // unload: the next instance finds the file in the page cache
-    r.requests.push_back(serve(in, p, 1));
-    for (int i = 0; i < p.n_warm; ++i) r.requests.push_back(serve(in, p, 2 + i));
+    r.requests.push_back(run(in, 1));
+    for (int i = 0; i < p.n_warm; ++i) r.requests.push_back(run(in, 2 + i));
     in.reset();
     std::vector<double> warm;
     for (const RequestTiming& t : r.requests)
@@ -208,7 +226,7 @@ ColdStartResult measure_cold_start(const ColdStartParams& p) {
     if (!p.idle_s.empty()) {
         kw.cold_from_disk = p.drop_cache;
         std::unique_ptr<Instance> scale_to_zero;
-        serve(scale_to_zero, p, -1);
+        run(scale_to_zero, -1);
         for (std::size_t i = 0; i < p.idle_s.size(); ++i) {
             KeepWarmRow row;
             row.index = static_cast<int>(i);
@@ -222,16 +240,16 @@ ColdStartResult measure_cold_start(const ColdStartParams& p) {
                 ++kw.n_cold;
                 if (p.drop_cache) kw.cold_from_disk = drop_page_cache(p.model).verified && kw.cold_from_disk;
             }
-            const RequestTiming t = serve(scale_to_zero, p, row.index);
+            const RequestTiming t = run(scale_to_zero, row.index);
             row.scale_to_zero_ms = t.total_ms;
             kw.scale_to_zero_held_s += t.total_ms / 1000;
             kw.rows.push_back(row);
         }
         scale_to_zero.reset();
         std::unique_ptr<Instance> kept;
-        serve(kept, p, -1);
+        run(kept, -1);
         for (KeepWarmRow& row : kw.rows) {
-            const RequestTiming t = serve(kept, p, row.index);
+            const RequestTiming t = run(kept, row.index);
             row.kept_warm_ms = t.total_ms;
             kw.kept_warm_held_s += row.idle_s + t.total_ms / 1000;
         }

@@ -85,6 +85,10 @@ PerplexityResult perplexity(Backend& model, const Vocab& vocab, std::string_view
     }
     if (docs.empty()) throw Error("perplexity: the text has no document of two or more tokens to score");
 
+    // Every token but a document's first is scored once, whatever the windows.
+    std::uint64_t n_targets = 0;
+    for (const auto& tokens : docs) n_targets += tokens.size() - 1;
+
     std::unique_ptr<KvCache> kv = model.make_kv_cache(n_ctx, 1);
     std::unique_ptr<KvCache> kv_ref = reference ? reference->make_kv_cache(n_ctx, 1) : nullptr;
     TextScore score, score_ref;
@@ -98,6 +102,10 @@ PerplexityResult perplexity(Backend& model, const Vocab& vocab, std::string_view
         const int seq = kv->add_sequence();
         const int seq_ref = kv_ref ? kv_ref->add_sequence() : -1;
         for (int a = start; a < end; a += params.n_batch) {
+            // Counted in tokens, not documents: one long text is one document.
+            report_progress(reference ? "perplexity and logits vs the reference (tokens scored)"
+                                      : "perplexity (tokens scored)",
+                            static_cast<std::uint64_t>(r.n_scored), n_targets);
             const int b = std::min(end, a + params.n_batch);
             batch.clear();
             std::vector<int> targets;
@@ -140,8 +148,6 @@ PerplexityResult perplexity(Backend& model, const Vocab& vocab, std::string_view
     };
 
     for (const auto& tokens : docs) {
-        report_progress(reference ? "perplexity and logits vs the reference (documents)" : "perplexity (documents)",
-                        static_cast<std::uint64_t>(r.n_docs), docs.size());
         const int n = static_cast<int>(tokens.size());
         int start = 0, first_target = 1;
         while (true) {

@@ -99,3 +99,35 @@ TEST_CASE("interrupt: a batch sweep shows progress with --progress and stops on 
     CHECK(interrupt_and_wait(pid) == 130);
     CHECK(contains(slurp(log), "sixstep: interrupted"));
 }
+
+// The serving lab's long runs: each draws a progress line with --progress and
+// stops on Ctrl+C. Before, none of these commands took --progress, coldstart
+// reported nothing at all, and perplexity counted documents, so one long text
+// read "0 of 1" until it was done.
+TEST_CASE("interrupt: traffic, perplexity and coldstart show progress with --progress and stop on Ctrl+C with 130") {
+    const std::string model = std::string(SIXSTEP_SOURCE_DIR) + "/assets/models/stories-3m-f16.gguf";
+    std::string story;
+    while (story.size() < (2u << 20)) story += "Once upon a time there was a little cat who liked to sit on the mat. ";
+    const std::string text = write_text("one-long-story.txt", story);
+    struct Run {
+        std::vector<std::string> args;
+        std::string line;
+    };
+    const Run runs[] = {
+        {{"traffic", "-m", model, "--count", "100000", "--max-tokens", "480", "--ignore-eos", "--rate", "1e9", "-t", "1",
+          "--progress"},
+         "sixstep: serving traffic (requests finished): "},
+        {{"perplexity", "-m", model, "--text", text, "-t", "1", "--progress"}, "sixstep: perplexity (tokens scored): "},
+        {{"coldstart", "-m", model, "--no-drop", "--requests", "1000", "-n", "500", "-t", "1", "--progress"},
+         "sixstep: cold start (requests served): "},
+    };
+    for (const Run& run : runs) {
+        CAPTURE(run.args[0]);
+        const std::string log = (scratch() / (run.args[0] + "-progress.log")).string();
+        const pid_t pid = spawn_sixstep(run.args, log);
+        REQUIRE(pid > 0);
+        CHECK(wait_for(log, run.line));
+        CHECK(interrupt_and_wait(pid) == 130);
+        CHECK(contains(slurp(log), "sixstep: interrupted"));
+    }
+}
