@@ -20,6 +20,7 @@
 #include "app/ui/panels.h"
 #include "app/ui/plot.h"
 #include "app/ui/theme.h"
+#include "pipeline/serving/quantity.h"
 
 namespace sixstep::ui {
 
@@ -167,17 +168,24 @@ void draw_kv_cache_panel(const app::Snapshot& s, ViewState& v, app::Session&, co
         const float text_h = ImGui::GetTextLineHeightWithSpacing();
         // Under the grid, at 0.8 of the body size: the legend, the pool's
         // blocks and the bytes (wrapped); the grid takes the rest.
-        const std::string formula = tr("bytes = " + kv.formula);
-        std::snprintf(line, sizeof line, "%s %zu B \u00b7 %s %zu B \u00b7 %s %zu B",
-                      tr(kv.released ? "its blocks held" : "whole blocks"), kv.bytes_used, tr("allocated"),
-                      kv.bytes_allocated, tr("pool"), kv.bytes_capacity);
+        // The formula's bytes exact and grouped as the room reads a count
+        // ("307,200 B", not "307200 B"); the memory beside it in binary units
+        // ("pool 1 MiB"), short enough to leave the grid its rows.
+        const std::string formula = tr(fmt::format(
+            "bytes = 2 × n_layer {} × n_head_kv {} × head_dim {} × {} B × {} tokens = {} B", kv.n_layer, kv.n_head_kv,
+            kv.head_dim, kv.bytes_per_value, kv.n_filled, count_text(static_cast<double>(kv.bytes_filled))));
+        const auto memory = [](std::size_t n) { return serving::bytes_binary(static_cast<double>(n)); };
         // The formula and the bytes in one paragraph: the formula's last
         // line has room for them.
-        std::string bytes = formula + " \u00b7 " + line;
-        // A number keeps its unit when the paragraph wraps ("12288 B", not
-        // "12288" at a line's end and "B" under it): a no-break space.
-        for (std::size_t at = bytes.find(" B"); at != std::string::npos; at = bytes.find(" B", at + 2))
-            bytes.replace(at, 1, "\u00a0");
+        std::string bytes = fmt::format("{} \u00b7 {} {} \u00b7 {} {} \u00b7 {} {}", formula,
+                                        tr(kv.released ? "its blocks held" : "whole blocks"), memory(kv.bytes_used),
+                                        tr("allocated"), memory(kv.bytes_allocated), tr("pool"),
+                                        memory(kv.bytes_capacity));
+        // A number keeps its unit when the paragraph wraps ("12,288 B", not
+        // "12,288" at a line's end and "B" under it): a no-break space.
+        for (const char* unit : {" B", " KiB", " MiB", " GiB"})
+            for (std::size_t at = bytes.find(unit); at != std::string::npos; at = bytes.find(unit, at + 2))
+                bytes.replace(at, 1, "\u00a0");
         const std::string pool_text = tr(fmt::format("pool: {} block{} in use, {} free", kv.n_blocks_used,
                                                      kv.n_blocks_used == 1 ? "" : "s", kv.n_blocks_free));
         const std::vector<std::pair<std::uint32_t, std::string>> legend = {

@@ -545,8 +545,6 @@ private:
         kv.bytes_used = st.bytes_used;
         kv.bytes_allocated = st.bytes_allocated;
         kv.bytes_capacity = st.bytes_total;
-        kv.formula = fmt::format("2 × n_layer {} × n_head_kv {} × head_dim {} × {} B × {} tokens = {} B", kv.n_layer,
-                                 kv.n_head_kv, kv.head_dim, kv.bytes_per_value, n_filled, kv.bytes_filled);
         kv.released = false;
     }
 

@@ -1,6 +1,6 @@
 // LlmView: what the classroom's transformer panels show of the latest
 // request, as plain data — the tokens, each forward pass with its engine
-// time, the KV cache's fill and block table with the bytes formula, the next
+// time, the KV cache's fill and block table with its bytes, the next
 // token's candidates and the sampler's table after each filter.
 //
 // The six-stage adapter (llm_model.cpp) writes it as its stages run, but only
@@ -65,7 +65,6 @@ struct ViewKv {
     std::size_t bytes_used = 0;       // whole blocks in use, all layers, at the last forward pass
     std::size_t bytes_allocated = 0;  // memory the storage has actually allocated (on demand)
     std::size_t bytes_capacity = 0;   // the whole pool, were every block allocated
-    std::string formula;              // bytes_filled with the numbers in it
     bool released = false;            // the request finished: its blocks went back to the pool
 };
 

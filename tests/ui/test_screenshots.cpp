@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <set>
 #include <string>
@@ -33,6 +34,8 @@
 #include "app/ui/plot.h"
 #include "app/ui/theme.h"
 #include "pipeline/llm/cpu/cpu_load.h"
+#include "pipeline/llm/llm_view.h"
+#include "pipeline/serving/quantity.h"
 #include "pipeline/serving/serving_model.h"
 
 namespace fs = std::filesystem;
@@ -1378,35 +1381,68 @@ TEST_CASE("screenshots: the bill's crossover late in the service life keeps its 
     CHECK(overflows.empty());
 }
 
+namespace {
+// Renders `lesson` and calls `check` on every step that shows `panel` with
+// an LLM view: its screen's text on one line (a note may wrap between two
+// words) and the view drawn. Returns how many steps it checked.
+using PanelCheck = std::function<void(int step, const std::string& screen, const llm::LlmView& view)>;
+int check_panel_steps(const std::string& lesson, const std::string& panel, const PanelCheck& check) {
+    ui::ScreenshotOptions o;
+    o.lesson_path = std::string(SIXSTEP_SOURCE_DIR) + "/lessons/" + lesson;
+    int checked = 0;
+    o.on_text = [&](int step, const std::string& text, const app::Snapshot& s) {
+        const auto& shown = s.state.panels.shown;
+        const auto& view = s.state.panels.view;
+        if (std::find(shown.begin(), shown.end(), panel) == shown.end() || !view) return;
+        std::string screen = text;
+        std::replace(screen.begin(), screen.end(), '\n', ' ');
+        CAPTURE(step);
+        CAPTURE(screen);
+        check(step, screen, *view);
+        ++checked;
+    };
+    REQUIRE(ui::render_screenshots(o) == 0);
+    return checked;
+}
+}  // namespace
+
 // Beside TPOT (a mean), the timeline names the median decode step: one stall
 // of a busy machine (a 3 ms bar among 0.2 ms ones) moved lesson 05's TPOT
 // 2.5× while its narration compares medians. The median from the
 // snapshot's own passes, as printed.
 TEST_CASE("screenshots: the timeline gives the median decode step beside TPOT") {
-    ui::ScreenshotOptions o;
-    o.lesson_path = std::string(SIXSTEP_SOURCE_DIR) + "/lessons/05-prefill-decode-kv-cache.yaml";
-    int checked = 0;
-    o.on_text = [&](int step, const std::string& text, const app::Snapshot& s) {
-        const auto& shown = s.state.panels.shown;
-        const auto& view = s.state.panels.view;
-        if (std::find(shown.begin(), shown.end(), "timeline") == shown.end() || !view) return;
+    const auto check = [](int, const std::string& screen, const llm::LlmView& view) {
         std::vector<double> steps;
-        for (const auto& p : view->passes)
+        for (const auto& p : view.passes)
             if (!p.prefill && p.sampled) steps.push_back(p.forward_ms + p.sample_ms);
         if (steps.size() < 2) return;
         std::sort(steps.begin(), steps.end());
         const std::size_t m = steps.size() / 2;
         const double median = steps.size() % 2 ? steps[m] : (steps[m - 1] + steps[m]) / 2;
-        std::string screen = text;
-        std::replace(screen.begin(), screen.end(), '\n', ' ');  // a note wrapped between two words
         if (screen.find("Per token: prefill") == std::string::npos) return;  // a pane too short for its notes
-        CAPTURE(step);
-        CAPTURE(screen);
         CHECK(screen.find("(TPOT; median step " + ui::pretty_number(median, 3) + " ms)") != std::string::npos);
-        ++checked;
     };
-    REQUIRE(ui::render_screenshots(o) == 0);
-    CHECK(checked >= 1);
+    CHECK(check_panel_steps("05-prefill-decode-kv-cache.yaml", "timeline", check) >= 1);
+}
+
+// The KV cache panel's bytes read as the room reads numbers: the formula's
+// "= 307,200 B" grouped, the pool "1 MiB". Lesson 05 printed "307200 B ·
+// … pool 1048576 B", hard to read from the back of a room. Each figure from
+// the snapshot's own view.
+TEST_CASE("screenshots: the KV cache panel groups the digits of its bytes") {
+    const auto check = [](int, const std::string& screen, const llm::LlmView& view) {
+        const llm::ViewKv& kv = view.kv;
+        if (kv.n_layer == 0) return;  // before the first forward pass
+        REQUIRE(kv.bytes_filled >= 10000);  // a count the room reads grouped
+        CHECK(screen.find("tokens = " + ui::count_text(static_cast<double>(kv.bytes_filled)) + "\u00a0B") !=
+              std::string::npos);
+        CHECK(screen.find(std::to_string(kv.bytes_filled)) == std::string::npos);
+        // The pool's memory in binary units, the number and its unit kept together.
+        std::string pool = "pool " + serving::bytes_binary(static_cast<double>(kv.bytes_capacity));
+        pool.replace(pool.rfind(' '), 1, "\u00a0");
+        CHECK(screen.find(pool) != std::string::npos);
+    };
+    CHECK(check_panel_steps("05-prefill-decode-kv-cache.yaml", "kv_cache", check) >= 1);
 }
 
 // A next-token panel shown alone whose sampler table is cut offers only a
