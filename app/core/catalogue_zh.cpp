@@ -1031,6 +1031,8 @@ const Catalogue& chinese_catalogue() {
             {"TPOT at batch {} \u00f7 batch {} = {} \u00f7 {} ms = {}\u00d7", "TPOT：批大小 {} \u00f7 批大小 {} = {} \u00f7 {} ms = {}\u00d7"},
             {"KV cache read per step at batch {} = {} sequences \u00d7 {} positions \u00d7 {} B = {} = {}\u00d7 the weights ({})",
              "批大小 {} 时每步要读的 KV 缓存 = {} 个序列 \u00d7 {} 个位置 \u00d7 {} B = {} = 参数的 {}\u00d7（参数 {}）"},
+            {"KV cache read per step at batch {}: {} = {}\u00d7 the weights ({})",
+             "批大小 {} 时每步要读的 KV 缓存：{} = 参数的 {}\u00d7（参数 {}）"},
             {"one server, Poisson arrivals, {} utilizations; service = one decode step, measured",
              "单个服务台，泊松到达，{} 个利用率；服务时间 = 一个解码步（实测）"},
             {"{} decode steps timed (mean {} ms), {} simulations", "计时了 {} 个解码步（平均 {} ms），模拟 {} 次"},

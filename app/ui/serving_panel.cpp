@@ -27,6 +27,7 @@
 #include "app/ui/plot.h"
 #include "app/ui/text_capture.h"
 #include "app/ui/theme.h"
+#include "pipeline/serving/quantity.h"
 #include "pipeline/serving/serving_model.h"
 
 namespace sixstep::ui {
@@ -90,8 +91,22 @@ void draw_sweep(const BatchSweepResult& r, ImVec2 avail) {
                                                                  {line_b_rgb, "TPOT (one step), ms"}};
     if (r.knee.fitted) legend.push_back({theme::muted_rgb, "dashed: the two-line fit"});
     plot::legend(legend);
-    // The two charts share what the legend and the verdict under them leave.
-    const float verdict_h = text_wrapped_height(tr(r.knee.verdict), avail.x);
+    // Under the charts, the verdict and what bends the curve beside the
+    // weights: the KV cache a step reads at the largest batch (lesson 08's
+    // last step speaks of it, and its context knob moves it).
+    const BatchSweepPoint& last = r.points.back();
+    const auto bytes = [](double n) {  // "60.8 MB" stays on one line
+        std::string t = bytes_decimal(n);
+        if (const std::size_t sp = t.find(' '); sp != std::string::npos) t.replace(sp, 1, "\u00a0");
+        return t;
+    };
+    const std::string kv_line = tr(fmt::format("KV cache read per step at batch {}: {} = {}\u00d7 the weights ({})",
+                                               last.n_batch, bytes(last.cost.kv_bytes),
+                                               pretty_number(kv_to_weights_at_largest(r), 2),
+                                               bytes(static_cast<double>(r.shape.weight_bytes))));
+    // The two charts share what the legend and the lines under them leave.
+    const float verdict_h = text_wrapped_height(tr(r.knee.verdict), avail.x) +
+                            ImGui::GetStyle().ItemSpacing.y + text_wrapped_height(kv_line, avail.x);
     const float h = std::max(100.0f, (rest_height() - verdict_h - ImGui::GetStyle().ItemSpacing.y) / 2);
 
     plot::Frame a = chart(ImVec2(avail.x, h), x0, x1, 0, tps_max * 1.1);
@@ -116,6 +131,9 @@ void draw_sweep(const BatchSweepResult& r, ImVec2 avail) {
     if (xs.size() > 1) last_ratio(b, xs.back(), r.points.back().tpot_ratio, xs.front());
     plot::outline(b, theme::pending_border_rgb);
     wrapped(r.knee.verdict);
+    ImGui::PushStyleColor(ImGuiCol_Text, theme::vec(theme::muted_rgb));
+    text_wrapped(kv_line);
+    ImGui::PopStyleColor();
 }
 
 // ---- the scheduler's timeline -----------------------------------------------------------

@@ -115,6 +115,11 @@ private:
 
 }  // namespace
 
+double kv_to_weights_at_largest(const BatchSweepResult& r) {
+    if (r.points.empty() || r.shape.weight_bytes == 0) return 0;
+    return r.points.back().cost.kv_bytes / static_cast<double>(r.shape.weight_bytes);
+}
+
 void check_batch_sweep_params(const llm::Backend& backend, const BatchSweepParams& p) {
     if (p.batch_sizes.empty()) throw Error("batch sweep: no batch sizes given");
     std::vector<int> sizes = p.batch_sizes;

@@ -79,6 +79,11 @@ struct BatchSweepResult {
     double cpu_wait_ms = 0;           // of the steps timed, waiting for a CPU: left out of their times (cpu_wait.h)
 };
 
+// The KV cache one step reads at the sweep's largest batch, as a multiple of
+// the weights it reads: grows with batch × context, the weights do not
+// (0 for an empty sweep).
+double kv_to_weights_at_largest(const BatchSweepResult& r);
+
 // Throws sixstep::Error for what run_batch_sweep would refuse (batch sizes,
 // steps, repetitions, a context the model cannot hold), before anything is
 // allocated or measured.

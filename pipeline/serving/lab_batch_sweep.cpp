@@ -77,8 +77,7 @@ public:
         ev.out(keys::largest_batch, static_cast<double>(last.n_batch));
         ev.out(keys::speedup_at_largest, last.speedup);
         ev.out(keys::tpot_ratio_at_largest, last.tpot_ratio);
-        // The cache a step reads grows with batch × context; the weights do not.
-        const double kv_share = r.shape.weight_bytes > 0 ? last.cost.kv_bytes / r.shape.weight_bytes : 0.0;
+        const double kv_share = kv_to_weights_at_largest(r);
         ev.out(keys::kv_to_weights_at_largest, kv_share);
         ev.says(fmt::format("KV cache read per step at batch {} = {} sequences × {} positions × {} B = {} = {}× the "
                             "weights ({})",

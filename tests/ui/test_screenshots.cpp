@@ -995,6 +995,7 @@ namespace {
 struct ServingShot {
     Image img;
     std::shared_ptr<const serving::ServingExhibit> exhibit;
+    std::string text;  // what the screen wrote, in drawing order
 };
 
 const std::vector<ServingShot>& serving_shots() {
@@ -1023,7 +1024,11 @@ const std::vector<ServingShot>& serving_shots() {
             s.exhibit = std::dynamic_pointer_cast<const serving::ServingExhibit>(shown.state.exhibit);
             out.push_back(std::move(s));
         };
+        std::vector<std::string> texts;
+        o.on_text = [&](int, const std::string& text, const app::Snapshot&) { texts.push_back(text); };
         const int rc = ui::render_screenshots(o);
+        if (texts.size() == out.size())
+            for (size_t i = 0; i < out.size(); ++i) out[i].text = std::move(texts[i]);
         std::error_code ec;
         fs::remove_all(dir, ec);
         if (rc != 0) out.clear();
@@ -1135,6 +1140,23 @@ int regions(const Image& img, const ui::Rect& r, const std::set<std::uint32_t>& 
 }
 
 }  // namespace
+
+// Under the charts, the KV cache a step reads at the largest batch beside
+// the weights: lesson 08's last step speaks of that share and gives the
+// context knob to move it, but no panel showed it.
+TEST_CASE("screenshots: the batch sweep gives the KV cache read at its largest batch beside the weights") {
+    const ServingShot& s = serving_shot(0);
+    REQUIRE(s.exhibit->sweep);
+    const serving::BatchSweepResult& r = *s.exhibit->sweep;
+    const double share = serving::kv_to_weights_at_largest(r);
+    CHECK(share > 0);
+    CHECK(share == doctest::Approx(r.points.back().cost.kv_bytes / static_cast<double>(r.shape.weight_bytes)));
+    std::string screen = s.text;
+    std::replace(screen.begin(), screen.end(), '\n', ' ');
+    CAPTURE(screen);
+    CHECK(screen.find(fmt::format("KV cache read per step at batch {}: ", r.points.back().n_batch)) != std::string::npos);
+    CHECK(screen.find(ui::pretty_number(share, 2) + "\u00d7 the weights") != std::string::npos);
+}
 
 TEST_CASE("screenshots: the batch sweep draws the snapshot's points and marks its knee at its knee batch") {
     const ServingShot& s = serving_shot(0);
