@@ -191,11 +191,16 @@ void draw_comparison(const ServingExhibit& e) {
     else if (e.compare == "prefix_cache")
         shown = {{"ttft_p50_ms", "median TTFT {} vs {} ms"}, {"prefill_computed", "prompt tokens computed {} vs {}"}};
     else if (e.compare == "kv_layout")
-        // and what admitting more cost: requests sent back, prompts computed again
+        // and what admitting more cost: requests sent back, prompts computed
+        // again, fuller and slower passes (lesson 10 asks whether end-to-end
+        // time and throughput came out worse)
         shown = {{"running_peak", "most running at once {} vs {}"},
                  {"kv_token_share", "KV memory holding tokens {}% vs {}%"},
                  {"preemptions", "preemptions {} vs {}"},
-                 {"prefill_computed", "prompt tokens computed {} vs {}"}};
+                 {"prefill_computed", "prompt tokens computed {} vs {}"},
+                 {"tpot_p50_ms", "median TPOT {} vs {} ms"},
+                 {"e2e_p50_ms", "median end-to-end {} vs {} ms"},
+                 {"output_throughput", "{} vs {} tokens/s out"}};
     std::string line = tr(fmt::format("{} vs {}:", e.run_label, e.baseline_label));
     for (const Shown& s : shown)
         for (const TrafficFigure& f : traffic_figures())

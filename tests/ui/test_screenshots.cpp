@@ -1320,6 +1320,31 @@ TEST_CASE("screenshots: a prefix-cache comparison prints both arms' TTFT and pro
                       ui::pretty_number(e->baseline->report.latency("ttft").summary.p50, 3) + " ms") != std::string::npos);
 }
 
+// A KV layout comparison says what admitting more cost, over the block maps:
+// lesson 10 asks whether end-to-end time and throughput came out worse, and
+// neither was on the screen (only in the inspector's ratios).
+TEST_CASE("screenshots: a KV layout comparison prints both arms' TPOT, end-to-end time and throughput") {
+    const ServingShot& shot = serving_shot(2);
+    const serving::ServingExhibit& e = *shot.exhibit;
+    REQUIRE(e.run);
+    REQUIRE(e.baseline);
+    CHECK(e.compare == "kv_layout");
+    std::string screen = shot.text;
+    std::replace(screen.begin(), screen.end(), '\n', ' ');
+    for (std::size_t at = screen.find("\u00a0"); at != std::string::npos; at = screen.find("\u00a0", at))
+        screen.replace(at, 2, " ");
+    CAPTURE(screen);
+    const auto both = [&](const char* latency) {
+        return ui::pretty_number(e.run->report.latency(latency).summary.p50, 3) + " vs " +
+               ui::pretty_number(e.baseline->report.latency(latency).summary.p50, 3) + " ms";
+    };
+    CHECK(screen.find("median TPOT " + both("tpot")) != std::string::npos);
+    CHECK(screen.find("median end-to-end " + both("e2e")) != std::string::npos);
+    CHECK(screen.find(ui::pretty_number(e.run->report.total("output_throughput").value, 3) + " vs " +
+                      ui::pretty_number(e.baseline->report.total("output_throughput").value, 3) + " tokens/s out") !=
+          std::string::npos);
+}
+
 // Beside programs that keep every CPU busy, a request asked to overlap the
 // draft with the target takes turns (pipeline/serving/speculative.h); the
 // chart and the answer must say so, not speak of a draft running ahead.
