@@ -871,6 +871,7 @@ const Catalogue& chinese_catalogue() {
             {"KV memory holding tokens {}% vs {}%", "存有词元的 KV 内存 {}% 对比 {}%"},
             {"preemptions {} vs {}", "抢占 {} 对比 {} 次"},
             {"median end-to-end {} vs {} ms", "端到端中位数 {} 对比 {} ms"},
+            {"decode pass right after a prefill {} vs {} ms", "紧跟预填充的解码前向 {} 对比 {} ms"},
             {"{} vs {} tokens/s out", "输出 {} 对比 {} 词元/秒"},
             {"chat: TTFT {} ms; stream {} tok/s = {}\u00d7 reading ({} tok/s)", "聊天：TTFT {} ms；输出流 {} 词元/秒 = 阅读速度的 {}\u00d7（{} 词元/秒）"},
             {"{} at its fullest: {} of {} blocks used, {} shared, {} kept by the cache only", "{} 最满时：{} / {} 个块在用，{} 个共享，{} 个只被缓存保留"},

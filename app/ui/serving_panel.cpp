@@ -29,6 +29,7 @@
 #include "app/ui/theme.h"
 #include "pipeline/serving/quantity.h"
 #include "pipeline/serving/serving_model.h"
+#include "pipeline/serving/traffic_metrics.h"
 
 namespace sixstep::ui {
 
@@ -189,7 +190,9 @@ void draw_comparison(const ServingExhibit& e) {
                  {"batch_occupancy", "batch slots in use {}% vs {}%"},
                  {"goodput", "goodput {} vs {} req/s"}};
     else if (e.compare == "prefix_cache")
-        shown = {{"ttft_p50_ms", "median TTFT {} vs {} ms"}, {"prefill_computed", "prompt tokens computed {} vs {}"}};
+        shown = {{"ttft_p50_ms", "median TTFT {} vs {} ms"},
+                 {"prefill_computed", "prompt tokens computed {} vs {}"},
+                 {"tpot_p50_ms", "median TPOT {} vs {} ms"}};
     else if (e.compare == "kv_layout")
         // and what admitting more cost: requests sent back, prompts computed
         // again, fuller and slower passes (lesson 10 asks whether end-to-end
@@ -202,16 +205,24 @@ void draw_comparison(const ServingExhibit& e) {
                  {"e2e_p50_ms", "median end-to-end {} vs {} ms"},
                  {"output_throughput", "{} vs {} tokens/s out"}};
     std::string line = tr(fmt::format("{} vs {}:", e.run_label, e.baseline_label));
+    const auto add = [&](const char* format, double run, double baseline) {
+        std::string figure = tr(fmt::format(fmt::runtime(format), pretty_number(run, 3), pretty_number(baseline, 3)));
+        // A figure wraps as a whole: no-break spaces inside it.
+        for (std::size_t at = figure.find(' '); at != std::string::npos; at = figure.find(' ', at))
+            figure.replace(at, 1, "\u00a0");
+        line += "  " + figure;
+    };
     for (const Shown& s : shown)
         for (const TrafficFigure& f : traffic_figures())
-            if (std::string_view(f.key) == s.key && (!f.needs_target || e.run->report.has_total(f.key))) {
-                std::string figure = tr(fmt::format(fmt::runtime(s.format), pretty_number(f.get(e.run->report), 3),
-                                                    pretty_number(f.get(e.baseline->report), 3)));
-                // A figure wraps as a whole: no-break spaces inside it.
-                for (std::size_t at = figure.find(' '); at != std::string::npos; at = figure.find(' ', at))
-                    figure.replace(at, 1, "\u00a0");
-                line += "  " + figure;
-            }
+            if (std::string_view(f.key) == s.key && (!f.needs_target || e.run->report.has_total(f.key)))
+                add(s.format, f.get(e.run->report), f.get(e.baseline->report));
+    // Why TPOT moves with no pass shared: a decode pass right after a long
+    // prefill is slower, and the cache shortens those prefills (lesson 11).
+    if (e.compare == "prefix_cache") {
+        const DecodePassCosts run = decode_pass_costs(e.run->steps), base = decode_pass_costs(e.baseline->steps);
+        if (run.n_after_prefill > 0 && base.n_after_prefill > 0)
+            add("decode pass right after a prefill {} vs {} ms", run.after_prefill_ms, base.after_prefill_ms);
+    }
     ImGui::PushStyleColor(ImGuiCol_Text, theme::vec(theme::accent_rgb));
     text_wrapped(line);
     ImGui::PopStyleColor();

@@ -37,6 +37,7 @@
 #include "pipeline/llm/llm_view.h"
 #include "pipeline/serving/quantity.h"
 #include "pipeline/serving/serving_model.h"
+#include "pipeline/serving/traffic_metrics.h"
 
 namespace fs = std::filesystem;
 using namespace sixstep;
@@ -1318,6 +1319,15 @@ TEST_CASE("screenshots: a prefix-cache comparison prints both arms' TTFT and pro
           std::string::npos);
     CHECK(screen.find("median TTFT " + ui::pretty_number(e->run->report.latency("ttft").summary.p50, 3) + " vs " +
                       ui::pretty_number(e->baseline->report.latency("ttft").summary.p50, 3) + " ms") != std::string::npos);
+    // TPOT, and why it moves with no pass shared (lesson 11 points here).
+    CHECK(screen.find("median TPOT " + ui::pretty_number(e->run->report.latency("tpot").summary.p50, 3) + " vs " +
+                      ui::pretty_number(e->baseline->report.latency("tpot").summary.p50, 3) + " ms") != std::string::npos);
+    const serving::DecodePassCosts run = serving::decode_pass_costs(e->run->steps);
+    const serving::DecodePassCosts base = serving::decode_pass_costs(e->baseline->steps);
+    REQUIRE(run.n_after_prefill > 0);
+    REQUIRE(base.n_after_prefill > 0);
+    CHECK(screen.find("decode pass right after a prefill " + ui::pretty_number(run.after_prefill_ms, 3) + " vs " +
+                      ui::pretty_number(base.after_prefill_ms, 3) + " ms") != std::string::npos);
 }
 
 // A KV layout comparison says what admitting more cost, over the block maps:
