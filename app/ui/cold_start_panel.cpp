@@ -17,13 +17,36 @@
 
 namespace sixstep::ui {
 
+namespace {
+
+// Each request's bar, by what it found: "from disk", "fresh" (a new
+// instance, the file in the page cache) or "warm"; numbered where a kind
+// repeats ("fresh 1", "fresh 2"), so that two bars never read alike.
+std::vector<std::string> request_names(const std::vector<llm::RequestTiming>& requests) {
+    const auto kind = [](llm::Start s) {
+        return s == llm::Start::warm ? "warm" : s == llm::Start::cold_disk ? "from disk" : "fresh";
+    };
+    std::vector<std::string> names;
+    for (const llm::RequestTiming& t : requests) {
+        const std::string k = kind(t.start);
+        int nth = 0, of = 0;
+        for (const llm::RequestTiming& u : requests) {
+            of += kind(u.start) == k;
+            nth += &u <= &t && kind(u.start) == k;
+        }
+        names.push_back(of > 1 ? fmt::format("{} {}", k, nth) : k);
+    }
+    return names;
+}
+
+}  // namespace
+
 void draw_cold_start_chart(const serving::ServingExhibit& e, ImVec2 avail) {
     if (!e.cold_start) return;
     const llm::ColdStartResult& r = *e.cold_start;
-    std::vector<std::string> names;
+    const std::vector<std::string> names = request_names(r.requests);
     plot::Series load{"load", theme::lab_b_rgb, {}}, request{"request", theme::lab_a_rgb, {}};
     for (const llm::RequestTiming& t : r.requests) {
-        names.push_back(t.start == llm::Start::warm ? "warm" : "fresh");
         load.values.push_back(t.load_ms);
         request.values.push_back(t.request_ms);
     }

@@ -1330,6 +1330,32 @@ TEST_CASE("screenshots: a prefix-cache comparison prints both arms' TTFT and pro
                       ui::pretty_number(base.after_prefill_ms, 3) + " ms") != std::string::npos);
 }
 
+// The cold start chart names each request's bar by what it found, numbered
+// where a kind repeats: lesson 14 showed two bars both called "fresh" (the
+// first instance and the second, 29 against 10 ms) and three called "warm".
+TEST_CASE("screenshots: the cold start chart's bars never read alike") {
+    const std::string yaml = std::string("title: Cold\nmodel: {kind: serving, file: ") + SIXSTEP_SOURCE_DIR +
+                             "/assets/models/stories-3m-f16.gguf}\nsteps:\n  - say: Fresh and warm.\n"
+                             "    request: {experiment: cold_start, cold_tokens: 2, idle_gaps: \"0\"}\n    run: all\n";
+    const auto screens = screens_of("ui-cold-start", yaml.c_str());
+    REQUIRE(!screens.empty());
+    const auto e = std::dynamic_pointer_cast<const serving::ServingExhibit>(screens.back().shown.state.exhibit);
+    REQUIRE(e);
+    REQUIRE(e->cold_start);
+    int fresh = 0, warm = 0;
+    for (const llm::RequestTiming& t : e->cold_start->requests) {
+        warm += t.start == llm::Start::warm;
+        fresh += t.start == llm::Start::cold_cached;
+    }
+    REQUIRE(fresh == 2);  // two new instances, the file in the page cache (a lesson never drops it)
+    REQUIRE(warm >= 2);
+    const std::string& screen = screens.back().text;
+    CAPTURE(screen);
+    for (int i = 1; i <= fresh; ++i) CHECK(screen.find("fresh " + std::to_string(i)) != std::string::npos);
+    for (int i = 1; i <= warm; ++i) CHECK(screen.find("warm " + std::to_string(i)) != std::string::npos);
+    CHECK(screen.find("fresh " + std::to_string(fresh + 1)) == std::string::npos);
+}
+
 // A KV layout comparison says what admitting more cost, over the block maps:
 // lesson 10 asks whether end-to-end time and throughput came out worse, and
 // neither was on the screen (only in the inspector's ratios).
