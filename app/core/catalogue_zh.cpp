@@ -396,6 +396,7 @@ const Catalogue& chinese_catalogue() {
             {"answered", "已回答"},
             {"service time", "服务时间"},
             {"p90 growth", "p90 增长"},
+            {"TTFT p90 growth", "TTFT p90 增长"},
             {"vs predicted", "对比预测"},
             // the serving lab's experiments and what a traffic run compares, as the request card shows them
             {"traffic", "流量"},

@@ -476,11 +476,19 @@ TEST_CASE("plot: grouped bars' values too wide for their bars are staggered, nev
 // that one's caption.
 TEST_CASE("stage cards: each value shown has its caption under it") {
     namespace k = server::endpoint_keys;
+    ModelDescription d = server::endpoint_description();
+    for (Headline& h : d.headlines)
+        if (h.stage == Stage::postprocess)
+            h.fields = {{k::ttft_p90_growth, 3, false, "\u00d7", "p90 growth"},
+                        {k::worst_p90_factor, 3, false, "", "vs predicted"}};
     TraceEvent ev;
     ev.stage = Stage::postprocess;
     ev.out(k::ttft_p90_growth, 3.24);
-    CHECK(ui::headline_label(ev, &server::endpoint_description()) == "p90 growth");
+    CHECK(ui::headline_label(ev, &d) == "p90 growth");
     ev.out(k::worst_p90_factor, 5.24);
-    CHECK(ui::headline_text(ev, &server::endpoint_description()) == "3.24 \u00b7 5.24");
-    CHECK(ui::headline_label(ev, &server::endpoint_description()) == "p90 growth \u00b7 vs predicted");
+    CHECK(ui::headline_text(ev, &d) == "3.24\u00d7 \u00b7 5.24");
+    CHECK(ui::headline_label(ev, &d) == "p90 growth \u00b7 vs predicted");
+    // The real server's own card: one ratio with its unit and words.
+    CHECK(ui::headline_text(ev, &server::endpoint_description()) == "3.24\u00d7");
+    CHECK(ui::headline_label(ev, &server::endpoint_description()) == "TTFT p90 growth");
 }
