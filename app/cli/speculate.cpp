@@ -205,6 +205,14 @@ struct SpeculateOptions {
 
 int run_speculate(const SpeculateOptions& o) {
     if (o.drafts.empty() && !o.random_draft) throw Error("speculate needs --draft D.gguf (or --random-draft)");
+    // As a draft length or a temperature given twice: the same file twice
+    // would measure it twice, in two columns that read as two drafts.
+    for (std::size_t i = 0; i < o.drafts.size(); ++i)
+        for (std::size_t j = 0; j < i; ++j) {
+            std::error_code ec;
+            if (o.drafts[i] == o.drafts[j] || std::filesystem::equivalent(o.drafts[i], o.drafts[j], ec))
+                throw Error(fmt::format("--draft {} is given twice", printable(o.drafts[i])));
+        }
     Target t = load_target(o.model, o.backend, o.threads, o.draft_threads, o.overlap);
     Loaded& target = t.loaded;
     const TextCodec& codec = *target.m.codec;

@@ -1265,6 +1265,8 @@ const Catalogue& chinese_catalogue() {
             {"{}% met every target: goodput {} req/s", "{}% 的请求达到全部目标：有效吞吐 {} 请求/秒"},
             {"From {}% to {}% busy the mean wait grew {}\u00d7; at {}% a request waits {} ms for a {} ms service",
              "利用率从 {}% 升到 {}%，平均等待增长了 {}\u00d7；利用率 {}% 时，一个请求要等 {} ms，而服务本身只要 {} ms"},
+            {"At {}% busy a request waits {} ms for a {} ms service",
+             "利用率 {}% 时，一个请求要等 {} ms，而服务本身只要 {} ms"},
             {"To wait no longer than one service, stay under {}% busy", "想让等待不超过一次服务的时间，利用率要保持在 {}% 以下"},
             {"Training this model took about {} FLOP; serving {} requests a day of {} tokens costs {} FLOP a day, so "
              "inference has cost as much as training within the first day ({} of it) and {}\u00d7 as much after {} days",

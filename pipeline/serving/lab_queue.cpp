@@ -119,11 +119,15 @@ public:
                             format_value(Value{lo.deterministic.mean_wait_ms}, 4), growth));
         ev.says(fmt::format("mean wait ≤ one service time while ρ(1 + c²) / (2(1 − ρ)) ≤ 1: ρ ≤ {:.3f} (c² = {:.3f})",
                             headroom, c.service_scv));
-        return fmt::format("From {:.0f}% to {:.0f}% busy the mean wait grew {:.0f}×; at {:.0f}% a request waits "
-                           "{:.3f} ms for a {:.3f} ms service. To wait no longer than one service, stay under {:.0f}% "
-                           "busy.",
-                           100 * lo.utilization, 100 * hi.utilization, growth, 100 * utilization_,
-                           ex.at_utilization.mean_wait_ms, c.mean_service_ms, 100 * headroom);
+        // One utilization has no growth to tell ("from 50% to 50% busy the
+        // mean wait grew 1×").
+        const std::string grew =
+            c.points.size() > 1 ? fmt::format("From {:.0f}% to {:.0f}% busy the mean wait grew {:.0f}×; at {:.0f}%",
+                                              100 * lo.utilization, 100 * hi.utilization, growth, 100 * utilization_)
+                                : fmt::format("At {:.0f}% busy", 100 * utilization_);
+        return fmt::format("{} a request waits {:.3f} ms for a {:.3f} ms service. To wait no longer than one service, "
+                           "stay under {:.0f}% busy.",
+                           grew, ex.at_utilization.mean_wait_ms, c.mean_service_ms, 100 * headroom);
     }
 
 private:

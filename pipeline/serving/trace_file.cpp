@@ -55,6 +55,9 @@ constexpr int max_trace_tokens = 1 << 20;
 }  // namespace
 
 std::vector<TraceEntry> parse_trace(std::string_view text, const std::string& file_name) {
+    // A UTF-8 byte-order mark, as some Windows editors save text, is not
+    // part of the first arrival time (it was read as "arrival time '\ufeff0'").
+    if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);
     std::vector<TraceEntry> entries;
     int line_no = 0;
     std::size_t start = 0;

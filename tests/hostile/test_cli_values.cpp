@@ -285,6 +285,8 @@ TEST_CASE("cli: sizes and rates past what the engine can hold are refused before
             "--context 1 and --samples 100000: the decode steps need 100002 positions");
     refused("speculate -m " + m + " --draft " + m + " --k 2,2 --temp 0 -n 4 -r 1", "draft length 2 is given twice");
     refused("speculate -m " + m + " --draft " + m + " --k 1 --temp 0,0.5,0 -n 4 -r 1", "temperature 0 is given twice");
+    refused("speculate -m " + m + " --draft " + m + " --draft " + m + " --k 1 --temp 0 -n 4 -r 1",
+            "--draft " + model_file + " is given twice");
 }
 
 // Standard input that never ends: refused at a size, not read until memory

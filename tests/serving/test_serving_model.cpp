@@ -90,6 +90,24 @@ TEST_CASE("serving model: every experiment emits what the description declares, 
     seen.check_all_emitted(ServingModel::describe());
 }
 
+// One utilization has no growth to speak of: the answer said "From 50% to
+// 50% busy the mean wait grew 1×".
+TEST_CASE("serving model: a queue of one utilization answers with its wait, not a growth") {
+    ServingModel m({tiny_model(), 2});
+    for (const char* utilizations : {"0.5", "0.2,0.5"}) {
+        CAPTURE(utilizations);
+        Pipeline p(m, request({{"experiment", "queue"}, {"utilizations", utilizations}, {"utilization", "0.5"},
+                               {"samples", "8"}, {"context", "8"}, {"sim_requests", "2000"}}));
+        p.run();
+        REQUIRE(p.response());
+        const std::string& text = p.response()->text;
+        CAPTURE(text);
+        const bool one = std::string(utilizations) == "0.5";
+        CHECK((text.rfind("At 50% busy a request waits ", 0) == 0) == one);
+        CHECK((text.rfind("From 20% to 50% busy the mean wait grew ", 0) == 0) == !one);
+    }
+}
+
 TEST_CASE("serving model: a comparison runs the same arrivals twice and keeps both runs for the panels") {
     ServingModel m({tiny_model(), 2});
     Pipeline p(m, request({{"experiment", "traffic"}, {"requests", "8"}, {"rate", "50"}, {"max_tokens", "6"},

@@ -131,6 +131,17 @@ TEST_CASE("trace files: fields, escapes, comments and blank lines") {
     CHECK(e[2].prompt == "x");
 }
 
+// Saved by an editor that writes a UTF-8 byte-order mark: the mark is not
+// part of the first arrival time, and columns on line 1 count after it.
+TEST_CASE("trace files: a UTF-8 byte-order mark before the first line is skipped") {
+    const auto e = parse_trace("\xEF\xBB\xBF" "0 8 Once upon a time\n5 4 The cat\n", "t.txt");
+    REQUIRE(e.size() == 2);
+    CHECK(e[0].arrival_ms == 0);
+    CHECK(e[0].prompt == "Once upon a time");
+    CHECK(error_of([] { parse_trace("\xEF\xBB\xBF" "0 many hello", "t.txt"); }) ==
+          "t.txt:1:3: max tokens 'many' must be a whole number from 1 to 1048576");
+}
+
 TEST_CASE("trace files: each bad line gives file:line(:column) and what is wrong") {
     auto bad = [](const std::string& text) { return error_of([&] { parse_trace(text, "t.txt"); }); };
     CHECK(bad("0 4 ok\nsoon 4 hello\n") == "t.txt:2:1: arrival time 'soon' is not a number of milliseconds");
