@@ -128,7 +128,23 @@ void Scheduler::submit(std::vector<RequestSpec> specs) {
     std::set<int> ids;
     for (const RequestRecord& r : records_) ids.insert(r.id);
     for (const RequestSpec& s : specs) {
-        check(s);
+        try {
+            check(s);
+        } catch (const Error& e) {
+            // "ask for at most N" holds for this request's prompt; a longer
+            // one among the rest needs fewer. Say the bound for them all.
+            const int n_ctx = kv_.params().n_ctx;
+            const auto longest = std::max_element(specs.begin(), specs.end(), [](const RequestSpec& a, const RequestSpec& b) {
+                return a.prompt.size() < b.prompt.size();
+            });
+            const long long all = n_ctx - static_cast<long long>(longest->prompt.size()) + 1;
+            const bool too_long = static_cast<long long>(s.prompt.size()) + s.max_tokens - 1 > n_ctx;
+            if (too_long && longest->prompt.size() > s.prompt.size() && all >= 1)
+                throw Error(fmt::format("{}; for all {} requests, at most {} (request {} has the longest prompt, {} "
+                                        "tokens)",
+                                        e.what(), specs.size(), all, longest->id, longest->prompt.size()));
+            throw;
+        }
         if (!ids.insert(s.id).second)
             throw Error(fmt::format("{}request {}: the id is used twice", s.origin.empty() ? "" : s.origin + ": ", s.id));
     }

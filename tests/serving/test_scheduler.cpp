@@ -317,6 +317,13 @@ TEST_CASE("scheduler: bad setups and requests that could never run give one clea
           "tokens (the last one is never fed back, so it needs no place)");
     // 3 + 2147483647 − 1 wrapped negative in int: the request was let in, and
     // when its cache filled the whole step failed, every request with it.
+    // Its bound is its own prompt's; a longer prompt among the rest needs a
+    // smaller one, and the message gives the bound that fits them all.
+    CHECK(error_of([&] {
+        s.submit({request(1, 0, {1, 2}, 64), request(2, 0, std::vector<int>(10, 7), 2), request(3, 0, {4}, 1)});
+    }) == "request 1: prompt (2 tokens) + n (64) does not fit in the context of 64 tokens (n_ctx); ask for at most 63 "
+          "tokens (the last one is never fed back, so it needs no place); for all 3 requests, at most 55 (request 2 "
+          "has the longest prompt, 10 tokens)");
     CHECK(error_of([&] { s.submit({request(1, 0, {1, 2, 3}, 2147483647)}); }) ==
           "request 1: prompt (3 tokens) + n (2147483647) does not fit in the context of 64 tokens (n_ctx); ask for at "
           "most 62 tokens (the last one is never fed back, so it needs no place)");
