@@ -180,6 +180,9 @@ std::optional<LeadingNumber> leading_number(std::string_view text) {
     const double x = std::strtod(s.c_str(), &end);
     if (end == s.c_str() || !std::isfinite(x)) return std::nullopt;
     const auto n = static_cast<std::size_t>(end - s.c_str());
+    // Decimal only, as on the command line: strtod also reads hexadecimal
+    // ("0x10" is 16, "0x1p-1" is 0.5), which no lesson means.
+    if (text.substr(0, n).find_first_of("xX") != std::string_view::npos) return std::nullopt;
     return LeadingNumber{text.substr(0, n), text.substr(n)};
 }
 

@@ -89,8 +89,8 @@ struct LeadingNumber {
 std::optional<LeadingNumber> leading_number(std::string_view text);
 
 // The finite number the whole text is ("12", "-0.5", "1e3"), in strtod's
-// syntax; nothing for "", " 12", "12 ", "12 min", "nan" or "1e999". For a
-// value that must be a number and nothing more.
+// decimal syntax; nothing for "", " 12", "12 ", "12 min", "nan", "1e999" or
+// hexadecimal "0x10". For a value that must be a number and nothing more.
 std::optional<double> whole_number_text(std::string_view text);
 
 }  // namespace sixstep

@@ -7,11 +7,14 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <optional>
+#include <string_view>
 
 #include <fmt/format.h>
 
 #include "pipeline/core/error.h"
 #include "pipeline/core/stage.h"
+#include "pipeline/core/text.h"
 #include "pipeline/core/trace.h"
 #include "pipeline/core/trace_keys.h"
 
@@ -153,12 +156,13 @@ std::vector<double> parse_utilizations(const std::string& text) {
         if (comma == std::string::npos) comma = text.size();
         const std::string item = text.substr(pos, comma - pos);
         pos = comma + 1;
-        char* end = nullptr;
-        const double u = std::strtod(item.c_str(), &end);
-        const char* last = item.c_str() + item.size();
-        const bool rest_blank = end && std::all_of(static_cast<const char*>(end), last, [](char c) { return c == ' '; });
-        if (end == item.c_str() || !rest_blank || !std::isfinite(u))
+        // Spaces around an item are fine ("0.2, 0.5"); the number is decimal.
+        const std::size_t b = item.find_first_not_of(' '), e = item.find_last_not_of(' ');
+        const std::optional<double> number =
+            b == std::string::npos ? std::nullopt : whole_number_text(std::string_view(item).substr(b, e - b + 1));
+        if (!number)
             throw Error(fmt::format("\"utilizations\": \"{}\" is not a number (write them like 0.2,0.5,0.8)", item));
+        const double u = *number;
         if (u < min_utilization || u >= 1)
             throw Error(fmt::format("\"utilizations\": {} is not from {:g} to below 1 (at 1 the queue never settles; "
                                     "below {:g} it is empty and the run only takes longer)",

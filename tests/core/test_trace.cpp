@@ -157,7 +157,8 @@ TEST_CASE("a whole text is a number only when nothing but the number is there") 
     CHECK(whole_number_text("12") == 12.0);
     CHECK(whole_number_text("-0.5") == -0.5);
     CHECK(whole_number_text("1e3") == 1000.0);
-    for (const char* not_one : {"", " 12", "12 ", "12 min", "nan", "inf", "1e999", "0x", "twelve"}) {
+    for (const char* not_one : {"", " 12", "12 ", "12 min", "nan", "inf", "1e999", "0x", "twelve", "0x10", "0x1p-1",
+                                "-0X1.8P1"}) {
         CAPTURE(not_one);
         CHECK_FALSE(whole_number_text(not_one).has_value());
     }

@@ -529,6 +529,9 @@ TEST_CASE("lessons: an endpoint sweep's loads are checked where they are written
           "empty and the run only takes longer)");
     CHECK(sweep("utilizations: \"abc\"") ==
           "4:29: \"utilizations\": \"abc\" is not a number (write them like 0.2,0.5,0.8)");
+    // Hexadecimal, which strtod reads and the command line refuses.
+    CHECK(sweep("utilizations: \"0x1p-1,0.8\"") ==
+          "4:29: \"utilizations\": \"0x1p-1\" is not a number (write them like 0.2,0.5,0.8)");
     CHECK(sweep("utilizations: \"0.2,0.5\"") == "(valid)");
     // 9 rates × 2000 requests, and twice 17 to time the service: over the
     // budget, at the step that sends them.
