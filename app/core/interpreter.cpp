@@ -284,8 +284,10 @@ void Interpreter::train_steps(const TrainSpec& spec, StepReport& report) {
         const delivery::Params start = spec.from_zero                ? delivery::Params{0, {0, 0, 0}}
                                        : model.weights_file().empty() ? inline_weights(lesson_.model)
                                                                       : delivery::load_weights(model.weights_file());
-        trainer_ = std::make_unique<delivery::Trainer>(delivery::load_deliveries_csv(data), start,
-                                                       spec.learning_rate.value_or(0.005));
+        // A rate once given holds for the lesson's later training, from: zero
+        // included (lessons/README.md); 0.005 until one is given.
+        const double rate = spec.learning_rate ? *spec.learning_rate : trainer_ ? trainer_->learning_rate() : 0.005;
+        trainer_ = std::make_unique<delivery::Trainer>(delivery::load_deliveries_csv(data), start, rate);
         state_.training = TrainingState{};
         state_.training.active = true;
         show_data(data);

@@ -833,7 +833,15 @@ LessonStep read_step(const Reader& r, const YAML::Node& n, size_t index, const M
         if (a["head"]) spec.head = r.integer(a["head"], "head", 0, 1000000);
         s.attention = spec;
     }
-    if (n["run"]) s.run = read_run(r, n["run"]);
+    if (n["run"]) {
+        s.run = read_run(r, n["run"]);
+        // One generated token: only a model that generates has one (the
+        // delivery model ran to postprocess, without a word).
+        if (s.run->kind == RunSpec::Kind::token && model.kind != "llm")
+            r.fail(n["run"], fmt::format("\"run: token\" runs to the next generated token, and the {} model generates "
+                                         "none: run to a stage (postprocess) or all",
+                                         model.kind));
+    }
     if (const auto sv = n["serve"]) {
         ServeSpec spec;
         if (sv.IsMap()) {
@@ -878,7 +886,7 @@ LessonStep read_step(const Reader& r, const YAML::Node& n, size_t index, const M
     if (s.say.empty() && !s.request && s.set.empty() && !s.train && !s.freeze && !s.force && !s.show &&
         !s.inspect && !s.attention && !s.run && !s.serve && !s.kv_experiment && !s.kv_calc && s.remember.empty() && s.expect.empty())
         r.fail(n, fmt::format("{} does nothing: give it at least one of say, request, set, train, freeze, run, "
-                              "serve or expect",
+                              "serve, expect, show, inspect, force, remember, attention, kv_experiment or kv_calc",
                               what));
     return s;
 }

@@ -373,6 +373,23 @@ TEST_CASE("train on other data from: current goes on from the weights and steps 
     CHECK(text(it, "model.frozen") == "yes");
 }
 
+// "The learning rate is 0.005 until a train gives another, which later ones
+// keep": a from: zero restart went back to 0.005, halving its steps.
+TEST_CASE("train from: zero keeps the learning rate an earlier train gave") {
+    Interpreter it(parse_lesson("title: t\nsteps:\n  - train: {steps: 1, from: zero, learning_rate: 0.01}\n"
+                                "  - train: {steps: 1, from: zero}\n  - train: {steps: 1, from: zero, learning_rate: 0.02}\n",
+                                "test.yaml"));
+    it.step();
+    CHECK(it.state().training.learning_rate == 0.01);
+    const double first_bias = number(it, "train.bias");
+    it.step();
+    CHECK(it.state().training.learning_rate == 0.01);
+    CHECK(number(it, "train.bias") == first_bias);  // the same step from zero at the same rate
+    it.step();
+    CHECK(it.state().training.learning_rate == 0.02);
+    CHECK(number(it, "train.bias") == doctest::Approx(2 * first_bias));
+}
+
 TEST_CASE("training lookups, freeze, and the frozen model serving") {
     auto it = make(R"(
 title: t

@@ -71,7 +71,8 @@ const BadLesson bad_lessons[] = {
     {"bool-expected.yaml", 3, 22, "\"normalize\" must be true or false, got \"maybe\""},
     {"dropout-out-of-range.yaml", 3, 20, "\"dropout\" must be at least 0 and below 1, got 1.5"},
     {"empty-step.yaml", 3, 5,
-     "step 1 does nothing: give it at least one of say, request, set, train, freeze, run, serve or expect"},
+     "step 1 does nothing: give it at least one of say, request, set, train, freeze, run, serve, expect, show, "
+     "inspect, force, remember, attention, kv_experiment or kv_calc"},
     {"fractional-steps.yaml", 3, 12, "\"train\" must be a whole number from 1 to 1000000, got 2.5"},
     {"invalid-yaml.yaml", 4, 8, "invalid YAML: end of sequence flow not found"},
     {"missing-title.yaml", 1, 1, "the lesson has no \"title\""},

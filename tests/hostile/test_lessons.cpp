@@ -542,3 +542,15 @@ TEST_CASE("lessons: an endpoint sweep's loads are checked where they are written
     CHECK(sweep("utilizations: \"0.2,0.5,0.8\", requests: 500, max_tokens: 256").find(
               "step 1 takes the lesson to 392704 generated tokens, over its budget of 100000") != std::string::npos);
 }
+
+// "run: token" stops at the next generated token; the delivery and serving
+// models generate none, and the delivery lesson ran to postprocess without a
+// word.
+TEST_CASE("lessons: run: token is refused for a model that generates no tokens") {
+    CHECK(error_of("title: A\nsteps:\n  - request: {distance: \"3 km\"}\n    run: token\n") ==
+          "4:10: \"run: token\" runs to the next generated token, and the delivery model generates none: run to a "
+          "stage (postprocess) or all");
+    CHECK(error_of("title: A\nmodel: {kind: serving, random: tiny}\nsteps:\n  - run: token\n") ==
+          "4:10: \"run: token\" runs to the next generated token, and the serving model generates none: run to a "
+          "stage (postprocess) or all");
+}
