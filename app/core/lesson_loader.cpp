@@ -1154,8 +1154,10 @@ Lesson read_lesson(const Reader& r, const YAML::Node& root);
 
 std::string Operand::describe() const {
     if (kind == Kind::literal) {
+        // A number as far as equality looks, 9 significant digits: at the
+        // default 6, {value: 11.0000001} failed as "expected = 11, got 11".
         const std::string* t = std::get_if<std::string>(&literal);
-        return t ? "\"" + *t + "\"" : format_value(literal);
+        return t ? "\"" + *t + "\"" : format_value(literal, 9);
     }
     std::string out = times == 1 ? name : format_value(Value{times}) + " × " + name;
     if (plus > 0) out += " + " + format_value(Value{plus});

@@ -191,6 +191,26 @@ steps:
     CHECK(r.checks[0].got.find("\u221220") != std::string::npos);  // the text keeps its typographic minus
 }
 
+// A literal is described to the digits equality compares (9 significant):
+// {value: 11.0000001} failed as "expected = 11, got 11".
+TEST_CASE("expect: a failed check shows a number it was given to the digits equality compares") {
+    auto it = make(R"(
+title: t
+steps:
+  - request: {distance: "3 km", congestion: 0, express_lane: 0}
+    run: all
+    expect:
+      postprocess.minutes: {value: 11.0000001}
+      forward.raw_output: {above: 11.0000001}
+)");
+    const StepReport r = it.step();
+    REQUIRE(r.checks.size() == 2);
+    CHECK_FALSE(r.checks[0].passed);
+    CHECK(r.checks[0].expected_text() == "= 11.0000001");
+    CHECK(r.checks[0].got == "11");
+    CHECK(r.checks[1].expected_text() == "> 11.0000001");
+}
+
 // "expected = 0.3 (…), got 0.3" says nothing: numbers that print alike but
 // differ are shown with every digit that tells them apart.
 TEST_CASE("expect: a failed check whose numbers print alike shows them whole") {
