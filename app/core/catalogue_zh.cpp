@@ -862,6 +862,7 @@ const Catalogue& chinese_catalogue() {
             {"agent: end-to-end {} ms, first tokens {}% of it; batch job: {} tok/s batched, {} one at a time",
              "智能体：端到端 {} ms，其中首词元占 {}%；批处理作业：批量 {} 词元/秒，逐个 {} 词元/秒"},
             {"dashed: {} tok/s", "虚线：{} 词元/秒"},
+            {"one request (3 km, no congestion): v1 {} \u00b7 v2 {}", "同一个请求（3 km，不拥堵）：v1 {} \u00b7 v2 {}"},
             {"fresh {}", "全新实例 {}"},
             {"warm {}", "热实例 {}"},
             {"{} vs {}:", "{} 对比 {}："},

@@ -67,6 +67,7 @@ public:
         const double answered = r.answered_v1 + r.answered_v2;
         const double shift = r.tally_v1.mean_minutes > 0 ? r.tally_v2.mean_minutes / r.tally_v1.mean_minutes : 0;
         ev.out("answered_share", answered / r.n_requests);
+        ev.out("answered_percent", 100 * answered / r.n_requests, "%");  // the card's: "100%", not "1"
         ev.out("exposed_share", static_cast<double>(r.exposed) / r.n_requests);
         ev.out("mean_ratio", shift);
         ev.out("same_weights", yes_no(r.v1.checksum == r.v2.checksum));
@@ -153,6 +154,7 @@ void declare_canary_lab(std::vector<Knob>& knobs, std::vector<PathInfo>& paths) 
         {path(op, "v1_mean_minutes"), VT::number, "min", "canary: v1's mean predicted minutes"},
         {path(op, "v2_mean_minutes"), VT::number, "min", "canary: v2's mean predicted minutes"},
         {path(pp, "answered_share"), VT::number, "", "canary: requests answered ÷ requests sent"},
+        {path(pp, "answered_percent"), VT::number, "%", "canary: the same in percent"},
         {path(pp, "exposed_share"), VT::number, "", "canary: requests v2 answered ÷ requests sent"},
         {path(pp, "mean_ratio"), VT::number, "", "canary: v2's mean predicted minutes ÷ v1's"},
         {path(pp, "same_weights"), VT::text, "", "canary: \"yes\" when v1 and v2 have the same checksum"},

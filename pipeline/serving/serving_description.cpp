@@ -79,7 +79,7 @@ std::vector<sixstep::Headline> headlines() {
           {keys::wait_growth, 3, false, "\u00d7", "wait growth"}, {"q4_0_file_ratio", 3, false, "\u00d7", "Q4_0 file size"},
           {"greedy_identical", 6, false, "", "same text"}, {"cached_over_warm", 3, false, "\u00d7", "cold vs warm"},
           {"inference_to_training", 3, false, "\u00d7", "inference vs training"},
-          {"stream_over_reading", 3, false, "\u00d7", "vs reading"}, {"answered_share", 3, false, "", "answered"}}},
+          {"stream_over_reading", 3, false, "\u00d7", "vs reading"}, {"answered_percent", 3, false, "", "answered"}}},
         {Stage::respond, {{sixstep::keys::text}}},
     };
 }

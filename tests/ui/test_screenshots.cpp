@@ -1356,6 +1356,30 @@ TEST_CASE("screenshots: the cold start chart's bars never read alike") {
     CHECK(screen.find("fresh " + std::to_string(fresh + 1)) == std::string::npos);
 }
 
+// The canary's panel gives the one request's answer through each version
+// (lesson 16: "v2 answers 3 km with a few minutes where v1 says 11"), and
+// its card the share answered in percent ("1 · answered" read as one).
+TEST_CASE("screenshots: the canary panel shows one request through each version, its card the share answered") {
+    const auto screens = screens_of("ui-canary",
+            "title: Canary\nmodel: {kind: serving, random: tiny}\nsteps:\n  - say: A canary.\n"
+            "    request: {experiment: canary, canary_requests: 400, v2_unit: m}\n    run: all\n");
+    REQUIRE(!screens.empty());
+    const auto e = std::dynamic_pointer_cast<const serving::ServingExhibit>(screens.back().shown.state.exhibit);
+    REQUIRE(e);
+    REQUIRE(e->canary);
+    const serving::CanaryResult& r = *e->canary;
+    const std::string prefix = "Estimated delivery time: ";
+    REQUIRE(r.inference_v1.rfind(prefix, 0) == 0);
+    REQUIRE(r.inference_v2.rfind(prefix, 0) == 0);
+    std::string screen = screens.back().text;
+    std::replace(screen.begin(), screen.end(), '\n', ' ');
+    CAPTURE(screen);
+    CHECK(screen.find("one request (3 km, no congestion): v1 " + r.inference_v1.substr(prefix.size()) + " \u00b7 v2 " +
+                      r.inference_v2.substr(prefix.size())) != std::string::npos);
+    CHECK(r.inference_v1 != r.inference_v2);  // metres read as kilometres: the skew
+    CHECK(screen.find("100 % answered") != std::string::npos);
+}
+
 // A KV layout comparison says what admitting more cost, over the block maps:
 // lesson 10 asks whether end-to-end time and throughput came out worse, and
 // neither was on the screen (only in the inspector's ratios).
