@@ -132,6 +132,7 @@ std::string headline_of(const Headline* h, Find find, const Field* first) {
             if (hf.quoted) piece = "\u201c" + pretty_value(f->value, hf.digits) + "\u201d";
             if (!hf.suffix.empty() && f->unit.empty() && std::holds_alternative<double>(f->value)) piece += hf.suffix;
             out += (out.empty() ? "" : h->separator) + piece;
+            if (h->first_only) break;
         }
     if (out.empty() && first) out = field_text(*first);
     return out;
@@ -157,6 +158,7 @@ std::string headline_label(const TraceEvent& ev, const ModelDescription* model) 
         if (ev.find(hf.key)) {
             if (hf.caption.empty()) return "";
             out += (out.empty() ? "" : h->separator) + tr(hf.caption);
+            if (h->first_only) break;
         }
     return out;
 }

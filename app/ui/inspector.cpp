@@ -17,6 +17,7 @@
 #include "app/ui/panels.h"
 #include "app/ui/text_capture.h"
 #include "app/ui/theme.h"
+#include "pipeline/core/error.h"
 #include "pipeline/core/text.h"
 #include "pipeline/core/trace_keys.h"
 #include "pipeline/llm/trace_keys.h"
@@ -250,6 +251,26 @@ void timings(const app::LessonState& st) {
 // ("the same request" when none does), and the cards sit beside their heading when they fit there, else under it
 // across the pane: with every field, beside the heading, they were cut to
 // "6005 …" and "distance 3000 m,…".
+// One request field on an answer card, short enough that three fit a card:
+// "3 km" (a quantity says what it is), "congestion 0.5", "express lane yes"
+// (a yes/no knob in words). It read "distance 3 km, congestion 0,
+// express_lan…", the field the step was about cut off.
+std::string asked_field(const app::Snapshot& s, const std::string& key, const std::string& value) {
+    std::string label = tr(key);
+    if (label == key) label = key_as_words(key);
+    const Knob* knob = s.state.description ? s.state.description->find_knob(key) : nullptr;
+    if (knob && knob->type == KnobType::boolean) {
+        try {
+            return label + " " + tr(knob->check(value) == knob->spelled(true) ? "yes" : "no");
+        } catch (const Error&) {
+            return label + " " + value;  // as the request held it
+        }
+    }
+    const auto lead = leading_number(value);
+    if (lead && lead->rest.size() > 1 && lead->rest.front() == ' ') return value;
+    return label + " " + value;
+}
+
 void answers(const app::Snapshot& s) {
     if (s.answers.size() < 2) return;
     const Fonts& F = fonts();
@@ -280,7 +301,7 @@ void answers(const app::Snapshot& s) {
         c.bad = !a.warnings.empty() || !a.cautions.empty();
         c.big = headline_text(a.answer, headline);
         for (const auto& [k, value] : a.request.fields)
-            if (differs(k)) c.asked += (c.asked.empty() ? "" : ", ") + std::string(tr(k)) + " " + value;
+            if (differs(k)) c.asked += (c.asked.empty() ? "" : " \u00b7 ") + asked_field(s, k, value);
         if (!any_differs) c.asked = tr("the same request");
         // Why a card is red: the risky settings first, then the engine's warnings.
         for (const auto& caution : a.cautions)

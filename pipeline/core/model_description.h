@@ -125,6 +125,9 @@ struct Headline {
     Stage stage = Stage::request;
     std::vector<HeadlineField> fields;
     std::string separator = " \u00b7 ";
+    // The fields are alternatives: only the first present is shown (one
+    // experiment's own figure before what every experiment reports).
+    bool first_only = false;
 };
 
 // A panel the window can show for this kind beside the inspector (a lesson

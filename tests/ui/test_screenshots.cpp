@@ -1278,6 +1278,22 @@ TEST_CASE("screenshots: inspect opens the inspector on the lesson's stage, else 
     CHECK(screens[1].text.find("6 \u00b7 respond") == std::string::npos);
 }
 
+// Answer cards name what differs, short enough to show whole: lesson 01's
+// cards read "distance 3 km, congestion 0, express_lan…", the field the
+// step was about cut off.
+TEST_CASE("screenshots: answer cards say each request in few words, a yes/no field in words") {
+    const auto screens = screens_of("ui-answers",
+            "title: Answers\nsteps:\n"
+            "  - request: {distance: \"3 km\", congestion: 0, express_lane: 0}\n    run: all\n"
+            "  - request: {distance: \"7.5 km\", congestion: 0.5, express_lane: 1}\n    run: all\n");
+    REQUIRE(screens.size() == 2);
+    const std::string& screen = screens[1].text;
+    CAPTURE(screen);
+    CHECK(screen.find("3 km \u00b7 congestion 0 \u00b7 express lane no") != std::string::npos);
+    CHECK(screen.find("7.5 km \u00b7 congestion 0.5 \u00b7 express lane yes") != std::string::npos);
+    CHECK(screen.find("express_lane") == std::string::npos);  // words, not the key
+}
+
 // A training lesson's opening step shows the data it will learn from (lesson
 // 3's "200 past deliveries"), not an empty "request as it arrives".
 TEST_CASE("screenshots: before a lesson's first training step the window plots its data") {

@@ -23,6 +23,8 @@
 #include "app/ui/presenter_keys.h"
 #include "app/ui/text_capture.h"
 #include "pipeline/server/endpoint_description.h"
+#include "pipeline/serving/serving_keys.h"
+#include "pipeline/serving/serving_model.h"
 #include "long_work.h"
 
 using namespace sixstep;
@@ -491,4 +493,19 @@ TEST_CASE("stage cards: each value shown has its caption under it") {
     // The real server's own card: one ratio with its unit and words.
     CHECK(ui::headline_text(ev, &server::endpoint_description()) == "3.24\u00d7");
     CHECK(ui::headline_label(ev, &server::endpoint_description()) == "TTFT p90 growth");
+}
+
+// A card of alternatives shows the first present: the serving lab's forward
+// stage gives a queue's service time, not the 156 ms the whole experiment
+// took ("Measure the service time" read the experiment's wall time).
+TEST_CASE("stage cards: a headline of alternatives shows the first field present, with its caption") {
+    const ModelDescription& d = serving::ServingModel::describe();
+    TraceEvent ev;
+    ev.stage = Stage::forward;
+    ev.out(serving::keys::wall_ms, 156.0, "ms");
+    CHECK(ui::headline_text(ev, &d) == "156 ms");
+    CHECK(ui::headline_label(ev, &d) == "real time");
+    ev.out(serving::keys::service_ms, 0.241, "ms");
+    CHECK(ui::headline_text(ev, &d) == "0.241 ms");
+    CHECK(ui::headline_label(ev, &d) == "service time");
 }
