@@ -1222,6 +1222,7 @@ const Catalogue& chinese_catalogue() {
              "v2（{=}）回答 {} 次未触发报警（平均 {} vs {} 分钟）：切到全量流量"},
             {"{} requests: {} answered by v1, {} by v2, {} lost", "{} 个请求：v1 回答 {} 个，v2 回答 {} 个，丢失 {} 个"},
             {"answered: v1 {}, v2 {}; lost {}", "已回答：v1 {} 个，v2 {} 个；丢失 {} 个"},
+            {"outside the training ranges: v1 {} of {}, v2 {} of {}", "超出训练范围：v1 {} / {} 个，v2 {} / {} 个"},
             {"request {}: {}", "请求 {}：{}"},
             {"{} of {} requests answered; v2 answered {} before it was rolled back", "{} / {} 个请求得到回答；回滚之前 v2 回答了 {} 个"},
             {"{} of {} requests answered; v2 answered {}, promoted at request {}", "{} / {} 个请求得到回答；v2 回答了 {} 个，在请求 {} 处切到全量流量"},

@@ -32,8 +32,9 @@ void draw_canary_chart(const serving::ServingExhibit& e, ImVec2 avail) {
     }
     const float line = ImGui::GetTextLineHeightWithSpacing();
     const float font = ImGui::GetFontSize();
-    // Two charts, the split's heading, one request through each version and the tally.
-    const float h = std::max(90.0f, (avail.y - line * 5) * 0.6f);
+    // Two charts, the split's heading, one request through each version, the
+    // tally and the requests out of range.
+    const float h = std::max(90.0f, (avail.y - line * 6) * 0.6f);
     plot::legend({{theme::lab_a_rgb, "v1 " + checksum_hex(r.v1.checksum)}, {theme::canary_rgb, "v2 " + checksum_hex(r.v2.checksum)}});
     const double n = static_cast<double>(r.n_requests);
     // Headroom above the lines: the markers' labels take the top two rows.
@@ -60,7 +61,7 @@ void draw_canary_chart(const serving::ServingExhibit& e, ImVec2 avail) {
                             r.rolled_back ? "rollback" : "promoted", verdict_rgb, 0, 0.8f);
     plot::label(ImVec2(f.max.x, f.max.y + 2), fmt::format("{} requests", count_text(r.n_requests)), theme::muted_rgb, 1, 0.8f);
     // The traffic split, window by window.
-    const float h2 = std::max(50.0f, (avail.y - line * 5) * 0.3f);
+    const float h2 = std::max(50.0f, (avail.y - line * 6) * 0.3f);
     ImGui::TextUnformatted(tr("v2's share of each window's traffic"));
     // In percent on a fixed 0–100 scale: a 10 % canary looks the same at
     // every step, beside the 100 % of a promotion.
@@ -78,6 +79,9 @@ void draw_canary_chart(const serving::ServingExhibit& e, ImVec2 avail) {
     text_wrapped(tr(fmt::format("one request (3 km, no congestion): v1 {} \u00b7 v2 {}", answer(r.inference_v1),
                                 answer(r.inference_v2))));
     text_wrapped(tr(fmt::format("answered: v1 {}, v2 {}; lost {}", r.answered_v1, r.answered_v2, r.lost)));
+    // The monitor's second measure, beside its first (the chart's means).
+    text_wrapped(tr(fmt::format("outside the training ranges: v1 {} of {}, v2 {} of {}", r.tally_v1.out_of_range,
+                                r.tally_v1.answered, r.tally_v2.out_of_range, r.tally_v2.answered)));
 }
 
 }  // namespace sixstep::ui

@@ -1394,6 +1394,10 @@ TEST_CASE("screenshots: the canary panel shows one request through each version,
                       r.inference_v2.substr(prefix.size())) != std::string::npos);
     CHECK(r.inference_v1 != r.inference_v2);  // metres read as kilometres: the skew
     CHECK(screen.find("100 % answered") != std::string::npos);
+    // The monitor's other measure (lesson 16: "how many of its requests lie outside the ranges").
+    CHECK(screen.find(fmt::format("outside the training ranges: v1 {} of {}, v2 {} of {}", r.tally_v1.out_of_range,
+                                  r.tally_v1.answered, r.tally_v2.out_of_range, r.tally_v2.answered)) !=
+          std::string::npos);
 }
 
 // A KV layout comparison says what admitting more cost, over the block maps:
