@@ -131,7 +131,7 @@ std::string headline_of(const Headline* h, Find find, const Field* first) {
             std::string piece = field_text(*f, hf.digits);
             if (hf.quoted) piece = "\u201c" + pretty_value(f->value, hf.digits) + "\u201d";
             if (!hf.suffix.empty() && f->unit.empty() && std::holds_alternative<double>(f->value)) piece += hf.suffix;
-            out += (out.empty() ? "" : h->separator) + piece;
+            out += (out.empty() ? "" : h->separator) + hf.prefix + piece;
             if (h->first_only) break;
         }
     if (out.empty() && first) out = field_text(*first);

@@ -38,7 +38,7 @@ std::string time_text(double x);
 std::string ms_text(double ms);
 
 // What a stage shows large, as its model's description says (Headline):
-// "3 km · 0 · 0", "[5, 2, 10, −2]", "“ mat” 0.43". Without a headline, or
+// "3 km · 0 · 0", "[5, 2, 10, −2]", "“ mat” p = 0.43". Without a headline, or
 // when none of its fields is there, the first output.
 std::string headline_text(const TraceEvent& ev, const ModelDescription* model);
 // The same for fields kept from an earlier request (an answer card).

@@ -92,7 +92,9 @@ void y_axis(const Frame& f, std::string_view unit, int max_ticks) {
     for (double t : axis_ticks(f.y0, f.y1, f.height(), ImGui::GetFontSize() * scale, max_ticks)) {
         const float y = snap(f.py(t));
         dl->AddLine(ImVec2(f.min.x, y), ImVec2(f.max.x, y), theme::col(grid_rgb), 1.0f);
-        label(ImVec2(f.min.x - 4, y - ImGui::GetFontSize() * scale * 0.5f), pretty_number(t, 3), theme::muted_rgb, 1, scale);
+        // "20k", not "20000": five digits read as a count at a glance.
+        const std::string text = std::fabs(t) >= 1e4 ? short_count_text(t) : pretty_number(t, 3);
+        label(ImVec2(f.min.x - 4, y - ImGui::GetFontSize() * scale * 0.5f), text, theme::muted_rgb, 1, scale);
     }
     // Above the frame's left edge, right of the tick labels' column: set
     // above the top tick's label, the unit touched it and the line above.
@@ -151,7 +153,9 @@ void hline(const Frame& f, double y, std::uint32_t rgb, std::string_view text, f
     for (float x = f.min.x; x < f.max.x; x += 10) dl->AddLine(ImVec2(x, py), ImVec2(std::min(x + 6, f.max.x), py), theme::col(rgb), 2.0f);
     if (text.empty()) return;
     const float x = label_at >= 1 ? f.max.x - 2 : f.min.x + 2;
-    label(ImVec2(x, py - ImGui::GetFontSize() * 0.85f), text, rgb, label_at >= 1 ? 1.0f : 0.0f, 0.8f);
+    // On a chip, as vline's: a bar drawn before it passes under the words
+    // (lesson 04's "TPOT 0.967 ms", green on a green bar).
+    label_on_chip(f, ImVec2(x, py - ImGui::GetFontSize() * 0.85f), text, rgb, label_at >= 1 ? 1.0f : 0.0f, 0.8f);
 }
 
 float vline(const Frame& f, double x, std::uint32_t rgb, std::string_view text, int row) {
@@ -255,7 +259,11 @@ Frame grouped_bars(ImVec2 size, const std::vector<std::string>& groups, const st
         for (std::size_t k = 0; k < series.size(); ++k) {
             if (g >= series[k].values.size()) continue;
             Value val{g, k, series[k].values[g], {}, 0, 0, -1};
-            val.text = std::fabs(val.v) >= 1000 ? std::to_string(std::lround(val.v)) : pretty_number(val.v, 3);
+            // Five digits and more in few characters ("15.1k", not "15050"
+            // running into the next bar); four as they are.
+            val.text = std::fabs(val.v) >= 1e4   ? short_count_text(val.v)
+                       : std::fabs(val.v) >= 1000 ? std::to_string(std::lround(val.v))
+                                                  : pretty_number(val.v, 3);
             const auto [xa, xb] = bar_span(g, k);
             const float w = ImGui::CalcTextSize(tr(val.text)).x * value_scale;
             const float centre = static_cast<float>((xa + xb) / 2 / n_groups) * frame_w;

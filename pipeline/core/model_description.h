@@ -106,16 +106,18 @@ struct PathInfo {
     std::string meaning;     // one line, for people
 };
 
-// One field a stage shows large in the window: "11 min", "“ mat” 0.43".
+// One field a stage shows large in the window: "11 min", "“ mat” p = 0.43".
 struct HeadlineField {
     HeadlineField(std::string key_, int digits_ = 6, bool quoted_ = false, std::string suffix_ = {},
-                  std::string caption_ = {})
-        : key(std::move(key_)), digits(digits_), quoted(quoted_), suffix(std::move(suffix_)), caption(std::move(caption_)) {}
+                  std::string caption_ = {}, std::string prefix_ = {})
+        : key(std::move(key_)), digits(digits_), quoted(quoted_), suffix(std::move(suffix_)), caption(std::move(caption_)),
+          prefix(std::move(prefix_)) {}
     std::string key;
     int digits = 6;        // significant digits of a number
     bool quoted = false;   // text in “quotes”: token pieces, whose spaces matter
     std::string suffix;    // written straight after a number without a unit: "×" for a ratio ("193×")
     std::string caption;   // a few words under it saying what it is ("median TTFT"); else the field's label
+    std::string prefix;    // written before it, where a caption would not fit: "p = " for a probability
 };
 
 // What the window shows large for one stage: the fields present, in order.

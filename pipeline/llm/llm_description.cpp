@@ -223,7 +223,8 @@ std::vector<Headline> headlines() {
         {Stage::request, {{keys::n_tokens}}},
         {Stage::load, {{keys::status}}},
         {Stage::forward, {{keys::n_tokens}}},  // what the pass read: the prompt, then 1 per decode step
-        {Stage::output, {{keys::top1_piece, 6, true}, {keys::top1_prob, 2}}, " "},
+        // "“ mat” 0.43" said nothing of what 0.43 was.
+        {Stage::output, {{keys::top1_piece, 6, true}, {keys::top1_prob, 2, false, "", "", "p = "}}, " "},
         {Stage::postprocess, {{keys::token_piece, 6, true}}},
         {Stage::respond, {{sixstep::keys::text}}},
     };

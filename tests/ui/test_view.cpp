@@ -22,6 +22,8 @@
 #include "app/ui/plot.h"
 #include "app/ui/presenter_keys.h"
 #include "app/ui/text_capture.h"
+#include "pipeline/llm/llm_model.h"
+#include "pipeline/llm/trace_keys.h"
 #include "pipeline/server/endpoint_description.h"
 #include "pipeline/serving/serving_keys.h"
 #include "pipeline/serving/serving_model.h"
@@ -493,6 +495,16 @@ TEST_CASE("stage cards: each value shown has its caption under it") {
     // The real server's own card: one ratio with its unit and words.
     CHECK(ui::headline_text(ev, &server::endpoint_description()) == "3.24\u00d7");
     CHECK(ui::headline_label(ev, &server::endpoint_description()) == "TTFT p90 growth");
+}
+
+// The output card's probability says what it is: "“ mat” 0.43" read as two
+// unrelated things on the card and on the pill.
+TEST_CASE("stage cards: the next token's probability is written p = on the output card") {
+    TraceEvent ev;
+    ev.stage = Stage::output;
+    ev.out(llm::keys::top1_piece, std::string(" mat"));
+    ev.out(llm::keys::top1_prob, 0.4312);
+    CHECK(ui::headline_text(ev, &llm::LlmModel::describe()) == "\u201c mat\u201d p = 0.43");
 }
 
 // A card of alternatives shows the first present: the serving lab's forward
