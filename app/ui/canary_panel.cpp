@@ -3,6 +3,7 @@
 // requests, the canary's launch and the rollback (or promotion) marked, and
 // the traffic split — the canary's share of each window.
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,7 @@
 #include "app/ui/panels.h"
 #include "app/ui/plot.h"
 #include "app/ui/theme.h"
+#include "pipeline/core/text.h"
 #include "pipeline/serving/serving_model.h"
 
 namespace sixstep::ui {
@@ -72,12 +74,13 @@ void draw_canary_chart(const serving::ServingExhibit& e, ImVec2 avail) {
     // Inference: the same request through each version (lesson 16 speaks of
     // v2's few minutes against v1's 11), its answer after the sentence's
     // "Estimated delivery time: ".
-    const auto answer = [](const std::string& text) {
+    const auto minutes = [](const std::string& text) -> std::string {
         const std::size_t colon = text.rfind(": ");
-        return colon == std::string::npos ? text : text.substr(colon + 2);
+        const auto lead = colon == std::string::npos ? std::nullopt : leading_number(std::string_view(text).substr(colon + 2));
+        return lead ? std::string(lead->number) : text;
     };
-    text_wrapped(tr(fmt::format("one request (3 km, no congestion): v1 {} \u00b7 v2 {}", answer(r.inference_v1),
-                                answer(r.inference_v2))));
+    text_wrapped(tr(fmt::format("one request (3 km, no congestion): v1 {} min \u00b7 v2 {} min", minutes(r.inference_v1),
+                                minutes(r.inference_v2))));
     text_wrapped(tr(fmt::format("answered: v1 {}, v2 {}; lost {}", r.answered_v1, r.answered_v2, r.lost)));
     // The monitor's second measure, beside its first (the chart's means).
     text_wrapped(tr(fmt::format("outside the training ranges: v1 {} of {}, v2 {} of {}", r.tally_v1.out_of_range,

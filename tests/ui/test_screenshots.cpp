@@ -1384,14 +1384,17 @@ TEST_CASE("screenshots: the canary panel shows one request through each version,
     REQUIRE(e);
     REQUIRE(e->canary);
     const serving::CanaryResult& r = *e->canary;
-    const std::string prefix = "Estimated delivery time: ";
+    const std::string prefix = "Estimated delivery time: ", suffix = " minutes";
     REQUIRE(r.inference_v1.rfind(prefix, 0) == 0);
     REQUIRE(r.inference_v2.rfind(prefix, 0) == 0);
+    const auto minutes = [&](const std::string& t) {
+        return t.substr(prefix.size(), t.size() - prefix.size() - suffix.size()) + " min";
+    };
     std::string screen = screens.back().text;
     std::replace(screen.begin(), screen.end(), '\n', ' ');
     CAPTURE(screen);
-    CHECK(screen.find("one request (3 km, no congestion): v1 " + r.inference_v1.substr(prefix.size()) + " \u00b7 v2 " +
-                      r.inference_v2.substr(prefix.size())) != std::string::npos);
+    CHECK(screen.find("one request (3 km, no congestion): v1 " + minutes(r.inference_v1) + " \u00b7 v2 " +
+                      minutes(r.inference_v2)) != std::string::npos);
     CHECK(r.inference_v1 != r.inference_v2);  // metres read as kilometres: the skew
     CHECK(screen.find("100 % answered") != std::string::npos);
     // The monitor's other measure (lesson 16: "how many of its requests lie outside the ranges").
