@@ -863,6 +863,8 @@ const Catalogue& chinese_catalogue() {
             {"agent: end-to-end {} ms, first tokens {}% of it; batch job: {} tok/s batched, {} one at a time",
              "智能体：端到端 {} ms，其中首词元占 {}%；批处理作业：批量 {} 词元/秒，逐个 {} 词元/秒"},
             {"dashed: {} tok/s", "虚线：{} 词元/秒"},
+            {"{} served", "服务 {} 次"},
+            {"{} answers of {}", "{} 种回答 / {} 次"},
             {"one request (3 km, no congestion): v1 {} min \u00b7 v2 {} min", "同一个请求（3 km，不拥堵）：v1 {} 分钟 \u00b7 v2 {} 分钟"},
             {"fresh {}", "全新实例 {}"},
             {"warm {}", "热实例 {}"},

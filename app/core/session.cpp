@@ -2,10 +2,13 @@
 
 #include <algorithm>
 #include <exception>
+#include <set>
+#include <variant>
 
 #include <fmt/format.h>
 
 #include "pipeline/core/progress.h"
+#include "pipeline/core/trace_keys.h"
 
 #ifdef __linux__
 #include <sys/resource.h>
@@ -33,9 +36,19 @@ std::string all_text(const Lesson& l) {
     return t;
 }
 
-AnswerRecord make_answer(const LessonState& st, int step) {
+AnswerRecord make_answer(const LessonState& st, int step, const std::vector<ServedRequest>& served = {}) {
     AnswerRecord a;
     a.step = step;
+    if (!served.empty()) {
+        std::set<std::string> distinct;
+        for (const ServedRequest& r : served) distinct.insert(r.text);
+        // Short enough for three cards beside their heading.
+        a.how = distinct.size() == 1 ? fmt::format("{} served", served.size())
+                                     : fmt::format("{} answers of {}", distinct.size(), served.size());
+    } else if (const TraceEvent* load = st.trace.last(Stage::load)) {
+        if (const Field* cold = load->find(sixstep::keys::cold))
+            if (const auto* v = std::get_if<std::string>(&cold->value)) a.how = *v == "yes" ? "cold load" : "reused";
+    }
     a.request = st.request;
     if (const TraceEvent* ev = st.trace.last(Stage::respond)) a.answer = ev->outputs;
     // The settings the model's kind marks as risky, as they stood for this answer.
@@ -310,7 +323,7 @@ bool Session::run_step() {
     const bool answered =
         std::any_of(r.events.begin(), r.events.end(), [](const TraceEvent& e) { return e.stage == Stage::respond; });
     const LessonState& st = interpreter_->state();
-    if (answered || !r.served.empty()) work_.answers.push_back(make_answer(st, r.index + 1));
+    if (answered || !r.served.empty()) work_.answers.push_back(make_answer(st, r.index + 1, r.served));
     last_step_checks_ = static_cast<int>(r.checks.size());
     return !r.error && std::all_of(r.checks.begin(), r.checks.end(), [](const auto& c) { return c.passed; });
 }

@@ -53,6 +53,9 @@ struct AnswerRecord {
     std::vector<std::string> cautions;  // settings that make it untrustworthy: "normalization OFF", "train mode"
     std::string checked;                // when there are none, what was checked: "normalization"
     std::vector<std::string> warnings;
+    // How it was served, for cards of the same request: "cold load",
+    // "reused" (the weights already loaded), "100 served", "2 answers of 20".
+    std::string how;
 };
 
 // A lesson on disk, for the picker.

@@ -302,7 +302,9 @@ void answers(const app::Snapshot& s) {
         c.big = headline_text(a.answer, headline);
         for (const auto& [k, value] : a.request.fields)
             if (differs(k)) c.asked += (c.asked.empty() ? "" : " \u00b7 ") + asked_field(s, k, value);
-        if (!any_differs) c.asked = tr("the same request");
+        // The same request each time: what differs is how it was served
+        // (lesson 03's "11 min · the same request" twice, cold and warm).
+        if (!any_differs) c.asked = a.how.empty() ? tr("the same request") : tr(a.how);
         // Why a card is red: the risky settings first, then the engine's warnings.
         for (const auto& caution : a.cautions)
             c.how += std::string(c.how.empty() ? "\u26a0 " : " \u00b7 ") + tr(caution.c_str());

@@ -1294,6 +1294,23 @@ TEST_CASE("screenshots: answer cards say each request in few words, a yes/no fie
     CHECK(screen.find("express_lane") == std::string::npos);  // words, not the key
 }
 
+// Cards of the same request say how each was served: lesson 03's read
+// "11 min · the same request" twice, the cold load and a hundred warm ones.
+TEST_CASE("screenshots: answer cards of the same request say how each was served") {
+    const auto screens = screens_of("ui-served",
+            "title: Served\nsteps:\n"
+            "  - request: {distance: \"3 km\", congestion: 0, express_lane: 0}\n    run: all\n"
+            "  - serve: {requests: 5}\n"
+            "  - set: {mode: train, dropout: 0.5, seed: 7}\n    serve: {requests: 20}\n");
+    REQUIRE(screens.size() == 3);
+    const std::string& screen = screens[2].text;
+    CAPTURE(screen);
+    CHECK(screen.find("cold load\n") != std::string::npos);
+    CHECK(screen.find("5 served") != std::string::npos);
+    CHECK(screen.find(" answers of 20") != std::string::npos);  // dropout: answers differ
+    CHECK(screen.find("the same request") == std::string::npos);
+}
+
 // A training lesson's opening step shows the data it will learn from (lesson
 // 3's "200 past deliveries"), not an empty "request as it arrives".
 TEST_CASE("screenshots: before a lesson's first training step the window plots its data") {
