@@ -183,7 +183,7 @@ const Catalogue& chinese_catalogue() {
             {"business rule applied", "应用的业务规则"},
             {"checksum time (not part of the stage)", "校验和耗时（不计入本阶段）"},
             {"cold load time", "冷加载耗时"},
-            {"of it, reading the weights", "其中读取参数"},
+            {"loading the weights", "加载参数"},
             {"express lane", "快速通道"},
             {"feature vector", "特征向量"},
             {"raw output", "原始输出"},

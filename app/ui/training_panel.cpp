@@ -97,7 +97,10 @@ void loss_chart(const std::vector<double>& loss, ImVec2 size) {
     }
     plot::y_axis(f, "loss", y_ticks, y_labels);
     plot::label(ImVec2(f.max.x, plot::above(f)), "training step", theme::muted_rgb, 1, 0.85f);
-    std::vector<double> x_ticks = plot::axis_ticks(1, f.x1, f.width(), ImGui::CalcTextSize("10,000").x * 1.5f, 5);
+    // Steps are whole: no "1.2, 1.4 … 1.8" while only one or two were taken.
+    std::vector<double> x_ticks;
+    for (double x : plot::axis_ticks(1, f.x1, f.width(), ImGui::CalcTextSize("10,000").x * 1.5f, 5))
+        if (std::fabs(x - std::round(x)) < 1e-9) x_ticks.push_back(std::round(x));
     std::vector<std::string> x_labels;
     for (double x : x_ticks) x_labels.push_back(count_text(x));
     plot::x_axis(f, x_ticks, x_labels);

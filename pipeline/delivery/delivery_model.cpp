@@ -240,7 +240,7 @@ void DeliveryModel::load(TraceEvent& ev) {
                                    : "cold start: read the frozen weights file into memory";
         ev.out(sixstep::keys::cold, std::string("yes"), "", "cold start");
         // A part of the stage's time (the card's): named so, or the two read as one figure twice.
-        ev.out(sixstep::keys::cold_load_ms, cold_load_ms_, "ms", "of it, reading the weights");
+        ev.out(sixstep::keys::cold_load_ms, cold_load_ms_, "ms", "loading the weights");
         if (!file_.empty()) ev.in(keys::file, file_, "", "weights file");
     }
     const Params& p = *weights_;

@@ -1321,6 +1321,10 @@ TEST_CASE("screenshots: before a lesson's first training step the window plots i
     CHECK(screens[0].text.find("200 past deliveries from deliveries.csv") != std::string::npos);
     CHECK(screens[0].text.find("The request as it arrives") == std::string::npos);
     CHECK(screens[1].text.find("200 past deliveries") == std::string::npos);  // training: the training view
+    // Two steps taken: the loss chart's axis counts whole steps, not 1.2, 1.4 ….
+    CAPTURE(screens[1].text);
+    for (const char* fraction : {"\n1.2\n", "\n1.5\n", "\n1.8\n"}) CHECK(screens[1].text.find(fraction) == std::string::npos);
+    CHECK(screens[1].text.find("\n2\n") != std::string::npos);
 }
 
 // A traffic comparison says its outcome on the panel, in the engine's
