@@ -522,6 +522,9 @@ TEST_CASE("serving model: the waits answer for one token and one call claims no 
     CHECK(text.find("faster than a person reads") == std::string::npos);
     CHECK(text.find("for its one call, of which") != std::string::npos);
     CHECK(text.find("chained calls") == std::string::npos);
+    // The TTFT as the output card writes it, three digits (it read "0.4 ms" beside "0.373 ms").
+    const Value ttft = *p.trace().lookup("output.chat_ttft_ms");
+    CHECK(text.find("sees the first token after " + format_value(ttft, 3) + " ms") != std::string::npos);
 }
 
 // A canary too short for the monitor decides nothing, and says so — not
