@@ -108,7 +108,8 @@ void draw_sweep(const BatchSweepResult& r, ImVec2 avail) {
     // The two charts share what the legend and the lines under them leave.
     const float verdict_h = text_wrapped_height(tr(r.knee.verdict), avail.x) +
                             ImGui::GetStyle().ItemSpacing.y + text_wrapped_height(kv_line, avail.x);
-    const float h = std::max(100.0f, (rest_height() - verdict_h - ImGui::GetStyle().ItemSpacing.y) / 2);
+    // Whole pixels: two charts each rounded up overran the pane by 2 px at 1920x1080.
+    const float h = std::floor(std::max(100.0f, (rest_height() - verdict_h - ImGui::GetStyle().ItemSpacing.y) / 2));
 
     plot::Frame a = chart(ImVec2(avail.x, h), x0, x1, 0, tps_max * 1.1);
     a.log_x = log_x;
