@@ -106,10 +106,16 @@ void draw_sweep(const BatchSweepResult& r, ImVec2 avail) {
                                                pretty_number(kv_to_weights_at_largest(r), 2),
                                                bytes(static_cast<double>(r.shape.weight_bytes))));
     // The two charts share what the legend and the lines under them leave.
-    const float verdict_h = text_wrapped_height(tr(r.knee.verdict), avail.x) +
-                            ImGui::GetStyle().ItemSpacing.y + text_wrapped_height(kv_line, avail.x);
-    // Whole pixels: two charts each rounded up overran the pane by 2 px at 1920x1080.
-    const float h = std::floor(std::max(100.0f, (rest_height() - verdict_h - ImGui::GetStyle().ItemSpacing.y) / 2));
+    // The KV line only where both charts keep the height chart() gives them
+    // at the least: at 1920x1080, beside a verdict of three lines, they were
+    // held at that height and overran the pane.
+    const float spacing = ImGui::GetStyle().ItemSpacing.y;
+    const float verdict_only = text_wrapped_height(tr(r.knee.verdict), avail.x);
+    const float with_kv = verdict_only + spacing + text_wrapped_height(kv_line, avail.x);
+    const float chart_min = std::max(100.0f, ImGui::GetFontSize() * 0.85f * 5.4f);
+    const bool show_kv = (rest_height() - with_kv - spacing) / 2 >= chart_min;
+    const float verdict_h = show_kv ? with_kv : verdict_only;
+    const float h = std::floor(std::max(100.0f, (rest_height() - verdict_h - spacing) / 2));
 
     plot::Frame a = chart(ImVec2(avail.x, h), x0, x1, 0, tps_max * 1.1);
     a.log_x = log_x;
@@ -133,6 +139,7 @@ void draw_sweep(const BatchSweepResult& r, ImVec2 avail) {
     if (xs.size() > 1) last_ratio(b, xs.back(), r.points.back().tpot_ratio, xs.front());
     plot::outline(b, theme::pending_border_rgb);
     wrapped(r.knee.verdict);
+    if (!show_kv) return;  // the inspector's postprocess stage has it
     ImGui::PushStyleColor(ImGuiCol_Text, theme::vec(theme::muted_rgb));
     text_wrapped(kv_line);
     ImGui::PopStyleColor();
