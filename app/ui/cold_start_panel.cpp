@@ -2,7 +2,9 @@
 // into the instance's load and the request itself, then the keep-warm
 // comparison — every request after its idle gap, served by an instance that
 // unloads when idle and by one kept warm.
+#include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <fmt/format.h>
@@ -26,15 +28,16 @@ std::vector<std::string> request_names(const std::vector<llm::RequestTiming>& re
     const auto kind = [](llm::Start s) {
         return s == llm::Start::warm ? "warm" : s == llm::Start::cold_disk ? "from disk" : "fresh";
     };
+    // Two passes, as many kinds as there are: a warm run may serve a thousand
+    // requests, and this runs every frame.
+    std::map<std::string_view, int> of, nth;
+    for (const llm::RequestTiming& t : requests) ++of[kind(t.start)];
     std::vector<std::string> names;
+    names.reserve(requests.size());
     for (const llm::RequestTiming& t : requests) {
-        const std::string k = kind(t.start);
-        int nth = 0, of = 0;
-        for (const llm::RequestTiming& u : requests) {
-            of += kind(u.start) == k;
-            nth += &u <= &t && kind(u.start) == k;
-        }
-        names.push_back(of > 1 ? fmt::format("{} {}", k, nth) : k);
+        const std::string_view k = kind(t.start);
+        const int n = ++nth[k];
+        names.push_back(of[k] > 1 ? fmt::format("{} {}", k, n) : std::string(k));
     }
     return names;
 }

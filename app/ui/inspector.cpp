@@ -263,7 +263,10 @@ std::string asked_field(const app::Snapshot& s, const std::string& key, const st
         try {
             return label + " " + tr(knob->check(value) == knob->spelled(true) ? "yes" : "no");
         } catch (const Error&) {
-            return label + " " + value;  // as the request held it
+            // A lesson's `request:` holds its values as written, and the
+            // model's own normalization, not the knob, judged them: show
+            // such a value as the request held it.
+            return label + " " + value;
         }
     }
     const auto lead = leading_number(value);
