@@ -30,18 +30,6 @@ struct InspectOptions {
     size_t items = 6;  // array elements shown
 };
 
-// "1.7 MiB"
-std::string human_bytes(uint64_t n) {
-    const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    double v = static_cast<double>(n);
-    int u = 0;
-    while (v >= 1024 && u < 4) {
-        v /= 1024;
-        ++u;
-    }
-    return u == 0 ? fmt::format("{} B", n) : fmt::format("{:.1f} {}", v, units[u]);
-}
-
 // "7.0M", "1.2B"
 std::string human_count(uint64_t n) {
     if (n >= 1000000000) return fmt::format("{:.2f}B", static_cast<double>(n) / 1e9);

@@ -38,6 +38,11 @@ std::size_t utf8_length(std::string_view s, std::size_t i, std::uint32_t& cp) {
 
 namespace {
 
+// The embeddings, overrides and isolates of bidirectional text (U+202A–202E,
+// U+2066–2069): a right-to-left override in a lesson title turned the rest of
+// the terminal's line around. Plain direction marks (U+200E, 200F) stay.
+bool is_bidi_control(std::uint32_t cp) { return (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069); }
+
 // Appends s with control characters and invalid bytes escaped; `quote` adds
 // the escapes quote_text needs for its quotes.
 void escape_into(std::string& out, std::string_view s, bool keep_newlines, bool quote) {
@@ -54,7 +59,7 @@ void escape_into(std::string& out, std::string_view s, bool keep_newlines, bool 
         else if (cp == '\r') out += "\\r";
         else if (cp == '"' && quote) out += "\\\"";
         else if ((cp < 0x20 && cp != '\n' && cp != '\t') || cp == 0x7f) out += fmt::format("\\x{:02x}", cp);
-        else if (cp >= 0x80 && cp <= 0x9f) out += fmt::format("\\u{:04x}", cp);
+        else if ((cp >= 0x80 && cp <= 0x9f) || is_bidi_control(cp)) out += fmt::format("\\u{:04x}", cp);
         else out.append(s, i, n);
         i += n;
     }
@@ -165,6 +170,17 @@ std::string readable_number(double x, int digits) {
     const std::size_t e = g.find('e');
     if (e == std::string::npos) return g;
     return times_power_of_ten(std::string_view(g).substr(0, e), std::atoi(g.c_str() + e + 1));
+}
+
+std::string human_bytes(std::uint64_t n) {
+    const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    double v = static_cast<double>(n);
+    int u = 0;
+    while (v >= 1024 && u < 4) {
+        v /= 1024;
+        ++u;
+    }
+    return u == 0 ? fmt::format("{} B", n) : fmt::format("{:.1f} {}", v, units[u]);
 }
 
 std::optional<double> whole_number_text(std::string_view text) {

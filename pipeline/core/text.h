@@ -6,7 +6,8 @@
 //
 // printable: any text made safe for a terminal, for messages that carry what
 // a user or a file wrote (keys, names, values). Control characters — C0 and
-// DEL, and the C1 range (U+0080–U+009F, where U+009B is a terminal's CSI) —
+// DEL, the C1 range (U+0080–U+009F, where U+009B is a terminal's CSI), and
+// the bidirectional overrides and isolates (U+202A–U+202E, U+2066–U+2069) —
 // and bytes that are not UTF-8 become visible escapes (\x1b, \u009b, \xff),
 // NUL included, so a message can neither drive the terminal nor be cut short
 // by C string handling. Valid UTF-8 ("—", "预计") is kept as it is.
@@ -24,6 +25,7 @@
 // but with a power of ten where %g writes an exponent: "1.89×10¹³", not
 // "1.89e+13" (a sentence for a class, in the window and the terminal).
 #pragma once
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -79,6 +81,9 @@ std::string key_as_words(std::string key);
 // readable_number and shown_number.
 std::string times_power_of_ten(std::string_view mantissa, int exponent);
 std::string readable_number(double x, int digits = 3);
+
+// "512 B", "1.7 MiB", "8.0 TiB": a size in bytes, in powers of 1024.
+std::string human_bytes(std::uint64_t n);
 
 // "20 min" → {"20", " min"}: the finite number a text starts with, and what
 // follows it (empty when the text is only the number); nothing when the text

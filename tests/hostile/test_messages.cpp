@@ -23,6 +23,11 @@ TEST_CASE("printable: control characters, C1 controls and invalid UTF-8 become v
     CHECK(printable("a\xed\xa0\x80z") == "a\\xed\\xa0\\x80z");   // a UTF-16 surrogate is not UTF-8
     CHECK(printable("\xff\xfe ok \xe4\xb8") == "\\xff\\xfe ok \\xe4\\xb8");
     CHECK(printable("预计送达时间 — ✓") == "预计送达时间 — ✓");
+    // A right-to-left override turned the rest of a terminal's line around;
+    // an isolate too. Plain direction marks stay (U+200F).
+    CHECK(printable("title \u202e!olleh") == "title \\u202e!olleh");
+    CHECK(printable("\u2066a\u2069 \u202a") == "\\u2066a\\u2069 \\u202a");
+    CHECK(printable("a\u200fb") == "a\u200fb");
     CHECK(quote_text("\x1b\"x\"") == "\"\\x1b\\\"x\\\"\"");
 }
 
