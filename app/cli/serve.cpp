@@ -22,6 +22,7 @@
 #include "app/cli/validators.h"
 #include "app/server/http_server.h"
 #include "pipeline/core/error.h"
+#include "pipeline/core/memory_size.h"
 #include "pipeline/core/text.h"
 #include "pipeline/server/serving_engine.h"
 
@@ -38,7 +39,7 @@ struct ServeOptions {
     int max_queue = 256, max_concurrent = 64, retry_after = 1;
     std::size_t max_body = 1 << 20;
     double shutdown_grace = 10;
-    bool prefix_cache = false;
+    bool prefix_cache = false, name_given = false;
 };
 
 volatile std::sig_atomic_t g_stop_signal = 0;
@@ -51,6 +52,12 @@ int run_serve(const ServeOptions& o) {
     // Every prompt takes a position (its first token), so a context of 1
     // started a server that refused every request.
     if (o.n_ctx == 1) throw Error("--ctx 1: a prompt takes a position, leaving none for an answer; use 2 or more (0: the model's context)");
+    // The id every client must send back: "" fell back to the file's name
+    // without a word, and "   " or one with an escape sequence was taken.
+    if (o.name_given && (o.name.empty() || o.name.find_first_not_of(' ') == std::string::npos ||
+                         o.name.front() == ' ' || o.name.back() == ' ' || printable(o.name) != o.name || o.name.size() > 256))
+        throw Error(fmt::format("--name \"{}\": a model id is 1 to 256 characters, no control characters and no "
+                                "space at either end", printable_cut(o.name, 120)));
     const RunnableModel m = load_runnable_model(o.model, o.backend, o.threads);
     server::ServingEngineParams ep;
     ep.scheduler.max_batch = o.max_batch;
@@ -69,6 +76,16 @@ int run_serve(const ServeOptions& o) {
     hp.retry_after_s = o.retry_after;
 
     server::ServingEngine engine(*m.backend, *m.codec, ep);
+    // The pool fills block by block, and a server runs until it is full: one
+    // larger than memory would end in the kernel's OOM killer mid-service.
+    const std::size_t memory = usable_memory_bytes(), pool = engine.kv_pool_bytes();
+    if (memory > 0 && pool > memory) {
+        const std::size_t block = pool / static_cast<std::size_t>(o.kv_blocks);
+        throw Error(fmt::format("--kv-blocks {} x --block-size {}: the KV pool holds {} when full, more than the {} of "
+                                "memory here (which {} blocks of {} positions would fill)",
+                                o.kv_blocks, o.block_size, human_bytes(pool), human_bytes(memory), memory / block,
+                                o.block_size));
+    }
     server::HttpServer http(engine, *m.codec, hp);
     const int port = http.bind();
     std::signal(SIGINT, on_stop_signal);
@@ -120,7 +137,8 @@ void add_serve(CLI::App& app, Commands& commands) {
     sub->add_option("-m,--model", o->model, "A GGUF model (Llama architecture)")->required()->transform(model_file());
     sub->add_option("--host", o->host, "Address to listen on (127.0.0.1: this machine only)");
     sub->add_option("--port", o->port, "Port (0: any free one, printed at start)")->check(CLI::Range(0, 65535));
-    sub->add_option("--name", o->name, "The model id clients must use (default: the file name without .gguf)");
+    sub->add_option("--name", o->name, "The model id clients must use (default: the file name without .gguf)")
+        ->each([o](const std::string&) { o->name_given = true; });
     sub->add_option("--max-batch", o->max_batch, "Most requests running at once");
     sub->add_option("--kv-blocks", o->kv_blocks, "Blocks in the KV pool");
     sub->add_option("--block-size", o->block_size, "Positions per KV block");

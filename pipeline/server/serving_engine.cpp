@@ -117,6 +117,8 @@ int ServingEngine::n_in_flight() const {
     return n_in_flight_;
 }
 
+std::size_t ServingEngine::kv_pool_bytes() const { return kv_->stats().bytes_total; }
+
 void ServingEngine::run() {
     for (;;) {
         std::vector<std::pair<serving::RequestSpec, std::shared_ptr<RequestStream>>> arrivals;

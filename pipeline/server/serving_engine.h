@@ -85,6 +85,8 @@ public:
     int n_ctx() const { return n_ctx_; }  // positions a request may hold (prompt + generated)
     // The whole KV pool, in 64 bits: blocks × positions may pass INT_MAX.
     long long n_pool_positions() const { return static_cast<long long>(params_.kv_blocks) * params_.block_size; }
+    // The pool's memory with every block in use (blocks are allocated as they fill).
+    std::size_t kv_pool_bytes() const;
     int n_vocab() const { return n_vocab_; }  // token ids a prompt may hold: 0 .. n_vocab - 1
     int n_in_flight() const;              // submitted, not finished
     double now_ms() const;                // the wall clock the records use
