@@ -50,11 +50,21 @@ ServerUrl parse_server_url(const std::string& url, UrlGiven given) {
     // which overflows the stack on a megabyte of host and throws a bare
     // "stoi" on a port past int.
     const std::string host_port = u.origin.substr(scheme + 3);
-    const std::size_t colon = host_port.rfind(':');
+    // An IPv6 address comes in brackets, as `serve --host ::1` prints it:
+    // http://[::1]:8080.
+    const bool v6 = !host_port.empty() && host_port.front() == '[';
+    const std::size_t close = v6 ? host_port.find(']') : 0;
+    if (v6 && close == std::string::npos) throw fail("an IPv6 address needs its closing bracket: http://[::1]:8080");
+    const std::size_t colon = host_port.find(':', close);
     const std::string host = host_port.substr(0, colon), port = colon == std::string::npos ? "" : host_port.substr(colon + 1);
-    const bool host_ok = !host.empty() && host.size() <= 253 &&
-                         std::all_of(host.begin(), host.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-'; });
-    if (!host_ok) throw fail("the host must be a name or IPv4 address of at most 253 letters, digits, '.' or '-'");
+    const auto name_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-'; };
+    const auto v6_char = [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) || c == ':' || c == '.'; };
+    const bool host_ok = v6 ? close == host.size() - 1 && host.size() > 2 && host.size() <= 47 &&
+                                  std::all_of(host.begin() + 1, host.end() - 1, v6_char)
+                            : !host.empty() && host.size() <= 253 && std::all_of(host.begin(), host.end(), name_char);
+    if (!host_ok)
+        throw fail("the host must be a name or IPv4 address of at most 253 letters, digits, '.' or '-', or an IPv6 "
+                   "address in brackets ([::1])");
     const bool port_ok = colon == std::string::npos ||
                          (!port.empty() && port.size() <= 5 && std::all_of(port.begin(), port.end(), [](char c) { return c >= '0' && c <= '9'; }) &&
                           std::stoi(port) >= 1 && std::stoi(port) <= 65535);
@@ -301,12 +311,16 @@ void make_figures(LoadReport& r, const LoadParams& p, int n_late) {
     std::vector<double> ttft, tpot, itl, e2e;
     double first_sent = -1, last_done = 0;
     long long n_out = 0, n_in = 0;
-    int n_ok = 0;
+    int n_ok = 0, n_no_text = 0;
     for (const LoadRequest& q : r.requests) {
         if (q.sent_ms >= 0 && (first_sent < 0 || q.sent_ms < first_sent)) first_sent = q.sent_ms;
         last_done = std::max(last_done, q.done_ms);
+        n_ok += q.ok;
+        // Answered, but with no text (the first token ended it): no time to
+        // a first token to count. It was counted failed, with no reason
+        // given and exit 0.
+        n_no_text += q.ok && q.chunk_ms.empty();
         if (!q.ok || q.chunk_ms.empty()) continue;
-        ++n_ok;
         // The serving lab's definitions, on the client's clock.
         serving::RequestRecord rec;
         rec.arrival_ms = q.sent_ms;
@@ -335,6 +349,8 @@ void make_figures(LoadReport& r, const LoadParams& p, int n_late) {
         {"requests", "requests sent", "", "requests the run sent", static_cast<double>(n)},
         {"completed", "completed", "", "requests whose stream ended with [DONE] and no error", static_cast<double>(n_ok)},
         {"failed", "failed", "", "requests refused (HTTP status), broken, or past the timeout", static_cast<double>(n - n_ok)},
+        {"no_text", "completed without text", "", "completed requests whose stream carried no text (the first token ended it): no TTFT",
+         static_cast<double>(n_no_text)},
         {"late", "sent late", "", "arrivals that found max_in_flight requests open and waited", static_cast<double>(n_late)},
         {"offered_rate", "offered rate", "req/s", "the Poisson rate asked for", p.rate},
         {"duration", "duration", "s", "first request sent -> last response ended", s},

@@ -323,3 +323,16 @@ TEST_CASE("endpoint url: a megabyte of host, a port past int or out of range is 
     CHECK(parse_server_url("http://localhost:8080/v1").origin == "http://localhost:8080");
     CHECK(parse_server_url("http://127.0.0.1").base == "/v1");
 }
+
+// `serve --host ::1` prints http://[::1]:PORT; load and a lesson's url
+// refused it ("the host must be a name or IPv4 address").
+TEST_CASE("endpoint url: an IPv6 address in brackets, as serve prints it") {
+    using server::parse_server_url;
+    CHECK(parse_server_url("http://[::1]:8080/v1").origin == "http://[::1]:8080");
+    CHECK(parse_server_url("http://[::1]").origin == "http://[::1]");
+    CHECK(parse_server_url("http://[fe80::1:2]:80").base == "/v1");
+    CHECK(error_of([] { parse_server_url("http://[::1:8080"); }).find("closing bracket") != std::string::npos);
+    for (const char* bad : {"http://[]:80", "http://[::1]x:80", "http://[::g]:80", "http://::1:80"})
+        CHECK_MESSAGE(error_of([&] { parse_server_url(bad); }).find("the host must be") != std::string::npos, bad);
+    CHECK(error_of([] { parse_server_url("http://[::1]:0"); }).find("the port must be") != std::string::npos);
+}

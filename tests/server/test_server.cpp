@@ -964,6 +964,23 @@ TEST_CASE("load generator: a server that counts more tokens than were asked for 
     CHECK(prompt.requests[0].error == "the server reported -7 prompt tokens");
 }
 
+// A first token that ends the answer streams [DONE] and no text: the table
+// said "failed 2" with no reason given, and load exited 0.
+TEST_CASE("load generator: an answer with no text is completed, without a time to first token") {
+    const server::LoadReport r = load_against(
+        [](const std::string&) -> std::string {
+            return "data: {\"choices\": [], \"usage\": {\"completion_tokens\": 0, \"prompt_tokens\": 4}}\n\n"
+                   "data: [DONE]\n\n";
+        },
+        2);
+    REQUIRE(r.requests.size() == 2);
+    for (const auto& q : r.requests) CHECK_MESSAGE(q.ok, q.error);
+    CHECK(r.total("completed").value == 2);
+    CHECK(r.total("failed").value == 0);
+    CHECK(r.total("no_text").value == 2);
+    CHECK(r.latency("ttft").summary.count == 0);
+}
+
 TEST_CASE("load generator: a stream event with a number no double holds is named as such") {
     const server::LoadReport r = load_against(
         [](const std::string&) -> std::string {
