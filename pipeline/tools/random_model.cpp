@@ -4,7 +4,11 @@
 #include <optional>
 #include <system_error>
 
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include <fmt/format.h>
 
@@ -82,14 +86,49 @@ RandomModelParams random_model_preset(const std::string& name) {
     throw Error(fmt::format("unknown random model preset \"{}\" (known: tiny, 15m, 110m, 1b)", name));
 }
 
+namespace {
+
+// This user's folder in the temporary one, made private (0700): a file
+// anyone could plant at a predictable name in /tmp was taken as the model,
+// and a lesson ran on it without a word.
+std::filesystem::path private_cache_dir() {
+    const std::filesystem::path dir = std::filesystem::temp_directory_path() / fmt::format("sixstep-{}", ::geteuid());
+    if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST)
+        throw Error(fmt::format("cannot make the folder {}: {}", dir.string(), std::strerror(errno)));
+    struct stat st{};
+    if (::lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != ::geteuid() || (st.st_mode & 077) != 0)
+        throw Error(fmt::format("{} is not a private folder of this user (a directory, mode 0700): remove it, and "
+                                "sixstep makes it again",
+                                dir.string()));
+    return dir;
+}
+
+// The cached file is the model asked for: its shape and weight type as the
+// preset has them. Anything else (an older file, a cut one) is written again.
+bool is_model_of(const std::filesystem::path& path, const RandomModelParams& p) {
+    try {
+        const GGUFFile f = GGUFFile::open(path);
+        const GGUFTensorInfo* embd = f.find_tensor("token_embd.weight");
+        return embd && embd->type == p.type && f.find_u32("llama.vocab_size") == static_cast<std::uint32_t>(p.n_vocab) &&
+               f.find_u32("llama.embedding_length") == static_cast<std::uint32_t>(p.n_embd) &&
+               f.find_u32("llama.block_count") == static_cast<std::uint32_t>(p.n_layer) &&
+               f.find_u32("llama.feed_forward_length") == static_cast<std::uint32_t>(p.n_ff) &&
+               f.find_u32("llama.attention.head_count_kv") == static_cast<std::uint32_t>(p.n_head_kv);
+    } catch (const std::exception&) {
+        return false;
+    }
+}
+
+}  // namespace
+
 std::filesystem::path cached_random_model(const std::string& preset, GGMLType type) {
     namespace fs = std::filesystem;
     RandomModelParams p = random_model_preset(preset);
     p.type = type;
-    const fs::path dir = fs::temp_directory_path();
-    const fs::path path = dir / fmt::format("sixstep-random-{}-{}-seed{}.gguf", preset, ggml_type_name(type), p.seed);
+    const fs::path dir = private_cache_dir();
+    const fs::path path = dir / fmt::format("random-{}-{}-seed{}.gguf", preset, ggml_type_name(type), p.seed);
     std::error_code ec;
-    if (fs::is_regular_file(path, ec) && fs::file_size(path, ec) > 0) return path;
+    if (fs::is_regular_file(fs::symlink_status(path, ec)) && is_model_of(path, p)) return path;
     const fs::path part = dir / fmt::format("{}.{}.part", path.filename().string(), ::getpid());
     write_random_model(part, p);
     fs::rename(part, path, ec);

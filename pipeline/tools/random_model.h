@@ -50,8 +50,10 @@ void write_random_model(const std::filesystem::path& path, const RandomModelPara
 // (GGUFFile::from_bytes, LlamaModel::from_gguf).
 std::vector<std::uint8_t> random_model_bytes(const RandomModelParams& params);
 
-// The model of a preset (seed 1) in the temporary folder, written the first
-// time and reused after (identical parameters give identical bytes): for a
+// The model of a preset (seed 1) in this user's private folder of the
+// temporary one (sixstep-UID, mode 0700), written the first time and reused
+// after while its shape and type are the preset's (identical parameters give
+// identical bytes): for a
 // lesson that needs a model larger than the CPU's caches without shipping
 // one. Written under another name and renamed, so a reader never sees half a
 // file. Throws sixstep::Error for an unknown preset or an I/O error.

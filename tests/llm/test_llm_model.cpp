@@ -2,10 +2,12 @@
 
 #include "temp_dir.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "pipeline/core/error.h"
@@ -205,6 +207,36 @@ TEST_CASE("llm model: a tensor observer sees the forward stages' named tensors")
     p.run();
     CHECK(w.outputs == 3);  // prefill + 2 decode steps
     CHECK(w.fills == 3);
+}
+
+}  // namespace llm_model_test
+
+namespace llm_model_test {
+
+// A lesson's `random:` model is cached in the temporary folder. At a
+// predictable name in /tmp anyone could plant a file, and the lesson then
+// ran on it (0.6 M parameters for a 110 M model) without a word.
+TEST_CASE("random model cache: a private folder, and a file that is not the preset's model is written again") {
+    // tiny at Q8_0: a combination no other test caches, so none reads the planted file.
+    const fs::path path = llm::cached_random_model("tiny", llm::GGMLType::Q8_0);
+    struct stat st{};
+    REQUIRE(::lstat(path.parent_path().c_str(), &st) == 0);
+    CHECK(S_ISDIR(st.st_mode));
+    CHECK((st.st_mode & 0777) == 0700);
+    CHECK(st.st_uid == ::geteuid());
+    const auto size = fs::file_size(path);
+    // Another model planted in its place: replaced, not used.
+    const fs::path other = tiny_model();
+    fs::copy_file(other, path.string() + ".planted");
+    fs::rename(path.string() + ".planted", path);
+    REQUIRE(fs::file_size(path) != size);
+    CHECK(llm::cached_random_model("tiny", llm::GGMLType::Q8_0) == path);
+    CHECK(fs::file_size(path) == size);
+    // And junk: written again, no "bad magic" for every later run.
+    { std::ofstream(path.string() + ".planted") << "junk"; }
+    fs::rename(path.string() + ".planted", path);
+    CHECK(llm::cached_random_model("tiny", llm::GGMLType::Q8_0) == path);
+    CHECK(fs::file_size(path) == size);
 }
 
 }  // namespace llm_model_test
