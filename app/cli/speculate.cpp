@@ -166,7 +166,10 @@ int run_generate_with_draft(const DraftGenerateOptions& o) {
         std::printf("  %d target passes for %d tokens: %.2f tokens per target pass (1 + %.2f accepted per pass, less "
                     "the %d the end of the answer cut from its last pass)\n",
                     s.n_steps, s.n_generated, s.tokens_per_pass(), accepted_per_pass, cut);
-    std::printf("  drafted %d, accepted %d: acceptance %.1f%%\n", s.n_drafted, s.n_accepted, 100 * s.acceptance_rate());
+    if (s.n_drafted > 0)
+        std::printf("  drafted %d, accepted %d: acceptance %.1f%%\n", s.n_drafted, s.n_accepted, 100 * s.acceptance_rate());
+    else
+        std::printf("  drafted nothing: the answer ended with the prompt's pass, before a guess was needed\n");
     // Every timed run looks for a free CPU again: say how many took turns, not only the last one.
     if (c.n_declined > 0) std::printf("  not overlapped: %s\n", took_turns_note(c).c_str());
     if (s.overlapped)
@@ -308,7 +311,10 @@ void add_speculate(CLI::App& app, Commands& commands) {
     sub->add_option("--temp", o->temps, "Temperatures to try, e.g. 0,1 (0: greedy)")
         ->delimiter(',')
         ->check(CLI::Range(0.0f, 100.0f));
-    sub->add_option("-n,--n-predict", o->n_predict, "Tokens per run")->check(CLI::Range(1, 1 << 16));
+    // The first token comes from the prompt's pass: a run of one drafts
+    // nothing, and its verdict ("the draft disagrees, 0% accepted") was made up.
+    sub->add_option("-n,--n-predict", o->n_predict, "Tokens per run (2 or more: the first comes from the prompt's pass)")
+        ->check(CLI::Range(2, 1 << 16));
     sub->add_option("--prompt", o->prompt, "The text to continue (default \"Once upon a time\")");
     add_threads_option(sub, o->threads, "The target's threads", "; with --overlap, the threads in all");
     sub->add_option("--draft-threads", o->draft_threads,

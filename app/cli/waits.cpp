@@ -50,8 +50,13 @@ int run_waits(const WaitsOptions& o) {
 
     const ChatWait& c = w.chat;
     print_headline("CHAT: a person reads the answer as it streams", c.headline);
-    std::printf("  %s + %d tokens: TPOT %.3f ms = %.0f tokens/s\n", quote_text(w.params.chat_prompt).c_str(),
-                c.n_tokens, c.tpot_ms, c.decode_tok_s);
+    // One token has no gap after it: "TPOT 0.000 ms = 0 tokens/s" was made up.
+    if (c.n_tokens >= 2)
+        std::printf("  %s + %d tokens: TPOT %.3f ms = %.0f tokens/s\n", quote_text(w.params.chat_prompt).c_str(),
+                    c.n_tokens, c.tpot_ms, c.decode_tok_s);
+    else
+        std::printf("  %s + %s: no TPOT (a token after the first is needed to time one)\n",
+                    quote_text(w.params.chat_prompt).c_str(), count_of(static_cast<std::size_t>(c.n_tokens), "token", "tokens").c_str());
     for (const std::string& f : c.findings) std::printf("  - %s\n", f.c_str());
 
     const AgentWait& a = w.agent;

@@ -261,7 +261,9 @@ void declare_speculative_lab(std::vector<Knob>& knobs, std::vector<PathInfo>& pa
                         "speculative: temperatures, ascending (0: greedy, checked against the target's text)");
     ts.rule = [](const std::string& text) { (void)temperatures_of(text); };
     knobs.push_back(std::move(ts));
-    knobs.push_back(lab::whole(spec_tokens, 1, 4096, 32, "tokens", "speculative: tokens generated per run"));
+    // 2 at least: the first token comes from the prompt's pass, and a run of
+    // one drafts nothing to judge.
+    knobs.push_back(lab::whole(spec_tokens, 2, 4096, 32, "tokens", "speculative: tokens generated per run"));
     knobs.push_back(lab::whole(spec_repetitions, 1, 100, 1, "", "speculative: timed runs of each setting (median kept)"));
     Knob prompt = lab::knob(spec_prompt, KnobType::text, "Once upon a time", "speculative: the text to continue");
     prompt.rule = [](const std::string& text) {  // "" was run as the default prompt, unsaid

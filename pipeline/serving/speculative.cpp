@@ -408,6 +408,10 @@ SweepRow sweep_row(const std::string& draft, int k, float temperature, const Spe
         row.target_token_us > 0 ? row.verify_token_us * row.tokens_per_pass / row.target_token_us : 0;
     // Rounded as printed, so the verdict is the one the printed figure gives.
     row.speedup = row.speculative_token_us > 0 ? std::round(100 * row.target_token_us / row.speculative_token_us) / 100 : 0;
+    // A full verify pass: k + 1 rows, or fewer where the answer's end cut
+    // every step's guesses short (a run of 3 tokens at k = 64 checks 3, not 65).
+    int rows = 1;
+    for (const SpeculativeStep& step : c.speculative.steps) rows = std::max(rows, step.n_drafted + 1);
     const std::string costs =
         // Then what checking k guesses costs: one pass of k + 1 rows, in the
         // target's own tokens (lesson 13: near 1 only where a pass waits on memory).
@@ -415,12 +419,12 @@ SweepRow sweep_row(const std::string& draft, int k, float temperature, const Spe
                                    "{:.1f} = {:.1f} µs, the target alone {:.1f} µs; a verify pass of {} rows took {:.1f}× "
                                    "a token of the target alone",
                                    row.wait_token_us, row.verify_token_us, row.accept_token_us, row.other_token_us,
-                                   row.speculative_token_us, row.target_token_us, k + 1, row.verify_pass_cost)
+                                   row.speculative_token_us, row.target_token_us, rows, row.verify_pass_cost)
                      : fmt::format("a token costs draft {:.1f} + verify {:.1f} + accept {:.1f} + other {:.1f} = {:.1f} "
                                    "µs, the target alone {:.1f} µs; a verify pass of {} rows took {:.1f}× a token of the "
                                    "target alone",
                                    row.draft_token_us, row.verify_token_us, row.accept_token_us, row.other_token_us,
-                                   row.speculative_token_us, row.target_token_us, k + 1, row.verify_pass_cost);
+                                   row.speculative_token_us, row.target_token_us, rows, row.verify_pass_cost);
 
     // Within 5 %, or where its own rounds fell on both sides of 1×, a rerun
     // on a busy machine can tip the verdict either way: call it the same,

@@ -66,6 +66,16 @@ TEST_CASE("cli waits: chat, agent and batch job, each with its headline metric")
     CHECK(j["batch"]["n_tokens"] == 4 * 6);
 }
 
+// One streamed token has no gap to time: "TPOT 0.000 ms = 0 tokens/s".
+TEST_CASE("cli waits: a chat of one token gives no TPOT") {
+    const auto r = run_command(sixstep_cmd("waits -m '" + model +
+                                           "' --chat-tokens 1 --agent-calls 1 --agent-tokens 2 --batch-requests 1 "
+                                           "--batch-tokens 2 -t 1"));
+    CHECK(r.exit_code == 0);
+    CHECK(r.output.find("0 tokens/s") == std::string::npos);
+    CHECK(r.output.find("no TPOT") != std::string::npos);
+}
+
 TEST_CASE("cli waits and coldstart: bad input is one clear error, exit 2") {
     bad_input("waits -m '" + model + "' --chat-tokens 0", "give 1..4096");
     bad_input("waits -m '" + model + "' --batch-requests 1000", "give 1..256");

@@ -137,4 +137,22 @@ TEST_CASE("cli generate --draft: bad input is one clear error, exit 2") {
               "speculative decoding needs the same tokenizer");
     bad_option("speculate -m '" + target + "' --draft '" + draft + "' --k 0", "Value 0 not in range 1 to 64");
     bad_input("speculate -m '" + target + "'", "speculate needs --draft");
+    // One token comes from the prompt's pass: nothing is drafted to judge.
+    bad_option("speculate -m '" + target + "' --draft '" + draft + "' -n 1", "Value 1 not in range 2 to 65536");
+}
+
+// A run too short to draft anything said "acceptance 0.0%", and a sweep's
+// verdict spoke of "a verify pass of 65 rows" where no pass had more than 3.
+TEST_CASE("cli speculate and generate --draft: what a short run drafted and checked, as it was") {
+    const auto one = run_command(sixstep_cmd("generate -m '" + target + "' --draft '" + draft +
+                                             "' --prompt Once -n 1 --temp 0 -t 1"));
+    CHECK(one.exit_code == 0);
+    CHECK(one.output.find("drafted nothing") != std::string::npos);
+    CHECK(one.output.find("acceptance 0.0%") == std::string::npos);
+    const Json j = run_json("speculate -m '" + target + "' --draft '" + draft + "' --k 64 --temp 0 -n 3 -r 1 -t 1 --json");
+    REQUIRE(j["rows"].size() == 1);
+    const std::string verdict = j["rows"][0]["verdict"];
+    CAPTURE(verdict);
+    CHECK(verdict.find("65 rows") == std::string::npos);
+    CHECK(verdict.find("a verify pass of 3 rows") != std::string::npos);
 }
