@@ -23,6 +23,7 @@
 
 #include "app/core/lesson.h"
 #include "app/core/lesson_paths.h"
+#include "app/core/llm_panels.h"
 #include "app/server/load_generator.h"
 #include "pipeline/core/data_dir.h"
 #include "pipeline/core/file.h"
@@ -865,6 +866,9 @@ LessonStep read_step(const Reader& r, const YAML::Node& n, size_t index, const M
     if (const auto c = n["kv_calc"]) {
         require(r, c, model.answers("kv_calc"), "kv_calc", model);
         s.kv_calc = read_kv_calc(r, c);
+        // The sizes here, at the step's key: a fractional token count or a
+        // head_dim q8_0 cannot hold failed only when the step ran.
+        if (!step_expects_error(n)) r.checked(c, [&] { (void)serving::kv_calc(kv_calc_params(*s.kv_calc)); });
     }
     if (const auto m = n["remember"]) {
         s.remember = read_remember(r, m, model);

@@ -82,10 +82,7 @@ void LlmPanels::run_kv_experiment(const std::string& prompt, int n_tokens) {
     kv_experiment_ = std::move(x);
 }
 
-void LlmPanels::kv_calc(const KvCalcSpec& spec) {
-    // A calculation that fails leaves none: the last one's figures, kept,
-    // were read by the step's checks as this one's ("expected f32, got q8_0").
-    kv_calc_.reset();
+serving::KvCalcParams kv_calc_params(const KvCalcSpec& spec) {
     serving::KvCalcParams p = spec.preset.empty() ? serving::KvCalcParams{} : serving::kv_preset(spec.preset);
     const bool edited = spec.n_layer || spec.n_head_kv || spec.head_dim;
     if (spec.n_layer) p.n_layer = *spec.n_layer;
@@ -101,7 +98,14 @@ void LlmPanels::kv_calc(const KvCalcSpec& spec) {
     }
     p.n_tokens = spec.n_tokens;
     p.n_sessions = spec.n_sessions;
-    kv_calc_ = serving::kv_calc(p);
+    return p;
+}
+
+void LlmPanels::kv_calc(const KvCalcSpec& spec) {
+    // A calculation that fails leaves none: the last one's figures, kept,
+    // were read by the step's checks as this one's ("expected f32, got q8_0").
+    kv_calc_.reset();
+    kv_calc_ = serving::kv_calc(kv_calc_params(spec));
 }
 
 void LlmPanels::fill(PanelsState& out) const {

@@ -76,6 +76,7 @@ std::vector<Knob> knobs() {
                            "business rule: never promise less than this (none: no rule)");
     minimum.unit = "min";
     minimum.optional = true;
+    minimum.min = 0, minimum.max = 1e6;  // as infer's --minimum: 1e308 promised "1e+308 minutes"
     out.push_back(minimum);
     Knob lang = setting(setting_names::lang, KnobType::choice, defaults.lang,
                         "language of the answer (a lesson starts with its own language)");

@@ -3,8 +3,11 @@
 // emit, what each stage shows large, and what a request costs.
 // tests/llm/test_llm_description.cpp runs the model and checks that it emits exactly these paths, and that the
 // request stage's defaults and ranges are the declared ones.
+#include <limits>
+
 #include <fmt/format.h>
 
+#include "pipeline/core/error.h"
 #include "pipeline/core/stage.h"
 #include "pipeline/core/trace_keys.h"
 #include "pipeline/llm/llm_model.h"
@@ -37,6 +40,10 @@ std::vector<Knob> knobs() {
     prompt.name = keys::prompt;
     prompt.type = KnobType::text;
     prompt.meaning = "the text to continue (required)";
+    // Here, where a lesson writes it: "" failed only when the step ran.
+    prompt.rule = [](const std::string& text) {
+        if (text.empty()) throw Error("prompt is empty: give at least one character to continue from");
+    };
     out.push_back(prompt);
     Knob max_tokens = number(keys::max_tokens, 1, 1e6, true, std::to_string(model.max_tokens), "most tokens to generate");
     max_tokens.unit = "tokens";
@@ -65,6 +72,9 @@ std::vector<Knob> knobs() {
     force.type = KnobType::text;
     force.meaning = "tokens to take instead of sampling, as generated-index:token-id pairs (\"0:412, 3:99\"); "
                     "a lesson writes `force:` instead";
+    // Its form here ("-1" and "0:412:3" failed only when the step ran); the
+    // ids against the vocabulary once the model is open.
+    force.rule = [](const std::string& text) { (void)parse_forced(text, std::numeric_limits<int>::max()); };
     out.push_back(force);
     return out;
 }

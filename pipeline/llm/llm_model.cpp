@@ -310,6 +310,11 @@ public:
         tokenize_ms_ = ms_since(t0);
         check_generation_fits(static_cast<int>(tokens_.size()), params_.n_predict, model_.n_ctx());
         if (force && !force->empty()) forced_ = parse_forced(*force, static_cast<int>(model_.vocab().n_tokens()));
+        // A token forced past the answer's end was never used, without a word.
+        if (!forced_.empty() && forced_.rbegin()->first >= params_.n_predict)
+            throw Error(fmt::format("request field force: index {} is past the answer's end: max_tokens {} gives "
+                                    "indices 0..{}",
+                                    forced_.rbegin()->first, params_.n_predict, params_.n_predict - 1));
         std::string pieces;
         for (int t : tokens_) pieces += (pieces.empty() ? "" : " ") + quote_text(codec.piece(t));
         ev.summary = "tokenized the prompt into " + count_of(tokens_.size(), "token", "tokens");

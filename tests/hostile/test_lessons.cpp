@@ -554,3 +554,27 @@ TEST_CASE("lessons: run: token is refused for a model that generates no tokens")
           "4:10: \"run: token\" runs to the next generated token, and the serving model generates none: run to a "
           "stage (postprocess) or all");
 }
+
+// An llm lesson's values are checked where they are written, before step 1:
+// these failed only when their step ran (exit 1 at the step, not exit 2 at
+// the value).
+TEST_CASE("lessons: kv_calc sizes, an empty prompt and a malformed force are errors at their value") {
+    const std::string head = std::string("title: t\nmodel: {kind: llm, file: \"") + SIXSTEP_SOURCE_DIR +
+                             "/assets/models/stories-3m-f16.gguf\"}\nsteps:\n";
+    CHECK(error_of(head + "  - kv_calc: {preset: stories-3m, tokens: 0.5}\n").rfind("4:14: tokens: must be at least 1, got 0.5", 0) == 0);
+    CHECK(error_of(head + "  - kv_calc: {layers: 1, kv_heads: 1, head_dim: 5, dtype: q8_0, tokens: 1}\n")
+              .find("head dim 5 must be a multiple of 32") != std::string::npos);
+    CHECK(error_of(head + "  - kv_calc: {preset: stories-3m, tokens: 1e12, sessions: 1e9}\n")
+              .find("beyond 2^64 bytes") != std::string::npos);
+    CHECK(error_of(head + "  - request: {prompt: \"\"}\n").rfind("4:23: prompt is empty", 0) == 0);
+    for (const char* force : {"\"-1\"", "\"0:412:3\"", "x"})
+        CHECK_MESSAGE(error_of(head + "  - request: {prompt: Once, force: " + force + "}\n").find("is not index:id") !=
+                          std::string::npos,
+                      force);
+    // And a step that expects the error still shows it.
+    CHECK(error_of(head + "  - kv_calc: {preset: stories-3m, tokens: 0.5}\n    expect:\n      error: {contains: tokens}\n") ==
+          "(valid)");
+    // The delivery model's minimum: 1e308 promised "1e+308 minutes".
+    CHECK(error_of("title: t\nsteps:\n  - set: {minimum_minutes: 1e308}\n").find("minimum_minutes") != std::string::npos);
+    CHECK(error_of("title: t\nsteps:\n  - set: {minimum_minutes: 30}\n") == "(valid)");
+}

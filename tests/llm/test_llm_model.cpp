@@ -148,6 +148,17 @@ TEST_CASE("llm model: bad requests fail at the request stage with clear messages
         CHECK_THROWS_WITH_AS(p.step(), "request field temperature = \"warm\" is not a number", Error);
     }
     {
+        // A token forced past the answer's end was never used, without a word.
+        Request r;
+        r.set("prompt", "hi");
+        r.set("max_tokens", "3");
+        r.set("force", "9:41");
+        Pipeline p(model, r);
+        CHECK_THROWS_WITH_AS(p.step(),
+                             "request field force: index 9 is past the answer's end: max_tokens 3 gives indices 0..2",
+                             Error);
+    }
+    {
         llm::LlmModel missing("/nonexistent/model.gguf");
         Request r;
         r.set("prompt", "hi");
