@@ -121,10 +121,10 @@ int run_bill(const BillOptions& o) {
     std::printf("\nInference against training, cumulative:\n  %8s  %16s  %12s\n", "day", "inference", "× training");
     for (const BillDay& d : b.timeline)
         std::printf("  %8s  %16s  %12s%s\n", with_commas(d.day).c_str(), flops(d.inference_flops).c_str(),
-                    significant(d.inference_to_training, 3).c_str(), d.crossover ? "  ← crossover" : "");
+                    readable(d.inference_to_training, 3).c_str(), d.crossover ? "  ← crossover" : "");
     if (!b.crossover_within_life)
         std::printf("  (no crossover within %s days: it would come on day %s)\n", with_commas(p.days).c_str(),
-                    significant(b.crossover_day, 4).c_str());
+                    readable(b.crossover_day, 4).c_str());
 
     if (!b.load_once.empty()) {
         std::printf("\nLoad once, serve many (load %s, %s of compute per request):\n  %10s  %16s  %10s%s\n",
@@ -134,7 +134,7 @@ int run_bill(const BillOptions& o) {
             const std::string share = l.load_share >= 1e-4 ? significant(100 * l.load_share, 3) + "%" : "< 0.01%";
             std::printf("  %10s  %16s  %10s", with_commas(l.n_requests).c_str(), duration(l.seconds_per_request).c_str(),
                         share.c_str());
-            if (p.price_per_hour > 0) std::printf("  %s", significant(l.cost_per_request, 3).c_str());
+            if (p.price_per_hour > 0) std::printf("  %s", readable(l.cost_per_request, 3).c_str());
             std::printf("\n");
         }
     }

@@ -152,7 +152,10 @@ int run_queue(QueueOptions& o) {
     std::printf("|---:|---:|---:|---:|---:|---:|%s---:|---:|\n", g ? "---:|---:|" : "");
     int n_sims = 0, n_off = 0, n_short = 0;
     for (const QueuePoint& pt : c.points) {
-        std::printf("| %.0f %% | %.1f | %s | %.4g | %s | %.4g |", 100 * pt.utilization, pt.arrival_rate_per_s,
+        // A service of 10⁹ ms at 50 % has 5×10⁻⁷ arrivals/s, which %.1f wrote "0.0".
+        const std::string rate = pt.arrival_rate_per_s >= 0.1 ? fmt::format("{:.1f}", pt.arrival_rate_per_s)
+                                                              : readable_number(pt.arrival_rate_per_s, 3);
+        std::printf("| %.0f %% | %s | %s | %.4g | %s | %.4g |", 100 * pt.utilization, rate.c_str(),
                     cell(pt.deterministic, pt.md1_ms).c_str(), pt.md1_ms, cell(pt.exponential, pt.mm1_ms).c_str(),
                     pt.mm1_ms);
         if (pt.empirical) std::printf(" %s | %.4g |", cell(*pt.empirical, pt.mg1_ms).c_str(), pt.mg1_ms);

@@ -256,17 +256,24 @@ std::string format_step(const StepReport& r, const LessonState& s) {
                                                                 : fmt::format("{} of them shown: steps {}",
                                                                               r.train_shown.size(), numbers)) + "\n";
         }
+        // Fixed decimals, but a power of ten past 10⁹: data of 10¹⁰⁰ printed a
+        // loss of two hundred digits.
+        const auto fixed = [](double x, int decimals, bool sign = false) {
+            if (std::isfinite(x) && std::fabs(x) >= 1e9) return (sign && x > 0 ? "+" : "") + readable_number(x, 4);
+            return sign ? fmt::format("{:+.{}f}", x, decimals) : fmt::format("{:.{}f}", x, decimals);
+        };
         for (const auto& ts : r.train_shown) {
             // A linear model's parameters: the bias b, then the weights w.
             std::string grad, w;
-            for (size_t i = 0; i < ts.grad.size(); ++i) grad += fmt::format("{}{:+.3f}", i ? ", " : "", ts.grad[i]);
-            for (size_t i = 1; i < ts.params.size(); ++i) w += fmt::format("{}{:.3f}", i > 1 ? ", " : "", ts.params[i]);
-            out += "    " + say(lang, fmt::format("step {:>5}: loss {:>10.4f}  grad [{}]  →  b {:.3f}, w [{}]", ts.step,
-                                                      ts.loss, grad, ts.params.empty() ? 0.0 : ts.params[0], w)) + "\n";
+            for (size_t i = 0; i < ts.grad.size(); ++i) grad += (i ? ", " : "") + fixed(ts.grad[i], 3, true);
+            for (size_t i = 1; i < ts.params.size(); ++i) w += (i > 1 ? ", " : "") + fixed(ts.params[i], 3);
+            out += "    " + say(lang, fmt::format("step {:>5}: loss {:>10}  grad [{}]  →  b {}, w [{}]", ts.step,
+                                                      fixed(ts.loss, 4), grad,
+                                                      fixed(ts.params.empty() ? 0.0 : ts.params[0], 3), w)) + "\n";
             if (ts.step == 1 && !ts.predictions.empty()) {
                 std::string preds;
                 for (size_t i = 0; i < ts.predictions.size(); ++i)
-                    preds += fmt::format("{}{:.1f} vs {:.1f}", i ? ", " : "", ts.predictions[i], ts.labels[i]);
+                    preds += (i ? ", " : "") + fixed(ts.predictions[i], 1) + " vs " + fixed(ts.labels[i], 1);
                 out += "               " + say(lang, "predictions vs labels:") + " " + preds + "\n";
             }
         }

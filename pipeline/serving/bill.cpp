@@ -18,16 +18,12 @@ double finite_result(double v, const char* what) {
     return v;
 }
 
-// A figure with `digits` significant digits, written with a power of ten
-// when it is very large or very small: 4 digits of 1.2346×10¹⁷ printed as
-// "123500000000000000" looked exact, and 4.86×10⁻⁷ as "0.000000486".
-std::string sig(double v, int digits) {
-    const double a = std::fabs(v);
-    return a != 0 && (a >= 1e6 || a < 1e-3) ? readable_number(v, digits) : significant(v, digits);
+// "3,844,352" for whole numbers below 10¹⁵, powers of ten above; a small
+// fraction to its significant digits (a decode rate of 0.001 read "0.00").
+std::string num(double v) {
+    if (v >= 1e15) return readable_number(v, 4);
+    return v != 0 && std::fabs(v) < 0.01 ? readable(v, 3) : with_commas(v, 2);
 }
-
-// "3,844,352" for whole numbers below 10¹⁵, powers of ten above.
-std::string num(double v) { return v >= 1e15 ? readable_number(v, 4) : with_commas(v, 2); }
 
 }  // namespace
 
@@ -114,15 +110,15 @@ BillResult bill(const BillParams& in) {
         fmt::format("inference FLOPs per day = 2 × N × tokens per day = {} × {} = {}", flops(r.flops_per_token),
                     num(r.tokens_per_day), flops(r.inference_flops_per_day)),
         fmt::format("lifetime inference = per day × days = {} × {} = {} = {} × training", flops(r.inference_flops_per_day),
-                    num(days), flops(r.inference_flops_lifetime), sig(r.inference_to_training, 3)),
+                    num(days), flops(r.inference_flops_lifetime), readable(r.inference_to_training, 3)),
         fmt::format("crossover day = 6·N·D ÷ (2·N × tokens per day) = 3 × D ÷ tokens per day = 3 × {} ÷ {} = {} → {}",
-                    num(D), num(r.tokens_per_day), sig(r.crossover_day, 4),
+                    num(D), num(r.tokens_per_day), readable(r.crossover_day, 4),
                     r.crossover_within_life ? fmt::format("inference overtakes training on day {}", cross_whole)
                                             : fmt::format("not within {} days", num(days))),
         fmt::format("training per request = 6·N·D ÷ (requests per day × days) = {} ÷ ({} × {}) = {} = {} × the "
                     "request's own inference (2 × N × tokens per request = {})",
                     flops(r.train_flops), num(rpd), num(days), flops(r.training_flops_per_request),
-                    sig(r.training_share_per_request, 3), flops(r.flops_per_token * tpr)),
+                    readable(r.training_share_per_request, 3), flops(r.flops_per_token * tpr)),
         fmt::format("machine time (one stream) = tokens per day ÷ decode rate = {} ÷ {} tokens/s = {} of machine time per day, {} "
                     "over {} days",
                     num(r.tokens_per_day), num(rate), duration(r.machine_hours_per_day * 3600),
@@ -134,13 +130,13 @@ BillResult bill(const BillParams& in) {
             duration(load), duration(r.seconds_per_request),
             r.load_break_even_requests > 1
                 ? fmt::format("the load outweighs the compute while n < load ÷ time per request = {}",
-                              significant(r.load_break_even_requests, 3))
+                              readable(r.load_break_even_requests, 3))
                 : fmt::format("the load is less than one request's compute (load ÷ time per request = {}), so it "
-                              "never dominates", significant(r.load_break_even_requests, 3))));
+                              "never dominates", readable(r.load_break_even_requests, 3))));
     if (price > 0)
         r.formula.push_back(fmt::format("cost = machine-hours × price = {} h × {} = {} per day, {} over the life",
-                                        sig(r.machine_hours_per_day, 3), num(price),
-                                        sig(r.cost_per_day, 3), sig(r.cost_lifetime, 3)));
+                                        readable(r.machine_hours_per_day, 3), num(price),
+                                        readable(r.cost_per_day, 3), readable(r.cost_lifetime, 3)));
     r.notes = {
         "6·N·D and 2·N count one multiply and one add per parameter and token (and twice that for the backward pass), "
         "as the usual rule does; N counts every parameter, the token-embedding table too, though a token only looks "

@@ -41,6 +41,8 @@ std::string scaled(double v, double base, const std::array<const char*, N>& unit
         v /= base;
         ++u;
     }
+    // Below the smallest unit, a power of ten: "6×10⁻¹⁸ FLOP", not "6e-18".
+    if (u == 0 && v != 0 && std::fabs(v) < 1e-3) return fmt::format("{} {}{}", readable_number(v, 3), units[u], suffix);
     return fmt::format("{} {}{}", significant(v, 3), units[u], suffix);
 }
 
@@ -48,6 +50,11 @@ std::string scaled(double v, double base, const std::array<const char*, N>& unit
 std::string typed(double v) { return fmt::format("{}", v); }
 
 }  // namespace
+
+std::string readable(double v, int digits) {
+    const double a = std::fabs(v);
+    return std::isfinite(v) && a != 0 && (a >= 1e6 || a < 1e-3) ? readable_number(v, digits) : significant(v, digits);
+}
 
 std::string significant(double v, int digits) {
     if (!std::isfinite(v)) return fmt::format("{}", v);

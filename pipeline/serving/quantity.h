@@ -17,6 +17,11 @@ namespace sixstep::serving {
 // exponent for ordinary magnitudes: 18.874 -> "18.9", 151.0 -> "151",
 // 0.07429 -> "0.0743", 2.0 -> "2".
 std::string significant(double v, int digits = 3);
+// significant(v, digits), but with a power of ten for the very large or
+// very small (|v| ≥ 10⁶ or < 10⁻³), as a class writes it: 4 digits of
+// 1.2346×10¹⁷ printed as "123500000000000000" looked exact, and 4.86×10⁻⁷
+// as "0.000000486".
+std::string readable(double v, int digits = 3);
 
 // Bytes in powers of 1000 (B, kB, MB, GB, TB, PB, EB) and of 1024 (B, KiB,
 // MiB, …), 3 significant digits: "147 kB" / "144 KiB".

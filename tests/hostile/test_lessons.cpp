@@ -578,3 +578,15 @@ TEST_CASE("lessons: kv_calc sizes, an empty prompt and a malformed force are err
     CHECK(error_of("title: t\nsteps:\n  - set: {minimum_minutes: 1e308}\n").find("minimum_minutes") != std::string::npos);
     CHECK(error_of("title: t\nsteps:\n  - set: {minimum_minutes: 30}\n") == "(valid)");
 }
+
+// Data of 10¹⁰⁰ minutes: the narration printed a loss of two hundred digits.
+TEST_CASE("lessons: a training step's huge loss and gradients are narrated with a power of ten") {
+    write_text("huge.csv", "distance_km,congestion,express_lane,minutes\n1e100,0,0,1e100\n");
+    const std::string lesson = write_text(
+        "huge.yaml", "title: t\nsteps:\n  - train: {steps: 2, data: huge.csv, learning_rate: 1e-300}\n");
+    const auto r = run_sixstep("--headless '" + lesson + "'");
+    CAPTURE(r.output);
+    CHECK(contains(r.output, "loss    1×10²⁰⁰"));
+    CHECK(contains(r.output, "grad [+2×10¹⁰⁰, +2×10²⁰⁰"));
+    CHECK_FALSE(contains(r.output, "0000000000"));
+}

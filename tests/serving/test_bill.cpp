@@ -130,6 +130,28 @@ TEST_CASE("bill: huge and tiny figures in the formulas carry their power of ten"
     CHECK(all.find("00000000") == std::string::npos);
 }
 
+// At the other end of the ranges: the least decode rate read "0.00 tokens/s",
+// a tiny FLOP count "6e-18 FLOP", and a load's share of a request "0.000001".
+TEST_CASE("bill: the smallest inputs keep their digits") {
+    BillParams p = typed();
+    p.n_params = 1;
+    p.n_train_tokens = 1;
+    p.decode_tok_s = 0.001;
+    p.requests_per_day = 1e12;
+    p.tokens_per_request = 1e9;
+    p.days = 1e6;
+    p.load_s = 1e6;
+    const BillResult b = bill(p);
+    std::string all;
+    for (const std::string& line : b.formula) all += line + "\n";
+    CAPTURE(all);
+    CHECK(all.find("× 0.001 tokens/s") != std::string::npos);
+    CHECK(all.find("0.00 tokens/s") == std::string::npos);
+    CHECK(all.find("6×10⁻¹⁸ FLOP") != std::string::npos);
+    CHECK(all.find("e-1") == std::string::npos);
+    CHECK(all.find("00000") == std::string::npos);
+}
+
 TEST_CASE("bill: zero, negative and non-finite inputs are one clear error each") {
     const double inf = std::numeric_limits<double>::infinity(), nan = std::nan("");
     struct Case {

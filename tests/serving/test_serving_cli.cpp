@@ -138,6 +138,13 @@ TEST_CASE("cli queue: a table, and the headroom") {
     CHECK(r.output.find("| 1 × service (4 ms) | 67 % | 50 % |") != std::string::npos);
 }
 
+// A service of 10⁹ ms at 50 % busy: 5×10⁻⁷ arrivals a second, printed "0.0".
+TEST_CASE("cli queue: a rate too small for one decimal keeps its digits") {
+    const auto r = run_command(sixstep_cmd("queue --service-ms 1e9 --utilization 0.5 --requests 1000"));
+    CHECK(r.exit_code == 0);
+    CHECK(r.output.find("| 50 % | 5×10⁻⁷ |") != std::string::npos);
+}
+
 TEST_CASE("cli queue: bad input, one message, exit 2, and no hang at utilization 1") {
     const auto bad = [](const std::string& args, const std::string& message) {
         const auto r = run_command(sixstep_cmd("queue " + args));
