@@ -301,7 +301,9 @@ std::string status_message(const httplib::Request& req, int status, std::size_t 
     switch (status) {
     case 404: return fmt::format("no such route: {} {}", req.method, req.path);
     case 413: return fmt::format("the request body is larger than the limit of {} bytes", max_body);
-    case 400: return "malformed HTTP request";
+    case 400: return "malformed HTTP request, or a body that broke off before its end";
+    case 414:
+        return fmt::format("the request's path and query are longer than {} bytes", CPPHTTPLIB_REQUEST_URI_MAX_LENGTH);
     default: return fmt::format("HTTP {}", status);
     }
 }

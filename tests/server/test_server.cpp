@@ -689,6 +689,12 @@ TEST_CASE("server: a POST without Content-Length or a chunked body has no body, 
     INFO(cut);
     CHECK(cut.rfind("HTTP/1.1 400", 0) == 0);
     CHECK(cut.find("malformed HTTP request") != std::string::npos);
+    // A path past the parser's limit: 414 said only "HTTP 414".
+    const std::string long_path =
+        raw_exchange(s.port, "GET /" + std::string(9000, 'a') + " HTTP/1.1\r\nHost: x\r\n\r\n", 10);
+    INFO(long_path.substr(0, 200));
+    CHECK(long_path.rfind("HTTP/1.1 414", 0) == 0);
+    CHECK(long_path.find("longer than 8192 bytes") != std::string::npos);
 }
 
 TEST_CASE("server: 64 concurrent streaming greedy clients each get exactly their answer alone") {
