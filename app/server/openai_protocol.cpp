@@ -155,12 +155,19 @@ void parse_prompt(const json& given, CompletionRequest& r) {
         for (std::size_t i = 0; i < p.size(); ++i) {
             const std::string where = fmt::format("prompt[{}]", i);
             if (!p[i].is_number()) throw bad("prompt", fmt::format("'{}' must be a token id, not {}", where, json_type(p[i])));
-            const long long id = integer(p[i], where);  // 2.0 is the id 2
-            if (id < 0 || id > INT_MAX) throw bad("prompt", fmt::format("token id {} is out of range", id));
-            r.prompt_tokens.push_back(static_cast<int>(id));
+            // Worded as the vocabulary check after it: -1 was "out of range",
+            // -1e30 "too large", 99999 "outside the vocabulary".
+            const double x = p[i].get<double>();
+            if (x < 0 || x > INT_MAX)
+                throw bad("prompt", fmt::format("{}: token id {} is outside the vocabulary", where, p[i].dump()));
+            const int id = static_cast<int>(integer(p[i], where));  // 2.0 is the id 2; 2.5 is no id
+            r.prompt_tokens.push_back(id);
         }
     } else if (p.is_array() && p.size() > 1 && (p[0].is_string() || p[0].is_array())) {
         throw bad("prompt", fmt::format("one prompt per request: this list holds {} prompts", p.size()));
+    } else if (p.is_array() && !p.empty() && !p[0].is_array()) {
+        // [true] was "not an array": it is one, of the wrong things.
+        throw bad("prompt", fmt::format("'prompt[0]' must be a token id or a text, not {}", json_type(p[0])));
     } else {
         throw bad("prompt", fmt::format("'prompt' must be a string or a list of token ids, not {}",
                                         p.is_array() && p.empty() ? "an empty list" : json_type(p)));

@@ -170,6 +170,12 @@ TEST_CASE("openai protocol: a batch of one prompt is that prompt, 1.0 is 1, and 
     CHECK(message(nested(max_json_depth - 1)) == "'prompt' must be a string or a list of token ids, not an array");
     CHECK(message(R"({"model": "m", "prompt": [1, "x"]})") == "'prompt[1]' must be a token id, not a string");
     CHECK(message(R"({"model": "m", "prompt": [1, 2.5]})") == "'prompt[1]' must be an integer, not a fraction");
+    CHECK(message(R"({"model": "m", "prompt": [true]})") == "'prompt[0]' must be a token id or a text, not a boolean");
+    // Every id outside the vocabulary in the same words, however far out.
+    CHECK(message(R"({"model": "m", "prompt": [1, -1]})") == "prompt[1]: token id -1 is outside the vocabulary");
+    CHECK(message(R"({"model": "m", "prompt": [-1e30]})") == "prompt[0]: token id -1e+30 is outside the vocabulary");
+    CHECK(message(R"({"model": "m", "prompt": [18446744073709551615]})") ==
+          "prompt[0]: token id 18446744073709551615 is outside the vocabulary");
     CHECK(message(R"({"model": "m", "prompt": "x", "n": 2})") == "'n' is not supported: one choice per request (n = 1)");
     CHECK(message(R"({"model": "m", "messages": [{"role": "user", "content": "x"}], "store": true})", Endpoint::chat) ==
           "'store' is not supported: nothing is stored");
