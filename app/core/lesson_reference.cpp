@@ -68,6 +68,12 @@ std::string update_reference(const std::string& text, int* sections) {
             throw Error(fmt::format("a marker for the {} model is not \"{}\"", kind, begin));
         const std::size_t e = text.find(end, b + begin.size());
         if (e == std::string::npos) throw Error(fmt::format("\"{}\" has no \"{}\" after it", begin, end));
+        // A BEGIN inside the section (a second one pasted in) would be
+        // rewritten away, and its END left behind as a stray.
+        if (const std::size_t inner = text.find(begin_prefix, b + begin.size()); inner < e)
+            throw Error(fmt::format("\"{}\" has another BEGIN marker before its \"{}\": one section per kind, "
+                                    "each closed before the next",
+                                    begin, end));
         out += text.substr(pos, b - pos) + begin + "\n\n" + reference_markdown(d) + "\n" + end;
         pos = e + end.size();
         ++found;

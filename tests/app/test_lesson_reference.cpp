@@ -160,6 +160,13 @@ TEST_CASE("update_reference refuses a BEGIN without its END and an unknown kind"
                              .c_str(),
                          Error);
     CHECK_THROWS_AS(update_reference(reference_begin_marker("gpt5") + "\n" + reference_end_marker("gpt5")), Error);
+    // Nested sections: the inner BEGIN was rewritten away, a stray END left.
+    const std::string b = reference_begin_marker("llm"), e = reference_end_marker("llm");
+    CHECK_THROWS_WITH_AS(update_reference(b + "\n" + b + "\n" + e + "\n" + e + "\n"),
+                         ("\"" + b + "\" has another BEGIN marker before its \"" + e +
+                          "\": one section per kind, each closed before the next")
+                             .c_str(),
+                         Error);
 }
 
 // `check` prints failures only: a step's warning, the likelier cause
