@@ -15,6 +15,14 @@ namespace {
 
 bool blank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
 
+// Characters, not bytes, before `byte`: a column as an editor and a lesson's
+// errors count it ("héllo" puts what follows one column nearer than its bytes).
+int chars_before(std::string_view s, std::size_t byte) {
+    int n = 0;
+    for (std::size_t i = 0; i < byte && i < s.size(); ++i) n += (static_cast<unsigned char>(s[i]) & 0xC0) != 0x80;
+    return n;
+}
+
 // The next whitespace-separated field of `line` from `pos`, with its 1-based column.
 struct Field {
     std::string_view text;
@@ -24,7 +32,7 @@ Field next_field(std::string_view line, std::size_t& pos) {
     while (pos < line.size() && blank(line[pos])) ++pos;
     const std::size_t begin = pos;
     while (pos < line.size() && !blank(line[pos])) ++pos;
-    return {line.substr(begin, pos - begin), static_cast<int>(begin) + 1};
+    return {line.substr(begin, pos - begin), chars_before(line, begin) + 1};
 }
 
 std::string unescape(std::string_view s, const SourceLocation& where) {
@@ -41,7 +49,7 @@ std::string unescape(std::string_view s, const SourceLocation& where) {
         case '\\': out += '\\'; break;
         default: {
             SourceLocation at = where;
-            at.column += static_cast<int>(i) - 1;
+            at.column += chars_before(s, i - 1);
             throw Error(at, fmt::format("unknown escape '\\{}' in the prompt (use \\n, \\t or \\\\)", s[i]));
         }
         }
@@ -98,7 +106,7 @@ std::vector<TraceEntry> parse_trace(std::string_view text, const std::string& fi
 
         while (pos < line.size() && blank(line[pos])) ++pos;
         if (pos >= line.size()) throw Error({file_name, line_no, 0}, "no prompt after the max tokens");
-        e.prompt = unescape(line.substr(pos), {file_name, line_no, static_cast<int>(pos) + 1});
+        e.prompt = unescape(line.substr(pos), {file_name, line_no, chars_before(line, pos) + 1});
         entries.push_back(std::move(e));
         if (static_cast<int>(entries.size()) > max_request_count)
             throw Error({file_name, line_no, 0},

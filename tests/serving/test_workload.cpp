@@ -155,6 +155,8 @@ TEST_CASE("trace files: each bad line gives file:line(:column) and what is wrong
     CHECK(bad("0") == "t.txt:1: no max tokens and prompt after the arrival time");
     CHECK(bad("0 4   ") == "t.txt:1: no prompt after the max tokens");
     CHECK(bad("0 4 say \\q") == "t.txt:1:9: unknown escape '\\q' in the prompt (use \\n, \\t or \\\\)");
+    // Columns count characters, as a lesson's errors do: é is two bytes, one column.
+    CHECK(bad("0 4 h\u00e9llo \\x") == "t.txt:1:11: unknown escape '\\x' in the prompt (use \\n, \\t or \\\\)");
     CHECK(bad("12abc 4 x") == "t.txt:1:1: arrival time '12abc' is not a number of milliseconds");
     CHECK(bad("# nothing\n\n") == "t.txt: no requests (every line is blank or a comment)");
     CHECK(error_of([] { load_trace("/nonexistent/trace.txt"); }) == "/nonexistent/trace.txt: cannot open the trace file: No such file or directory");
