@@ -91,7 +91,18 @@ std::map<int, int> parse_forced(const std::string& text, int n_vocab) {
         out[static_cast<int>(k)] = static_cast<int>(id);
         item.clear();
     };
-    for (char c : text) {
+    // "0 : 412" is "0:412": a space beside a colon was read as a separator,
+    // and "0" alone was not index:id.
+    std::string joined;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        if (text[i] == ' ') {
+            std::size_t next = text.find_first_not_of(' ', i);
+            const bool by_colon = (!joined.empty() && joined.back() == ':') || (next != std::string::npos && text[next] == ':');
+            if (by_colon) continue;
+        }
+        joined += text[i];
+    }
+    for (char c : joined) {
         if (c == ',' || c == ' ') take();
         else item += c;
     }

@@ -165,6 +165,12 @@ TEST_CASE("llm view: a token id that does not exist, or a malformed choice, is o
         }
     }
     CHECK(llm::parse_forced("0:1, 3:2", 10) == std::map<int, int>{{0, 1}, {3, 2}});
+    // Spaces beside a colon belong to the pair (" 0 : 412 " said "\"0\" is not index:id").
+    CHECK(llm::parse_forced(" 0 : 1 ,3 :2", 10) == std::map<int, int>{{0, 1}, {3, 2}});
+    CHECK_THROWS_WITH_AS(llm::parse_forced("0 1", 10),
+                         "request field force = \"0 1\": \"0\" is not index:id (e.g. \"0:412\": token 412 as the first "
+                         "generated token)",
+                         Error);
     CHECK(llm::format_forced({{0, 1}, {3, 2}}) == "0:1, 3:2");
 }
 
