@@ -346,7 +346,7 @@ TEST_CASE("lessons: the serving lab's experiments count their work, the bundled 
     // A value the experiment's knob refuses cannot be counted: it is refused
     // here, at the value, not when the step runs.
     CHECK(error_of(lab_lesson("{experiment: speculative, spec_tokens: 1000000000}", 1)) ==
-          "4:57: \"spec_tokens\" must be a whole number from 1 to 4096, got 1000000000");
+          "4:57: \"spec_tokens\" must be a whole number from 2 to 4096, got 1000000000");
     CHECK(error_of(lab_lesson("{experiment: waits, agent_calls: 1e9}", 1)) ==
           "4:51: \"agent_calls\" must be a whole number from 1 to 100, got 1e9");
 }
