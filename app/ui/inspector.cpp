@@ -6,6 +6,7 @@
 #include <cfloat>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -209,6 +210,10 @@ void weights(const app::LessonState& st, const TraceEvent& load) {
     const Field* out = load.find(keys::weights_checksum);
     const bool in_outputs = out && field_text(*out) == st.checksum;
     if (in_outputs && st.weights_file.empty()) return;
+    // The summary above names the file it mapped ("mapped stories-3m-f16.gguf
+    // (3.8 M parameters…)"): its whole path again was a line the pane lacked.
+    const std::string file_name = std::filesystem::path(st.weights_file).filename().string();
+    if (in_outputs && !file_name.empty() && load.summary.find(file_name) != std::string::npos) return;
     // Only the file's path (the checksum is among the outputs): beside its
     // heading, one line less.
     if (in_outputs) inline_section(tr("Weights"));
