@@ -4,7 +4,8 @@
 // dwarfs the steps runs off their scale, broken); TTFT bracketed
 // from where it starts (tokenizing) to the first token, TPOT as a line over
 // the decode steps; a counter: N tokens took N forward passes; and the
-// prefill and decode times per token, side by side. Only the
+// prefill and decode times per token, side by side, and the request before's
+// TTFT and TPOT beside them. Only the
 // engine's own time is drawn — a class pausing between stepped stages does
 // not stretch any bar.
 #include <algorithm>
@@ -82,12 +83,25 @@ void draw_timeline_panel(const app::Snapshot& s, ViewState& v, app::Session&, co
                                            prefill->n_tokens, per_prompt_token, pretty_number(view->tpot_ms, 3)));
             }
         }
+        // The request before, for comparison: lesson 05's short prompt is
+        // said to answer sooner than the long one, whose figures had gone.
+        std::string before;
+        if (view->before && view->before->tpot_ms > 0)
+            before = tr(fmt::format("The request before: {} prompt tokens, TTFT {} ms, TPOT {} ms.", view->before->n_prompt,
+                                    pretty_number(view->before->ttft_ms, 3), pretty_number(view->before->tpot_ms, 3)));
+        else if (view->before)
+            before = tr(fmt::format("The request before: {} prompt tokens, TTFT {} ms.", view->before->n_prompt,
+                                    pretty_number(view->before->ttft_ms, 3)));
         std::vector<const char*> notes = {
             tr("TTFT = tokenize + prefill + first sample: from the start of tokenizing to the first token."),
             tr("TPOT = mean of (forward + sample) over the decode steps."),
             tr("Engine time only: pauses between lesson steps are not counted."),
         };
         std::vector<std::uint32_t> note_rgb = {theme::bad_rgb, theme::good_rgb, theme::muted_rgb};
+        if (!before.empty()) {
+            notes.insert(notes.begin() + 1, before.c_str());
+            note_rgb.insert(note_rgb.begin() + 1, theme::muted_rgb);
+        }
         if (!per_token.empty()) {
             notes.insert(notes.begin() + 1, per_token.c_str());
             note_rgb.insert(note_rgb.begin() + 1, theme::text_rgb);

@@ -343,8 +343,11 @@ public:
         ev.says(fmt::format("{} → {}", quote_text(*prompt), pieces));
         if (LlmView* v = model_.view()) {
             const std::uint64_t request = v->request + 1;
+            std::optional<EarlierRequest> before;
+            if (v->ttft_ms > 0) before = EarlierRequest{v->n_prompt, v->ttft_ms, v->tpot_ms};
             *v = LlmView{};
             v->request = request;
+            v->before = before;
             for (int t : tokens_) v->tokens.push_back(view_token(t, true, false));
             v->n_prompt = static_cast<int>(tokens_.size());
             v->tokenize_ms = tokenize_ms_;

@@ -18,6 +18,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -100,8 +101,17 @@ struct ViewNext {
     std::string to_force_piece;
 };
 
+// The request before this one, kept for comparison (lesson 05: a short
+// prompt's TTFT beside the long one's, which was no longer on the screen).
+struct EarlierRequest {
+    int n_prompt = 0;
+    double ttft_ms = 0;
+    double tpot_ms = 0;  // 0 when it generated one token
+};
+
 struct LlmView {
     std::uint64_t request = 0;      // grows with every request the model starts
+    std::optional<EarlierRequest> before;  // none for the first request, or one that never reached a token
     std::vector<ViewToken> tokens;  // prompt, then generated
     int n_prompt = 0;
     std::vector<ViewPass> passes;   // every forward pass of the request, in order

@@ -1576,6 +1576,26 @@ TEST_CASE("screenshots: the timeline gives the median decode step beside TPOT") 
     CHECK(check_panel_steps("05-prefill-decode-kv-cache.yaml", "timeline", check) >= 1);
 }
 
+// Lesson 05's step 7 says a short prompt answers sooner than the long one
+// before it, whose TTFT had left the screen: the timeline names the request
+// before, its prompt and TTFT from the view the model kept.
+TEST_CASE("screenshots: the timeline names the request before, for comparison") {
+    int with_before = 0;
+    const auto check = [&](int step, const std::string& screen, const llm::LlmView& view) {
+        if (!view.before) {
+            CHECK(screen.find("The request before") == std::string::npos);
+            return;
+        }
+        CHECK(step > 1);
+        ++with_before;
+        CHECK(screen.find(fmt::format("The request before: {} prompt tokens, TTFT {} ms", view.before->n_prompt,
+                                      ui::pretty_number(view.before->ttft_ms, 3))) != std::string::npos);
+        CHECK(view.before->n_prompt != view.n_prompt);  // step 7: 149 tokens before, 6 now
+    };
+    CHECK(check_panel_steps("05-prefill-decode-kv-cache.yaml", "timeline", check) >= 2);
+    CHECK(with_before >= 1);
+}
+
 // The KV cache panel's bytes read as the room reads numbers: the formula's
 // "= 307,200 B" grouped, the pool "1 MiB". Lesson 05 printed "307200 B ·
 // … pool 1048576 B", hard to read from the back of a room. Each figure from
