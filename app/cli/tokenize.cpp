@@ -2,8 +2,12 @@
 //   Splits TEXT ("-" reads standard input) with the model's tokenizer and
 //   prints one token per line: its id, the text it stands for with spaces and
 //   newlines made visible (␣ ↵ ⇥), and the token as stored in the vocabulary.
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <iostream>
 #include <iterator>
 #include <memory>
@@ -104,10 +108,19 @@ int run_tokenize(const TokenizeOptions& o) {
     if (text == "-") {
         // Standard input may never end (/dev/zero, `yes |`): read at most
         // max_stdin_bytes and refuse more, rather than grow until memory runs out.
+        // read(2), not std::cin: a stream takes a read error (standard input
+        // a folder, or closed) for the end, and tokenized "" with exit 0.
         text.clear();
         char buf[1 << 16];
-        while (std::cin.read(buf, sizeof buf) || std::cin.gcount() > 0) {
-            text.append(buf, static_cast<std::size_t>(std::cin.gcount()));
+        for (;;) {
+            const ssize_t n = ::read(STDIN_FILENO, buf, sizeof buf);
+            if (n == 0) break;
+            if (n < 0 && errno == EINTR) {
+                throw_if_cancelled();
+                continue;
+            }
+            if (n < 0) throw Error(fmt::format("standard input: cannot read it ({})", std::strerror(errno)));
+            text.append(buf, static_cast<std::size_t>(n));
             if (text.size() > max_stdin_bytes)
                 throw Error(fmt::format("standard input: more than {} MiB of text; tokenize a shorter text",
                                         max_stdin_bytes >> 20));

@@ -86,8 +86,14 @@ std::map<int, int> parse_forced(const std::string& text, int n_vocab) {
         }
         if (used_k != colon || used_id != item.size() - colon - 1 || k < 0)
             throw bad(fmt::format("\"{}\" is not index:id (e.g. \"0:412\": token 412 as the first generated token)", item));
+        // Past any answer's end (max_tokens is at most 10⁶): 4294967296 was
+        // stored as an int, wrapped to 0, and forced the first token.
+        if (k >= 1000000)
+            throw bad(fmt::format("index {} is past any answer's end (max_tokens is at most 1000000)", k));
         if (id < 0 || id >= n_vocab)
             throw bad(fmt::format("token id {} does not exist: the vocabulary has ids 0..{}", id, n_vocab - 1));
+        if (out.count(static_cast<int>(k)))
+            throw bad(fmt::format("index {} is forced twice (to {} and {})", k, out[static_cast<int>(k)], id));
         out[static_cast<int>(k)] = static_cast<int>(id);
         item.clear();
     };

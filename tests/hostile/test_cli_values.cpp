@@ -297,6 +297,19 @@ TEST_CASE("cli: tokenize - reads at most 64 MiB of standard input") {
     CHECK(contains(r.output, "standard input: more than 64 MiB of text"));
 }
 
+// Standard input that cannot be read (a folder, or closed) was taken for
+// empty text: "1 tokens", exit 0.
+TEST_CASE("cli: tokenize - says when standard input cannot be read") {
+    const auto folder = run_command("timeout -s KILL 20 " + sixstep_cmd("tokenize -m '" + model_file + "' -") + " < " +
+                                    std::string(SIXSTEP_SOURCE_DIR));
+    CHECK(folder.exit_code == 2);
+    CHECK(contains(folder.output, "standard input: cannot read it (Is a directory)"));
+    const auto closed =
+        run_command("timeout -s KILL 20 " + sixstep_cmd("tokenize -m '" + model_file + "' -") + " <&-");
+    CHECK(closed.exit_code == 2);
+    CHECK(contains(closed.output, "standard input: cannot read it"));
+}
+
 // Values inside the old ranges that ran for minutes or toward 8 GB, or
 // printed a 10³⁰⁰-year bill; and an option of another mode, ignored.
 TEST_CASE("cli: work and magnitudes past any use are refused before they run") {

@@ -167,6 +167,13 @@ TEST_CASE("llm view: a token id that does not exist, or a malformed choice, is o
     CHECK(llm::parse_forced("0:1, 3:2", 10) == std::map<int, int>{{0, 1}, {3, 2}});
     // Spaces beside a colon belong to the pair (" 0 : 412 " said "\"0\" is not index:id").
     CHECK(llm::parse_forced(" 0 : 1 ,3 :2", 10) == std::map<int, int>{{0, 1}, {3, 2}});
+    // An index past any answer wrapped at 32 bits (4294967296 forced token 0).
+    CHECK_THROWS_WITH_AS(llm::parse_forced("4294967296:3", 10),
+                         "request field force = \"4294967296:3\": index 4294967296 is past any answer's end "
+                         "(max_tokens is at most 1000000)",
+                         Error);
+    CHECK_THROWS_WITH_AS(llm::parse_forced("0:3, 0:4", 10),
+                         "request field force = \"0:3, 0:4\": index 0 is forced twice (to 3 and 4)", Error);
     CHECK_THROWS_WITH_AS(llm::parse_forced("0 1", 10),
                          "request field force = \"0 1\": \"0\" is not index:id (e.g. \"0:412\": token 412 as the first "
                          "generated token)",

@@ -8,6 +8,7 @@
 #include "temp_dir.h"
 
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -142,4 +143,25 @@ TEST_CASE("cli: perplexity on held-out stories, with a reference") {
     CHECK(doc["perplexity"].get<double>() > 1.0);
     CHECK(doc["compare"]["kl_mean"].get<double>() > 0);
     bad_input("perplexity -m '" + bundled + "' --text /no/such/file.txt", "/no/such/file.txt: cannot open the text file: No such file or directory");
+}
+
+// A byte-order mark was scored as text: 13 tokens became 16 and the
+// perplexity 46 became 1,497; a file of nothing but one scored 10⁷.
+TEST_CASE("cli: perplexity leaves a text file's byte-order mark out") {
+    const fs::path dir = sixstep::test::process_temp_dir("calc-cli-bom");
+    const std::string story = "The cat sat on the mat. The dog ran.\n";
+    std::ofstream(dir / "plain.txt", std::ios::binary) << story;
+    std::ofstream(dir / "bom.txt", std::ios::binary) << "\xEF\xBB\xBF" << story;
+    std::ofstream(dir / "only.txt", std::ios::binary) << "\xEF\xBB\xBF";
+    const auto score = [&](const char* file) {
+        const auto r = run_command(sixstep_cmd("perplexity -m '" + bundled + "' --text '" + (dir / file).string() +
+                                               "' -t 1 --json"));
+        REQUIRE(r.exit_code == 0);
+        return nlohmann::json::parse(r.output);
+    };
+    const auto plain = score("plain.txt"), bom = score("bom.txt");
+    CHECK(bom["n_tokens"] == plain["n_tokens"]);
+    CHECK(bom["perplexity"] == plain["perplexity"]);
+    const auto only = run_command(sixstep_cmd("perplexity -m '" + bundled + "' --text '" + (dir / "only.txt").string() + "' -t 1"));
+    CHECK(only.exit_code == 2);
 }
