@@ -1266,6 +1266,9 @@ const Catalogue& chinese_catalogue() {
              "每步 {} 个序列时，每秒词元数达到 {}\u00d7（对比每步 {} 个），每个词元的耗时变为 {}\u00d7"},
             {"{} requests served in {} s of virtual time: median TTFT {} ms, median TPOT {} ms, {} output tokens/s",
              "{} 个请求在 {} s 虚拟时间内服务完：TTFT 中位数 {} ms，TPOT 中位数 {} ms，每秒输出 {} 个词元"},
+            {"{} requests served in {} s of virtual time: median TTFT {} ms, median TPOT none (no request had a second "
+             "token), {} output tokens/s",
+             "{} 个请求在 {} s 虚拟时间内服务完：TTFT 中位数 {} ms，没有 TPOT（没有请求生成第二个词元），每秒输出 {} 个词元"},
             {"Same arrivals, {} vs {}: median TTFT {} vs {} ms (from arrival), median TPOT {} vs {} ms, requests running at once at most {} vs {}, {} vs {} output tokens/s",
              "同样的到达，{} 对比 {}：首字延迟（TTFT，从到达算起）中位数 {} 对比 {} ms，TPOT 中位数 {} 对比 {} ms，同时运行的请求最多 {} 对比 {} 个，每秒输出词元 {} 对比 {}"},
             {"Meeting every target: {}% vs {}% of requests, goodput {} vs {} req/s",

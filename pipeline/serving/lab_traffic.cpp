@@ -27,6 +27,16 @@ namespace {
 
 double p50(const TrafficReport& r, const char* key) { return r.latency(key).summary.p50; }
 
+// TPOT needs a second token: with one token each no request has one, and
+// the median of nothing read "0 ms" (a `below` on it held for nothing).
+bool has_tpot(const TrafficReport& r) { return r.latency("tpot").summary.count > 0; }
+std::string tpot_text(const TrafficReport& r, int decimals) {
+    return has_tpot(r) ? fmt::format("{:.{}f}", p50(r, "tpot"), decimals) : std::string("none");
+}
+bool measured(const TrafficFigure& f, const TrafficReport& r) {
+    return std::string_view(f.key) != "tpot_p50_ms" || has_tpot(r);
+}
+
 // target_unit "alone": the targets are multiples of what one request takes on
 // an empty server; rate_unit "alone": the rate counts arrivals per the time
 // that request takes from arrival to its last token. Both are measured on
@@ -222,12 +232,13 @@ public:
     void output(const ServingExhibit& ex, TraceEvent& ev) override {
         for (const TrafficFigure& f : traffic_figures()) {
             if (f.needs_target && !has_target()) continue;
-            ev.out(f.key, f.get(ex.run->report), f.unit);
-            if (ex.baseline) ev.out(std::string(keys::baseline_prefix) + f.key, f.get(ex.baseline->report), f.unit);
+            if (measured(f, ex.run->report)) ev.out(f.key, f.get(ex.run->report), f.unit);
+            if (ex.baseline && measured(f, ex.baseline->report))
+                ev.out(std::string(keys::baseline_prefix) + f.key, f.get(ex.baseline->report), f.unit);
         }
         const TrafficReport& r = ex.run->report;
-        ev.summary = fmt::format("p50 TTFT {:.1f} ms, p50 TPOT {:.2f} ms, {:.0f} tok/s", p50(r, "ttft"), p50(r, "tpot"),
-                                 r.total("output_throughput").value);
+        ev.summary = fmt::format("p50 TTFT {:.1f} ms, p50 TPOT {}{}, {:.0f} tok/s", p50(r, "ttft"), tpot_text(r, 2),
+                                 has_tpot(r) ? " ms" : "", r.total("output_throughput").value);
     }
 
     std::string compare(const ServingExhibit& ex, TraceEvent& ev) override {
@@ -235,9 +246,10 @@ public:
         if (!ex.baseline) {
             ev.summary = "no baseline (compare: none)";
             std::string said = fmt::format("{} requests served in {:.2f} s of virtual time: median TTFT {:.1f} ms, "
-                                           "median TPOT {:.2f} ms, {:.0f} output tokens/s.",
+                                           "median TPOT {}, {:.0f} output tokens/s.",
                                            ex.run->requests.size(), r.total("duration").value, p50(r, "ttft"),
-                                           p50(r, "tpot"), r.total("output_throughput").value);
+                                           has_tpot(r) ? tpot_text(r, 2) + " ms" : "none (no request had a second token)",
+                                           r.total("output_throughput").value);
             if (has_target())
                 said += fmt::format(" {}% met every target: goodput {} req/s.",
                                     format_value(Value{r.total("goodput_share").value}, 3),
@@ -255,7 +267,7 @@ public:
             for (std::size_t i = 0; i < ra.size(); ++i) differ += ra[i].output != rb[i].output;
         ev.out("outputs_identical", differ == 0 ? std::string("yes") : fmt::format("{} of {} differ", differ, ra.size()));
         for (const TrafficFigure& f : traffic_figures()) {
-            if (!f.ratio || (f.needs_target && !has_target())) continue;
+            if (!f.ratio || (f.needs_target && !has_target()) || !measured(f, r) || !measured(f, b)) continue;
             const double x = f.get(r), y = f.get(b);
             if (y == 0) continue;  // no ratio to a zero
             ev.out(f.ratio, x / y);
@@ -287,8 +299,8 @@ public:
         std::string said = fmt::format(
             "Same arrivals, {} vs {}: median TTFT {:.1f} vs {:.1f} ms (from arrival), median TPOT {} vs {} ms, "
             "requests running at once at most {} vs {}, {:.0f} vs {:.0f} output tokens/s.",
-            ex.run_label, ex.baseline_label, t, tb, format_value(Value{p50(r, "tpot")}, 3),
-            format_value(Value{p50(b, "tpot")}, 3), r.total("running_peak").value, b.total("running_peak").value,
+            ex.run_label, ex.baseline_label, t, tb, has_tpot(r) ? format_value(Value{p50(r, "tpot")}, 3) : "none",
+            has_tpot(b) ? format_value(Value{p50(b, "tpot")}, 3) : "none", r.total("running_peak").value, b.total("running_peak").value,
             r.total("output_throughput").value, b.total("output_throughput").value);
         // Goodput: what the two medians cannot say, how many requests got both.
         if (has_target())

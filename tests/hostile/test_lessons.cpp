@@ -590,3 +590,18 @@ TEST_CASE("lessons: a training step's huge loss and gradients are narrated with 
     CHECK(contains(r.output, "grad [+2×10¹⁰⁰, +2×10²⁰⁰"));
     CHECK_FALSE(contains(r.output, "0000000000"));
 }
+
+// With one token per request no request has a TPOT: the median of nothing
+// read "0 ms", and `{below: 1}` held for nothing. Absent now, and said so.
+TEST_CASE("lessons: a traffic run with no second token has no TPOT to expect on") {
+    const std::string lesson = write_text(
+        "no-tpot.yaml", std::string("title: t\nmodel: {kind: serving, file: \"") + SIXSTEP_SOURCE_DIR +
+                            "/assets/models/stories-3m-f16.gguf\", threads: 1}\nsteps:\n"
+                            "  - request: {experiment: traffic, requests: 2, rate: 1, max_tokens: 1, min_tokens: 1}\n"
+                            "    run: all\n    expect:\n      output.tpot_p50_ms: {below: 1}\n");
+    const auto r = run_sixstep("--headless '" + lesson + "'", 60);
+    CAPTURE(r.output);
+    CHECK(r.exit_code == 1);
+    CHECK(contains(r.output, "output.tpot_p50_ms: expected < 1, got (nothing"));
+    CHECK(contains(r.output, "median TPOT none (no request had a second token)"));
+}
