@@ -1274,6 +1274,9 @@ const Catalogue& chinese_catalogue() {
             {"Meeting every target: {}% vs {}% of requests, goodput {} vs {} req/s",
              "达到全部目标的请求：{}% 对比 {}%，有效吞吐 {} 对比 {} 请求/秒"},
             {"{}% met every target: goodput {} req/s", "{}% 的请求达到全部目标：有效吞吐 {} 请求/秒"},
+            {"{} of the simulations reached their cap of requests before the queue settled: their means and intervals "
+             "are not to be trusted (a utilization further from 1)",
+             "有 {} 次模拟在队列稳定之前就达到了请求数上限：它们的均值和置信区间不可信（请让利用率离 1 远一些）"},
             {"From {}% to {}% busy the mean wait grew {}\u00d7; at {}% a request waits {} ms for a {} ms service",
              "利用率从 {}% 升到 {}%，平均等待增长了 {}\u00d7；利用率 {}% 时，一个请求要等 {} ms，而服务本身只要 {} ms"},
             {"At {}% busy a request waits {} ms for a {} ms service",

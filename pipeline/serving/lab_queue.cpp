@@ -107,6 +107,16 @@ public:
             for (const auto& [sim, formula] : {std::pair{&p.deterministic, p.md1_ms}, std::pair{&p.exponential, p.mm1_ms}})
                 if (sim->std_error_ms > 0) max_z = std::max(max_z, std::fabs(sim->mean_wait_ms - formula) / sim->std_error_ms);
         }
+        // Near ρ = 1 the queue needs more requests to settle than the run
+        // had: the mean is how long it ran, not the wait (0.9999999 read
+        // 1,000 ms against a formula of 640,000, without a word). The CLI
+        // says so under its table; the lesson, as a warning.
+        const int n_short = unsettled_simulations(c) + !ex.at_utilization.batches_long_enough;
+        if (n_short > 0)
+            ev.warnings.push_back(fmt::format(
+                "{} of the simulations reached their cap of requests before the queue settled: their means and "
+                "intervals are not to be trusted (a utilization further from 1)",
+                n_short));
         const double headroom = max_utilization_for_wait(1, c.service_scv);
         ev.out(keys::wait_growth, growth);
         ev.out(keys::waits_rising, yes_no(rising));
@@ -122,9 +132,10 @@ public:
         // One utilization has no growth to tell ("from 50% to 50% busy the
         // mean wait grew 1×").
         const std::string grew =
-            c.points.size() > 1 ? fmt::format("From {:.0f}% to {:.0f}% busy the mean wait grew {:.0f}×; at {:.0f}%",
-                                              100 * lo.utilization, 100 * hi.utilization, growth, 100 * utilization_)
-                                : fmt::format("At {:.0f}% busy", 100 * utilization_);
+            c.points.size() > 1 ? fmt::format("From {}% to {}% busy the mean wait grew {:.0f}×; at {}%",
+                                              busy_percent(lo.utilization), busy_percent(hi.utilization), growth,
+                                              busy_percent(utilization_))
+                                : fmt::format("At {}% busy", busy_percent(utilization_));
         return fmt::format("{} a request waits {:.3f} ms for a {:.3f} ms service. To wait no longer than one service, "
                            "stay under {:.0f}% busy.",
                            grew, ex.at_utilization.mean_wait_ms, c.mean_service_ms, 100 * headroom);

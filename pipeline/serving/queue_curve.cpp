@@ -90,4 +90,19 @@ QueueCurve run_queue_curve(const QueueCurveParams& p) {
     return c;
 }
 
+int unsettled_simulations(const QueueCurve& curve) {
+    int n = 0;
+    for (const QueuePoint& p : curve.points)
+        n += !p.deterministic.batches_long_enough + !p.exponential.batches_long_enough +
+             (p.empirical && !p.empirical->batches_long_enough);
+    return n;
+}
+
+std::string busy_percent(double u) {
+    int decimals = 0;
+    while (decimals < 9 && u < 1 && std::round(100 * u * std::pow(10, decimals)) >= 100 * std::pow(10, decimals))
+        ++decimals;
+    return fmt::format("{:.{}f}", 100 * u, decimals);
+}
+
 }  // namespace sixstep::serving

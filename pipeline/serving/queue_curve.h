@@ -16,6 +16,7 @@
 #pragma once
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "pipeline/serving/queue_sim.h"
@@ -73,5 +74,14 @@ void validate_queue_curve(const QueueCurveParams& params);
 
 // ρ such that the M/G/1 mean wait equals wait_services mean service times.
 double max_utilization_for_wait(double wait_services, double service_scv);
+
+// Simulations of the curve whose request cap cut the warm-up or the batches
+// short (QueueSimResult::batches_long_enough): near ρ = 1 their mean is how
+// long the run lasted, not the wait.
+int unsettled_simulations(const QueueCurve& curve);
+
+// A utilization in whole percent, with the decimals it needs below 100:
+// 0.9999999 is "99.99999", not "100" (a server never idle, which no queue is).
+std::string busy_percent(double utilization);
 
 }  // namespace sixstep::serving

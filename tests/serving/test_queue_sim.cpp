@@ -211,3 +211,20 @@ TEST_CASE("queue: bad input is refused with one clear message, never simulated")
               run_queue_curve(p);
           }) == "queue: a wait limit must be a positive number of service times, not -2");
 }
+
+// A lesson near ρ = 1 answered "at 100% a request waits 1,509 ms" from
+// simulations cut short by their cap, without a word (the CLI warned).
+TEST_CASE("queue curve: simulations cut short are counted, and a utilization below 1 never reads 100%") {
+    QueueCurve c;
+    c.points.resize(2);
+    CHECK(unsettled_simulations(c) == 0);
+    c.points[1].exponential.batches_long_enough = false;
+    c.points[1].empirical = QueueSimResult{};
+    c.points[1].empirical->batches_long_enough = false;
+    CHECK(unsettled_simulations(c) == 2);
+    CHECK(busy_percent(0.5) == "50");
+    CHECK(busy_percent(0.99) == "99");
+    CHECK(busy_percent(0.999) == "99.9");
+    CHECK(busy_percent(0.9999999) == "99.99999");
+    CHECK(busy_percent(0.996) == "99.6");
+}
