@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,21 @@
 #endif
 
 namespace {
+
+// Two of CLI11's messages in the words of the rest: "--n-predict: At Most 1
+// required but received 2" and "The following argument was not expected: b"
+// (a text with a space in it, unquoted, is the usual cause).
+std::string in_our_words(const std::string& what) {
+    static const std::regex repeated(R"(^(\S+): At Most 1 required but received (\d+)$)");
+    static const std::regex extra(R"(^The following arguments? (?:was|were) not expected: (.*)$)");
+    std::smatch m;
+    if (std::regex_match(what, m, repeated))
+        return fmt::format("{} is given {} times: give it once", m[1].str(), m[2].str());
+    if (std::regex_match(what, m, extra))
+        return fmt::format("{} {} not expected (a value with spaces in it goes in quotes: \"a b\")", m[1].str(),
+                           m[1].str().find(' ') == std::string::npos ? "was" : "were");
+    return what;
+}
 
 // `sixstep [--headless] [--json] [LESSON]`: the window when there is one, else
 // the same lesson narrated in the terminal.
@@ -108,7 +124,7 @@ int main(int argc, char** argv) {
     app.failure_message([](const CLI::App* a, const CLI::Error& e) {
         const std::string what = e.what(), simple = CLI::FailureMessage::simple(a, e);
         const std::string rest = simple.rfind(what, 0) == 0 ? simple.substr(what.size()) : "\n";
-        return "sixstep: error: " + sixstep::printable_cut(what, sixstep::max_message_bytes) + rest;
+        return "sixstep: error: " + sixstep::printable_cut(in_our_words(what), sixstep::max_message_bytes) + rest;
     });
 
     Commands commands;

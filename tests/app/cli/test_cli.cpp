@@ -122,6 +122,21 @@ TEST_CASE("bad command lines exit 2") {
     CHECK(run_command(sixstep_cmd("--headless")).exit_code == 2);
 }
 
+// CLI11's own words ("--n-predict: At Most 1 required but received 2", "The
+// following argument was not expected: b") in the words of the rest.
+TEST_CASE("a repeated option and an argument too many are said plainly, exit 2") {
+    const std::string model = std::string(SIXSTEP_SOURCE_DIR) + "/assets/models/stories-3m-f16.gguf";
+    auto r = run_command(sixstep_cmd("generate -m '" + model + "' --prompt a -n 2 -n 3"));
+    CHECK(r.exit_code == 2);
+    CHECK(r.output.find("--n-predict is given 2 times: give it once") != std::string::npos);
+    r = run_command(sixstep_cmd("tokenize -m '" + model + "' a b"));
+    CHECK(r.exit_code == 2);
+    CHECK(r.output.find("b was not expected (a value with spaces in it goes in quotes: \"a b\")") != std::string::npos);
+    r = run_command(sixstep_cmd("tokenize -m '" + model + "' a b c"));
+    CHECK(r.exit_code == 2);
+    CHECK(r.output.find(" were not expected") != std::string::npos);
+}
+
 TEST_CASE("a mistyped command or lesson name says which one was meant, exit 2") {
     const auto cmd = run_command(sixstep_cmd("--headless infr"));
     CHECK(cmd.exit_code == 2);
