@@ -523,6 +523,7 @@ const Catalogue& chinese_catalogue() {
             {"saved:", "已保存："},  // the training panel: where the frozen weights went
             // beside a value a check could not compare (interpreter.cpp, say_value)
             {"(not a finite number: cannot compare)", "（不是有限数，无法比较）"},
+            {"(what it is compared with is not a finite number: cannot compare)", "（与之比较的值不是有限数，无法比较）"},
             {"the request has not been answered yet; run: all walks it to the respond stage", "请求还没有得到回答；run: all 会把它带到 respond 阶段"},
             {"the step's error stopped the request before its answer", "这一步的错误让请求没能得到回答"},
             {"show the logit_lens panel before the forward pass", "请在前向计算之前显示 logit_lens 面板"},

@@ -72,11 +72,15 @@ std::string say(std::string_view lang, const std::string& en) {
     const std::optional<std::string> t = translate(lang, en);
     return t ? *t : en;
 }
+// What below, above and tol cannot compare: the value got, or the one it is
+// compared with (a remembered text: "got 3 (not a finite number)" blamed 3).
+constexpr std::string_view incomparable_got = " (not a finite number: cannot compare)";
+constexpr std::string_view incomparable_wanted = " (what it is compared with is not a finite number: cannot compare)";
 std::string say_value(std::string_view lang, const std::string& v) {
     if (v.rfind("(nothing", 0) == 0) return say(lang, v);
-    const std::string_view incomparable = " (not a finite number: cannot compare)";
-    if (v.size() > incomparable.size() && std::string_view(v).substr(v.size() - incomparable.size()) == incomparable)
-        return v.substr(0, v.size() - incomparable.size()) + " " + say(lang, std::string(incomparable.substr(1)));
+    for (const std::string_view incomparable : {incomparable_got, incomparable_wanted})
+        if (v.size() > incomparable.size() && std::string_view(v).substr(v.size() - incomparable.size()) == incomparable)
+            return v.substr(0, v.size() - incomparable.size()) + " " + say(lang, std::string(incomparable.substr(1)));
     return v;
 }
 }  // namespace
@@ -856,8 +860,8 @@ CheckResult Interpreter::check(const Expectation& e) const {
         if (op != Condition::Op::below && op != Condition::Op::above && op != Condition::Op::near) continue;
         const double* g = std::get_if<double>(&*got);
         const double* w = std::get_if<double>(&*wants[i]);
-        if (!g || !w || !std::isfinite(*g) || !std::isfinite(*w)) {
-            r.got += " (not a finite number: cannot compare)";
+        if (!g || !std::isfinite(*g) || !w || !std::isfinite(*w)) {
+            r.got += g && std::isfinite(*g) ? incomparable_wanted : incomparable_got;
             return r;
         }
     }

@@ -132,8 +132,9 @@ steps:
 )");
     const StepReport r = it.step();
     CHECK(results(r) == std::vector<bool>{false, false, true});
-    CHECK(r.checks[0].got == "11 (not a finite number: cannot compare)");
-    CHECK(r.checks[0].got_text("zh") == "11 （不是有限数，无法比较）");
+    // 11 is a number: it is the remembered text that cannot be compared.
+    CHECK(r.checks[0].got == "11 (what it is compared with is not a finite number: cannot compare)");
+    CHECK(r.checks[0].got_text("zh") == "11 （与之比较的值不是有限数，无法比较）");
 }
 
 TEST_CASE("expect: an operand that times makes infinite is not a finite number either") {
@@ -149,7 +150,7 @@ steps:
 )");
     const StepReport r = it.step();
     CHECK(results(r) == std::vector<bool>{false, false});
-    CHECK(r.checks[0].got == "11 (not a finite number: cannot compare)");
+    CHECK(r.checks[0].got == "11 (what it is compared with is not a finite number: cannot compare)");
 }
 
 TEST_CASE("expect: equal is 9 significant digits at any size, tol: 0 is equality, and \"-\" reads the engine's minus") {
