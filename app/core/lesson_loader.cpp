@@ -33,7 +33,9 @@
 #include "pipeline/delivery/weights_file.h"
 #include "pipeline/llm/backend_kind.h"
 #include "pipeline/llm/gguf/gguf.h"
+#include "pipeline/llm/llm_model.h"
 #include "pipeline/llm/text_codec.h"
+#include "pipeline/llm/trace_keys.h"
 #include "pipeline/llm/vocab/vocab.h"
 #include "pipeline/models.h"
 #include "pipeline/tools/random_model.h"
@@ -1324,13 +1326,34 @@ std::string bundled_names(const std::string& what) {
 // tokens is exactly, or an id below its size. Found before step 1 rather
 // than when the step runs, after the steps before it have taken the class's
 // time.
+// A request's `force` field ("0:412, 3:99"), unless the step expects the
+// error it gives.
+const std::string* request_force(const LessonStep& st) {
+    if (!st.request) return nullptr;
+    for (const Expectation& e : st.expect)
+        if (e.path == "error" && !e.negated) return nullptr;
+    for (const auto& [name, value] : *st.request)
+        if (name == llm::keys::force) return &value;
+    return nullptr;
+}
+
 void check_forced_tokens(const Lesson& lesson, const llm::GGUFFile& file, std::vector<Error>& problems) {
-    const auto forces = [](const LessonStep& st) { return st.force.has_value(); };
+    const auto forces = [](const LessonStep& st) { return st.force.has_value() || request_force(st); };
     if (std::none_of(lesson.steps.begin(), lesson.steps.end(), forces)) return;
     const auto vocab = std::make_shared<const llm::Vocab>(llm::Vocab::from_gguf(file));
     const auto codec = llm::make_vocab_codec(vocab);
     const int n_tokens = static_cast<int>(vocab->n_tokens());
     for (const LessonStep& st : lesson.steps) {
+        // The ids of a request's force against the vocabulary ("0:99999"
+        // failed only when the step ran); its form was checked where read.
+        if (const std::string* force = request_force(st)) {
+            const auto at = st.request_at.find(llm::keys::force);
+            try {
+                (void)llm::parse_forced(*force, n_tokens);
+            } catch (const Error& e) {
+                problems.emplace_back(at != st.request_at.end() ? at->second : st.where, e.message());
+            }
+        }
         if (!st.force) continue;
         try {
             if (const double* id = std::get_if<double>(&*st.force)) {

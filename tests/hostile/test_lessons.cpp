@@ -571,6 +571,12 @@ TEST_CASE("lessons: kv_calc sizes, an empty prompt and a malformed force are err
         CHECK_MESSAGE(error_of(head + "  - request: {prompt: Once, force: " + force + "}\n").find("is not index:id") !=
                           std::string::npos,
                       force);
+    // A token id the vocabulary lacks, against the model file before step 1.
+    const auto vocab = run_sixstep(
+        "check '" + write_text("force-id.yaml", head + "  - request: {prompt: Once, force: \"0:99999\"}\n    run: all\n") + "'");
+    CHECK(vocab.exit_code == 2);
+    CHECK(contains(vocab.output, "force-id.yaml:4:36: request field force = \"0:99999\": token id 99999 does not exist: "
+                                 "the vocabulary has ids 0..1999"));
     // And a step that expects the error still shows it.
     CHECK(error_of(head + "  - kv_calc: {preset: stories-3m, tokens: 0.5}\n    expect:\n      error: {contains: tokens}\n") ==
           "(valid)");
