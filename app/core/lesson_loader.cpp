@@ -1411,7 +1411,14 @@ void check_lesson_files(const Lesson& lesson) {
             const std::string arch = file.architecture();
             const auto n_layer = file.find_u32(arch + ".block_count");
             const auto n_head = file.find_u32(arch + ".attention.head_count");
+            const auto n_ctx = file.find_u32(arch + ".context_length");
             for (const LessonStep& st : lesson.steps) {
+                // The cached and uncached generations must fit the context
+                // (600 on a model of 512 failed only when the step ran).
+                if (st.kv_experiment && n_ctx && *st.kv_experiment >= static_cast<long long>(*n_ctx))
+                    problems.emplace_back(st.where, fmt::format("kv_experiment: {} tokens after the prompt do not fit "
+                                                                "the model's context of {} positions (n_ctx)",
+                                                                *st.kv_experiment, *n_ctx));
                 if (!st.attention) continue;
                 if (n_layer && st.attention->layer >= static_cast<int>(*n_layer))
                     problems.emplace_back(st.attention->where,
@@ -1453,8 +1460,11 @@ void check_lesson_files(const Lesson& lesson) {
             for (const auto& [k, v] : *st.request)
                 if (k == serving::draft_field) draft = v;
             try {
-                (void)serving::speculative_draft_file(
+                const fs::path file = serving::speculative_draft_file(
                     m.file.empty() ? fs::path() : fs::path(resolve_lesson_path(lesson, m.file)).parent_path(), draft);
+                // A file that is there but no model (a folder, a text) failed
+                // only at its step; a model file is opened here too.
+                (void)llm::GGUFFile::open(file);
             } catch (const Error& e) {
                 problems.emplace_back(at->second, e.message());
             }

@@ -577,6 +577,19 @@ TEST_CASE("lessons: kv_calc sizes, an empty prompt and a malformed force are err
     CHECK(vocab.exit_code == 2);
     CHECK(contains(vocab.output, "force-id.yaml:4:36: request field force = \"0:99999\": token id 99999 does not exist: "
                                  "the vocabulary has ids 0..1999"));
+    // An experiment longer than the model's context, and a draft that is no model.
+    const auto long_kv = run_sixstep("check '" + write_text("kv-long.yaml", head + "  - kv_experiment: 600\n") + "'");
+    CHECK(long_kv.exit_code == 2);
+    CHECK(contains(long_kv.output, "kv_experiment: 600 tokens after the prompt do not fit the model's context of 512"));
+    const std::string serving = std::string("title: t\nmodel: {kind: serving, file: \"") + SIXSTEP_SOURCE_DIR +
+                                "/assets/models/stories-3m-f16.gguf\"}\nsteps:\n";
+    const auto text_draft = run_sixstep(
+        "check '" +
+        write_text("draft-text.yaml", serving + "  - request: {experiment: speculative, draft: \"" +
+                                          std::string(SIXSTEP_SOURCE_DIR) + "/README.md\"}\n    run: all\n") +
+        "'");
+    CHECK(text_draft.exit_code == 2);
+    CHECK(contains(text_draft.output, "not a GGUF file"));
     // And a step that expects the error still shows it.
     CHECK(error_of(head + "  - kv_calc: {preset: stories-3m, tokens: 0.5}\n    expect:\n      error: {contains: tokens}\n") ==
           "(valid)");
