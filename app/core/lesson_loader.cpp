@@ -22,8 +22,8 @@
 #include <yaml-cpp/yaml.h>
 
 #include "app/core/lesson.h"
+#include "app/core/kv_calc_spec.h"
 #include "app/core/lesson_paths.h"
-#include "app/core/llm_panels.h"
 #include "app/server/load_generator.h"
 #include "pipeline/core/data_dir.h"
 #include "pipeline/core/file.h"

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "app/core/kv_calc_spec.h"
 #include "pipeline/core/error.h"
 #include "pipeline/core/text.h"
 #include "pipeline/llm/llm_model.h"
@@ -80,25 +81,6 @@ void LlmPanels::run_kv_experiment(const std::string& prompt, int n_tokens) {
     x.result = llm::run_kv_experiment(model_.backend(), model_.codec(), prompt, n_tokens);
     for (int t : x.result.tokens_cached) x.pieces.push_back(model_.codec().piece(t));
     kv_experiment_ = std::move(x);
-}
-
-serving::KvCalcParams kv_calc_params(const KvCalcSpec& spec) {
-    serving::KvCalcParams p = spec.preset.empty() ? serving::KvCalcParams{} : serving::kv_preset(spec.preset);
-    const bool edited = spec.n_layer || spec.n_head_kv || spec.head_dim;
-    if (spec.n_layer) p.n_layer = *spec.n_layer;
-    if (spec.n_head_kv) p.n_head_kv = *spec.n_head_kv;
-    if (spec.head_dim) p.head_dim = *spec.head_dim;
-    if (edited) p.shape_notes.clear();  // the preset's notes were about its own shape
-    if (!spec.preset.empty() && edited) p.shape_name = spec.preset + ", edited";
-    if (!spec.dtype.empty()) {
-        const auto d = serving::kv_dtype_from_name(spec.dtype);
-        if (!d) throw Error(fmt::format("unknown dtype \"{}\" (known: {})", spec.dtype, serving::kv_dtype_names()));
-        if (*d != p.dtype) p.dtype_why.clear();
-        p.dtype = *d;
-    }
-    p.n_tokens = spec.n_tokens;
-    p.n_sessions = spec.n_sessions;
-    return p;
 }
 
 void LlmPanels::kv_calc(const KvCalcSpec& spec) {

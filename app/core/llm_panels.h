@@ -115,10 +115,6 @@ private:
     std::optional<serving::KvCalcResult> kv_calc_;
 };
 
-// A lesson's `kv_calc:` as the calculator's parameters: the preset, then
-// what the step typed over it. Throws sixstep::Error for an unknown dtype.
-serving::KvCalcParams kv_calc_params(const KvCalcSpec& spec);
-
 // "kv_experiment.*", "kv_calc.*" and "logit_lens.*" paths from the panels'
 // state; nullopt when the path is not one of them or has no value yet.
 std::optional<Value> panel_lookup(const PanelsState& panels, std::string_view head, std::string_view key);
