@@ -150,7 +150,7 @@ int run_queue(QueueOptions& o) {
     if (g) std::printf(" M/G/1 sim | M/G/1 formula |");
     std::printf(" wait ÷ service (M/D/1, M/M/1) | requests |\n");
     std::printf("|---:|---:|---:|---:|---:|---:|%s---:|---:|\n", g ? "---:|---:|" : "");
-    int n_sims = 0, n_off = 0, n_short = 0;
+    int n_sims = 0, n_off = 0;
     for (const QueuePoint& pt : c.points) {
         // A service of 10⁹ ms at 50 % has 5×10⁻⁷ arrivals/s, which %.1f wrote "0.0".
         const std::string rate = pt.arrival_rate_per_s >= 0.1 ? fmt::format("{:.1f}", pt.arrival_rate_per_s)
@@ -164,7 +164,6 @@ int run_queue(QueueOptions& o) {
         const auto tally = [&](const QueueSimResult& r, double f) {
             ++n_sims;
             n_off += std::fabs(r.mean_wait_ms - f) > r.ci95_ms;
-            n_short += !r.batches_long_enough;
         };
         tally(pt.deterministic, pt.md1_ms);
         tally(pt.exponential, pt.mm1_ms);
@@ -173,6 +172,7 @@ int run_queue(QueueOptions& o) {
     std::printf("\n%d of %d simulations within their 95 %% interval of the formula (about 1 in 20 may fall outside "
                 "by chance)\n",
                 n_sims - n_off, n_sims);
+    const int n_short = unsettled_simulations(c);
     if (n_short > 0)
         std::printf("%d simulation%s hit the request cap before the queue settled (a warm-up of 5 relaxation "
                     "times, batches of 10): their means and intervals are not to be trusted\n",

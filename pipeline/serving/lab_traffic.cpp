@@ -6,6 +6,7 @@
 // TTFT or TPOT target, goodput: requests meeting every target ÷ duration.
 #include <algorithm>
 #include <optional>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -30,8 +31,8 @@ double p50(const TrafficReport& r, const char* key) { return r.latency(key).summ
 // TPOT needs a second token: with one token each no request has one, and
 // the median of nothing read "0 ms" (a `below` on it held for nothing).
 bool has_tpot(const TrafficReport& r) { return r.latency("tpot").summary.count > 0; }
-std::string tpot_text(const TrafficReport& r, int decimals) {
-    return has_tpot(r) ? fmt::format("{:.{}f}", p50(r, "tpot"), decimals) : std::string("none");
+std::string tpot_text(const TrafficReport& r, std::string_view none) {
+    return has_tpot(r) ? fmt::format("{:.2f} ms", p50(r, "tpot")) : std::string(none);
 }
 bool measured(const TrafficFigure& f, const TrafficReport& r) {
     return std::string_view(f.key) != "tpot_p50_ms" || has_tpot(r);
@@ -237,8 +238,8 @@ public:
                 ev.out(std::string(keys::baseline_prefix) + f.key, f.get(ex.baseline->report), f.unit);
         }
         const TrafficReport& r = ex.run->report;
-        ev.summary = fmt::format("p50 TTFT {:.1f} ms, p50 TPOT {}{}, {:.0f} tok/s", p50(r, "ttft"), tpot_text(r, 2),
-                                 has_tpot(r) ? " ms" : "", r.total("output_throughput").value);
+        ev.summary = fmt::format("p50 TTFT {:.1f} ms, p50 TPOT {}, {:.0f} tok/s", p50(r, "ttft"), tpot_text(r, "none"),
+                                 r.total("output_throughput").value);
     }
 
     std::string compare(const ServingExhibit& ex, TraceEvent& ev) override {
@@ -248,7 +249,7 @@ public:
             std::string said = fmt::format("{} requests served in {:.2f} s of virtual time: median TTFT {:.1f} ms, "
                                            "median TPOT {}, {:.0f} output tokens/s.",
                                            ex.run->requests.size(), r.total("duration").value, p50(r, "ttft"),
-                                           has_tpot(r) ? tpot_text(r, 2) + " ms" : "none (no request had a second token)",
+                                           tpot_text(r, "none (no request had a second token)"),
                                            r.total("output_throughput").value);
             if (has_target())
                 said += fmt::format(" {}% met every target: goodput {} req/s.",
