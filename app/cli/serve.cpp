@@ -109,18 +109,18 @@ int run_serve(const ServeOptions& o) {
     http.begin_shutdown();
     engine.stop(std::chrono::milliseconds(static_cast<long long>(o.shutdown_grace * 1000)));
     http.stop();  // after the handlers wrote their last chunks
-    // The listener returns once every connection's thread is done. A client
-    // still sending its request's header, a line at a time, keeps its thread
-    // reading (each line restarts the read timeout) for as long as it likes:
-    // 52 s after SIGTERM, once. Every answer is out by now, so past a short
-    // wait the process ends without it.
+    // The listener returns once every connection's thread is done. Reading
+    // threads look at the stop every tenth of a second (connection_loop.h),
+    // so a client still sending its request is dropped at once; a write to a
+    // client that reads nothing may wait out the write timeout. Every answer
+    // is out by now, so past a short wait the process ends without it.
     const bool listener_ended = listener_done.wait_for(std::chrono::seconds(2)) == std::future_status::ready;
     std::fprintf(stderr, "sixstep serve: stopped (%lld finished, %lld cancelled)\n",
                  engine.metrics().finished(llm::StopReason::eos) + engine.metrics().finished(llm::StopReason::max_tokens) +
                      engine.metrics().finished(llm::StopReason::stop_string),
                  engine.metrics().finished(llm::StopReason::cancelled));
     if (!listener_ended) {
-        std::fprintf(stderr, "sixstep serve: dropped the connections still sending a request\n");
+        std::fprintf(stderr, "sixstep serve: dropped the connections that did not take their answers\n");
         std::fflush(stdout);
         std::fflush(stderr);
         std::_Exit(exit_ok);  // the listener's thread cannot be joined, nor left to a destructor

@@ -1,6 +1,7 @@
 #include "app/server/http_server.h"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <csignal>
 #include <cstdint>
@@ -14,6 +15,7 @@
 #include <httplib.h>
 #include <nlohmann/json.hpp>
 
+#include "app/server/connection_loop.h"
 #include "app/server/openai_protocol.h"
 #include "pipeline/core/error.h"
 #include "pipeline/core/text.h"
@@ -38,23 +40,19 @@ void send_error(httplib::Response& res, const ApiError& e, int retry_after_s = 0
 // Answers `e`, then closes the connection: after a request whose framing
 // cannot be trusted, nothing more on the connection can be read as a
 // request (RFC 9112, 6.1 and 6.3) — bytes a proxy took for a body would run
-// here as a request of their own. cpp-httplib decides to keep a connection
-// from the request's headers before any handler runs, and drops it only
-// when an answer fails to write; so the body goes out through a content
-// provider that writes it whole, then reports failure. The Connection
-// header the answer carries is taken from the request's.
-void send_error_and_close(const httplib::Request& req, httplib::Response& res, const ApiError& e) {
+// here as a request of their own. The answer says "Connection: close"
+// (cpp-httplib takes it from the request's header).
+void close_after(const httplib::Request& req) {
     auto& request = const_cast<httplib::Request&>(req);  // the server's own object, handed over as const
     request.headers.erase("Connection");
     request.set_header("Connection", "close");
-    res.status = e.status;
+    ConnectionServer::close_after_this();
+}
+
+void send_error_and_close(const httplib::Request& req, httplib::Response& res, const ApiError& e) {
+    close_after(req);
     res.body.clear();
-    auto body = std::make_shared<const std::string>(dump(error_body(e)));
-    res.set_content_provider(body->size(), "application/json",
-                             [body](std::size_t offset, std::size_t length, httplib::DataSink& sink) {
-                                 sink.write(body->data() + offset, length);
-                                 return false;  // all written: failing now closes the connection
-                             });
+    send_error(res, e);
 }
 
 std::string sse(const json& j) { return "data: " + dump(j) + "\n\n"; }
@@ -180,6 +178,15 @@ std::string lower_header(const httplib::Request& req, const char* name) {
 // other was refused before routing, by bad_framing).
 bool has_body(const httplib::Request& req) {
     return req.has_header("Content-Length") || lower_header(req, "Transfer-Encoding").find("chunked") != std::string::npos;
+}
+
+// Whether the request has a body cpp-httplib will not read: it reads one
+// for POST, PUT, PATCH and DELETE only.
+bool body_left_unread(const httplib::Request& req) {
+    static const std::array<const char*, 4> reading = {"POST", "PUT", "PATCH", "DELETE"};
+    if (std::find(reading.begin(), reading.end(), req.method) != reading.end()) return false;
+    return lower_header(req, "Transfer-Encoding").find("chunked") != std::string::npos ||
+           (req.has_header("Content-Length") && req.get_header_value("Content-Length") != "0");
 }
 
 // Reads a request's body to its end, keeping at most `limit` bytes of it.
@@ -321,19 +328,24 @@ ApiError wrong_method_error(const httplib::Request& req, httplib::Response& res,
 }  // namespace
 
 HttpServer::HttpServer(ServingEngine& engine, const llm::TextCodec& codec, HttpServerParams params)
-    : engine_(engine), codec_(codec), params_(std::move(params)), http_(std::make_unique<httplib::Server>()) {
+    : engine_(engine), codec_(codec), params_(std::move(params)) {
     if (params_.max_concurrent < 1 || params_.max_concurrent > max_concurrent_limit)
         throw Error(fmt::format("max concurrent {}: use 1 to {}", params_.max_concurrent, max_concurrent_limit));
+    if (params_.request_timeout_s < 1) throw Error(fmt::format("request timeout {} s: use 1 or more", params_.request_timeout_s));
     if (params_.port < 0 || params_.port > 65535) throw Error(fmt::format("port {}: use 0..65535", params_.port));
     if (params_.model_id.empty()) throw Error("the server needs a model id");
     // A client that vanished must cost an error code on write, not the process.
     std::signal(SIGPIPE, SIG_IGN);
 
+    // Threads kept for every allowed completion plus the cheap routes and
+    // the quick 503s beyond the limit; more while connections wait, so slow
+    // clients do not keep the rest out (connection_loop.h).
+    const int n_kept = params_.max_concurrent + 8;
+    http_ = std::make_unique<ConnectionServer>(
+        ConnectionLimits{.request_timeout = std::chrono::seconds(params_.request_timeout_s),
+                         .n_kept = n_kept,
+                         .n_most = std::max(n_kept, max_connection_threads)});
     httplib::Server& s = *http_;
-    // Enough threads for every allowed completion plus the cheap routes and
-    // the quick 503s beyond the limit.
-    const int n_threads = params_.max_concurrent + 8;
-    s.new_task_queue = [n_threads] { return new httplib::ThreadPool(static_cast<size_t>(n_threads)); };
     s.set_payload_max_length(params_.max_body_bytes);
     s.set_read_timeout(params_.read_timeout_s, 0);
     s.set_write_timeout(params_.write_timeout_s, 0);
@@ -381,6 +393,10 @@ HttpServer::HttpServer(ServingEngine& engine, const llm::TextCodec& codec, HttpS
             else send_error(res, e);
             return httplib::Server::HandlerResponse::Handled;
         }
+        // A body sent with a method cpp-httplib reads no body for (GET,
+        // HEAD, OPTIONS): its bytes would be parsed as the next request. The
+        // request is answered, then the connection closed.
+        if (body_left_unread(req)) close_after(req);
         // An expectation the server cannot meet: 417 (RFC 9110, 10.1.1),
         // before the body, which is left unread. cpp-httplib meets
         // "100-continue" and ignored any other, so a client waiting on one
@@ -402,6 +418,12 @@ HttpServer::HttpServer(ServingEngine& engine, const llm::TextCodec& codec, HttpS
     });
     s.set_error_handler([this](const httplib::Request& req, httplib::Response& res) {
         if (!res.body.empty() || res.content_provider_) return;  // a handler's own answer
+        // A request that stopped arriving, or took too long to: whatever
+        // cpp-httplib made of what came, 408 and closed.
+        if (const std::string late = ConnectionServer::request_cut_short(); !late.empty()) {
+            send_error_and_close(req, res, ApiError(408, error_type_for_status(408), late));
+            return;
+        }
         const ApiError e(res.status, error_type_for_status(res.status),
                          status_message(req, res.status, params_.max_body_bytes));
         // cpp-httplib's 400 (a request it could not parse, a body cut

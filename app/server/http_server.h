@@ -6,17 +6,19 @@
 //   GET  /health       {"status": "ok"} (503 while shutting down)
 //   GET  /metrics      Prometheus text (server_metrics.h)
 //
-// Each HTTP connection has a thread from a fixed pool; a completion handler
-// submits to the engine and then waits on its RequestStream, writing chunks
-// as tokens come. A streaming client that goes away is noticed at the next
-// write (a keep-alive comment goes out every second while nothing else does)
-// and its request is cancelled, which gives its KV blocks back.
+// Each HTTP connection has a thread of its own (connection_loop.h); a
+// completion handler submits to the engine and then waits on its
+// RequestStream, writing chunks as tokens come. A streaming client that goes
+// away is noticed at a write after it left (a keep-alive comment goes out
+// every second while nothing else does) and its request is cancelled, which
+// gives its KV blocks back.
 //
 // Limits, each with an OpenAI-style error body:
 //   body over max_body_bytes                    413
 //   more than max_concurrent completions at once 503 + Retry-After
 //   engine queue full (ServingEngineParams::max_queue) 429 + Retry-After
-//   a client that sends nothing for read_timeout_s is dropped
+//   a request that stops arriving for read_timeout_s, or has not arrived
+//   whole request_timeout_s after its first byte     408, and closed
 // Errors: 400 bad field (named), 404 unknown model or path, 405 wrong method,
 // 500 a bug (the message, never a crash).
 //
@@ -55,6 +57,9 @@ struct CompletionResult;
 // threads (a stack of its own), and beyond a few thousand a system refuses
 // to start them.
 inline constexpr int max_concurrent_limit = 1024;
+// The most connections served at once, each on a thread of its own (those
+// beyond wait for one): enough that slow clients do not keep the rest out.
+inline constexpr int max_connection_threads = 1024;
 
 struct HttpServerParams {
     std::string host = "127.0.0.1";  // loopback: only this machine can reach it
@@ -63,7 +68,8 @@ struct HttpServerParams {
     std::size_t max_body_bytes = 1 << 20;  // bigger request bodies get 413
     int max_concurrent = 64;         // completions handled at once; beyond → 503, >= 1
     int retry_after_s = 1;           // the Retry-After of 429 and 503 answers, seconds
-    int read_timeout_s = 10;         // a client silent this long mid-request is dropped
+    int read_timeout_s = 10;         // a client silent this long mid-request gets 408
+    int request_timeout_s = 30;      // a request (line, headers, body) must arrive within this of its first byte, else 408
     int write_timeout_s = 10;        // a client that reads nothing this long is dropped
 };
 

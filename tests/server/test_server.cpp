@@ -14,6 +14,7 @@
 #include <thread>
 
 #include <arpa/inet.h>
+#include <poll.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -695,6 +696,133 @@ TEST_CASE("server: a POST without Content-Length or a chunked body has no body, 
     INFO(long_path.substr(0, 200));
     CHECK(long_path.rfind("HTTP/1.1 414", 0) == 0);
     CHECK(long_path.find("longer than 8192 bytes") != std::string::npos);
+}
+
+// The connection loop (app/server/connection_loop.h). cpp-httplib's own
+// answered only the first of requests sent together, gave a client that
+// closed its sending side no answer, ran a body sent with a GET as the next
+// request, and let clients trickling their headers hold its fixed pool's
+// threads for ever.
+
+TEST_CASE("server: requests sent together on one connection are each answered, in order") {
+    TestServer s;
+    const std::string body = completion("Once upon a time", 3);
+    const std::string three = "GET /health HTTP/1.1\r\nHost: x\r\n\r\n"
+                              "POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Length: " +
+                              std::to_string(body.size()) + "\r\n\r\n" + body +
+                              "GET /v1/models HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+    const Exchange e = exchange_until_closed(s.port, three, 10);
+    INFO(e.got);
+    CHECK(e.closed);
+    CHECK(count_of(e.got, "HTTP/1.1 200") == 3);
+    const std::size_t health = e.got.find("\"status\""), text = e.got.find("\"text_completion\""),
+                      models = e.got.find("\"object\":\"list\"");
+    CHECK(health < text);
+    CHECK(text < models);
+    CHECK(models != std::string::npos);
+}
+
+TEST_CASE("server: a client that closes its sending side after its request still gets the answer") {
+    TestServer s;
+    const std::string body = completion("Once upon a time", 3);
+    const std::string request = "POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Length: " +
+                                std::to_string(body.size()) + "\r\n\r\n" + body;
+    const int fd = connect_and_send(s.port, request, 10);
+    REQUIRE(::shutdown(fd, SHUT_WR) == 0);  // as `nc -N` does
+    std::string got;
+    char buf[4096];
+    for (ssize_t n; (n = ::recv(fd, buf, sizeof buf, 0)) > 0;) got.append(buf, static_cast<std::size_t>(n));
+    ::close(fd);
+    INFO(got);
+    CHECK(got.rfind("HTTP/1.1 200", 0) == 0);
+    CHECK(got.find("\"finish_reason\"") != std::string::npos);
+    CHECK(count_of(got, "HTTP/1.1 ") == 1);
+}
+
+TEST_CASE("server: a body sent with a GET is not run as the next request: one answer, then the connection closes") {
+    TestServer s;
+    const std::string hidden = "GET /v1/models HTTP/1.1\r\nHost: x\r\n\r\n";
+    const Exchange e = exchange_until_closed(
+        s.port, "GET /health HTTP/1.1\r\nHost: x\r\nContent-Length: " + std::to_string(hidden.size()) + "\r\n\r\n" + hidden, 10);
+    INFO(e.got);
+    CHECK(e.closed);
+    CHECK(e.got.rfind("HTTP/1.1 200", 0) == 0);
+    CHECK(e.got.find("Connection: close") != std::string::npos);
+    CHECK(count_of(e.got, "HTTP/1.1 ") == 1);
+    // Without a body the connection stays open for the next request.
+    const Exchange two = exchange_until_closed(
+        s.port, "GET /health HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\nGET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", 10);
+    CHECK(count_of(two.got, "HTTP/1.1 200") == 2);
+}
+
+TEST_CASE("server: a request that trickles in past request_timeout_s, or stops coming for read_timeout_s, gets 408") {
+    server::HttpServerParams hp;
+    hp.request_timeout_s = 2;
+    hp.read_timeout_s = 1;
+    TestServer s({}, hp);
+    const auto error_of = [](const std::string& got) {
+        const auto j = Json::parse(got.substr(std::min(got.size(), got.find("\r\n\r\n") + 4)), nullptr, false);
+        return j.is_object() && j.contains("error") ? j["error"] : Json();
+    };
+    // A header line every 0.3 s: each read is quick, the request never ends.
+    const int fd = connect_and_send(s.port, "GET /health HTTP/1.1\r\n", 10);
+    std::atomic<bool> done{false};
+    std::thread trickle([&] {
+        while (!done && ::send(fd, "X-Wait: a\r\n", 11, MSG_NOSIGNAL) > 0)
+            std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    });
+    std::string got;
+    char buf[4096];
+    for (ssize_t n; (n = ::recv(fd, buf, sizeof buf, 0)) > 0;) got.append(buf, static_cast<std::size_t>(n));
+    done = true;
+    trickle.join();
+    ::close(fd);
+    INFO(got);
+    CHECK(got.rfind("HTTP/1.1 408", 0) == 0);
+    CHECK(got.find("Connection: close") != std::string::npos);
+    CHECK(error_of(got)["type"] == "timeout_error");
+    CHECK(error_of(got)["message"] == "the request did not arrive whole within 2 s of its first byte");
+    // Half a request line, then nothing.
+    const Exchange silent = exchange_until_closed(s.port, "GET /hea", 10);
+    INFO(silent.got);
+    CHECK(silent.closed);
+    CHECK(silent.got.rfind("HTTP/1.1 408", 0) == 0);
+    CHECK(error_of(silent.got)["message"] == "nothing came for 1 s in the middle of the request");
+    // A body that stops short of its Content-Length.
+    const Exchange cut = exchange_until_closed(
+        s.port, "POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"model\":", 10);
+    INFO(cut.got);
+    CHECK(cut.got.rfind("HTTP/1.1 408", 0) == 0);
+    CHECK(s.engine->metrics().finished(sixstep::llm::StopReason::max_tokens) == 0);
+    CHECK(http_get(s.port, "/health").status == 200);
+}
+
+TEST_CASE("server: clients holding more connections than the kept threads do not keep the rest out") {
+    server::HttpServerParams hp;
+    hp.max_concurrent = 1;  // 9 threads kept
+    hp.read_timeout_s = 60;
+    hp.request_timeout_s = 60;
+    TestServer s({}, hp);
+    CHECK(http_get(s.port, "/health").status == 200);
+    const int threads_before = process_threads();
+    // Each holds a thread in the middle of its header: a fixed pool of 9
+    // answered nothing else for the minute they may take.
+    std::vector<int> slow;
+    for (int i = 0; i < 40; ++i) slow.push_back(connect_and_send(s.port, "GET /health HTTP/1.1\r\nX-Wait: a\r\n", 60));
+    const HttpAnswer a = http_post(s.port, "/v1/completions", completion("Once upon a time", 3));
+    CHECK(a.status == 200);
+    CHECK(http_get(s.port, "/health").status == 200);
+    // The slow clients were still connected when those were answered.
+    for (const int fd : slow) {
+        pollfd p{fd, POLLIN, 0};
+        CHECK(::poll(&p, 1, 0) == 0);
+        ::close(fd);
+    }
+    // The threads added for them end once idle.
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (process_threads() > threads_before && std::chrono::steady_clock::now() < until)
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    CHECK(process_threads() <= threads_before);
 }
 
 TEST_CASE("server: 64 concurrent streaming greedy clients each get exactly their answer alone") {
