@@ -1326,12 +1326,17 @@ std::string bundled_names(const std::string& what) {
 // tokens is exactly, or an id below its size. Found before step 1 rather
 // than when the step runs, after the steps before it have taken the class's
 // time.
+// Whether a step expects an error (an `error:` expectation, not negated),
+// read from the lesson: a refusal it shows is not a problem before step 1.
+bool expects_error(const LessonStep& st) {
+    return std::any_of(st.expect.begin(), st.expect.end(),
+                       [](const Expectation& e) { return e.path == "error" && !e.negated; });
+}
+
 // A request's `force` field ("0:412, 3:99"), unless the step expects the
 // error it gives.
 const std::string* request_force(const LessonStep& st) {
-    if (!st.request) return nullptr;
-    for (const Expectation& e : st.expect)
-        if (e.path == "error" && !e.negated) return nullptr;
+    if (!st.request || expects_error(st)) return nullptr;
     for (const auto& [name, value] : *st.request)
         if (name == llm::keys::force) return &value;
     return nullptr;
@@ -1368,6 +1373,54 @@ void check_forced_tokens(const Lesson& lesson, const llm::GGUFFile& file, std::v
         }
     }
 }
+}  // namespace
+
+namespace {
+
+// A serving step's request as its experiment reads it at stage 1 (fields
+// each valid alone, not together: max_batch beyond kv_blocks); a
+// speculative step's draft, looked up as the experiment will: beside the
+// model's file, then among the bundled models; and its spec_overlap, which
+// runs the draft on a thread of the target's CPU pool. Each failed at its
+// step, after the steps before it had run.
+void check_serving_steps(const Lesson& lesson, std::vector<Error>& problems) {
+    const ModelSpec& m = lesson.model;
+    const Knob& overlap = model_description(m.kind).knob(serving::spec_overlap_field);
+    for (const LessonStep& st : lesson.steps) {
+        if (!st.request || expects_error(st)) continue;
+        try {
+            serving::check_lab_request(Request{*st.request});
+        } catch (const Error& e) {
+            problems.emplace_back(st.where, e.message());
+        }
+        for (const auto& [name, value] : *st.request) {
+            const SourceLocation& at = st.request_at.at(name);
+            if (name == serving::draft_field) {
+                try {
+                    const fs::path file = serving::speculative_draft_file(
+                        m.file.empty() ? fs::path() : fs::path(resolve_lesson_path(lesson, m.file)).parent_path(),
+                        value);
+                    // A file that is there but no model (a folder, a text)
+                    // failed only at its step; a model file is opened here too.
+                    (void)llm::GGUFFile::open(file);
+                } catch (const Error& e) {
+                    problems.emplace_back(at, e.message());
+                }
+            } else if (name == serving::spec_overlap_field && overlap.check(value) == overlap.spelled(true)) {
+                // (The value was checked where it was read.)
+                if (m.backend == llm::BackendKind::cuda)
+                    problems.emplace_back(at, fmt::format("{}: the draft runs on a CPU thread beside the target, and "
+                                                          "this model runs on CUDA (backend: cuda)",
+                                                          name));
+                else if (m.threads == 1)
+                    problems.emplace_back(at, fmt::format("{}: needs 2 threads or more (one of them the draft's); "
+                                                          "the model has threads: 1",
+                                                          name));
+            }
+        }
+    }
+}
+
 }  // namespace
 
 void check_lesson_files(const Lesson& lesson) {
@@ -1446,29 +1499,7 @@ void check_lesson_files(const Lesson& lesson) {
                 break;
             }
         });
-    // A speculative step's draft, looked up as the experiment will: beside
-    // the model's file, then among the bundled models. Missing, it failed at
-    // its step, after the steps before it had run.
-    if (m.kind == "serving")
-        for (const LessonStep& st : lesson.steps) {
-            const auto at = st.request_at.find(serving::draft_field);
-            if (!st.request || at == st.request_at.end()) continue;
-            const bool expects_error = std::any_of(st.expect.begin(), st.expect.end(),
-                                                   [](const Expectation& e) { return e.path == "error"; });
-            if (expects_error) continue;
-            std::string draft;
-            for (const auto& [k, v] : *st.request)
-                if (k == serving::draft_field) draft = v;
-            try {
-                const fs::path file = serving::speculative_draft_file(
-                    m.file.empty() ? fs::path() : fs::path(resolve_lesson_path(lesson, m.file)).parent_path(), draft);
-                // A file that is there but no model (a folder, a text) failed
-                // only at its step; a model file is opened here too.
-                (void)llm::GGUFFile::open(file);
-            } catch (const Error& e) {
-                problems.emplace_back(at->second, e.message());
-            }
-        }
+    if (m.kind == "serving") check_serving_steps(lesson, problems);
     if (m.weights_file)
         check_file(m.file_at, "weights file", *m.weights_file, resolve_lesson_path(lesson, *m.weights_file),
                    [](const std::string& p) { (void)delivery::load_weights(p); });

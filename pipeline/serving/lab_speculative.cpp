@@ -32,7 +32,7 @@ constexpr char temperatures[] = "temperatures";
 constexpr char spec_tokens[] = "spec_tokens";
 constexpr char spec_repetitions[] = "spec_repetitions";
 constexpr char spec_prompt[] = "spec_prompt";
-constexpr char spec_overlap[] = "spec_overlap";
+constexpr const char* spec_overlap = spec_overlap_field;
 
 // "1,2,4" → draft lengths, ascending; throws sixstep::Error.
 std::vector<int> draft_ks_of(const std::string& text) {

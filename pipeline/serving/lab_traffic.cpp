@@ -16,6 +16,7 @@
 #include "pipeline/llm/text_codec.h"
 #include "pipeline/llm/vocab/vocab.h"
 #include "pipeline/serving/arrivals.h"
+#include "pipeline/serving/scheduler.h"
 #include "pipeline/serving/serving_keys.h"
 #include "pipeline/serving/serving_lab.h"
 #include "pipeline/serving/serving_model.h"
@@ -141,6 +142,7 @@ public:
         p.block_size = f.whole(keys::block_size);
         if (p.scheduler.prefix_cache && p.scheduler.kv_layout == KvLayout::contiguous)
             throw Error("\"prefix_cache\" needs the paged KV layout: cached blocks are shared pages");
+        check_batch_fits_kv(p.scheduler.max_batch, p.kv_blocks, p.block_size);
         target_unit_ = f.text(keys::target_unit);
         rate_unit_ = f.text(keys::rate_unit);
         ttft_target_ = f.number(keys::ttft_target);

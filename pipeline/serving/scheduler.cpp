@@ -73,6 +73,14 @@ Phase feed_phase(const llm::Generation& g) {
 
 }  // namespace
 
+void check_batch_fits_kv(int max_batch, int n_blocks, int block_size) {
+    if (max_batch > n_blocks)
+        throw Error(fmt::format("max batch {} is beyond the KV capacity: {} blocks of {} positions hold at most {} "
+                                "requests at once (one block each); lower max_batch or raise kv_blocks (--max-batch, "
+                                "--kv-blocks on the command line)",
+                                max_batch, n_blocks, block_size, n_blocks));
+}
+
 Scheduler::Scheduler(llm::Backend& backend, llm::KvCache& kv, const llm::TextCodec& codec,
                      const SchedulerParams& params, StepCostModel cost)
     : backend_(backend), kv_(kv), codec_(codec), params_(params), cost_(std::move(cost)), stepper_(backend, kv) {
@@ -81,11 +89,7 @@ Scheduler::Scheduler(llm::Backend& backend, llm::KvCache& kv, const llm::TextCod
     if (params_.max_step_tokens < 1)
         throw Error(fmt::format("max step tokens {}: a forward pass must read at least one token", params_.max_step_tokens));
     const int n_blocks = kv_.blocks().n_blocks();
-    if (params_.max_batch > n_blocks)
-        throw Error(fmt::format("max batch {} is beyond the KV capacity: {} blocks of {} positions hold at most {} "
-                                "requests at once (one block each); lower max_batch or raise kv_blocks (--max-batch, "
-                                "--kv-blocks on the command line)",
-                                params_.max_batch, n_blocks, kv_.blocks().block_size(), n_blocks));
+    check_batch_fits_kv(params_.max_batch, n_blocks, kv_.blocks().block_size());
     if (kv_.blocks().n_used() != 0 || !kv_.blocks().sequences().empty())
         throw Error("scheduler: the KV cache must start empty");
     if (params_.prefix_cache && params_.kv_layout == KvLayout::contiguous)

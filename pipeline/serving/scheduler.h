@@ -154,6 +154,12 @@ struct SchedulerObserver {
     std::function<void(const RequestRecord& record)> on_finish;          // it finished (or was cancelled)
 };
 
+// Throws sixstep::Error when max_batch requests could not all hold a KV
+// block at once (each running request holds one at least): the scheduler
+// refuses it, and a lesson's traffic step is refused before step 1 in the
+// same words.
+void check_batch_fits_kv(int max_batch, int n_blocks, int block_size);
+
 class Scheduler {
 public:
     // kv must be empty; backend, kv and codec outlive the scheduler. cost

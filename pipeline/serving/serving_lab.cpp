@@ -10,6 +10,7 @@
 
 #include "pipeline/core/error.h"
 #include "pipeline/core/text.h"
+#include "pipeline/serving/serving_keys.h"
 #include "pipeline/serving/serving_model.h"
 
 namespace sixstep::serving {
@@ -28,6 +29,12 @@ std::string LabFields::text(const char* name) const {
 }
 
 bool LabFields::on(const char* name) const { return text(name) == ServingModel::describe().knob(name).spelled(true); }
+
+void check_lab_request(const Request& r) {
+    const LabFields fields(r);
+    TraceEvent scratch;
+    lab_experiment(fields.text(keys::experiment)).make()->read(fields, scratch);
+}
 
 std::vector<double> number_list(const std::string& text, const char* name, bool ascending) {
     std::vector<double> out;

@@ -60,6 +60,12 @@ private:
     std::map<std::string, std::string, std::less<>> values_;
 };
 
+// Reads a request as the experiment it names would at stage 1, and throws
+// sixstep::Error for what it would refuse there: fields each valid alone
+// and not together ("min_tokens" above "max_tokens"). Reading is cheap and
+// runs nothing; the lesson loader asks it before step 1.
+void check_lab_request(const Request& r);
+
 // "1,2,4" → {1, 2, 4}: each a number (ascending unless told otherwise);
 // throws sixstep::Error naming `name`.
 std::vector<double> number_list(const std::string& text, const char* name, bool ascending = true);
@@ -108,6 +114,9 @@ std::vector<std::string> lab_experiments_emitting(std::string_view path);
 std::filesystem::path speculative_draft_file(const std::filesystem::path& target_dir, const std::string& draft);
 // The request field naming it.
 inline constexpr char draft_field[] = "draft";
+// The request field that runs the draft on a thread of the target's CPU
+// pool, overlapped with the target's passes.
+inline constexpr char spec_overlap_field[] = "spec_overlap";
 
 // The longest held-out story (assets/data/heldout-stories.txt), in bytes,
 // the quantization's work counts with: the shipped ones hold at most 505,

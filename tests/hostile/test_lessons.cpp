@@ -590,6 +590,36 @@ TEST_CASE("lessons: kv_calc sizes, an empty prompt and a malformed force are err
         "'");
     CHECK(text_draft.exit_code == 2);
     CHECK(contains(text_draft.output, "not a GGUF file"));
+    // Fields each valid alone and not together, as the experiment reads them.
+    const auto tight = run_sixstep(
+        "check '" +
+        write_text("tight-kv.yaml",
+                   serving + "  - request: {experiment: traffic, kv_blocks: 2, block_size: 16, max_batch: 8}\n    run: all\n") +
+        "'");
+    CHECK(tight.exit_code == 2);
+    CHECK(contains(tight.output, "tight-kv.yaml:4:5: max batch 8 is beyond the KV capacity: 2 blocks of 16 positions hold "
+                                 "at most 2 requests at once"));
+    const auto lengths = run_sixstep(
+        "check '" +
+        write_text("lengths.yaml", serving + "  - request: {experiment: traffic, min_tokens: 20, max_tokens: 10}\n    run: all\n") +
+        "'");
+    CHECK(lengths.exit_code == 2);
+    CHECK(contains(lengths.output, "lengths.yaml:4:5: \"min_tokens\" 20 is above \"max_tokens\" 10"));
+    // spec_overlap needs a second thread of the target's CPU pool.
+    const std::string one_thread = std::string("title: t\nmodel: {kind: serving, threads: 1, file: \"") +
+                                   SIXSTEP_SOURCE_DIR + "/assets/models/stories-3m-f16.gguf\"}\nsteps:\n";
+    const auto overlap = run_sixstep(
+        "check '" +
+        write_text("overlap-1.yaml", one_thread + "  - request: {experiment: speculative, spec_overlap: yes}\n    run: all\n") +
+        "'");
+    CHECK(overlap.exit_code == 2);
+    CHECK(contains(overlap.output, "overlap-1.yaml:4:54: spec_overlap: needs 2 threads or more (one of them the draft's); "
+                                   "the model has threads: 1"));
+    CHECK(run_sixstep("check '" +
+                      write_text("overlap-off.yaml",
+                                 one_thread + "  - request: {experiment: speculative, spec_overlap: no}\n    run: all\n") +
+                      "'")
+              .exit_code == 0);
     // And a step that expects the error still shows it.
     CHECK(error_of(head + "  - kv_calc: {preset: stories-3m, tokens: 0.5}\n    expect:\n      error: {contains: tokens}\n") ==
           "(valid)");
