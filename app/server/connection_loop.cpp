@@ -7,7 +7,6 @@
 #include <cstring>
 #include <deque>
 #include <functional>
-#include <list>
 #include <mutex>
 #include <system_error>
 #include <thread>
@@ -31,6 +30,12 @@ using std::chrono::milliseconds;
 constexpr milliseconds stop_check{100};
 // A thread the pool added ends after this long without a connection.
 constexpr std::chrono::seconds extra_thread_idle{5};
+// A request's line and headers, and any one line of it: cpp-httplib reads a
+// line whole, however long (one endless header line took 600 MB in 9 s).
+constexpr std::size_t max_head_bytes = 64 * 1024;
+// After the last answer, how long the client may still send while it reads
+// the answer (the lingering close in process_and_close_socket).
+constexpr milliseconds linger_time{2000};
 
 std::chrono::milliseconds as_ms(time_t sec, time_t usec) {
     return milliseconds(static_cast<long long>(sec) * 1000 + static_cast<long long>(usec) / 1000);
@@ -45,8 +50,9 @@ public:
         : fd_(fd), listener_(listener), read_timeout_(read_timeout), write_timeout_(write_timeout),
           request_timeout_(request_timeout) {}
 
-    std::string cut_short;     // why the request being read ended early; "" while it has not
+    RequestCut cut;            // why the request being read ended early; status 0 while it has not
     bool close_after = false;  // set by a handler: no request after this one
+    bool client_closed = false;  // the client closed its sending side: nothing more will come
 
     // Whether a request has begun to arrive (or the client closed): false
     // when the connection stayed idle for `idle`, or the server stopped.
@@ -58,7 +64,10 @@ public:
     void begin_request() {
         deadline_ = Clock::now() + request_timeout_;
         ended_ = false;
-        cut_short.clear();
+        cut = {};
+        in_head_ = true;
+        started_ = false;
+        head_bytes_ = line_bytes_ = 0;
     }
     void end_request() { deadline_ = Clock::time_point::max(); }
 
@@ -76,34 +85,46 @@ public:
                (revents & (POLLERR | POLLHUP | POLLNVAL)) == 0;
     }
 
+    // cpp-httplib reads a request's line and headers (and a chunked body's
+    // size lines) a byte at a time, and its body in blocks: a byte read is
+    // part of a line, and lines are held to max_head_bytes.
     ssize_t read(char* ptr, std::size_t size) override {
-        if (off_ < len_) return take(ptr, size);
-        if (ended_) return 0;
-        const Clock::time_point now = Clock::now();
-        const bool whole_limit_first = deadline_ <= now + read_timeout_;
-        short revents = 0;
-        switch (wait_for(POLLIN, std::min(deadline_, now + read_timeout_), true, revents)) {
-        case Wait::ready: break;
-        case Wait::timeout:
-            // To the parser the request ends here, so it answers what it
-            // holds as a bad request, which the error handler makes a 408.
-            ended_ = true;
-            cut_short = whole_limit_first
-                            ? fmt::format("the request did not arrive whole within {} s of its first byte",
-                                          seconds_text(request_timeout_))
-                            : fmt::format("nothing came for {} s in the middle of the request",
-                                          seconds_text(read_timeout_));
-            return 0;
-        case Wait::stopped:
-        case Wait::failed: return -1;
+        for (;;) {
+            const ssize_t n = next(ptr, size);
+            if (n != 1 || size != 1) {
+                line_bytes_ = 0;
+                return n;
+            }
+            const char c = *ptr;
+            // Empty lines before a request line are skipped (RFC 9112, 2.2).
+            if (!started_ && (c == '\r' || c == '\n')) continue;
+            started_ = true;
+            if (c == '\n') {
+                // The empty line that ends the head: the body comes next.
+                if (line_bytes_ == 0 || (line_bytes_ == 1 && last_ == '\r')) in_head_ = false;
+                line_bytes_ = 0;
+            } else {
+                ++line_bytes_;
+            }
+            last_ = c;
+            if (line_bytes_ > max_head_bytes || (in_head_ && ++head_bytes_ > max_head_bytes)) {
+                end(431, fmt::format("{} longer than {} KiB",
+                                     in_head_ ? "the request's line and headers are" : "a line of the request is",
+                                     max_head_bytes / 1024));
+                return 0;
+            }
+            return 1;
         }
-        ssize_t n;
-        do n = ::recv(fd_, buffer_.data(), buffer_.size(), 0);
-        while (n < 0 && errno == EINTR);
-        if (n <= 0) return n;
-        off_ = 0;
-        len_ = static_cast<std::size_t>(n);
-        return take(ptr, size);
+    }
+
+    // Reads and drops what the client still sends, until it closes, for at
+    // most `limit` (or till the server stops).
+    void drain(milliseconds limit) {
+        const Clock::time_point until = Clock::now() + limit;
+        while (!client_closed) {
+            short revents = 0;
+            if (wait_for(POLLIN, until, true, revents) != Wait::ready || receive() <= 0) return;
+        }
     }
 
     ssize_t write(const char* ptr, std::size_t size) override {
@@ -120,6 +141,48 @@ public:
 
 private:
     enum class Wait { ready, timeout, stopped, failed };
+
+    // Bytes as they came: from what was read ahead, else from the socket
+    // once it has some; 0 at the request's end (the client's, or one the
+    // limits made), -1 on an error.
+    ssize_t next(char* ptr, std::size_t size) {
+        if (off_ < len_) return take(ptr, size);
+        if (ended_) return 0;
+        const Clock::time_point now = Clock::now();
+        const bool whole_limit_first = deadline_ <= now + read_timeout_;
+        short revents = 0;
+        switch (wait_for(POLLIN, std::min(deadline_, now + read_timeout_), true, revents)) {
+        case Wait::ready: break;
+        case Wait::timeout:
+            // To the parser the request ends here, so it answers what it
+            // holds as a bad request, which the error handler makes a 408.
+            end(408, whole_limit_first ? fmt::format("the request did not arrive whole within {} s of its first byte",
+                                                     seconds_text(request_timeout_))
+                                       : fmt::format("nothing came for {} s in the middle of the request",
+                                                     seconds_text(read_timeout_)));
+            return 0;
+        case Wait::stopped: end(503, "the server is shutting down"); return 0;
+        case Wait::failed: return -1;
+        }
+        const ssize_t n = receive();
+        if (n <= 0) return n;
+        off_ = 0;
+        len_ = static_cast<std::size_t>(n);
+        return take(ptr, size);
+    }
+
+    ssize_t receive() {
+        ssize_t n;
+        do n = ::recv(fd_, buffer_.data(), buffer_.size(), 0);
+        while (n < 0 && errno == EINTR);
+        if (n == 0) client_closed = true;
+        return n;
+    }
+
+    void end(int status, std::string why) {
+        ended_ = true;
+        cut = {status, std::move(why)};
+    }
 
     // Polls for `events` until `until`, in slices; a reading wait gives up
     // once the server is stopped (a write in progress may still finish).
@@ -168,6 +231,10 @@ private:
     milliseconds read_timeout_, write_timeout_, request_timeout_;
     Clock::time_point deadline_ = Clock::time_point::max();
     bool ended_ = false;  // the request was cut short: reads see its end
+    bool in_head_ = true;   // reading the request's line and headers
+    bool started_ = false;  // a byte of the request line came (empty lines before it are skipped)
+    std::size_t head_bytes_ = 0, line_bytes_ = 0;
+    char last_ = 0;
     std::vector<char> buffer_ = std::vector<char>(16 * 1024);
     std::size_t off_ = 0, len_ = 0;  // buffer_[off_, len_) is read and not yet taken
 };
@@ -177,22 +244,26 @@ thread_local ConnectionStream* current_stream = nullptr;
 
 // Connections each get a thread: `n_kept` made at start and kept, more made
 // while connections wait for one, up to `n_most`; those end after a few
-// seconds without work.
+// seconds without work, and are detached, so that their stacks go when they
+// end (joined, they stayed until the next connection came).
 class ConnectionThreads final : public httplib::TaskQueue {
 public:
     ConnectionThreads(int n_kept, int n_most) : n_most_(std::max(n_kept, n_most)) {
         const std::lock_guard<std::mutex> lock(m_);
-        for (int i = 0; i < n_kept; ++i) spawn(true);
+        for (int i = 0; i < n_kept; ++i) {
+            kept_.emplace_back([this] { work(true); });
+            ++n_threads_;
+        }
     }
     ~ConnectionThreads() override { shutdown(); }
 
     void enqueue(std::function<void()> fn) override {
         const std::lock_guard<std::mutex> lock(m_);
-        join_ended();
         jobs_.push_back(std::move(fn));
         if (static_cast<std::size_t>(n_idle_) < jobs_.size() && n_threads_ < n_most_) {
             try {
-                spawn(false);
+                std::thread([this] { work(false); }).detach();
+                ++n_threads_;
             } catch (const std::system_error&) {
                 // No thread to be had now: the connection waits for one.
             }
@@ -200,24 +271,21 @@ public:
         cv_.notify_one();
     }
 
-    // Serves what was accepted, then joins every thread.
+    // Serves what was accepted, then waits for every thread to end.
     void shutdown() override {
-        std::list<std::thread> threads;
+        std::vector<std::thread> kept;
         {
-            const std::lock_guard<std::mutex> lock(m_);
+            std::unique_lock<std::mutex> lock(m_);
             stopping_ = true;
-            threads.swap(threads_);
+            cv_.notify_all();
+            kept.swap(kept_);
         }
-        cv_.notify_all();
-        for (std::thread& t : threads) t.join();
+        for (std::thread& t : kept) t.join();
+        std::unique_lock<std::mutex> lock(m_);
+        ended_.wait(lock, [this] { return n_threads_ == 0; });
     }
 
 private:
-    void spawn(bool kept) {  // m_ held
-        threads_.emplace_back([this, kept] { work(kept); });
-        ++n_threads_;
-    }
-
     void work(bool kept) {
         std::unique_lock<std::mutex> lock(m_);
         for (;;) {
@@ -232,30 +300,20 @@ private:
             jobs_.pop_front();
             lock.unlock();
             job();
+            job = nullptr;
             lock.lock();
         }
+        // The last this thread touches of the pool: shutdown() may destroy it
+        // once the lock is let go.
         --n_threads_;
-        if (!stopping_) ended_.push_back(std::this_thread::get_id());
-    }
-
-    // Joins the threads that ended idle (each has let go of m_ by now).
-    void join_ended() {  // m_ held
-        for (const std::thread::id id : ended_) {
-            const auto it = std::find_if(threads_.begin(), threads_.end(),
-                                         [id](const std::thread& t) { return t.get_id() == id; });
-            if (it == threads_.end()) continue;
-            it->join();
-            threads_.erase(it);
-        }
-        ended_.clear();
+        ended_.notify_all();
     }
 
     const int n_most_;
     std::mutex m_;
-    std::condition_variable cv_;
+    std::condition_variable cv_, ended_;
     std::deque<std::function<void()>> jobs_;
-    std::list<std::thread> threads_;
-    std::vector<std::thread::id> ended_;
+    std::vector<std::thread> kept_;
     int n_threads_ = 0, n_idle_ = 0;
     bool stopping_ = false;
 };
@@ -268,7 +326,7 @@ ConnectionServer::ConnectionServer(ConnectionLimits limits) : limits_(limits) {
     };
 }
 
-std::string ConnectionServer::request_cut_short() { return current_stream ? current_stream->cut_short : ""; }
+RequestCut ConnectionServer::request_cut_short() { return current_stream ? current_stream->cut : RequestCut{}; }
 
 void ConnectionServer::close_after_this() {
     if (current_stream) current_stream->close_after = true;
@@ -286,11 +344,16 @@ bool ConnectionServer::process_and_close_socket(socket_t sock) {
             bool client_closes = false;  // the request said "Connection: close"
             ok = process_request(stream, left == 1, client_closes, nullptr);
             stream.end_request();
-            if (!ok || client_closes || stream.close_after || !stream.cut_short.empty()) break;
+            if (!ok || client_closes || stream.close_after || stream.cut.status != 0) break;
         }
         current_stream = nullptr;
+        // A lingering close: closed with bytes unread, or with bytes still
+        // coming, the connection is reset, and the client's kernel drops the
+        // answers it holds that the client has not read yet. Sending side
+        // first; the client closes its own once it has read them.
+        ::shutdown(sock, SHUT_WR);
+        stream.drain(linger_time);
     }
-    ::shutdown(sock, SHUT_RDWR);
     ::close(sock);
     return ok;
 }

@@ -18,13 +18,21 @@
 //   headers and body must all arrive within request_timeout of its first
 //   byte, and a request cut short by either limit is answered 408 by the
 //   error handler (request_cut_short() says why) and its connection closed.
+//   Its line and headers are held to 64 KiB (431): cpp-httplib kept a line
+//   of any length.
+// - It closed a connection at once, with what the client had sent since
+//   unread, so the kernel reset it, and answers not yet taken from the
+//   client's side were lost (pipelined ones, a stream before a refused
+//   request). Here the server closes its sending side first and drops what
+//   still comes for up to 2 s, till the client closes too.
 // - Its thread pool was fixed, so as many slow clients as threads kept
 //   everyone else out. Here the pool keeps `n_kept` threads and grows, while
 //   connections wait, up to `n_most`; a thread it added ends after a few
 //   idle seconds.
 //
 // Every wait is cut into slices that look at whether stop() was called, so
-// a connection in the middle of a request does not hold the shutdown up.
+// a connection in the middle of a request does not hold the shutdown up
+// (503). Empty lines before a request line are skipped (RFC 9112, 2.2).
 //
 //     ConnectionServer s({.request_timeout = 30s, .n_kept = 72, .n_most = 1024});
 //     s.set_read_timeout(10, 0);  s.set_write_timeout(10, 0);   // as for httplib::Server
@@ -42,15 +50,19 @@ struct ConnectionLimits {
     int n_most = 1024;  // threads it may grow to while connections wait
 };
 
+// Why a request stopped being read before its end, for its answer.
+struct RequestCut {
+    int status = 0;   // 0: it was not; 408 too slow, 431 a line or head too long, 503 the server stopping
+    std::string why;  // "the request did not arrive whole within 30 s of its first byte"
+};
+
 class ConnectionServer final : public httplib::Server {
 public:
     explicit ConnectionServer(ConnectionLimits limits);
 
-    // Asked from a handler, on the thread that serves the request:
-    // why the request being read was cut short ("" when it was not): it
-    // stopped arriving for the read timeout, or took longer than the
-    // request timeout in all.
-    static std::string request_cut_short();
+    // Asked from a handler, on the thread that serves the request: whether
+    // the request being read was cut short, and why.
+    static RequestCut request_cut_short();
     // Closes the connection once the answer is written: bytes after this
     // request cannot be trusted to start the next one.
     static void close_after_this();

@@ -350,6 +350,9 @@ HttpServer::HttpServer(ServingEngine& engine, const llm::TextCodec& codec, HttpS
     s.set_read_timeout(params_.read_timeout_s, 0);
     s.set_write_timeout(params_.write_timeout_s, 0);
     s.set_keep_alive_timeout(5);
+    // Requests on one connection before it is closed (cpp-httplib's 5 cut a
+    // pipeline of six short; nginx's is 1000).
+    s.set_keep_alive_max_count(1000);
     s.set_tcp_nodelay(true);  // a token is a few bytes: send it now
     // Debian's libcpp-httplib listens with a backlog of 5: a burst of clients
     // (64 connecting at once) overflows it, and their retransmitted handshakes
@@ -418,17 +421,19 @@ HttpServer::HttpServer(ServingEngine& engine, const llm::TextCodec& codec, HttpS
     });
     s.set_error_handler([this](const httplib::Request& req, httplib::Response& res) {
         if (!res.body.empty() || res.content_provider_) return;  // a handler's own answer
-        // A request that stopped arriving, or took too long to: whatever
-        // cpp-httplib made of what came, 408 and closed.
-        if (const std::string late = ConnectionServer::request_cut_short(); !late.empty()) {
-            send_error_and_close(req, res, ApiError(408, error_type_for_status(408), late));
+        // A request that stopped arriving, took too long to, had a line too
+        // long, or met the server stopping: whatever cpp-httplib made of
+        // what came, its own status, and closed.
+        if (const RequestCut cut = ConnectionServer::request_cut_short(); cut.status != 0) {
+            send_error_and_close(req, res, ApiError(cut.status, error_type_for_status(cut.status), cut.why));
             return;
         }
         const ApiError e(res.status, error_type_for_status(res.status),
                          status_message(req, res.status, params_.max_body_bytes));
-        // cpp-httplib's 400 (a request it could not parse, a body cut
-        // short) leaves the connection's next bytes unaccounted for.
-        if (res.status == 400)
+        // cpp-httplib's own refusals before routing (400: a request it could
+        // not parse, a body cut short; 414: a path too long; 416) and its
+        // 500s leave the body unread: its bytes would be the next request.
+        if (res.status == 400 || res.status == 414 || res.status == 416 || res.status >= 500)
             send_error_and_close(req, res, e);
         else
             send_error(res, e);
