@@ -679,6 +679,10 @@ std::vector<std::string> read_show(const Reader& r, const YAML::Node& n, const M
         if (std::find(known.begin(), known.end(), name) == known.end())
             r.fail(item, fmt::format("unknown panel \"{}\" for the {} model{} (known: {})", name, model.kind,
                                      did_you_mean(name, known), join_names(known)));
+        // The same panel twice would be drawn twice, one above the other.
+        if (std::find(out.begin(), out.end(), name) != out.end())
+            r.fail(item, fmt::format("\"show\" names the panel \"{}\" twice; name it once, or two different panels",
+                                     name));
         out.push_back(name);
     }
     return out;
@@ -1196,12 +1200,26 @@ Lesson parse_lesson(const std::string& yaml_text, const std::string& path) {
     const Reader r(path, yaml_text);
     // YAML is text: a NUL byte made yaml-cpp report an "unknown escape
     // character" in a file that has none.
-    if (const std::size_t nul = yaml_text.find('\0'); nul != std::string::npos) {
-        const std::size_t line_start = yaml_text.rfind('\n', nul);
-        const int line = static_cast<int>(std::count(yaml_text.begin(), yaml_text.begin() + static_cast<std::ptrdiff_t>(nul), '\n'));
-        const int column = static_cast<int>(nul - (line_start == std::string::npos ? 0 : line_start + 1));
-        throw Error(SourceLocation{path, line + 1, column + 1}, "a NUL byte: a lesson is text (YAML), not binary data");
-    }
+    // The place of a byte as an editor shows it: its line, and its column
+    // in characters.
+    const auto place = [&](std::size_t offset) {
+        const std::size_t line_start = offset == 0 ? std::string::npos : yaml_text.rfind('\n', offset - 1);
+        const std::size_t from = line_start == std::string::npos ? 0 : line_start + 1;
+        const auto begin = yaml_text.begin();
+        const int line = static_cast<int>(std::count(begin, begin + static_cast<std::ptrdiff_t>(offset), '\n'));
+        const int column = static_cast<int>(std::count_if(begin + static_cast<std::ptrdiff_t>(from),
+                                                          begin + static_cast<std::ptrdiff_t>(offset),
+                                                          [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+        return SourceLocation{path, line + 1, column + 1};
+    };
+    if (const std::size_t nul = yaml_text.find('\0'); nul != std::string::npos)
+        throw Error(place(nul), "a NUL byte: a lesson is text (YAML), not binary data");
+    // A lesson saved in a legacy encoding (Latin-1, GBK) ran, its text shown
+    // with bytes no screen can draw.
+    if (const std::size_t bad = invalid_utf8_at(yaml_text); bad != std::string::npos)
+        throw Error(place(bad), fmt::format("the byte 0x{:02X} here is not UTF-8: save the lesson as UTF-8 (an editor "
+                                            "may have saved it as Latin-1, Windows-1252 or GBK)",
+                                            static_cast<unsigned char>(yaml_text[bad])));
     YAML::Node root;
     try {
         root = YAML::Load(yaml_text);

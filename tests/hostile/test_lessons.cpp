@@ -77,6 +77,15 @@ TEST_CASE("lessons: a NUL byte is named where it is, not reported as an escape c
     CHECK(error_of(std::string("\0", 1)) == "1:1: a NUL byte: a lesson is text (YAML), not binary data");
 }
 
+TEST_CASE("lessons: a byte that is not UTF-8 is named where it is") {
+    // "café" saved as Latin-1, after Chinese text on its line: the column counts characters.
+    CHECK(error_of("title: t\nsteps:\n  - say: \"\u4e2d\u6587 caf\xe9\"\n") ==
+          "3:17: the byte 0xE9 here is not UTF-8: save the lesson as UTF-8 (an editor may have saved it as Latin-1, "
+          "Windows-1252 or GBK)");
+    CHECK(error_of("title: t\xff\nsteps: [{say: hi}]\n").rfind("1:9: the byte 0xFF here is not UTF-8", 0) == 0);
+    CHECK(error_of("title: t\nsteps: [{say: \"\u4e2d\u6587 caf\u00e9\"}]\n") == "(valid)");
+}
+
 TEST_CASE("lessons: a second YAML document is an error") {
     CHECK(error_of("title: A\nsteps: [{say: hi}]\n---\ntitle: B\nsteps: [{say: ho}]\n") ==
           "3:1: a second YAML document starts here; a lesson is exactly one (a stray \"---\"?)");
@@ -653,4 +662,11 @@ TEST_CASE("lessons: a traffic run with no second token has no TPOT to expect on"
     CHECK(r.exit_code == 1);
     CHECK(contains(r.output, "output.tpot_p50_ms: expected < 1, got (nothing"));
     CHECK(contains(r.output, "median TPOT none (no request had a second token)"));
+}
+
+TEST_CASE("lessons: show names a panel once") {
+    const std::string head = "title: A\nmodel: {kind: llm, file: m.gguf}\nsteps:\n";
+    CHECK(error_of(head + "  - {show: [tokens, tokens]}\n") ==
+          "4:21: \"show\" names the panel \"tokens\" twice; name it once, or two different panels");
+    CHECK(error_of(head + "  - {show: [tokens, next_token]}\n") == "(valid)");
 }
