@@ -47,6 +47,12 @@ FeatureReading read_feature(const Feature& f, std::string_view raw, bool normali
     r.x = r.written.value * r.factor;
     if (f.dimension == Dimension::flag && r.x != 0 && r.x != 1)
         throw Error(fmt::format("{}: \"{}\" must be 0 or 1", f.name, raw));
+    // A value out of the training range is answered with a warning (30 for
+    // 30 % is lesson 2's slip); one no delivery can have is refused: "-3 km"
+    // was answered "-1 minutes".
+    if (r.x < 0)
+        throw Error(fmt::format("{}: \"{}\" is negative; a {} is 0 or more", f.name, raw,
+                                f.dimension == Dimension::length ? "distance" : "share of congestion"));
     return r;
 }
 

@@ -144,6 +144,10 @@ TEST_CASE("bad requests are errors with one clear message") {
     CHECK(error_of(req("3 kg")) == "distance: unit \"kg\" is not a length (use km, m or mi)");
     CHECK(error_of(req("3 km", "5 km")) == "congestion: unit \"km\" is not a valid unit here (use a fraction 0..1 or %)");
     CHECK(error_of(req("3 km", "0", "0.5")) == "express_lane: \"0.5\" must be 0 or 1");
+    // No delivery is -3 km long: refused, not answered "-1 minutes" with a warning.
+    CHECK(error_of(req("-3 km")) == "distance: \"-3 km\" is negative; a distance is 0 or more");
+    CHECK(error_of(req("3 km", "-10%")) == "congestion: \"-10%\" is negative; a share of congestion is 0 or more");
+    CHECK(error_of(req("0 km")) == "(no error)");
     // Each field's hint is what that field takes, not a distance's example.
     CHECK(error_of(req("far")) ==
           "distance: \"far\" is not a number with an optional unit (e.g. \"3 km\", \"3000 m\", \"1.9 mi\")");
