@@ -15,6 +15,7 @@
 #include "app/core/report.h"
 #include "pipeline/core/text.h"
 #include "pipeline/llm/gguf/gguf.h"
+#include "pipeline/serving/quantity.h"
 
 namespace sixstep::cli {
 
@@ -91,7 +92,7 @@ int run_inspect(const InspectOptions& o) {
     }
 
     std::printf("%s: GGUF v%u, %s, alignment %u, tensor data at byte %llu\n", printable(o.path).c_str(), f.version(),
-                human_bytes(f.file_size()).c_str(), f.alignment(), static_cast<unsigned long long>(f.data_offset()));
+                serving::bytes_binary(f.file_size()).c_str(), f.alignment(), static_cast<unsigned long long>(f.data_offset()));
 
     // Keys, names and values as the file wrote them, escaped; a key or name past
     // 80 bytes is cut (the table pads every row to the longest), a value past 1,000.
@@ -119,7 +120,7 @@ int run_inspect(const InspectOptions& o) {
     }
     std::printf("\ntotal: %zu tensors, %s parameters (%llu), %s of tensor data\n", f.tensors().size(),
                 human_count(f.n_params()).c_str(), static_cast<unsigned long long>(f.n_params()),
-                human_bytes(f.n_tensor_bytes()).c_str());
+                serving::bytes_binary(f.n_tensor_bytes()).c_str());
     return exit_ok;
 }
 

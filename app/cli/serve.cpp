@@ -25,6 +25,7 @@
 #include "pipeline/core/memory_size.h"
 #include "pipeline/core/text.h"
 #include "pipeline/server/serving_engine.h"
+#include "pipeline/serving/quantity.h"
 
 namespace sixstep::cli {
 
@@ -83,7 +84,7 @@ int run_serve(const ServeOptions& o) {
         const std::size_t block = pool / static_cast<std::size_t>(o.kv_blocks);
         throw Error(fmt::format("--kv-blocks {} x --block-size {}: the KV pool holds {} when full, more than the {} of "
                                 "memory here (which {} blocks of {} positions would fill)",
-                                o.kv_blocks, o.block_size, human_bytes(pool), human_bytes(memory), memory / block,
+                                o.kv_blocks, o.block_size, serving::bytes_binary(pool), serving::bytes_binary(memory), memory / block,
                                 o.block_size));
     }
     server::HttpServer http(engine, *m.codec, hp);

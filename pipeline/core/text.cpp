@@ -172,17 +172,6 @@ std::string readable_number(double x, int digits) {
     return times_power_of_ten(std::string_view(g).substr(0, e), std::atoi(g.c_str() + e + 1));
 }
 
-std::string human_bytes(std::uint64_t n) {
-    const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    double v = static_cast<double>(n);
-    int u = 0;
-    while (v >= 1024 && u < 4) {
-        v /= 1024;
-        ++u;
-    }
-    return u == 0 ? fmt::format("{} B", n) : fmt::format("{:.1f} {}", v, units[u]);
-}
-
 std::optional<double> whole_number_text(std::string_view text) {
     if (text.empty() || std::isspace(static_cast<unsigned char>(text.front()))) return std::nullopt;
     const auto lead = leading_number(text);

@@ -82,8 +82,6 @@ std::string key_as_words(std::string key);
 std::string times_power_of_ten(std::string_view mantissa, int exponent);
 std::string readable_number(double x, int digits = 3);
 
-// "512 B", "1.7 MiB", "8.0 TiB": a size in bytes, in powers of 1024.
-std::string human_bytes(std::uint64_t n);
 
 // "20 min" → {"20", " min"}: the finite number a text starts with, and what
 // follows it (empty when the text is only the number); nothing when the text

@@ -135,7 +135,7 @@ TEST_CASE("cli serve and load: bad arguments and unreachable servers exit 2 with
     // without a word until memory ran out under load.
     r = run_command(sixstep_cmd("serve -m \"" + model + "\" --port 0 --kv-blocks 1048576 --block-size 4096"));
     CHECK(r.exit_code == 2);
-    CHECK(r.output.find("the KV pool holds 8.0 TiB when full, more than the") != std::string::npos);
+    CHECK(r.output.find("the KV pool holds 8 TiB when full, more than the") != std::string::npos);
     r = run_command(sixstep_cmd("serve -m \"" + model + "\" --host 203.0.113.1 --port 0"));
     CHECK(r.exit_code == 2);
     CHECK(r.output.find("cannot listen") != std::string::npos);
