@@ -222,7 +222,8 @@ void draw_comparison(const ServingExhibit& e) {
     };
     for (const Shown& s : shown)
         for (const TrafficFigure& f : traffic_figures())
-            if (std::string_view(f.key) == s.key && (!f.needs_target || e.run->report.has_total(f.key)))
+            if (std::string_view(f.key) == s.key && (!f.needs_target || e.run->report.has_total(f.key)) &&
+                f.measured(e.run->report) && f.measured(e.baseline->report))
                 add(s.format, f.get(e.run->report), f.get(e.baseline->report));
     // Why TPOT moves with no pass shared: a decode pass right after a long
     // prefill is slower, and the cache shortens those prefills (lesson 11).

@@ -34,8 +34,9 @@ void draw_waits_chart(const serving::ServingExhibit& e, ImVec2 avail) {
     const std::vector<std::pair<std::uint32_t, std::string>> agent_legend = {
         {theme::lab_b_rgb, "agent: first token, ms"}, {theme::lab_a_rgb, "rest of the answer, ms"}};
     const std::string chat_line =
-        tr(fmt::format("chat: TTFT {:.2f} ms; stream {:.0f} tok/s = {:.0f}\u00d7 reading ({:.1f} tok/s)", c.ttft_ms,
-                       c.decode_tok_s, c.stream_over_reading, c.reading_tok_s));
+        // TTFT to the digits of the card above it (3 significant): "0.233 ms", not "0.23 ms" beside it.
+        tr(fmt::format("chat: TTFT {} ms; stream {:.0f} tok/s = {:.0f}\u00d7 reading ({:.1f} tok/s)",
+                       pretty_number(c.ttft_ms, 3), c.decode_tok_s, c.stream_over_reading, c.reading_tok_s));
     const std::string agent_line =
         tr(fmt::format("agent: end-to-end {:.1f} ms, first tokens {:.0f}% of it; batch job: {:.0f} tok/s batched, {:.0f} "
                        "one at a time",

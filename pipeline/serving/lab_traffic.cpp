@@ -35,9 +35,6 @@ bool has_tpot(const TrafficReport& r) { return r.latency("tpot").summary.count >
 std::string tpot_text(const TrafficReport& r, std::string_view none) {
     return has_tpot(r) ? fmt::format("{:.2f} ms", p50(r, "tpot")) : std::string(none);
 }
-bool measured(const TrafficFigure& f, const TrafficReport& r) {
-    return std::string_view(f.key) != "tpot_p50_ms" || has_tpot(r);
-}
 
 // target_unit "alone": the targets are multiples of what one request takes on
 // an empty server; rate_unit "alone": the rate counts arrivals per the time
@@ -82,7 +79,7 @@ const std::vector<TrafficFigure>& traffic_figures() {
         {"queue_p50_ms", "ms", "median queue time (first scheduled − arrival)", nullptr,
          [](const TrafficReport& r) { return p50(r, "queue"); }},
         {"tpot_p50_ms", "ms", "median TPOT ((E2E − TTFT) ÷ (output tokens − 1), vLLM)", "tpot_p50_ratio",
-         [](const TrafficReport& r) { return p50(r, "tpot"); }},
+         [](const TrafficReport& r) { return p50(r, "tpot"); }, false, has_tpot},
         {"e2e_p50_ms", "ms", "median end-to-end latency (last token − arrival)", "e2e_p50_ratio",
          [](const TrafficReport& r) { return p50(r, "e2e"); }},
         {"output_throughput", "tok/s", "output tokens ÷ duration", "output_throughput_ratio",
@@ -235,8 +232,8 @@ public:
     void output(const ServingExhibit& ex, TraceEvent& ev) override {
         for (const TrafficFigure& f : traffic_figures()) {
             if (f.needs_target && !has_target()) continue;
-            if (measured(f, ex.run->report)) ev.out(f.key, f.get(ex.run->report), f.unit);
-            if (ex.baseline && measured(f, ex.baseline->report))
+            if (f.measured(ex.run->report)) ev.out(f.key, f.get(ex.run->report), f.unit);
+            if (ex.baseline && f.measured(ex.baseline->report))
                 ev.out(std::string(keys::baseline_prefix) + f.key, f.get(ex.baseline->report), f.unit);
         }
         const TrafficReport& r = ex.run->report;
@@ -270,7 +267,7 @@ public:
             for (std::size_t i = 0; i < ra.size(); ++i) differ += ra[i].output != rb[i].output;
         ev.out("outputs_identical", differ == 0 ? std::string("yes") : fmt::format("{} of {} differ", differ, ra.size()));
         for (const TrafficFigure& f : traffic_figures()) {
-            if (!f.ratio || (f.needs_target && !has_target()) || !measured(f, r) || !measured(f, b)) continue;
+            if (!f.ratio || (f.needs_target && !has_target()) || !f.measured(r) || !f.measured(b)) continue;
             const double x = f.get(r), y = f.get(b);
             if (y == 0) continue;  // no ratio to a zero
             ev.out(f.ratio, x / y);

@@ -72,6 +72,10 @@ struct TrafficFigure {
     const char* ratio;    // "ttft_p50_ratio": this run ÷ the baseline; null: no ratio
     double (*get)(const TrafficReport&);
     bool needs_target = false;  // goodput: only when a TTFT or TPOT target is set (the report has it then)
+    // Whether a report has a value for it; null: every report has. TPOT
+    // needs a request with a second token.
+    bool (*measured_in)(const TrafficReport&) = nullptr;
+    bool measured(const TrafficReport& r) const { return !measured_in || measured_in(r); }
 };
 const std::vector<TrafficFigure>& traffic_figures();
 
