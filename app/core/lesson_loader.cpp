@@ -1340,17 +1340,31 @@ std::string bundled_names(const std::string& what) {
     return bundled_models_hint();
 }
 
+// Whether a step expects an error (an `error:` expectation, not negated,
+// and not `error: ""`, which expects none), read from the lesson: a refusal
+// it shows is not a problem before step 1.
+bool expects_error(const LessonStep& st) {
+    return std::any_of(st.expect.begin(), st.expect.end(), [](const Expectation& e) {
+        if (e.path != "error" || e.negated) return false;
+        const bool none = e.conditions.size() == 1 && e.conditions[0].op == Condition::Op::equals &&
+                          e.conditions[0].operand.kind == Operand::Kind::literal &&
+                          e.conditions[0].operand.literal == Value{std::string()};
+        return !none;
+    });
+}
+
+// Whether the request step i sets is expected to fail: at that step or at
+// a later one that runs it before the next request.
+bool request_expects_error(const std::vector<LessonStep>& steps, std::size_t i) {
+    for (std::size_t j = i; j < steps.size() && (j == i || !steps[j].request); ++j)
+        if (expects_error(steps[j])) return true;
+    return false;
+}
+
 // Each `force:` names a token of the model's vocabulary: a piece one of its
 // tokens is exactly, or an id below its size. Found before step 1 rather
 // than when the step runs, after the steps before it have taken the class's
 // time.
-// Whether a step expects an error (an `error:` expectation, not negated),
-// read from the lesson: a refusal it shows is not a problem before step 1.
-bool expects_error(const LessonStep& st) {
-    return std::any_of(st.expect.begin(), st.expect.end(),
-                       [](const Expectation& e) { return e.path == "error" && !e.negated; });
-}
-
 // A request's `force` field ("0:412, 3:99"), unless the step expects the
 // error it gives.
 const std::string* request_force(const LessonStep& st) {
@@ -1404,8 +1418,9 @@ namespace {
 void check_serving_steps(const Lesson& lesson, std::vector<Error>& problems) {
     const ModelSpec& m = lesson.model;
     const Knob& overlap = model_description(m.kind).knob(serving::spec_overlap_field);
-    for (const LessonStep& st : lesson.steps) {
-        if (!st.request || expects_error(st)) continue;
+    for (std::size_t i = 0; i < lesson.steps.size(); ++i) {
+        const LessonStep& st = lesson.steps[i];
+        if (!st.request || request_expects_error(lesson.steps, i)) continue;
         try {
             serving::check_lab_request(Request{*st.request});
         } catch (const Error& e) {

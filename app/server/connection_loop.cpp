@@ -57,6 +57,7 @@ public:
     // Whether a request has begun to arrive (or the client closed): false
     // when the connection stayed idle for `idle`, or the server stopped.
     bool await_request(milliseconds idle) {
+        if (stopped()) return false;
         if (off_ < len_) return true;  // pipelined: it came with the request before
         short revents = 0;
         return wait_for(POLLIN, Clock::now() + idle, true, revents) == Wait::ready;
@@ -100,8 +101,9 @@ public:
             if (!started_ && (c == '\r' || c == '\n')) continue;
             started_ = true;
             if (c == '\n') {
-                // The empty line that ends the head: the body comes next.
-                if (line_bytes_ == 0 || (line_bytes_ == 1 && last_ == '\r')) in_head_ = false;
+                // The empty line that ends the head, as cpp-httplib reads it
+                // (CRLF; a bare LF line it skips): the body comes next.
+                if (line_bytes_ == 1 && last_ == '\r') in_head_ = false;
                 line_bytes_ = 0;
             } else {
                 ++line_bytes_;
@@ -146,8 +148,8 @@ private:
     // once it has some; 0 at the request's end (the client's, or one the
     // limits made), -1 on an error.
     ssize_t next(char* ptr, std::size_t size) {
+        if (ended_) return 0;  // cut short: what came after is not read as this request
         if (off_ < len_) return take(ptr, size);
-        if (ended_) return 0;
         const Clock::time_point now = Clock::now();
         const bool whole_limit_first = deadline_ <= now + read_timeout_;
         short revents = 0;
@@ -188,6 +190,9 @@ private:
     // once the server is stopped (a write in progress may still finish).
     Wait wait_for(short events, Clock::time_point until, bool reading, short& revents) const {
         for (;;) {
+            // Before each slice, not only after an idle one: a client that
+            // sends a byte every few milliseconds must not outlast a stop.
+            if (reading && stopped()) return Wait::stopped;
             const Clock::time_point now = Clock::now();
             if (now >= until) return Wait::timeout;
             const auto left = std::chrono::duration_cast<milliseconds>(until - now) + milliseconds(1);
@@ -198,9 +203,10 @@ private:
                 return Wait::ready;
             }
             if (r < 0 && errno != EINTR) return Wait::failed;
-            if (reading && listener_.load() == INVALID_SOCKET) return Wait::stopped;
         }
     }
+
+    bool stopped() const { return listener_.load() == INVALID_SOCKET; }
 
     ssize_t take(char* ptr, std::size_t size) {
         const std::size_t n = std::min(size, len_ - off_);
@@ -338,8 +344,12 @@ bool ConnectionServer::process_and_close_socket(socket_t sock) {
         ConnectionStream stream(sock, svr_sock_, as_ms(read_timeout_sec_, read_timeout_usec_),
                                 as_ms(write_timeout_sec_, write_timeout_usec_), limits_.request_timeout);
         current_stream = &stream;
+        bool idle = false;  // ended waiting for a request: nothing unread, no answer on its way
         for (std::size_t left = keep_alive_max_count_; left > 0; --left) {
-            if (!stream.await_request(std::chrono::seconds(keep_alive_timeout_sec_))) break;
+            if (!stream.await_request(std::chrono::seconds(keep_alive_timeout_sec_))) {
+                idle = true;
+                break;
+            }
             stream.begin_request();
             bool client_closes = false;  // the request said "Connection: close"
             ok = process_request(stream, left == 1, client_closes, nullptr);
@@ -352,7 +362,7 @@ bool ConnectionServer::process_and_close_socket(socket_t sock) {
         // answers it holds that the client has not read yet. Sending side
         // first; the client closes its own once it has read them.
         ::shutdown(sock, SHUT_WR);
-        stream.drain(linger_time);
+        if (!idle) stream.drain(linger_time);
     }
     ::close(sock);
     return ok;

@@ -424,7 +424,9 @@ HttpServer::HttpServer(ServingEngine& engine, const llm::TextCodec& codec, HttpS
         // A request that stopped arriving, took too long to, had a line too
         // long, or met the server stopping: whatever cpp-httplib made of
         // what came, its own status, and closed.
-        if (const RequestCut cut = ConnectionServer::request_cut_short(); cut.status != 0) {
+        // A body over the limit keeps its 413, though its tail was cut.
+        const RequestCut cut = ConnectionServer::request_cut_short();
+        if (cut.status != 0 && res.status != 413) {
             send_error_and_close(req, res, ApiError(cut.status, error_type_for_status(cut.status), cut.why));
             return;
         }
@@ -433,7 +435,7 @@ HttpServer::HttpServer(ServingEngine& engine, const llm::TextCodec& codec, HttpS
         // cpp-httplib's own refusals before routing (400: a request it could
         // not parse, a body cut short; 414: a path too long; 416) and its
         // 500s leave the body unread: its bytes would be the next request.
-        if (res.status == 400 || res.status == 414 || res.status == 416 || res.status >= 500)
+        if (cut.status != 0 || res.status == 400 || res.status == 414 || res.status == 416 || res.status >= 500)
             send_error_and_close(req, res, e);
         else
             send_error(res, e);

@@ -608,6 +608,20 @@ TEST_CASE("lessons: kv_calc sizes, an empty prompt and a malformed force are err
     CHECK(tight.exit_code == 2);
     CHECK(contains(tight.output, "tight-kv.yaml:4:5: max batch 8 is beyond the KV capacity: 2 blocks of 16 positions hold "
                                  "at most 2 requests at once"));
+    // A request whose error a later step that runs it expects is no problem
+    // before step 1; `error: ""` expects none, so its request is checked.
+    CHECK(run_sixstep("check '" +
+                      write_text("tight-later.yaml",
+                                 serving + "  - request: {experiment: traffic, kv_blocks: 2, max_batch: 8}\n"
+                                           "  - run: all\n    expect: {error: {contains: KV capacity}}\n") +
+                      "'")
+              .exit_code == 0);
+    CHECK(run_sixstep("check '" +
+                      write_text("tight-none.yaml",
+                                 serving + "  - request: {experiment: traffic, kv_blocks: 2, max_batch: 8}\n"
+                                           "    run: all\n    expect: {error: \"\"}\n") +
+                      "'")
+              .exit_code == 2);
     const auto lengths = run_sixstep(
         "check '" +
         write_text("lengths.yaml", serving + "  - request: {experiment: traffic, min_tokens: 20, max_tokens: 10}\n    run: all\n") +
