@@ -290,11 +290,13 @@ void check_request_field(const Reader& r, const YAML::Node& key, const ModelDesc
                             join_names(fields), hint.empty() ? knob_elsewhere(name, model, "request field") : ""));
 }
 
-// Whether a step expects an error (an `error:` expectation, not negated):
-// a lesson shows a refusal that way, so what would be refused is let through.
+// Whether a step expects an error (an `error:` expectation, not negated,
+// and not `error: ""`, which expects none): a lesson shows a refusal that
+// way, so what would be refused is let through.
 bool step_expects_error(const YAML::Node& step) {
     if (const YAML::Node expect = step["expect"]; expect && expect.IsMap())
-        if (const YAML::Node error = expect["error"]) return !(error.IsMap() && error["not"]);
+        if (const YAML::Node error = expect["error"])
+            return error.IsMap() ? !error["not"] : !(error.IsScalar() && error.Scalar().empty());
     return false;
 }
 

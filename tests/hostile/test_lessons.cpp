@@ -684,3 +684,11 @@ TEST_CASE("lessons: show names a panel once") {
           "4:21: \"show\" names the panel \"tokens\" twice; name it once, or two different panels");
     CHECK(error_of(head + "  - {show: [tokens, next_token]}\n") == "(valid)");
 }
+
+TEST_CASE("lessons: a request value is checked at load unless its step expects the error it gives") {
+    const std::string head = "title: A\nmodel: {kind: llm, file: m.gguf}\nsteps:\n"
+                             "  - request: {prompt: hi, temperature: -1}\n    run: all\n";
+    CHECK(error_of(head + "    expect: {error: {contains: temperature}}\n") == "(valid)");
+    // error: "" expects none: the value is refused where it is written.
+    CHECK(error_of(head + "    expect: {error: \"\"}\n") == "4:40: \"temperature\" must be from 0 to 100, got -1");
+}
