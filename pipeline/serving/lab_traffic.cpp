@@ -164,7 +164,9 @@ public:
             baseline_label_ = std::string(kv_layout_name(base_.scheduler.kv_layout));
         }
         rate_ = p.workload.arrivals.rate;
-        ev.summary = fmt::format("{} requests at {} {}, {} batching{}", p.workload.arrivals.count,
+        ev.summary = fmt::format(fmt::runtime(p.workload.arrivals.count == 1 ? "{} request at {} {}, {} batching{}"
+                                                                            : "{} requests at {} {}, {} batching{}"),
+                                 p.workload.arrivals.count,
                                  format_value(Value{rate_}), rate_alone() ? "per E2E alone" : "req/s",
                                  batch_policy_name(p.scheduler.policy),
                                  compared() ? fmt::format(", compared with {}", baseline_label_) : "");
@@ -218,7 +220,8 @@ public:
                 cpu_wait += s.shape.cpu_wait_ms;
             }
         }
-        ev.summary = fmt::format("{} forward passes{}", passes, ex.baseline ? " (both runs)" : "");
+        ev.summary = fmt::format(fmt::runtime(passes == 1 ? "{} forward pass{}" : "{} forward passes{}"), passes,
+                                 ex.baseline ? " (both runs)" : "");
         // A busy machine's share, said where it is large enough to wonder about.
         if (cpu_wait > 0.05 * engine)
             ev.summary += fmt::format("; the engine waited {} ms of {} ms for a CPU, left out of the clock",
@@ -245,8 +248,11 @@ public:
         const TrafficReport& r = ex.run->report;
         if (!ex.baseline) {
             ev.summary = "no baseline (compare: none)";
-            std::string said = fmt::format("{} requests served in {:.2f} s of virtual time: median TTFT {:.1f} ms, "
-                                           "median TPOT {}, {:.0f} output tokens/s.",
+            const bool one = ex.run->requests.size() == 1;
+            std::string said = fmt::format(fmt::runtime(one ? "{} request served in {:.2f} s of virtual time: median TTFT "
+                                                              "{:.1f} ms, median TPOT {}, {:.0f} output tokens/s."
+                                                            : "{} requests served in {:.2f} s of virtual time: median "
+                                                              "TTFT {:.1f} ms, median TPOT {}, {:.0f} output tokens/s."),
                                            ex.run->requests.size(), r.total("duration").value, p50(r, "ttft"),
                                            tpot_text(r, "none (no request had a second token)"),
                                            r.total("output_throughput").value);

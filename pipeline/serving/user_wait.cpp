@@ -314,8 +314,11 @@ BatchWait batch(Backend& backend, Generator& gen, const TextCodec& codec, const 
     b.headline.metric = "throughput";
     b.headline.value = b.batched_tok_s;
     b.headline.unit = "tokens/s";
-    b.headline.verdict = fmt::format("{} requests × {} tokens batched: {:.2f}× the throughput of one at a time "
-                                     "({:.0f} tokens/s)",
+    b.headline.verdict = fmt::format(fmt::runtime(p.batch_requests == 1
+                                                      ? "{} request × {} tokens batched: {:.2f}× the throughput of one "
+                                                        "at a time ({:.0f} tokens/s)"
+                                                      : "{} requests × {} tokens batched: {:.2f}× the throughput of "
+                                                        "one at a time ({:.0f} tokens/s)"),
                                      p.batch_requests, p.batch_tokens, b.gain, b.sequential_tok_s);
     b.findings.push_back(fmt::format("the job took {} batched ({} forward passes) against {} one at a time",
                                      ms_text(b.batched_ms), b.n_forward_batched, ms_text(b.sequential_ms)));

@@ -692,3 +692,29 @@ TEST_CASE("lessons: a request value is checked at load unless its step expects t
     // error: "" expects none: the value is refused where it is written.
     CHECK(error_of(head + "    expect: {error: \"\"}\n") == "4:40: \"temperature\" must be from 0 to 100, got -1");
 }
+
+// "1 requests served", "1 forward passes": one of each is singular, in the
+// terminal's English and through the Chinese catalogue.
+TEST_CASE("lessons: a traffic run of one request and one pass is counted in the singular") {
+    const std::string head = std::string("model: {kind: serving, file: \"") + SIXSTEP_SOURCE_DIR +
+                             "/assets/models/stories-3m-f16.gguf\", threads: 1}\nsteps:\n"
+                             "  - request: {experiment: traffic, requests: 1, rate: 1, max_tokens: 1, min_tokens: 1}\n"
+                             "    run: all\n";
+    const auto narration = [&](const std::string& name, const std::string& top) {
+        const auto r = run_sixstep("--headless '" + write_text(name, top + head) + "'", 60);
+        CHECK(r.exit_code == 0);
+        return r.output;
+    };
+    const std::string en = narration("one.yaml", "title: t\n");
+    CAPTURE(en);
+    CHECK(contains(en, "1 request at 1 req/s"));
+    CHECK(contains(en, "1 forward pass"));
+    CHECK(contains(en, "1 request served in"));
+    CHECK_FALSE(contains(en, "1 requests"));
+    CHECK_FALSE(contains(en, "1 forward passes"));
+    const std::string zh = narration("one-zh.yaml", "title: t\nlanguage: zh\n");
+    CAPTURE(zh);
+    CHECK(contains(zh, "1 个请求在"));
+    CHECK(contains(zh, "1 次前向计算"));
+    CHECK_FALSE(contains(zh, "1 request"));
+}

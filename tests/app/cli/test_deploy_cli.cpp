@@ -76,6 +76,7 @@ TEST_CASE("cli waits: a chat of one token gives no TPOT") {
     // A rate of zero, not one that ends in 0 (the batch job's "2710 tokens/s").
     CHECK_FALSE(std::regex_search(r.output, std::regex(R"((^|[^0-9.])0 tokens/s)")));
     CHECK(r.output.find("no TPOT") != std::string::npos);
+    CHECK(r.output.find("1 request \u00d7 2 tokens batched") != std::string::npos);  // not "1 requests"
 }
 
 TEST_CASE("cli waits and coldstart: bad input is one clear error, exit 2") {
