@@ -568,6 +568,10 @@ TEST_CASE("lessons: run: token is refused for a model that generates no tokens")
 // these failed only when their step ran (exit 1 at the step, not exit 2 at
 // the value).
 TEST_CASE("lessons: kv_calc sizes, an empty prompt and a malformed force are errors at their value") {
+    // `sixstep check` on a lesson written to a file of this name.
+    const auto check_text = [](const std::string& name, const std::string& text) {
+        return run_sixstep("check '" + write_text(name, text) + "'");
+    };
     const std::string head = std::string("title: t\nmodel: {kind: llm, file: \"") + SIXSTEP_SOURCE_DIR +
                              "/assets/models/stories-3m-f16.gguf\"}\nsteps:\n";
     CHECK(error_of(head + "  - kv_calc: {preset: stories-3m, tokens: 0.5}\n").rfind("4:14: tokens: must be at least 1, got 0.5", 0) == 0);
@@ -581,67 +585,44 @@ TEST_CASE("lessons: kv_calc sizes, an empty prompt and a malformed force are err
                           std::string::npos,
                       force);
     // A token id the vocabulary lacks, against the model file before step 1.
-    const auto vocab = run_sixstep(
-        "check '" + write_text("force-id.yaml", head + "  - request: {prompt: Once, force: \"0:99999\"}\n    run: all\n") + "'");
+    const auto vocab = check_text("force-id.yaml", head + "  - request: {prompt: Once, force: \"0:99999\"}\n    run: all\n");
     CHECK(vocab.exit_code == 2);
     CHECK(contains(vocab.output, "force-id.yaml:4:36: request field force = \"0:99999\": token id 99999 does not exist: "
                                  "the vocabulary has ids 0..1999"));
     // An experiment longer than the model's context, and a draft that is no model.
-    const auto long_kv = run_sixstep("check '" + write_text("kv-long.yaml", head + "  - kv_experiment: 600\n") + "'");
+    const auto long_kv = check_text("kv-long.yaml", head + "  - kv_experiment: 600\n");
     CHECK(long_kv.exit_code == 2);
     CHECK(contains(long_kv.output, "kv_experiment: 600 tokens after the prompt do not fit the model's context of 512"));
     const std::string serving = std::string("title: t\nmodel: {kind: serving, file: \"") + SIXSTEP_SOURCE_DIR +
                                 "/assets/models/stories-3m-f16.gguf\"}\nsteps:\n";
-    const auto text_draft = run_sixstep(
-        "check '" +
-        write_text("draft-text.yaml", serving + "  - request: {experiment: speculative, draft: \"" +
-                                          std::string(SIXSTEP_SOURCE_DIR) + "/README.md\"}\n    run: all\n") +
-        "'");
+    const auto text_draft = check_text("draft-text.yaml", serving + "  - request: {experiment: speculative, draft: \"" +
+                                          std::string(SIXSTEP_SOURCE_DIR) + "/README.md\"}\n    run: all\n");
     CHECK(text_draft.exit_code == 2);
     CHECK(contains(text_draft.output, "not a GGUF file"));
     // Fields each valid alone and not together, as the experiment reads them.
-    const auto tight = run_sixstep(
-        "check '" +
-        write_text("tight-kv.yaml",
-                   serving + "  - request: {experiment: traffic, kv_blocks: 2, block_size: 16, max_batch: 8}\n    run: all\n") +
-        "'");
+    const auto tight = check_text("tight-kv.yaml", serving + "  - request: {experiment: traffic, kv_blocks: 2, block_size: 16, max_batch: 8}\n    run: all\n");
     CHECK(tight.exit_code == 2);
     CHECK(contains(tight.output, "tight-kv.yaml:4:5: max batch 8 is beyond the KV capacity: 2 blocks of 16 positions hold "
                                  "at most 2 requests at once"));
     // A request whose error a later step that runs it expects is no problem
     // before step 1; `error: ""` expects none, so its request is checked.
-    CHECK(run_sixstep("check '" +
-                      write_text("tight-later.yaml",
-                                 serving + "  - request: {experiment: traffic, kv_blocks: 2, max_batch: 8}\n"
-                                           "  - run: all\n    expect: {error: {contains: KV capacity}}\n") +
-                      "'")
+    CHECK(check_text("tight-later.yaml", serving + "  - request: {experiment: traffic, kv_blocks: 2, max_batch: 8}\n"
+                                           "  - run: all\n    expect: {error: {contains: KV capacity}}\n")
               .exit_code == 0);
-    CHECK(run_sixstep("check '" +
-                      write_text("tight-none.yaml",
-                                 serving + "  - request: {experiment: traffic, kv_blocks: 2, max_batch: 8}\n"
-                                           "    run: all\n    expect: {error: \"\"}\n") +
-                      "'")
+    CHECK(check_text("tight-none.yaml", serving + "  - request: {experiment: traffic, kv_blocks: 2, max_batch: 8}\n"
+                                           "    run: all\n    expect: {error: \"\"}\n")
               .exit_code == 2);
-    const auto lengths = run_sixstep(
-        "check '" +
-        write_text("lengths.yaml", serving + "  - request: {experiment: traffic, min_tokens: 20, max_tokens: 10}\n    run: all\n") +
-        "'");
+    const auto lengths = check_text("lengths.yaml", serving + "  - request: {experiment: traffic, min_tokens: 20, max_tokens: 10}\n    run: all\n");
     CHECK(lengths.exit_code == 2);
     CHECK(contains(lengths.output, "lengths.yaml:4:5: \"min_tokens\" 20 is above \"max_tokens\" 10"));
     // spec_overlap needs a second thread of the target's CPU pool.
     const std::string one_thread = std::string("title: t\nmodel: {kind: serving, threads: 1, file: \"") +
                                    SIXSTEP_SOURCE_DIR + "/assets/models/stories-3m-f16.gguf\"}\nsteps:\n";
-    const auto overlap = run_sixstep(
-        "check '" +
-        write_text("overlap-1.yaml", one_thread + "  - request: {experiment: speculative, spec_overlap: yes}\n    run: all\n") +
-        "'");
+    const auto overlap = check_text("overlap-1.yaml", one_thread + "  - request: {experiment: speculative, spec_overlap: yes}\n    run: all\n");
     CHECK(overlap.exit_code == 2);
     CHECK(contains(overlap.output, "overlap-1.yaml:4:54: spec_overlap: needs 2 threads or more (one of them the draft's); "
                                    "the model has threads: 1"));
-    CHECK(run_sixstep("check '" +
-                      write_text("overlap-off.yaml",
-                                 one_thread + "  - request: {experiment: speculative, spec_overlap: no}\n    run: all\n") +
-                      "'")
+    CHECK(check_text("overlap-off.yaml", one_thread + "  - request: {experiment: speculative, spec_overlap: no}\n    run: all\n")
               .exit_code == 0);
     // And a step that expects the error still shows it.
     CHECK(error_of(head + "  - kv_calc: {preset: stories-3m, tokens: 0.5}\n    expect:\n      error: {contains: tokens}\n") ==

@@ -137,6 +137,25 @@ Exchange exchange_until_closed(int port, const std::string& request, int wait_s)
     return e;
 }
 
+// Sends `bytes` on fd every `gap` from a thread of its own, until stopped
+// or a send fails (the server closed).
+class Trickle {
+public:
+    Trickle(int fd, std::string bytes, std::chrono::milliseconds gap)
+        : thread_([this, fd, bytes = std::move(bytes), gap] {
+              while (!done_ && ::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL) > 0) std::this_thread::sleep_for(gap);
+          }) {}
+    ~Trickle() { stop(); }
+    void stop() {
+        done_ = true;
+        if (thread_.joinable()) thread_.join();
+    }
+
+private:
+    std::atomic<bool> done_{false};
+    std::thread thread_;
+};
+
 std::size_t count_of(const std::string& text, const std::string& what) {
     std::size_t n = 0;
     for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
@@ -814,15 +833,11 @@ TEST_CASE("server: a request still arriving when the server stops is answered 50
     // of a second without one, so this client outlasted it till the request
     // timeout (30 s), and got 408.
     const int fd = connect_and_send(s.port, "POST /v1/completions HTTP/1.1\r\nHost: x\r\nX-Wait: ", 10);
-    std::atomic<bool> done{false};
-    std::thread trickle([&] {
-        while (!done && ::send(fd, "a", 1, MSG_NOSIGNAL) > 0) std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    });
+    Trickle trickle(fd, "a", std::chrono::milliseconds(20));
     std::this_thread::sleep_for(std::chrono::milliseconds(200));  // its thread is reading
     s.shutdown(std::chrono::milliseconds(0));
     const std::string got = read_until_closed(fd).got;
-    done = true;
-    trickle.join();
+    trickle.stop();
     ::close(fd);
     INFO(got);
     CHECK(got.rfind("HTTP/1.1 503", 0) == 0);
@@ -882,14 +897,9 @@ TEST_CASE("server: a request that trickles in past request_timeout_s, or stops c
     };
     // A header line every 0.3 s: each read is quick, the request never ends.
     const int fd = connect_and_send(s.port, "GET /health HTTP/1.1\r\n", 10);
-    std::atomic<bool> done{false};
-    std::thread trickle([&] {
-        while (!done && ::send(fd, "X-Wait: a\r\n", 11, MSG_NOSIGNAL) > 0)
-            std::this_thread::sleep_for(std::chrono::milliseconds(300));
-    });
+    Trickle trickle(fd, "X-Wait: a\r\n", std::chrono::milliseconds(300));
     const std::string got = read_until_closed(fd).got;
-    done = true;
-    trickle.join();
+    trickle.stop();
     ::close(fd);
     INFO(got);
     CHECK(got.rfind("HTTP/1.1 408", 0) == 0);
