@@ -72,6 +72,16 @@ public:
         }
         return SourceLocation{path_, m.line + 1, column + 1};
     }
+    // The place of a byte of the text, as an editor shows it.
+    SourceLocation at_offset(std::size_t offset) const {
+        const auto next = std::upper_bound(line_starts_.begin(), line_starts_.end(), offset);
+        const auto line = static_cast<std::size_t>(next - line_starts_.begin()) - 1;
+        YAML::Mark m;
+        m.pos = static_cast<int>(offset);
+        m.line = static_cast<int>(line);
+        m.column = static_cast<int>(offset - line_starts_[line]);
+        return at(m);
+    }
     [[noreturn]] void fail(const YAML::Node& n, const std::string& msg) const { throw Error(at(n), msg); }
 
     static std::string kind_of(const YAML::Node& n) {
@@ -1202,24 +1212,12 @@ Lesson parse_lesson(const std::string& yaml_text, const std::string& path) {
     const Reader r(path, yaml_text);
     // YAML is text: a NUL byte made yaml-cpp report an "unknown escape
     // character" in a file that has none.
-    // The place of a byte as an editor shows it: its line, and its column
-    // in characters.
-    const auto place = [&](std::size_t offset) {
-        const std::size_t line_start = offset == 0 ? std::string::npos : yaml_text.rfind('\n', offset - 1);
-        const std::size_t from = line_start == std::string::npos ? 0 : line_start + 1;
-        const auto begin = yaml_text.begin();
-        const int line = static_cast<int>(std::count(begin, begin + static_cast<std::ptrdiff_t>(offset), '\n'));
-        const int column = static_cast<int>(std::count_if(begin + static_cast<std::ptrdiff_t>(from),
-                                                          begin + static_cast<std::ptrdiff_t>(offset),
-                                                          [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
-        return SourceLocation{path, line + 1, column + 1};
-    };
     if (const std::size_t nul = yaml_text.find('\0'); nul != std::string::npos)
-        throw Error(place(nul), "a NUL byte: a lesson is text (YAML), not binary data");
+        throw Error(r.at_offset(nul), "a NUL byte: a lesson is text (YAML), not binary data");
     // A lesson saved in a legacy encoding (Latin-1, GBK) ran, its text shown
     // with bytes no screen can draw.
     if (const std::size_t bad = invalid_utf8_at(yaml_text); bad != std::string::npos)
-        throw Error(place(bad), fmt::format("the byte 0x{:02X} here is not UTF-8: save the lesson as UTF-8 (an editor "
+        throw Error(r.at_offset(bad), fmt::format("the byte 0x{:02X} here is not UTF-8: save the lesson as UTF-8 (an editor "
                                             "may have saved it as Latin-1, Windows-1252 or GBK)",
                                             static_cast<unsigned char>(yaml_text[bad])));
     YAML::Node root;
