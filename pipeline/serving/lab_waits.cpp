@@ -3,6 +3,7 @@
 // (serving/user_wait.h), each with the metric that decides it.
 #include <fmt/format.h>
 
+#include "pipeline/core/text.h"
 #include "pipeline/llm/llm_model.h"
 #include "pipeline/serving/serving_lab.h"
 #include "pipeline/serving/serving_model.h"
@@ -37,9 +38,14 @@ class WaitsLab : public LabExperiment {
 public:
     void read(const LabFields& f, TraceEvent& ev) override {
         p_ = params_of([&](const char* name) { return f.text(name); });
-        ev.summary = fmt::format("chat: {} tokens streamed; agent: {} calls × {} tokens; batch job: {} requests × {} "
-                                 "tokens",
-                                 p_.chat_tokens, p_.agent_calls, p_.agent_tokens, p_.batch_requests, p_.batch_tokens);
+        const auto count = [](int n, const char* one, const char* many) {
+            return count_of(static_cast<std::size_t>(n), one, many);
+        };
+        ev.summary = fmt::format("chat: {} streamed; agent: {} × {}; batch job: {} × {}",
+                                 count(p_.chat_tokens, "token", "tokens"), count(p_.agent_calls, "call", "calls"),
+                                 count(p_.agent_tokens, "token", "tokens"),
+                                 count(p_.batch_requests, "request", "requests"),
+                                 count(p_.batch_tokens, "token", "tokens"));
         ev.out(chat_tokens, static_cast<double>(p_.chat_tokens), "tokens");
         ev.out(agent_calls, static_cast<double>(p_.agent_calls));
         ev.out(batch_requests, static_cast<double>(p_.batch_requests));

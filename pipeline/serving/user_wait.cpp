@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "pipeline/core/cpu_wait.h"
+#include "pipeline/core/text.h"
 #include "pipeline/core/error.h"
 #include "pipeline/core/measure.h"
 #include "pipeline/core/progress.h"
@@ -314,12 +315,10 @@ BatchWait batch(Backend& backend, Generator& gen, const TextCodec& codec, const 
     b.headline.metric = "throughput";
     b.headline.value = b.batched_tok_s;
     b.headline.unit = "tokens/s";
-    b.headline.verdict = fmt::format(fmt::runtime(p.batch_requests == 1
-                                                      ? "{} request × {} tokens batched: {:.2f}× the throughput of one "
-                                                        "at a time ({:.0f} tokens/s)"
-                                                      : "{} requests × {} tokens batched: {:.2f}× the throughput of "
-                                                        "one at a time ({:.0f} tokens/s)"),
-                                     p.batch_requests, p.batch_tokens, b.gain, b.sequential_tok_s);
+    b.headline.verdict = fmt::format("{} × {} batched: {:.2f}× the throughput of one at a time ({:.0f} tokens/s)",
+                                     count_of(static_cast<std::size_t>(p.batch_requests), "request", "requests"),
+                                     count_of(static_cast<std::size_t>(p.batch_tokens), "token", "tokens"), b.gain,
+                                     b.sequential_tok_s);
     b.findings.push_back(fmt::format("the job took {} batched ({} forward passes) against {} one at a time",
                                      ms_text(b.batched_ms), b.n_forward_batched, ms_text(b.sequential_ms)));
     b.findings.push_back(fmt::format("mean time from the job's start to a request's end: {} batched, {} one at a time "

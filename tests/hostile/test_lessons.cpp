@@ -3,6 +3,7 @@
 // is an invalid lesson (exit 2) with its position, and `check` still reports
 // every file and the summary.
 #include <fstream>
+#include <regex>
 #include <sstream>
 
 #include <doctest/doctest.h>
@@ -676,26 +677,60 @@ TEST_CASE("lessons: a request value is checked at load unless its step expects t
 
 // "1 requests served", "1 forward passes": one of each is singular, in the
 // terminal's English and through the Chinese catalogue.
+namespace {
+
+// The narration of a one-step serving lesson that runs `request`, in English
+// (top "title: t") or through the Chinese catalogue.
+std::string serving_narration(const std::string& name, const std::string& top, const std::string& request) {
+    const std::string lesson = top + "model: {kind: serving, file: \"" + SIXSTEP_SOURCE_DIR +
+                               "/assets/models/stories-3m-f16.gguf\", threads: 1}\nsteps:\n  - request: " + request +
+                               "\n    run: all\n";
+    const auto r = run_sixstep("--headless '" + write_text(name, lesson) + "'", 60);
+    CHECK(r.exit_code == 0);
+    return r.output;
+}
+
+// "1 tokens" as a count of its own, not the tail of a measured "2611 tokens/s".
+bool counts(const std::string& text, const std::string& count) {
+    return std::regex_search(text, std::regex("(^|[^0-9.,])" + count));
+}
+
+}  // namespace
+
 TEST_CASE("lessons: a traffic run of one request and one pass is counted in the singular") {
-    const std::string head = std::string("model: {kind: serving, file: \"") + SIXSTEP_SOURCE_DIR +
-                             "/assets/models/stories-3m-f16.gguf\", threads: 1}\nsteps:\n"
-                             "  - request: {experiment: traffic, requests: 1, rate: 1, max_tokens: 1, min_tokens: 1}\n"
-                             "    run: all\n";
-    const auto narration = [&](const std::string& name, const std::string& top) {
-        const auto r = run_sixstep("--headless '" + write_text(name, top + head) + "'", 60);
-        CHECK(r.exit_code == 0);
-        return r.output;
-    };
-    const std::string en = narration("one.yaml", "title: t\n");
+    const std::string request = "{experiment: traffic, requests: 1, rate: 1, max_tokens: 1, min_tokens: 1}";
+    const std::string en = serving_narration("one.yaml", "title: t\n", request);
     CAPTURE(en);
     CHECK(contains(en, "1 request at 1 req/s"));
     CHECK(contains(en, "1 forward pass"));
     CHECK(contains(en, "1 request served in"));
-    CHECK_FALSE(contains(en, "1 requests"));
-    CHECK_FALSE(contains(en, "1 forward passes"));
-    const std::string zh = narration("one-zh.yaml", "title: t\nlanguage: zh\n");
+    CHECK_FALSE(counts(en, "1 requests"));
+    CHECK_FALSE(counts(en, "1 forward passes"));
+    const std::string zh = serving_narration("one-zh.yaml", "title: t\nlanguage: zh\n", request);
     CAPTURE(zh);
     CHECK(contains(zh, "1 个请求在"));
     CHECK(contains(zh, "1 次前向计算"));
     CHECK_FALSE(contains(zh, "1 request"));
+}
+
+// The waits summary and the batch job's verdict count each of their five
+// numbers with its own noun: "1 token streamed", "1 call × 1 token".
+TEST_CASE("lessons: the three users' waits of one token, one call and one request are counted in the singular") {
+    const std::string request = "{experiment: waits, chat_tokens: 1, agent_calls: 1, agent_tokens: 1, "
+                                "batch_requests: 1, batch_tokens: 1}";
+    const std::string en = serving_narration("waits-one.yaml", "title: t\n", request);
+    CAPTURE(en);
+    CHECK(contains(en, "chat: 1 token streamed; agent: 1 call \u00d7 1 token; batch job: 1 request \u00d7 1 token"));
+    CHECK(contains(en, "1 request \u00d7 1 token batched: "));
+    CHECK_FALSE(counts(en, "1 tokens"));
+    CHECK_FALSE(counts(en, "1 calls"));
+    CHECK_FALSE(counts(en, "1 requests"));
+    const std::string zh = serving_narration("waits-one-zh.yaml", "title: t\nlanguage: zh\n", request);
+    CAPTURE(zh);
+    CHECK(contains(zh, "聊天：流式输出 1 个词元；智能体：1 次调用 \u00d7 1 个词元；批处理作业：1 个请求 \u00d7 1 个词元"));
+    CHECK(contains(zh, "1 个请求 \u00d7 1 个词元批量处理"));
+    const std::string many = serving_narration("waits-many.yaml", "title: t\n",
+                                               "{experiment: waits, chat_tokens: 3, agent_calls: 2, agent_tokens: 2, "
+                                               "batch_requests: 2, batch_tokens: 2}");
+    CHECK(contains(many, "chat: 3 tokens streamed; agent: 2 calls \u00d7 2 tokens; batch job: 2 requests \u00d7 2 tokens"));
 }
