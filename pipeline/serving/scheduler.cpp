@@ -465,7 +465,9 @@ void Scheduler::record_kv_use(StepRecord& sr) const {
     // block each step: a block is shared only through the prefix cache, and
     // cached blocks are full, so the others each have one owner to count.
     const int bs = kv_.blocks().block_size();
-    sr.n_blocks_used = kv_.blocks().n_used();
+    // Contiguous: a reservation owns its blocks from the pass it is made,
+    // though the pool hands them out only as tokens arrive.
+    sr.n_blocks_used = contiguous_ ? contiguous_->n_used() : kv_.blocks().n_used();
     sr.n_blocks_cached = cache_ ? cache_->n_evictable() : 0;
     long long filled = cache_ ? static_cast<long long>(cache_->size()) * bs : 0;
     for (const Live* r : running_) {
@@ -477,7 +479,7 @@ void Scheduler::record_kv_use(StepRecord& sr) const {
                 filled += std::clamp(n - static_cast<int>(i) * bs, 0, bs);
     }
     sr.n_slots_filled = filled;
-    sr.n_slots_held = static_cast<long long>(contiguous_ ? contiguous_->n_used() : sr.n_blocks_used) * bs;
+    sr.n_slots_held = static_cast<long long>(sr.n_blocks_used) * bs;
 }
 
 void Scheduler::run() {

@@ -1,6 +1,8 @@
 // The prefix cache's keys, hits, LRU eviction and reference counts; the
 // contiguous allocator's first fit and holes; contiguous vs paged on the same
 // requests.
+#include <algorithm>
+
 #include <doctest/doctest.h>
 
 #include "error_of.h"
@@ -176,6 +178,16 @@ TEST_CASE("kv layouts: the same requests fit fewer at once with contiguous reser
     CHECK(c.contiguous.report.total("preemptions").value == 0);  // a reservation never runs out
     for (const TrafficRun* r : {&c.paged, &c.contiguous})
         for (const RequestRecord& q : r->requests) CHECK(q.output.size() == 40u);
+    // A reservation's blocks are used from the pass it is made, tokens or
+    // not: four requests set aside the whole pool of 48, and every block
+    // counted as used holds the positions counted as set aside.
+    CHECK(c.contiguous.report.total("kv_blocks_peak").value == 48);
+    for (const TrafficRun* r : {&c.paged, &c.contiguous}) {
+        const auto apart = std::count_if(r->steps.begin(), r->steps.end(), [](const StepRecord& s) {
+            return s.n_slots_held != static_cast<long long>(s.n_blocks_used) * 4;
+        });
+        CHECK(apart == 0);
+    }
 }
 
 TEST_CASE("kv layouts: varied lengths leave holes in contiguous memory that pages do not have") {
