@@ -565,11 +565,13 @@ void HttpServer::serve_completion(Endpoint endpoint, const httplib::Request& req
 // and Retry-After in `res`, while shutting down or when every place is taken.
 bool HttpServer::admit(httplib::Response& res) {
     if (shutting_down_) {
+        engine_.metrics().on_rejected("shutting_down");
         send_error(res, ApiError(503, "server_error", "the server is shutting down"), params_.retry_after_s);
         return false;
     }
     if (++n_active_ > params_.max_concurrent) {
         --n_active_;
+        engine_.metrics().on_rejected("overloaded");
         send_error(res,
                    ApiError(503, "server_overloaded",
                             fmt::format("{} requests are being served, the most at once; retry later",

@@ -1021,6 +1021,17 @@ TEST_CASE("server: over the queue limit 429 with Retry-After, over the concurren
     CHECK(by_status[200] >= 1);
     CHECK(by_status[200] + by_status[429] + by_status[503] == 12);
     CHECK(by_status[429] + by_status[503] >= 1);
+    // /metrics counts each refusal by its reason, a 503 at the door as well
+    // as a 429 from the queue (the 503s were counted nowhere).
+    const std::string m = http_get(s.port, "/metrics").body;
+    CAPTURE(m);
+    const auto rejected = [&](const std::string& reason) {
+        const std::string key = "sixstep_requests_rejected_total{reason=\"" + reason + "\"} ";
+        const std::size_t at = m.find(key);
+        return at == std::string::npos ? 0 : std::stoi(m.substr(at + key.size()));
+    };
+    CHECK(rejected("queue_full") == by_status[429]);
+    CHECK(rejected("overloaded") == by_status[503]);
     CHECK(http_post(s.port, "/v1/completions", completion("Once", 4)).status == 200);  // and it recovers
 }
 
