@@ -217,8 +217,9 @@ struct SpeculativeComparison {
     int n_timed = 0;
     int n_declined = 0;
     std::string overlap_declined;
-    // Each round's own speedup, per generated token: the target alone's run
-    // of that round ÷ the speculative run right after it (round_spread).
+    // Each round's own speedup, per generated token: the target alone (the
+    // median of its runs, as in `speedup`) ÷ that round's speculative run
+    // (round_spread). `speedup` is the median of them.
     std::vector<double> round_speedups;
 };
 

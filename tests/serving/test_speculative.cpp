@@ -3,6 +3,7 @@
 // statistics, and the mistakes it refuses.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <memory>
@@ -561,6 +562,15 @@ TEST_CASE("speculative: every k is timed in rounds against one target alone, and
         CHECK(s.draft_ms + s.verify_ms + s.accept_ms <= c.speculative_ms);
         CHECK(c.speedup == doctest::Approx((c.target_ms / c.target.tokens.size()) /
                                            (c.speculative_ms / c.speculative.tokens.size())));
+        // The headline is the median round's: within the spread the verdict
+        // quotes, never beside it.
+        REQUIRE(c.round_speedups.size() == 3);
+        std::vector<double> rounds = c.round_speedups;
+        std::sort(rounds.begin(), rounds.end());
+        CHECK(c.speedup == doctest::Approx(rounds[1]));
+        const serving::RoundSpread spread = serving::round_spread(c.round_speedups);
+        CHECK(spread.low <= c.speedup);
+        CHECK(c.speedup <= spread.high);
     }
     // Each k proposes its own number of tokens per step.
     CHECK(cs[0].speculative.steps.front().n_drafted == 1);
