@@ -69,7 +69,7 @@ Loaded random_draft(const std::string& target_path, const LlamaModel* shape, con
     Loaded l;
     l.m.model = LlamaModel::from_gguf(GGUFFile::from_bytes(random_model_bytes(p), "random draft"));
     l.m.backend = make_backend(backend_kind(backend), l.m.model, {.n_threads = threads}).backend;
-    l.name = shape ? "random weights (the target's shape)" : "random weights";  // its parameter count is printed beside it
+    l.name = shape ? "random weights (the first draft's shape)" : "random weights";  // its parameter count is printed beside it
     return l;
 }
 

@@ -85,6 +85,10 @@ TEST_CASE("cli speculate: one row per draft, k and temperature, each with its ve
     }
     // The random draft agrees with (almost) nothing; the trained twin with most.
     CHECK(j["rows"][0]["acceptance"].get<double>() > j["rows"][2]["acceptance"].get<double>());
+    // It has the first draft's shape, and says so (it said "the target's").
+    REQUIRE(j["drafts"].size() == 2);
+    CHECK(j["drafts"][1]["name"] == "random weights (the first draft's shape)");
+    CHECK(j["drafts"][1]["n_params"] == j["drafts"][0]["n_params"]);
 }
 
 TEST_CASE("cli --overlap: the draft on one of the threads, greedy text still the target's, the target alone on all") {
