@@ -27,4 +27,27 @@ void print_latency_table(const std::vector<serving::LatencyMetric>& latencies, i
     }
 }
 
+nlohmann::ordered_json latencies_json(const std::vector<serving::LatencyMetric>& latencies) {
+    nlohmann::ordered_json out = nlohmann::ordered_json::array();
+    for (const serving::LatencyMetric& m : latencies) {
+        const serving::Summary& s = m.summary;
+        const auto figure = [&](double v) { return s.count == 0 ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(v); };
+        out.push_back({{"key", m.key}, {"name", m.name}, {"unit", "ms"}, {"definition", m.definition},
+                       {"count", s.count}, {"mean", figure(s.mean)}, {"p50", figure(s.p50)}, {"p90", figure(s.p90)},
+                       {"p99", figure(s.p99)}, {"max", figure(s.max)}});
+    }
+    return out;
+}
+
+nlohmann::ordered_json totals_json(const std::vector<serving::Metric>& totals) {
+    nlohmann::ordered_json out = nlohmann::ordered_json::array();
+    for (const serving::Metric& m : totals)
+        out.push_back({{"key", m.key}, {"name", m.name}, {"unit", m.unit}, {"definition", m.definition}, {"value", m.value}});
+    return out;
+}
+
+nlohmann::ordered_json measured_or_null(double ms) {
+    return ms < 0 ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(ms);
+}
+
 }  // namespace sixstep::cli

@@ -68,19 +68,12 @@ int run_load_command(LoadOptions o) {
         json j;
         j["url"] = o.params.url;
         j["model"] = r.model;
-        j["latencies"] = json::array();
-        for (const auto& m : r.latencies)
-            j["latencies"].push_back({{"key", m.key}, {"name", m.name}, {"unit", "ms"}, {"definition", m.definition},
-                                      {"count", m.summary.count}, {"mean", m.summary.mean}, {"p50", m.summary.p50},
-                                      {"p90", m.summary.p90}, {"p99", m.summary.p99}, {"max", m.summary.max}});
-        j["totals"] = json::array();
-        for (const auto& m : r.totals)
-            j["totals"].push_back(
-                {{"key", m.key}, {"name", m.name}, {"unit", m.unit}, {"definition", m.definition}, {"value", m.value}});
+        j["latencies"] = latencies_json(r.latencies);
+        j["totals"] = totals_json(r.totals);
         j["requests"] = json::array();
         for (const auto& q : r.requests)
             j["requests"].push_back({{"scheduled_ms", q.scheduled_ms}, {"sent_ms", q.sent_ms},
-                                     {"ttft_ms", q.chunk_ms.empty() ? -1 : q.chunk_ms.front() - q.sent_ms},
+                                     {"ttft_ms", measured_or_null(q.chunk_ms.empty() ? -1 : q.chunk_ms.front() - q.sent_ms)},
                                      {"done_ms", q.done_ms}, {"n_chunks", q.chunk_ms.size()},
                                      {"n_output", q.n_output}, {"n_prompt", q.n_prompt}, {"ok", q.ok},
                                      {"error", q.error}});

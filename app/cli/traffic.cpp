@@ -137,17 +137,8 @@ void print_report(const TrafficReport& rep) {
 
 json report_json(const TrafficRun& r) {
     json j;
-    j["latencies"] = json::array();
-    for (const LatencyMetric& m : r.report.latencies) {
-        const Summary& s = m.summary;
-        j["latencies"].push_back({{"key", m.key}, {"name", m.name}, {"unit", "ms"}, {"definition", m.definition},
-                                  {"count", s.count}, {"mean", s.mean}, {"p50", s.p50}, {"p90", s.p90},
-                                  {"p99", s.p99}, {"max", s.max}});
-    }
-    j["totals"] = json::array();
-    for (const Metric& m : r.report.totals)
-        j["totals"].push_back(
-            {{"key", m.key}, {"name", m.name}, {"unit", m.unit}, {"definition", m.definition}, {"value", m.value}});
+    j["latencies"] = latencies_json(r.report.latencies);
+    j["totals"] = totals_json(r.report.totals);
     j["requests"] = json::array();
     for (const RequestRecord& q : r.requests) {
         json spans = json::array();
@@ -160,9 +151,9 @@ json report_json(const TrafficRun& r) {
                                  {"first_scheduled_ms", q.first_scheduled_ms},
                                  {"first_token_ms", q.first_token_ms},
                                  {"finish_ms", q.finish_ms},
-                                 {"ttft_ms", ttft_ms(q)},
-                                 {"tpot_ms", tpot_ms(q)},
-                                 {"e2e_ms", e2e_ms(q)},
+                                 {"ttft_ms", measured_or_null(ttft_ms(q))},
+                                 {"tpot_ms", measured_or_null(tpot_ms(q))},
+                                 {"e2e_ms", measured_or_null(e2e_ms(q))},
                                  {"stop_reason", llm::stop_reason_name(q.stop_reason)},
                                  {"preemptions", q.n_preemptions},
                                  {"cached_tokens", q.n_cached_tokens},

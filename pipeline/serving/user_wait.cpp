@@ -384,12 +384,15 @@ nlohmann::ordered_json user_waits_json(const UserWaits& w) {
     nlohmann::ordered_json j;
     j["backend"] = w.backend;
     const ChatWait& c = w.chat;
+    // One token streamed has no second to time: null, as the text's "none".
+    const bool decoded = c.n_tokens >= 2 && c.decode_tok_s > 0;
+    const auto decode_figure = [&](double v) { return decoded ? nlohmann::ordered_json(v) : nlohmann::ordered_json(); };
     j["chat"] = {{"headline", headline_json(c.headline)},
                  {"prompt", p.chat_prompt},
                  {"text", c.text},
                  {"ttft_ms", c.ttft_ms},
-                 {"tpot_ms", c.tpot_ms},
-                 {"decode_tok_s", c.decode_tok_s},
+                 {"tpot_ms", decode_figure(c.tpot_ms)},
+                 {"decode_tok_s", decode_figure(c.decode_tok_s)},
                  {"n_tokens", c.n_tokens},
                  {"n_words", c.n_words},
                  {"tokens_per_word", c.tokens_per_word},
@@ -397,8 +400,8 @@ nlohmann::ordered_json user_waits_json(const UserWaits& w) {
                  {"reading_words_per_min", p.reading_words_per_min},
                  {"reading_tok_s", c.reading_tok_s},
                  {"fast_tok_s", p.fast_tok_s},
-                 {"stream_over_reading", c.stream_over_reading},
-                 {"stream_over_fast", c.stream_over_fast},
+                 {"stream_over_reading", decode_figure(c.stream_over_reading)},
+                 {"stream_over_fast", decode_figure(c.stream_over_fast)},
                  {"instant_ms", p.instant_ms},
                  {"flow_ms", p.flow_ms},
                  {"arrival_ms", c.arrival_ms},

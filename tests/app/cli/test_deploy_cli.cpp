@@ -77,6 +77,12 @@ TEST_CASE("cli waits: a chat of one token gives no TPOT") {
     CHECK_FALSE(std::regex_search(r.output, std::regex(R"((^|[^0-9.])0 tokens/s)")));
     CHECK(r.output.find("no TPOT") != std::string::npos);
     CHECK(r.output.find("1 request \u00d7 2 tokens batched") != std::string::npos);  // not "1 requests"
+    // In JSON: null, not a TPOT of 0 ms and a stream of 0 tokens/s.
+    const Json j = run_json("waits -m '" + model + "' --chat-tokens 1 --agent-calls 1 --agent-tokens 2 "
+                            "--batch-requests 1 --batch-tokens 2 -t 1 --json");
+    for (const char* figure : {"tpot_ms", "decode_tok_s", "stream_over_reading", "stream_over_fast"})
+        CHECK(j["chat"][figure].is_null());
+    CHECK(j["chat"]["ttft_ms"].get<double>() > 0);
 }
 
 TEST_CASE("cli waits and coldstart: bad input is one clear error, exit 2") {

@@ -63,6 +63,20 @@ TEST_CASE("cli traffic: a distribution with nothing in it prints dashes, not mea
         CHECK(line.find("(none measured in this run)") != std::string::npos);
     }
     CHECK(r.output.find("\nTTFT (from arrival)  ") != std::string::npos);
+    // And in JSON, null where the table has dashes (it had 0.0 ms, and -1
+    // for a request's TPOT).
+    const auto j = nlohmann::json::parse(traffic("--count 5 --min-tokens 1 --max-tokens 1 --json").output);
+    for (const auto& l : j["latencies"]) {
+        CAPTURE(l.dump());
+        const bool none = l["key"] == "itl" || l["key"] == "tpot";
+        CHECK(l["count"] == (none ? 0 : 5));
+        for (const char* figure : {"mean", "p50", "p90", "p99", "max"}) CHECK(l[figure].is_null() == none);
+    }
+    REQUIRE(j["requests"].size() == 5);
+    for (const auto& q : j["requests"]) {
+        CHECK(q["tpot_ms"].is_null());
+        CHECK(q["ttft_ms"].get<double>() > 0);
+    }
 }
 
 TEST_CASE("cli traffic: --json carries definitions, requests and the step timeline") {
