@@ -16,6 +16,7 @@
 #include "app/cli/validators.h"
 #include "app/core/report.h"
 #include "pipeline/core/model.h"
+#include "pipeline/core/text.h"
 #include "pipeline/serving/canary.h"
 
 namespace sixstep::cli {
@@ -52,17 +53,21 @@ int run_canary_command(const CanaryOptions& o) {
     std::printf("\nVERSIONS (identified by the checksum of their weights):\n");
     print_version(r.v1, r.tally_v1);
     print_version(r.v2, r.tally_v2);
-    std::printf("\nSERVING — %d requests: %d answered by v1, %d by v2, %d lost\n", r.n_requests, r.answered_v1,
+    std::printf("\nSERVING — %s: %d answered by v1, %d by v2, %d lost\n",
+                count_of(static_cast<std::size_t>(r.n_requests), "request", "requests").c_str(), r.answered_v1,
                 r.answered_v2, r.lost);
     std::printf("\nDEPLOYMENT:\n");
     for (const CanaryEvent& e : r.events) std::printf("  [request %4d] %s\n", e.request, e.what.c_str());
     if (r.rolled_back)
-        std::printf("  %d requests were answered by v2 before the rollback\n", r.exposed);
+        std::printf("  %s answered by v2 before the rollback\n",
+                    (count_of(static_cast<std::size_t>(r.exposed), "request", "requests") + (r.exposed == 1 ? " was" : " were")).c_str());
     std::printf("\nTimeline (mean predicted minutes per window):\n  %-13s %6s %8s %6s %8s\n", "requests", "v1", "mean",
                 "v2", "mean");
+    // A window a version did not answer in has no mean: a dash, not 0.0.
+    const auto mean = [](int n, double m) { return n ? fmt::format("{:.1f}", m) : std::string("-"); };
     for (const CanaryWindow& w : r.windows)
-        std::printf("  %5d–%-7d %6d %8.1f %6d %8s\n", w.first, w.last, w.n_v1, w.v1_mean, w.n_v2,
-                    w.n_v2 ? fmt::format("{:.1f}", w.v2_mean).c_str() : "-");
+        std::printf("  %5d–%-7d %6d %8s %6d %8s\n", w.first, w.last, w.n_v1, mean(w.n_v1, w.v1_mean).c_str(), w.n_v2,
+                    mean(w.n_v2, w.v2_mean).c_str());
     return exit_ok;
 }
 

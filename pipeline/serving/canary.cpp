@@ -9,6 +9,7 @@
 #include "pipeline/core/data_dir.h"
 #include "pipeline/core/error.h"
 #include "pipeline/core/pipeline.h"
+#include "pipeline/core/text.h"
 #include "pipeline/delivery/delivery_model.h"
 #include "pipeline/delivery/trainer.h"
 
@@ -51,6 +52,8 @@ double mse(const delivery::Params& p, const std::vector<Example>& data) {
 }
 
 std::string number(double x) { return fmt::format("{:.4g}", x); }
+
+std::string requests(int n) { return count_of(static_cast<std::size_t>(n), "request", "requests"); }
 
 void check_params(const CanaryParams& p) {
     if (!(p.fraction >= 0 && p.fraction <= 1))
@@ -212,16 +215,18 @@ CanaryResult run_canary(const CanaryParams& p) {
                                           "±{:.0f}%)",
                                           mean2, mean1, 100 * (mean2 - mean1) / mean1, 100 * p.mean_threshold));
             if (share2 - share1 > p.range_threshold)
-                why.push_back(fmt::format("{} of v2's {} requests out of range against {} of v1's {} ({:.0f}% vs {:.0f}%, "
+                why.push_back(fmt::format("{} of v2's {} out of range against {} of v1's {} ({:.0f}% vs {:.0f}%, "
                                           "threshold +{:.0f} points)",
-                                          oor2, r.answered_v2, oor1, r.answered_v1, 100 * share2, 100 * share1,
-                                          100 * p.range_threshold));
+                                          oor2, requests(r.answered_v2), oor1, requests(r.answered_v1), 100 * share2,
+                                          100 * share1, 100 * p.range_threshold));
             if (!why.empty()) {
                 r.alarm = true;
                 r.alarm_at = i;
                 r.alarm_reason = why.front();
                 for (std::size_t k = 1; k < why.size(); ++k) r.alarm_reason += "; " + why[k];
-                r.events.push_back({i, fmt::format("monitor alarm after {} v2 answers: {}", r.answered_v2, r.alarm_reason)});
+                r.events.push_back({i, fmt::format("monitor alarm after {}: {}",
+                                                   count_of(static_cast<std::size_t>(r.answered_v2), "v2 answer", "v2 answers"),
+                                                   r.alarm_reason)});
                 phase = Rollout::rolled_back;
                 r.rolled_back = true;
                 r.decided_at = i;
@@ -232,9 +237,11 @@ CanaryResult run_canary(const CanaryParams& p) {
                 phase = Rollout::promoted;
                 r.promoted = true;
                 r.decided_at = i;
-                r.events.push_back({i, fmt::format("v2 ({}) passed {} answers without an alarm (mean {:.1f} vs {:.1f} "
-                                                   "min): promoted to all traffic",
-                                                   checksum_text(r.v2), r.answered_v2, mean2, mean1)});
+                r.events.push_back({i, fmt::format("v2 ({}) passed {} without an alarm (mean {:.1f} vs {:.1f} min): "
+                                                   "promoted to all traffic",
+                                                   checksum_text(r.v2),
+                                                   count_of(static_cast<std::size_t>(r.answered_v2), "answer", "answers"),
+                                                   mean2, mean1)});
             }
         }
         r.requests.push_back(std::move(q));
@@ -243,8 +250,8 @@ CanaryResult run_canary(const CanaryParams& p) {
     r.lost = r.n_requests - r.answered_v1 - r.answered_v2;
     r.tally_v1 = {r.answered_v1, oor1, r.answered_v1 ? sum1 / r.answered_v1 : 0};
     r.tally_v2 = {r.answered_v2, oor2, r.answered_v2 ? sum2 / r.answered_v2 : 0};
-    r.events.push_back({p.n_requests - 1, fmt::format("{} requests: {} answered by v1, {} by v2, {} lost", r.n_requests,
-                                                      r.answered_v1, r.answered_v2, r.lost)});
+    r.events.push_back({p.n_requests - 1, fmt::format("{}: {} answered by v1, {} by v2, {} lost",
+                                                      requests(r.n_requests), r.answered_v1, r.answered_v2, r.lost)});
 
     for (int first = 0; first < p.n_requests; first += p.window) {
         CanaryWindow w;

@@ -46,6 +46,22 @@ TEST_CASE("cli canary: v2 trained on metres is rolled back, every request answer
     CHECK(has(t.output, "DEPLOYMENT"));
 }
 
+// One answer, one request: singular; a window a version did not answer in
+// has no mean ("0.0" before).
+TEST_CASE("cli canary: an alarm after one v2 answer is told in the singular, and an empty window has no mean") {
+    const auto t = run_command(sixstep_cmd("canary --requests 20 --baseline 2 --fraction 1 --min-samples 1"));
+    CAPTURE(t.output);
+    CHECK(t.exit_code == 0);
+    CHECK(has(t.output, "monitor alarm after 1 v2 answer: "));
+    CHECK(has(t.output, "1 of v2's 1 request out of range against 0 of v1's 2 requests"));
+    CHECK(has(t.output, "\n  1 request was answered by v2 before the rollback\n"));
+    const auto promoted = run_command(
+        sixstep_cmd("canary --requests 1 --baseline 0 --fraction 1 --min-samples 1 --v2-unit km --promote-after 1"));
+    CAPTURE(promoted.output);
+    CHECK(has(promoted.output, "SERVING \u2014 1 request: 0 answered by v1, 1 by v2, 0 lost"));
+    CHECK(has(promoted.output, "\n      0\u20130            0        -      1 "));  // v1 answered none: "-"
+}
+
 TEST_CASE("cli canary: bad input is one clear error, exit 2") {
     bad_input("canary --fraction 1.5", "canary fraction 1.5: give a share of traffic in [0, 1]");
     bad_input("canary --requests 0", "canary: 0 requests");
