@@ -38,9 +38,9 @@ int run_coldstart(ColdStartOptions o) {
         std::printf("%s\n", app::dump_json(cold_start_json(r)).c_str());
         return exit_ok;
     }
-    std::printf("Cold start vs warm: %s (%s, %s parameters), %d tokens per request\n", printable(r.model).c_str(),
+    std::printf("Cold start vs warm: %s (%s, %s parameters), %s per request\n", printable(r.model).c_str(),
                 bytes_decimal(static_cast<double>(r.file_bytes)).c_str(), with_commas(r.n_params).c_str(),
-                o.params.n_predict);
+                count_of(static_cast<std::size_t>(o.params.n_predict), "token", "tokens").c_str());
     if (!o.params.drop_cache)
         std::printf("page cache: left as it was (--no-drop)\n");
     else if (r.drop.verified)

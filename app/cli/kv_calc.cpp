@@ -18,6 +18,7 @@
 #include "pipeline/llm/gguf/gguf.h"
 #include "pipeline/serving/kv_calc.h"
 #include "pipeline/serving/quantity.h"
+#include "pipeline/core/text.h"
 
 namespace sixstep::cli {
 
@@ -69,8 +70,9 @@ int run_kv_calc(const KvCalcOptions& o) {
         return exit_ok;
     }
     const KvDtypeInfo& dt = kv_dtype_info(p.dtype);
-    std::printf("KV cache of %s: %lld layers × %lld KV heads × head_dim %lld\n", p.shape_name.c_str(),
-                static_cast<long long>(r.n_layer), static_cast<long long>(r.n_head_kv),
+    std::printf("KV cache of %s: %s × %s × head_dim %lld\n", p.shape_name.c_str(),
+                count_of(static_cast<std::size_t>(r.n_layer), "layer", "layers").c_str(),
+                count_of(static_cast<std::size_t>(r.n_head_kv), "KV head", "KV heads").c_str(),
                 static_cast<long long>(r.head_dim));
     std::printf("dtype %s: %s; %s\n\n", dt.name, dt.what, p.dtype_why.c_str());
     for (const auto& line : r.formula) std::printf("  %s\n", line.c_str());

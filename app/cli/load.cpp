@@ -79,8 +79,9 @@ int run_load_command(LoadOptions o) {
                                      {"error", q.error}});
         std::printf("%s\n", app::dump_json(j).c_str());
     } else {
-        std::printf("load: %s, model %s, Poisson %g req/s, %zu requests, max_tokens %d, temperature %g\n",
-                    shown(o.params.url).c_str(), shown(r.model).c_str(), o.params.rate, r.requests.size(), o.params.max_tokens,
+        std::printf("load: %s, model %s, Poisson %g req/s, %s, max_tokens %d, temperature %g\n",
+                    shown(o.params.url).c_str(), shown(r.model).c_str(), o.params.rate,
+                    count_of(r.requests.size(), "request", "requests").c_str(), o.params.max_tokens,
                     o.params.temperature);
         print_latency_table(r.latencies, 12);
         std::printf("\n%-24s %10s  %-6s %s\n", "figure", "value", "unit", "definition");

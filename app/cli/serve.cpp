@@ -105,8 +105,10 @@ int run_serve(const ServeOptions& o) {
     });
     while (g_stop_signal == 0) std::this_thread::sleep_for(std::chrono::milliseconds(50));
 
-    std::fprintf(stderr, "sixstep serve: %s: finishing %d requests in flight (up to %g s), then stopping\n",
-                 g_stop_signal == SIGINT ? "SIGINT" : "SIGTERM", engine.n_in_flight(), o.shutdown_grace);
+    std::fprintf(stderr, "sixstep serve: %s: finishing %s in flight (up to %g s), then stopping\n",
+                 g_stop_signal == SIGINT ? "SIGINT" : "SIGTERM",
+                 count_of(static_cast<std::size_t>(engine.n_in_flight()), "request", "requests").c_str(),
+                 o.shutdown_grace);
     http.begin_shutdown();
     engine.stop(std::chrono::milliseconds(static_cast<long long>(o.shutdown_grace * 1000)));
     http.stop();  // after the handlers wrote their last chunks

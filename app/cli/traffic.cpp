@@ -96,7 +96,7 @@ std::string setup_line(const TrafficParams& p, const TrafficRun& r) {
 
 std::string workload_line(const TrafficParams& p, const std::vector<RequestSpec>& reqs) {
     const WorkloadParams& w = p.workload;
-    std::string line = fmt::format("{} requests, ", reqs.size());
+    std::string line = count_of(reqs.size(), "request", "requests") + ", ";
     if (w.arrivals.kind == ArrivalKind::trace)
         line += fmt::format("arrivals from {}", w.trace_file);
     else if (w.arrivals.kind == ArrivalKind::bursty)
@@ -241,8 +241,8 @@ int run_traffic_command(const TrafficOptions& o) {
     }
     std::printf("traffic: %s on %s\nsetup: %s\nworkload: %s\nclock: %s\n", printable(o.model).c_str(), backend.name().c_str(),
                 setup_line(params, run).c_str(), workload_line(params, reqs).c_str(), clock_line.c_str());
-    std::printf("ran %zu requests in %.2f s of virtual time (%.2f s wall)\n", run.requests.size(),
-                run.info.duration_ms / 1000.0, run.wall_ms / 1000.0);
+    std::printf("ran %s in %s of virtual time (%s wall)\n", count_of(run.requests.size(), "request", "requests").c_str(),
+                duration(run.info.duration_ms / 1000.0).c_str(), duration(run.wall_ms / 1000.0).c_str());
     print_report(run.report);
     return exit_ok;
 }

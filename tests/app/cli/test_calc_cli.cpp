@@ -165,3 +165,17 @@ TEST_CASE("cli: perplexity leaves a text file's byte-order mark out") {
     const auto only = run_command(sixstep_cmd("perplexity -m '" + bundled + "' --text '" + (dir / "only.txt").string() + "' -t 1"));
     CHECK(only.exit_code == 2);
 }
+
+// One of a thing is singular in the terminal's headings ("1 layers × 1 KV
+// heads", "ran 1 requests in 0.00 s", "1 tokens per request" before).
+TEST_CASE("cli: a count of one is singular in kv-calc, traffic and coldstart") {
+    const auto kv = run_command(sixstep_cmd("kv-calc --layers 1 --kv-heads 1 --head-dim 64 --tokens 10"));
+    CHECK(has(kv.output, "KV cache of the typed shape: 1 layer × 1 KV head × head_dim 64\n"));
+    const auto traffic = run_command(sixstep_cmd("traffic -m '" + bundled + "' --count 1 --max-tokens 2 -t 1"));
+    CAPTURE(traffic.output);
+    CHECK(has(traffic.output, "\nworkload: 1 request, Poisson"));
+    CHECK(has(traffic.output, "\nran 1 request in "));
+    CHECK_FALSE(has(traffic.output, "in 0.00 s of virtual time"));  // under a millisecond, in µs
+    const auto cold = run_command(sixstep_cmd("coldstart -m '" + bundled + "' -n 1 --requests 1 --no-drop --idle 0"));
+    CHECK(has(cold.output, "parameters), 1 token per request\n"));
+}
