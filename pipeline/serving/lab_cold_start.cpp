@@ -123,11 +123,11 @@ Work cold_start_lab_work(const FieldLookup& field) {
     p.idle_s.assign(static_cast<std::size_t>(lab::list_length(field(idle_gaps))), 0.0);
     Work w;
     w.forward_tokens = llm::cold_start_positions_at_most(p);
-    // A cold and a second fresh instance; with idle gaps, the instance that
-    // scales to zero (its first load, then at most one after each gap) and
-    // the one kept warm (tools/cold_start.cpp).
+    // The process's first instance, a cold and a second fresh one; with
+    // idle gaps, the instance that scales to zero (its first load, then at
+    // most one after each gap) and the one kept warm (tools/cold_start.cpp).
     const auto gaps = static_cast<long long>(p.idle_s.size());
-    w.model_file_passes = 2 + (gaps > 0 ? 1 + gaps + 1 : 0);
+    w.model_file_passes = 3 + (gaps > 0 ? 1 + gaps + 1 : 0);
     return w;
 }
 

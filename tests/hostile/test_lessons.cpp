@@ -310,17 +310,18 @@ TEST_CASE("lessons: the serving lab's experiments count their work, the bundled 
                    lab_lesson("{experiment: speculative, draft_ks: \"1,2,4,8\", temperatures: \"0,1\"}", 1).substr(9))
               .find(over(1, 2 * s, "forward tokens", 6239, "forward_tokens")) != std::string::npos);
 
-    // Cold start: 2 cold and 3 warm requests, then with 6 idle gaps one
-    // untimed request and 6 on each instance: 19 requests of 18 + 8.
+    // Cold start: the process's first, 2 cold and 3 warm requests, then with
+    // 6 idle gaps one untimed request and 6 on each instance: 20 requests of
+    // 18 + 8.
     const std::string cold = "{experiment: cold_start, cold_tokens: 8, idle_gaps: \"0,20,300,5,900,30\"}";
-    REQUIRE(19 * 26 == 494);
-    CHECK(error_of(lab_lesson(cold, 2024)) == "(valid)");
-    CHECK(error_of(lab_lesson(cold, 2025)) == lab_at(cold) + over(2025, 2025 * 494, "forward tokens", 1000000, "forward_tokens"));
+    REQUIRE(20 * 26 == 520);
+    CHECK(error_of(lab_lesson(cold, 1923)) == "(valid)");
+    CHECK(error_of(lab_lesson(cold, 1924)) == lab_at(cold) + over(1924, 1924 * 520, "forward tokens", 1000000, "forward_tokens"));
     std::string gaps = "0";
     for (int i = 1; i < 1000; ++i) gaps += ",0";
     const std::string cold_max = "{experiment: cold_start, cold_tokens: 4096, idle_gaps: \"" + gaps + "\"}";
     CHECK(error_of(lab_lesson(cold_max, 1)) ==
-          lab_at(cold_max) + over(1, (2 + 3 + 2 * 1001) * (18 + 4096), "forward tokens", 1000000, "forward_tokens"));
+          lab_at(cold_max) + over(1, (3 + 3 + 2 * 1001) * (18 + 4096), "forward tokens", 1000000, "forward_tokens"));
 
     // The bill: the decode rate, a warm-up and 3 timed runs of bench_tokens.
     const std::string bill = "{experiment: bill, bench_tokens: 4096}";
@@ -376,7 +377,7 @@ TEST_CASE("lessons: the bundled serving-lab lessons fit their budget, and count 
                              Bundled{"13-speculative-decoding.yaml", "forward_tokens",
                                      10 * (374 + 502 + 758 + 1270) + 2 * 10 * (502 + 1270) + 9096 / 4 * 10,
                                      "forward tokens"},
-                             Bundled{"14-cold-start-and-the-bill.yaml", "forward_tokens", 494 + 2 * 4 * 32, "forward tokens"},
+                             Bundled{"14-cold-start-and-the-bill.yaml", "forward_tokens", 520 + 2 * 4 * 32, "forward tokens"},
                              Bundled{"15-what-users-wait-for.yaml", "forward_tokens", 2 * 4576, "forward tokens"},
                              Bundled{"16-inference-serving-deployment.yaml", "served_requests", 2 * 1002, "served requests"},
                              Bundled{"16-inference-serving-deployment.yaml", "train_steps", 2 * 500, "training steps"}}) {
@@ -467,12 +468,13 @@ TEST_CASE("lessons: experiments that rewrite or reload the model count its bytes
     CHECK(contains(over, "5:64: step 3 takes the lesson to 24 passes over model-sized files (24 × " +
                              std::to_string(size) + " B"));
     CHECK(contains(over, "raise it with budget: {model_bytes: N}"));
-    // A cold start maps the file again: a cold and a fresh instance, then with
-    // idle gaps one that scales to zero (1 + one per gap) and one kept warm.
+    // A cold start maps the file again: the process's first instance, a cold
+    // and a fresh one, then with idle gaps one that scales to zero (1 + one
+    // per gap) and one kept warm.
     const std::string cold = "{experiment: cold_start, idle_gaps: \"0,20,300\"}";
-    CHECK(load_error(lesson("budget: {model_bytes: " + std::to_string(7 * size) + "}\n", 1, cold)) == "(valid)");
-    CHECK(contains(load_error(lesson("budget: {model_bytes: " + std::to_string(7 * size - 1) + "}\n", 1, cold)),
-                   "step 1 takes the lesson to 7 passes over model-sized files"));
+    CHECK(load_error(lesson("budget: {model_bytes: " + std::to_string(8 * size) + "}\n", 1, cold)) == "(valid)");
+    CHECK(contains(load_error(lesson("budget: {model_bytes: " + std::to_string(8 * size - 1) + "}\n", 1, cold)),
+                   "step 1 takes the lesson to 8 passes over model-sized files"));
     // The default (64 GiB) lets a lesson on the bundled model repeat it freely; the key's range is checked.
     CHECK(load_error(lesson("", 40, quantize)) == "(valid)");
     CHECK(contains(load_error(lesson("budget: {model_bytes: 0}\n", 1, quantize)),

@@ -94,6 +94,11 @@ TEST_CASE("cold start: the first requests are cold, the rest warm, and each labe
     CHECK(r.requests[1].resident_before > 0);
     CHECK(r.warm_median_ms > 0);
     CHECK(r.cold_over_warm == doctest::Approx(r.requests[0].total_ms / r.warm_median_ms));
+    // The process's own first request came before them all, on an instance
+    // of its own, and is not one of them.
+    CHECK(r.process_first.index == -1);
+    CHECK(r.process_first.start != Start::warm);
+    CHECK(r.process_first.load_ms > 0);
 }
 
 TEST_CASE("cold start: keep warm, exactly the requests after a long enough idle gap are cold") {

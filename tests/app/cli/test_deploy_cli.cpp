@@ -3,9 +3,11 @@
 // and one clear error with exit code 2 for each bad input.
 #include <doctest/doctest.h>
 
+#include <cstdio>
 #include <regex>
 #include <string>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "app/cli/cli_checks.h"
@@ -120,4 +122,20 @@ TEST_CASE("cli coldstart: cold requests first, then warm, keep-warm rows for eve
     CHECK(j["keep_warm"]["rows"][0]["unloaded"] == false);
     CHECK(j["keep_warm"]["rows"][1]["unloaded"] == true);   // 100 s idle > 60 s
     CHECK(j["keep_warm"]["rows"][2]["unloaded"] == false);  // 5 s after the last request
+    CHECK(j["process_first"]["index"] == -1);
+    CHECK(j["process_first"]["load_ms"].get<double>() > 0);
+}
+
+// The lines under the table are read from its load column (they took the
+// requests' totals, and so counted one request's noise as the disk's).
+TEST_CASE("cli coldstart: building the instance is the fresh instance's load, as the table prints it") {
+    const auto r = run_command(sixstep_cmd("coldstart -m '" + model + "' --no-drop --requests 1 -n 2 --idle 0 -t 1"));
+    CAPTURE(r.output);
+    REQUIRE(r.exit_code == 0);
+    const std::size_t row = r.output.find("\n  1  cold (page cache)");
+    REQUIRE(row != std::string::npos);
+    double load_ms = 0;
+    REQUIRE(std::sscanf(r.output.c_str() + row, "\n  1  cold (page cache) %*f%% %lf", &load_ms) == 1);
+    CHECK(has(r.output, fmt::format("building the instance: {:.2f} ms (the load from the page cache)\n", load_ms)));
+    CHECK(has(r.output, "the process's own first load and request: "));
 }
