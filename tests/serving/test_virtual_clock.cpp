@@ -168,6 +168,9 @@ TEST_CASE("virtual clock: two requests, 10 ms per step — TTFT, queue, ITL, TPO
     // Occupancy: passes of 1, 2, 2, 1 requests, 10 ms each, max batch 4.
     CHECK(rep.total("batch_occupancy").value == doctest::Approx(100.0 * 6 / 16));
     CHECK(rep.total("prefill_computed").value == 9);
+    // B waited 5 ms, during pass 1, and pass 2 admitted it: sampled at the
+    // passes it was never waiting. Little's law: 5 ms waited over 110 ms.
+    CHECK(rep.total("waiting_mean").value == doctest::Approx(5.0 / 110));
     for (const Metric& t : rep.totals) CHECK_FALSE(t.definition.empty());
     for (const LatencyMetric& l : rep.latencies) CHECK_FALSE(l.definition.empty());
 }
