@@ -155,11 +155,13 @@ int run_queue(QueueOptions& o) {
         // A service of 10⁹ ms at 50 % has 5×10⁻⁷ arrivals/s, which %.1f wrote "0.0".
         const std::string rate = pt.arrival_rate_per_s >= 0.1 ? fmt::format("{:.1f}", pt.arrival_rate_per_s)
                                                               : readable_number(pt.arrival_rate_per_s, 3);
-        std::printf("| %.0f %% | %s | %s | %.4g | %s | %.4g |", 100 * pt.utilization, rate.c_str(),
+        // "99.9 %", not "100 %": a queue at 100 % has no steady state.
+        std::printf("| %s %% | %s | %s | %.4g | %s | %.4g |", significant(100 * pt.utilization, 3).c_str(), rate.c_str(),
                     cell(pt.deterministic, pt.md1_ms).c_str(), pt.md1_ms, cell(pt.exponential, pt.mm1_ms).c_str(),
                     pt.mm1_ms);
         if (pt.empirical) std::printf(" %s | %.4g |", cell(*pt.empirical, pt.mg1_ms).c_str(), pt.mg1_ms);
-        std::printf(" %.2f, %.2f | %lld |\n", pt.md1_ms / c.mean_service_ms, pt.mm1_ms / c.mean_service_ms,
+        std::printf(" %s, %s | %lld |\n", significant(pt.md1_ms / c.mean_service_ms, 3).c_str(),
+                    significant(pt.mm1_ms / c.mean_service_ms, 3).c_str(),
                     pt.deterministic.n_measured);
         const auto tally = [&](const QueueSimResult& r, double f) {
             ++n_sims;
