@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstdint>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -152,8 +153,36 @@ std::string_view unit_for_count(double n, std::string_view unit) {
 std::string key_as_words(std::string key) {
     if (key.rfind("n_", 0) == 0 || key == "head_dim") return key;
     if (key == "top_k" || key == "top_p" || key == "min_p") return key;  // the sampler's names, its table's heads
-    std::replace(key.begin(), key.end(), '_', ' ');
-    return key;
+    std::vector<std::string> parts;
+    for (std::size_t from = 0;;) {
+        const std::size_t to = key.find('_', from);
+        parts.push_back(key.substr(from, to == std::string::npos ? std::string::npos : to - from));
+        if (to == std::string::npos) break;
+        from = to + 1;
+    }
+    const auto digits = [](std::string_view s) {
+        return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+    };
+    const auto upper = [](std::string s) {
+        for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+        return s;
+    };
+    std::string out;
+    for (std::size_t i = 0; i < parts.size(); ++i) {
+        std::string word = parts[i];
+        const bool has_next = i + 1 < parts.size();
+        if (has_next && word.size() >= 2 && word[0] == 'q' && digits(std::string_view(word).substr(1)) &&
+            digits(parts[i + 1])) {
+            word = upper(word) + "_" + parts[++i];  // a GGUF type: "q8_0_file_ratio" reads "Q8_0 file ratio"
+        } else if ((word == "f16" || word == "f32" || word == "bf16") && (has_next || i > 0)) {
+            word = upper(word);
+        } else if (has_next && (word == "tok" || word == "req") && parts[i + 1] == "s") {
+            word += "/s", ++i;  // a rate: "decode_tok_s" reads "decode tok/s"
+        }
+        if (!out.empty()) out += ' ';
+        out += word;
+    }
+    return out;
 }
 
 std::string times_power_of_ten(std::string_view mantissa, int exponent) {

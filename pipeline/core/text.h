@@ -74,7 +74,9 @@ std::string_view unit_for_count(double n, std::string_view unit);
 // A key as words, for a label: "express_lane" reads "express lane"; a GGUF
 // name ("n_embd", "n_head_kv", "head_dim") and a sampler's ("top_k",
 // "top_p", "min_p") keep their underscores, the names files, papers and
-// APIs use.
+// APIs use; a GGUF type and a rate inside a key are written as such
+// ("q4_0_over_q8_0_kl" reads "Q4_0 over Q8_0 kl", "decode_tok_s" "decode
+// tok/s").
 std::string key_as_words(std::string key);
 
 // "1.85" and −4 as "1.85×10⁻⁴": the power of ten a class reads, shared by

@@ -150,6 +150,14 @@ TEST_CASE("a power of ten as a class reads it: superscript exponent, a real minu
 TEST_CASE("a key reads as words, but a GGUF or sampler name keeps its underscores") {
     CHECK(key_as_words("express_lane") == "express lane");
     CHECK(key_as_words("requests_per_day") == "requests per day");
+    // GGUF types and rates inside a key ("q8 0 file ratio", "rate req s" before).
+    CHECK(key_as_words("q8_0_file_ratio") == "Q8_0 file ratio");
+    CHECK(key_as_words("q4_0_over_q8_0_kl") == "Q4_0 over Q8_0 kl");
+    CHECK(key_as_words("decode_tok_s") == "decode tok/s");
+    CHECK(key_as_words("rate_req_s") == "rate req/s");
+    CHECK(key_as_words("f16_ms") == "F16 ms");
+    CHECK(key_as_words("status") == "status");
+    CHECK(key_as_words("tok_count") == "tok count");
     for (const char* kept : {"n_embd", "n_head_kv", "head_dim", "top_k", "top_p", "min_p"}) CHECK(key_as_words(kept) == kept);
 }
 
