@@ -1320,9 +1320,9 @@ const Catalogue& chinese_catalogue() {
              "after {} days inference has cost {}\u00d7 training; it would catch up only on day {}, beyond those {} days",
              "训练这个模型用了约 {} FLOP；每天服务 {} 个请求、每个 {} 个词元，每天要花 {} FLOP，所以 {} 天后推理只花了"
              "训练的 {}\u00d7；要到第 {} 天才会追上训练，超出了这 {} 天"},
-            {"The load ({} ms) is {}% of the cost of a single request and {}% of the cost of {} requests served after "
-             "one load (the largest count of the load-once table)",
-             "加载（{} ms）占单个请求成本的 {}%，占一次加载后所服务请求总成本的 {}%（共 {} 个请求，一次加载表里最大的请求数）"},
+            {"The load ({} ms) is {}% of the cost of a single request (load + its compute) and {}% of the cost of {} "
+             "requests served after one load (the largest count of the load-once table)",
+             "加载（{} ms）占单个请求成本（加载 + 它的计算）的 {}%，占一次加载后所服务请求总成本的 {}%（共 {} 个请求，一次加载表里最大的请求数）"},
             {"Version {=} (v2) promised {} minutes on average where v1 promised {}; the monitor raised the alarm at "
              "request {} ({}) and v1 took all traffic back",
              "版本 {=}（v2）平均承诺 {} 分钟，而 v1 承诺 {} 分钟；监控在第 {} 个请求时报警（{}），v1 收回了全部流量"},

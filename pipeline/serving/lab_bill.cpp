@@ -126,8 +126,8 @@ public:
                                               with_commas(p.requests_per_day * p.days), p.days,
                                               readable_number(b.training_share_per_request));
         return cost + when + share +
-               fmt::format(" The load ({:.2f} ms) is {}% of the cost of a single request and {}% of the cost of {} "
-                           "requests served after one load (the largest count of the load-once table).",
+               fmt::format(" The load ({:.2f} ms) is {}% of the cost of a single request (load + its compute) and {}% of "
+                           "the cost of {} requests served after one load (the largest count of the load-once table).",
                            1000 * p.load_s, readable_number(100 * first, 2), readable_number(100 * last, 2),
                            with_commas(b.load_once.empty() ? 0.0 : b.load_once.back().n_requests));
     }

@@ -96,19 +96,19 @@ TEST_CASE("catalogue: a lab's answer translates sentence by sentence") {
     // it was "膝点：批大小 16." (the hole took "16.").
     CHECK(app::translate("zh", "knee: batch 16.") == "膝点：批大小 16。");
     // The holes keep the English order (the count was where the share goes).
-    CHECK(app::translate("zh", "The load (4.63 ms) is 20% of the cost of a single request and 2.5e-05% of the cost "
-                               "of 1000000 requests served after one load (the largest count of the load-once "
-                               "table).") ==
-          "加载（4.63 ms）占单个请求成本的 20%，占一次加载后所服务请求总成本的 2.5e-05%（共 1000000 个请求，一次"
-          "加载表里最大的请求数）。");
+    CHECK(app::translate("zh", "The load (4.63 ms) is 20% of the cost of a single request (load + its compute) and "
+                               "2.5e-05% of the cost of 1000000 requests served after one load (the largest count of "
+                               "the load-once table).") ==
+          "加载（4.63 ms）占单个请求成本（加载 + 它的计算）的 20%，占一次加载后所服务请求总成本的 2.5e-05%（共 "
+          "1000000 个请求，一次加载表里最大的请求数）。");
     // A sentence must not swallow the next one into its last hole.
     CHECK(app::translate("zh", "Training this model took about 1.89×10¹³ FLOP; serving 10 requests a day of 200 tokens "
                                "costs 1.54×10¹⁰ FLOP a day, so after 365 days inference has cost 0.297× training; it "
                                "would catch up only on day 1229, beyond those 365 days. The load (1.5 ms) is 8.7% of "
-                               "the cost of a single request and 9.5e-06% of the cost of 1000000 requests served "
-                               "after one load (the largest count of the load-once table).") ==
+                               "the cost of a single request (load + its compute) and 9.5e-06% of the cost of "
+                               "1000000 requests served after one load (the largest count of the load-once table).") ==
           "训练这个模型用了约 1.89×10¹³ FLOP；每天服务 10 个请求、每个 200 个词元，每天要花 1.54×10¹⁰ FLOP，所以 365 天后推理"
-          "只花了训练的 0.297×；要到第 1229 天才会追上训练，超出了这 365 天。加载（1.5 ms）占单个请求成本的 8.7%，占一次加载后所服务请求总成本的 "
+          "只花了训练的 0.297×；要到第 1229 天才会追上训练，超出了这 365 天。加载（1.5 ms）占单个请求成本（加载 + 它的计算）的 8.7%，占一次加载后所服务请求总成本的 "
           "9.5e-06%（共 1000000 个请求，一次加载表里最大的请求数）。");
 }
 
