@@ -129,6 +129,7 @@ struct LessonStep {
     std::string title;
     std::string say;            // narration
     std::optional<std::vector<std::pair<std::string, std::string>>> request;
+    SourceLocation request_where;                                  // the `request` key
     std::map<std::string, SourceLocation, std::less<>> request_at;  // each request field's value, where written
     std::vector<SettingChange> set;
     std::optional<TrainSpec> train;
@@ -139,7 +140,9 @@ struct LessonStep {
     std::optional<Stage> inspect;           // the stage the inspector opens on, from here on
     std::optional<AttentionSpec> attention;
     std::optional<RunSpec> run;
+    SourceLocation run_where;                // the `run` key
     std::optional<ServeSpec> serve;
+    SourceLocation serve_where;              // the `serve` key
     std::optional<int> kv_experiment;       // tokens to generate with and without the KV cache
     std::optional<KvCalcSpec> kv_calc;
     std::vector<std::pair<std::string, std::string>> remember;  // name → path, kept for later expectations

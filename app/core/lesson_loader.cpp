@@ -787,6 +787,7 @@ LessonStep read_step(const Reader& r, const YAML::Node& n, size_t index, const M
     for (const SettingChange& c : s.set) so_far.settings[c.name] = c.value;
     if (const auto req = n["request"]) {
         r.expect_map(req, "\"request\"");
+        s.request_where = r.at(key_of(n, "request"));
         std::vector<std::pair<std::string, std::string>> fields;
         // Each value, here at its position (temperature: -1 failed at run
         // time, at the step), unless the step expects the error the value
@@ -854,6 +855,7 @@ LessonStep read_step(const Reader& r, const YAML::Node& n, size_t index, const M
     }
     if (n["run"]) {
         s.run = read_run(r, n["run"]);
+        s.run_where = r.at(key_of(n, "run"));
         // One generated token: only a model that generates has one (the
         // delivery model ran to postprocess, without a word).
         if (s.run->kind == RunSpec::Kind::token && model.kind != "llm")
@@ -870,6 +872,7 @@ LessonStep read_step(const Reader& r, const YAML::Node& n, size_t index, const M
             spec.requests = r.integer(sv, "serve", 1, 100000);
         }
         s.serve = spec;
+        s.serve_where = r.at(key_of(n, "serve"));
     }
     if (const auto x = n["kv_experiment"]) {
         require(r, x, model.answers("kv_experiment"), "kv_experiment", model);
@@ -1262,6 +1265,83 @@ Lesson parse_lesson(const std::string& yaml_text, const std::string& path) {
 
 namespace {
 
+// Whether a step expects an error (an `error:` expectation, not negated,
+// and not `error: ""`, which expects none), read from the lesson: a refusal
+// it shows is not a problem before step 1.
+bool expects_error(const LessonStep& st) {
+    return std::any_of(st.expect.begin(), st.expect.end(), [](const Expectation& e) {
+        if (e.path != "error" || e.negated) return false;
+        const bool none = e.conditions.size() == 1 && e.conditions[0].op == Condition::Op::equals &&
+                          e.conditions[0].operand.kind == Operand::Kind::literal &&
+                          e.conditions[0].operand.literal == Value{std::string()};
+        return !none;
+    });
+}
+
+// Whether the request step i sets is expected to fail: at that step or at
+// a later one that runs it before the next request.
+bool request_expects_error(const std::vector<LessonStep>& steps, std::size_t i) {
+    for (std::size_t j = i; j < steps.size() && (j == i || !steps[j].request); ++j)
+        if (expects_error(steps[j])) return true;
+    return false;
+}
+
+// The request each running step runs, as the model will read it: a step
+// that runs, serves or forces a token with no request before it, a request
+// that lacks a field the model needs ("missing feature \"congestion\"" at
+// its step, exit 1, before), and a value refused under settings a later
+// `set:` changed (normalize: true after a request written under false).
+// Each is invalid where it is written, unless a step that runs the request
+// expects the error.
+void check_requests(const Lesson& lesson, const ModelDescription& model) {
+    std::vector<std::string> required;
+    for (const Knob& k : model.knobs)
+        if (k.required && k.target == KnobTarget::request) required.push_back(k.name);
+    std::map<std::string, std::string, std::less<>> settings;       // set: so far
+    std::map<std::string, std::string, std::less<>> checked_under;  // what the request was last checked under
+    std::optional<std::size_t> request_step;
+    for (std::size_t i = 0; i < lesson.steps.size(); ++i) {
+        const LessonStep& st = lesson.steps[i];
+        for (const SettingChange& c : st.set) settings[c.name] = c.value;
+        if (st.request) {
+            request_step = i;
+            checked_under = settings;  // read_step checked its values under these
+            const auto& fields = *st.request;
+            if (!request_expects_error(lesson.steps, i))
+                for (const std::string& name : required)
+                    if (std::none_of(fields.begin(), fields.end(), [&](const auto& f) { return f.first == name; }))
+                        throw Error(st.request_where,
+                                    fmt::format("the request has no \"{}\": every {} request gives {}", name,
+                                                model.kind, join_names(required)));
+        }
+        if (!(st.run || st.serve || st.force) || expects_error(st)) continue;
+        const SourceLocation& at = st.run ? st.run_where : st.serve ? st.serve_where : st.force_at;
+        const char* does = st.run ? "runs" : st.serve ? "serves" : "forces a token of";
+        if (!request_step) {
+            if (required.empty()) continue;  // the model asks with values of its own (serving's defaults)
+            throw Error(at, fmt::format("step {} {} the request, and no step up to here gives one: add request: "
+                                        "{{…}} to this step or one before it (every {} request gives {})",
+                                        i + 1, does, model.kind, join_names(required)));
+        }
+        if (!model.check_request_value || settings == checked_under) continue;
+        const LessonStep& rq = lesson.steps[*request_step];
+        const FieldLookup setting = [&](std::string_view name) {
+            const auto it = settings.find(name);
+            return it != settings.end() ? it->second : model.knob(name).default_value;
+        };
+        for (const auto& [name, value] : *rq.request) {
+            try {
+                model.check_request_value(name, value, setting);
+            } catch (const Error& e) {
+                throw Error(rq.request_at.at(name),
+                            fmt::format("{} (step {} {} this request under settings changed since step {})", e.message(),
+                                        i + 1, does, *request_step + 1));
+            }
+        }
+        checked_under = settings;
+    }
+}
+
 Lesson read_lesson(const Reader& r, const YAML::Node& root) {
     const std::string& path = r.path();
     if (!root.IsMap())
@@ -1318,6 +1398,7 @@ Lesson read_lesson(const Reader& r, const YAML::Node& root) {
         if (!fresh) lesson.steps.back().copy_of = first->second;
         work.add(lesson.steps.back(), steps[i], i);
     }
+    check_requests(lesson, model);
     return lesson;
 }
 
@@ -1338,27 +1419,6 @@ namespace {
 std::string bundled_names(const std::string& what) {
     if (what != "model file") return "";
     return bundled_models_hint();
-}
-
-// Whether a step expects an error (an `error:` expectation, not negated,
-// and not `error: ""`, which expects none), read from the lesson: a refusal
-// it shows is not a problem before step 1.
-bool expects_error(const LessonStep& st) {
-    return std::any_of(st.expect.begin(), st.expect.end(), [](const Expectation& e) {
-        if (e.path != "error" || e.negated) return false;
-        const bool none = e.conditions.size() == 1 && e.conditions[0].op == Condition::Op::equals &&
-                          e.conditions[0].operand.kind == Operand::Kind::literal &&
-                          e.conditions[0].operand.literal == Value{std::string()};
-        return !none;
-    });
-}
-
-// Whether the request step i sets is expected to fail: at that step or at
-// a later one that runs it before the next request.
-bool request_expects_error(const std::vector<LessonStep>& steps, std::size_t i) {
-    for (std::size_t j = i; j < steps.size() && (j == i || !steps[j].request); ++j)
-        if (expects_error(steps[j])) return true;
-    return false;
 }
 
 // Each `force:` names a token of the model's vocabulary: a piece one of its

@@ -72,6 +72,8 @@ struct Knob {
     bool max_exclusive = false;                // number: max itself is refused (dropout < 1)
     bool whole = false;                        // number: integers only
     bool optional = false;                     // "none" (YAML null) removes the setting
+    bool required = false;                     // request: every request must give it (the model has
+                                               // no value of its own: delivery's features, the prompt)
     std::vector<std::string> choices;          // choice: the accepted words; boolean: how
                                                // false and true are written (default false, true)
     double slider_min = std::numeric_limits<double>::quiet_NaN();  // number: where values

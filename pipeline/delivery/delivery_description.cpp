@@ -25,6 +25,7 @@ std::vector<Knob> knobs() {
         k.type = type;
         k.target = KnobTarget::request;
         k.meaning = meaning;
+        k.required = true;  // a feature the model reads: no request goes without it
         return k;
     };
     auto setting = [](const char* name, KnobType type, std::string default_value, const char* meaning) {

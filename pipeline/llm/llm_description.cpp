@@ -40,6 +40,7 @@ std::vector<Knob> knobs() {
     prompt.name = keys::prompt;
     prompt.type = KnobType::text;
     prompt.meaning = "the text to continue (required)";
+    prompt.required = true;
     // Here, where a lesson writes it: "" failed only when the step ran.
     prompt.rule = [](const std::string& text) {
         if (text.empty()) throw Error("prompt is empty: give at least one character to continue from");

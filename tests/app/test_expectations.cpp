@@ -6,6 +6,7 @@
 
 #include "app/core/interpreter.h"
 #include "app/core/report.h"
+#include "unchecked_lesson.h"
 
 using namespace sixstep;
 using namespace sixstep::app;
@@ -13,6 +14,11 @@ using namespace sixstep::app;
 namespace {
 
 Interpreter make(const char* yaml) { return Interpreter(parse_lesson(yaml, "test.yaml")); }
+
+// A lesson whose request at `step` lacks `field`: it fails when that step runs.
+Interpreter make_without(const char* yaml, std::size_t step, const char* field) {
+    return Interpreter(sixstep::test::without_field(parse_lesson(yaml, "test.yaml"), step, field));
+}
 
 // Every check of the step, passed or not, in order.
 std::vector<bool> results(const StepReport& r) {
@@ -313,7 +319,7 @@ steps:
 }
 
 TEST_CASE("expect: a value that is not there says why — a stage not reached, or one that gave none this time") {
-    auto it = make(R"(
+    auto it = make_without(R"(
 title: t
 steps:
   - request: {distance: "3 km", congestion: 0, express_lane: 0}
@@ -322,10 +328,11 @@ steps:
   - request: {distance: "4 km", congestion: 0, express_lane: 0}
     run: all
     expect: {load.cold_load_ms: {below: 5}}
-  - request: {distance: "5 km", congestion: 0}
+  - request: {distance: "5 km", congestion: 0, express_lane: 0}
     run: all
     expect: {respond.text: {contains: "11"}}
-)");
+)",
+                           3, "express_lane");
     const StepReport first = it.step();
     REQUIRE(first.checks.size() == 1);
     CHECK(first.checks[0].got ==
@@ -350,13 +357,14 @@ steps:
 // The step ran all and failed at its first stage: its answer is missing
 // because of the error, not for want of a run: all (the step has one).
 TEST_CASE("expect: an answer missing after the step's error says the error stopped it") {
-    auto it = make(R"(
+    auto it = make_without(R"(
 title: t
 steps:
-  - request: {distance: "3 km", congestion: 0}
+  - request: {distance: "3 km", congestion: 0, express_lane: 0}
     run: all
     expect: {response.minutes: 11}
-)");
+)",
+                           0, "express_lane");
     const StepReport r = it.step();
     REQUIRE(r.error.has_value());
     bool said = false;
@@ -398,10 +406,10 @@ steps:
 TEST_CASE("expect: a negated error expectation does not excuse an error it does not match") {
     // It holds with no error at all, so it does not expect one: a missing
     // feature failed with no check failing.
-    auto it = make(R"(
+    auto it = make_without(R"(
 title: t
 steps:
-  - request: {distance: "5 km", congestion: 0}
+  - request: {distance: "5 km", congestion: 0, express_lane: 0}
     run: all
     expect:
       error: {not: {contains: "parsec"}}
@@ -409,7 +417,8 @@ steps:
     run: all
     expect:
       error: {contains: "not a length"}
-)");
+)",
+                           0, "express_lane");
     const StepReport r = it.step();
     // The unexpected error first (it explains what follows), then the step's own check, which holds.
     CHECK(results(r) == std::vector<bool>{false, true});

@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "app/core/interpreter.h"
+#include "unchecked_lesson.h"
 #include "app/core/lesson_paths.h"
 #include "app/core/report.h"
 #include "pipeline/llm/backend.h"
@@ -17,6 +18,11 @@ namespace interpreter_test {
 
 namespace {
 Interpreter make(const char* yaml) { return Interpreter(parse_lesson(yaml, "test.yaml")); }
+
+// A lesson whose request at `step` lacks `field`: it fails when that step runs.
+Interpreter make_without(const char* yaml, std::size_t step, const char* field) {
+    return Interpreter(sixstep::test::without_field(parse_lesson(yaml, "test.yaml"), step, field));
+}
 
 double number(const Interpreter& it, const char* path) {
     auto v = it.lookup(path);
@@ -329,16 +335,17 @@ steps:
 }
 
 TEST_CASE("an unexpected engine error is a failed check, not a crash") {
-    auto it = make(R"(
+    auto it = make_without(R"(
 title: t
 steps:
-  - request: {distance: "3 km", express_lane: 0}
+  - request: {distance: "3 km", congestion: 0, express_lane: 0}
     run: all
   - request: {distance: "3 km", express_lane: 0}
     run: all
     expect:
       error: {contains: "missing feature \"congestion\""}
-)");
+)",
+                           0, "congestion");
     StepReport a = it.step();
     REQUIRE(a.error);
     REQUIRE(a.checks.size() == 1);
@@ -653,12 +660,13 @@ steps:
 
 // A step's unexpected error read 'error: expected = "(no error)", got …'.
 TEST_CASE("interpreter: a step that fails unexpectedly is said to have failed, with its error") {
-    auto it = make(R"(
+    auto it = make_without(R"(
 title: t
 steps:
-  - request: {distance: "3 km", congestion: 0}
+  - request: {distance: "3 km", congestion: 0, express_lane: 0}
     run: all
-)");
+)",
+                           0, "express_lane");
     const StepReport r = it.step();
     REQUIRE(r.checks.size() == 1);
     const std::string line = format_check(r.checks[0], "en", "");

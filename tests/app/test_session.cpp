@@ -160,13 +160,15 @@ TEST_CASE("session: a knob recomputes the request, a bad value is logged, not th
 TEST_CASE("session: a step that succeeds after one that failed says so, so the one-line log drops the old error") {
     const auto dir = sixstep::test::process_temp_dir("session-stale");
     const fs::path path = dir / "stale.yaml";
+    // Step 1 asks for more tokens than the context holds: only a run finds it.
     std::ofstream(path) << R"(title: t
+model: {kind: llm, random: tiny, threads: 1}
 steps:
-  - request: {distance: "3 km", congestion: 0}
+  - request: {prompt: "Once", max_tokens: 4000}
     run: all
-  - request: {distance: "3 km", congestion: 0, express_lane: 0}
+  - request: {prompt: "Once", max_tokens: 2}
     run: all
-    expect: {response.minutes: 11}
+    expect: {response.n_prompt: {above: 0}}
   - say: nothing to check
 )";
     app::Session s;
@@ -175,7 +177,7 @@ steps:
     auto snap = s.snapshot();
     REQUIRE(snap->state.position == 1);
     REQUIRE_FALSE(snap->log.empty());
-    // step 1: a missing feature — an error, and the check that no error was expected
+    // step 1: too many tokens for the context — an error, and the check that no error was expected
     CHECK(snap->log.back().level != app::LogEntry::Level::info);
     CHECK(snap->log.back().text.find("step 1: ") == 0);
     s.next();

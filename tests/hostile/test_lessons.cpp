@@ -95,8 +95,8 @@ TEST_CASE("lessons: a second YAML document is an error") {
 TEST_CASE("lessons: a negative tolerance is an error") {
     CHECK(error_of("title: A\nsteps:\n  - run: all\n    expect:\n      forward.raw_output: {value: 11, tol: -1}\n") ==
           "5:44: \"tol\" must be 0 or more, got -1");
-    CHECK(error_of("title: A\nsteps:\n  - run: all\n    expect:\n      forward.raw_output: {value: 11, tol: 0}\n") ==
-          "(valid)");
+    CHECK(error_of("title: A\nsteps:\n  - request: {distance: 3, congestion: 0, express_lane: 0}\n    run: all\n"
+                   "    expect:\n      forward.raw_output: {value: 11, tol: 0}\n") == "(valid)");
 }
 
 TEST_CASE("lessons: aliases cannot multiply the work past the budget, and the error names the step") {
@@ -735,4 +735,36 @@ TEST_CASE("lessons: the three users' waits of one token, one call and one reques
                                                "{experiment: waits, chat_tokens: 3, agent_calls: 2, agent_tokens: 2, "
                                                "batch_requests: 2, batch_tokens: 2}");
     CHECK(contains(many, "chat: 3 tokens streamed; agent: 2 calls \u00d7 2 tokens; batch job: 2 requests \u00d7 2 tokens"));
+}
+
+// What failed at its step (exit 1) is invalid before step 1 (exit 2), at its
+// place: a request that lacks a field its model needs, a step that runs
+// with no request before it, and a value a later `set:` makes unreadable.
+TEST_CASE("lessons: a request the model cannot read, or none at all, is invalid where it is written") {
+    // A missing feature ("missing feature \"congestion\"" when step 1 ran).
+    CHECK(error_of("title: A\nsteps:\n  - request: {distance: \"3 km\", express_lane: 0}\n    run: all\n") ==
+          "3:5: the request has no \"congestion\": every delivery request gives distance, congestion, express_lane");
+    // Expected by the step that runs it, it is the lesson's point.
+    CHECK(error_of("title: A\nsteps:\n  - request: {distance: \"3 km\", express_lane: 0}\n  - run: all\n"
+                   "    expect: {error: {contains: congestion}}\n") == "(valid)");
+    // A run with nothing to run, for a model whose request has no defaults.
+    CHECK(error_of("title: A\nsteps:\n  - say: hi\n  - run: all\n") ==
+          "4:5: step 2 runs the request, and no step up to here gives one: add request: {…} to this step or one "
+          "before it (every delivery request gives distance, congestion, express_lane)");
+    CHECK(error_of("title: A\nmodel: {kind: llm, random: tiny}\nsteps:\n  - run: token\n") ==
+          "4:5: step 1 runs the request, and no step up to here gives one: add request: {…} to this step or one "
+          "before it (every llm request gives prompt)");
+    CHECK(error_of("title: A\nmodel: {kind: llm, random: tiny}\nsteps:\n  - force: 3\n") ==
+          "4:12: step 1 forces a token of the request, and no step up to here gives one: add request: {…} to this "
+          "step or one before it (every llm request gives prompt)");
+    // normalize: false lets "2" through at the request; true, set later, does not.
+    const std::string skew = "title: A\nsteps:\n  - set: {normalize: false}\n"
+                             "    request: {distance: \"3 km\", congestion: 0, express_lane: 2}\n    run: all\n";
+    CHECK(error_of(skew) == "(valid)");
+    CHECK(error_of(skew + "  - set: {normalize: true}\n    run: all\n") ==
+          "4:62: express_lane: \"2\" must be 0 or 1 (step 2 runs this request under settings changed since step 1)");
+    CHECK(error_of(skew + "  - set: {normalize: true}\n  - request: {distance: 3, congestion: 0, express_lane: 0}\n"
+                          "    run: all\n") == "(valid)");  // a new request before the next run
+    // A serving model asks with defaults of its own: a bare run is fine.
+    CHECK(error_of("title: A\nmodel: {kind: serving, random: tiny}\nsteps:\n  - run: all\n") == "(valid)");
 }

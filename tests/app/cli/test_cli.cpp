@@ -194,7 +194,8 @@ TEST_CASE("check: an invalid lesson exits 2, even beside passing ones") {
 
 TEST_CASE("check: a passing lesson's line counts its steps and checks in words") {
     const auto f = sixstep::test::process_temp_dir("cli-check") / "one-step.yaml";
-    std::ofstream(f) << "title: one step\nmodel: {kind: delivery}\nsteps:\n  - request: {distance: 3}\n";
+    std::ofstream(f) << "title: one step\nmodel: {kind: delivery}\nsteps:\n"
+                        "  - request: {distance: 3, congestion: 0, express_lane: 0}\n";
     const auto r = run_command(sixstep_cmd("check '" + f.string() + "'"));
     CHECK(r.exit_code == 0);
     CHECK(r.output.find("✓ " + f.string() + " (1 step, 0 checks)") != std::string::npos);
