@@ -810,8 +810,10 @@ std::string Interpreter::why_nothing(const std::string& path) const {
         std::string meaning;
         for (const PathInfo& p : lesson_paths(model_->description()))
             if (p.path == path) meaning = p.meaning;
+        // "the time of the cold load", but "the weights file read", not "the the …".
+        const bool has_article = meaning.rfind("the ", 0) == 0;
         return fmt::format("the {} stage gave no {} this time{}", head, path.substr(path.find('.') + 1),
-                           meaning.empty() ? "" : "; it is the " + meaning);
+                           meaning.empty() ? "" : (has_article ? "; it is " : "; it is the ") + meaning);
     }
     return "";
 }

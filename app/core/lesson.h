@@ -210,7 +210,7 @@ void check_lesson_files(const Lesson& lesson);
 // folder (pipeline/core/data_dir.h). Throws sixstep::Error when there is none.
 std::string default_training_data();
 
-// Every *.yaml under a folder (recursively) or the file itself, sorted.
+// Every *.yaml and *.yml under a folder (recursively) or the file itself, sorted.
 std::vector<std::string> find_lessons(const std::string& path);
 
 // Where the bundled lessons are for someone who named none (the window's

@@ -1632,9 +1632,11 @@ std::vector<std::string> find_lessons(const std::string& path) {
     for (const auto& entry : fs::recursive_directory_iterator(path, ec))
         // Not only regular files: a FIFO or device named *.yaml is reported as
         // an invalid lesson rather than silently skipped.
-        if (!entry.is_directory(ec) && entry.path().extension() == ".yaml") out.push_back(entry.path().string());
+        // .yml as well: both are YAML's, and one left out was never checked.
+        if (!entry.is_directory(ec) && (entry.path().extension() == ".yaml" || entry.path().extension() == ".yml"))
+            out.push_back(entry.path().string());
     std::sort(out.begin(), out.end());
-    if (out.empty()) throw Error(SourceLocation{path}, "no *.yaml lessons in this folder");
+    if (out.empty()) throw Error(SourceLocation{path}, "no *.yaml or *.yml lessons in this folder");
     return out;
 }
 

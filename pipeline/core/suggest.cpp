@@ -1,6 +1,7 @@
 #include "pipeline/core/suggest.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace sixstep {
 
@@ -16,7 +17,29 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
     return prev[b.size()];
 }
 
+namespace {
+
+// Words other tools use for a name of ours, tried before spelling: "gt" is
+// two edits from "not", and means "above".
+std::string_view synonym_of(std::string_view word) {
+    static constexpr std::pair<std::string_view, std::string_view> synonyms[] = {
+        {"gt", "above"},        {"greater", "above"}, {"greater_than", "above"}, {"more_than", "above"},
+        {"over", "above"},      {"lt", "below"},      {"less", "below"},         {"less_than", "below"},
+        {"under", "below"},     {"eq", "equals"},     {"equal", "equals"},       {"is", "equals"},
+        {"tolerance", "tol"},   {"within", "tol"},    {"includes", "contains"},  {"has", "contains"},
+        {"multiplied", "times"}, {"factor", "times"}, {"add", "plus"},           {"offset", "plus"},
+    };
+    for (const auto& [other, ours] : synonyms)
+        if (word == other) return ours;
+    return {};
+}
+
+}  // namespace
+
 std::string closest_name(std::string_view word, const std::vector<std::string>& candidates) {
+    if (const std::string_view ours = synonym_of(word); !ours.empty())
+        for (const auto& c : candidates)
+            if (c == ours) return c;
     std::string best;
     std::size_t best_d = 3;  // suggest only close matches
     for (const auto& c : candidates) {

@@ -453,3 +453,20 @@ steps:
     it.go_to(2);  // replayed: the names hold this run's values
     CHECK(results(it.step()) == std::vector<bool>{true, true});
 }
+
+// A meaning that has its article reads once: "it is the weights file read",
+// not "it is the the weights file read".
+TEST_CASE("expect: a value a stage did not give this time is named with one article") {
+    auto it = make(R"(
+title: t
+steps:
+  - request: {distance: "3 km", congestion: 0, express_lane: 0}
+    run: all
+    expect: {load.file: {contains: "json"}}
+)");
+    const StepReport r = it.step();
+    REQUIRE(r.checks.size() == 1);
+    CHECK(r.checks[0].got.find("the load stage gave no file this time; it is the weights file read") !=
+          std::string::npos);
+    CHECK(r.checks[0].got.find("the the") == std::string::npos);
+}

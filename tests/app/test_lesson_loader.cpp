@@ -1,6 +1,7 @@
 // Broken lessons: each gives one exact message at the right file:line:column.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -235,6 +236,12 @@ TEST_CASE("missing or unreadable model, weights and data files are found before 
                              "stories-draft-f16.gguf, stories-draft-f32.gguf");
     }
     CHECK(find_lessons(dir).size() == 5);
+    // A .yml lesson beside .yaml ones is found too (it was left out, unchecked).
+    std::ofstream(std::filesystem::path(dir) / "also.yml") << "title: t\nsteps: [{say: hi}]\n";
+    const std::vector<std::string> found = find_lessons(dir);
+    CHECK(found.size() == 6);
+    CHECK(std::count_if(found.begin(), found.end(), [](const std::string& f) { return f.ends_with("also.yml"); }) == 1);
+    std::filesystem::remove(std::filesystem::path(dir) / "also.yml");
 }
 
 // A bundled lesson copied to a folder of the instructor's own keeps its

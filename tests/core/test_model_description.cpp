@@ -50,6 +50,12 @@ TEST_CASE("did you mean: the nearest name within two edits, or nothing") {
     CHECK(edit_distance("", "abc") == 3);
     CHECK(closest_name("temprature", {"prompt", "temperature", "top_k"}) == "temperature");
     CHECK(closest_name("weather", {"distance", "congestion"}).empty());
+    // Other tools' words for ours, before spelling ("gt" is two edits from "not").
+    const std::vector<std::string> ops{"value", "equals", "tol", "contains", "below", "above", "times", "plus", "not"};
+    CHECK(closest_name("gt", ops) == "above");
+    CHECK(closest_name("lt", ops) == "below");
+    CHECK(closest_name("tolerance", ops) == "tol");
+    CHECK(closest_name("gt", {"not"}) == "not");  // without "above" among them, spelling decides
     CHECK(did_you_mean("normalise", {"mode", "normalize"}) == " \u2014 did you mean \"normalize\"?");
     CHECK(did_you_mean("xyz", {"normalize"}).empty());
     CHECK(did_you_mean("fr", {"en", "zh"}).empty());  // two edits, but all of the word
