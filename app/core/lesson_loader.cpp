@@ -958,9 +958,13 @@ bool line_starts_with_key_at(std::string_view text, const YAML::Mark& at) {
         if (start == std::string_view::npos) return false;
         ++start;
     }
-    const std::string_view line = text.substr(start, text.find('\n', start) - start);
+    std::string_view line = text.substr(start, text.find('\n', start) - start);
+    while (!line.empty() && (line.back() == ' ' || line.back() == '\r')) line.remove_suffix(1);
     const std::size_t key = line.find_first_not_of(' ');
-    const std::size_t colon = line.find(": ");
+    // "key: value", or "key:" with its value on the lines below ("expect:"
+    // indented deeper than the keys beside it).
+    std::size_t colon = line.find(": ");
+    if (colon == std::string_view::npos && !line.empty() && line.back() == ':') colon = line.size() - 1;
     return key != std::string_view::npos && colon != std::string_view::npos && key < colon &&
            line.substr(key, colon - key).find(' ') == std::string_view::npos && static_cast<int>(colon) == at.column;
 }

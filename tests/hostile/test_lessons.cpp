@@ -66,6 +66,10 @@ TEST_CASE("lessons: a tab, a colon in a value and a key indented too deep are na
     CHECK(error_of("title: t\nsteps:\n  - say: hi\n     request: {distance: 3}\n") ==
           "4:13: invalid YAML: illegal map value — this line reads as the rest of the value above; if it is a key "
           "of its own, indent it as the keys above it");
+    // A key whose value is on the lines below ("expect:") too; it was told to quote a ": " it does not have.
+    CHECK(error_of("title: t\nsteps:\n  - say: hi\n    run: all\n      expect:\n        response.minutes: 11\n") ==
+          "5:13: invalid YAML: illegal map value — this line reads as the rest of the value above; if it is a key "
+          "of its own, indent it as the keys above it");
     CHECK(error_of("title: t\n\t\nsteps: [{say: hi}]\n").rfind("2:1: a tab in the indentation", 0) == 0);
     // A tab after the text (in a comment) is no indentation: the error is the parser's own.
     CHECK(error_of("title: t # a\ttab\nsteps: [{say: hi}]\n,\n").rfind("3:1: invalid YAML: end of map not found", 0) ==
