@@ -187,6 +187,7 @@ int run_check(const CheckOptions& o) {
                             count_of(r.checks, "check", "checks").c_str(),
                             runs > 1 ? fmt::format("; passed in run {} of up to {}", runs, o.attempts).c_str() : "");
                 for (const auto& line : earlier) std::printf("%s\n", printable(line, true).c_str());
+                for (const auto& line : r.warnings) std::printf("  ⚠ %s\n", printable(line).c_str());
             }
         }
         std::fflush(stdout);

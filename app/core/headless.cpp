@@ -91,6 +91,9 @@ LessonOutcome run_lesson(const std::string& path, std::FILE* narrate, bool want_
         for (const auto& ev : r.events)
             for (const std::string& w : ev.warnings)
                 if (std::find(warned.begin(), warned.end(), w) == warned.end()) warned.push_back(w);
+        if (r.step)
+            for (const std::string& w : warned)
+                out.warnings.push_back(fmt::format("{}: step {} warned: {}", r.step->where.str(), r.index + 1, w));
         bool told = false;
         for (const auto& c : r.checks) {
             ++out.checks;

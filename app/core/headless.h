@@ -32,6 +32,10 @@ struct LessonOutcome {
     int checks = 0;
     int failed = 0;
     std::vector<std::string> failures;  // formatted, with file:line:column
+    // Each step's warnings, once, with its file:line:column: a lesson that
+    // passes may still send what the model never saw ("congestion: 30",
+    // meant as 30 %), which `check` says beside its tick.
+    std::vector<std::string> warnings;
     std::vector<CheckSeen> seen;        // every check, in the order the run made them
     nlohmann::ordered_json json;        // the full run, when asked for
     int exit_code() const { return !valid ? 2 : failed ? 1 : 0; }

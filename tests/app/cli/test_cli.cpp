@@ -192,6 +192,18 @@ TEST_CASE("check: an invalid lesson exits 2, even beside passing ones") {
     CHECK(last_line(r.output) == "lessons: 1 passed, 0 failed, 1 invalid");
 }
 
+// "congestion: 30" (meant as 30 %) passed with nothing said: the warning was
+// printed only beside a failed check.
+TEST_CASE("check: a passing lesson's warnings are said under its tick, at their step") {
+    const auto f = sixstep::test::process_temp_dir("cli-check") / "warned.yaml";
+    std::ofstream(f) << "title: warned\nsteps:\n  - request: {distance: \"3 km\", congestion: 30, express_lane: 0}\n"
+                        "    run: all\n    expect: {response.minutes: {above: 10}}\n";
+    const auto r = run_command(sixstep_cmd("check '" + f.string() + "'"));
+    CHECK(r.exit_code == 0);
+    CHECK(r.output.find("✓ " + f.string() + " (1 step, 1 check)\n  ⚠ " + f.string() +
+                        ":3:5: step 1 warned: congestion = 30 is outside the training range 0–1") != std::string::npos);
+}
+
 TEST_CASE("check: a passing lesson's line counts its steps and checks in words") {
     const auto f = sixstep::test::process_temp_dir("cli-check") / "one-step.yaml";
     std::ofstream(f) << "title: one step\nmodel: {kind: delivery}\nsteps:\n"
