@@ -915,13 +915,11 @@ const Catalogue& chinese_catalogue() {
             {"({} layers \u00d7 {} heads)", "（{} 层 \u00d7 {} 个头）"},
             {"tokenized the prompt into {} tokens", "提示词被切分成 {} 个词元"},
             {"tokenized the prompt into {} token", "提示词被切分成 {} 个词元"},
-            {"mapped {=} ({} M parameters, {}) in {} ms, {} ms of them opening the file before this stage, for its "
-             "vocabulary",
-             "映射了 {=}（{} M 个参数，{}），用时 {} ms，其中 {} ms 是在这一步之前为读取词表而打开文件"},
+            {"mapped {=} ({} M parameters, {}) in {} ms, {} ms of them opening the file earlier",
+             "映射了 {=}（{} M 个参数，{}），用时 {} ms，其中 {} ms 是在这一步之前打开文件"},
             {"mapped {=} ({} M parameters, {}) in {} ms", "映射了 {=}（{} M 个参数，{}），用时 {} ms"},
-            {"mapped {=} ({} M parameters, {}) in {} ms ({} ms warming up, {} ms opening the file before this stage, "
-             "for its vocabulary)",
-             "映射了 {=}（{} M 个参数，{}），用时 {} ms（预热 {} ms，在这一步之前为读取词表打开文件 {} ms）"},
+            {"mapped {=} ({} M parameters, {}) in {} ms ({} ms warming up, {} ms opening the file earlier)",
+             "映射了 {=}（{} M 个参数，{}），用时 {} ms（预热 {} ms，在这一步之前打开文件 {} ms）"},
             {"mapped {=} ({} M parameters, {}) in {} ms ({} ms warming up)", "映射了 {=}（{} M 个参数，{}），用时 {} ms（预热 {} ms）"},
             {"the warm-up pass failed ({=}); the first request pays for its buffers",
              "预热失败（{=}）；第一个请求要自己承担缓冲区初次使用的代价"},

@@ -215,14 +215,11 @@ void LlmModel::load(TraceEvent& ev) {
     ev.summary = fmt::format("mapped {} ({:.1f} M parameters, {}) in {:.1f} ms", path_.filename().string(),
                              llama_->n_params() / 1e6, ggml_type_name(llama_->main_type()), ms);
     if (warm_up_tokens_ > 0 && open_ms_ > 0)
-        ev.summary += fmt::format(" ({:.1f} ms warming up, {:.1f} ms opening the file before this stage, for its "
-                                  "vocabulary)",
-                                  warm_up_ms_, open_ms_);
+        ev.summary += fmt::format(" ({:.1f} ms warming up, {:.1f} ms opening the file earlier)", warm_up_ms_, open_ms_);
     else if (warm_up_tokens_ > 0)
         ev.summary += fmt::format(" ({:.1f} ms warming up)", warm_up_ms_);
     else if (open_ms_ > 0)
-        ev.summary += fmt::format(", {:.1f} ms of them opening the file before this stage, for its vocabulary",
-                                  open_ms_);
+        ev.summary += fmt::format(", {:.1f} ms of them opening the file earlier", open_ms_);
     ev.in(keys::file, path_.string());
     ev.out(keys::status, std::string("cold load"));
     ev.out(sixstep::keys::cold, std::string("yes"), "", "cold start");

@@ -33,7 +33,7 @@ double p50(const TrafficReport& r, const char* key) { return r.latency(key).summ
 // the median of nothing read "0 ms" (a `below` on it held for nothing).
 bool has_tpot(const TrafficReport& r) { return r.latency("tpot").summary.count > 0; }
 std::string tpot_text(const TrafficReport& r, std::string_view none) {
-    return has_tpot(r) ? fmt::format("{:.2f} ms", p50(r, "tpot")) : std::string(none);
+    return has_tpot(r) ? format_value(Value{p50(r, "tpot")}, 3) + " ms" : std::string(none);
 }
 
 // target_unit "alone": the targets are multiples of what one request takes on
@@ -249,11 +249,13 @@ public:
         if (!ex.baseline) {
             ev.summary = "no baseline (compare: none)";
             const bool one = ex.run->requests.size() == 1;
+            // Three digits, as the panel beside it prints the same figures.
             std::string said = fmt::format(fmt::runtime(one ? "{} request served in {:.2f} s of virtual time: median TTFT "
-                                                              "{:.1f} ms, median TPOT {}, {:.0f} output tokens/s."
+                                                              "{} ms, median TPOT {}, {:.0f} output tokens/s."
                                                             : "{} requests served in {:.2f} s of virtual time: median "
-                                                              "TTFT {:.1f} ms, median TPOT {}, {:.0f} output tokens/s."),
-                                           ex.run->requests.size(), r.total("duration").value, p50(r, "ttft"),
+                                                              "TTFT {} ms, median TPOT {}, {:.0f} output tokens/s."),
+                                           ex.run->requests.size(), r.total("duration").value,
+                                           format_value(Value{p50(r, "ttft")}, 3),
                                            tpot_text(r, "none (no request had a second token)"),
                                            r.total("output_throughput").value);
             if (has_target())
@@ -303,9 +305,9 @@ public:
         // TTFT from arrival (the queue included), and TPOT beside it: what
         // one side gains in waiting it may pay for in typing speed.
         std::string said = fmt::format(
-            "Same arrivals, {} vs {}: median TTFT {:.1f} vs {:.1f} ms (from arrival), median TPOT {} vs {} ms, "
+            "Same arrivals, {} vs {}: median TTFT {} vs {} ms (from arrival), median TPOT {} vs {} ms, "
             "requests running at once at most {} vs {}, {:.0f} vs {:.0f} output tokens/s.",
-            ex.run_label, ex.baseline_label, t, tb, has_tpot(r) ? format_value(Value{p50(r, "tpot")}, 3) : "none",
+            ex.run_label, ex.baseline_label, format_value(Value{t}, 3), format_value(Value{tb}, 3), has_tpot(r) ? format_value(Value{p50(r, "tpot")}, 3) : "none",
             has_tpot(b) ? format_value(Value{p50(b, "tpot")}, 3) : "none", r.total("running_peak").value, b.total("running_peak").value,
             r.total("output_throughput").value, b.total("output_throughput").value);
         // Goodput: what the two medians cannot say, how many requests got both.

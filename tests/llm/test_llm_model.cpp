@@ -113,7 +113,7 @@ TEST_CASE("llm model: the load warms the backend up through a cache of its own, 
     CHECK(load->summary.find(" warming up") != std::string::npos);
     // The file was opened for the tokenizer, before this stage: its time is
     // in the summary's total, said as such (the card has only the stage's own).
-    CHECK(load->summary.find(" ms opening the file before this stage, for its vocabulary)") != std::string::npos);
+    CHECK(load->summary.find(" ms opening the file earlier)") != std::string::npos);
     const llm::KvCacheStats kv = model.kv_cache().stats();
     CHECK(kv.n_sequences == 0);
     CHECK(kv.n_tokens == 0);
