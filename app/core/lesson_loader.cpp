@@ -391,6 +391,25 @@ TrainSpec read_train(const Reader& r, const YAML::Node& n) {
 // An operand of equals, below or above: a number, a quoted text (equals
 // only), or a reference — a path the model answers (it has a dot, or is
 // "error") or a name an earlier step remembered.
+//
+// "inf", "nan", "1e999", YAML's ".inf" as a bound: one every value meets (or
+// none), so a check that could never fail (or never pass). As the value
+// itself (`response.minutes: 1e400`) it was compared as the text "1e400".
+void refuse_non_finite(const Reader& r, const YAML::Node& v, bool bound) {
+    if (!v.IsScalar() || v.Tag() == "!") return;
+    const std::string& word = v.Scalar();
+    static const std::set<std::string_view> yaml_non_finite = {".inf", "+.inf", "-.inf", ".nan", ".Inf", "-.Inf", ".NaN"};
+    char* end = nullptr;
+    const double n = std::strtod(word.c_str(), &end);
+    // A value may be the word "inf" or "nan" (text to compare); a bound may not.
+    const bool digits = std::any_of(word.begin(), word.end(), [](char c) { return c >= '0' && c <= '9'; });
+    if ((end != word.c_str() && !std::isfinite(n) && (*end == '\0' || (bound && *end == ' ')) && (bound || digits)) ||
+        yaml_non_finite.count(word))
+        r.fail(v, fmt::format("\"{}\" is not a finite number: a check compares with a finite number, a path or a "
+                              "remembered name{}",
+                              word, bound ? "" : " (quote it to compare with the text)"));
+}
+
 Operand read_operand(const Reader& r, const YAML::Node& v, const char* key, bool text_ok, const ModelDescription& model,
                      const std::vector<std::string>& remembered) {
     if (!v.IsScalar())
@@ -413,13 +432,7 @@ Operand read_operand(const Reader& r, const YAML::Node& v, const char* key, bool
                               "own unit, which `sixstep paths` lists beside it{}",
                               word, std::string_view(word.c_str(), static_cast<std::size_t>(end - word.c_str())),
                               text_ok ? "; or quote it to compare with the text" : ""));
-    // "inf", "nan", "1e999", YAML's ".inf": a bound every value meets (or
-    // none), so a check that could never fail (or never pass).
-    static const std::set<std::string_view> yaml_non_finite = {".inf", "+.inf", "-.inf", ".nan", ".Inf", "-.Inf", ".NaN"};
-    if ((end != word.c_str() && !std::isfinite(n) && (*end == '\0' || *end == ' ')) || yaml_non_finite.count(word))
-        r.fail(v, fmt::format("\"{}\" is not a finite number: a check compares with a finite number, a path or a "
-                              "remembered name",
-                              word));
+    refuse_non_finite(r, v, true);
     if (word.find('.') != std::string::npos || word == "error") {
         r.checked(v, [&] { check_lesson_path(model, word); });
         o.kind = Operand::Kind::path;
@@ -477,6 +490,7 @@ std::vector<Condition> read_conditions(const Reader& r, const YAML::Node& v, con
         Condition c;
         if (v["value"]) {
             refuse_reference_as_text(r, v["value"], "value", model, remembered);
+            refuse_non_finite(r, v["value"], false);
             c.operand.literal = r.value(v["value"], "value");
         } else {
             c.operand = read_operand(r, v["equals"], "equals", true, model, remembered);
@@ -618,7 +632,7 @@ std::vector<Expectation> read_expect(const Reader& r, const YAML::Node& n, const
             refuse_numbers_on(r, kv.first, e, model);
         } else {
             Condition c;
-            refuse_reference_as_text(r, v, "expect", model, remembered);
+            refuse_reference_as_text(r, v, e.path.c_str(), model, remembered);
             // A list path is compared as its text: say how, not only that a list is not a value.
             if (v.IsSequence()) {
                 const std::vector<PathInfo> paths = lesson_paths(model);
@@ -628,6 +642,7 @@ std::vector<Expectation> read_expect(const Reader& r, const YAML::Node& n, const
                                           "{{contains: \"5\"}}, not the whole list",
                                           e.path));
             }
+            refuse_non_finite(r, v, false);
             c.operand.literal = r.value(v, e.path);
             e.conditions.push_back(std::move(c));
         }

@@ -772,3 +772,17 @@ TEST_CASE("lessons: a request the model cannot read, or none at all, is invalid 
     // A serving model asks with defaults of its own: a bare run is fine.
     CHECK(error_of("title: A\nmodel: {kind: serving, random: tiny}\nsteps:\n  - run: all\n") == "(valid)");
 }
+
+// A number no check can compare was taken as the text "1e400".
+TEST_CASE("lessons: a value past a double's range, or YAML's .inf and .nan, is refused where it is written") {
+    const std::string head = "title: A\nsteps:\n  - request: {distance: 3, congestion: 0, express_lane: 0}\n"
+                             "    run: all\n    expect: ";
+    CHECK(error_of(head + "{response.minutes: 1e400}\n") ==
+          "5:32: \"1e400\" is not a finite number: a check compares with a finite number, a path or a remembered "
+          "name (quote it to compare with the text)");
+    CHECK(error_of(head + "{response.minutes: .nan}\n").rfind("5:32: \".nan\" is not a finite number", 0) == 0);
+    CHECK(error_of(head + "{response.minutes: {value: 1e400, tol: 1}}\n").rfind("5:40: \"1e400\" is not a finite", 0) == 0);
+    // Words strtod would read as infinity are words here; quoted, the number is text.
+    CHECK(error_of(head + "{response.text: {not: {contains: inf}}}\n") == "(valid)");
+    CHECK(error_of(head + "{response.text: {not: {contains: \"1e400\"}}}\n") == "(valid)");
+}
