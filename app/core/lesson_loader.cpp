@@ -653,10 +653,21 @@ std::vector<Expectation> read_expect(const Reader& r, const YAML::Node& n, const
 }
 
 // What the steps before the current one did, for checks of order.
+using SettingsSoFar = std::map<std::string, std::string, std::less<>>;  // `set:` so far, the last value of each
+
+// Each setting's value as the steps so far left it, else its knob's default:
+// what a request's values are read under.
+FieldLookup settings_in_force(const SettingsSoFar& settings, const ModelDescription& model) {
+    return [&settings, &model](std::string_view name) {
+        const auto it = settings.find(name);
+        return it != settings.end() ? it->second : model.knob(name).default_value;
+    };
+}
+
 struct StepsSoFar {
     bool trained = false;      // some step trains
     int frozen_at = 0;         // the step (1-based) that froze the weights; 0: none
-    std::map<std::string, std::string, std::less<>> settings;  // `set:` so far, the last value of each
+    SettingsSoFar settings;
 };
 
 // The key node of `name` in a mapping (its position), or a null node.
@@ -809,10 +820,7 @@ LessonStep read_step(const Reader& r, const YAML::Node& n, size_t index, const M
         // gives: by the kind's own reader where it has one (delivery's
         // "30%"), else by the field's knob.
         const bool check_values = !step_expects_error(n);
-        const FieldLookup setting = [&](std::string_view name) {
-            const auto it = so_far.settings.find(name);
-            return it != so_far.settings.end() ? it->second : model.knob(name).default_value;
-        };
+        const FieldLookup setting = settings_in_force(so_far.settings, model);
         for (const auto& kv : req) {
             check_request_field(r, kv.first, model);
             fields.emplace_back(kv.first.Scalar(), r.text(kv.second, kv.first.Scalar()));
@@ -1316,8 +1324,8 @@ void check_requests(const Lesson& lesson, const ModelDescription& model) {
     std::vector<std::string> required;
     for (const Knob& k : model.knobs)
         if (k.required && k.target == KnobTarget::request) required.push_back(k.name);
-    std::map<std::string, std::string, std::less<>> settings;       // set: so far
-    std::map<std::string, std::string, std::less<>> checked_under;  // what the request was last checked under
+    SettingsSoFar settings;       // set: so far
+    SettingsSoFar checked_under;  // what the request was last checked under
     std::optional<std::size_t> request_step;
     for (std::size_t i = 0; i < lesson.steps.size(); ++i) {
         const LessonStep& st = lesson.steps[i];
@@ -1344,10 +1352,7 @@ void check_requests(const Lesson& lesson, const ModelDescription& model) {
         }
         if (!model.check_request_value || settings == checked_under) continue;
         const LessonStep& rq = lesson.steps[*request_step];
-        const FieldLookup setting = [&](std::string_view name) {
-            const auto it = settings.find(name);
-            return it != settings.end() ? it->second : model.knob(name).default_value;
-        };
+        const FieldLookup setting = settings_in_force(settings, model);
         for (const auto& [name, value] : *rq.request) {
             try {
                 model.check_request_value(name, value, setting);
