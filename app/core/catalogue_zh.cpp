@@ -845,6 +845,7 @@ const Catalogue& chinese_catalogue() {
             {"step {} remembered {=} when it had no value", "第 {} 步记住 {=} 时它还没有值"},
             {"{} min", "{} 分钟"},
             {"{} requests", "{} 个请求"},
+            {"{} req/s", "{} 请求/秒"},
             {"{} request", "{} 个请求"},
             {"{} tokens", "{} 个词元"},
             {"{} token", "{} 个词元"},

@@ -56,11 +56,19 @@ void draw_canary_chart(const serving::ServingExhibit& e, ImVec2 avail) {
     const std::uint32_t verdict_rgb = r.rolled_back ? theme::rollback_rgb : theme::good_rgb;
     if (verdict) plot::vline(f, r.decided_at, verdict_rgb);
     const float ships_end = plot::vline(f, r.params.baseline_requests, theme::muted_rgb, "canary ships");
-    // Its label takes the next row when it would start inside "canary ships".
-    const int row = f.px(static_cast<double>(r.decided_at)) + 3 < ships_end + font * 0.5f ? 1 : 0;
-    if (verdict)  // the label alone: its line again would cross "canary ships"
-        plot::label_on_chip(f, ImVec2(f.px(static_cast<double>(r.decided_at)) + 3, f.min.y + static_cast<float>(row) * font * 0.96f),
-                            r.rolled_back ? "rollback" : "promoted", verdict_rgb, 0, 0.8f);
+    // Its label beside "canary ships" when it starts clear of it; else in
+    // the line over the frame, right of the axis's unit (a row lower, on a
+    // short chart, hid the v1 point under it); a row lower only when
+    // neither has room.
+    if (verdict) {  // the label alone: its line again would cross "canary ships"
+        const char* what = r.rolled_back ? "rollback" : "promoted";
+        const float x = f.px(static_cast<double>(r.decided_at)) + 3;
+        const float unit_end = f.min.x + ImGui::CalcTextSize(tr("mean minutes")).x * 0.8f + font * 0.5f;
+        const float w = ImGui::CalcTextSize(tr(what)).x * 0.8f;
+        if (x >= ships_end + font * 0.5f) plot::label_on_chip(f, ImVec2(x, f.min.y), what, verdict_rgb, 0, 0.8f);
+        else if (x >= unit_end && x + w <= f.max.x) plot::label(ImVec2(x, plot::above(f)), what, verdict_rgb, 0, 0.8f);
+        else plot::label_on_chip(f, ImVec2(x, f.min.y + font * 0.96f), what, verdict_rgb, 0, 0.8f);
+    }
     plot::label(ImVec2(f.max.x, f.max.y + 2), fmt::format("{} requests", count_text(r.n_requests)), theme::muted_rgb, 1, 0.8f);
     // The traffic split, window by window.
     const float h2 = std::max(50.0f, (avail.y - line * 6) * 0.3f);

@@ -25,6 +25,13 @@ struct DrawnText {
 };
 std::vector<DrawnText> drawn;
 
+// Horizontal rules drawn since the last check, for the struck-through test.
+struct DrawnRule {
+    const ImGuiWindow* window;
+    float y, x0, x1;
+};
+std::vector<DrawnRule> rules;
+
 // Rounding and ImGui's half-pixel offsets: less than this is not a cut.
 constexpr float slack_px = 1.5f;
 
@@ -101,7 +108,21 @@ void check_overlaps() {
                           pane_name(a.window).c_str(), a.excerpt.c_str(), b.excerpt.c_str());
             sink->push_back(line);
         }
+    // A rule through a text's middle, not one that grazes its top or bottom
+    // (a line's own label sits just above it).
+    constexpr float margin_px = 3.0f;
+    for (const DrawnRule& r : rules)
+        for (const DrawnText& t : drawn) {
+            if (r.window != t.window) continue;
+            if (r.y <= t.rect.Min.y + margin_px || r.y >= t.rect.Max.y - margin_px) continue;
+            if (std::min(r.x1, t.rect.Max.x) - std::max(r.x0, t.rect.Min.x) <= sliver_px) continue;
+            char line[256];
+            std::snprintf(line, sizeof line, "%s: text \"%s\" crossed by a line drawn across the chart",
+                          pane_name(t.window).c_str(), t.excerpt.c_str());
+            sink->push_back(line);
+        }
     drawn.clear();
+    rules.clear();
 }
 
 }  // namespace
@@ -125,6 +146,11 @@ void check_drawn_text(ImVec2 min, ImVec2 max, std::string_view text) {
     char what[160];
     std::snprintf(what, sizeof what, "text \"%s\" drawn past the %s by", printable_cut(first_line, 40).c_str(), side);
     add(w, what, worst);
+}
+
+void check_drawn_rule(float y, float x0, float x1) {
+    if (!sink) return;
+    if (const ImGuiWindow* w = ImGui::GetCurrentWindow()) rules.push_back({w, y, std::min(x0, x1), std::max(x0, x1)});
 }
 
 void check_overflow() {

@@ -15,6 +15,11 @@
 //
 //     ##serving: text "canary ships" and "rollback" drawn over or against each other
 //
+// and a chart's horizontal rule (a TPOT line, a limit) run through a text,
+// its words struck through:
+//
+//     ##timeline: text "TTFT 29.6 ms" crossed by a line drawn across the chart
+//
 // With no sink (the window, `sixstep screenshot` without warnings) the
 // checks cost one pointer test.
 #pragma once
@@ -36,5 +41,8 @@ bool overflow_checking();
 // Text drawn into the current window's draw list over [min, max]: a line
 // when it reaches past the window's inner rectangle.
 void check_drawn_text(ImVec2 min, ImVec2 max, std::string_view text);
+// A horizontal line at `y` from x0 to x1 in the current window: a line when
+// it runs through a text drawn there (before or after it, in this frame).
+void check_drawn_rule(float y, float x0, float x1);
 
 }  // namespace sixstep::ui

@@ -54,16 +54,25 @@ void rate_chart(const std::vector<double>& rates, const std::vector<Series>& ser
         if (s.measured) plot::line(f, rates, s.ys, s.rgb, 2.5f, true);
     for (const Series& s : series)
         if (!s.measured) plot::dashed_line(f, rates, s.ys, s.rgb, 1.8f);
-    for (double x : plot::nice_ticks(0, x1, 5)) {
-        // The last tick's value ends at the frame's edge instead of past it
-        // (clipped); the first starts at it, clear of the y axis's 0.
-        const std::string text = pretty_number(x, 3);
-        const bool past = f.px(x) + ImGui::CalcTextSize(text.c_str()).x * 0.8f * 0.5f > f.max.x;
+    // Each tick's value under it; the first starts at the frame's edge,
+    // clear of the y axis's 0, the last ends at the other edge instead of
+    // past it (clipped). The last carries the x axis's unit ("80 req/s"), as
+    // the canary's "1000 requests" (above the frame's right corner it read
+    // as a second y unit), and a tick whose value would touch it is left
+    // unlabelled.
+    const std::vector<double> ticks = plot::nice_ticks(0, x1, 5);
+    float last_left = f.max.x + 1e6f;
+    for (auto t = ticks.rbegin(); t != ticks.rend(); ++t) {
+        const double x = *t;
+        const std::string text = t == ticks.rbegin() ? fmt::format("{} req/s", pretty_number(x, 3)) : pretty_number(x, 3);
+        const float w = ImGui::CalcTextSize(tr(text)).x * 0.8f;
+        const bool past = f.px(x) + w * 0.5f > f.max.x;
         const float align = past ? 1.0f : x == 0 ? 0.0f : 0.5f;
-        plot::label(ImVec2(past ? f.max.x : f.px(x), f.max.y + 2), text, theme::muted_rgb, align, 0.8f);
+        const float at = past ? f.max.x : f.px(x), left = at - w * align;
+        if (left + w + ImGui::GetFontSize() * 0.4f > last_left) continue;
+        plot::label(ImVec2(at, f.max.y + 2), text, theme::muted_rgb, align, 0.8f);
+        last_left = left;
     }
-    // The x unit above the frame's right corner, in the line plot::begin keeps.
-    plot::label(ImVec2(f.max.x, plot::above(f)), "req/s", theme::muted_rgb, 1, 0.8f);
 }
 
 }  // namespace

@@ -12,12 +12,16 @@ namespace sixstep::ui {
 namespace {
 bool capturing = false;
 std::string captured;
+std::vector<PlacedText> placements;
 }  // namespace
 
 void begin_text_capture() {
     capturing = true;
     captured.clear();
+    placements.clear();
 }
+
+const std::vector<PlacedText>& captured_placements() { return placements; }
 
 std::string end_text_capture() {
     capturing = false;
@@ -45,8 +49,11 @@ void add_text(ImDrawList* dl, const ImFont* font, float size, ImVec2 pos, ImU32 
         check_drawn_text(pos, ImVec2(pos.x + sz.x, pos.y + sz.y), std::string_view(text, static_cast<size_t>(end - text)));
     }
     if (capturing) {
-        captured.append(text, text_end ? text_end : text + std::strlen(text));
+        const char* end = text_end ? text_end : text + std::strlen(text);
+        captured.append(text, end);
         captured += '\n';
+        const ImVec2 sz = font->CalcTextSizeA(size, FLT_MAX, 0, text, end);
+        placements.push_back({std::string(text, end), pos, ImVec2(pos.x + sz.x, pos.y + sz.y)});
     }
 }
 

@@ -8,6 +8,7 @@
 // screenshot`) add_text() is AddText and the panel hooks test one flag.
 #pragma once
 #include <string>
+#include <vector>
 
 #include <imgui.h>
 
@@ -17,6 +18,14 @@ namespace sixstep::ui {
 // roughly one rendered line per line.
 void begin_text_capture();
 std::string end_text_capture();
+
+// Where each add_text() string of the capture went (the last capture's,
+// until the next begins): for tests of a chart's labels against each other.
+struct PlacedText {
+    std::string text;
+    ImVec2 min, max;
+};
+const std::vector<PlacedText>& captured_placements();
 
 // Called by begin_panel after ImGui::Begin and by end_panel before ImGui::End.
 void panel_text_begin();

@@ -132,6 +132,7 @@ void draw_timeline_panel(const app::Snapshot& s, ViewState& v, app::Session&, co
         plot::y_axis(f, "ms");
         plot::bar(f, 0.15, 0.85, view->tokenize_ms, theme::pending_border_rgb);
         const float label_h = ImGui::GetFontSize() * 0.8f;  // a chart label's height
+        float above_end = f.min.x;  // where the labels in the line over the frame end
         for (int i = 0; i < n_pass; ++i) {
             const llm::ViewPass& p = view->passes[static_cast<std::size_t>(i)];
             const double x0 = i + 1.15, x1 = i + 1.85;
@@ -142,7 +143,9 @@ void draw_timeline_panel(const app::Snapshot& s, ViewState& v, app::Session&, co
                 // axis's unit): TTFT's label takes the frame's top line.
                 std::snprintf(line, sizeof line, "%s ms", pretty_number(p.forward_ms, 3).c_str());
                 const float unit_right = f.min.x + ImGui::CalcTextSize(tr("ms")).x * 0.8f + 8;
-                plot::label(ImVec2(std::max(f.px(x0), unit_right), plot::above(f)), line, rgb, 0, 0.8f);
+                const float lx = std::max(f.px(x0), unit_right);
+                plot::label(ImVec2(lx, plot::above(f)), line, rgb, 0, 0.8f);
+                above_end = std::max(above_end, lx + ImGui::CalcTextSize(line).x * 0.8f);
                 continue;
             }
             plot::bar(f, x0, x1, p.forward_ms, rgb);
@@ -171,7 +174,16 @@ void draw_timeline_panel(const app::Snapshot& s, ViewState& v, app::Session&, co
             // right edge (a prefill alone), above its end instead.
             // Past the prefill bar's right edge (x = 2), not on its top.
             const float w = ImGui::CalcTextSize(line).x * 0.8f, xl = f.px(2.0) + 4;
-            if (xl + w <= f.max.x) {
+            // In the frame, unless TPOT's line would run through the words
+            // (a short chart, TPOT near its top): then in the line over the
+            // frame, past the prefill's time written there.
+            const float tpot_y = view->tpot_ms > 0 ? f.py(view->tpot_ms) : -1e9f;
+            const bool crossed = tpot_y > y - 4 && tpot_y < y - 2 + label_h + 3;
+            const float xa_above = std::max(xl, above_end + ImGui::GetFontSize() * 0.5f);
+            if (crossed && xa_above + w <= f.max.x) {
+                plot::label(ImVec2(xa_above, plot::above(f)), line, theme::bad_rgb, 0, 0.8f);
+                ttft_min = ImVec2(xa_above, plot::above(f)), ttft_max = ImVec2(xa_above + w, plot::above(f) + label_h);
+            } else if (xl + w <= f.max.x) {
                 plot::label_on_chip(f, ImVec2(xl, y - 2), line, theme::bad_rgb, 0, 0.8f);
                 ttft_min = ImVec2(xl, y - 2), ttft_max = ImVec2(xl + w, y - 2 + label_h);
             } else {

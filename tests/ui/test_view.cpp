@@ -476,6 +476,85 @@ TEST_CASE("plot: grouped bars' values too wide for their bars are staggered, nev
     ui::set_overflow_sink(nullptr);
 }
 
+// Two bars side by side whose values touch: the taller bar's value is the
+// one lifted, so the higher number is never written lower. Written left to
+// right, a short bar's 11.9k went up over its taller neighbour's 14.5k.
+TEST_CASE("plot: of two touching bar values, the taller bar's is written higher") {
+    const HeadlessFrame frame(ImVec2(600, 400));
+    auto y_of = [](const std::string& text) {
+        for (const ui::PlacedText& p : ui::captured_placements())
+            if (p.text == text) return p.min.y;
+        FAIL("no label " << text);
+        return 0.0f;
+    };
+    for (const bool taller_first : {true, false}) {
+        CAPTURE(taller_first);
+        const ui::plot::Series a{"measured", 0x3366CC, {taller_first ? 12400.0 : 11900.0}};
+        const ui::plot::Series b{"predicted", 0xCC6633, {taller_first ? 11900.0 : 12400.0}};
+        ImGui::SetNextWindowPos(ImVec2(0, 0));
+        ImGui::SetNextWindowSize(ImVec2(120, 300));
+        ImGui::Begin(taller_first ? "##taller-first" : "##taller-second", nullptr, ImGuiWindowFlags_NoDecoration);
+        ui::begin_text_capture();
+        ui::plot::grouped_bars(ImVec2(100, 200), {"F16"}, {a, b}, "tok/s");
+        ui::end_text_capture();
+        ImGui::End();
+        // The case drawn: two values too wide to sit side by side at one height.
+        CHECK(y_of("12.4k") < y_of("11.9k"));
+    }
+}
+
+// A chart's dashed rule through the middle of a text is named; one that runs
+// just under a label (the rule's own) is not.
+TEST_CASE("overflow: a chart's line through a text is named, a line under its label is not") {
+    const HeadlessFrame frame(ImVec2(400, 300));
+    std::vector<std::string> lines;
+    ui::set_overflow_sink(&lines);
+    ImGui::SetNextWindowPos(ImVec2(0, 0));
+    ImGui::SetNextWindowSize(ImVec2(300, 200));
+    ImGui::Begin("##chart", nullptr, ImGuiWindowFlags_NoDecoration);
+    const ui::plot::Frame f = ui::plot::begin(ImVec2(260, 150), 0, 1, 0, 1, 30, 20);
+    ui::plot::hline(f, 0.5, 0x16A34A, "TPOT 0.3 ms");
+    const float y = f.py(0.5), h = ImGui::GetFontSize() * 0.8f;
+    ui::plot::label(ImVec2(f.px(0.1), y - h * 0.5f), "TTFT 29.6 ms", 0xDC2626, 0, 0.8f);  // through it
+    ui::plot::label(ImVec2(f.px(0.1), f.py(0.9)), "far above", 0xDC2626, 0, 0.8f);
+    ui::check_overflow();
+    ImGui::End();
+    REQUIRE(lines.size() == 1);
+    CHECK(lines[0] == "##chart: text \"TTFT 29.6 ms\" crossed by a line drawn across the chart");
+    ui::set_overflow_sink(nullptr);
+}
+
+// Lesson 05's second decode step on a short timeline: TPOT's line near the
+// chart's top ran through TTFT's label. The label goes to the line over the
+// frame; nothing is drawn over anything else, and no line through a text.
+TEST_CASE("timeline: on a short chart TTFT's label stays clear of TPOT's line") {
+    const HeadlessFrame frame(ImVec2(700, 400));
+    app::Snapshot snap;
+    snap.has_lesson = true;
+    llm::LlmView view;
+    view.tokenize_ms = 0.17;
+    view.n_prompt = 149;
+    view.tokens.resize(151);
+    view.passes = {{true, 0, 149, 29.3, true, 0.3}, {false, 149, 1, 0.40, true, 0.02}, {false, 150, 1, 0.38, true, 0.02}};
+    view.ttft_ms = 29.6;
+    view.tpot_ms = 0.41;
+    snap.state.panels.view = view;
+    app::Session session;
+    ui::ViewState v;
+    v.font_px = 20;
+    std::vector<std::string> lines;
+    ui::set_overflow_sink(&lines);
+    ui::begin_text_capture();
+    ui::draw_timeline_panel(snap, v, session, ui::Rect{0, 0, 640, 130});
+    const std::string text = ui::end_text_capture();
+    ui::set_overflow_sink(nullptr);
+    CHECK(text.find("TTFT 29.6 ms") != std::string::npos);
+    CHECK(text.find("TPOT 0.41 ms") != std::string::npos);
+    std::string all;
+    for (const std::string& line : lines) all += "\n  " + line;
+    CHECK(all == "");
+}
+
 // A stage card with two values says what each is, in their order; with one,
 // that one's caption.
 TEST_CASE("stage cards: each value shown has its caption under it") {
