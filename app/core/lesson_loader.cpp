@@ -100,6 +100,11 @@ public:
         for (const auto& kv : map) {
             const std::string key = kv.first.as<std::string>();
             if (std::find(names.begin(), names.end(), key) != names.end()) continue;
+            // Full-width spaces (U+3000, a Chinese input method's) before a
+            // key are text to YAML, so the key is "　　run" at the top level.
+            if (key.rfind("\u3000", 0) == 0)
+                fail(kv.first, "a full-width space (U+3000) before the key: YAML indents with ASCII spaces only (an "
+                               "input method in Chinese mode types this one)");
             // A path (stage.key) among a step's keys: an expectation that lost
             // its indentation under expect: (or remember:).
             const bool path_here = key.find('.') != std::string::npos &&
@@ -608,6 +613,22 @@ void refuse_text_for_number(const Reader& r, const YAML::Node& v, const Expectat
     }
 }
 
+// A number that a path declared as a text is to equal: `response.text: 11`
+// held only for the text "11", and read as a slip (the minutes are
+// response.minutes). Quoted, it is the text.
+void refuse_number_for_text(const Reader& r, const YAML::Node& v, const Expectation& e, const ModelDescription& model) {
+    const std::optional<PathInfo> p = declared_path(model, e.path);
+    if (!p || p->type != ValueType::text) return;
+    for (const Condition& c : e.conditions) {
+        if (c.op != Condition::Op::equals || c.operand.kind != Operand::Kind::literal) continue;
+        if (!std::holds_alternative<double>(c.operand.literal)) continue;
+        const YAML::Node at = !v.IsMap() ? v : v["value"] ? v["value"] : v["equals"];
+        r.fail(at, fmt::format("{} is a text, and {} is a number: quote it (\"{}\") to compare with the text, or "
+                               "check a path that holds the number",
+                               e.path, at.Scalar(), at.Scalar()));
+    }
+}
+
 std::vector<Expectation> read_expect(const Reader& r, const YAML::Node& n, const ModelDescription& model,
                                      const std::vector<std::string>& remembered) {
     r.expect_map(n, "\"expect\"");
@@ -647,6 +668,7 @@ std::vector<Expectation> read_expect(const Reader& r, const YAML::Node& n, const
             e.conditions.push_back(std::move(c));
         }
         refuse_text_for_number(r, v, e, model);  // under not too: it would always hold
+        refuse_number_for_text(r, v, e, model);
         out.push_back(std::move(e));
     }
     return out;
@@ -992,6 +1014,110 @@ bool line_starts_with_key_at(std::string_view text, const YAML::Mark& at) {
            line.substr(key, colon - key).find(' ') == std::string_view::npos && static_cast<int>(colon) == at.column;
 }
 
+// Slips that a YAML parser reports a line or more later, where it gave up,
+// in words about its own state ("illegal map value"): the byte offset of the
+// slip itself and what it is, or nothing. Looked for from the start of the
+// file to the line the parser stopped at (`at`):
+//  - a full-width space (U+3000, what a Chinese input method types) in an
+//    indentation;
+//  - a full-width colon "：" after a key, on that line or the one above;
+//  - a quoted value not closed on its line, in the lines above (a quoted
+//    scalar may run on over lines, so the parser reads the next keys as text);
+//  - a key without its colon on the line above ("say hello").
+std::optional<std::pair<std::size_t, std::string>> slip_before(std::string_view text, const YAML::Mark& at) {
+    constexpr std::string_view wide_space = "\u3000", wide_colon = "\uff1a";
+    struct Line {
+        std::size_t start;
+        std::string_view text;
+    };
+    std::vector<Line> lines;  // 0 .. at.line
+    for (std::size_t i = 0; i <= text.size() && static_cast<int>(lines.size()) <= at.line;) {
+        std::size_t end = text.find('\n', i);
+        if (end == std::string_view::npos) end = text.size();
+        std::string_view l = text.substr(i, end - i);
+        if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
+        lines.push_back({i, l});
+        i = end + 1;
+    }
+    // Where a line's key starts: past its indentation and a list's "- ".
+    const auto key_start = [](std::string_view l) {
+        std::size_t k = l.find_first_not_of(' ');
+        while (k != std::string_view::npos && l.compare(k, 2, "- ") == 0) k = l.find_first_not_of(' ', k + 2);
+        return k;
+    };
+    const auto blank = [](std::string_view l) {
+        const std::size_t k = l.find_first_not_of(' ');
+        return k == std::string_view::npos || l[k] == '#';
+    };
+    for (const Line& l : lines) {
+        std::size_t i = 0;
+        while (i < l.text.size() && (l.text[i] == ' ' || l.text.compare(i, wide_space.size(), wide_space) == 0)) {
+            if (l.text[i] != ' ')
+                return std::pair{l.start + i, std::string("a full-width space (U+3000) in the indentation: YAML indents "
+                                                          "with ASCII spaces only (an input method in Chinese mode "
+                                                          "types this one)")};
+            ++i;
+        }
+    }
+    // The line the parser stopped at and the nearest written line above it.
+    std::vector<const Line*> near;
+    if (!lines.empty()) near.push_back(&lines.back());
+    for (int j = static_cast<int>(lines.size()) - 2; j >= 0; --j)
+        if (!blank(lines[static_cast<std::size_t>(j)].text)) {
+            near.push_back(&lines[static_cast<std::size_t>(j)]);
+            break;
+        }
+    for (const Line* l : near) {
+        const std::size_t k = key_start(l->text);
+        if (k == std::string_view::npos) continue;
+        const std::size_t wide = l->text.find(wide_colon, k), colon = l->text.find(':', k);
+        if (wide != std::string_view::npos && wide < colon && l->text.substr(k, wide - k).find(' ') == std::string_view::npos)
+            return std::pair{l->start + wide, std::string("a full-width colon \"\uff1a\" after a key: YAML's keys end "
+                                                          "with an ASCII \":\" and a space (an input method in "
+                                                          "Chinese mode types this one)")};
+    }
+    // A quote opened as a value and not closed on its line, within the 30
+    // lines above the one the parser stopped at.
+    for (int j = static_cast<int>(lines.size()) - 2; j >= 0 && j >= static_cast<int>(lines.size()) - 31; --j) {
+        const Line& l = lines[static_cast<std::size_t>(j)];
+        const std::size_t k = key_start(l.text);
+        if (k == std::string_view::npos || l.text[k] == '#') continue;
+        const std::size_t colon = l.text.find(": ", k);
+        if (colon == std::string_view::npos) continue;
+        const std::size_t open = l.text.find_first_not_of(' ', colon + 2);
+        if (open == std::string_view::npos || (l.text[open] != '"' && l.text[open] != '\'')) continue;
+        const char q = l.text[open];
+        bool closed = false;
+        for (std::size_t c = open + 1; c < l.text.size(); ++c) {
+            if (q == '"' && l.text[c] == '\\') {
+                ++c;
+            } else if (l.text[c] == q) {
+                if (q == '\'' && c + 1 < l.text.size() && l.text[c + 1] == '\'') ++c;  // '' is a quote inside
+                else {
+                    closed = true;
+                    break;
+                }
+            }
+        }
+        if (!closed)
+            return std::pair{l.start + open,
+                             fmt::format("the quote opened here is not closed on its line, so YAML reads the lines below "
+                                         "as part of the value up to the next {}: close it on this line, or write a "
+                                         "long text as a block (say: |, then the text on the lines below)",
+                                         q)};
+    }
+    // A key without its colon, on the line above a key at its column.
+    if (near.size() == 2) {
+        const std::string_view l = near[1]->text, here = near[0]->text;
+        const std::size_t k = key_start(l), hk = key_start(here);
+        if (k != std::string_view::npos && k == hk && l.find(':', k) == std::string_view::npos &&
+            l.find_first_of("\"'{[|>", k) == std::string_view::npos)
+            return std::pair{near[1]->start + k, std::string("this line has no \":\": a key is written \"key: value\" "
+                                                             "(a colon and a space after the key)")};
+    }
+    return std::nullopt;
+}
+
 // The first line whose indentation holds a tab, as a mark (0-based, like
 // yaml-cpp's), or nothing.
 std::optional<YAML::Mark> first_indenting_tab(std::string_view text) {
@@ -1272,6 +1398,9 @@ Lesson parse_lesson(const std::string& yaml_text, const std::string& path) {
         if (tab && tab->line <= e.mark.line)
             throw Error(r.at(*tab), "a tab in the indentation: YAML indents with spaces only (the parser said: " +
                                         e.msg + ")");
+        if (const auto slip = slip_before(yaml_text, e.mark))
+            throw Error(r.at_offset(slip->first), fmt::format("invalid YAML: {} (the parser stopped at line {}: {})",
+                                                              slip->second, e.mark.line + 1, e.msg));
         std::string hint;
         if (e.msg == "illegal map value" && line_starts_with_key_at(yaml_text, e.mark))
             hint = " — this line reads as the rest of the value above; if it is a key of its own, indent it as "
@@ -1320,6 +1449,38 @@ bool request_expects_error(const std::vector<LessonStep>& steps, std::size_t i) 
 // `set:` changed (normalize: true after a request written under false).
 // Each is invalid where it is written, unless a step that runs the request
 // expects the error.
+// below, above and tol compare numbers, and so do times and plus: a path or
+// a remembered name that holds a text or a list, compared so, failed at its
+// step ("is not a number"), or under not always held. Refused where the
+// expectation is written.
+void check_number_operands(const Lesson& lesson, const ModelDescription& model) {
+    std::map<std::string, std::string> remembered;  // name → the path it remembers
+    for (const LessonStep& st : lesson.steps) {
+        for (const auto& [name, path] : st.remember) remembered[name] = path;  // a step may use what it remembers
+        for (const Expectation& e : st.expect)
+            for (const Condition& c : e.conditions) {
+                const Operand& o = c.operand;
+                if (o.kind == Operand::Kind::literal || c.op == Condition::Op::contains) continue;
+                if (c.op == Condition::Op::equals && o.times == 1 && o.plus == 0) continue;
+                const auto held = remembered.find(o.name);
+                const bool by_name = o.kind == Operand::Kind::remembered;
+                if (by_name && held == remembered.end()) continue;
+                const std::string& path = by_name ? held->second : o.name;
+                const std::optional<ValueType> t = declared_type(model, path);
+                if (!t || *t == ValueType::number) continue;
+                const std::string what = *t == ValueType::text ? "a text" : "a list of numbers";
+                const std::string op = c.op == Condition::Op::above   ? "above"
+                                       : c.op == Condition::Op::below ? "below"
+                                       : c.op == Condition::Op::near  ? "tol"
+                                                                      : o.times != 1 ? "times" : "plus";
+                throw Error(e.where, by_name ? fmt::format("\"{}\" remembers {}, {}: {} compares numbers (remember "
+                                                           "a path that holds one)",
+                                                           o.name, path, what, op)
+                                             : fmt::format("\"{}\" is {}: {} compares numbers", path, what, op));
+            }
+    }
+}
+
 void check_requests(const Lesson& lesson, const ModelDescription& model) {
     std::vector<std::string> required;
     for (const Knob& k : model.knobs)
@@ -1422,6 +1583,7 @@ Lesson read_lesson(const Reader& r, const YAML::Node& root) {
         if (!fresh) lesson.steps.back().copy_of = first->second;
         work.add(lesson.steps.back(), steps[i], i);
     }
+    check_number_operands(lesson, model);
     check_requests(lesson, model);
     return lesson;
 }

@@ -55,6 +55,11 @@ const BadLesson bad_lessons[] = {
     {"tol-with-unit.yaml", 5, 49, "\"tol\" must be a number, got \"1 min\" — write 1"},
     {"serving-path-of-another-experiment.yaml", 12, 7, "postprocess.q4_0_file_ratio is answered by the quantization experiment, and this step's request runs batch_sweep"},
     {"expect-quoted-number.yaml", 6, 25, "\"11\" is quoted, so it is text, and response.minutes is a number: write it without quotes"},
+    // It held only for the text "11"; the minutes are response.minutes.
+    {"number-for-text.yaml", 6, 22, "response.text is a text, and 11 is a number: quote it (\"11\") to compare with the text, or check a path that holds the number"},
+    // It failed at its step ("not a number"), or under not always held.
+    {"remembered-text-as-bound.yaml", 8, 7, "\"answer\" remembers response.text, a text: above compares numbers (remember a path that holds one)"},
+    {"text-path-times.yaml", 6, 7, "\"response.text\" is a text: times compares numbers"},
     {"llm-without-file.yaml", 3, 3, "kind llm needs \"file\": the GGUF file, relative to the lesson (or \"random\": a preset, for random weights; not both)"},
     {"run-misspelt-stage.yaml", 4, 10,
      "\"run\" must be stage, token, all or a stage name (request, load, forward, output, postprocess, respond), "

@@ -76,6 +76,33 @@ TEST_CASE("lessons: a tab, a colon in a value and a key indented too deep are na
           0);
 }
 
+// The parser stops a line or more after these slips, with words about its
+// own state; the message names the slip where it is.
+TEST_CASE("lessons: a full-width colon or space, an unclosed quote and a missing colon are named where they are") {
+    // "title：" typed with a Chinese input method: the next key was "illegal map value".
+    CHECK(error_of("title: t\nsteps:\n  - title\uff1a\u7b2c\u4e00\u6b65\n    say: hi\n") ==
+          "3:10: invalid YAML: a full-width colon \"\uff1a\" after a key: YAML's keys end with an ASCII \":\" and a space "
+          "(an input method in Chinese mode types this one) (the parser stopped at line 4: illegal map value)");
+    // A full-width colon inside a value is Chinese punctuation, not a slip.
+    CHECK(error_of("title: t\nsteps:\n  - say: \u6ce8\u610f\uff1a\u8fd9\u91cc\n") == "(valid)");
+    CHECK(error_of("title: t\nsteps:\n  - say: hi\n\u3000\u3000run: all\n    request: {distance: 3}\n") ==
+          "4:1: invalid YAML: a full-width space (U+3000) in the indentation: YAML indents with ASCII spaces only (an "
+          "input method in Chinese mode types this one) (the parser stopped at line 5: illegal map value)");
+    // At the start of a line YAML reads it as part of a key at the top level.
+    CHECK(error_of("title: t\nsteps:\n  - say: hi\n\u3000\u3000run: all\n") ==
+          "4:1: a full-width space (U+3000) before the key: YAML indents with ASCII spaces only (an input method in "
+          "Chinese mode types this one)");
+    CHECK(error_of("title: t\nsteps:\n  - say: \"hello there\n    request: {distance: \"3 km\"}\n    run: all\n") ==
+          "3:10: invalid YAML: the quote opened here is not closed on its line, so YAML reads the lines below as part "
+          "of the value up to the next \": close it on this line, or write a long text as a block (say: |, then the "
+          "text on the lines below) (the parser stopped at line 4: end of map not found)");
+    CHECK(error_of("title: t\nsteps:\n  - title: one\n    say hello there\n    run: all\n") ==
+          "4:5: invalid YAML: this line has no \":\": a key is written \"key: value\" (a colon and a space after the "
+          "key) (the parser stopped at line 5: illegal map value)");
+    // A quoted value that runs on over lines and closes is YAML, and fine.
+    CHECK(error_of("title: t\nsteps:\n  - say: \"one\n      two\"\n") == "(valid)");
+}
+
 TEST_CASE("lessons: a NUL byte is named where it is, not reported as an escape character") {
     CHECK(error_of(std::string("title: t\nsteps: [{say: h\0i}]\n", 29)) ==
           "2:16: a NUL byte: a lesson is text (YAML), not binary data");
