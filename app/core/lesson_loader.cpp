@@ -220,6 +220,10 @@ ModelSpec read_model(const Reader& r, const YAML::Node& n) {
         // A serving lesson whose experiments bring their own models (the
         // canary's delivery versions) loads none: no file is no weights.
         const bool optional = m.kind == "serving" && !n["file"] && !n["random"];
+        // Both: which one would load was a guess, and the message said one was missing.
+        if (n["file"] && n["random"])
+            r.fail(n["random"], "give \"file\" or \"random\", not both: the model loads the GGUF file, or random "
+                                "weights of a preset's shape");
         if (!n["file"] == !n["random"] && !optional)
             r.fail(n, fmt::format("kind {} needs \"file\": the GGUF file, relative to the lesson (or \"random\": a "
                                   "preset, for random weights; not both){}",
@@ -873,6 +877,10 @@ LessonStep read_step(const Reader& r, const YAML::Node& n, size_t index, const M
     }
     if (n["freeze"]) {
         s.freeze = r.boolean(n["freeze"], "freeze");
+        // Nothing unfreezes a model: false changed nothing and read as if it did.
+        if (!s.freeze)
+            r.fail(n["freeze"], "\"freeze: false\" does nothing: a model is trainable until a step freezes it, and "
+                                "frozen for good after; leave the key out");
         if (s.freeze) check_trains(r, key_of(n, "freeze"), model);
         if (s.freeze && !so_far.trained)
             r.fail(key_of(n, "freeze"), "nothing to freeze: no step before this one trains (give train: first)");
@@ -949,6 +957,8 @@ LessonStep read_step(const Reader& r, const YAML::Node& n, size_t index, const M
                 r.fail(item, fmt::format("unknown knob \"{}\" for the {} model (known: {}){}", name, model.kind,
                                          join_names(model.knob_names()), knob_elsewhere(name, model)));
             r.checked(item, [&] { return &model.knob(name); });
+            if (std::find(s.knobs.begin(), s.knobs.end(), name) != s.knobs.end())
+                r.fail(item, fmt::format("\"{}\" is listed twice in knobs: the window shows each knob once", name));
             s.knobs.push_back(name);
         }
     }
@@ -1335,7 +1345,13 @@ std::string Operand::describe() const {
         // A number as far as equality looks, 9 significant digits: at the
         // default 6, {value: 11.0000001} failed as "expected = 11, got 11".
         const std::string* t = std::get_if<std::string>(&literal);
-        return t ? "\"" + *t + "\"" : format_value(literal, 9);
+        if (t) return "\"" + *t + "\"";
+        // As many digits as tell the number from its neighbours: a bound of
+        // 17.0000000001 was written "17" ("expected > 17 and < 17").
+        const double x = std::get<double>(literal);
+        for (int digits = 9; digits < 17; ++digits)
+            if (const std::string text = format_value(literal, digits); std::strtod(text.c_str(), nullptr) == x) return text;
+        return format_value(literal, 17);
     }
     std::string out = times == 1 ? name : format_value(Value{times}) + " × " + name;
     if (plus > 0) out += " + " + format_value(Value{plus});

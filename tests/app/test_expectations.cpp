@@ -65,6 +65,26 @@ steps:
     CHECK(s.expect[5].describe() == "= 2 × km + 5");
 }
 
+// A bound is written with the digits that tell it from its neighbours: a
+// narrow range read "expected > 17 and < 17".
+TEST_CASE("expect: a bound is described with every digit it needs, and no more") {
+    const Lesson l = parse_lesson(R"(
+title: t
+steps:
+  - request: {distance: "3 km", congestion: 0, express_lane: 0}
+    run: all
+    expect:
+      response.minutes: {above: 17, below: 17.0000000001}
+      forward.raw_output: {value: 11.25, tol: 0.1}
+      request.distance_km: {below: 0.1}
+)",
+                                  "inline.yaml");
+    REQUIRE(l.steps[0].expect.size() == 3);
+    CHECK(l.steps[0].expect[0].describe() == "> 17 and < 17.0000000001");
+    CHECK(l.steps[0].expect[1].describe() == "\u2248 11.25 \u00b1 0.1");
+    CHECK(l.steps[0].expect[2].describe() == "< 0.1");
+}
+
 TEST_CASE("expect: relations between paths and remembered values hold or fail as the numbers say") {
     auto it = make(R"(
 title: t

@@ -71,6 +71,11 @@ const BadLesson bad_lessons[] = {
      "\"normalize\" is a setting of the delivery model, not a request field: give it under set:"},
     {"train-llm.yaml", 5, 5, "\"train\" needs a model that trains: the llm model is only served (kind: delivery trains)"},
     {"freeze-before-train.yaml", 4, 5, "nothing to freeze: no step before this one trains (give train: first)"},
+    // Nothing unfreezes a model: it read as if something did.
+    {"freeze-false.yaml", 4, 13, "\"freeze: false\" does nothing: a model is trainable until a step freezes it, and frozen for good after; leave the key out"},
+    {"knob-listed-twice.yaml", 4, 35, "\"distance\" is listed twice in knobs: the window shows each knob once"},
+    // It said that file was missing.
+    {"file-and-random.yaml", 2, 78, "give \"file\" or \"random\", not both: the model loads the GGUF file, or random weights of a preset's shape"},
     {"train-after-freeze.yaml", 5, 5,
      "step 2 froze the weights: training is over, the model only serves from there (train before freeze, or expect "
      "the error: error: {contains: \"frozen\"})"},
