@@ -114,8 +114,8 @@ int run_bill(const BillOptions& o) {
     std::printf("  D = %s training tokens (%s)\n", with_commas(p.n_train_tokens).c_str(), src.train_tokens_from.c_str());
     std::printf("  decode rate %s tokens/s (%s)\n", significant(p.decode_tok_s, 4).c_str(), src.decode_from.c_str());
     if (p.load_s > 0) std::printf("  load %s (%s)\n", duration(p.load_s).c_str(), src.load_from.c_str());
-    std::printf("  %s requests/day × %s tokens/request × %s days\n\n", with_commas(p.requests_per_day).c_str(),
-                with_commas(p.tokens_per_request).c_str(), with_commas(p.days).c_str());
+    std::printf("  %s requests/day × %s tokens/request × %s\n\n", with_commas(p.requests_per_day).c_str(),
+                with_commas(p.tokens_per_request).c_str(), serving::days_text(with_commas(p.days), p.days).c_str());
     for (const auto& line : b.formula) std::printf("  %s\n", line.c_str());
 
     std::printf("\nInference against training, cumulative:\n  %8s  %16s  %12s\n", "day", "inference", "× training");
@@ -123,7 +123,7 @@ int run_bill(const BillOptions& o) {
         std::printf("  %8s  %16s  %12s%s\n", with_commas(d.day).c_str(), flops(d.inference_flops).c_str(),
                     readable(d.inference_to_training, 3).c_str(), d.crossover ? "  ← crossover" : "");
     if (!b.crossover_within_life)
-        std::printf("  (no crossover within %s days: it would come on day %s)\n", with_commas(p.days).c_str(),
+        std::printf("  (no crossover within %s: it would come on day %s)\n", serving::days_text(with_commas(p.days), p.days).c_str(),
                     readable(b.crossover_day, 4).c_str());
 
     if (!b.load_once.empty()) {

@@ -54,8 +54,9 @@ void draw_bill_chart(const serving::ServingExhibit& e, ImVec2 avail) {
     const bool crossover_late = b.crossover_day <= days && b.crossover_day > days / 2;
     plot::hline(f, b.train_flops / scale, theme::lab_b_rgb, "6\u00b7N\u00b7D", crossover_late ? 0.0f : 1.0f);
     if (b.crossover_day <= days) plot::vline(f, b.crossover_day, theme::bad_rgb, fmt::format("day {:.3g}", b.crossover_day));
-    plot::label(ImVec2(f.max.x, f.max.y + 2), fmt::format("{:.3g} days", days), theme::muted_rgb, 1, 0.8f);
-    text_wrapped(tr(fmt::format("after {:g} days inference is {:.3g}\u00d7 training", b.params.days,
+    plot::label(ImVec2(f.max.x, f.max.y + 2), serving::days_text(fmt::format("{:.3g}", days), days), theme::muted_rgb, 1, 0.8f);
+    text_wrapped(tr(fmt::format("after {} inference is {:.3g}\u00d7 training",
+                                serving::days_text(fmt::format("{:g}", b.params.days), b.params.days),
                                           b.inference_to_training)));
     // What a request owes the training: it is a few requests' worth when few are served.
     text_wrapped(tr(fmt::format("over its {} requests, training is {}\u00d7 a request's own compute",

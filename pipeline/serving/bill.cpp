@@ -114,15 +114,15 @@ BillResult bill(const BillParams& in) {
         fmt::format("crossover day = 6·N·D ÷ (2·N × tokens per day) = 3 × D ÷ tokens per day = 3 × {} ÷ {} = {} → {}",
                     num(D), num(r.tokens_per_day), readable(r.crossover_day, 4),
                     r.crossover_within_life ? fmt::format("inference overtakes training on day {}", cross_whole)
-                                            : fmt::format("not within {} days", num(days))),
+                                            : fmt::format("not within {}", days_text(num(days), days))),
         fmt::format("training per request = 6·N·D ÷ (requests per day × days) = {} ÷ ({} × {}) = {} = {} × the "
                     "request's own inference (2 × N × tokens per request = {})",
                     flops(r.train_flops), num(rpd), num(days), flops(r.training_flops_per_request),
                     readable(r.training_share_per_request, 3), flops(r.flops_per_token * tpr)),
         fmt::format("machine time (one stream) = tokens per day ÷ decode rate = {} ÷ {} tokens/s = {} of machine time per day, {} "
-                    "over {} days",
+                    "over {}",
                     num(r.tokens_per_day), num(rate), duration(r.machine_hours_per_day * 3600),
-                    duration(r.machine_hours_lifetime * 3600), num(days)),
+                    duration(r.machine_hours_lifetime * 3600), days_text(num(days), days)),
     };
     if (load > 0)
         r.formula.push_back(fmt::format(

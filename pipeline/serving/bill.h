@@ -42,6 +42,9 @@ inline constexpr double min_train_tokens = 1, max_train_tokens = 1e18;
 inline constexpr double min_decode_tok_s = 1e-3, max_decode_tok_s = 1e9;
 inline constexpr double max_load_s = 1e6, max_price_per_hour = 1e9;
 
+// "1 day", "365 days": a count of days as written (`number`), with its noun.
+inline std::string days_text(const std::string& number, double days) { return number + (days == 1 ? " day" : " days"); }
+
 struct BillParams {
     double n_params = 0;            // N: parameters, > 0
     double n_train_tokens = 0;      // D: tokens seen in training, > 0

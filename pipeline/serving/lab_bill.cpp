@@ -35,8 +35,9 @@ public:
         const double d = f.number(train_tokens);
         p_.n_train_tokens = d > 0 ? d : static_cast<double>(bundled_model_recipe.tokens());
         n_gen_ = f.whole(bench_tokens);
-        ev.summary = fmt::format("{} requests/day × {} tokens/request × {} days, D = {} training tokens ({})",
-                                 p_.requests_per_day, p_.tokens_per_request, p_.days, p_.n_train_tokens,
+        ev.summary = fmt::format("{} requests/day × {} tokens/request × {}, D = {} training tokens ({})",
+                                 p_.requests_per_day, p_.tokens_per_request, days_text(fmt::format("{}", p_.days), p_.days),
+                                 p_.n_train_tokens,
                                  d > 0 ? "given" : "the bundled recipe");
         ev.out(requests_per_day, p_.requests_per_day, "req/day");
         ev.out(tokens_per_request, p_.tokens_per_request, "tokens");
@@ -99,7 +100,8 @@ public:
                             readable_number(b.train_flops, 4), b.inference_to_training));
         ev.says(fmt::format("crossover day = 3·D ÷ tokens/day = 3 × {:.0f} ÷ {:.0f} = {:.4g}", p.n_train_tokens,
                             b.tokens_per_day, b.crossover_day));
-        ev.summary = fmt::format("over {} days inference is {:.3g}× training", p.days, b.inference_to_training);
+        const std::string life = days_text(fmt::format("{}", p.days), p.days);  // "365 days", "1 day"
+        ev.summary = fmt::format("over {} inference is {:.3g}× training", life, b.inference_to_training);
         // Sentences, each whole (a screen translates them one by one); the
         // crossover within the days or after them, each in its own words.
         const std::string cost = fmt::format("Training this model took about {} FLOP; serving {} requests a day of {} "
@@ -112,18 +114,18 @@ public:
         const std::string when =
             b.crossover_within_life && b.crossover_day < 1
                 ? fmt::format(", so inference has cost as much as training within the first day ({} of it) and {}× as "
-                              "much after {} days.",
-                              readable_number(b.crossover_day, 2), readable_number(b.inference_to_training), p.days)
+                              "much after {}.",
+                              readable_number(b.crossover_day, 2), readable_number(b.inference_to_training), life)
             : b.crossover_within_life
-                ? fmt::format(", so inference has cost as much as training by day {} and {}× as much after {} days.",
-                              day(b.crossover_day), readable_number(b.inference_to_training), p.days)
-                : fmt::format(", so after {} days inference has cost {}× training; it would catch up only on day {}, "
-                              "beyond those {} days.",
-                              p.days, readable_number(b.inference_to_training), day(b.crossover_day), p.days);
+                ? fmt::format(", so inference has cost as much as training by day {} and {}× as much after {}.",
+                              day(b.crossover_day), readable_number(b.inference_to_training), life)
+                : fmt::format(", so after {} inference has cost {}× training; it would catch up only on day {}, "
+                              "beyond those {}.",
+                              life, readable_number(b.inference_to_training), day(b.crossover_day), life);
         // What each request carries of the training, spread over the life.
-        const std::string share = fmt::format(" Spread over the {} requests of those {} days, the training is {}× each "
+        const std::string share = fmt::format(" Spread over the {} requests of those {}, the training is {}× each "
                                               "request's own compute.",
-                                              with_commas(p.requests_per_day * p.days), p.days,
+                                              with_commas(p.requests_per_day * p.days), life,
                                               readable_number(b.training_share_per_request));
         return cost + when + share +
                fmt::format(" The load ({:.2f} ms) is {}% of the cost of a single request (load + its compute) and {}% of "

@@ -114,6 +114,21 @@ TEST_CASE("bill: the bundled model's recipe, and the crossover day marked") {
     CHECK(last.timeline.back().inference_to_training == doctest::Approx(1));
 }
 
+// One day of service: "not within 1 day", "over 1 day" ("1 days" before).
+TEST_CASE("bill: a single day's formulas say day") {
+    BillParams p = typed();
+    p.days = 1;
+    p.requests_per_day = 10;
+    const BillResult b = bill(p);
+    REQUIRE_FALSE(b.crossover_within_life);
+    std::string all;
+    for (const std::string& line : b.formula) all += line + "\n";
+    CAPTURE(all);
+    CHECK(all.find("not within 1 day\n") != std::string::npos);
+    CHECK(all.find(" over 1 day\n") != std::string::npos);
+    CHECK(all.find("1 days") == std::string::npos);
+}
+
 // Four significant digits of a huge or tiny figure are written with a power
 // of ten, not as digits that look exact ("123500000000000000", "0.000000486").
 TEST_CASE("bill: huge and tiny figures in the formulas carry their power of ten") {

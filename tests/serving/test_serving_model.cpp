@@ -402,6 +402,20 @@ TEST_CASE("serving model: the bill's answer words a crossover after the period a
     CHECK(first_day.find("by day") == std::string::npos);
 }
 
+// A service life of one day is "1 day", in the answer and its summary:
+// "after 1 days" was said.
+TEST_CASE("serving model: the bill over a single day says day, not days") {
+    ServingModel m({tiny_model(), 2});
+    Pipeline p(m, request({{"experiment", "bill"}, {"bench_tokens", "4"}, {"train_tokens", "1000000"},
+                          {"requests_per_day", "10"}, {"tokens_per_request", "100"}, {"days", "1"}}));
+    const std::string text = p.run().text;
+    CAPTURE(text);
+    CHECK(text.find("so after 1 day inference has cost") != std::string::npos);
+    CHECK(text.find("beyond those 1 day.") != std::string::npos);
+    CHECK(text.find("of those 1 day,") != std::string::npos);
+    CHECK(text.find("days") == std::string::npos);
+}
+
 // Without a greedy row the speculative lab compares no text: it must not
 // say the text was identical.
 // Lesson 12 printed "perplexity 3.6782867177533136 / 3.6787714440612 / …".
