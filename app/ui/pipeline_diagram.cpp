@@ -239,6 +239,17 @@ void draw_pipeline_diagram(const app::Snapshot& s, ViewState& v) {
     }
 
     // ---- the request's data, travelling underneath ----
+    // Before any request (lesson 06's calculator steps): why the six boxes
+    // are empty, in the lane the request will travel.
+    if (s.has_lesson && st.request.fields.empty() && st.trace.empty()) {
+        const Rect lane = packet_lane(r, f);
+        const char* idle = tr("no request yet: each box fills as a request goes through its step");
+        const float size = F.body->FontSize * 0.85f;
+        const std::string shown = fit_text(F.body, size, idle, lane.w - 2 * f);
+        const ImVec2 sz = F.body->CalcTextSizeA(size, 1e9f, 0, shown.c_str());
+        add_text(dl, F.body, size, ImVec2(lane.x + (lane.w - sz.x) * 0.5f, lane.y + (lane.h - sz.y) * 0.5f),
+                 theme::col(theme::muted_rgb), shown.c_str());
+    }
     if (s.has_lesson && !st.request.fields.empty()) {
         const Rect lane = packet_lane(r, f);
         const float cy = lane.y + lane.h * 0.5f;

@@ -1557,6 +1557,20 @@ int check_panel_steps(const std::string& lesson, const std::string& panel, const
 }
 }  // namespace
 
+// Lesson 06 opens on its calculator: no request has gone through the six
+// steps, and the lane under them says so; once one has, the lane carries it.
+TEST_CASE("screenshots: before any request the diagram's lane says why its boxes are empty") {
+    ui::ScreenshotOptions o;
+    o.lesson_path = std::string(SIXSTEP_SOURCE_DIR) + "/lessons/06-kv-memory.yaml";
+    std::vector<bool> idle;
+    o.on_text = [&](int, const std::string& text, const app::Snapshot&) {
+        idle.push_back(text.find("no request yet: each box fills as a request goes through its step") != std::string::npos);
+    };
+    REQUIRE(ui::render_screenshots(o) == 0);
+    REQUIRE(idle.size() == 6);
+    CHECK(idle == std::vector<bool>{true, true, true, true, false, false});  // step 5 sends the request
+}
+
 // Beside TPOT (a mean), the timeline names the median decode step: one stall
 // of a busy machine (a 3 ms bar among 0.2 ms ones) moved lesson 05's TPOT
 // 2.5× while its narration compares medians. The median from the
