@@ -119,22 +119,40 @@ std::string field_text(const Field& f, int precision) {
 std::string field_label(const Field& f) { return tr(f.label.empty() ? f.key : f.label); }
 
 namespace {
+bool verbatim(const Field& f, Stage stage, const ModelDescription* model) {
+    if (!model || !std::holds_alternative<std::string>(f.value)) return false;
+    const PathInfo* p = model->find_path(std::string(stage_name(stage)) + "." + f.key);
+    return p && p->verbatim;
+}
+}  // namespace
+
+std::string field_text(const Field& f, Stage stage, const ModelDescription* model, int precision) {
+    if (verbatim(f, stage, model)) return std::get<std::string>(f.value);
+    return field_text(f, precision);
+}
+
+namespace {
 
 // find(key) → the field or null; first: what to show without a headline.
+// A quoted field (a token piece) and the model's own text as they are.
 template <typename Find>
-std::string headline_of(const Headline* h, Find find, const Field* first) {
+std::string headline_of(const Headline* h, Find find, const Field* first, Stage stage, const ModelDescription* model) {
     std::string out;
     if (h)
         for (const HeadlineField& hf : h->fields) {
             const Field* f = find(hf.key);
             if (!f) continue;
-            std::string piece = field_text(*f, hf.digits);
-            if (hf.quoted) piece = "\u201c" + pretty_value(f->value, hf.digits) + "\u201d";
+            std::string piece = field_text(*f, stage, model, hf.digits);
+            if (hf.quoted)
+                piece = "\u201c" +
+                        (std::holds_alternative<std::string>(f->value) ? std::get<std::string>(f->value)
+                                                                       : pretty_value(f->value, hf.digits)) +
+                        "\u201d";
             if (!hf.suffix.empty() && f->unit.empty() && std::holds_alternative<double>(f->value)) piece += hf.suffix;
             out += (out.empty() ? "" : h->separator) + hf.prefix + piece;
             if (h->first_only) break;
         }
-    if (out.empty() && first) out = field_text(*first);
+    if (out.empty() && first) out = field_text(*first, stage, model);
     return out;
 }
 
@@ -145,7 +163,7 @@ std::string response_text(const Response& r) { return r.engine_words ? tr(r.text
 std::string headline_text(const TraceEvent& ev, const ModelDescription* model) {
     const Headline* h = model ? model->headline(ev.stage) : nullptr;
     return headline_of(h, [&](const std::string& key) { return ev.find(key); },
-                       ev.outputs.empty() ? nullptr : &ev.outputs.front());
+                       ev.outputs.empty() ? nullptr : &ev.outputs.front(), ev.stage, model);
 }
 
 std::string headline_label(const TraceEvent& ev, const ModelDescription* model) {
@@ -163,13 +181,14 @@ std::string headline_label(const TraceEvent& ev, const ModelDescription* model) 
     return out;
 }
 
-std::string headline_text(const std::vector<Field>& fields, const Headline* headline) {
+std::string headline_text(const std::vector<Field>& fields, const Headline* headline, Stage stage,
+                          const ModelDescription* model) {
     auto find = [&](const std::string& key) -> const Field* {
         for (const auto& f : fields)
             if (f.key == key) return &f;
         return nullptr;
     };
-    return headline_of(headline, find, fields.empty() ? nullptr : &fields.front());
+    return headline_of(headline, find, fields.empty() ? nullptr : &fields.front(), stage, model);
 }
 
 std::vector<std::string> wrap_lines(ImFont* font, float size, std::string_view text, float width) {

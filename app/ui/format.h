@@ -32,6 +32,10 @@ std::string count_text(double x);
 std::string short_count_text(double x);
 std::string field_text(const Field& f, int precision = 6);  // "3 km", "[5, 2, 10, −2]"
 std::string field_label(const Field& f);                    // label, else key
+// field_text, but the model's own text (PathInfo::verbatim: a token, the
+// generated text) as it is, never through the catalogue: the token "Yes" in
+// a Chinese lesson is "Yes", not "是".
+std::string field_text(const Field& f, Stage stage, const ModelDescription* model, int precision = 6);
 // A measured time is worth three significant digits, and never an exponent:
 // "3.91", "0.0123", "412", "1235" (not "3.91141"); ms_text adds " ms".
 std::string time_text(double x);
@@ -42,7 +46,8 @@ std::string ms_text(double ms);
 // when none of its fields is there, the first output.
 std::string headline_text(const TraceEvent& ev, const ModelDescription* model);
 // The same for fields kept from an earlier request (an answer card).
-std::string headline_text(const std::vector<Field>& fields, const Headline* headline);
+std::string headline_text(const std::vector<Field>& fields, const Headline* headline, Stage stage = Stage::respond,
+                          const ModelDescription* model = nullptr);
 // What a headline of one field is, for a caption under it: its caption
 // ("median TTFT"); empty when it has none, or when the headline shows
 // several fields or none.

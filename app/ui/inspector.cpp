@@ -100,7 +100,7 @@ bool raw_vs_normalized(const TraceEvent& ev) {
 // (a long value the whole row, wrapped). A two-column table gave the
 // forward pass's sixteen fields sixteen rows, and the pane scrolled; packed,
 // they take five or six. The names are captions: muted, a little smaller.
-void field_grid(const std::vector<Field>& fields) {
+void field_grid(const std::vector<Field>& fields, Stage stage, const ModelDescription* model) {
     if (fields.empty()) return;
     const Fonts& F = fonts();
     constexpr float caption = 0.8f;
@@ -119,7 +119,7 @@ void field_grid(const std::vector<Field>& fields) {
     const float name_drop = value_px - name_px;
     bool first = true;
     for (const auto& f : fields) {
-        const std::string name = key_as_words(field_label(f)), value = field_text(f);
+        const std::string name = key_as_words(field_label(f)), value = field_text(f, stage, model);
         const float need = F.body->CalcTextSizeA(name_px, FLT_MAX, 0, name.c_str()).x + gap +
                            F.bold->CalcTextSizeA(value_px, FLT_MAX, 0, value.c_str()).x + 2 * gap;
         const int span = std::clamp(static_cast<int>(std::ceil(need / cell_w)), 1, k);
@@ -307,7 +307,7 @@ void answers(const app::Snapshot& s) {
         const app::AnswerRecord& a = s.answers[i];
         Card c;
         c.bad = !a.warnings.empty() || !a.cautions.empty();
-        c.big = headline_text(a.answer, headline);
+        c.big = headline_text(a.answer, headline, Stage::respond, s.state.description);
         for (const auto& [k, value] : a.request.fields)
             if (differs(k)) c.asked += (c.asked.empty() ? "" : " \u00b7 ") + asked_field(s, k, value);
         // The same request each time: what differs is how it was served
@@ -385,7 +385,7 @@ void served(const app::LessonState& st) {
     const Headline* headline = st.description ? st.description->headline(Stage::respond) : nullptr;
     std::vector<std::string> distinct;
     for (const auto& r : st.served) {
-        std::string a = headline_text(r.fields, headline);
+        std::string a = headline_text(r.fields, headline, Stage::respond, st.description);
         if (a.empty()) a = r.text;
         if (std::find(distinct.begin(), distinct.end(), a) == distinct.end()) distinct.push_back(a);
     }
@@ -533,7 +533,7 @@ void draw_inspector(const app::Snapshot& s, ViewState& v) {
                     if (!ev->find(f.key) || ev->find(f.key) == &f) ins.push_back(f);
                 if (!ins.empty()) {
                     inline_section(tr("Inputs"));
-                    field_grid(ins);
+                    field_grid(ins, stage, st.description);
                 }
             }
             if (!ev->arithmetic.empty() && stage != Stage::respond) {
@@ -570,7 +570,7 @@ void draw_inspector(const app::Snapshot& s, ViewState& v) {
                         outs.push_back(f);  // else shown above
                 if (!outs.empty()) {
                     inline_section(tr("Outputs"));
-                    field_grid(outs);
+                    field_grid(outs, stage, st.description);
                 }
             }
             if (s.served_this_step == 0) served(st);

@@ -106,6 +106,10 @@ struct PathInfo {
     ValueType type = ValueType::number;
     std::string unit;        // "min", "ms", "tokens"; "" when dimensionless
     std::string meaning;     // one line, for people
+    // The model's own text (a prompt, a token, what it generated): shown as
+    // it is, never through a screen's catalogue: the token "Yes" is not the
+    // word "yes" of a field's answer ("是").
+    bool verbatim = false;
 };
 
 // One field a stage shows large in the window: "11 min", "“ mat” p = 0.43".

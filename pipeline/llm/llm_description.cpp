@@ -86,7 +86,7 @@ std::vector<PathInfo> paths() {
                 rs = Stage::respond;
     std::vector<PathInfo> p = {
         // 1 request: the fields as understood, then the tokens
-        {path(rq, keys::prompt), VT::text, "", "the prompt as written"},
+        {path(rq, keys::prompt), VT::text, "", "the prompt as written", true},
         {path(rq, keys::max_tokens), VT::number, "tokens", "most tokens to generate"},
         {path(rq, keys::temperature), VT::number, "", "sampling temperature (0: greedy)"},
         {path(rq, keys::top_k), VT::number, "", "top-k filter (0: off)"},
@@ -96,7 +96,7 @@ std::vector<PathInfo> paths() {
         {path(rq, keys::force), VT::text, "", "tokens chosen by hand (index:id pairs), when any"},
         {path(rq, keys::n_tokens), VT::number, "tokens", "prompt length in tokens"},
         {path(rq, keys::token_ids), VT::numbers, "", "the prompt's token ids"},
-        {path(rq, keys::token_pieces), VT::text, "", "the prompt's tokens as text, quoted: \"The\" \" cat\" …"},
+        {path(rq, keys::token_pieces), VT::text, "", "the prompt's tokens as text, quoted: \"The\" \" cat\" …", true},
         // 2 load (a reused model answers status, cold and load_ms only)
         {path(ld, keys::file), VT::text, "", "the GGUF file (cold load only)"},
         {path(ld, keys::status), VT::text, "", "\"cold load\" or \"reused\""},
@@ -131,18 +131,18 @@ std::vector<PathInfo> paths() {
         // 4 output: logits → probabilities
         {path(op, keys::n_vocab), VT::number, "", "logits computed, one per vocabulary token"},
         {path(op, keys::top1_id), VT::number, "", "id of the most likely next token"},
-        {path(op, keys::top1_piece), VT::text, "", "the most likely next token"},
+        {path(op, keys::top1_piece), VT::text, "", "the most likely next token", true},
         {path(op, keys::top1_prob), VT::number, "", "its probability (softmax at temperature 1)"},
         {path(op, keys::top1_logit), VT::number, "", "its logit"},
         {path(op, keys::top_ids), VT::numbers, "", "ids of the top-N tokens, most likely first"},
-        {path(op, keys::top_pieces), VT::text, "", "the top-N tokens as text, quoted"},
+        {path(op, keys::top_pieces), VT::text, "", "the top-N tokens as text, quoted", true},
         {path(op, keys::top_probs), VT::numbers, "", "their probabilities"},
         // 5 postprocess: sample, detokenize, stop?
         {path(pp, keys::token_id), VT::number, "", "id of the chosen token"},
-        {path(pp, keys::token_piece), VT::text, "", "the chosen token"},
+        {path(pp, keys::token_piece), VT::text, "", "the chosen token", true},
         {path(pp, keys::token_prob), VT::number, "", "its probability before the sampler's filters"},
-        {path(pp, sixstep::keys::text), VT::text, "", "text completed by this token (may be empty mid-character)"},
-        {path(pp, keys::text_so_far), VT::text, "", "all generated text so far"},
+        {path(pp, sixstep::keys::text), VT::text, "", "text completed by this token (may be empty mid-character)", true},
+        {path(pp, keys::text_so_far), VT::text, "", "all generated text so far", true},
         {path(pp, keys::n_generated), VT::number, "tokens", "tokens generated so far"},
         {path(pp, keys::sampler), VT::text, "", "\"greedy\", \"chain\" or \"forced\""},
         {path(pp, keys::forced), VT::text, "", "\"yes\" when the token was chosen by hand (force), not sampled"},
@@ -153,7 +153,7 @@ std::vector<PathInfo> paths() {
         {path(pp, keys::stop_reason), VT::text, "", "why: \"eos\", \"max_tokens\", \"stop_string\"; \"none\" while going on"},
         {path(pp, keys::token_ms), VT::number, "ms", "latency of this token"},
         // 6 respond: the text and its timings
-        {path(rs, sixstep::keys::text), VT::text, "", "the generated text"},
+        {path(rs, sixstep::keys::text), VT::text, "", "the generated text", true},
         {path(rs, keys::n_prompt), VT::number, "tokens", "prompt tokens"},
         {path(rs, keys::n_generated), VT::number, "tokens", "generated tokens"},
         {path(rs, keys::stop_reason), VT::text, "", "why generation stopped"},
@@ -192,7 +192,7 @@ std::vector<PathInfo> paths() {
         {"kv_experiment.uncached_late_ms", VT::number, "ms", "median step without the cache, last quarter"},
         {"kv_experiment.tokens_read_cached", VT::number, "tokens", "tokens all forward passes read, with the cache"},
         {"kv_experiment.tokens_read_uncached", VT::number, "tokens", "and without it: every step's whole context"},
-        {"kv_experiment.text", VT::text, "", "the text both runs generated (the cached run's)"},
+        {"kv_experiment.text", VT::text, "", "the text both runs generated (the cached run's)", true},
         {"kv_calc.shape", VT::text, "", "where the shape came from: a preset's name, or \"typed\""},
         {"kv_calc.n_layer", VT::number, "", "layers holding K and V"},
         {"kv_calc.n_head_kv", VT::number, "", "key/value heads per layer"},
@@ -205,9 +205,9 @@ std::vector<PathInfo> paths() {
         {"kv_calc.bytes_per_session", VT::number, "B", "bytes per token × tokens"},
         {"kv_calc.bytes_total", VT::number, "B", "bytes per session × sessions"},
         {"kv_calc.formula", VT::text, "", "the three lines of the formula with the numbers in them"},
-        {"logit_lens.pieces", VT::text, "", "per layer, the token the residual stream predicts (quoted), first layer first"},
+        {"logit_lens.pieces", VT::text, "", "per layer, the token the residual stream predicts (quoted), first layer first", true},
         {"logit_lens.probs", VT::numbers, "", "per layer, its probability"},
-        {"logit_lens.last_piece", VT::text, "", "the last layer's token: the output stage's top token"},
+        {"logit_lens.last_piece", VT::text, "", "the last layer's token: the output stage's top token", true},
         {"logit_lens.last_prob", VT::number, "",
          "its probability: the output stage's, computed again from the last layer by the reference matmul, so equal "
          "within rounding (compare with a tol)"},

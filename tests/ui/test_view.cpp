@@ -22,7 +22,9 @@
 #include "app/ui/plot.h"
 #include "app/ui/presenter_keys.h"
 #include "app/ui/text_capture.h"
+#include "pipeline/core/trace_keys.h"
 #include "pipeline/llm/llm_model.h"
+#include "pipeline/models.h"
 #include "pipeline/llm/trace_keys.h"
 #include "pipeline/server/endpoint_description.h"
 #include "pipeline/serving/serving_keys.h"
@@ -331,6 +333,32 @@ TEST_CASE("numbers for the room: counts grouped by language, tiny values as powe
     CHECK(ui::count_text(3e8) == "3\u4ebf");
     CHECK(ui::short_count_text(191000) == "19.1\u4e07");
     CHECK(ui::short_count_text(1853) == "1853");
+    ui::set_frame_language("");
+}
+
+// The model's own text is never a word of the catalogue: in a Chinese
+// lesson the token " Yes" showed as "“是”" in the output and postprocess
+// boxes (the catalogue's "yes" of a yes/no field), beside "Yes" in the
+// tokens panel. An engine's yes/no answer is still said in the language.
+TEST_CASE("format: a token and the generated text are shown as the model wrote them, in any language") {
+    const ModelDescription& llm = model_description("llm");
+    ui::set_frame_language("zh");
+    TraceEvent out;
+    out.stage = Stage::output;
+    out.out(llm::keys::top1_piece, std::string(" Yes"));
+    out.out(llm::keys::top1_prob, 0.22);
+    CHECK(ui::headline_text(out, &llm) == "\u201c Yes\u201d p = 0.22");
+    TraceEvent pp;
+    pp.stage = Stage::postprocess;
+    pp.out(llm::keys::token_piece, std::string("No"));
+    pp.out(llm::keys::stop, std::string("yes"));
+    CHECK(ui::headline_text(pp, &llm) == "\u201cNo\u201d");
+    CHECK(ui::field_text(pp.outputs[0], Stage::postprocess, &llm) == "No");
+    CHECK(ui::field_text(pp.outputs[1], Stage::postprocess, &llm) == "\u662f");  // the engine's "yes"
+    TraceEvent rs;
+    rs.stage = Stage::respond;
+    rs.out(sixstep::keys::text, std::string("Yes"));
+    CHECK(ui::headline_text(rs.outputs, llm.headline(Stage::respond), Stage::respond, &llm) == "Yes");
     ui::set_frame_language("");
 }
 
