@@ -391,8 +391,9 @@ void served(const app::LessonState& st) {
     }
     if (distinct.size() > 1) {
         std::string all;
-        for (size_t i = 0; i < distinct.size() && i < 6; ++i) all += (i ? ", " : "") + distinct[i];
-        if (distinct.size() > 6) all += ", \u2026";
+        const char* comma = frame_language() == "zh" ? "\u3001" : ", ";  // Chinese lists with 、
+        for (size_t i = 0; i < distinct.size() && i < 6; ++i) all += (i ? comma : "") + distinct[i];
+        if (distinct.size() > 6) all += comma + std::string("\u2026");
         std::snprintf(line, sizeof line, "\u26a0 %zu different answers: ", distinct.size());
         colored(theme::bad_rgb, tr(line + all), true);
     }

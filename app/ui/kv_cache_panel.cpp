@@ -168,12 +168,13 @@ void draw_kv_cache_panel(const app::Snapshot& s, ViewState& v, app::Session&, co
         const float text_h = ImGui::GetTextLineHeightWithSpacing();
         // Under the grid, at 0.8 of the body size: the legend, the pool's
         // blocks and the bytes (wrapped); the grid takes the rest.
-        // The formula's bytes exact and grouped as the room reads a count
-        // ("307,200 B", not "307200 B"); the memory beside it in binary units
+        // The formula's bytes exact and grouped ("307,200 B", not "307200 B";
+        // in Chinese too, where a count in 万 was not exact: "30.5万 B");
+        // the memory beside it in binary units
         // ("pool 1 MiB"), short enough to leave the grid its rows.
         const std::string formula = tr(fmt::format(
             "bytes = 2 × n_layer {} × n_head_kv {} × head_dim {} × {} B × {} tokens = {} B", kv.n_layer, kv.n_head_kv,
-            kv.head_dim, kv.bytes_per_value, kv.n_filled, count_text(static_cast<double>(kv.bytes_filled))));
+            kv.head_dim, kv.bytes_per_value, kv.n_filled, serving::with_commas(static_cast<std::uint64_t>(kv.bytes_filled))));
         const auto memory = [](std::size_t n) { return serving::bytes_binary(static_cast<double>(n)); };
         // The formula and the bytes in one paragraph: the formula's last
         // line has room for them.

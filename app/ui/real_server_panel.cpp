@@ -45,7 +45,7 @@ void rate_chart(const std::vector<double>& rates, const std::vector<Series>& ser
     const double x1 = plot::nice_ceiling(rates.back() * 1.05);
     const plot::Frame f = plot::begin(size, 0, x1, 0,
                                       plot::nice_ceiling(std::max(top, 1e-9) * 1.1), ImGui::CalcTextSize("00000").x,
-                                      text_h * 0.8f);
+                                      text_h * 1.6f);  // the ticks' values, and the axis's name under them
     const float font = ImGui::GetFontSize();
     plot::y_axis(f, unit, f.height() < font * 5 ? 2 : 4);  // a short chart: fewer gridlines, labels apart
     // Measured first, predicted dashed over them: where the two agree the
@@ -56,23 +56,17 @@ void rate_chart(const std::vector<double>& rates, const std::vector<Series>& ser
         if (!s.measured) plot::dashed_line(f, rates, s.ys, s.rgb, 1.8f);
     // Each tick's value under it; the first starts at the frame's edge,
     // clear of the y axis's 0, the last ends at the other edge instead of
-    // past it (clipped). The last carries the x axis's unit ("80 req/s"), as
-    // the canary's "1000 requests" (above the frame's right corner it read
-    // as a second y unit), and a tick whose value would touch it is left
-    // unlabelled.
-    const std::vector<double> ticks = plot::nice_ticks(0, x1, 5);
-    float last_left = f.max.x + 1e6f;
-    for (auto t = ticks.rbegin(); t != ticks.rend(); ++t) {
-        const double x = *t;
-        const std::string text = t == ticks.rbegin() ? fmt::format("{} req/s", pretty_number(x, 3)) : pretty_number(x, 3);
-        const float w = ImGui::CalcTextSize(tr(text)).x * 0.8f;
-        const bool past = f.px(x) + w * 0.5f > f.max.x;
+    // past it (clipped). The axis's name on the line below: above the
+    // frame's right corner it read as a second y unit, and on the last
+    // tick ("100 req/s", right-aligned) it put the number left of its place.
+    for (double x : plot::nice_ticks(0, x1, 5)) {
+        const std::string text = pretty_number(x, 3);
+        const bool past = f.px(x) + ImGui::CalcTextSize(text.c_str()).x * 0.8f * 0.5f > f.max.x;
         const float align = past ? 1.0f : x == 0 ? 0.0f : 0.5f;
-        const float at = past ? f.max.x : f.px(x), left = at - w * align;
-        if (left + w + ImGui::GetFontSize() * 0.4f > last_left) continue;
-        plot::label(ImVec2(at, f.max.y + 2), text, theme::muted_rgb, align, 0.8f);
-        last_left = left;
+        plot::label(ImVec2(past ? f.max.x : f.px(x), f.max.y + 2), text, theme::muted_rgb, align, 0.8f);
     }
+    plot::label(ImVec2((f.min.x + f.max.x) / 2, f.max.y + 2 + font * 0.85f), "arrival rate (req/s)", theme::muted_rgb, 0.5f,
+                0.8f);
 }
 
 }  // namespace
