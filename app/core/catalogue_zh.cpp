@@ -845,6 +845,7 @@ const Catalogue& chinese_catalogue() {
             {"the {=} stage gave no {=} this time", "{=} 阶段这次没有给出 {=}"},
             {"step {} remembered {=} when it had no value \u2014 {}", "第 {} 步记住 {=} 时它还没有值\u2014\u2014{}"},
             {"step {} remembered {=} when it had no value", "第 {} 步记住 {=} 时它还没有值"},
+            {"{=}: step {} warned: {}", "{=}：第 {} 步警告：{}"},
             {"{} min", "{} 分钟"},
             {"{} requests", "{} 个请求"},
             {"{} request", "{} 个请求"},

@@ -91,9 +91,12 @@ LessonOutcome run_lesson(const std::string& path, std::FILE* narrate, bool want_
         for (const auto& ev : r.events)
             for (const std::string& w : ev.warnings)
                 if (std::find(warned.begin(), warned.end(), w) == warned.end()) warned.push_back(w);
+        // In the lesson's language, as its narration says them.
         if (r.step)
-            for (const std::string& w : warned)
-                out.warnings.push_back(fmt::format("{}: step {} warned: {}", r.step->where.str(), r.index + 1, w));
+            for (const std::string& w : warned) {
+                const std::string line = fmt::format("{}: step {} warned: {}", r.step->where.str(), r.index + 1, w);
+                out.warnings.push_back(translate(it.lesson().language, line).value_or(line));
+            }
         bool told = false;
         for (const auto& c : r.checks) {
             ++out.checks;

@@ -187,6 +187,17 @@ TEST_CASE("update_reference refuses a BEGIN without its END and an unknown kind"
                          Error);
 }
 
+// A passing lesson's step warnings, which `check` prints under its tick,
+// are in the lesson's language, as its narration says them.
+TEST_CASE("a passing Chinese lesson's step warnings are in Chinese") {
+    const LessonOutcome o = run_text("warned-zh.yaml", "title: t\nlanguage: zh\nsteps:\n"
+                                                       "  - request: {distance: \"3 km\", congestion: 30, express_lane: 0}\n"
+                                                       "    run: all\n");
+    REQUIRE(o.warnings.size() == 1);
+    CHECK(o.warnings[0].find("warned-zh.yaml:4:5\uff1a\u7b2c 1 \u6b65\u8b66\u544a\uff1a") != std::string::npos);
+    CHECK(o.warnings[0].find("outside") == std::string::npos);
+}
+
 // `check` prints failures only: a step's warning, the likelier cause
 // ("congestion = 30 is outside the training range" for 30 %), is printed
 // under its first failure.
