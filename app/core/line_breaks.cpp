@@ -71,6 +71,13 @@ bool no_line_end(std::string_view ch) {
         if (ch == c) return true;
     return ch == "(" || ch == "/";
 }
+// A quote that opens (at the start, after a space, an opener or a wide
+// character): a token's leading space inside it (" mat") is no place to
+// break, which left 'p("' at a line's end and 'mat")' under it.
+bool opening_quote(std::string_view ch, std::string_view before) {
+    if (ch != "\"" && ch != "\u201c" && ch != "'") return false;
+    return before.empty() || before == " " || no_line_end(before) || wide_char(before);
+}
 // A relation starting at `rest` ("≤ 0.91"): after a one- or two-character
 // word (a symbol: "ρ ≤ 0.91") the space before it does not break either.
 bool starts_relation(std::string_view rest) {
@@ -92,7 +99,7 @@ std::vector<std::string> break_lines(std::string_view text, float width,
         while (!para.empty()) {
             size_t fit = 0, last_break = 0;  // bytes that fit; last good break point
             float line_w = 0;
-            std::string_view prev;
+            std::string_view prev, before_prev;
             int word_chars = 0;  // characters since the last space or wide character
             for (size_t i = 0; i < para.size();) {
                 const size_t n = std::min(utf8_len(static_cast<unsigned char>(para[i])), para.size() - i);
@@ -104,7 +111,8 @@ std::vector<std::string> break_lines(std::string_view text, float width,
                 // fits, so a break here is good even when the character does
                 // not (a space past the edge).
                 const bool space_break = ch == " " && !binds_next(prev) && para.substr(i + 1, 1) != "%" &&  // "≥ 85 %"
-                                         !(word_chars <= 2 && starts_relation(para.substr(i + 1)));
+                                         !(word_chars <= 2 && starts_relation(para.substr(i + 1))) &&
+                                         !opening_quote(prev, before_prev);
                 word_chars = ch == " " || wide_char(ch) ? 0 : word_chars + 1;  // Chinese words are not spaced
                 // "词元/秒" whole: nor between the two characters before a "/".
                 const bool before_slash = para.substr(i + n, 1) == "/";
@@ -113,6 +121,7 @@ std::vector<std::string> break_lines(std::string_view text, float width,
                     last_break = i;
                 line_w += w(ch);
                 if (line_w > width && fit > 0) break;
+                before_prev = prev;
                 prev = ch;
                 i += n;
                 fit = i;

@@ -48,4 +48,10 @@ TEST_CASE("terminal lines: display columns, words whole, Chinese by its own rule
     }
     CHECK(joined.find("6.40") != std::string::npos);
     CHECK(lines.size() > 1);
+    // A token's leading space inside its quotes is not a break: 'p("' was
+    // left at a line's end, 'mat")' under it. A space between words in
+    // quotes still is.
+    CHECK(app::break_lines_columns("the share p(\" mat\") is", 10) == Lines{"the share", "p(\" mat\")", "is"});
+    CHECK(app::break_lines_columns("这里用 \" rug\" 代替", 12) == Lines{"这里用", "\" rug\" 代替"});
+    CHECK(app::break_lines_columns("say \"three kilometres\" here", 12) == Lines{"say \"three", "kilometres\"", "here"});
 }
