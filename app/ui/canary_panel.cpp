@@ -75,7 +75,9 @@ void draw_canary_chart(const serving::ServingExhibit& e, ImVec2 avail) {
     ImGui::TextUnformatted(tr("v2's share of each window's traffic"));
     // In percent on a fixed 0–100 scale: a 10 % canary looks the same at
     // every step, beside the 100 % of a promotion.
-    const plot::Frame g = plot::begin(ImVec2(avail.x, h2), 0, static_cast<double>(share.size()), 0, 100, font * 3.2f, 2);
+    // Under the frame, room for half of the 0's label (it sat on the line below).
+    const plot::Frame g = plot::begin(ImVec2(avail.x, h2), 0, static_cast<double>(share.size()), 0, 100, font * 3.2f,
+                                      font * 0.5f);
     plot::y_axis(g, "%", 2);
     for (std::size_t i = 0; i < share.size(); ++i)
         if (share[i] > 0) plot::bar(g, static_cast<double>(i) + 0.1, static_cast<double>(i) + 0.9, share[i], theme::canary_rgb);
