@@ -328,9 +328,27 @@ Frame grouped_bars(ImVec2 size, const std::vector<std::string>& groups, const st
     for (const std::size_t i : order) {
         const Value& val = values[i];
         if (val.level < 0) continue;
-        const float x0 = f.min.x + val.x0, x1 = f.min.x + val.x1;
         const float ceiling = val.x0 < unit_end ? f.min.y : above(f);
-        const float base = f.py(std::min(val.v, y_max)) - lift;
+        // A value wider than its bar was written on a taller neighbour's body
+        // ("1.72万" on Q4_0's): it moves aside, off that bar, while it still
+        // stands over its own; where it cannot, it goes over every bar it spans.
+        float x0 = f.min.x + val.x0, x1 = f.min.x + val.x1;
+        const float w = x1 - x0, own_top = f.py(std::min(val.v, y_max));
+        const auto [own_a, own_b] = bar_span(val.g, val.k);
+        const float own_pa = f.px(own_a), own_pb = f.px(own_b);
+        for (const Value& other : values) {
+            const auto [xa, xb] = bar_span(other.g, other.k);
+            const float pa = f.px(xa), pb = f.px(xb);
+            if (f.py(std::min(other.v, y_max)) >= own_top || !(pa < x1 && x0 < pb)) continue;  // not a taller one met
+            const float nx0 = xa > own_a ? pa - 1 - w : pb + 1;  // ends before it, or starts after it
+            if (nx0 >= f.min.x + 1 && nx0 + w <= f.max.x - 1 && nx0 < own_pb && nx0 + w > own_pa) x0 = nx0, x1 = nx0 + w;
+        }
+        float top = own_top;
+        for (const Value& other : values) {
+            const auto [xa, xb] = bar_span(other.g, other.k);
+            if (f.px(xa) < x1 && x0 < f.px(xb)) top = std::min(top, f.py(std::min(other.v, y_max)));
+        }
+        const float base = top - lift;
         for (int l = 0; l <= std::max(val.level + 1, 2); ++l) {
             const float y0 = base - lift * static_cast<float>(l);
             if (l && y0 < ceiling) break;

@@ -20,6 +20,12 @@ Interpreter make_without(const char* yaml, std::size_t step, const char* field) 
     return Interpreter(sixstep::test::without_field(parse_lesson(yaml, "test.yaml"), step, field));
 }
 
+// A lesson whose `name`, remembered at `step`, holds `path` instead: a text
+// the loader would refuse to compare as a number, for the run's own check.
+Interpreter make_remembering(const char* yaml, std::size_t step, const char* name, const char* path) {
+    return Interpreter(sixstep::test::remembering(parse_lesson(yaml, "test.yaml"), step, name, path));
+}
+
 // Every check of the step, passed or not, in order.
 std::vector<bool> results(const StepReport& r) {
     std::vector<bool> out;
@@ -143,19 +149,20 @@ steps:
 }
 
 TEST_CASE("expect: below, above and tol on a value that is not a finite number fail, with not too") {
-    // A remembered text (its type is not known at load) and a NaN: NaN passed
-    // {not: {below: x}} and {not: {above: x}} alike.
-    auto it = make(R"(
+    // A remembered text (refused at load; here past it) and a NaN: NaN
+    // passed {not: {below: x}} and {not: {above: x}} alike.
+    auto it = make_remembering(R"(
 title: t
 steps:
   - request: {distance: "3 km", congestion: 0, express_lane: 0}
     run: all
-    remember: {words: respond.text}
+    remember: {words: response.minutes}
     expect:
       forward.raw_output: {not: {above: words}}
       output.raw_output: {not: {below: words}}
       response.minutes: {not: {equals: words}}
-)");
+)",
+                               0, "words", "respond.text");
     const StepReport r = it.step();
     CHECK(results(r) == std::vector<bool>{false, false, true});
     // 11 is a number: it is the remembered text that cannot be compared.
@@ -299,12 +306,12 @@ steps:
 // The edges of each relation, and every condition of a range counted:
 // 3 km answers 11 minutes, distance_km is 3.
 TEST_CASE("expect: each bound at its edge, both ends of a range, tol on a text, and a near miss of equals") {
-    auto it = make(R"(
+    auto it = make_remembering(R"(
 title: t
 steps:
   - request: {distance: "3 km", congestion: 0, express_lane: 0}
     run: all
-    remember: {words: respond.text}
+    remember: {words: response.minutes}
     expect:
       response.minutes: {value: 10, tol: 1}
       request.distance_km: {not: {above: 3}}
@@ -317,7 +324,8 @@ steps:
       request.distance_km: {not: {below: 3}}
       response.minutes: {not: {equals: 11.00001}}
       postprocess.minutes: {above: 5, below: 12}
-)");
+)",
+                               0, "words", "respond.text");  // a text, past the loader's check
     // 10 ± 1 holds 11; 3 is not above 3; a range fails when either end
     // fails; a text with a tolerance cannot be compared, negated or not.
     CHECK(results(it.step()) == std::vector<bool>{true, true, true, true, false});

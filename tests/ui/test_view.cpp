@@ -531,6 +531,31 @@ TEST_CASE("plot: of two touching bar values, the taller bar's is written higher"
     }
 }
 
+// A value wider than its bar, beside a taller bar: it moves aside, off the
+// taller bar's body, and stays on its own bar's top ("1.72万" was written on
+// the Q4_0 bar beside it).
+TEST_CASE("plot: a bar's value wider than its bar keeps off a taller neighbour, on its own bar's top") {
+    const HeadlessFrame frame(ImVec2(600, 400));
+    const ui::plot::Series a{"measured", 0x3366CC, {9979, 15900}};
+    const ui::plot::Series b{"predicted", 0xCC6633, {9979, 35400}};
+    ImGui::SetNextWindowPos(ImVec2(0, 0));
+    ImGui::SetNextWindowSize(ImVec2(200, 300));
+    ImGui::Begin("##aside", nullptr, ImGuiWindowFlags_NoDecoration);
+    ui::begin_text_capture();
+    const ui::plot::Frame f = ui::plot::grouped_bars(ImVec2(150, 200), {"F16", "Q8_0"}, {a, b}, "tok/s");
+    ui::end_text_capture();
+    ImGui::End();
+    const ui::PlacedText* label = nullptr;
+    for (const ui::PlacedText& p : ui::captured_placements())
+        if (p.text == "15.9k") label = &p;
+    REQUIRE(label);
+    const float taller_left = f.px(1.5);  // the second group's second bar starts half way along it
+    REQUIRE(label->max.x - label->min.x > taller_left - f.px(1.12));  // the case: wider than its bar
+    CHECK(label->max.x <= taller_left);
+    CHECK(label->max.y <= f.py(15900));  // over its own bar
+    CHECK(label->max.y > f.py(35400));   // not lifted over the taller one
+}
+
 // A chart's dashed rule through the middle of a text is named; one that runs
 // just under a label (the rule's own) is not.
 TEST_CASE("overflow: a chart's line through a text is named, a line under its label is not") {
