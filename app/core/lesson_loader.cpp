@@ -1080,6 +1080,9 @@ std::optional<std::pair<std::size_t, std::string>> slip_before(std::string_view 
     for (const Line* l : near) {
         const std::size_t k = key_start(l->text);
         if (k == std::string_view::npos) continue;
+        // The line above only where a key of its own could be: deeper, it is
+        // text of the value above (say: |, then "注意：…"), where "：" is Chinese.
+        if (l != near.front() && k > key_start(near.front()->text)) continue;
         const std::size_t wide = l->text.find(wide_colon, k), colon = l->text.find(':', k);
         if (wide != std::string_view::npos && wide < colon && l->text.substr(k, wide - k).find(' ') == std::string_view::npos)
             return std::pair{l->start + wide, std::string("a full-width colon \"\uff1a\" after a key: YAML's keys end "
@@ -1123,7 +1126,8 @@ std::optional<std::pair<std::size_t, std::string>> slip_before(std::string_view 
         if (k != std::string_view::npos && k == hk && l.find(':', k) == std::string_view::npos &&
             l.find_first_of("\"'{[|>", k) == std::string_view::npos)
             return std::pair{near[1]->start + k, std::string("this line has no \":\": a key is written \"key: value\" "
-                                                             "(a colon and a space after the key)")};
+                                                             "(a colon and a space after the key); text that goes on "
+                                                             "from the line above is indented further than the keys")};
     }
     return std::nullopt;
 }

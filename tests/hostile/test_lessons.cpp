@@ -98,7 +98,11 @@ TEST_CASE("lessons: a full-width colon or space, an unclosed quote and a missing
           "text on the lines below) (the parser stopped at line 4: end of map not found)");
     CHECK(error_of("title: t\nsteps:\n  - title: one\n    say hello there\n    run: all\n") ==
           "4:5: invalid YAML: this line has no \":\": a key is written \"key: value\" (a colon and a space after the "
-          "key) (the parser stopped at line 5: illegal map value)");
+          "key); text that goes on from the line above is indented further than the keys (the parser stopped at line "
+          "5: illegal map value)");
+    // "：" in a block's Chinese text above a slip is punctuation: the slip is named.
+    CHECK(error_of("title: t\nsteps:\n  - say: |\n      \u6ce8\u610f\uff1a\u8fd9\u91cc\n    run all\n    request: {}\n")
+              .rfind("5:5: invalid YAML: this line has no \":\"", 0) == 0);
     // A quoted value that runs on over lines and closes is YAML, and fine.
     CHECK(error_of("title: t\nsteps:\n  - say: \"one\n      two\"\n") == "(valid)");
 }
