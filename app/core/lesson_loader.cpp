@@ -1100,19 +1100,22 @@ std::optional<std::pair<std::size_t, std::string>> slip_before(std::string_view 
         const std::size_t open = l.text.find_first_not_of(' ', colon + 2);
         if (open == std::string_view::npos || (l.text[open] != '"' && l.text[open] != '\'')) continue;
         const char q = l.text[open];
-        bool closed = false;
-        for (std::size_t c = open + 1; c < l.text.size(); ++c) {
-            if (q == '"' && l.text[c] == '\\') {
+        // Where it closes, in the whole text: on its line, or on a later one
+        // before the line the parser stopped at (a quoted text may run on
+        // over lines), it is not the slip.
+        std::size_t close = std::string_view::npos;
+        for (std::size_t c = l.start + open + 1; c < text.size(); ++c) {
+            if (q == '"' && text[c] == '\\') {
                 ++c;
-            } else if (l.text[c] == q) {
-                if (q == '\'' && c + 1 < l.text.size() && l.text[c + 1] == '\'') ++c;  // '' is a quote inside
+            } else if (text[c] == q) {
+                if (q == '\'' && c + 1 < text.size() && text[c + 1] == '\'') ++c;  // '' is a quote inside
                 else {
-                    closed = true;
+                    close = c;
                     break;
                 }
             }
         }
-        if (!closed)
+        if (close >= lines.back().start)
             return std::pair{l.start + open,
                              fmt::format("the quote opened here is not closed on its line, so YAML reads the lines below "
                                          "as part of the value up to the next {}: close it on this line, or write a "

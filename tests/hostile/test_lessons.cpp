@@ -103,6 +103,9 @@ TEST_CASE("lessons: a full-width colon or space, an unclosed quote and a missing
     // "：" in a block's Chinese text above a slip is punctuation: the slip is named.
     CHECK(error_of("title: t\nsteps:\n  - say: |\n      \u6ce8\u610f\uff1a\u8fd9\u91cc\n    run all\n    request: {}\n")
               .rfind("5:5: invalid YAML: this line has no \":\"", 0) == 0);
+    // A quoted text closed on a later line, above a slip, is not the slip.
+    CHECK(error_of("title: t\nsteps:\n  - say: \"one\n      two\"\n    run all\n    request: {}\n")
+              .rfind("5:5: invalid YAML: this line has no \":\"", 0) == 0);
     // A quoted value that runs on over lines and closes is YAML, and fine.
     CHECK(error_of("title: t\nsteps:\n  - say: \"one\n      two\"\n") == "(valid)");
 }
