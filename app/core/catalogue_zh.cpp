@@ -91,6 +91,7 @@ const Catalogue& chinese_catalogue() {
             {"Attention", "注意力"},
             {"Logit lens", "Logit 透镜"},
             {"No cache?", "不用缓存？"},
+            {"more\u2026", "更多\u2026"},
             {"arrival rate (req/s)", "到达率（请求/秒）"},
             {"no request yet: each box fills as a request goes through its step", "还没有请求：请求经过哪一步，那一步的方框就会填上"},
             {"KV memory", "KV 内存"},

@@ -176,6 +176,11 @@ void Interpreter::restart() {
     state_.language = lesson_.language;
     state_.path = lesson_.path;
     state_.step_count = static_cast<int>(lesson_.steps.size());
+    for (const LessonStep& st : lesson_.steps)
+        if (st.show)
+            for (const std::string& p : *st.show)
+                if (std::find(state_.panels_used.begin(), state_.panels_used.end(), p) == state_.panels_used.end())
+                    state_.panels_used.push_back(p);
     preview_training_data();
     refresh_state();
 }

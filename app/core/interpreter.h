@@ -111,6 +111,7 @@ struct LessonState {
     std::string step_title;      // of the current step
     std::string narration;       // the current step's `say`
     std::vector<std::string> knobs;
+    std::vector<std::string> panels_used;  // every panel a step `show:`s, in the order first shown
 
     // the current request
     Request request;

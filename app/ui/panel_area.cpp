@@ -35,16 +35,28 @@ const char* tab_label(const std::string& name) {
     return name.c_str();
 }
 
+// The tabs: the inspector and the panels this lesson shows somewhere (or
+// all the model's, when it names none), and any shown now; the model's
+// other panels behind "more". Ten tabs in one row at 1280x720 had 12 px
+// text; a lesson's three or four read at the size of the rest.
 void draw_tabs(const app::Snapshot& s, ViewState& v, const std::vector<std::string>& shown) {
     const Rect& r = v.layout.tabs;
     if (begin_panel("##tabs", r, false, theme::background_rgb)) {
-        std::vector<std::string> names = {inspector_name};
-        for (const PanelInfo& p : s.state.description->panels) names.push_back(p.name);
+        const auto& used = s.state.panels_used;
+        std::vector<std::string> names = {inspector_name}, more;
+        for (const PanelInfo& p : s.state.description->panels) {
+            const bool in_lesson = used.empty() || std::find(used.begin(), used.end(), p.name) != used.end() ||
+                                   std::find(shown.begin(), shown.end(), p.name) != shown.end();
+            (in_lesson ? names : more).push_back(p.name);
+        }
+        const char* more_label = tr("more\u2026");
         // One row of tabs: shrink the text when they would not fit. Only the
         // text scales with the window's font scale, not the buttons' padding
         // and the spacing between them.
         const ImGuiStyle& style = ImGui::GetStyle();
-        float text = 0, fixed = 2 * style.WindowPadding.x + 2 * style.WindowBorderSize;
+        float text = more.empty() ? 0 : ImGui::CalcTextSize(more_label).x;
+        float fixed = 2 * style.WindowPadding.x + 2 * style.WindowBorderSize +
+                      (more.empty() ? 0 : style.FramePadding.x * 2 + style.ItemSpacing.x);
         for (size_t i = 0; i < names.size(); ++i) {
             text += ImGui::CalcTextSize(tr(tab_label(names[i]))).x;
             fixed += style.FramePadding.x * 2 + (i ? style.ItemSpacing.x : 0.0f);
@@ -52,20 +64,30 @@ void draw_tabs(const app::Snapshot& s, ViewState& v, const std::vector<std::stri
         const float scale = std::clamp((r.w - fixed) / std::max(1.0f, text), 0.55f, 0.9f);
         ImGui::SetWindowFontScale(scale);
         ImGui::SetCursorPosY(std::max(0.0f, (r.h - ImGui::GetFrameHeight()) * 0.5f));
+        const auto choose = [&](const std::string& name) {
+            std::vector<std::string> next = {name};
+            if (ImGui::GetIO().KeyShift && !shown.empty() && shown.front() != name) next = {shown.front(), name};
+            v.panel_choice = next;
+            v.panel_choice_position = s.state.position;
+        };
         for (size_t i = 0; i < names.size(); ++i) {
             if (i) ImGui::SameLine();
             const bool on = std::find(shown.begin(), shown.end(), names[i]) != shown.end();
             ImGui::PushStyleColor(ImGuiCol_Button, theme::vec(on ? theme::accent_rgb : theme::panel_rgb));
             ImGui::PushStyleColor(ImGuiCol_Text, theme::vec(on ? theme::header_text_rgb : theme::text_rgb));
             ImGui::PushID(static_cast<int>(i));
-            if (ImGui::Button(tr(tab_label(names[i])))) {
-                std::vector<std::string> next = {names[i]};
-                if (ImGui::GetIO().KeyShift && !shown.empty() && shown.front() != names[i]) next = {shown.front(), names[i]};
-                v.panel_choice = next;
-                v.panel_choice_position = s.state.position;
-            }
+            if (ImGui::Button(tr(tab_label(names[i])))) choose(names[i]);
             ImGui::PopID();
             ImGui::PopStyleColor(2);
+        }
+        if (!more.empty()) {
+            ImGui::SameLine();
+            if (ImGui::Button(more_label)) ImGui::OpenPopup("##more_panels");
+            if (ImGui::BeginPopup("##more_panels")) {
+                for (const std::string& name : more)
+                    if (ImGui::Selectable(tr(tab_label(name)))) choose(name);
+                ImGui::EndPopup();
+            }
         }
         ImGui::SetWindowFontScale(1.0f);
     }

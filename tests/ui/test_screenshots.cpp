@@ -1557,6 +1557,21 @@ int check_panel_steps(const std::string& lesson, const std::string& panel, const
 }
 }  // namespace
 
+// The tabs offer the panels the lesson shows (lesson 06: the KV cache and
+// the calculator) and put the model's others behind "more…": ten tabs in a
+// row at 1280x720 had 12 px text.
+TEST_CASE("screenshots: the tabs are the lesson's panels, the model's others behind more") {
+    ui::ScreenshotOptions o;
+    o.lesson_path = std::string(SIXSTEP_SOURCE_DIR) + "/lessons/06-kv-memory.yaml";
+    std::vector<std::string> screens;
+    o.on_text = [&](int, const std::string& text, const app::Snapshot&) { screens.push_back(text); };
+    REQUIRE(ui::render_screenshots(o) == 0);
+    REQUIRE_FALSE(screens.empty());
+    const std::string& first = screens.front();
+    for (const char* tab : {"Inspector", "KV cache", "KV memory", "more\u2026"}) CHECK_MESSAGE(first.find(tab) != std::string::npos, tab);
+    for (const char* tab : {"Logit lens", "Attention", "Next token"}) CHECK_MESSAGE(first.find(tab) == std::string::npos, tab);
+}
+
 // Lesson 06 opens on its calculator: no request has gone through the six
 // steps, and the lane under them says so; once one has, the lane carries it.
 TEST_CASE("screenshots: before any request the diagram's lane says why its boxes are empty") {
