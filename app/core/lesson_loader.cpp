@@ -63,7 +63,9 @@ public:
     SourceLocation at(const YAML::Mark& m) const {
         if (m.line < 0) return SourceLocation{path_};
         const auto line = static_cast<std::size_t>(m.line);
-        const std::size_t start = line < line_starts_.size() ? line_starts_[line] : std::string_view::npos;
+        std::size_t start = line < line_starts_.size() ? line_starts_[line] : std::string_view::npos;
+        // yaml-cpp counts the first line's columns after a byte order mark, and so does an editor.
+        if (line == 0 && text_.substr(0, 3) == "\xEF\xBB\xBF") start = 3;
         int column = m.column;
         if (start != std::string_view::npos && start + static_cast<std::size_t>(m.column) <= text_.size()) {
             column = 0;
@@ -72,6 +74,7 @@ public:
         }
         return SourceLocation{path_, m.line + 1, column + 1};
     }
+    std::string_view text() const { return text_; }
     // The place of a byte of the text, as an editor shows it.
     SourceLocation at_offset(std::size_t offset) const {
         const auto next = std::upper_bound(line_starts_.begin(), line_starts_.end(), offset);
@@ -80,6 +83,7 @@ public:
         m.pos = static_cast<int>(offset);
         m.line = static_cast<int>(line);
         m.column = static_cast<int>(offset - line_starts_[line]);
+        if (line == 0 && text_.substr(0, 3) == "\xEF\xBB\xBF") m.column = std::max(0, m.column - 3);  // as yaml-cpp counts
         return at(m);
     }
     [[noreturn]] void fail(const YAML::Node& n, const std::string& msg) const { throw Error(at(n), msg); }
@@ -879,8 +883,9 @@ LessonStep read_step(const Reader& r, const YAML::Node& n, size_t index, const M
         s.freeze = r.boolean(n["freeze"], "freeze");
         // Nothing unfreezes a model: false changed nothing and read as if it did.
         if (!s.freeze)
-            r.fail(n["freeze"], "\"freeze: false\" does nothing: a model is trainable until a step freezes it, and "
-                                "frozen for good after; leave the key out");
+            r.fail(n["freeze"], fmt::format("\"freeze: {}\" does nothing: a model is trainable until a step freezes "
+                                            "it, and frozen for good after; leave the key out",
+                                            n["freeze"].Scalar()));
         if (s.freeze) check_trains(r, key_of(n, "freeze"), model);
         if (s.freeze && !so_far.trained)
             r.fail(key_of(n, "freeze"), "nothing to freeze: no step before this one trains (give train: first)");
@@ -971,6 +976,21 @@ LessonStep read_step(const Reader& r, const YAML::Node& n, size_t index, const M
     return s;
 }
 
+// Where the quote opened at text[open] (" or ') closes, or npos: a
+// backslash escapes in "…", '' is a quote inside '…'.
+std::size_t quote_close(std::string_view text, std::size_t open) {
+    const char q = text[open];
+    for (std::size_t c = open + 1; c < text.size(); ++c) {
+        if (q == '"' && text[c] == '\\') {
+            ++c;
+        } else if (text[c] == q) {
+            if (q == '\'' && c + 1 < text.size() && text[c + 1] == '\'') ++c;
+            else return c;
+        }
+    }
+    return std::string_view::npos;
+}
+
 // Every mapping's keys must be plain text and appear once: YAML itself allows
 // a list as a key and repeated keys (of which a reader silently takes one),
 // and both are lesson typos. Walks the whole document once before anything is
@@ -978,9 +998,23 @@ LessonStep read_step(const Reader& r, const YAML::Node& n, size_t index, const M
 void check_structure(const Reader& r, const YAML::Node& root) {
     std::set<std::pair<int, int>> seen;  // (line, column) of every collection checked
     std::vector<YAML::Node> todo{root};
+    // A quoted text whose quote is never closed: yaml-cpp takes the rest of
+    // the file as its text, and the steps and checks written there were
+    // gone without a word (the lesson passed).
+    const auto closed = [&](const YAML::Node& n) {
+        const std::string_view text = r.text();
+        // yaml-cpp counts positions after a UTF-8 byte order mark.
+        const std::size_t bom = text.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0;
+        const auto at = static_cast<std::size_t>(std::max(0, n.Mark().pos)) + bom;
+        if (!n.IsScalar() || at >= text.size() || (text[at] != '"' && text[at] != '\'')) return;
+        if (quote_close(text, at) == std::string_view::npos)
+            r.fail(n, "the quote opened here is never closed: the rest of the file became its text, and what is "
+                      "written there (steps, checks) is not read");
+    };
     while (!todo.empty()) {
         const YAML::Node n = todo.back();
         todo.pop_back();
+        closed(n);
         if (!n.IsMap() && !n.IsSequence()) continue;
         if (!seen.insert({n.Mark().line, n.Mark().column}).second) continue;
         if (n.IsSequence()) {
@@ -991,6 +1025,7 @@ void check_structure(const Reader& r, const YAML::Node& root) {
         for (const auto& kv : n) {
             if (!kv.first.IsScalar())
                 r.fail(kv.first, fmt::format("a key must be plain text, got {}", Reader::kind_of(kv.first)));
+            closed(kv.first);
             const auto [it, fresh] = keys.emplace(kv.first.Scalar(), kv.first.Mark());
             if (!fresh)
                 r.fail(kv.first, fmt::format("duplicate key \"{}\" (first at line {}); YAML keeps only one of them",
@@ -1059,15 +1094,23 @@ std::optional<std::pair<std::size_t, std::string>> slip_before(std::string_view 
         const std::size_t k = l.find_first_not_of(' ');
         return k == std::string_view::npos || l[k] == '#';
     };
+    // Before a key ("key:", "key：", "- "): inside a block's Chinese text
+    // ("say: |", then a paragraph indented with "　　") it is the text's own.
+    const auto key_follows = [&](std::string_view rest) {
+        if (rest.substr(0, 2) == "- ") return true;
+        const std::size_t end = std::min({rest.find(':'), rest.find(wide_colon), rest.find(' ')});
+        return end != std::string_view::npos && end > 0 && rest[end] != ' ';
+    };
     for (const Line& l : lines) {
-        std::size_t i = 0;
+        std::size_t i = 0, wide = std::string_view::npos;
         while (i < l.text.size() && (l.text[i] == ' ' || l.text.compare(i, wide_space.size(), wide_space) == 0)) {
-            if (l.text[i] != ' ')
-                return std::pair{l.start + i, std::string("a full-width space (U+3000) in the indentation: YAML indents "
-                                                          "with ASCII spaces only (an input method in Chinese mode "
-                                                          "types this one)")};
-            ++i;
+            if (l.text[i] != ' ' && wide == std::string_view::npos) wide = i;
+            i += l.text[i] == ' ' ? 1 : wide_space.size();
         }
+        if (wide != std::string_view::npos && key_follows(l.text.substr(i)))
+            return std::pair{l.start + wide, std::string("a full-width space (U+3000) in the indentation: YAML indents "
+                                                         "with ASCII spaces only (an input method in Chinese mode types "
+                                                         "this one)")};
     }
     // The line the parser stopped at and the nearest written line above it.
     std::vector<const Line*> near;
@@ -1103,18 +1146,7 @@ std::optional<std::pair<std::size_t, std::string>> slip_before(std::string_view 
         // Where it closes, in the whole text: on its line, or on a later one
         // before the line the parser stopped at (a quoted text may run on
         // over lines), it is not the slip.
-        std::size_t close = std::string_view::npos;
-        for (std::size_t c = l.start + open + 1; c < text.size(); ++c) {
-            if (q == '"' && text[c] == '\\') {
-                ++c;
-            } else if (text[c] == q) {
-                if (q == '\'' && c + 1 < text.size() && text[c + 1] == '\'') ++c;  // '' is a quote inside
-                else {
-                    close = c;
-                    break;
-                }
-            }
-        }
+        const std::size_t close = quote_close(text, l.start + open);
         if (close >= lines.back().start)
             return std::pair{l.start + open,
                              fmt::format("the quote opened here is not closed on its line, so YAML reads the lines below "
@@ -1347,22 +1379,26 @@ Lesson read_lesson(const Reader& r, const YAML::Node& root);
 
 }  // namespace
 
+namespace {
+// A number as written in a lesson, with as many digits as tell it from its
+// neighbours (at least 9, as far as equality looks): a bound of
+// 17.0000000001 was written "17" ("expected > 17 and < 17"), a times of
+// 1.0000001 "1 × r".
+std::string exact_text(double x) {
+    for (int digits = 9; digits < 17; ++digits)
+        if (const std::string text = format_value(Value{x}, digits); std::strtod(text.c_str(), nullptr) == x) return text;
+    return format_value(Value{x}, 17);
+}
+}  // namespace
+
 std::string Operand::describe() const {
     if (kind == Kind::literal) {
-        // A number as far as equality looks, 9 significant digits: at the
-        // default 6, {value: 11.0000001} failed as "expected = 11, got 11".
         const std::string* t = std::get_if<std::string>(&literal);
-        if (t) return "\"" + *t + "\"";
-        // As many digits as tell the number from its neighbours: a bound of
-        // 17.0000000001 was written "17" ("expected > 17 and < 17").
-        const double x = std::get<double>(literal);
-        for (int digits = 9; digits < 17; ++digits)
-            if (const std::string text = format_value(literal, digits); std::strtod(text.c_str(), nullptr) == x) return text;
-        return format_value(literal, 17);
+        return t ? "\"" + *t + "\"" : exact_text(std::get<double>(literal));
     }
-    std::string out = times == 1 ? name : format_value(Value{times}) + " × " + name;
-    if (plus > 0) out += " + " + format_value(Value{plus});
-    if (plus < 0) out += " − " + format_value(Value{-plus});
+    std::string out = times == 1 ? name : exact_text(times) + " × " + name;
+    if (plus > 0) out += " + " + exact_text(plus);
+    if (plus < 0) out += " − " + exact_text(-plus);
     return out;
 }
 
@@ -1391,6 +1427,11 @@ Lesson parse_lesson(const std::string& yaml_text, const std::string& path) {
     const Reader r(path, yaml_text);
     // YAML is text: a NUL byte made yaml-cpp report an "unknown escape
     // character" in a file that has none.
+    // UTF-16 (a Windows editor's "Unicode"): every other byte a NUL.
+    if (yaml_text.size() >= 2 && ((yaml_text[0] == '\xFF' && yaml_text[1] == '\xFE') ||
+                                  (yaml_text[0] == '\xFE' && yaml_text[1] == '\xFF')))
+        throw Error(SourceLocation{path, 1, 1}, "the lesson is saved as UTF-16: save it as UTF-8 (an editor's "
+                                                "\"Unicode\" is often UTF-16)");
     if (const std::size_t nul = yaml_text.find('\0'); nul != std::string::npos)
         throw Error(r.at_offset(nul), "a NUL byte: a lesson is text (YAML), not binary data");
     // A lesson saved in a legacy encoding (Latin-1, GBK) ran, its text shown

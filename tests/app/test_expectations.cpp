@@ -83,12 +83,14 @@ steps:
       response.minutes: {above: 17, below: 17.0000000001}
       forward.raw_output: {value: 11.25, tol: 0.1}
       request.distance_km: {below: 0.1}
+      postprocess.minutes: {above: request.distance_km, times: 1.0000001, plus: 0.123456789}
 )",
                                   "inline.yaml");
-    REQUIRE(l.steps[0].expect.size() == 3);
+    REQUIRE(l.steps[0].expect.size() == 4);
     CHECK(l.steps[0].expect[0].describe() == "> 17 and < 17.0000000001");
     CHECK(l.steps[0].expect[1].describe() == "\u2248 11.25 \u00b1 0.1");
     CHECK(l.steps[0].expect[2].describe() == "< 0.1");
+    CHECK(l.steps[0].expect[3].describe() == "> 1.0000001 \u00d7 request.distance_km + 0.123456789");  // was "> 1 × …"
 }
 
 TEST_CASE("expect: relations between paths and remembered values hold or fail as the numbers say") {

@@ -100,6 +100,9 @@ TEST_CASE("lessons: a full-width colon or space, an unclosed quote and a missing
           "4:5: invalid YAML: this line has no \":\": a key is written \"key: value\" (a colon and a space after the "
           "key); text that goes on from the line above is indented further than the keys (the parser stopped at line "
           "5: illegal map value)");
+    // A Chinese paragraph indented with "　　" in a block is the text's own, not the slip below it.
+    CHECK(error_of("title: t\nsteps:\n  - say: |\n      \u3000\u3000\u8fd9\u662f\u4e00\u6bb5\n    run: all\n      expect: {}\n")
+              .find("full-width space") == std::string::npos);
     // "：" in a block's Chinese text above a slip is punctuation: the slip is named.
     CHECK(error_of("title: t\nsteps:\n  - say: |\n      \u6ce8\u610f\uff1a\u8fd9\u91cc\n    run all\n    request: {}\n")
               .rfind("5:5: invalid YAML: this line has no \":\"", 0) == 0);
@@ -108,6 +111,15 @@ TEST_CASE("lessons: a full-width colon or space, an unclosed quote and a missing
               .rfind("5:5: invalid YAML: this line has no \":\"", 0) == 0);
     // A quoted value that runs on over lines and closes is YAML, and fine.
     CHECK(error_of("title: t\nsteps:\n  - say: \"one\n      two\"\n") == "(valid)");
+}
+
+// A Windows editor's "Unicode" is UTF-16: it read as "a NUL byte".
+TEST_CASE("lessons: a lesson saved as UTF-16 is told to be saved as UTF-8") {
+    const std::string utf16 = std::string("\xFF\xFE", 2) + std::string("t\0i\0t\0l\0e\0", 10);
+    CHECK(error_of(utf16) == "1:1: the lesson is saved as UTF-16: save it as UTF-8 (an editor's \"Unicode\" is often UTF-16)");
+    CHECK(error_of(std::string("\xFE\xFF\0t\0i", 6)).rfind("1:1: the lesson is saved as UTF-16", 0) == 0);
+    // "freeze: no" is quoted as written.
+    CHECK(error_of("title: t\nsteps:\n  - train: {steps: 1}\n  - freeze: no\n").rfind("4:13: \"freeze: no\" does nothing", 0) == 0);
 }
 
 TEST_CASE("lessons: a NUL byte is named where it is, not reported as an escape character") {
@@ -543,8 +555,20 @@ TEST_CASE("lessons: attention written as a number says the mapping it takes") {
 
 TEST_CASE("lessons: a quote never closed is named where it opens, not as a lesson without steps") {
     CHECK(error_of("title: \"broken\nsteps:\n  - say: hi\n") ==
-          "1:8: the quote that opens \"title\" here is never closed: the rest of the file became its text, "
-          "\"steps:\" included");
+          "1:8: the quote opened here is never closed: the rest of the file became its text, and what is written "
+          "there (steps, checks) is not read");
+    // Closed further on, where the text after it is no YAML: named all the same.
+    CHECK(error_of("title: \"broken\nsteps:\n  - say: \"hi\"\n").rfind("1:8: invalid YAML: the quote opened here is not closed on its line", 0) == 0);
+    // Later in the file the lesson loaded and passed, its last steps and
+    // checks gone into the text.
+    CHECK(error_of("title: t\nsteps:\n  - say: hi\n  - say: 'Now a longer trip\n    run: all\n"
+                   "    expect: {response.minutes: 99}\n") ==
+          "4:10: the quote opened here is never closed: the rest of the file became its text, and what is written "
+          "there (steps, checks) is not read");
+    // After a byte order mark, where an editor shows it.
+    CHECK(error_of("\xEF\xBB\xBFtitle: \"BOM\nsteps:\n  - say: hi\n").rfind("1:8: the quote opened here is never closed", 0) == 0);
+    CHECK(error_of("\xEF\xBB\xBFtitle: t\nmodel: {kind: delivery}\nsteps:\n  - request: {distance: \"3 km\", congestion: 0, "
+                   "express_lane: 0}\n") == "(valid)");
     CHECK(error_of("title: fine\n") == "1:1: the lesson has no \"steps\"");
 }
 
