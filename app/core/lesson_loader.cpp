@@ -113,8 +113,9 @@ public:
             // its indentation under expect: (or remember:).
             const bool path_here = key.find('.') != std::string::npos &&
                                    std::find(names.begin(), names.end(), std::string("expect")) != names.end();
+            const std::string slip = key_slip(key, names);
             fail(kv.first, fmt::format("unknown key \"{}\" in {}{} (expected one of: {}){}", key, what,
-                                       did_you_mean(key, names), join_names(names),
+                                       slip.empty() ? did_you_mean(key, names) : slip, join_names(names),
                                        path_here ? "; a path to check goes under expect:, indented further than it"
                                                  : ""));
         }
@@ -131,7 +132,31 @@ public:
     }
 
     void expect_map(const YAML::Node& n, const std::string& what) const {
-        if (!n.IsMap()) fail(n, fmt::format("{} must be a mapping, got {}", what, kind_of(n)));
+        if (!n.IsMap())
+            fail(n, fmt::format("{} must be a mapping, got {}{}", what, kind_of(n), n.IsScalar() ? key_slip(n.Scalar()) : ""));
+    }
+
+    // A key and its value that YAML read as one text, because the colon
+    // between them is full-width ("kind：delivery"), lacks its space
+    // ("run:all") or is missing ("run all"): what to write instead, or "".
+    static std::string key_slip(std::string_view text, const std::vector<std::string>& keys = {}) {
+        constexpr std::string_view wide_colon = "\uff1a";
+        const std::size_t wide = text.find(wide_colon);
+        const std::size_t colon = text.find(':'), space = text.find(' ');
+        std::string key, value;
+        if (wide != std::string_view::npos && wide < space)
+            key = text.substr(0, wide), value = text.substr(wide + wide_colon.size());
+        else if (colon != std::string_view::npos && colon < space && colon + 1 < text.size() && text[colon + 1] != ' ')
+            key = text.substr(0, colon), value = text.substr(colon + 1);
+        else if (space != std::string_view::npos && !keys.empty() &&
+                 std::find(keys.begin(), keys.end(), text.substr(0, space)) != keys.end())
+            key = text.substr(0, space), value = text.substr(space + 1);
+        else
+            return "";
+        while (!value.empty() && (value.front() == ' ' || value.rfind("\u3000", 0) == 0))
+            value.erase(0, value.front() == ' ' ? 1 : 3);
+        if (key.empty()) return "";
+        return fmt::format(" — a key and its value are written with an ASCII colon and a space: \"{}: {}\"", key, value);
     }
 
     std::string text(const YAML::Node& n, const std::string& what) const {
@@ -308,7 +333,8 @@ void check_request_field(const Reader& r, const YAML::Node& key, const ModelDesc
     std::vector<std::string> fields;
     for (const auto& knob : model.knobs)
         if (knob.target == KnobTarget::request) fields.push_back(knob.name);
-    const std::string hint = did_you_mean(name, fields);
+    const std::string slip = Reader::key_slip(name, fields);
+    const std::string hint = slip.empty() ? did_you_mean(name, fields) : slip;
     r.fail(key, fmt::format("unknown request field \"{}\" for the {} model{} (known: {}){}", name, model.kind, hint,
                             join_names(fields), hint.empty() ? knob_elsewhere(name, model, "request field") : ""));
 }

@@ -113,6 +113,19 @@ TEST_CASE("lessons: a full-width colon or space, an unclosed quote and a missing
     CHECK(error_of("title: t\nsteps:\n  - say: \"one\n      two\"\n") == "(valid)");
 }
 
+// A last key whose colon is full-width, lacks its space or is missing is
+// valid YAML (one text): the message says how the key and value are written.
+TEST_CASE("lessons: a key and value read as one text say how to write them") {
+    const std::string fix = " \u2014 a key and its value are written with an ASCII colon and a space: ";
+    CHECK(error_of("title: t\nmodel:\n  kind\uff1adelivery\nsteps:\n  - say: hi\n") ==
+          "3:3: \"model\" must be a mapping, got \"kind\uff1adelivery\"" + fix + "\"kind: delivery\"");
+    CHECK(error_of("title: t\nsteps:\n  - run\uff1aall\n") == "3:5: step 1 must be a mapping, got \"run\uff1aall\"" + fix + "\"run: all\"");
+    CHECK(error_of("title: t\nsteps:\n  - say: hi\n    run all\n").rfind("4:5: unknown key \"run all\" in step 1" + fix + "\"run: all\"", 0) == 0);
+    CHECK(error_of("title: t\nsteps:\n  - say: hi\n    run:all\n").rfind("4:5: unknown key \"run:all\" in step 1" + fix + "\"run: all\"", 0) == 0);
+    // An ordinary unknown key still gets its did-you-mean.
+    CHECK(error_of("title: t\nsteps:\n  - sya: hi\n").rfind("3:5: unknown key \"sya\" in step 1 \u2014 did you mean \"say\"?", 0) == 0);
+}
+
 // A Windows editor's "Unicode" is UTF-16: it read as "a NUL byte".
 TEST_CASE("lessons: a lesson saved as UTF-16 is told to be saved as UTF-8") {
     const std::string utf16 = std::string("\xFF\xFE", 2) + std::string("t\0i\0t\0l\0e\0", 10);
