@@ -1180,12 +1180,43 @@ std::optional<std::pair<std::size_t, std::string>> slip_before(std::string_view 
                                          "long text as a block (say: |, then the text on the lines below)",
                                          q)};
     }
-    // A key without its colon, on the line above a key at its column.
+    for (const Line* l : near) {
+        const std::size_t k = key_start(l->text);
+        if (k == std::string_view::npos) continue;
+        const std::string_view rest = l->text.substr(k);
+        // "run:all": a colon with no space after it is part of a plain text.
+        const std::size_t colon = rest.find(':'), space = rest.find(' ');
+        const auto key_like = [](std::string_view w) {  // "run", "response.minutes"; not "12" of "12:30"
+            return !w.empty() && std::isalpha(static_cast<unsigned char>(w[0])) &&
+                   std::all_of(w.begin(), w.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.'; });
+        };
+        if (colon != std::string_view::npos && colon < space && colon + 1 < rest.size() && rest[colon + 1] != ' ' &&
+            rest.find(": ") == std::string_view::npos && key_like(rest.substr(0, colon)))
+            return std::pair{l->start + k + colon, std::string("no space after this colon, so YAML reads the key and "
+                                                               "its value as one text: write \"key: value\"")};
+        // A quoted value that ends before its line does ('It's 11 minutes'):
+        // the quote inside closed it.
+        const std::size_t value_colon = rest.find(": ");
+        if (value_colon == std::string_view::npos) continue;
+        const std::size_t open = l->text.find_first_not_of(' ', k + value_colon + 2);
+        if (open == std::string_view::npos || (l->text[open] != '"' && l->text[open] != '\'')) continue;
+        const std::size_t close = quote_close(text, l->start + open);
+        if (close == std::string_view::npos || close >= l->start + l->text.size()) continue;
+        const std::size_t after = l->text.find_first_not_of(' ', close - l->start + 1);
+        if (after == std::string_view::npos || l->text[after] == '#') continue;
+        return std::pair{close, fmt::format("this quote ends the quoted value before its text does: inside {0}…{0} write "
+                                            "{1} for a {0}{2}",
+                                            l->text[open], l->text[open] == '"' ? "\\\"" : "''",
+                                            l->text[open] == '"' ? "" : ", or quote the text with \"…\"")};
+    }
+    // A key without its colon, on the line above a key at its column; or a
+    // lone word ("expect") above keys indented under it.
     if (near.size() == 2) {
         const std::string_view l = near[1]->text, here = near[0]->text;
         const std::size_t k = key_start(l), hk = key_start(here);
-        if (k != std::string_view::npos && k == hk && l.find(':', k) == std::string_view::npos &&
-            l.find_first_of("\"'{[|>", k) == std::string_view::npos)
+        const bool lone_word = k != std::string_view::npos && l.find(' ', k) == std::string_view::npos;
+        if (k != std::string_view::npos && (k == hk || (lone_word && hk != std::string_view::npos && hk > k)) &&
+            l.find(':', k) == std::string_view::npos && l.find_first_of("\"'{[|>", k) == std::string_view::npos)
             return std::pair{near[1]->start + k, std::string("this line has no \":\": a key is written \"key: value\" "
                                                              "(a colon and a space after the key); text that goes on "
                                                              "from the line above is indented further than the keys")};

@@ -11,9 +11,16 @@ namespace sixstep::delivery {
 
 namespace {
 
+// Spaces, and the full-width space a Chinese input method types ("3　公里").
 std::string_view trim(std::string_view s) {
-    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+    constexpr std::string_view wide = "\u3000";
+    for (;;) {
+        if (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+        else if (s.substr(0, wide.size()) == wide) s.remove_prefix(wide.size());
+        else if (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+        else if (s.size() >= wide.size() && s.substr(s.size() - wide.size()) == wide) s.remove_suffix(wide.size());
+        else break;
+    }
     return s;
 }
 

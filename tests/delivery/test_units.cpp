@@ -48,6 +48,10 @@ TEST_CASE("quantities as a Chinese lesson writes them: 3 公里, 30％, 是 and 
     CHECK(*unit_factor(Dimension::ratio, parse_quantity("30％").unit) == 0.01);
     CHECK(parse_quantity("是").value == 1);
     CHECK(parse_quantity("否").value == 0);
+    // The full-width space a Chinese input method types between number and unit.
+    CHECK(parse_quantity("3\u3000\u516c\u91cc").unit == "\u516c\u91cc");
+    CHECK(parse_quantity("\u30003 km\u3000").value == 3);
+    CHECK(parse_quantity("3\u3000km").unit == "km");
     // Beyond ASCII is read as a unit, and a unit of the wrong kind is refused as before.
     CHECK_FALSE(unit_factor(Dimension::ratio, "公里"));
     CHECK_FALSE(unit_factor(Dimension::length, "公斤"));

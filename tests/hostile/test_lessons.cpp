@@ -109,6 +109,14 @@ TEST_CASE("lessons: a full-width colon or space, an unclosed quote and a missing
     // A quoted text closed on a later line, above a slip, is not the slip.
     CHECK(error_of("title: t\nsteps:\n  - say: \"one\n      two\"\n    run all\n    request: {}\n")
               .rfind("5:5: invalid YAML: this line has no \":\"", 0) == 0);
+    // A quote inside the quoted text, "run:all", and a lone word above keys indented under it.
+    CHECK(error_of("title: t\nsteps:\n  - say: 'It's 11 minutes'\n    run: all\n")
+              .rfind("3:13: invalid YAML: this quote ends the quoted value before its text does: inside '\u2026' write '' for a '", 0) == 0);
+    CHECK(error_of("title: t\nsteps:\n  - say: \"A customer\" asks\n    run: all\n")
+              .rfind("3:21: invalid YAML: this quote ends the quoted value before its text does", 0) == 0);
+    CHECK(error_of("title: t\nsteps:\n  - run:all\n    say: hi\n").rfind("3:8: invalid YAML: no space after this colon", 0) == 0);
+    CHECK(error_of("title: t\nsteps:\n  - run: all\n    expect\n      response.minutes: 11\n")
+              .rfind("4:5: invalid YAML: this line has no \":\"", 0) == 0);
     // A quoted value that runs on over lines and closes is YAML, and fine.
     CHECK(error_of("title: t\nsteps:\n  - say: \"one\n      two\"\n") == "(valid)");
 }
