@@ -1089,12 +1089,15 @@ bool line_starts_with_key_at(std::string_view text, const YAML::Mark& at) {
 // in words about its own state ("illegal map value"): the byte offset of the
 // slip itself and what it is, or nothing. Looked for from the start of the
 // file to the line the parser stopped at (`at`):
-//  - a full-width space (U+3000, what a Chinese input method types) in an
-//    indentation;
+//  - a full-width space (U+3000, what a Chinese input method types) in the
+//    indentation of a key;
 //  - a full-width colon "：" after a key, on that line or the one above;
 //  - a quoted value not closed on its line, in the lines above (a quoted
 //    scalar may run on over lines, so the parser reads the next keys as text);
-//  - a key without its colon on the line above ("say hello").
+//  - on that line or the one above, a colon without its space ("run:all") or
+//    a quoted value its own quote ended early ('It's 11 minutes');
+//  - a key without its colon on the line above ("say hello"), or a lone word
+//    above keys indented under it ("expect").
 std::optional<std::pair<std::size_t, std::string>> slip_before(std::string_view text, const YAML::Mark& at) {
     constexpr std::string_view wide_space = "\u3000", wide_colon = "\uff1a";
     struct Line {
