@@ -65,7 +65,7 @@ public:
         const auto line = static_cast<std::size_t>(m.line);
         std::size_t start = line < line_starts_.size() ? line_starts_[line] : std::string_view::npos;
         // yaml-cpp counts the first line's columns after a byte order mark, and so does an editor.
-        if (line == 0 && text_.substr(0, 3) == "\xEF\xBB\xBF") start = 3;
+        if (line == 0) start = bom_bytes();
         int column = m.column;
         if (start != std::string_view::npos && start + static_cast<std::size_t>(m.column) <= text_.size()) {
             column = 0;
@@ -75,6 +75,9 @@ public:
         return SourceLocation{path_, m.line + 1, column + 1};
     }
     std::string_view text() const { return text_; }
+    // A UTF-8 byte order mark's 3 bytes, or 0: yaml-cpp's positions and
+    // columns start after it, and so does what an editor shows.
+    std::size_t bom_bytes() const { return text_.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0; }
     // The place of a byte of the text, as an editor shows it.
     SourceLocation at_offset(std::size_t offset) const {
         const auto next = std::upper_bound(line_starts_.begin(), line_starts_.end(), offset);
@@ -83,7 +86,7 @@ public:
         m.pos = static_cast<int>(offset);
         m.line = static_cast<int>(line);
         m.column = static_cast<int>(offset - line_starts_[line]);
-        if (line == 0 && text_.substr(0, 3) == "\xEF\xBB\xBF") m.column = std::max(0, m.column - 3);  // as yaml-cpp counts
+        if (line == 0) m.column = std::max(0, m.column - static_cast<int>(bom_bytes()));  // as yaml-cpp counts
         return at(m);
     }
     [[noreturn]] void fail(const YAML::Node& n, const std::string& msg) const { throw Error(at(n), msg); }
@@ -1029,9 +1032,7 @@ void check_structure(const Reader& r, const YAML::Node& root) {
     // gone without a word (the lesson passed).
     const auto closed = [&](const YAML::Node& n) {
         const std::string_view text = r.text();
-        // yaml-cpp counts positions after a UTF-8 byte order mark.
-        const std::size_t bom = text.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0;
-        const auto at = static_cast<std::size_t>(std::max(0, n.Mark().pos)) + bom;
+        const auto at = static_cast<std::size_t>(std::max(0, n.Mark().pos)) + r.bom_bytes();
         if (!n.IsScalar() || at >= text.size() || (text[at] != '"' && text[at] != '\'')) return;
         if (quote_close(text, at) == std::string_view::npos)
             r.fail(n, "the quote opened here is never closed: the rest of the file became its text, and what is "
