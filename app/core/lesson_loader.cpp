@@ -1026,7 +1026,11 @@ std::size_t quote_close(std::string_view text, std::size_t open) {
 // read; aliased nodes (*name) are checked once, however often they are used.
 void check_structure(const Reader& r, const YAML::Node& root) {
     std::set<std::pair<int, int>> seen;  // (line, column) of every collection checked
-    std::vector<YAML::Node> todo{root};
+    struct Todo {
+        YAML::Node node;
+        bool list_item;  // an item of a list (a step)
+    };
+    std::vector<Todo> todo{{root, false}};
     // A quoted text whose quote is never closed: yaml-cpp takes the rest of
     // the file as its text, and the steps and checks written there were
     // gone without a word (the lesson passed).
@@ -1039,13 +1043,13 @@ void check_structure(const Reader& r, const YAML::Node& root) {
                       "written there (steps, checks) is not read");
     };
     while (!todo.empty()) {
-        const YAML::Node n = todo.back();
+        const auto [n, list_item] = todo.back();
         todo.pop_back();
         closed(n);
         if (!n.IsMap() && !n.IsSequence()) continue;
         if (!seen.insert({n.Mark().line, n.Mark().column}).second) continue;
         if (n.IsSequence()) {
-            for (const auto& item : n) todo.push_back(item);
+            for (const auto& item : n) todo.push_back({item, true});
             continue;
         }
         std::map<std::string, YAML::Mark> keys;
@@ -1054,10 +1058,17 @@ void check_structure(const Reader& r, const YAML::Node& root) {
                 r.fail(kv.first, fmt::format("a key must be plain text, got {}", Reader::kind_of(kv.first)));
             closed(kv.first);
             const auto [it, fresh] = keys.emplace(kv.first.Scalar(), kv.first.Mark());
+            // The item's first key again, in a list: a new item (a step)
+            // written without its "- " joined the one above it.
+            const bool new_item = list_item && it->second.pos == n.begin()->first.Mark().pos;
             if (!fresh)
-                r.fail(kv.first, fmt::format("duplicate key \"{}\" (first at line {}); YAML keeps only one of them",
-                                             kv.first.Scalar(), it->second.line + 1));
-            todo.push_back(kv.second);
+                r.fail(kv.first, fmt::format("duplicate key \"{}\" (first at line {}); YAML keeps only one of them{}",
+                                             kv.first.Scalar(), it->second.line + 1,
+                                             new_item ? fmt::format(" — if a new item of the list starts here, begin "
+                                                                    "it with \"- \" as the one at line {} does",
+                                                                    it->second.line + 1)
+                                                      : ""));
+            todo.push_back({kv.second, false});
         }
     }
 }
@@ -1188,12 +1199,24 @@ std::optional<std::pair<std::size_t, std::string>> slip_before(std::string_view 
         const std::size_t k = key_start(l->text);
         if (k == std::string_view::npos) continue;
         const std::string_view rest = l->text.substr(k);
+        // "// a note": another language's comment, read as a key without its colon.
+        if (rest.substr(0, 2) == "//" && (l == near.front() || k <= key_start(near.front()->text)))
+            return std::pair{l->start + k, std::string("a comment in YAML starts with \"#\", not \"//\"")};
         // "run:all": a colon with no space after it is part of a plain text.
         const std::size_t colon = rest.find(':'), space = rest.find(' ');
         const auto key_like = [](std::string_view w) {  // "run", "response.minutes"; not "12" of "12:30"
             return !w.empty() && std::isalpha(static_cast<unsigned char>(w[0])) &&
                    std::all_of(w.begin(), w.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.'; });
         };
+        // "response.text {contains: 11}": the key's colon left out before a
+        // {…} or […] value (the parser blames the flow's own colon).
+        if (space != std::string_view::npos && key_like(rest.substr(0, space))) {
+            const std::size_t value = rest.find_first_not_of(' ', space);
+            if (value != std::string_view::npos && (rest[value] == '{' || rest[value] == '['))
+                return std::pair{l->start + k + space,
+                                 fmt::format("no \":\" between the key and its {0}…{1}: write \"{2}: {0}…{1}\"",
+                                             rest[value], rest[value] == '{' ? '}' : ']', rest.substr(0, space))};
+        }
         if (colon != std::string_view::npos && colon < space && colon + 1 < rest.size() && rest[colon + 1] != ' ' &&
             rest.find(": ") == std::string_view::npos && key_like(rest.substr(0, colon)))
             return std::pair{l->start + k + colon, std::string("no space after this colon, so YAML reads the key and "
@@ -1224,6 +1247,49 @@ std::optional<std::pair<std::size_t, std::string>> slip_before(std::string_view 
             return std::pair{near[1]->start + k, std::string("this line has no \":\": a key is written \"key: value\" "
                                                              "(a colon and a space after the key); text that goes on "
                                                              "from the line above is indented further than the keys")};
+    }
+    return std::nullopt;
+}
+
+// A "{" or "[" that opens a value and is not closed on its line, in the 30
+// lines up to `at` (where the parser said "end of map flow not found"): the
+// byte offset of the nearest one and what it is. A flow may run on over
+// lines, so only the parser's giving up makes an open one a slip.
+std::optional<std::pair<std::size_t, std::string>> unclosed_flow(std::string_view text, const YAML::Mark& at) {
+    std::vector<std::pair<std::size_t, std::string_view>> lines;  // start, text; 0 .. at.line
+    for (std::size_t i = 0; i <= text.size() && static_cast<int>(lines.size()) <= at.line;) {
+        std::size_t end = text.find('\n', i);
+        if (end == std::string_view::npos) end = text.size();
+        lines.emplace_back(i, text.substr(i, end - i));
+        i = end + 1;
+    }
+    for (int j = static_cast<int>(lines.size()) - 1; j >= 0 && j >= static_cast<int>(lines.size()) - 31; --j) {
+        const auto [start, l] = lines[static_cast<std::size_t>(j)];
+        std::vector<std::size_t> open;  // the line's unmatched openers
+        for (std::size_t c = 0; c < l.size(); ++c) {
+            if (l[c] == '"' || l[c] == '\'') {
+                const std::size_t close = quote_close(text, start + c);
+                if (close == std::string_view::npos || close >= start + l.size()) break;
+                c = close - start;
+            } else if (l[c] == '#' && (c == 0 || l[c - 1] == ' ')) {
+                break;
+            } else if (l[c] == '{' || l[c] == '[') {
+                open.push_back(c);
+            } else if ((l[c] == '}' || l[c] == ']') && !open.empty()) {
+                open.pop_back();
+            }
+        }
+        if (open.empty()) continue;
+        // Only an opener where a value begins: after "key: ", "- ", or first on the line.
+        const std::size_t o = open.front(), before = l.find_last_not_of(' ', o == 0 ? 0 : o - 1);
+        const bool value_start = o == 0 || before == std::string_view::npos || l[before] == ':' ||
+                                 (l[before] == '-' && before + 1 < o);
+        if (!value_start) continue;
+        return std::pair{start + o, l[o] == '{' ? std::string("this \"{\" is never closed: a {…} mapping ends with "
+                                                              "\"}\" (or write its keys on the lines below, indented)")
+                                                : std::string("this \"[\" is never closed: a […] list ends with "
+                                                              "\"]\" (or write its items on the lines below, each "
+                                                              "after \"- \")")};
     }
     return std::nullopt;
 }
@@ -1523,7 +1589,8 @@ Lesson parse_lesson(const std::string& yaml_text, const std::string& path) {
         if (tab && tab->line <= e.mark.line)
             throw Error(r.at(*tab), "a tab in the indentation: YAML indents with spaces only (the parser said: " +
                                         e.msg + ")");
-        if (const auto slip = slip_before(yaml_text, e.mark))
+        const bool flow = e.msg == "end of map flow not found" || e.msg == "end of sequence flow not found";
+        if (const auto slip = flow ? unclosed_flow(yaml_text, e.mark) : slip_before(yaml_text, e.mark))
             throw Error(r.at_offset(slip->first), fmt::format("invalid YAML: {} (the parser stopped at line {}: {})",
                                                               slip->second, e.mark.line + 1, e.msg));
         std::string hint;

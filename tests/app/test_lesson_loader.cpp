@@ -85,7 +85,9 @@ const BadLesson bad_lessons[] = {
      "step 1 does nothing: give it at least one of say, request, set, train, freeze, run, serve, expect, show, "
      "inspect, force, remember, attention, kv_experiment or kv_calc"},
     {"fractional-steps.yaml", 3, 12, "\"train\" must be a whole number from 1 to 1000000, got 2.5"},
-    {"invalid-yaml.yaml", 4, 8, "invalid YAML: end of sequence flow not found"},
+    {"invalid-yaml.yaml", 3, 10,
+     "invalid YAML: this \"[\" is never closed: a [\u2026] list ends with \"]\" (or write its items on the lines below, "
+     "each after \"- \") (the parser stopped at line 4: end of sequence flow not found)"},
     {"missing-title.yaml", 1, 1, "the lesson has no \"title\""},
     {"not-a-mapping.yaml", 1, 1, "a lesson must be a mapping with title and steps"},
     {"request-not-a-mapping.yaml", 3, 14, "\"request\" must be a mapping, got a list"},
