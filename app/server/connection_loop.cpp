@@ -36,6 +36,10 @@ constexpr std::size_t max_head_bytes = 64 * 1024;
 // After the last answer, how long the client may still send while it reads
 // the answer (the lingering close in process_and_close_socket).
 constexpr milliseconds linger_time{2000};
+// Once the server has stopped, how long a write still waits for room: a
+// client that reads what it is sent gets the stream's last events, and one
+// that stopped reading no longer holds the shutdown for the write timeout.
+constexpr milliseconds write_time_after_stop{1000};
 
 std::chrono::milliseconds as_ms(time_t sec, time_t usec) {
     return milliseconds(static_cast<long long>(sec) * 1000 + static_cast<long long>(usec) / 1000);
@@ -187,12 +191,17 @@ private:
     }
 
     // Polls for `events` until `until`, in slices; a reading wait gives up
-    // once the server is stopped (a write in progress may still finish).
+    // once the server is stopped, a writing one write_time_after_stop later.
     Wait wait_for(short events, Clock::time_point until, bool reading, short& revents) const {
+        bool stop_seen = false;
         for (;;) {
             // Before each slice, not only after an idle one: a client that
             // sends a byte every few milliseconds must not outlast a stop.
-            if (reading && stopped()) return Wait::stopped;
+            if (stopped() && !stop_seen) {
+                if (reading) return Wait::stopped;
+                stop_seen = true;
+                until = std::min(until, Clock::now() + write_time_after_stop);
+            }
             const Clock::time_point now = Clock::now();
             if (now >= until) return Wait::timeout;
             const auto left = std::chrono::duration_cast<milliseconds>(until - now) + milliseconds(1);

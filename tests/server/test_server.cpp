@@ -21,6 +21,7 @@
 
 #include <fmt/format.h>
 
+#include "app/server/connection_loop.h"
 #include "app/server/load_generator.h"
 #include "pipeline/core/error.h"
 #include "pipeline/core/progress.h"
@@ -842,6 +843,46 @@ TEST_CASE("server: a request still arriving when the server stops is answered 50
     INFO(got);
     CHECK(got.rfind("HTTP/1.1 503", 0) == 0);
     CHECK(got.find("the server is shutting down") != std::string::npos);
+}
+
+// A write waited for room till the write timeout (10 s) even once the
+// server had stopped: a client that took nothing held the shutdown that long.
+TEST_CASE("server: a client that stops reading holds the shutdown a second, not the write timeout") {
+    server::ConnectionServer http({});
+    http.set_write_timeout(120, 0);
+    std::atomic<bool> writing{false}, write_failed{false};
+    http.Get("/endless", [&](const httplib::Request&, httplib::Response& res) {
+        res.set_chunked_content_provider("application/octet-stream", [&](std::size_t, httplib::DataSink& sink) {
+            writing = true;
+            const std::string block(64 * 1024, 'x');
+            if (sink.write(block.data(), block.size())) return true;
+            write_failed = true;
+            return false;
+        });
+    });
+    const int port = http.bind_to_any_port("127.0.0.1");
+    REQUIRE(port > 0);
+    std::thread serving([&] { http.listen_after_bind(); });
+    // A client that asks, then reads nothing, with room for little.
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    const int small = 4096;
+    ::setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof small);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(static_cast<std::uint16_t>(port));
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    REQUIRE(::connect(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) == 0);
+    const std::string request = "GET /endless HTTP/1.1\r\nHost: x\r\n\r\n";
+    REQUIRE(::send(fd, request.data(), request.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(request.size()));
+    REQUIRE(eventually([&] { return writing.load(); }));
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));  // both sides' buffers full: a write waits
+    const auto t0 = std::chrono::steady_clock::now();
+    http.stop();
+    serving.join();
+    const double waited_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    ::close(fd);
+    CHECK(write_failed);
+    CHECK(waited_s < 30);  // the write timeout is 120 s
 }
 
 TEST_CASE("server: a body over the limit that stops coming keeps its 413") {
