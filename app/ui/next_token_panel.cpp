@@ -253,6 +253,11 @@ void draw_next_token_panel(const app::Snapshot& s, ViewState& v, app::Session& s
                 line = fmt::format("{} \u201c{}\u201d", tr(next.forced ? "forced:" : "sampled:"), visible_piece(next.chosen_piece));
             else if (pending_force)
                 line = fmt::format("{} \u201c{}\u201d", tr("to be forced:"), visible_piece(next.to_force_piece));
+            // The id field holds the token forced, or to be forced, not the
+            // last id typed: "force id 0" beside "to be forced: rug" misled.
+            if (const int offer = pending_force ? next.to_force : next.forced ? next.chosen : -1;
+                offer >= 0 && offer != v.force_id_offered)
+                v.force_id = v.force_id_offered = offer;
             if (next.chosen >= 0 && !chosen_among_top(next) && next.chosen_rank >= 0)
                 line += std::string(" ") + tr(fmt::format("(rank {} of {})", next.chosen_rank + 1, next.n_vocab));
             ImGui::TextColored(theme::vec(next.forced || pending_force ? theme::active_border_rgb : theme::muted_rgb), "%s",

@@ -50,6 +50,7 @@ struct ViewState {
 
     // Panel inputs being edited.
     int force_id = 0;                 // next token: an id typed to force
+    int force_id_offered = -1;        // the forced token last put in that field (" rug" at lesson 07 step 9)
     int kv_experiment_tokens = 32;    // with vs without the cache: tokens to generate
     int kv_experiment_seen = 0;       // the length of the run the slider was last set to, and at which step
     int kv_experiment_position = -1;

@@ -664,6 +664,25 @@ TEST_CASE("screenshots: an unset knob shows the model's default in its field") {
     CHECK(shown == 2);  // the knob's field and the slider
 }
 
+// The force id field read "0" beside "to be forced: “ rug”" (lesson 07 step
+// 9): it holds the token forced, or to be forced.
+TEST_CASE("screenshots: the force id field holds the token to be forced") {
+    std::vector<std::pair<int, std::string>> pending;  // to_force, the screen's text
+    ui::ScreenshotOptions o;
+    o.lesson_path = std::string(SIXSTEP_SOURCE_DIR) + "/lessons/07-sampling.yaml";
+    o.on_text = [&](int, const std::string& text, const app::Snapshot& s) {
+        const auto& view = s.state.panels.view;
+        if (view && view->next.to_force >= 0) pending.emplace_back(view->next.to_force, text);
+    };
+    REQUIRE(ui::render_screenshots(o) == 0);
+    REQUIRE_FALSE(pending.empty());
+    for (const auto& [id, text] : pending) {
+        CAPTURE(text);
+        CHECK(id != 0);
+        CHECK(text.find(fmt::format("force id {{ {} }}", id)) != std::string::npos);
+    }
+}
+
 // Nothing the window lays out may be cut or hidden: at the projector sizes,
 // at every step of a lesson, each pane's content (and each table cell) fits
 // in it (gui.h: render_screenshots' overflow lines). The quick case checks
@@ -1417,7 +1436,7 @@ TEST_CASE("screenshots: the canary panel shows one request through each version,
     CHECK(screen.find("one request (3 km, no congestion): v1 " + minutes(r.inference_v1) + " \u00b7 v2 " +
                       minutes(r.inference_v2)) != std::string::npos);
     CHECK(r.inference_v1 != r.inference_v2);  // metres read as kilometres: the skew
-    CHECK(screen.find("100 % answered") != std::string::npos);
+    CHECK(screen.find("100% answered") != std::string::npos);
     // The monitor's other measure (lesson 16: "how many of its requests lie outside the ranges").
     CHECK(screen.find(fmt::format("outside the training ranges: v1 {} of {}, v2 {} of {}", r.tally_v1.out_of_range,
                                   r.tally_v1.answered, r.tally_v2.out_of_range, r.tally_v2.answered)) !=
