@@ -104,6 +104,33 @@ bool match(const std::vector<Piece>& pieces, std::string_view en, std::vector<st
     return true;
 }
 
+// The code point of a UTF-8 sequence that starts at s[i] (0 when none).
+char32_t code_point_at(std::string_view s, size_t i) {
+    if (i >= s.size()) return 0;
+    const auto b = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
+    if (b(i) < 0x80) return b(i);
+    if ((b(i) & 0xF0) == 0xE0 && i + 2 < s.size())
+        return (char32_t{b(i)} & 0x0F) << 12 | (char32_t{b(i + 1)} & 0x3F) << 6 | (char32_t{b(i + 2)} & 0x3F);
+    return 0;  // two- and four-byte sequences hold no common ideograph
+}
+
+bool ideograph(char32_t c) { return (c >= 0x3400 && c <= 0x9FFF) || (c >= 0xF900 && c <= 0xFAFF); }
+
+// True when `text` ends in an ideograph: a count in 万 or 亿 ("1万").
+bool ends_in_ideograph(std::string_view text) {
+    return text.size() >= 3 && ideograph(code_point_at(text, text.size() - 3));
+}
+
+// A pattern spaces a number from the words around it ("{} 个请求": "3 个请求"),
+// but a count written "1万" ends in an ideograph, and Chinese puts no space
+// between two of them: "1万个请求", not "1万 个请求".
+std::string_view after_hole(std::string_view hole_text, std::string_view literal) {
+    if (literal.size() > 1 && literal.front() == ' ' && ideograph(code_point_at(literal, 1)) &&
+        ends_in_ideograph(hole_text))
+        return literal.substr(1);
+    return literal;
+}
+
 std::optional<std::string> fill(const Catalogue& cat, const std::vector<Piece>& out_pieces,
                                 const std::vector<Piece>& en_pieces, const std::vector<std::string_view>& holes,
                                 int depth, int& budget) {
@@ -112,12 +139,13 @@ std::optional<std::string> fill(const Catalogue& cat, const std::vector<Piece>& 
     for (size_t i = 0; i < holes.size(); ++i) {
         if (en_pieces[i].verbatim) {
             out += holes[i];
+            out += out_pieces[i + 1].literal;
         } else {
             std::optional<std::string> h = lookup(cat, holes[i], depth + 1, budget);
             if (!h) return std::nullopt;
             out += *h;
+            out += after_hole(*h, out_pieces[i + 1].literal);
         }
-        out += out_pieces[i + 1].literal;
     }
     return out;
 }

@@ -31,12 +31,16 @@ TEST_CASE("catalogue: patterns fill their holes, and a hole is itself looked up"
                                "lines cut the squared error by 91%; 97% of the peak") ==
           "膝点在批大小 16（1602 词元/秒）：过了它，斜率降到上升段的 3%；两条直线把平方误差降低了 91%；达到峰值的 97%");
     // A refusal names its breakpoint and the peak's place: holes in holes.
-    CHECK(app::translate("zh", "no knee: past batch 16 (1602 tok/s), the slope is 40 % of the rising slope (a knee needs "
-                               "≤ 25 %); the breakpoint, batch 16 (1602 tok/s), reaches only 74 % of the peak at batch "
-                               "128 (a knee needs ≥ 85 %)") ==
-          "没有膝点：过了批大小 16（1602 词元/秒），斜率是上升段斜率的 40 %（膝点要求 ≤ 25 %）；分段点批大小 16（1602 "
-          "词元/秒）只达到峰值的 74 %（峰值在批大小 128；膝点要求 ≥ 85 %）");
+    CHECK(app::translate("zh", "no knee: past batch 16 (1602 tok/s), the slope is 40% of the rising slope (a knee needs "
+                               "≤ 25%); the breakpoint, batch 16 (1602 tok/s), reaches only 74% of the peak at batch "
+                               "128 (a knee needs ≥ 85%)") ==
+          "没有膝点：过了批大小 16（1602 词元/秒），斜率是上升段斜率的 40%（膝点要求 ≤ 25%）；分段点批大小 16（1602 "
+          "词元/秒）只达到峰值的 74%（峰值在批大小 128；膝点要求 ≥ 85%）");
     CHECK(app::translate("zh", "step 8: done, 2 checks held") == "第 8 步：完成，2 项检查通过");
+    // A count in 万 sits against the word after it; digits keep their space.
+    CHECK(app::translate("zh", "3 requests") == "3 个请求");
+    CHECK(app::translate("zh", "1万 requests") == "1万个请求");
+    CHECK(app::translate("zh", "2.5亿 requests · 12 ms in all") == "2.5亿个请求 · 共 12 ms");
     // A hole is looked up in turn, through nested patterns: a sampler chain.
     CHECK(app::translate("zh", "softmax (2000) \u2192 greedy (1)") == "softmax (2000) \u2192 贪心（1）");
     // Notation and checksums are kept; a word the catalogue lacks is not.
