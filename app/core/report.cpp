@@ -76,7 +76,7 @@ std::string field_line(const Field& f, std::string_view lang) {
     const auto* x = std::get_if<double>(&f.value);
     // Chinese does not inflect: its "tokens" carries the measure word (个词元).
     const std::string unit(x && lang != "zh" ? unit_for_count(*x, f.unit) : std::string_view(f.unit));
-    return fmt::format("{} = {}{}", name, v, unit.empty() ? "" : " " + say(lang, unit));
+    return fmt::format("{} = {}{}", name, v, unit.empty() ? "" : (unit == "%" ? "" : " ") + say(lang, unit));
 }
 
 std::string indent(const std::string& text, const std::string& pad) {

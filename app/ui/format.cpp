@@ -112,7 +112,8 @@ std::string field_text(const Field& f, int precision) {
     std::string s = x && short_time && *x > 0 && *x < 1e-3 ? std::string("< 0.001")
                     : x && is_time_unit(f.unit)             ? time_text(*x)
                                                             : pretty_value(f.value, precision);
-    if (!f.unit.empty()) s += " " + tr_value(unit_for(f.value, f.unit));
+    // "100%" as the lessons and the labs write a share; "11 min", "3.9 ms".
+    if (!f.unit.empty()) s += (f.unit == "%" ? "" : " ") + tr_value(unit_for(f.value, f.unit));
     return s;
 }
 

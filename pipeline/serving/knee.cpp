@@ -33,8 +33,8 @@ FitLine fit(const std::vector<double>& x, const std::vector<double>& y, int b, i
     return l;
 }
 
-// A share as a whole percentage ("-0 %" printed as "0 %").
-std::string pct(double f) { return fmt::format("{:.0f} %", std::round(100 * f) + 0.0); }
+// A share as a whole percentage ("-0%" printed as "0%").
+std::string pct(double f) { return fmt::format("{:.0f}%", std::round(100 * f) + 0.0); }
 
 }  // namespace
 

@@ -69,28 +69,28 @@ TEST_CASE("knee: a straight line has none") {
 TEST_CASE("knee: each acceptance rule refuses its curve") {
     SUBCASE("a tail still rising at half the rate") {
         KneeParams p;
-        p.min_peak_fraction = 0;  // isolate the slope rule (160 is 40 % of the peak 400)
+        p.min_peak_fraction = 0;  // isolate the slope rule (160 is 40% of the peak 400)
         const auto y = curve([](double x) { return x <= 16 ? 10 * x : 160 + 5 * (x - 16); });
         const KneeResult k = find_knee(powers, y, p);
         CHECK_FALSE(k.found);
         CHECK(k.x == 16);
         CHECK(k.tail_slope_ratio == doctest::Approx(0.5));
-        CHECK(k.verdict == "no knee: past x = 16 (y = 160), the slope is 50 % of the rising slope (a knee needs ≤ 25 %)");
+        CHECK(k.verdict == "no knee: past x = 16 (y = 160), the slope is 50% of the rising slope (a knee needs ≤ 25%)");
     }
     SUBCASE("a breakpoint well below the peak") {
-        // The best breakpoint is batch 8 at 64 of 80 tokens/s: 80 % of the peak.
+        // The best breakpoint is batch 8 at 64 of 80 tokens/s: 80% of the peak.
         const auto y = curve([](double x) { return std::min(8 * x, 80.0); });
         const KneeResult k = find_knee(powers, y);
         CHECK_FALSE(k.found);
         CHECK(k.x == 8);
         CHECK(k.peak_fraction == doctest::Approx(0.8));
         // The verdict names the breakpoint it refused and where the peak is.
-        CHECK(k.verdict == "no knee: the breakpoint, x = 8 (y = 64), reaches only 80 % of the peak at x = 16 (a knee needs ≥ 85 %)");
+        CHECK(k.verdict == "no knee: the breakpoint, x = 8 (y = 64), reaches only 80% of the peak at x = 16 (a knee needs ≥ 85%)");
         KneeParams named;
         named.x_name = "batch";
         named.y_unit = "tok/s";
         CHECK(find_knee(powers, y, named).verdict ==
-              "no knee: the breakpoint, batch 8 (64 tok/s), reaches only 80 % of the peak at batch 16 (a knee needs ≥ 85 %)");
+              "no knee: the breakpoint, batch 8 (64 tok/s), reaches only 80% of the peak at batch 16 (a knee needs ≥ 85%)");
     }
     SUBCASE("a wiggle on a straight line, which two lines cannot explain much better") {
         KneeParams p;
@@ -100,7 +100,7 @@ TEST_CASE("knee: each acceptance rule refuses its curve") {
         const KneeResult k = find_knee(powers, y, p);
         CHECK_FALSE(k.found);
         CHECK(k.error_reduction == doctest::Approx(0.31).epsilon(0.01));
-        CHECK(k.verdict == "no knee: two lines cut the squared error by only 31 % (a knee needs ≥ 50 %)");
+        CHECK(k.verdict == "no knee: two lines cut the squared error by only 31% (a knee needs ≥ 50%)");
         // With the rule relaxed below it, the same curve passes: the rule is what refused it.
         p.min_error_reduction = 0.3;
         CHECK(find_knee(powers, y, p).found);
@@ -136,8 +136,8 @@ TEST_CASE("knee: bad input is refused with a clear message") {
     CHECK(error_of([] { find_knee({1, 4, 2}, {1, 2, 3}); }) == "knee: x must be strictly ascending (2 follows 4)");
     CHECK(error_of([] { find_knee({1, 1}, {1, 2}); }) == "knee: x must be strictly ascending (1 follows 1)");
     CHECK(error_of([] { find_knee({1, 2}, {1, std::nan("")}); }).find("knee: point 1 is not a finite number") == 0);
-    CHECK(knee_method().find("<= 25 %") != std::string::npos);
-    CHECK(knee_method().find(">= 50 %") != std::string::npos);
-    CHECK(knee_method().find(">= 85 %") != std::string::npos);
+    CHECK(knee_method().find("<= 25%") != std::string::npos);
+    CHECK(knee_method().find(">= 50%") != std::string::npos);
+    CHECK(knee_method().find(">= 85%") != std::string::npos);
     CHECK(knee_method().find("at least 5 points") != std::string::npos);
 }

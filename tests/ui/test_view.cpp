@@ -195,9 +195,9 @@ TEST_CASE("wrap lines: at spaces, never inside a number, Chinese anywhere but be
         }
     }
 
-    // A relation keeps its number and a number its percent sign ("≥⏎85 %"
+    // A relation keeps its number and a number its percent sign ("≥⏎85%"
     // on the knee's verdict); a real minus keeps its digits.
-    const std::string verdict = "the breakpoint reaches only 62 % of the peak (a knee needs \u2265 85 %), "
+    const std::string verdict = "the breakpoint reaches only 62% of the peak (a knee needs \u2265 85%), "
                                 "slope \u22122.5 and \u2248 0.3";
     for (float room = width("reaches only"); room <= width(verdict) + 1; room += 2) {
         CAPTURE(room);
