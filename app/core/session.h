@@ -50,7 +50,7 @@ struct AnswerRecord {
     int step = 0;                       // 1-based lesson step that produced it
     Request request;                    // as asked: distance "3000 m", congestion "0", express_lane "0"
     std::vector<Field> answer;          // the respond stage's outputs (its headline: "minutes" = 11)
-    std::vector<std::string> cautions;  // settings that make it untrustworthy: "normalization OFF", "train mode"
+    std::vector<std::string> cautions;  // settings that make it untrustworthy: "normalization OFF", "dropout ON"
     std::string checked;                // when there are none, what was checked: "normalization"
     std::vector<std::string> warnings;
     // How it was served, for cards of the same request: "cold load",

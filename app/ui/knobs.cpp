@@ -113,7 +113,7 @@ void knob_widget(const Knob& k, const app::LessonState& st, ViewState& v, app::S
                 const std::string label = tr_value(k.choices[i]) + "##" + k.choices[i];  // "训练" for train
                 if (ImGui::RadioButton(label.c_str(), value == k.choices[i])) session.turn_knob(k.name, k.choices[i]);
             }
-            if (k.caution) {  // "train mode" in red, "eval mode" in green
+            if (k.caution) {  // "dropout ON" in red, "dropout off" in green
                 const bool risky = value == k.caution->value;
                 ImGui::SameLine();
                 ImGui::PushStyleColor(ImGuiCol_Text, theme::vec(risky ? theme::bad_rgb : theme::good_rgb));

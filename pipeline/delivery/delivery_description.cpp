@@ -62,7 +62,9 @@ std::vector<Knob> knobs() {
     Knob mode = setting(setting_names::mode, KnobType::choice, mode_name(defaults.mode),
                         "eval, or train: dropout stays on at inference (the forgotten model.eval())");
     mode.choices = {mode_name(Mode::eval), mode_name(Mode::train)};
-    mode.caution = Caution{mode_name(Mode::train), "train mode", "eval mode"};
+    // Beside the radio buttons "eval" and "train", the caption says what the
+    // mode does rather than repeat its name.
+    mode.caution = Caution{mode_name(Mode::train), "dropout ON", "dropout off"};
     out.push_back(mode);
     Knob dropout = setting(setting_names::dropout, KnobType::number, fmt::format("{}", defaults.dropout),
                            "probability of dropping each input feature in train mode");
