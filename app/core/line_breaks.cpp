@@ -1,6 +1,7 @@
 #include "app/core/line_breaks.h"
 
 #include <algorithm>
+#include <cctype>
 
 namespace sixstep::app {
 
@@ -85,6 +86,20 @@ bool starts_relation(std::string_view rest) {
         if (rest.substr(0, r.size()) == r) return true;
     return false;
 }
+// A unit starting at `rest`, a word of its own ("ms)", "km,"; not "more"):
+// after a number, the space before it does not break ("0.197⏎ms" read as
+// a number without its unit, and a line that begins with one).
+bool starts_unit(std::string_view rest) {
+    for (std::string_view u : {"ms", "s", "µs", "min", "km", "B", "KiB", "MiB", "GiB", "kB", "MB", "GB", "TB",
+                               "tok/s", "req/s", "tokens", "FLOP"}) {
+        if (rest.substr(0, u.size()) != u) continue;
+        const std::string_view after = rest.substr(u.size(), 1);
+        if (after.empty() || !(std::isalnum(static_cast<unsigned char>(after[0])) || after == "_" || after == "/"))
+            return true;
+    }
+    return false;
+}
+bool digit(std::string_view ch) { return ch.size() == 1 && ch[0] >= '0' && ch[0] <= '9'; }
 }  // namespace
 
 std::vector<std::string> break_lines(std::string_view text, float width,
@@ -112,6 +127,7 @@ std::vector<std::string> break_lines(std::string_view text, float width,
                 // not (a space past the edge).
                 const bool space_break = ch == " " && !binds_next(prev) && para.substr(i + 1, 1) != "%" &&  // "≥ 85 %"
                                          !(word_chars <= 2 && starts_relation(para.substr(i + 1))) &&
+                                         !(digit(prev) && starts_unit(para.substr(i + 1))) &&
                                          !opening_quote(prev, before_prev);
                 word_chars = ch == " " || wide_char(ch) ? 0 : word_chars + 1;  // Chinese words are not spaced
                 // "词元/秒" whole: nor between the two characters before a "/".

@@ -34,6 +34,11 @@ TEST_CASE("terminal lines: display columns, words whole, Chinese by its own rule
     }
     CHECK(number_whole);
     CHECK(relation_whole);
+    // A number keeps its unit: "(median step 0.197⏎ms)" under a timeline.
+    CHECK(app::break_lines_columns("decode (median step 0.197 ms).", 26) == Lines{"decode (median step", "0.197 ms)."});
+    CHECK(app::break_lines_columns("it takes 3 km to go", 10) == Lines{"it takes", "3 km to go"});
+    // Not a unit: a word that only begins like one.
+    CHECK(app::break_lines_columns("we saw 3 more", 8) == Lines{"we saw 3", "more"});
     // Chinese breaks between characters, within the width in columns, never
     // before a closing mark or inside "6.40".
     const std::string zh = "投机解码让草稿模型先猜接下来的词元，平均产出 6.40 个词元。目标模型一次检查全部猜测。";
