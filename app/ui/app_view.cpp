@@ -1,10 +1,12 @@
 // The whole screen for one frame: the header bar, then every panel in its
 // rectangle (layout.h). Also the small helpers that all panels share.
+#include <algorithm>
 #include <cstdio>
 
 #include <imgui.h>
 
 #include "app/ui/fonts.h"
+#include "app/ui/format.h"
 #include "app/ui/i18n.h"
 #include "app/ui/overflow.h"
 #include "app/ui/panels.h"
@@ -70,6 +72,10 @@ void draw_header(const app::Snapshot& s, const app::WorkStatus& w, ViewState& v)
         const float ax = r.x + pad;
         add_text(dl, F.bold, F.bold->FontSize, ImVec2(ax, y), theme::col(0x93C5FD), "sixstep");
         const float tx = ax + F.bold->CalcTextSizeA(F.bold->FontSize, 1e9f, 0, "sixstep").x + pad;
+        // A long title at a large font is cut short of the step count (and
+        // the busy mark), never drawn over it.
+        const float title_w = r.right() - pad * 3 - sw - F.bold->FontSize - tx;
+        title = fit_text(F.bold, F.bold->FontSize, title, std::max(0.0f, title_w));
         add_text(dl, F.bold, F.bold->FontSize, ImVec2(tx, y), theme::col(theme::header_text_rgb), title.c_str());
         if (s.busy || w.running) {
             const char* busy = "\u25cf";

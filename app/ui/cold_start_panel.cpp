@@ -54,7 +54,7 @@ void draw_cold_start_chart(const serving::ServingExhibit& e, ImVec2 avail) {
         request.values.push_back(t.request_ms);
     }
     const float line = ImGui::GetTextLineHeightWithSpacing();
-    const float h = std::max(90.0f, (avail.y - line * 5) / 2);
+    const float h = std::max(90.0f, (avail.y - line * 6) / 2);
     plot::legend({{load.rgb, "load (map, vocabulary, backend), ms"}, {request.rgb, "the request, ms"}});
     plot::grouped_bars(ImVec2(avail.x, h), names, {load, request}, "ms");
     const llm::KeepWarm& k = r.keep_warm;
@@ -66,6 +66,8 @@ void draw_cold_start_chart(const serving::ServingExhibit& e, ImVec2 avail) {
         zero.values.push_back(row.scale_to_zero_ms);
         kept.values.push_back(row.kept_warm_ms);
     }
+    // What the second chart's axes are: its bars alone read as the first's.
+    ImGui::TextColored(theme::vec(theme::muted_rgb), "%s", tr("each request's time after the idle gap under it"));
     plot::legend({{zero.rgb, "unloads when idle"}, {kept.rgb, "kept warm"}});
     plot::grouped_bars(ImVec2(avail.x, h), gaps, {zero, kept}, "ms");
     text_wrapped(tr(fmt::format("weights held {:.0f} s against {:.0f} s; {} cold start{}", k.scale_to_zero_held_s,

@@ -196,6 +196,7 @@ void draw_comparison(const ServingExhibit& e) {
         shown = {{"ttft_p50_ms", "median TTFT {} vs {} ms"},
                  {"tpot_p50_ms", "median TPOT {} vs {} ms"},
                  {"batch_occupancy", "batch slots in use {}% vs {}%"},
+                 {"output_throughput", "{} vs {} tokens/s out"},
                  {"goodput", "goodput {} vs {} req/s"}};
     else if (e.compare == "prefix_cache")
         shown = {{"ttft_p50_ms", "median TTFT {} vs {} ms"},
@@ -206,7 +207,9 @@ void draw_comparison(const ServingExhibit& e) {
         // again, fuller and slower passes (lesson 10 asks whether end-to-end
         // time and throughput came out worse)
         shown = {{"running_peak", "most running at once {} vs {}"},
-                 {"kv_token_share", "KV memory holding tokens {}% vs {}%"},
+                 // A mean over the run, of the memory set aside: not the block
+                 // map's fullest moment, of the whole pool, drawn below it.
+                 {"kv_token_share", "KV set aside holding tokens, on average, {}% vs {}%"},
                  {"preemptions", "preemptions {} vs {}"},
                  {"prefill_computed", "prompt tokens computed {} vs {}"},
                  {"tpot_p50_ms", "median TPOT {} vs {} ms"},
@@ -384,8 +387,10 @@ void draw_queue(const ServingExhibit& e, ImVec2 avail) {
     std::string headroom;
     if (!c.headroom.empty()) {
         headroom = "headroom \u2014 wait within";
+        // Each limit wraps whole: "5×:" at a line's end and "ρ ≤ 0.91" at
+        // the next one's start read as two figures.
         for (const HeadroomRow& r : c.headroom)
-            headroom += fmt::format("  {:g}\u00d7: \u03c1 \u2264 {:.2f}", r.wait_limit_services,
+            headroom += fmt::format("  {:g}\u00d7:\u00a0\u03c1\u00a0\u2264\u00a0{:.2f}", r.wait_limit_services,
                                     c.n_service_samples > 0 ? r.max_utilization_mg1 : r.max_utilization_md1);
     }
     headroom = tr(headroom);  // measured below as it will be drawn

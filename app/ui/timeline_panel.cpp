@@ -85,8 +85,14 @@ void draw_timeline_panel(const app::Snapshot& s, ViewState& v, app::Session&, co
         }
         // The request before, for comparison: lesson 05's short prompt is
         // said to answer sooner than the long one, whose figures had gone.
+        // Its median step too: the lesson compares medians, and its mean
+        // beside this request's median read as the opposite of the claim.
         std::string before;
-        if (view->before && view->before->tpot_ms > 0)
+        if (view->before && view->before->tpot_p50_ms > 0)
+            before = tr(fmt::format("The request before: {} prompt tokens, TTFT {} ms, TPOT {} ms (median step {} ms).",
+                                    view->before->n_prompt, pretty_number(view->before->ttft_ms, 3),
+                                    pretty_number(view->before->tpot_ms, 3), pretty_number(view->before->tpot_p50_ms, 3)));
+        else if (view->before && view->before->tpot_ms > 0)
             before = tr(fmt::format("The request before: {} prompt tokens, TTFT {} ms, TPOT {} ms.", view->before->n_prompt,
                                     pretty_number(view->before->ttft_ms, 3), pretty_number(view->before->tpot_ms, 3)));
         else if (view->before)

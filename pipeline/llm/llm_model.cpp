@@ -351,7 +351,7 @@ public:
         if (LlmView* v = model_.view()) {
             const std::uint64_t request = v->request + 1;
             std::optional<EarlierRequest> before;
-            if (v->ttft_ms > 0) before = EarlierRequest{v->n_prompt, v->ttft_ms, v->tpot_ms};
+            if (v->ttft_ms > 0) before = EarlierRequest{v->n_prompt, v->ttft_ms, v->tpot_ms, v->tpot_p50_ms};
             *v = LlmView{};
             v->request = request;
             v->before = before;
@@ -521,6 +521,7 @@ public:
         if (LlmView* v = model_.view()) {
             v->ttft_ms = t.ttft_ms;
             v->tpot_ms = t.tpot_ms;
+            v->tpot_p50_ms = has_gaps ? t.tpot_p50_ms : 0;
         }
         stepper_.reset();  // frees the sequence's KV blocks
         gen_.reset();

@@ -107,6 +107,7 @@ struct EarlierRequest {
     int n_prompt = 0;
     double ttft_ms = 0;
     double tpot_ms = 0;  // 0 when it generated one token
+    double tpot_p50_ms = 0;  // the median step, which the lessons compare; 0 as tpot_ms
 };
 
 struct LlmView {
@@ -120,6 +121,7 @@ struct LlmView {
     double tokenize_ms = 0;         // engine times: where TTFT starts
     double ttft_ms = 0;             // tokenize + prefill + first sample; 0 until the first token
     double tpot_ms = 0;             // mean (forward + sample) of the decode steps; 0 until one ran
+    double tpot_p50_ms = 0;         // their median, once the request is answered; 0 for one token
     bool finished = false;          // respond ran
 };
 

@@ -87,8 +87,12 @@ public:
                                    : fmt::format("{} of {} requests answered; v2 answered {}", answered, r.n_requests,
                                                  r.exposed);
         if (r.rolled_back)
-            return fmt::format("Version {} (v2) promised {:.1f} minutes on average where v1 promised {:.1f}; the "
-                               "monitor raised the alarm at request {} ({}) and v1 took all traffic back. {} of {} "
+            // The means over every answer, then the monitor's own (over the
+            // answers up to its alarm): two different v1 figures, each said.
+            // The reason holds parentheses of its own: set off by dashes.
+            return fmt::format("Version {} (v2) promised {:.1f} minutes on average where v1 promised {:.1f} (each "
+                               "over all its answers); the monitor raised the alarm at request {} — {} — and v1 "
+                               "took all traffic back. {} of {} "
                                "requests were answered, {} lost; v2 answered {} of them.",
                                checksum_hex(r.v2.checksum), r.tally_v2.mean_minutes, r.tally_v1.mean_minutes,
                                r.alarm_at, r.alarm_reason, answered, r.n_requests, r.lost, r.exposed);

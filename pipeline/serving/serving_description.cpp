@@ -64,7 +64,8 @@ std::vector<sixstep::Headline> headlines() {
     return {
         {Stage::request, {{keys::experiment}, {keys::compare}}},
         {Stage::load, {{llm::LlmModel::describe().headline(Stage::load)->fields.front()}}},
-        // Each with a caption on its card: a bare "0.905×" or "no" said nothing of what it was.
+        // Each with a caption on its card: a bare "0.905×" or "no" said nothing of what it was;
+        // a yes or no answers a question ("no" over "rolled back" read as "rolled back").
         // The queue's service time before the experiment's wall time: the
         // 156 ms a queue experiment took read as the time of one service.
         {Stage::forward,
@@ -72,17 +73,17 @@ std::vector<sixstep::Headline> headlines() {
          " \u00b7 ",
          true},
         {Stage::output,
-         {{"ttft_p50_ms", 3, false, "", "median TTFT"}, {keys::knee, 6, false, "", "knee found"},
+         {{"ttft_p50_ms", 3, false, "", "median TTFT"}, {keys::knee, 6, false, "", "knee found?"},
           {keys::wait_at_utilization_ms, 3, false, "", "mean wait"}, {"types", 6, false, "", "weight types"},
           {"crossover_day", 3, false, "", "inference = training"}, {"warm_median_ms", 3, false, "", "warm request"},
-          {"chat_ttft_ms", 3, false, "", "chat TTFT"}, {"rolled_back", 6, false, "", "rolled back"},
+          {"chat_ttft_ms", 3, false, "", "chat TTFT"}, {"rolled_back", 6, false, "", "rolled back?"},
           {"tokens_per_pass", 3, false, "", "tokens per pass"}}},
         // The ratios with "×": a bare "193" on the card read as a count.
         {Stage::postprocess,
          {{"ttft_p50_ratio", 3, false, "\u00d7", "TTFT vs baseline"},
           {keys::speedup_at_largest, 3, false, "\u00d7", "tokens/s vs batch 1"},
           {keys::wait_growth, 3, false, "\u00d7", "wait growth"}, {"q4_0_file_ratio", 3, false, "\u00d7", "Q4_0 file size"},
-          {"greedy_identical", 6, false, "", "same text"}, {"cached_over_warm", 3, false, "\u00d7", "cold vs warm"},
+          {"greedy_identical", 6, false, "", "same text?"}, {"cached_over_warm", 3, false, "\u00d7", "cold vs warm"},
           {"inference_to_training", 3, false, "\u00d7", "inference vs training"},
           {"stream_over_reading", 3, false, "\u00d7", "vs reading"}, {"answered_percent", 3, false, "", "answered"}}},
         {Stage::respond, {{sixstep::keys::text}}},

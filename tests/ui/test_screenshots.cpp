@@ -664,6 +664,31 @@ TEST_CASE("screenshots: an unset knob shows the model's default in its field") {
     CHECK(shown == 2);  // the knob's field and the slider
 }
 
+// At 1024x768 lesson 09's headroom line wrapped as "… 5×:" and "ρ ≤ 0.91 …":
+// each limit is kept whole on one line.
+TEST_CASE("screenshots: a headroom limit is never split across lines, lesson 09 at 1024x768") {
+    ui::ScreenshotOptions o;
+    o.lesson_path = std::string(SIXSTEP_SOURCE_DIR) + "/lessons/09-queueing-headroom.yaml";
+    o.width = 1024;
+    o.height = 768;
+    int lines_with_limits = 0;
+    const auto ends_with_a_limit_name = [](std::string t) {  // "… 5×:"
+        while (!t.empty() && t.back() == ' ') t.pop_back();
+        const std::string times_colon = "\u00d7:";
+        return t.size() >= times_colon.size() && t.compare(t.size() - times_colon.size(), times_colon.size(), times_colon) == 0;
+    };
+    o.on_text = [&](int step, const std::string& text, const app::Snapshot&) {
+        std::size_t from = 0;
+        for (std::size_t nl; (nl = text.find('\n', from)) != std::string::npos; from = nl + 1) {
+            const std::string line = text.substr(from, nl - from);  // a wrapped line is a line of the capture
+            if (line.find("\u2264") != std::string::npos) ++lines_with_limits;
+            CHECK_MESSAGE(!ends_with_a_limit_name(line), "step " << step << ": " << line);
+        }
+    };
+    REQUIRE(ui::render_screenshots(o) == 0);
+    CHECK(lines_with_limits > 0);  // the line was there to look at
+}
+
 // The force id field read "0" beside "to be forced: “ rug”" (lesson 07 step
 // 9): it holds the token forced, or to be forced.
 TEST_CASE("screenshots: the force id field holds the token to be forced") {
@@ -1628,7 +1653,7 @@ TEST_CASE("screenshots: the timeline gives the median decode step beside TPOT") 
 // before it, whose TTFT had left the screen: the timeline names the request
 // before, its prompt and TTFT from the view the model kept.
 TEST_CASE("screenshots: the timeline names the request before, for comparison") {
-    int with_before = 0;
+    int with_before = 0, with_median = 0;
     const auto check = [&](int step, const std::string& screen, const llm::LlmView& view) {
         if (!view.before) {
             CHECK(screen.find("The request before") == std::string::npos);
@@ -1639,9 +1664,14 @@ TEST_CASE("screenshots: the timeline names the request before, for comparison") 
         CHECK(screen.find(fmt::format("The request before: {} prompt tokens, TTFT {} ms", view.before->n_prompt,
                                       ui::pretty_number(view.before->ttft_ms, 3))) != std::string::npos);
         CHECK(view.before->n_prompt != view.n_prompt);  // step 7: 149 tokens before, 6 now
+        // Its median step beside its mean: the narration compares medians.
+        if (view.before->tpot_p50_ms > 0 && ++with_median)
+            CHECK(screen.find(fmt::format("(median step {} ms).", ui::pretty_number(view.before->tpot_p50_ms, 3))) !=
+                  std::string::npos);
     };
     CHECK(check_panel_steps("05-prefill-decode-kv-cache.yaml", "timeline", check) >= 2);
     CHECK(with_before >= 1);
+    CHECK(with_median >= 1);
 }
 
 // The KV cache panel's bytes read as the room reads numbers: the formula's
