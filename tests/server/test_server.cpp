@@ -716,7 +716,8 @@ TEST_CASE("server: a POST without Content-Length or a chunked body has no body, 
                                          10);
     INFO(cut);
     CHECK(cut.rfind("HTTP/1.1 400", 0) == 0);
-    CHECK(cut.find("malformed HTTP request") != std::string::npos);
+    CHECK(cut.find(R"(a chunk's size must be hex digits, then optionally ';' and an extension: \"z\" is not)") !=
+          std::string::npos);
     // A path past the parser's limit: 414 said only "HTTP 414".
     const std::string long_path =
         raw_exchange(s.port, "GET /" + std::string(9000, 'a') + " HTTP/1.1\r\nHost: x\r\n\r\n", 10);
@@ -807,7 +808,7 @@ TEST_CASE("server: a refusal before routing closes the connection: a request hid
 TEST_CASE("server: a request line or head over 64 KiB is refused with 431 as it comes, not kept whole") {
     TestServer s;
     for (const std::string& head : {"GET /health HTTP/1.1\r\nX-Big: " + std::string(100 * 1024, 'a'),
-                                    "GET /health HTTP/1.1\r\n\n" + [] {
+                                    "GET /health HTTP/1.1\r\nHost: x\r\n" + [] {
                                         std::string h;
                                         for (int i = 0; i < 20; ++i) h += "X-Line-" + std::to_string(i) + ": " + std::string(8000, 'a') + "\r\n";
                                         return h;
@@ -818,7 +819,6 @@ TEST_CASE("server: a request line or head over 64 KiB is refused with 431 as it 
                                         return h;
                                     }()}) {
         // Never ended: the server answers once the limit is passed.
-        // (A bare LF line does not end the head: cpp-httplib skips it.)
         const Exchange e = exchange_until_closed(s.port, head, 10);
         INFO(e.got);
         CHECK(e.closed);
@@ -826,6 +826,83 @@ TEST_CASE("server: a request line or head over 64 KiB is refused with 431 as it 
         CHECK(e.got.find("the request's line and headers are longer than 64 KiB") != std::string::npos);
     }
     CHECK(http_get(s.port, "/health").status == 200);
+}
+
+TEST_CASE("server: a head that could be read two ways is refused with 400 at once, and the connection closed") {
+    TestServer s;
+    const std::string smuggled = "GET /v1/models/SMUGGLED HTTP/1.1\r\nHost: x\r\n\r\n";
+    const auto refused = [&](const std::string& request, const std::string& why) {
+        CAPTURE(request);
+        const Exchange x = exchange_until_closed(s.port, request, 5);
+        INFO(x.got);
+        CHECK(x.closed);
+        CHECK(x.got.rfind("HTTP/1.1 400", 0) == 0);
+        CHECK(count_of(x.got, "Content-Length: ") == 1);  // one answer
+        CHECK(x.got.find("Connection: close") != std::string::npos);
+        CHECK(x.got.find("SMUGGLED") == std::string::npos);
+        CHECK(x.got.find(why) != std::string::npos);
+    };
+    // Whitespace before the colon (RFC 9112, 5.1): cpp-httplib ignored the
+    // header, so the body ran as a request of its own (405, then 404).
+    const std::string length = std::to_string(smuggled.size());
+    refused("POST /v1/models HTTP/1.1\r\nHost: x\r\nContent-Length : " + length + "\r\n\r\n" + smuggled,
+            R"(the header \"Content-Length \" has whitespace in its name or before its colon)");
+    refused("POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Length\t: " + length + "\r\n\r\n" + smuggled,
+            "has whitespace in its name or before its colon");
+    refused("GET /health HTTP/1.1\r\nHost: x\r\nno colon here\r\n\r\n" + smuggled,
+            R"(a header line has no colon: \"no colon here\")");
+    refused("GET /health HTTP/1.1\r\nHost: x\r\n: value\r\n\r\n", "a header line has no name before its colon");
+    refused("GET /health HTTP/1.1\r\nHost: x\r\n Content-Length: 5\r\n\r\n", "a header line begins with whitespace");
+    refused("GET /health HTTP/1.1\r\nHost: x\r\nX(y): 1\r\n\r\n", "holds a character a name cannot hold");
+    // A bare LF line: cpp-httplib skipped it, a header included.
+    refused("POST /v1/models HTTP/1.1\r\nHost: x\r\nContent-Length: " + length + "\n\r\n" + smuggled,
+            "ends in a bare LF; end each line with CRLF");
+    // Host (RFC 9112, 3.2): exactly one in an HTTP/1.1 request.
+    refused("GET /health HTTP/1.1\r\n\r\n", "an HTTP/1.1 request needs a Host header");
+    refused("GET /health HTTP/1.1\r\nHost: a\r\nhost: b\r\n\r\n", "a request with more than one Host header");
+    // HTTP/1.0 needs no Host, and a header with an empty value is fine.
+    CHECK(raw_exchange(s.port, "GET /health HTTP/1.0\r\n\r\n", 5).find(" 200 OK") != std::string::npos);
+    CHECK(raw_exchange(s.port, "GET /health HTTP/1.1\r\nHOST: x\r\nX-Empty:\r\n\r\n", 5).rfind("HTTP/1.1 200", 0) == 0);
+    CHECK(http_get(s.port, "/health").status == 200);
+}
+
+TEST_CASE("server: a chunk size line that is not hex digits is refused with 400 at once") {
+    TestServer s;
+    const std::string head = "POST /v1/completions HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n";
+    const std::vector<std::pair<std::string, std::string>> cases = {
+        // strtoul read "0x37" as 55, and "-5" as 2^64 - 5: 10 s, then 408.
+        {"0x37\r\n", R"(\"0x\" is not)"},
+        {"-5\r\n", R"(\"-\" is not)"},
+        {"+5\r\n", R"(\"+\" is not)"},
+        {" 5\r\n", R"(\" \" is not)"},
+        {"5junk\r\n", R"(\"5j\" is not)"},
+        {"5\n", "a chunk's size line ends in a bare LF"},
+        {"\r\n", "a chunk's size line has no size"},
+        {";ext\r\n", R"(\";\" is not)"},
+        {"3\r\nabcdef\r\n", "a chunk's data is longer than its size line says"},
+        {"1\r\na\r\n0\r\nX-Trailer: 1\r\n\r\n", "trailer fields after the last chunk are not supported"},
+    };
+    for (const auto& [chunks, why] : cases) {
+        CAPTURE(chunks);
+        const auto start = std::chrono::steady_clock::now();
+        const Exchange x = exchange_until_closed(s.port, head + chunks, 8);
+        INFO(x.got);
+        CHECK(x.closed);
+        CHECK(x.got.rfind("HTTP/1.1 400", 0) == 0);
+        CHECK(x.got.find(why) != std::string::npos);
+        CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(5));  // not the read timeout
+    }
+    // Well formed: hex either case, extensions, whitespace before the ';', a
+    // one-byte chunk; the next request on the connection is read after it.
+    const std::string body = completion("Once upon a time", 2);
+    const std::string rest = body.substr(1);
+    const std::string chunked = head + "1\r\n" + body.substr(0, 1) + "\r\n" +
+                                fmt::format("{:X} ;name=value\r\n", rest.size()) + rest + "\r\n" + "00;last\r\n\r\n" +
+                                "GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+    const Exchange x = exchange_until_closed(s.port, chunked, 10);
+    INFO(x.got);
+    CHECK(count_of(x.got, "HTTP/1.1 200") == 2);
+    CHECK(x.got.find("\"text_completion\"") != std::string::npos);
 }
 
 TEST_CASE("server: a request still arriving when the server stops is answered 503, however fast its bytes come") {
