@@ -371,6 +371,11 @@ HttpServer::HttpServer(ServingEngine& engine, const llm::TextCodec& codec, HttpS
         // non-const object, handed over as const.
         auto& request = const_cast<httplib::Request&>(req);
         request.ranges.clear();
+        // An HTTP/1.0 request without "Connection: Keep-Alive" (spelt as
+        // cpp-httplib checks it) is the connection's last, but cpp-httplib
+        // says so only for "Connection: close": its answer said
+        // "Keep-Alive: timeout=5, max=1000" and then the connection closed.
+        if (req.version == "HTTP/1.0" && req.get_header_value("Connection") != "Keep-Alive") close_after(req);
         if (const auto [status, why] = bad_framing(req); status != 0) {
             // The body's end is unknown: answered, and the connection closed.
             send_error_and_close(req, res, ApiError(status, error_type_for_status(status), why));
@@ -558,7 +563,7 @@ void HttpServer::serve_completion(Endpoint endpoint, const httplib::Request& req
         return;
     }
     slot.hand_over();
-    stream_answer(res, endpoint, stream, base, cr.include_usage);
+    stream_answer(req, res, endpoint, stream, base, cr.include_usage);
 }
 
 // Takes one of the max_concurrent places for a completion; false, with a 503
@@ -682,20 +687,28 @@ std::shared_ptr<RequestStream> HttpServer::submit(EngineRequest er, httplib::Res
 // handler has returned, one call of write_events at a time. Its releaser runs
 // when the stream ends, whole or not: it cancels a request whose client went
 // away (its KV blocks go back) and gives back the place admit() took.
-void HttpServer::stream_answer(httplib::Response& res, Endpoint endpoint, std::shared_ptr<RequestStream> stream,
-                               const CompletionResult& base, bool include_usage) {
+void HttpServer::stream_answer(const httplib::Request& req, httplib::Response& res, Endpoint endpoint,
+                               std::shared_ptr<RequestStream> stream, const CompletionResult& base,
+                               bool include_usage) {
     auto st = std::make_shared<StreamState>();
     st->stream = std::move(stream);
     st->endpoint = endpoint;
     st->base = base;
     st->include_usage = include_usage;
     res.set_header("Cache-Control", "no-cache");
-    res.set_chunked_content_provider(
-        "text/event-stream", [st](std::size_t, httplib::DataSink& sink) { return write_events(*st, sink); },
-        [this, st](bool) {
-            if (!st->stream->finished()) engine_.cancel(st->stream->id());
-            --n_active_;
-        });
+    auto provider = [st](std::size_t, httplib::DataSink& sink) { return write_events(*st, sink); };
+    auto releaser = [this, st](bool) {
+        if (!st->stream->finished()) engine_.cancel(st->stream->id());
+        --n_active_;
+    };
+    // HTTP/1.0 has no chunked coding (RFC 9112, 6.1): the events go as they
+    // are, and closing the connection ends them.
+    if (req.version == "HTTP/1.0") {
+        close_after(req);
+        res.set_content_provider("text/event-stream", std::move(provider), std::move(releaser));
+    } else {
+        res.set_chunked_content_provider("text/event-stream", std::move(provider), std::move(releaser));
+    }
 }
 
 HttpServer::~HttpServer() {

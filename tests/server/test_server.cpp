@@ -905,6 +905,40 @@ TEST_CASE("server: a chunk size line that is not hex digits is refused with 400 
     CHECK(x.got.find("\"text_completion\"") != std::string::npos);
 }
 
+TEST_CASE("server: an HTTP/1.0 client gets its stream without chunked coding, ended by the close") {
+    // HTTP/1.0 has no chunked coding (RFC 9112, 6.1): chunk sizes were mixed
+    // into its events.
+    TestServer s;
+    const std::string body = completion("Once upon a time", 4, true);
+    const Exchange x = exchange_until_closed(
+        s.port, fmt::format("POST /v1/completions HTTP/1.0\r\nContent-Length: {}\r\n\r\n{}", body.size(), body), 10);
+    INFO(x.got);
+    CHECK(x.closed);
+    const std::size_t head_end = x.got.find("\r\n\r\n");
+    REQUIRE(head_end != std::string::npos);
+    const std::string head = x.got.substr(0, head_end), events = x.got.substr(head_end + 4);
+    CHECK(head.rfind("HTTP/1.1 200", 0) == 0);
+    CHECK(head.find("Transfer-Encoding") == std::string::npos);
+    CHECK(head.find("Content-Length") == std::string::npos);
+    CHECK(head.find("Connection: close") != std::string::npos);
+    CHECK(head.find("Keep-Alive") == std::string::npos);
+    CHECK(events.rfind("data: {", 0) == 0);
+    CHECK(count_of(events, "data: [DONE]\n\n") == 1);
+    CHECK(events.size() > 14);
+    CHECK(events.substr(events.size() - 14) == "data: [DONE]\n\n");
+    // Every answer to HTTP/1.0 closes, and says so: it said
+    // "Keep-Alive: timeout=5, max=1000", then closed.
+    const Exchange h = exchange_until_closed(s.port, "GET /health HTTP/1.0\r\n\r\n", 5);
+    INFO(h.got);
+    CHECK(h.closed);
+    CHECK(h.got.find("Connection: close") != std::string::npos);
+    CHECK(h.got.find("Keep-Alive") == std::string::npos);
+    // HTTP/1.1 streams stay chunked.
+    const SseAnswer a = http_stream(s.port, "/v1/completions", body);
+    CHECK(a.status == 200);
+    CHECK(a.done);
+}
+
 TEST_CASE("server: a request still arriving when the server stops is answered 503, however fast its bytes come") {
     TestServer s;
     // A header byte every 20 ms: the stop was looked at only after a tenth
