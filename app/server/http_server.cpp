@@ -637,11 +637,13 @@ std::vector<int> HttpServer::checked_prompt(const CompletionRequest& cr, Endpoin
 // the context leaves after the prompt. Throws ApiError.
 int HttpServer::checked_max_tokens(const CompletionRequest& cr, Endpoint endpoint, int n_prompt) const {
     const int room = engine_.n_ctx() - n_prompt;
-    // Chat's default: whatever the context leaves, and the KV pool can hold.
+    // Whatever the context leaves, and the KV pool can hold: chat's default,
+    // and the cap on a completion's 16 (a 50-token prompt on a 64-position
+    // pool was refused as too long, though 14 tokens of answer fit).
     const int room_default = static_cast<int>(
         std::max<long long>(1, std::min<long long>(room, engine_.n_pool_positions() - n_prompt)));
     const int max_tokens =
-        cr.max_tokens.value_or(endpoint == Endpoint::completions ? std::min(16, room) : room_default);
+        cr.max_tokens.value_or(endpoint == Endpoint::completions ? std::min(16, room_default) : room_default);
     const std::string& field = cr.max_tokens_field;
     if (max_tokens > room)
         throw ApiError(400, "invalid_request_error",
@@ -653,6 +655,7 @@ int HttpServer::checked_max_tokens(const CompletionRequest& cr, Endpoint endpoin
     // past its pool too, but in its own words: "request 3: … (--kv-blocks)".
     const long long pool = engine_.n_pool_positions();
     if (n_prompt + static_cast<long long>(max_tokens) - 1 > pool) {
+        // A default of 1 past the pool: the prompt alone is too long.
         if (!cr.max_tokens)
             throw ApiError(400, "invalid_request_error",
                            fmt::format("the prompt is {} tokens, more than this server's KV cache holds ({} "

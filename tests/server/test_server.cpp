@@ -357,6 +357,32 @@ TEST_CASE("server: a chat without max_tokens on a KV pool smaller than the conte
     CHECK(usage["prompt_tokens"].get<int>() + usage["completion_tokens"].get<int>() <= 64);
 }
 
+// A completion's default of 16 tokens is capped by the pool as chat's is: a
+// 50-token prompt on 64 positions was refused as "more than this server's KV
+// cache holds", which it was not.
+TEST_CASE("server: a completion without max_tokens on a KV pool smaller than the context fits the pool") {
+    server::ServingEngineParams ep;
+    ep.kv_blocks = 4;  // 64 positions
+    ep.block_size = 16;
+    ep.scheduler.max_batch = 4;
+    TestServer s(ep);
+    REQUIRE(s.engine->n_pool_positions() == 64);
+    const auto ids = [](int n) { return Json(std::vector<int>(static_cast<std::size_t>(n), 5)); };
+    const HttpAnswer a = http_post(s.port, "/v1/completions",
+                                   Json{{"model", served_model_id}, {"prompt", ids(50)}, {"temperature", 0}}.dump());
+    INFO(a.body);
+    REQUIRE(a.status == 200);
+    const Json usage = a.json()["usage"];
+    CHECK(usage["completion_tokens"].get<int>() >= 1);
+    CHECK(usage["prompt_tokens"].get<int>() + usage["completion_tokens"].get<int>() <= 64);
+    // A prompt the pool cannot hold is still refused, and blamed.
+    const HttpAnswer too_long = http_post(
+        s.port, "/v1/completions", Json{{"model", served_model_id}, {"prompt", ids(70)}, {"temperature", 0}}.dump());
+    check_error(too_long, 400, "invalid_request_error", "prompt", "context_length_exceeded");
+    CHECK(too_long.json()["error"]["message"] ==
+          "the prompt is 70 tokens, more than this server's KV cache holds (64 positions in all)");
+}
+
 TEST_CASE("server: bad input gets the right status and an error body, and the server keeps serving") {
     server::ServingEngineParams ep;
     ep.kv_blocks = 4;  // 64 positions: less than one full context
