@@ -481,8 +481,8 @@ HttpServer::HttpServer(ServingEngine& engine, const llm::TextCodec& codec, HttpS
         const std::string id = req.matches[1];
         if (id != params_.model_id) {
             send_error(res, ApiError(404, "not_found_error",
-                                     fmt::format("the model '{}' does not exist; this server serves '{}'", id,
-                                                 params_.model_id),
+                                     fmt::format("the model '{}' does not exist; this server serves '{}'",
+                                                 elide(id, 120), params_.model_id),
                                      "model", "model_not_found"));
             return;
         }
