@@ -424,6 +424,27 @@ HttpServer::HttpServer(ServingEngine& engine, const llm::TextCodec& codec, HttpS
         }
         return httplib::Server::HandlerResponse::Unhandled;
     });
+    // "Expect: 100-continue" asks whether to send the body (RFC 9110,
+    // 10.1.1). cpp-httplib said "100 Continue" to every request, before any
+    // check ran, so a body that would be refused unread (over the limit, to
+    // a route that refuses its method, with framing that cannot be trusted)
+    // was invited and thrown away. Those are refused now, before the body;
+    // the connection is closed, as the body's bytes may still come.
+    s.set_expect_100_continue_handler([this](const httplib::Request& req, httplib::Response& res) {
+        std::optional<ApiError> refusal;
+        if (const auto [status, why] = bad_framing(req); status != 0) {
+            refusal = ApiError(status, error_type_for_status(status), why);
+        } else if (req.has_header("Content-Length") &&
+                   std::stoull(req.get_header_value("Content-Length")) > params_.max_body_bytes) {
+            refusal = ApiError(413, error_type_for_status(413), status_message(req, 413, params_.max_body_bytes));
+        } else if (const std::string allowed = route_method(req.path);
+                   allowed != req.method && !(allowed == "GET" && req.method == "HEAD")) {
+            refusal = wrong_method_error(req, res, params_.max_body_bytes);
+        }
+        if (!refusal) return 100;
+        send_error_and_close(req, res, *refusal);
+        return refusal->status;
+    });
     s.set_error_handler([this](const httplib::Request& req, httplib::Response& res) {
         if (!res.body.empty() || res.content_provider_) return;  // a handler's own answer
         // A request that stopped arriving, took too long to, had a line too

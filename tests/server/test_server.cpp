@@ -965,6 +965,46 @@ TEST_CASE("server: an HTTP/1.0 client gets its stream without chunked coding, en
     CHECK(a.done);
 }
 
+TEST_CASE("server: Expect: 100-continue is refused before the body when the body would be refused") {
+    // cpp-httplib said "100 Continue" to everything, inviting a body it then
+    // threw away unread.
+    server::HttpServerParams hp;
+    hp.max_body_bytes = 1024;
+    TestServer s({}, hp);
+    const auto refused = [&](const std::string& head, const std::string& status) {
+        CAPTURE(head);
+        const Exchange x = exchange_until_closed(s.port, head + "Expect: 100-continue\r\n\r\n", 5);  // no body sent
+        INFO(x.got);
+        CHECK(x.closed);
+        CHECK(x.got.find("100 Continue") == std::string::npos);
+        CHECK(x.got.rfind("HTTP/1.1 " + status, 0) == 0);
+        CHECK(x.got.find("Connection: close") != std::string::npos);
+        return x.got;
+    };
+    CHECK(refused("POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Length: 5000\r\n", "413")
+              .find("the request body is larger than the limit of 1024 bytes") != std::string::npos);
+    CHECK(refused("POST /v1/models HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n", "405").find("Allow: GET") !=
+          std::string::npos);
+    refused("POST /nowhere HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n", "404");
+    refused("POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\nContent-Length: 11\r\n", "400");
+    // A body that will be read is invited, then answered.
+    const std::string body = completion("Once upon a time", 2);
+    const int fd = connect_and_send(s.port,
+                                    fmt::format("POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Length: {}\r\n"
+                                                "Connection: close\r\nExpect: 100-continue\r\n\r\n",
+                                                body.size()),
+                                    5);
+    std::string got;
+    char buf[4096];
+    for (ssize_t n; got.find("\r\n\r\n") == std::string::npos && (n = ::recv(fd, buf, sizeof buf, 0)) > 0;)
+        got.append(buf, static_cast<std::size_t>(n));
+    CHECK(got == "HTTP/1.1 100 Continue\r\n\r\n");
+    REQUIRE(::send(fd, body.data(), body.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(body.size()));
+    const Exchange x = read_until_closed(fd);
+    ::close(fd);
+    CHECK(x.got.rfind("HTTP/1.1 200", 0) == 0);
+}
+
 TEST_CASE("server: a request still arriving when the server stops is answered 503, however fast its bytes come") {
     TestServer s;
     // A header byte every 20 ms: the stop was looked at only after a tenth
