@@ -1633,6 +1633,53 @@ TEST_CASE("load generator: a server that never ends its header is given up at th
     sixstep::clear_cancel();
 }
 
+TEST_CASE("load generator: the timeout and Ctrl+C end a connect to a listener whose accept queue is full") {
+    // A listener that accepts nothing, its queue filled: a new connect waits
+    // in SYN_SENT. It was held for the 5 s connection timeout whatever
+    // --timeout said, and Ctrl+C waited as long.
+    const int listener = ::socket(AF_INET, SOCK_STREAM, 0);
+    REQUIRE(listener >= 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    REQUIRE(::bind(listener, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) == 0);
+    REQUIRE(::listen(listener, 0) == 0);
+    socklen_t len = sizeof addr;
+    REQUIRE(::getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &len) == 0);
+    const int port = ntohs(addr.sin_port);
+    std::vector<int> queued;
+    for (int i = 0; i < 4; ++i) {
+        const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+        ::connect(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr);
+        queued.push_back(fd);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    server::LoadParams p;
+    p.url = fmt::format("http://127.0.0.1:{}", port);
+    p.model = "any";
+    p.rate = 1000;
+    p.n_requests = 1;
+    p.timeout_s = 0.5;
+    auto start = std::chrono::steady_clock::now();
+    const server::LoadReport r = server::run_load(p);
+    CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(3));
+    REQUIRE(r.requests.size() == 1);
+    CHECK(r.requests[0].error == "timeout: still open after 0.5 s");
+    // Ctrl+C during the connect, with the default timeout.
+    p.timeout_s = 60;
+    std::thread ctrl_c([] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(300));
+        sixstep::request_cancel();
+    });
+    start = std::chrono::steady_clock::now();
+    CHECK_THROWS_AS(server::run_load(p), sixstep::Cancelled);
+    CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(3));
+    ctrl_c.join();
+    sixstep::clear_cancel();
+    for (const int fd : queued) ::close(fd);
+    ::close(listener);
+}
+
 TEST_CASE("load generator: a models list that never ends is refused at a megabyte, not kept whole") {
     RawServer endless([](int fd, const std::atomic<bool>& quit) {
         if (!read_request(fd)) return;
