@@ -1,6 +1,7 @@
 #include "app/server/connection_loop.h"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cerrno>
 #include <condition_variable>
@@ -171,7 +172,7 @@ private:
             request_line_read_ = true;
             // Its last word is the version; cpp-httplib checks the rest.
             http11_ = line.size() > 9 && line.compare(line.size() - 9, 9, " HTTP/1.1") == 0;
-            return true;
+            return request_line(line);
         }
         if (!line.empty()) return header_line(line);
         // The empty line: the head is whole. HTTP/1.1 needs exactly one Host
@@ -182,6 +183,22 @@ private:
         body_ = BodyPart::none;
         if (chunked_) start_size_line();
         return true;
+    }
+
+    // A method cpp-httplib does not know, in a request line of the right
+    // shape, is 501 (RFC 9110, 15.6.2); cpp-httplib answered 400
+    // "malformed". Any other line is cpp-httplib's to judge.
+    bool request_line(const std::string& line) {
+        static constexpr std::array<std::string_view, 10> known = {"GET",     "HEAD",    "POST",  "PUT",   "DELETE",
+                                                                   "CONNECT", "OPTIONS", "TRACE", "PATCH", "PRI"};
+        const std::size_t first = line.find(' '), last = line.rfind(' ');
+        if (first == std::string::npos || first == 0 || first == last || line.compare(last + 1, 7, "HTTP/1.") != 0)
+            return true;
+        const std::string_view method(line.data(), first);
+        if (!std::all_of(method.begin(), method.end(), is_token_char) ||
+            std::find(known.begin(), known.end(), method) != known.end())
+            return true;
+        return refuse(fmt::format("the method {} is not supported", printable_cut(method, 40)), 501);
     }
 
     bool header_line(const std::string& line) {

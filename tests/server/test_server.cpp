@@ -892,6 +892,21 @@ TEST_CASE("server: a head that could be read two ways is refused with 400 at onc
     CHECK(http_get(s.port, "/health").status == 200);
 }
 
+TEST_CASE("server: a method no route knows is 501, and the connection closed") {
+    // cpp-httplib answered 400 "malformed HTTP request".
+    TestServer s;
+    for (const char* line : {"FOO /health HTTP/1.1", "PROPFIND /v1/models HTTP/1.1"}) {
+        CAPTURE(line);
+        const Exchange x = exchange_until_closed(s.port, std::string(line) + "\r\nHost: x\r\n\r\n", 5);
+        INFO(x.got);
+        CHECK(x.closed);
+        CHECK(x.got.rfind("HTTP/1.1 501", 0) == 0);
+        CHECK(x.got.find("is not supported") != std::string::npos);
+    }
+    // A line of another shape is still a malformed request.
+    CHECK(exchange_until_closed(s.port, "FOO\r\nHost: x\r\n\r\n", 5).got.rfind("HTTP/1.1 400", 0) == 0);
+}
+
 TEST_CASE("server: a chunk size line that is not hex digits is refused with 400 at once") {
     TestServer s;
     const std::string head = "POST /v1/completions HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n";
