@@ -453,7 +453,10 @@ HttpServer::HttpServer(ServingEngine& engine, const llm::TextCodec& codec, HttpS
         // A body over the limit keeps its 413, though its tail was cut.
         const RequestCut cut = ConnectionServer::request_cut_short();
         if (cut.status != 0 && res.status != 413) {
-            send_error_and_close(req, res, ApiError(cut.status, error_type_for_status(cut.status), cut.why));
+            // A 503 here is the server stopping: typed as every other
+            // shutdown refusal (server_error), not as an overload.
+            const std::string type = cut.status == 503 ? "server_error" : error_type_for_status(cut.status);
+            send_error_and_close(req, res, ApiError(cut.status, type, cut.why));
             return;
         }
         const ApiError e(res.status, error_type_for_status(res.status),

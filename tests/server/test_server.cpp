@@ -1035,6 +1035,8 @@ TEST_CASE("server: a request still arriving when the server stops is answered 50
     INFO(got);
     CHECK(got.rfind("HTTP/1.1 503", 0) == 0);
     CHECK(got.find("the server is shutting down") != std::string::npos);
+    // Typed as the other refusals while shutting down (it was server_overloaded).
+    CHECK(got.find(R"("type":"server_error")") != std::string::npos);
 }
 
 // A write waited for room till the write timeout (10 s) even once the
