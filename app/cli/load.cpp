@@ -6,6 +6,7 @@
 // definition (app/server/load_generator.h). Exit 0 when every request
 // completed, 1 when some failed (the report says which and why), 2 for bad
 // input or a server that cannot be reached.
+#include <cmath>
 #include <cstdio>
 #include <memory>
 #include <sstream>
@@ -34,6 +35,7 @@ struct LoadOptions {
     server::LoadParams params;
     std::string prompt_file;
     bool json = false;
+    bool model_given = false;  // --model was on the command line, maybe as ""
 };
 
 std::vector<std::string> read_prompts(const std::string& path) {
@@ -59,7 +61,17 @@ std::vector<std::string> read_prompts(const std::string& path) {
 // model id or error body may hold anything, of any length.
 std::string shown(const std::string& text) { return printable_cut(text, 300); }
 
+// A figure as the table prints it: a whole number whole (20000 requests
+// were "2e+04"), anything else to 4 significant digits.
+std::string figure_text(double v) {
+    if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 1e15) return fmt::format("{:.0f}", v);
+    return fmt::format("{:.4g}", v);
+}
+
 int run_load_command(LoadOptions o) {
+    // "" fell back to the first model the server lists, without a word.
+    if (o.model_given && o.params.model.empty())
+        throw Error("--model \"\": give a model name, or leave --model out to use the first model the server lists");
     if (!o.prompt_file.empty()) o.params.prompts = read_prompts(o.prompt_file);
     const server::LoadReport r = server::run_load(o.params);
     int n_failed = 0;
@@ -86,7 +98,7 @@ int run_load_command(LoadOptions o) {
         print_latency_table(r.latencies, 12);
         std::printf("\n%-24s %10s  %-6s %s\n", "figure", "value", "unit", "definition");
         for (const auto& m : r.totals)
-            std::printf("%-24s %10s  %-6s %s\n", m.name.c_str(), fmt::format("{:.4g}", m.value).c_str(), m.unit.c_str(),
+            std::printf("%-24s %10s  %-6s %s\n", m.name.c_str(), figure_text(m.value).c_str(), m.unit.c_str(),
                         m.definition.c_str());
         int n_shown = 0;
         for (const auto& q : r.requests)
@@ -102,7 +114,8 @@ void add_load(CLI::App& app, Commands& commands) {
     auto o = std::make_shared<LoadOptions>();
     server::LoadParams& p = o->params;
     sub->add_option("--url", p.url, "The server: http://HOST:PORT (a trailing /v1 is fine)")->required();
-    sub->add_option("--model", p.model, "The model name to request (default: the first of GET /v1/models)");
+    sub->add_option("--model", p.model, "The model name to request (default: the first of GET /v1/models)")
+        ->each([o](const std::string&) { o->model_given = true; });
     // Required: no default to show (the struct's 1 is not one a user gets).
     sub->add_option("--rate", p.rate, "Mean requests per second (Poisson arrivals)")->required()->default_str("");
     auto* duration = sub->add_option("--duration", p.duration_s, "Send requests for this many seconds");

@@ -10,6 +10,13 @@
 // late client again at each look, so one that was still connecting when it
 // was first stopped is stopped once it has a socket.
 //
+// stop() cannot end a connect in progress (the client has no socket of its
+// own yet): against a listener whose accept queue is full, a request waited
+// out its connection timeout whatever its deadline or Ctrl+C said. A client
+// whose sockets are handed over with track_sockets() has its connect ended
+// too: the watchdog keeps a duplicate of each socket the client makes and
+// shuts it down, which ends a connect at once.
+//
 //     ClientWatchdog dog;
 //     httplib::Client cli(origin);
 //     ClientWatchdog::Watch w = dog.watch(cli, Clock::now() + 10s);
@@ -19,6 +26,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <map>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -41,6 +49,10 @@ public:
         Watch& operator=(const Watch&) = delete;
         ~Watch();
         Outcome outcome() const;
+        // Sets the client's socket options so that each socket it makes is
+        // kept (duplicated) for the watchdog to shut down. Replaces any
+        // socket options the client had.
+        void track_sockets(httplib::Client& client) const;
 
     private:
         friend class ClientWatchdog;
@@ -63,6 +75,16 @@ private:
         Clock::time_point deadline;
         Outcome outcome;
     };
+    // A watched client's latest socket, duplicated (-1: none), and whether
+    // the watchdog stopped it. Under sockets_mutex_ alone, which is taken
+    // with no other lock held after it: the client hands its sockets over
+    // while it holds its own socket lock, which stop() waits for.
+    struct Socket {
+        int fd = -1;
+        bool stopped = false;
+    };
+    void keep_socket(std::uint64_t id, int fd);
+    void shut_socket(std::uint64_t id);
     void run();
     void unwatch(std::uint64_t id);
     Outcome outcome_of(std::uint64_t id) const;
@@ -72,6 +94,8 @@ private:
     std::vector<Entry> entries_;
     std::uint64_t next_id_ = 0;
     bool quit_ = false;
+    std::mutex sockets_mutex_;
+    std::map<std::uint64_t, Socket> sockets_;
     std::thread thread_;  // last: started once the rest is ready
 };
 

@@ -1,9 +1,12 @@
 #include "app/server/connection_loop.h"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cerrno>
 #include <condition_variable>
+#include <cstdint>
+#include <cctype>
 #include <cstring>
 #include <deque>
 #include <functional>
@@ -17,6 +20,8 @@
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
+
+#include "pipeline/core/text.h"
 
 namespace sixstep::server {
 
@@ -73,6 +78,10 @@ public:
         in_head_ = true;
         started_ = false;
         head_bytes_ = line_bytes_ = 0;
+        line_.clear();
+        request_line_read_ = http11_ = chunked_ = false;
+        n_hosts_ = 0;
+        body_ = BodyPart::none;
     }
     void end_request() { deadline_ = Clock::time_point::max(); }
 
@@ -91,35 +100,29 @@ public:
     }
 
     // cpp-httplib reads a request's line and headers (and a chunked body's
-    // size lines) a byte at a time, and its body in blocks: a byte read is
-    // part of a line, and lines are held to max_head_bytes.
+    // size lines) a byte at a time, and its body in blocks: the head is
+    // checked line by line as it comes, and so is a chunked body's framing.
     ssize_t read(char* ptr, std::size_t size) override {
         for (;;) {
             const ssize_t n = next(ptr, size);
-            if (n != 1 || size != 1) {
-                line_bytes_ = 0;
-                return n;
-            }
+            if (n <= 0) return n;
+            if (!in_head_) return body_bytes(ptr, n, size);
+            if (n != 1 || size != 1) return n;  // not how cpp-httplib reads a head
             const char c = *ptr;
             // Empty lines before a request line are skipped (RFC 9112, 2.2).
             if (!started_ && (c == '\r' || c == '\n')) continue;
             started_ = true;
-            if (c == '\n') {
-                // The empty line that ends the head, as cpp-httplib reads it
-                // (CRLF; a bare LF line it skips): the body comes next.
-                if (line_bytes_ == 1 && last_ == '\r') in_head_ = false;
-                line_bytes_ = 0;
-            } else {
-                ++line_bytes_;
-            }
-            last_ = c;
-            if (line_bytes_ > max_head_bytes || (in_head_ && ++head_bytes_ > max_head_bytes)) {
-                end(431, fmt::format("{} longer than {} KiB",
-                                     in_head_ ? "the request's line and headers are" : "a line of the request is",
-                                     max_head_bytes / 1024));
+            if (++head_bytes_ > max_head_bytes) {
+                end(431, fmt::format("the request's line and headers are longer than {} KiB", max_head_bytes / 1024));
                 return 0;
             }
-            return 1;
+            if (c != '\n') {
+                line_ += c;
+                return 1;
+            }
+            // The request ends here, to the parser, when a line is refused:
+            // it answers 400 and the error handler gives the reason.
+            return head_line_ends() ? 1 : 0;
         }
     }
 
@@ -147,6 +150,186 @@ public:
 
 private:
     enum class Wait { ready, timeout, stopped, failed };
+
+    // ---- the head, a line at a time --------------------------------------------------
+    //
+    // cpp-httplib is lenient where leniency lets a request be read two ways
+    // (RFC 9112, 11.2): it drops a header line with no colon, a header whose
+    // name has whitespace before its colon ("Content-Length : 36" was
+    // ignored, so its body was read as the next request), and any line that
+    // ends in a bare LF. A proxy may read each of them otherwise; here they
+    // are refused, and the connection closed.
+
+    // A line of the head ended (line_ holds it, without its LF); false when
+    // it is refused, the reason in `cut`.
+    bool head_line_ends() {
+        std::string line;
+        line.swap(line_);
+        if (line.empty() || line.back() != '\r') return refuse("a line of the request's head ends in a bare LF; "
+                                                                "end each line with CRLF");
+        line.pop_back();
+        if (!request_line_read_) {
+            request_line_read_ = true;
+            // Its last word is the version; cpp-httplib checks the rest.
+            http11_ = line.size() > 9 && line.compare(line.size() - 9, 9, " HTTP/1.1") == 0;
+            return request_line(line);
+        }
+        if (!line.empty()) return header_line(line);
+        // The empty line: the head is whole. HTTP/1.1 needs exactly one Host
+        // (RFC 9112, 3.2).
+        if (http11_ && n_hosts_ == 0) return refuse("an HTTP/1.1 request needs a Host header");
+        if (http11_ && n_hosts_ > 1) return refuse("a request with more than one Host header");
+        in_head_ = false;
+        body_ = BodyPart::none;
+        if (chunked_) start_size_line();
+        return true;
+    }
+
+    // A method cpp-httplib does not know, in a request line of the right
+    // shape, is 501 (RFC 9110, 15.6.2); cpp-httplib answered 400
+    // "malformed". Any other line is cpp-httplib's to judge.
+    bool request_line(const std::string& line) {
+        static constexpr std::array<std::string_view, 10> known = {"GET",     "HEAD",    "POST",  "PUT",   "DELETE",
+                                                                   "CONNECT", "OPTIONS", "TRACE", "PATCH", "PRI"};
+        const std::size_t first = line.find(' '), last = line.rfind(' ');
+        if (first == std::string::npos || first == 0 || first == last || line.compare(last + 1, 7, "HTTP/1.") != 0)
+            return true;
+        const std::string_view method(line.data(), first);
+        if (!std::all_of(method.begin(), method.end(), is_token_char) ||
+            std::find(known.begin(), known.end(), method) != known.end())
+            return true;
+        return refuse(fmt::format("the method {} is not supported", printable_cut(method, 40)), 501);
+    }
+
+    bool header_line(const std::string& line) {
+        if (line.front() == ' ' || line.front() == '\t')
+            return refuse("a header line begins with whitespace (obsolete line folding is not accepted)");
+        const std::size_t colon = line.find(':');
+        if (colon == std::string::npos)
+            return refuse(fmt::format("a header line has no colon: \"{}\"", printable_cut(line, 80)));
+        const std::string_view name(line.data(), colon);
+        if (name.empty()) return refuse("a header line has no name before its colon");
+        if (name.find_first_of(" \t") != std::string_view::npos)
+            return refuse(fmt::format("the header \"{}\" has whitespace in its name or before its colon",
+                                      printable_cut(name, 80)));
+        if (!std::all_of(name.begin(), name.end(), is_token_char))
+            return refuse(fmt::format("the header name \"{}\" holds a character a name cannot hold",
+                                      printable_cut(name, 80)));
+        std::string_view value(line);
+        value.remove_prefix(colon + 1);
+        while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) value.remove_prefix(1);
+        while (!value.empty() && (value.back() == ' ' || value.back() == '\t')) value.remove_suffix(1);
+        if (same_text(name, "host")) ++n_hosts_;
+        // Any other coding is refused before the body is read (http_server.cpp).
+        if (same_text(name, "transfer-encoding") && same_text(value, "chunked")) chunked_ = true;
+        return true;
+    }
+
+    // ---- a chunked body's framing ---------------------------------------------------
+    //
+    // cpp-httplib reads a chunk's size with strtoul: "0x37" was 55, "-5"
+    // was 2^64 - 5 (read for the 10 s timeout, then 408), "5junk" was 5.
+    // Here a size line is hex digits, optionally a ';' and an extension, and
+    // CRLF (RFC 9112, 7.1); a chunk's data ends with CRLF; anything else is
+    // refused as it arrives. The parts are followed as cpp-httplib reads
+    // them: size lines and the CRLFs a byte at a time, data in blocks.
+
+    ssize_t body_bytes(const char* ptr, ssize_t n, std::size_t size) {
+        if (body_ == BodyPart::none) return n;
+        if (body_ == BodyPart::data) {
+            const std::uint64_t got = std::min(static_cast<std::uint64_t>(n), chunk_left_);
+            chunk_left_ -= got;
+            if (chunk_left_ == 0) body_ = BodyPart::data_end;
+            return n;
+        }
+        if (n != 1 || size != 1) {  // not read as a chunked body after all: not followed
+            body_ = BodyPart::none;
+            return n;
+        }
+        return framing_byte(*ptr) ? 1 : 0;
+    }
+
+    // One byte of a size line, of the CRLF after a chunk's data, or of the
+    // line after the last chunk; false when refused.
+    bool framing_byte(char c) {
+        if (body_ == BodyPart::data_end || body_ == BodyPart::last_line) {
+            const bool last = body_ == BodyPart::last_line;
+            if (c == (line_bytes_ == 0 ? '\r' : '\n')) {
+                if (line_bytes_++ == 1) {
+                    body_ = BodyPart::none;
+                    if (!last) start_size_line();
+                }
+                return true;
+            }
+            return refuse(last ? "trailer fields after the last chunk are not supported"
+                               : "a chunk's data is longer than its size line says (no CRLF after it)");
+        }
+        // The size line.
+        if (++line_bytes_ > max_head_bytes)
+            return refuse(fmt::format("a chunk's size line is longer than {} KiB", max_head_bytes / 1024), 431);
+        const bool was_cr = size_line_cr_;
+        size_line_cr_ = c == '\r';
+        if (c == '\n') {
+            if (!was_cr) return refuse("a chunk's size line ends in a bare LF; end it with CRLF");
+            if (n_size_digits_ == 0) return refuse("a chunk's size line has no size");
+            body_ = chunk_left_ == 0 ? BodyPart::last_line : BodyPart::data;
+            line_bytes_ = 0;  // counts the CRLF after the data, or the line after the last chunk
+            return true;
+        }
+        if (was_cr) return refuse("a CR in a chunk's size line not followed by LF");
+        if (c == '\r' || in_extension_) return true;
+        if (size_line_.size() < 40) size_line_ += c;
+        const int digit = hex_value(c);
+        if (digit >= 0 && !after_size_) {
+            if (n_size_digits_++ == 0) chunk_left_ = 0;
+            if (chunk_left_ >> 56 != 0) return refuse("a chunk's size is too large");
+            chunk_left_ = chunk_left_ * 16 + static_cast<std::uint64_t>(digit);
+            return true;
+        }
+        if (n_size_digits_ > 0 && (c == ' ' || c == '\t')) {  // BWS before the ';'
+            after_size_ = true;
+            return true;
+        }
+        if (n_size_digits_ > 0 && c == ';') {
+            in_extension_ = true;
+            return true;
+        }
+        return refuse(fmt::format("a chunk's size must be hex digits, then optionally ';' and an extension: "
+                                  "\"{}\" is not",
+                                  printable_cut(size_line_, 40)));
+    }
+
+    void start_size_line() {
+        body_ = BodyPart::size_line;
+        line_bytes_ = 0;
+        chunk_left_ = 0;
+        n_size_digits_ = 0;
+        after_size_ = in_extension_ = size_line_cr_ = false;
+        size_line_.clear();
+    }
+
+    // Ends the request with `status` (400 unless told) and false.
+    bool refuse(std::string why, int status = 400) {
+        end(status, std::move(why));
+        return false;
+    }
+
+    static int hex_value(char c) {
+        if (c >= '0' && c <= '9') return c - '0';
+        if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+        if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+        return -1;
+    }
+    // RFC 9110, 5.6.2: what a token (a header's name) may hold.
+    static bool is_token_char(char c) {
+        return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+               (c != '\0' && std::strchr("!#$%&'*+-.^_`|~", c) != nullptr);
+    }
+    static bool same_text(std::string_view a, std::string_view lower) {
+        return a.size() == lower.size() && std::equal(a.begin(), a.end(), lower.begin(), [](char x, char y) {
+                   return std::tolower(static_cast<unsigned char>(x)) == y;
+               });
+    }
 
     // Bytes as they came: from what was read ahead, else from the socket
     // once it has some; 0 at the request's end (the client's, or one the
@@ -249,7 +432,20 @@ private:
     bool in_head_ = true;   // reading the request's line and headers
     bool started_ = false;  // a byte of the request line came (empty lines before it are skipped)
     std::size_t head_bytes_ = 0, line_bytes_ = 0;
-    char last_ = 0;
+    std::string line_;                // the head's line being read, without its LF
+    bool request_line_read_ = false;  // the head's first line came
+    bool http11_ = false;             // the request line says HTTP/1.1
+    int n_hosts_ = 0;                 // Host headers
+    bool chunked_ = false;            // "Transfer-Encoding: chunked"
+    // Where a chunked body is: a size line, data (chunk_left_ bytes to come),
+    // the CRLF after the data, the line after the last chunk; none when the
+    // body is not chunked, or has ended.
+    enum class BodyPart { none, size_line, data, data_end, last_line };
+    BodyPart body_ = BodyPart::none;
+    std::uint64_t chunk_left_ = 0;  // on a size line: the size so far
+    int n_size_digits_ = 0;
+    bool after_size_ = false, in_extension_ = false, size_line_cr_ = false;
+    std::string size_line_;  // the size line so far, its first 40 bytes, for a refusal
     std::vector<char> buffer_ = std::vector<char>(16 * 1024);
     std::size_t off_ = 0, len_ = 0;  // buffer_[off_, len_) is read and not yet taken
 };

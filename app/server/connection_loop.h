@@ -20,6 +20,13 @@
 //   error handler (request_cut_short() says why) and its connection closed.
 //   Its line and headers are held to 64 KiB (431): cpp-httplib kept a line
 //   of any length.
+// - It dropped what it could not parse in a head: a header line with no
+//   colon, one with whitespace before its colon ("Content-Length : 36"),
+//   any line ending in a bare LF; and it read a chunk's size with strtoul
+//   ("0x37" was 55, "-5" 2^64 - 5). A proxy in front may read such bytes
+//   otherwise, so a body became a request of its own. Here each is refused
+//   400 as it arrives (RFC 9112, 5.1 and 7.1), as is an HTTP/1.1 request
+//   without exactly one Host (3.2), and the connection closed.
 // - It closed a connection at once, with what the client had sent since
 //   unread, so the kernel reset it, and answers not yet taken from the
 //   client's side were lost (pipelined ones, a stream before a refused

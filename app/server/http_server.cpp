@@ -371,6 +371,11 @@ HttpServer::HttpServer(ServingEngine& engine, const llm::TextCodec& codec, HttpS
         // non-const object, handed over as const.
         auto& request = const_cast<httplib::Request&>(req);
         request.ranges.clear();
+        // An HTTP/1.0 request without "Connection: Keep-Alive" (spelt as
+        // cpp-httplib checks it) is the connection's last, but cpp-httplib
+        // says so only for "Connection: close": its answer said
+        // "Keep-Alive: timeout=5, max=1000" and then the connection closed.
+        if (req.version == "HTTP/1.0" && req.get_header_value("Connection") != "Keep-Alive") close_after(req);
         if (const auto [status, why] = bad_framing(req); status != 0) {
             // The body's end is unknown: answered, and the connection closed.
             send_error_and_close(req, res, ApiError(status, error_type_for_status(status), why));
@@ -419,6 +424,27 @@ HttpServer::HttpServer(ServingEngine& engine, const llm::TextCodec& codec, HttpS
         }
         return httplib::Server::HandlerResponse::Unhandled;
     });
+    // "Expect: 100-continue" asks whether to send the body (RFC 9110,
+    // 10.1.1). cpp-httplib said "100 Continue" to every request, before any
+    // check ran, so a body that would be refused unread (over the limit, to
+    // a route that refuses its method, with framing that cannot be trusted)
+    // was invited and thrown away. Those are refused now, before the body;
+    // the connection is closed, as the body's bytes may still come.
+    s.set_expect_100_continue_handler([this](const httplib::Request& req, httplib::Response& res) {
+        std::optional<ApiError> refusal;
+        if (const auto [status, why] = bad_framing(req); status != 0) {
+            refusal = ApiError(status, error_type_for_status(status), why);
+        } else if (req.has_header("Content-Length") &&
+                   std::stoull(req.get_header_value("Content-Length")) > params_.max_body_bytes) {
+            refusal = ApiError(413, error_type_for_status(413), status_message(req, 413, params_.max_body_bytes));
+        } else if (const std::string allowed = route_method(req.path);
+                   allowed != req.method && !(allowed == "GET" && req.method == "HEAD")) {
+            refusal = wrong_method_error(req, res, params_.max_body_bytes);
+        }
+        if (!refusal) return 100;
+        send_error_and_close(req, res, *refusal);
+        return refusal->status;
+    });
     s.set_error_handler([this](const httplib::Request& req, httplib::Response& res) {
         if (!res.body.empty() || res.content_provider_) return;  // a handler's own answer
         // A request that stopped arriving, took too long to, had a line too
@@ -427,7 +453,10 @@ HttpServer::HttpServer(ServingEngine& engine, const llm::TextCodec& codec, HttpS
         // A body over the limit keeps its 413, though its tail was cut.
         const RequestCut cut = ConnectionServer::request_cut_short();
         if (cut.status != 0 && res.status != 413) {
-            send_error_and_close(req, res, ApiError(cut.status, error_type_for_status(cut.status), cut.why));
+            // A 503 here is the server stopping: typed as every other
+            // shutdown refusal (server_error), not as an overload.
+            const std::string type = cut.status == 503 ? "server_error" : error_type_for_status(cut.status);
+            send_error_and_close(req, res, ApiError(cut.status, type, cut.why));
             return;
         }
         const ApiError e(res.status, error_type_for_status(res.status),
@@ -476,8 +505,8 @@ HttpServer::HttpServer(ServingEngine& engine, const llm::TextCodec& codec, HttpS
         const std::string id = req.matches[1];
         if (id != params_.model_id) {
             send_error(res, ApiError(404, "not_found_error",
-                                     fmt::format("the model '{}' does not exist; this server serves '{}'", id,
-                                                 params_.model_id),
+                                     fmt::format("the model '{}' does not exist; this server serves '{}'",
+                                                 elide(id, 120), params_.model_id),
                                      "model", "model_not_found"));
             return;
         }
@@ -558,7 +587,7 @@ void HttpServer::serve_completion(Endpoint endpoint, const httplib::Request& req
         return;
     }
     slot.hand_over();
-    stream_answer(res, endpoint, stream, base, cr.include_usage);
+    stream_answer(req, res, endpoint, stream, base, cr.include_usage);
 }
 
 // Takes one of the max_concurrent places for a completion; false, with a 503
@@ -632,11 +661,13 @@ std::vector<int> HttpServer::checked_prompt(const CompletionRequest& cr, Endpoin
 // the context leaves after the prompt. Throws ApiError.
 int HttpServer::checked_max_tokens(const CompletionRequest& cr, Endpoint endpoint, int n_prompt) const {
     const int room = engine_.n_ctx() - n_prompt;
-    // Chat's default: whatever the context leaves, and the KV pool can hold.
+    // Whatever the context leaves, and the KV pool can hold: chat's default,
+    // and the cap on a completion's 16 (a 50-token prompt on a 64-position
+    // pool was refused as too long, though 14 tokens of answer fit).
     const int room_default = static_cast<int>(
         std::max<long long>(1, std::min<long long>(room, engine_.n_pool_positions() - n_prompt)));
     const int max_tokens =
-        cr.max_tokens.value_or(endpoint == Endpoint::completions ? std::min(16, room) : room_default);
+        cr.max_tokens.value_or(endpoint == Endpoint::completions ? std::min(16, room_default) : room_default);
     const std::string& field = cr.max_tokens_field;
     if (max_tokens > room)
         throw ApiError(400, "invalid_request_error",
@@ -648,6 +679,7 @@ int HttpServer::checked_max_tokens(const CompletionRequest& cr, Endpoint endpoin
     // past its pool too, but in its own words: "request 3: … (--kv-blocks)".
     const long long pool = engine_.n_pool_positions();
     if (n_prompt + static_cast<long long>(max_tokens) - 1 > pool) {
+        // A default of 1 past the pool: the prompt alone is too long.
         if (!cr.max_tokens)
             throw ApiError(400, "invalid_request_error",
                            fmt::format("the prompt is {} tokens, more than this server's KV cache holds ({} "
@@ -682,20 +714,28 @@ std::shared_ptr<RequestStream> HttpServer::submit(EngineRequest er, httplib::Res
 // handler has returned, one call of write_events at a time. Its releaser runs
 // when the stream ends, whole or not: it cancels a request whose client went
 // away (its KV blocks go back) and gives back the place admit() took.
-void HttpServer::stream_answer(httplib::Response& res, Endpoint endpoint, std::shared_ptr<RequestStream> stream,
-                               const CompletionResult& base, bool include_usage) {
+void HttpServer::stream_answer(const httplib::Request& req, httplib::Response& res, Endpoint endpoint,
+                               std::shared_ptr<RequestStream> stream, const CompletionResult& base,
+                               bool include_usage) {
     auto st = std::make_shared<StreamState>();
     st->stream = std::move(stream);
     st->endpoint = endpoint;
     st->base = base;
     st->include_usage = include_usage;
     res.set_header("Cache-Control", "no-cache");
-    res.set_chunked_content_provider(
-        "text/event-stream", [st](std::size_t, httplib::DataSink& sink) { return write_events(*st, sink); },
-        [this, st](bool) {
-            if (!st->stream->finished()) engine_.cancel(st->stream->id());
-            --n_active_;
-        });
+    auto provider = [st](std::size_t, httplib::DataSink& sink) { return write_events(*st, sink); };
+    auto releaser = [this, st](bool) {
+        if (!st->stream->finished()) engine_.cancel(st->stream->id());
+        --n_active_;
+    };
+    // HTTP/1.0 has no chunked coding (RFC 9112, 6.1): the events go as they
+    // are, and closing the connection ends them.
+    if (req.version == "HTTP/1.0") {
+        close_after(req);
+        res.set_content_provider("text/event-stream", std::move(provider), std::move(releaser));
+    } else {
+        res.set_chunked_content_provider("text/event-stream", std::move(provider), std::move(releaser));
+    }
 }
 
 HttpServer::~HttpServer() {

@@ -99,8 +99,8 @@ private:
     std::vector<int> checked_prompt(const CompletionRequest& cr, Endpoint endpoint) const;
     int checked_max_tokens(const CompletionRequest& cr, Endpoint endpoint, int n_prompt) const;
     std::shared_ptr<RequestStream> submit(EngineRequest er, httplib::Response& res);
-    void stream_answer(httplib::Response& res, Endpoint endpoint, std::shared_ptr<RequestStream> stream,
-                       const CompletionResult& base, bool include_usage);
+    void stream_answer(const httplib::Request& req, httplib::Response& res, Endpoint endpoint,
+                       std::shared_ptr<RequestStream> stream, const CompletionResult& base, bool include_usage);
 
     ServingEngine& engine_;
     const llm::TextCodec& codec_;

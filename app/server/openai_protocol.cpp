@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "app/server/chat_template.h"
+#include "pipeline/core/text.h"
 
 namespace sixstep::server {
 
@@ -43,6 +44,10 @@ std::size_t characters(std::string_view s) {
     return static_cast<std::size_t>(
         std::count_if(s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
 }
+
+// A value the client sent, as a message quotes it: cut in the middle when
+// long (a 900 KB key or model name was echoed whole, twice for a key).
+std::string cut_value(std::string_view value, std::size_t max_bytes = 120) { return elide(value, max_bytes); }
 
 ApiError bad(const std::string& param, const std::string& message, const std::string& code = "") {
     return ApiError(400, "invalid_request_error", message, param, code);
@@ -136,7 +141,7 @@ std::string chat_prompt(const json& messages) {
         static const std::set<std::string> roles = {"system", "developer", "user", "assistant"};
         if (!roles.count(role))
             throw bad(where + ".role", fmt::format("'{}.role' is '{}'; use system, developer, user or assistant "
-                                                  "(tools are not supported)", where, role));
+                                                  "(tools are not supported)", where, cut_value(role)));
         if (!m.contains("content")) throw bad(where + ".content", fmt::format("'{}' has no content", where));
         chat.push_back({role, text_content(m["content"], where + ".content")});
     }
@@ -190,9 +195,9 @@ CompletionRequest parse_completion_request(const std::string& body, Endpoint end
     try {
         j = json::parse(body, shallow);
     } catch (const json::out_of_range& e) {
-        throw bad("", "a number in the body is out of range: " + json_error_words(e));
+        throw bad("", "a number in the body is out of range: " + cut_value(json_error_words(e), 300));
     } catch (const json::exception& e) {
-        throw bad("", "the body is not valid JSON: " + json_error_words(e));
+        throw bad("", "the body is not valid JSON: " + cut_value(json_error_words(e), 300));
     }
     if (!j.is_object()) throw bad("", fmt::format("the body must be a JSON object, not {}", json_type(j)));
     const bool chat = endpoint == Endpoint::chat;
@@ -206,7 +211,7 @@ CompletionRequest parse_completion_request(const std::string& body, Endpoint end
                                                     "parallel_tool_calls"};
     for (const auto& [key, value] : j.items())
         if (!common.count(key) && !(chat ? chat_only : completions_only).count(key))
-            throw bad(key, fmt::format("unrecognized request argument: '{}'", key));
+            throw bad(cut_value(key), fmt::format("unrecognized request argument: '{}'", cut_value(key)));
 
     CompletionRequest r;
     r.endpoint = endpoint;
@@ -215,7 +220,7 @@ CompletionRequest parse_completion_request(const std::string& body, Endpoint end
     r.model = j["model"].get<std::string>();
     if (r.model != model_id)
         throw ApiError(404, "not_found_error",
-                       fmt::format("the model '{}' does not exist; this server serves '{}'", r.model, model_id), "model",
+                       fmt::format("the model '{}' does not exist; this server serves '{}'", cut_value(r.model), model_id), "model",
                        "model_not_found");
 
     if (chat) {
@@ -240,7 +245,8 @@ CompletionRequest parse_completion_request(const std::string& body, Endpoint end
         if (!r.stream) throw bad("stream_options", "'stream_options' is only allowed with \"stream\": true");
         if (!so.is_object()) throw bad("stream_options", "'stream_options' must be an object");
         for (const auto& [key, value] : so.items()) {
-            if (key != "include_usage") throw bad("stream_options." + key, fmt::format("unrecognized stream option: '{}'", key));
+            if (key != "include_usage")
+                throw bad("stream_options." + cut_value(key), fmt::format("unrecognized stream option: '{}'", cut_value(key)));
             r.include_usage = boolean(value, "stream_options.include_usage");
         }
     }

@@ -324,6 +324,23 @@ TEST_CASE("endpoint url: a megabyte of host, a port past int or out of range is 
     CHECK(parse_server_url("http://127.0.0.1").base == "/v1");
 }
 
+// Each was "the port must be a number from 1 to 65535".
+TEST_CASE("endpoint url: userinfo, a query, a fragment or whitespace is named, not blamed on the port") {
+    using server::parse_server_url;
+    CHECK(error_of([] { parse_server_url("http://user:pw@127.0.0.1:1"); }) ==
+          "--url http://user:pw@127.0.0.1:1: a user name or password (user:pw@) is not supported");
+    CHECK(error_of([] { parse_server_url("http://127.0.0.1:1?x=1"); }).find("a query (?...) is not supported") !=
+          std::string::npos);
+    CHECK(error_of([] { parse_server_url("http://127.0.0.1:1/v1?x=1"); }).find("a query") != std::string::npos);
+    CHECK(error_of([] { parse_server_url("http://127.0.0.1:1#f"); }).find("a fragment (#...) is not supported") !=
+          std::string::npos);
+    for (const char* url : {"http://127.0.0.1:1 ", "http://127.0.0.1 :1", "http://127.0.0.1:1/v1\t"})
+        CHECK(error_of([&] { parse_server_url(url); }).find("a URL holds no spaces or control characters") !=
+              std::string::npos);
+    // An '@' in the path is the path's.
+    CHECK(parse_server_url("http://127.0.0.1:1/a@b").base == "/a@b/v1");
+}
+
 // `serve --host ::1` prints http://[::1]:PORT; load and a lesson's url
 // refused it ("the host must be a name or IPv4 address").
 TEST_CASE("endpoint url: an IPv6 address in brackets, as serve prints it") {

@@ -236,3 +236,23 @@ TEST_CASE("openai protocol: finish reasons and response shapes") {
     // Any two counts add up without overflow (fuzz_openai's first finding).
     CHECK(usage_json(1, 2147483647)["total_tokens"] == 2147483648LL);
 }
+
+TEST_CASE("openai protocol: a refusal quotes a huge value cut, not whole") {
+    // A million-digit max_tokens, a 900 KB key, model name or role were
+    // echoed whole: a megabyte of error body (the key twice).
+    const std::string huge(900 * 1024, 'k');
+    const auto small = [](const ApiError& e) {
+        INFO(e.message.substr(0, 200));
+        CHECK(e.status >= 400);
+        CHECK(e.message.size() < 1000);
+        CHECK(e.param.size() < 1000);
+        CHECK(e.message.find("bytes left out") != std::string::npos);
+    };
+    small(refusal(R"({"model": "m", "prompt": "x", "max_tokens": )" + std::string(1000000, '9') + "}"));
+    small(refusal(R"({"model": "m", "prompt": "x", ")" + huge + R"(": 1})"));
+    small(refusal(Json{{"model", huge}, {"prompt", "x"}}.dump()));
+    small(refusal(Json{{"model", "m"}, {"messages", {{{"role", huge}, {"content", "x"}}}}}.dump(), Endpoint::chat));
+    small(refusal(Json{{"model", "m"}, {"prompt", "x"}, {"stream", true}, {"stream_options", {{huge, true}}}}.dump()));
+    // A short value is quoted whole.
+    CHECK(refusal(R"({"model": "m", "prompt": "x", "colour": 1})").message == "unrecognized request argument: 'colour'");
+}

@@ -357,6 +357,32 @@ TEST_CASE("server: a chat without max_tokens on a KV pool smaller than the conte
     CHECK(usage["prompt_tokens"].get<int>() + usage["completion_tokens"].get<int>() <= 64);
 }
 
+// A completion's default of 16 tokens is capped by the pool as chat's is: a
+// 50-token prompt on 64 positions was refused as "more than this server's KV
+// cache holds", which it was not.
+TEST_CASE("server: a completion without max_tokens on a KV pool smaller than the context fits the pool") {
+    server::ServingEngineParams ep;
+    ep.kv_blocks = 4;  // 64 positions
+    ep.block_size = 16;
+    ep.scheduler.max_batch = 4;
+    TestServer s(ep);
+    REQUIRE(s.engine->n_pool_positions() == 64);
+    const auto ids = [](int n) { return Json(std::vector<int>(static_cast<std::size_t>(n), 5)); };
+    const HttpAnswer a = http_post(s.port, "/v1/completions",
+                                   Json{{"model", served_model_id}, {"prompt", ids(50)}, {"temperature", 0}}.dump());
+    INFO(a.body);
+    REQUIRE(a.status == 200);
+    const Json usage = a.json()["usage"];
+    CHECK(usage["completion_tokens"].get<int>() >= 1);
+    CHECK(usage["prompt_tokens"].get<int>() + usage["completion_tokens"].get<int>() <= 64);
+    // A prompt the pool cannot hold is still refused, and blamed.
+    const HttpAnswer too_long = http_post(
+        s.port, "/v1/completions", Json{{"model", served_model_id}, {"prompt", ids(70)}, {"temperature", 0}}.dump());
+    check_error(too_long, 400, "invalid_request_error", "prompt", "context_length_exceeded");
+    CHECK(too_long.json()["error"]["message"] ==
+          "the prompt is 70 tokens, more than this server's KV cache holds (64 positions in all)");
+}
+
 TEST_CASE("server: bad input gets the right status and an error body, and the server keeps serving") {
     server::ServingEngineParams ep;
     ep.kv_blocks = 4;  // 64 positions: less than one full context
@@ -716,7 +742,8 @@ TEST_CASE("server: a POST without Content-Length or a chunked body has no body, 
                                          10);
     INFO(cut);
     CHECK(cut.rfind("HTTP/1.1 400", 0) == 0);
-    CHECK(cut.find("malformed HTTP request") != std::string::npos);
+    CHECK(cut.find(R"(a chunk's size must be hex digits, then optionally ';' and an extension: \"z\" is not)") !=
+          std::string::npos);
     // A path past the parser's limit: 414 said only "HTTP 414".
     const std::string long_path =
         raw_exchange(s.port, "GET /" + std::string(9000, 'a') + " HTTP/1.1\r\nHost: x\r\n\r\n", 10);
@@ -807,7 +834,7 @@ TEST_CASE("server: a refusal before routing closes the connection: a request hid
 TEST_CASE("server: a request line or head over 64 KiB is refused with 431 as it comes, not kept whole") {
     TestServer s;
     for (const std::string& head : {"GET /health HTTP/1.1\r\nX-Big: " + std::string(100 * 1024, 'a'),
-                                    "GET /health HTTP/1.1\r\n\n" + [] {
+                                    "GET /health HTTP/1.1\r\nHost: x\r\n" + [] {
                                         std::string h;
                                         for (int i = 0; i < 20; ++i) h += "X-Line-" + std::to_string(i) + ": " + std::string(8000, 'a') + "\r\n";
                                         return h;
@@ -818,7 +845,6 @@ TEST_CASE("server: a request line or head over 64 KiB is refused with 431 as it 
                                         return h;
                                     }()}) {
         // Never ended: the server answers once the limit is passed.
-        // (A bare LF line does not end the head: cpp-httplib skips it.)
         const Exchange e = exchange_until_closed(s.port, head, 10);
         INFO(e.got);
         CHECK(e.closed);
@@ -826,6 +852,172 @@ TEST_CASE("server: a request line or head over 64 KiB is refused with 431 as it 
         CHECK(e.got.find("the request's line and headers are longer than 64 KiB") != std::string::npos);
     }
     CHECK(http_get(s.port, "/health").status == 200);
+}
+
+TEST_CASE("server: a head that could be read two ways is refused with 400 at once, and the connection closed") {
+    TestServer s;
+    const std::string smuggled = "GET /v1/models/SMUGGLED HTTP/1.1\r\nHost: x\r\n\r\n";
+    const auto refused = [&](const std::string& request, const std::string& why) {
+        CAPTURE(request);
+        const Exchange x = exchange_until_closed(s.port, request, 5);
+        INFO(x.got);
+        CHECK(x.closed);
+        CHECK(x.got.rfind("HTTP/1.1 400", 0) == 0);
+        CHECK(count_of(x.got, "Content-Length: ") == 1);  // one answer
+        CHECK(x.got.find("Connection: close") != std::string::npos);
+        CHECK(x.got.find("SMUGGLED") == std::string::npos);
+        CHECK(x.got.find(why) != std::string::npos);
+    };
+    // Whitespace before the colon (RFC 9112, 5.1): cpp-httplib ignored the
+    // header, so the body ran as a request of its own (405, then 404).
+    const std::string length = std::to_string(smuggled.size());
+    refused("POST /v1/models HTTP/1.1\r\nHost: x\r\nContent-Length : " + length + "\r\n\r\n" + smuggled,
+            R"(the header \"Content-Length \" has whitespace in its name or before its colon)");
+    refused("POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Length\t: " + length + "\r\n\r\n" + smuggled,
+            "has whitespace in its name or before its colon");
+    refused("GET /health HTTP/1.1\r\nHost: x\r\nno colon here\r\n\r\n" + smuggled,
+            R"(a header line has no colon: \"no colon here\")");
+    refused("GET /health HTTP/1.1\r\nHost: x\r\n: value\r\n\r\n", "a header line has no name before its colon");
+    refused("GET /health HTTP/1.1\r\nHost: x\r\n Content-Length: 5\r\n\r\n", "a header line begins with whitespace");
+    refused("GET /health HTTP/1.1\r\nHost: x\r\nX(y): 1\r\n\r\n", "holds a character a name cannot hold");
+    // A bare LF line: cpp-httplib skipped it, a header included.
+    refused("POST /v1/models HTTP/1.1\r\nHost: x\r\nContent-Length: " + length + "\n\r\n" + smuggled,
+            "ends in a bare LF; end each line with CRLF");
+    // Host (RFC 9112, 3.2): exactly one in an HTTP/1.1 request.
+    refused("GET /health HTTP/1.1\r\n\r\n", "an HTTP/1.1 request needs a Host header");
+    refused("GET /health HTTP/1.1\r\nHost: a\r\nhost: b\r\n\r\n", "a request with more than one Host header");
+    // HTTP/1.0 needs no Host, and a header with an empty value is fine.
+    CHECK(raw_exchange(s.port, "GET /health HTTP/1.0\r\n\r\n", 5).find(" 200 OK") != std::string::npos);
+    CHECK(raw_exchange(s.port, "GET /health HTTP/1.1\r\nHOST: x\r\nX-Empty:\r\n\r\n", 5).rfind("HTTP/1.1 200", 0) == 0);
+    CHECK(http_get(s.port, "/health").status == 200);
+}
+
+TEST_CASE("server: a method no route knows is 501, and the connection closed") {
+    // cpp-httplib answered 400 "malformed HTTP request".
+    TestServer s;
+    for (const char* line : {"FOO /health HTTP/1.1", "PROPFIND /v1/models HTTP/1.1"}) {
+        CAPTURE(line);
+        const Exchange x = exchange_until_closed(s.port, std::string(line) + "\r\nHost: x\r\n\r\n", 5);
+        INFO(x.got);
+        CHECK(x.closed);
+        CHECK(x.got.rfind("HTTP/1.1 501", 0) == 0);
+        CHECK(x.got.find("is not supported") != std::string::npos);
+    }
+    // A line of another shape is still a malformed request.
+    CHECK(exchange_until_closed(s.port, "FOO\r\nHost: x\r\n\r\n", 5).got.rfind("HTTP/1.1 400", 0) == 0);
+}
+
+TEST_CASE("server: a chunk size line that is not hex digits is refused with 400 at once") {
+    TestServer s;
+    const std::string head = "POST /v1/completions HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n";
+    const std::vector<std::pair<std::string, std::string>> cases = {
+        // strtoul read "0x37" as 55, and "-5" as 2^64 - 5: 10 s, then 408.
+        {"0x37\r\n", R"(\"0x\" is not)"},
+        {"-5\r\n", R"(\"-\" is not)"},
+        {"+5\r\n", R"(\"+\" is not)"},
+        {" 5\r\n", R"(\" \" is not)"},
+        {"5junk\r\n", R"(\"5j\" is not)"},
+        {"5\n", "a chunk's size line ends in a bare LF"},
+        {"\r\n", "a chunk's size line has no size"},
+        {";ext\r\n", R"(\";\" is not)"},
+        {"3\r\nabcdef\r\n", "a chunk's data is longer than its size line says"},
+        {"1\r\na\r\n0\r\nX-Trailer: 1\r\n\r\n", "trailer fields after the last chunk are not supported"},
+    };
+    for (const auto& [chunks, why] : cases) {
+        CAPTURE(chunks);
+        const auto start = std::chrono::steady_clock::now();
+        const Exchange x = exchange_until_closed(s.port, head + chunks, 8);
+        INFO(x.got);
+        CHECK(x.closed);
+        CHECK(x.got.rfind("HTTP/1.1 400", 0) == 0);
+        CHECK(x.got.find(why) != std::string::npos);
+        CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(5));  // not the read timeout
+    }
+    // Well formed: hex either case, extensions, whitespace before the ';', a
+    // one-byte chunk; the next request on the connection is read after it.
+    const std::string body = completion("Once upon a time", 2);
+    const std::string rest = body.substr(1);
+    const std::string chunked = head + "1\r\n" + body.substr(0, 1) + "\r\n" +
+                                fmt::format("{:X} ;name=value\r\n", rest.size()) + rest + "\r\n" + "00;last\r\n\r\n" +
+                                "GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+    const Exchange x = exchange_until_closed(s.port, chunked, 10);
+    INFO(x.got);
+    CHECK(count_of(x.got, "HTTP/1.1 200") == 2);
+    CHECK(x.got.find("\"text_completion\"") != std::string::npos);
+}
+
+TEST_CASE("server: an HTTP/1.0 client gets its stream without chunked coding, ended by the close") {
+    // HTTP/1.0 has no chunked coding (RFC 9112, 6.1): chunk sizes were mixed
+    // into its events.
+    TestServer s;
+    const std::string body = completion("Once upon a time", 4, true);
+    const Exchange x = exchange_until_closed(
+        s.port, fmt::format("POST /v1/completions HTTP/1.0\r\nContent-Length: {}\r\n\r\n{}", body.size(), body), 10);
+    INFO(x.got);
+    CHECK(x.closed);
+    const std::size_t head_end = x.got.find("\r\n\r\n");
+    REQUIRE(head_end != std::string::npos);
+    const std::string head = x.got.substr(0, head_end), events = x.got.substr(head_end + 4);
+    CHECK(head.rfind("HTTP/1.1 200", 0) == 0);
+    CHECK(head.find("Transfer-Encoding") == std::string::npos);
+    CHECK(head.find("Content-Length") == std::string::npos);
+    CHECK(head.find("Connection: close") != std::string::npos);
+    CHECK(head.find("Keep-Alive") == std::string::npos);
+    CHECK(events.rfind("data: {", 0) == 0);
+    CHECK(count_of(events, "data: [DONE]\n\n") == 1);
+    CHECK(events.size() > 14);
+    CHECK(events.substr(events.size() - 14) == "data: [DONE]\n\n");
+    // Every answer to HTTP/1.0 closes, and says so: it said
+    // "Keep-Alive: timeout=5, max=1000", then closed.
+    const Exchange h = exchange_until_closed(s.port, "GET /health HTTP/1.0\r\n\r\n", 5);
+    INFO(h.got);
+    CHECK(h.closed);
+    CHECK(h.got.find("Connection: close") != std::string::npos);
+    CHECK(h.got.find("Keep-Alive") == std::string::npos);
+    // HTTP/1.1 streams stay chunked.
+    const SseAnswer a = http_stream(s.port, "/v1/completions", body);
+    CHECK(a.status == 200);
+    CHECK(a.done);
+}
+
+TEST_CASE("server: Expect: 100-continue is refused before the body when the body would be refused") {
+    // cpp-httplib said "100 Continue" to everything, inviting a body it then
+    // threw away unread.
+    server::HttpServerParams hp;
+    hp.max_body_bytes = 1024;
+    TestServer s({}, hp);
+    const auto refused = [&](const std::string& head, const std::string& status) {
+        CAPTURE(head);
+        const Exchange x = exchange_until_closed(s.port, head + "Expect: 100-continue\r\n\r\n", 5);  // no body sent
+        INFO(x.got);
+        CHECK(x.closed);
+        CHECK(x.got.find("100 Continue") == std::string::npos);
+        CHECK(x.got.rfind("HTTP/1.1 " + status, 0) == 0);
+        CHECK(x.got.find("Connection: close") != std::string::npos);
+        return x.got;
+    };
+    CHECK(refused("POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Length: 5000\r\n", "413")
+              .find("the request body is larger than the limit of 1024 bytes") != std::string::npos);
+    CHECK(refused("POST /v1/models HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n", "405").find("Allow: GET") !=
+          std::string::npos);
+    refused("POST /nowhere HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n", "404");
+    refused("POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\nContent-Length: 11\r\n", "400");
+    // A body that will be read is invited, then answered.
+    const std::string body = completion("Once upon a time", 2);
+    const int fd = connect_and_send(s.port,
+                                    fmt::format("POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Length: {}\r\n"
+                                                "Connection: close\r\nExpect: 100-continue\r\n\r\n",
+                                                body.size()),
+                                    5);
+    std::string got;
+    char buf[4096];
+    for (ssize_t n; got.find("\r\n\r\n") == std::string::npos && (n = ::recv(fd, buf, sizeof buf, 0)) > 0;)
+        got.append(buf, static_cast<std::size_t>(n));
+    CHECK(got == "HTTP/1.1 100 Continue\r\n\r\n");
+    REQUIRE(::send(fd, body.data(), body.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(body.size()));
+    const Exchange x = read_until_closed(fd);
+    ::close(fd);
+    CHECK(x.got.rfind("HTTP/1.1 200", 0) == 0);
 }
 
 TEST_CASE("server: a request still arriving when the server stops is answered 503, however fast its bytes come") {
@@ -843,6 +1035,8 @@ TEST_CASE("server: a request still arriving when the server stops is answered 50
     INFO(got);
     CHECK(got.rfind("HTTP/1.1 503", 0) == 0);
     CHECK(got.find("the server is shutting down") != std::string::npos);
+    // Typed as the other refusals while shutting down (it was server_overloaded).
+    CHECK(got.find(R"("type":"server_error")") != std::string::npos);
 }
 
 // A write waited for room till the write timeout (10 s) even once the
@@ -1454,6 +1648,53 @@ TEST_CASE("load generator: a server that never ends its header is given up at th
     CHECK_THROWS_AS(server::first_served_model(slow.url()), sixstep::Cancelled);
     ctrl_c.join();
     sixstep::clear_cancel();
+}
+
+TEST_CASE("load generator: the timeout and Ctrl+C end a connect to a listener whose accept queue is full") {
+    // A listener that accepts nothing, its queue filled: a new connect waits
+    // in SYN_SENT. It was held for the 5 s connection timeout whatever
+    // --timeout said, and Ctrl+C waited as long.
+    const int listener = ::socket(AF_INET, SOCK_STREAM, 0);
+    REQUIRE(listener >= 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    REQUIRE(::bind(listener, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) == 0);
+    REQUIRE(::listen(listener, 0) == 0);
+    socklen_t len = sizeof addr;
+    REQUIRE(::getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &len) == 0);
+    const int port = ntohs(addr.sin_port);
+    std::vector<int> queued;
+    for (int i = 0; i < 4; ++i) {
+        const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+        ::connect(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr);
+        queued.push_back(fd);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    server::LoadParams p;
+    p.url = fmt::format("http://127.0.0.1:{}", port);
+    p.model = "any";
+    p.rate = 1000;
+    p.n_requests = 1;
+    p.timeout_s = 0.5;
+    auto start = std::chrono::steady_clock::now();
+    const server::LoadReport r = server::run_load(p);
+    CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(3));
+    REQUIRE(r.requests.size() == 1);
+    CHECK(r.requests[0].error == "timeout: still open after 0.5 s");
+    // Ctrl+C during the connect, with the default timeout.
+    p.timeout_s = 60;
+    std::thread ctrl_c([] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(300));
+        sixstep::request_cancel();
+    });
+    start = std::chrono::steady_clock::now();
+    CHECK_THROWS_AS(server::run_load(p), sixstep::Cancelled);
+    CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(3));
+    ctrl_c.join();
+    sixstep::clear_cancel();
+    for (const int fd : queued) ::close(fd);
+    ::close(listener);
 }
 
 TEST_CASE("load generator: a models list that never ends is refused at a megabyte, not kept whole") {

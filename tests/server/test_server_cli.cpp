@@ -100,6 +100,19 @@ TEST_CASE("cli serve: SIGTERM ends the process even while a client is still send
     CHECK(read_file(err).find("dropped the connections") == std::string::npos);
 }
 
+TEST_CASE("cli load: --model '' is refused, and counts print whole") {
+    // "" fell back to the first model the server lists, without a word.
+    auto r = run_command(sixstep_cmd("load --url http://127.0.0.1:1 --model '' --rate 1 --requests 1"));
+    CHECK(r.exit_code == 2);
+    CHECK(r.output.find("--model \"\": give a model name") != std::string::npos);
+    // 20,000 requests to a port nobody listens on: each fails at once, and
+    // the count reads 20000, not 2e+04.
+    r = run_command(sixstep_cmd("load --url http://127.0.0.1:1 --model m --rate 1000000 --requests 20000"));
+    INFO(r.output);
+    CHECK(r.output.find("2e+04") == std::string::npos);
+    CHECK(r.output.find("requests sent                 20000") != std::string::npos);
+}
+
 TEST_CASE("cli serve and load: bad arguments and unreachable servers exit 2 with one message") {
     auto r = run_command(sixstep_cmd("load --url http://127.0.0.1:1 --rate 1 --requests 1"));
     CHECK(r.exit_code == 2);
