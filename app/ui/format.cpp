@@ -150,7 +150,16 @@ std::string headline_of(const Headline* h, Find find, const Field* first, Stage 
                                                                        : pretty_value(f->value, hf.digits)) +
                         "\u201d";
             if (!hf.suffix.empty() && f->unit.empty() && std::holds_alternative<double>(f->value)) piece += hf.suffix;
-            out += (out.empty() ? "" : h->separator) + hf.prefix + piece;
+            std::string prefix = hf.prefix;
+            // A share just under 1 is not certainty: "p > 0.99", not "p = 1"
+            // (0.99999 at two digits).
+            if (const double* x = std::get_if<double>(&f->value);
+                x && *x > 0 && *x < 1 && f->unit.empty() && hf.suffix.empty() && piece == "1") {
+                piece = "0." + std::string(static_cast<std::size_t>(std::max(hf.digits, 1)), '9');
+                if (prefix.size() >= 2 && prefix.compare(prefix.size() - 2, 2, "= ") == 0) prefix.replace(prefix.size() - 2, 1, ">");
+                else piece = "> " + piece;
+            }
+            out += (out.empty() ? "" : h->separator) + prefix + piece;
             if (h->first_only) break;
         }
     if (out.empty() && first) out = field_text(*first, stage, model);

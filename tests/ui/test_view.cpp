@@ -348,6 +348,14 @@ TEST_CASE("format: a token and the generated text are shown as the model wrote t
     out.out(llm::keys::top1_piece, std::string(" Yes"));
     out.out(llm::keys::top1_prob, 0.22);
     CHECK(ui::headline_text(out, &llm) == "\u201c Yes\u201d p = 0.22");
+    // Just under 1 at two digits: not "p = 1", which reads as certainty.
+    TraceEvent sure;
+    sure.stage = Stage::output;
+    sure.out(llm::keys::top1_piece, std::string(" looked"));
+    sure.out(llm::keys::top1_prob, 0.99999);
+    CHECK(ui::headline_text(sure, &llm) == "\u201c looked\u201d p > 0.99");
+    sure.outputs[1].value = 1.0;
+    CHECK(ui::headline_text(sure, &llm) == "\u201c looked\u201d p = 1");
     TraceEvent pp;
     pp.stage = Stage::postprocess;
     pp.out(llm::keys::token_piece, std::string("No"));
