@@ -9,16 +9,18 @@
 
 namespace sixstep::cli {
 
-void add_threads_option(CLI::App* sub, int& value, const std::string& what, const std::string& more) {
-    sub->add_option("-t,--threads", value,
-                    fmt::format("{} (0: one per physical core, at most {}){}", what,
-                                llm::ThreadPool::max_default_threads, more))
+CLI::Option* add_threads_option(CLI::App* sub, int& value, const std::string& what, const std::string& more) {
+    return sub
+        ->add_option("-t,--threads", value,
+                     fmt::format("{} (0: one per physical core, at most {}){}", what,
+                                 llm::ThreadPool::max_default_threads, more))
         ->check(CLI::Range(0, 1024));
 }
 
-void add_backend_option(CLI::App* sub, std::string& value) {
-    sub->add_option("--backend", value,
-                    "Where the forward pass runs: cpu, cuda, or auto (a GPU when one is usable, else the CPU)")
+CLI::Option* add_backend_option(CLI::App* sub, std::string& value) {
+    return sub
+        ->add_option("--backend", value,
+                     "Where the forward pass runs: cpu, cuda, or auto (a GPU when one is usable, else the CPU)")
         ->check(CLI::IsMember({"cpu", "cuda", "auto"}));
 }
 

@@ -283,6 +283,14 @@ TEST_CASE("cli: sizes and rates past what the engine can hold are refused before
     refused("bench -m " + m + " --type q8_0 -p 8 -n 0", "--type belongs to writing a random model: add --random PRESET");
     refused("queue -m " + m + " --samples 100000 --utilization 0.5 --context 1",
             "--context 1 and --samples 100000: the decode steps need 100002 positions");
+    // --samples takes 2 at least: "use at most --samples 0" (or 1) named no fix.
+    for (const char* context : {"512", "510"}) {
+        const auto r = run_sixstep("queue -m " + m + " --samples 2 --context " + context + " --requests 1000", 20);
+        CHECK(r.exit_code == 2);
+        CHECK(contains(r.output, "more than the model's context of 512; use at most --context 509\n"));
+    }
+    refused("queue -m " + m + " --samples 10 --context 508 --requests 1000",
+            "use at most --samples 3, or at most --context 501");
     refused("speculate -m " + m + " --draft " + m + " --k 2,2 --temp 0 -n 4 -r 1", "draft length 2 is given twice");
     refused("speculate -m " + m + " --draft " + m + " --k 1 --temp 0,0.5,0 -n 4 -r 1", "temperature 0 is given twice");
     refused("speculate -m " + m + " --draft " + m + " --draft " + m + " --k 1 --temp 0 -n 4 -r 1",
