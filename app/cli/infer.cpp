@@ -7,6 +7,7 @@
 #include "app/cli/commands.h"
 #include "app/cli/validators.h"
 #include "app/core/report.h"
+#include "pipeline/core/error.h"
 #include "pipeline/core/pipeline.h"
 #include "pipeline/core/text.h"
 #include "pipeline/delivery/delivery_model.h"
@@ -71,7 +72,8 @@ void add_infer(CLI::App& app, Commands& commands) {
     d->add_option("--express-lane", o->express_lane, "Express lane: 0 or 1");
     d->add_flag("--no-normalize", o->no_normalize, "Skip unit normalization (shows training/serving skew)");
     d->add_flag("--train-mode", o->train_mode, "Forget model.eval(): dropout stays active");
-    d->add_option("--dropout", o->dropout, "Dropout probability in train mode")->check(finite_number(0.0, 0.99));
+    auto* dropout =
+        d->add_option("--dropout", o->dropout, "Dropout probability in train mode")->check(finite_number(0.0, 0.99));
     d->add_option("--minimum", o->minimum, "Business rule: never promise fewer minutes than this")
         ->check(finite_number(0.0, 1e6));
     d->add_option("--lang", o->lang, "Response language")->check(CLI::IsMember({"en", "zh"}));
@@ -80,7 +82,13 @@ void add_infer(CLI::App& app, Commands& commands) {
     add_examples(d, {"sixstep infer delivery --distance \"3 km\" --congestion 0 --express-lane 0",
                       "sixstep infer delivery --distance \"3000 m\" --congestion 50% --express-lane 1 --lang zh",
                       "sixstep infer delivery --distance \"3000 m\" --congestion 0 --express-lane 0 --no-normalize"});
-    commands.push_back({d, [o] { return run_infer_delivery(*o); }});
+    commands.push_back({d, [o, dropout] {
+                            // Eval mode turns dropout off: a rate there would change nothing.
+                            if (dropout->count() > 0 && !o->train_mode)
+                                throw Error("--dropout acts only in train mode (eval mode turns dropout off): add "
+                                            "--train-mode, or leave --dropout out");
+                            return run_infer_delivery(*o);
+                        }});
     add_examples(sub, {"sixstep infer delivery --distance \"3 km\" --congestion 0 --express-lane 0"});
 }
 

@@ -39,6 +39,10 @@ TEST_CASE("cli: infer refuses a minimum or dropout that is not a finite number i
     const auto ok = run_sixstep(infer_request + "--minimum 15", 20);
     CHECK(ok.exit_code == 0);
     CHECK(last_line(ok.output) == "Estimated delivery time: 15 minutes");
+    // Eval mode turns dropout off: a rate there changed nothing, silently.
+    refused(infer_request + "--dropout 0.5",
+            "--dropout acts only in train mode (eval mode turns dropout off): add --train-mode, or leave --dropout out");
+    CHECK(run_sixstep(infer_request + "--train-mode --dropout 0.5", 20).exit_code == 0);
 }
 
 TEST_CASE("cli: seeds must be whole numbers from 0 to 2^64 − 1, never wrapped around") {
