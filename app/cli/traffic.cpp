@@ -88,7 +88,8 @@ TrafficParams traffic_params(const TrafficOptions& o) {
 std::string setup_line(const TrafficParams& p, const TrafficRun& r) {
     const SchedulerParams& s = p.scheduler;
     std::string line = fmt::format("{} batching, max batch {}", batch_policy_name(s.policy), s.max_batch);
-    if (s.policy == BatchPolicy::continuous) line += fmt::format(", {} tokens per step", s.max_step_tokens);
+    if (s.policy == BatchPolicy::continuous)
+        line += fmt::format(", {} per step", count_of(static_cast<std::size_t>(s.max_step_tokens), "token", "tokens"));
     line += fmt::format(", {} KV: {} blocks x {} positions, prefix cache {}", kv_layout_name(s.kv_layout),
                         r.info.n_blocks, r.info.block_size, s.prefix_cache ? "on" : "off");
     return line;

@@ -201,3 +201,23 @@ TEST_CASE("cli: a count of one is singular in kv-calc, traffic and coldstart") {
     const auto cold = run_command(sixstep_cmd("coldstart -m '" + bundled + "' -n 1 --requests 1 --no-drop --idle 0"));
     CHECK(has(cold.output, "parameters), 1 token per request\n"));
 }
+
+// "1 tokens", "1 timed steps", "1 target passes for 1 tokens" in the other commands' lines.
+TEST_CASE("cli: a count of one is singular in tokenize, bench --batch, generate --draft, traffic and queue") {
+    const auto tok = run_command(sixstep_cmd("tokenize -m '" + bundled + "' ''"));
+    CAPTURE(tok.output);
+    CHECK(has(tok.output, "\n1 token\n"));  // the BOS token alone
+    const auto batch = run_command(sixstep_cmd("bench -m '" + bundled + "' --batch 1 --steps 1 --context 1 -r 1 -t 1"));
+    CAPTURE(batch.output);
+    CHECK(has(batch.output, "each sequence holds 1 token (prefilled, untimed), then 1 timed step of one token"));
+    const auto spec = run_command(sixstep_cmd("generate -m '" + bundled + "' --draft '" + bundled +
+                                              "' --prompt Hi -n 1 --temp 0 -t 1"));
+    CAPTURE(spec.output);
+    CHECK(has(spec.output, "  1 target pass for 1 token: "));
+    const auto traffic = run_command(sixstep_cmd("traffic -m '" + bundled + "' --count 1 --max-tokens 2 --step-tokens 1 -t 1"));
+    CHECK(has(traffic.output, ", 1 token per step, "));
+    const auto queue = run_command(
+        sixstep_cmd("queue -m '" + bundled + "' --samples 2 --context 1 --utilization 0.5 --requests 1000 -t 1 --json"));
+    REQUIRE(queue.exit_code == 0);
+    CHECK(has(queue.output, "at a context of 1 token, "));
+}
