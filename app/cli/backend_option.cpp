@@ -1,6 +1,8 @@
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <set>
+#include <string>
 
 #include "app/cli/commands.h"
 #include "pipeline/core/error.h"
@@ -24,6 +26,14 @@ CLI::Option* add_backend_option(CLI::App* sub, std::string& value) {
         ->check(CLI::IsMember({"cpu", "cuda", "auto"}));
 }
 
+void print_backend_note(const std::string& note) {
+    // A target and its draft (speculate, generate --draft) each choose a
+    // backend: the same "no CUDA; using the CPU" twice said nothing new.
+    static std::set<std::string> printed;
+    if (note.empty() || !printed.insert(note).second) return;
+    std::fprintf(stderr, "sixstep: %s\n", note.c_str());
+}
+
 llm::BackendKind backend_kind(const std::string& value) {
     if (const auto kind = llm::parse_backend_kind(value)) return *kind;
     throw Error(fmt::format("--backend {}: expected cpu, cuda or auto", value));
@@ -41,7 +51,7 @@ RunnableModel load_runnable_model(const std::string& path, const std::string& ba
         throw e.with_context(fmt::format("error loading model vocabulary from {}", path));
     }
     BackendChoice choice = make_backend(backend_kind(backend), m.model, {.n_threads = n_threads});
-    if (!choice.note.empty()) std::fprintf(stderr, "sixstep: %s\n", choice.note.c_str());
+    print_backend_note(choice.note);
     m.backend = std::move(choice.backend);
     m.codec = make_vocab_codec(m.vocab);
     return m;

@@ -71,7 +71,7 @@ int run_bench_batch(const BenchBatchOptions& o) {
     const double load_before = load_average();
     const auto model = LlamaModel::load(o.model);
     BackendChoice choice = make_backend(backend_kind(o.backend), model, {.n_threads = o.threads});
-    if (!choice.note.empty()) std::fprintf(stderr, "sixstep: %s\n", choice.note.c_str());
+    print_backend_note(choice.note);
     Backend& backend = *choice.backend;
     const auto* cpu = dynamic_cast<const CpuBackend*>(&backend);
 

@@ -68,6 +68,8 @@ CLI::Option* add_threads_option(CLI::App* sub, int& value, const std::string& wh
 // `--backend cpu|cuda|auto` for the commands that run the model, and its value.
 CLI::Option* add_backend_option(CLI::App* sub, std::string& value);
 llm::BackendKind backend_kind(const std::string& value);
+// A backend choice's note ("no CUDA …; using the CPU") on stderr, each note once per process.
+void print_backend_note(const std::string& note);
 
 // A GGUF model ready to run: weights, vocabulary (as a codec), and the backend
 // chosen by --backend (its note, if any, printed once on stderr).

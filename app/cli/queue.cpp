@@ -115,7 +115,7 @@ int run_queue(QueueOptions& o) {
                                     n_ctx, advice));
         }
         llm::BackendChoice choice = llm::make_backend(backend_kind(o.backend), model, {.n_threads = o.threads});
-        if (!choice.note.empty()) std::fprintf(stderr, "sixstep: %s\n", choice.note.c_str());
+        print_backend_note(choice.note);
         o.curve.service_samples_ms = measure_decode_steps(*choice.backend, o.n_batch, o.n_context, o.n_samples);
         source = fmt::format("measured: {} decode steps of batch {} at a context of {}, {} on {}", o.n_samples,
                              o.n_batch, count_of(static_cast<std::size_t>(o.n_context), "token", "tokens"),
