@@ -1,6 +1,9 @@
 // sixstep — argument parsing and wiring only. Every command lives in app/cli/;
 // the window in app/ui/; the headless narration in app/core/headless.
+#include <cctype>
 #include <cerrno>
+#include <charconv>
+#include <climits>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -31,13 +34,51 @@ namespace {
 std::string in_our_words(const std::string& what) {
     static const std::regex repeated(R"(^(\S+): At Most 1 required but received (\d+)$)");
     static const std::regex extra(R"(^The following arguments? (?:was|were) not expected: (.*)$)");
+    static const std::regex unconverted(R"(^Could not convert: (\S+) = (.*)$)");
     std::smatch m;
+    // Every number option's text is checked first (validators.h), so what
+    // CLI11 still cannot convert is a whole number past the option's type:
+    // "Could not convert: --requests = 2147483648" said neither.
+    if (std::regex_match(what, m, unconverted)) {
+        const std::string value = m[2].str();
+        static const std::regex whole(R"(^-?[0-9]+$)");
+        if (!std::regex_match(value, whole)) return fmt::format("{}: \"{}\" is not a value it takes", m[1].str(), value);
+        const bool negative = value[0] == '-';
+        long long v = 0;
+        // One that fits in 64 bits went to a 32-bit int: name its bound.
+        if (std::from_chars(value.data(), value.data() + value.size(), v).ec == std::errc())
+            return fmt::format("{}: {} is too {} (at {} {})", m[1].str(), value, negative ? "small" : "large",
+                               negative ? "least" : "most", negative ? INT_MIN : INT_MAX);
+        return fmt::format("{}: {} is too {} a number", m[1].str(), value, negative ? "small" : "large");
+    }
     if (std::regex_match(what, m, repeated))
         return fmt::format("{} is given {} times: give it once", m[1].str(), m[2].str());
     if (std::regex_match(what, m, extra))
         return fmt::format("{} {} not expected (a value with spaces in it goes in quotes: \"a b\")", m[1].str(),
                            m[1].str().find(' ') == std::string::npos ? "was" : "were");
     return what;
+}
+
+// CLI11's "The following arguments were not expected: 1 --distance-x" joins
+// the words back to front with spaces, so `--distance-x 1` read as one
+// thing called "1 --distance-x". The words as given, in order: an unknown
+// option by name first (a value after it is its value), else the word, or
+// each word quoted.
+std::string extras_in_our_words(const CLI::App* app) {
+    const std::vector<std::string> extra = app->remaining(true);
+    std::string command = "sixstep";
+    for (const CLI::App* at = app; !at->get_subcommands().empty();) {
+        at = at->get_subcommands().front();
+        command += " " + at->get_name();
+    }
+    for (const std::string& word : extra)
+        if (word.size() > 1 && word[0] == '-' && !std::isdigit(static_cast<unsigned char>(word[1])) && word[1] != '.')
+            return fmt::format("{} is not an option of `{}` (`{} --help` lists them)", word, command, command);
+    std::string quoted = extra.size() == 1 ? extra[0] : "";
+    if (extra.size() > 1)
+        for (const std::string& word : extra) quoted += (quoted.empty() ? "\"" : ", \"") + word + "\"";
+    return fmt::format("{} {} not expected (a value with spaces in it goes in quotes: \"a b\")", quoted,
+                       extra.size() == 1 ? "was" : "were");
 }
 
 // `sixstep [--headless] [--json] [LESSON]`: the window when there is one, else
@@ -124,7 +165,10 @@ int main(int argc, char** argv) {
     app.failure_message([](const CLI::App* a, const CLI::Error& e) {
         const std::string what = e.what(), simple = CLI::FailureMessage::simple(a, e);
         const std::string rest = simple.rfind(what, 0) == 0 ? simple.substr(what.size()) : "\n";
-        return "sixstep: error: " + sixstep::printable_cut(in_our_words(what), sixstep::max_message_bytes) + rest;
+        const bool extras = dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr && !a->remaining(true).empty();
+        return "sixstep: error: " +
+               sixstep::printable_cut(extras ? extras_in_our_words(a) : in_our_words(what), sixstep::max_message_bytes) +
+               rest;
     });
 
     Commands commands;

@@ -284,7 +284,7 @@ int run_bench_command(const BenchOptions& o) {
     // backend built (on the CPU that copies the matrices to huge pages,
     // interleaving Q4_0 and Q8_0 rows; on the GPU it uploads the weights).
     const double load_ms = ms_since(t0);
-    if (!choice.note.empty()) std::fprintf(stderr, "sixstep: %s\n", choice.note.c_str());
+    print_backend_note(choice.note);
     Backend& backend = *choice.backend;
     BenchParams bp;
     bp.n_prompt = o.n_prompt;

@@ -71,7 +71,7 @@ int run_bench_batch(const BenchBatchOptions& o) {
     const double load_before = load_average();
     const auto model = LlamaModel::load(o.model);
     BackendChoice choice = make_backend(backend_kind(o.backend), model, {.n_threads = o.threads});
-    if (!choice.note.empty()) std::fprintf(stderr, "sixstep: %s\n", choice.note.c_str());
+    print_backend_note(choice.note);
     Backend& backend = *choice.backend;
     const auto* cpu = dynamic_cast<const CpuBackend*>(&backend);
 
@@ -174,9 +174,11 @@ int run_bench_batch(const BenchBatchOptions& o) {
     std::printf("batched decode of %s (%s, %.1f M params) on %s\n",
                 printable(std::filesystem::path(o.model).filename().string()).c_str(), type.c_str(),
                 static_cast<double>(model->n_params()) / 1e6, r.backend.c_str());
-    std::printf("each sequence holds %d tokens (prefilled, untimed), then %d timed steps of one token per sequence "
+    std::printf("each sequence holds %s (prefilled, untimed), then %s of one token per sequence "
                 "(mean context %.1f); median of %s; load average %.2f before, %.2f after\n",
-                r.n_context, r.n_steps, r.mean_context, count_of(static_cast<std::size_t>(r.repetitions), "run", "runs").c_str(), load_before, load_after);
+                count_of(static_cast<std::size_t>(r.n_context), "token", "tokens").c_str(),
+                count_of(static_cast<std::size_t>(r.n_steps), "timed step", "timed steps").c_str(), r.mean_context,
+                count_of(static_cast<std::size_t>(r.repetitions), "run", "runs").c_str(), load_before, load_after);
     std::printf("per step: weights %.1f MB read once; KV %.1f KB per position per sequence\n",
                 static_cast<double>(r.shape.weight_bytes) / mb, static_cast<double>(r.shape.kv_bytes_per_token) / 1e3);
     if (peaks)

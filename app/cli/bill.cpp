@@ -36,6 +36,7 @@ struct BillOptions {
     double requests_per_day = 10000, tokens_per_request = 200, days = 365, price_per_hour = 0;
     int threads = 0, n_gen = 64;
     CLI::Option *params_opt = nullptr, *train_tokens_opt = nullptr, *decode_opt = nullptr, *load_opt = nullptr;
+    CLI::Option *threads_opt = nullptr, *n_gen_opt = nullptr;  // the measurement's
     bool json = false;
 };
 
@@ -60,6 +61,14 @@ int run_bill(const BillOptions& o) {
     BillSource src;
 
     const std::string model_path = !o.preset.empty() ? bundled_model_path("stories-3m-f16.gguf").string() : o.model;
+    // The decode rate is measured only on a model and without a typed one:
+    // otherwise -n and -t would change nothing, and are refused.
+    for (const CLI::Option* opt : {o.n_gen_opt, o.threads_opt})
+        if (opt->count() > 0 && (model_path.empty() || *o.decode_opt))
+            throw Error(fmt::format("{} belongs to measuring the decode rate, and nothing is measured here: {}",
+                                    opt->get_name(),
+                                    model_path.empty() ? "measure on --model F.gguf or --preset stories-3m"
+                                                       : "--decode-tok-s gives the rate"));
     if (!o.preset.empty()) {
         p.n_train_tokens = static_cast<double>(bundled_model_recipe.tokens());
         src.train_tokens_from = fmt::format("the recipe: {} steps × {} windows × {} tokens", bundled_model_recipe.steps,
@@ -88,10 +97,32 @@ int run_bill(const BillOptions& o) {
                                           bp.repetitions);
         }
     }
-    if (*o.params_opt) p.n_params = o.params, src.n_params_from = "typed";
-    if (*o.train_tokens_opt) p.n_train_tokens = o.train_tokens, src.train_tokens_from = "typed";
+    // A typed figure replaces the one the preset or the model gave, and the
+    // source says which it replaced: N = 5 beside "the bill for
+    // stories-3m-f16.gguf" must not read as that model's own count.
+    if (*o.params_opt) {
+        if (!model_path.empty())
+            src.n_params_from = fmt::format("typed, in place of the {} {}", with_commas(p.n_params), src.n_params_from);
+        else
+            src.n_params_from = "typed";
+        p.n_params = o.params;
+    }
+    if (*o.train_tokens_opt) {
+        if (!o.preset.empty())
+            src.train_tokens_from = fmt::format("typed, in place of {} from {}", with_commas(p.n_train_tokens),
+                                                src.train_tokens_from);
+        else
+            src.train_tokens_from = "typed";
+        p.n_train_tokens = o.train_tokens;
+    }
     if (*o.decode_opt) p.decode_tok_s = o.decode_tok_s, src.decode_from = "typed";
-    if (*o.load_opt) p.load_s = o.load_s, src.load_from = "typed";
+    if (*o.load_opt) {
+        if (!model_path.empty())
+            src.load_from = fmt::format("typed, in place of the {} measured on {}", duration(p.load_s), src.model_name);
+        else
+            src.load_from = "typed";
+        p.load_s = o.load_s;
+    }
     if (!*o.params_opt && model_path.empty()) throw Error("bill needs --params N (or --model F.gguf, or --preset stories-3m)");
     if (!*o.train_tokens_opt && o.preset.empty()) throw Error("bill needs --train-tokens D (tokens seen in training)");
     if (!*o.decode_opt && model_path.empty())
@@ -148,7 +179,9 @@ int run_bill(const BillOptions& o) {
 void add_bill(CLI::App& app, Commands& commands) {
     auto o = std::make_shared<BillOptions>();
     auto* sub = app.add_subcommand("bill", "Training vs lifetime inference compute, and load once, serve many");
-    sub->add_option("--preset", o->preset, "stories-3m: the bundled model (N from its file, D from its recipe)");
+    sub->add_option("--preset", o->preset,
+                    "stories-3m: the bundled model (N from its file, D from its recipe; a typed --params, "
+                    "--train-tokens, --decode-tok-s or --load-s replaces its figure)");
     sub->add_option("-m,--model", o->model, "A GGUF model: N counted from it, load and decode measured on it")->transform(model_file());
     o->params_opt = sub->add_option("--params", o->params, "N: parameters");
     o->train_tokens_opt = sub->add_option("--train-tokens", o->train_tokens, "D: tokens seen in training");
@@ -158,8 +191,9 @@ void add_bill(CLI::App& app, Commands& commands) {
     sub->add_option("--tokens-per-request", o->tokens_per_request, "Tokens per request, prompt and output (default 200)");
     sub->add_option("--days", o->days, "Service life in days (default 365)");
     sub->add_option("--price-per-hour", o->price_per_hour, "Price of one machine-hour, any currency (default: times only)");
-    add_threads_option(sub, o->threads, "Threads for the measurement");
-    sub->add_option("-n,--n-gen", o->n_gen, "Tokens decoded per measurement run (default 64)")->check(CLI::Range(1, 1 << 16));
+    o->threads_opt = add_threads_option(sub, o->threads, "Threads for the measurement");
+    o->n_gen_opt = sub->add_option("-n,--n-gen", o->n_gen, "Tokens decoded per measurement run (default 64)")
+                       ->check(CLI::Range(1, 1 << 16));
     sub->add_flag("--json", o->json, "Print one JSON object instead");
     add_examples(sub, {"sixstep bill --preset stories-3m --requests-per-day 10",
                       "sixstep bill --params 8e9 --train-tokens 15e12 --decode-tok-s 50 --requests-per-day 1e6"});

@@ -15,6 +15,7 @@
 #include "app/cli/terminal.h"
 #include "app/cli/validators.h"
 #include "app/core/report.h"
+#include "pipeline/core/error.h"
 #include "pipeline/core/model.h"
 #include "pipeline/core/text.h"
 #include "pipeline/serving/canary.h"
@@ -80,7 +81,8 @@ void add_canary(CLI::App& app, Commands& commands) {
                                              "monitored, rolled back, nothing lost");
     sub->add_option("--fraction", p.fraction, "Share of traffic for the canary, 0..1 (default 0.1)");
     sub->add_option("--requests", p.n_requests, "Requests in the stream (default 1000)");
-    sub->add_option("--baseline", p.baseline_requests, "Requests served by v1 alone before the canary (default 100)");
+    auto* baseline =
+        sub->add_option("--baseline", p.baseline_requests, "Requests served by v1 alone before the canary (default 100)");
     sub->add_option("--seed", p.seed, "Seed of the traffic and the routing (default 7)")->check(seed_number());
     sub->add_option("--v2-unit", p.v2_unit, "Distance unit of v2's training data: m (the skew) or km (a sound v2)");
     sub->add_option("--min-samples", p.min_samples, "Canary answers before the monitor judges (default 20)");
@@ -95,10 +97,25 @@ void add_canary(CLI::App& app, Commands& commands) {
     sub->add_flag("--every-request", o->every_request, "With --json: include every request");
     add_examples(sub, {"sixstep canary",
                       "sixstep canary --v2-unit km"});
-    commands.push_back({sub, [o] {
+    commands.push_back({sub, [o, baseline] {
                             // An option of the other mode is refused, not ignored.
                             if (o->every_request && !o->json)
                                 throw Error("--every-request belongs to a JSON run: add --json");
+                            // In the options' words: "100 baseline requests" blamed a default nobody typed.
+                            const serving::CanaryParams& cp = o->params;
+                            if (cp.n_requests >= 1 && cp.baseline_requests > cp.n_requests)
+                                throw Error(
+                                    baseline->count() > 0
+                                        ? fmt::format("--baseline {} is more than the {} in the stream (--requests): "
+                                                      "give --baseline 0..{}",
+                                                      cp.baseline_requests,
+                                                      count_of(static_cast<std::size_t>(cp.n_requests), "request", "requests"),
+                                                      cp.n_requests)
+                                        : fmt::format("--requests {} is fewer than the {} requests v1 serves alone "
+                                                      "before the canary (--baseline, default {}): give --requests {} "
+                                                      "or more, or a smaller --baseline",
+                                                      cp.n_requests, cp.baseline_requests, cp.baseline_requests,
+                                                      cp.baseline_requests));
                             return run_canary_command(*o);
                         }});
 }

@@ -62,11 +62,14 @@ void add_examples(CLI::App* sub, std::initializer_list<const char*> lines);
 
 // `-t,--threads N` for the commands that run the model: "{what} (0: one per
 // physical core, at most 8){more}".
-void add_threads_option(CLI::App* sub, int& value, const std::string& what = "Threads", const std::string& more = "");
+// Returns the option, for a command that refuses it in some combinations.
+CLI::Option* add_threads_option(CLI::App* sub, int& value, const std::string& what = "Threads", const std::string& more = "");
 
 // `--backend cpu|cuda|auto` for the commands that run the model, and its value.
-void add_backend_option(CLI::App* sub, std::string& value);
+CLI::Option* add_backend_option(CLI::App* sub, std::string& value);
 llm::BackendKind backend_kind(const std::string& value);
+// A backend choice's note ("no CUDA …; using the CPU") on stderr, each note once per process.
+void print_backend_note(const std::string& note);
 
 // A GGUF model ready to run: weights, vocabulary (as a codec), and the backend
 // chosen by --backend (its note, if any, printed once on stderr).

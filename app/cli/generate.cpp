@@ -101,6 +101,8 @@ int run_generate(const GenerateOptions& o) {
     });
 
     const GenerateTimings& t = r.timings;
+    // TPOT is the time per token after the first: with fewer than two there is none.
+    const bool decoded = t.n_generated >= 2;
     if (o.json) {
         nlohmann::ordered_json j;
         j["model"] = o.model;
@@ -110,21 +112,27 @@ int run_generate(const GenerateOptions& o) {
         j["text"] = r.text;
         j["stop_reason"] = stop_reason_name(r.stop_reason);
         j["tokens"] = steps;
+        // One token has no gap after it to time: null, as `waits` writes it, not 0.
+        const auto decode_figure = [&](double v) { return decoded ? nlohmann::ordered_json(v) : nlohmann::ordered_json(); };
         j["timings"] = {{"load_ms", load_ms},         {"tokenize_ms", t.tokenize_ms},
                         {"prefill_ms", t.prefill_ms}, {"ttft_ms", t.ttft_ms},
-                        {"tpot_ms", t.tpot_ms},       {"total_ms", t.total_ms},
+                        {"tpot_ms", decode_figure(t.tpot_ms)}, {"total_ms", t.total_ms},
                         {"n_prompt", t.n_prompt},     {"n_generated", t.n_generated},
-                        {"prefill_tok_s", t.prefill_tok_s()}, {"decode_tok_s", t.decode_tok_s()}};
+                        {"prefill_tok_s", t.prefill_tok_s()}, {"decode_tok_s", decode_figure(t.decode_tok_s())}};
         // Token pieces may hold half a UTF-8 character: replace, never throw.
         std::printf("%s\n", app::dump_json(j).c_str());
         return exit_ok;
     }
     if (o.top > 0) std::printf("%s", printable(o.prompt + r.text, true).c_str());
     std::printf("\n\n");
-    std::printf("load %.1f ms | prompt %d tokens, prefill %.1f ms (%.1f tok/s) | TTFT %.1f ms | TPOT %.2f ms "
-                "(%.1f tok/s) | %d tokens in %.1f ms | stop: %s | %s\n",
-                load_ms, t.n_prompt, t.prefill_ms, t.prefill_tok_s(), t.ttft_ms, t.tpot_ms, t.decode_tok_s(),
-                t.n_generated, t.total_ms, std::string(stop_reason_name(r.stop_reason)).c_str(), backend.name().c_str());
+    const std::string tpot = decoded ? fmt::format("TPOT {:.2f} ms ({:.1f} tok/s)", t.tpot_ms, t.decode_tok_s())
+                                     : fmt::format("no TPOT ({})", t.n_generated == 1 ? "one token" : "no token");
+    std::printf("load %.1f ms | prompt %s, prefill %.1f ms (%.1f tok/s) | TTFT %.1f ms | %s | %s in %.1f ms | stop: "
+                "%s | %s\n",
+                load_ms, count_of(static_cast<std::size_t>(t.n_prompt), "token", "tokens").c_str(), t.prefill_ms,
+                t.prefill_tok_s(), t.ttft_ms, tpot.c_str(),
+                count_of(static_cast<std::size_t>(t.n_generated), "token", "tokens").c_str(), t.total_ms,
+                std::string(stop_reason_name(r.stop_reason)).c_str(), backend.name().c_str());
     return exit_ok;
 }
 

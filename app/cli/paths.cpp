@@ -132,17 +132,30 @@ int run_paths(const PathsOptions& o) {
 void add_paths(CLI::App& app, Commands& commands) {
     auto o = std::make_shared<PathsOptions>();
     auto* sub = app.add_subcommand("paths", "List every path a lesson can expect on, and every knob, per model kind");
-    sub->add_option("--model", o->model, "Only this model kind: " + join_names(model_kinds(), ", "));
+    auto* model = sub->add_option("--model", o->model, "Only this model kind: " + join_names(model_kinds(), ", "))
+                      ->check(CLI::Validator(
+                          [](const std::string& kind) {
+                              // Empty read as "no kind given" and listed every one.
+                              return kind.empty() ? fmt::format("give a model kind: {}", join_names(model_kinds(), ", "))
+                                                  : std::string();
+                          },
+                          "KIND"));
     auto* json = sub->add_flag("--json", o->json, "Print them as JSON");
     auto* markdown = sub->add_flag("--markdown", o->markdown, "Print them as lessons/README.md's Markdown tables");
     json->excludes(markdown);
+    // --update rewrites every kind's section the file has: a --model beside it would change nothing.
     sub->add_option("--update", o->update,
-                    "With --markdown: rewrite the tables in this file between their marker comments")
+                    "With --markdown: rewrite the tables of every kind in this file between their marker comments")
         ->needs(markdown)
         ->excludes(json);
     add_examples(sub, {"sixstep paths --model serving",
                       "sixstep paths --json"});
-    commands.push_back({sub, [o] { return run_paths(*o); }});
+    commands.push_back({sub, [o, model] {
+                            if (!o->update.empty() && model->count() > 0)
+                                throw Error("--model: --update rewrites the tables of every kind the file holds; "
+                                            "leave --model out");
+                            return run_paths(*o);
+                        }});
 }
 
 }  // namespace sixstep::cli

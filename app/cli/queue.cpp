@@ -39,7 +39,11 @@ struct QueueOptions {
     int n_batch = 1, n_context = 128, n_samples = 200, threads = 0;
     QueueCurveParams curve;      // utilizations, requests, seed
     bool json = false;
+    std::vector<const CLI::Option*> measure_opts;  // --batch, --context, --samples, -t, --backend: only with --model
 };
+
+// The fewest decode steps --samples takes (and the service-time statistics need).
+constexpr int min_queue_samples = 2;
 
 ordered_json to_json(const QueueSimResult& r, double formula_ms) {
     return {{"queue", queue_name(r.service)},
@@ -76,6 +80,13 @@ int run_queue(QueueOptions& o) {
     if (have_model == o.service_given)
         throw Error(have_model ? "queue: give either --service-ms or --model, not both"
                                : "queue needs a service time: --service-ms X, or --model F.gguf to measure one");
+    // The measurement's options do nothing with a given service time: refused, not ignored.
+    if (!have_model)
+        for (const CLI::Option* opt : o.measure_opts)
+            if (opt->count() > 0)
+                throw Error(fmt::format("{} belongs to a measured service time (--model F.gguf); with --service-ms "
+                                        "nothing is measured",
+                                        opt->get_name()));
     std::string source;
     if (have_model) {
         // Check the simulation's inputs first: no measuring for a run that would fail anyway.
@@ -86,16 +97,29 @@ int run_queue(QueueOptions& o) {
         // The samples are decode steps after --context tokens (and one warm-up step): in the options' own words.
         const long long n_ctx = model->hparams().n_ctx;
         if (static_cast<long long>(o.n_context) + o.n_samples + 1 > n_ctx)
+        {
+            // The advice names a value that works: at least 2 samples are
+            // needed, so past a context of n_ctx − 3 only a smaller
+            // --context fixes it ("at most --samples 0" fixed nothing).
+            const long long most_samples = n_ctx - o.n_context - 1, most_context = n_ctx - o.n_samples - 1;
+            std::vector<std::string> fixes;
+            if (most_samples >= min_queue_samples) fixes.push_back(fmt::format("at most --samples {}", most_samples));
+            if (most_context >= 1) fixes.push_back(fmt::format("at most --context {}", most_context));
+            if (fixes.empty())  // a context of 1 and 2 samples need 4 positions
+                fixes.push_back("a model with a longer context");
+            std::string advice = "use " + fixes[0];
+            if (fixes.size() > 1) advice += ", or " + fixes[1];
             throw Error(fmt::format("--context {} and --samples {}: the decode steps need {} positions (one more for "
-                                    "the warm-up), more than the model's context of {}; at that context use at most "
-                                    "--samples {}",
+                                    "the warm-up), more than the model's context of {}; {}",
                                     o.n_context, o.n_samples, static_cast<long long>(o.n_context) + o.n_samples + 1,
-                                    n_ctx, std::max(0LL, n_ctx - o.n_context - 1)));
+                                    n_ctx, advice));
+        }
         llm::BackendChoice choice = llm::make_backend(backend_kind(o.backend), model, {.n_threads = o.threads});
-        if (!choice.note.empty()) std::fprintf(stderr, "sixstep: %s\n", choice.note.c_str());
+        print_backend_note(choice.note);
         o.curve.service_samples_ms = measure_decode_steps(*choice.backend, o.n_batch, o.n_context, o.n_samples);
-        source = fmt::format("measured: {} decode steps of batch {} at a context of {} tokens, {} on {}", o.n_samples,
-                             o.n_batch, o.n_context, std::filesystem::path(o.model).filename().string(),
+        source = fmt::format("measured: {} decode steps of batch {} at a context of {}, {} on {}", o.n_samples,
+                             o.n_batch, count_of(static_cast<std::size_t>(o.n_context), "token", "tokens"),
+                             std::filesystem::path(o.model).filename().string(),
                              choice.backend->name());
     } else {
         o.curve.mean_service_ms = o.service_ms;
@@ -155,14 +179,15 @@ int run_queue(QueueOptions& o) {
         // A service of 10⁹ ms at 50 % has 5×10⁻⁷ arrivals/s, which %.1f wrote "0.0".
         const std::string rate = pt.arrival_rate_per_s >= 0.1 ? fmt::format("{:.1f}", pt.arrival_rate_per_s)
                                                               : readable_number(pt.arrival_rate_per_s, 3);
-        // "99.9 %", not "100 %": a queue at 100 % has no steady state.
-        std::printf("| %s %% | %s | %s | %.4g | %s | %.4g |", significant(100 * pt.utilization, 3).c_str(), rate.c_str(),
+        // "99.99 %", not "100 %": a queue at 100 % has no steady state, and the command refuses it.
+        std::printf("| %s %% | %s | %s | %.4g | %s | %.4g |", utilization_percent(pt.utilization).c_str(), rate.c_str(),
                     cell(pt.deterministic, pt.md1_ms).c_str(), pt.md1_ms, cell(pt.exponential, pt.mm1_ms).c_str(),
                     pt.mm1_ms);
         if (pt.empirical) std::printf(" %s | %.4g |", cell(*pt.empirical, pt.mg1_ms).c_str(), pt.mg1_ms);
-        std::printf(" %s, %s | %lld |\n", significant(pt.md1_ms / c.mean_service_ms, 3).c_str(),
-                    significant(pt.mm1_ms / c.mean_service_ms, 3).c_str(),
-                    pt.deterministic.n_measured);
+        // ‡: the request cap cut this row's runs short (the note under the table says what that means).
+        std::printf(" %s, %s | %lld%s |\n", significant(pt.md1_ms / c.mean_service_ms, 3).c_str(),
+                    significant(pt.mm1_ms / c.mean_service_ms, 3).c_str(), pt.deterministic.n_measured,
+                    hit_request_cap(pt) ? " ‡" : "");
         const auto tally = [&](const QueueSimResult& r, double f) {
             ++n_sims;
             n_off += std::fabs(r.mean_wait_ms - f) > r.ci95_ms;
@@ -175,10 +200,16 @@ int run_queue(QueueOptions& o) {
                 "by chance)\n",
                 n_sims - n_off, n_sims);
     const int n_short = unsettled_simulations(c);
-    if (n_short > 0)
-        std::printf("%d simulation%s hit the request cap before the queue settled (a warm-up of 5 relaxation "
-                    "times, batches of 10): their means and intervals are not to be trusted\n",
-                    n_short, n_short == 1 ? "" : "s");
+    if (n_short > 0) {
+        std::string rows;
+        for (const QueuePoint& pt : c.points)
+            if (hit_request_cap(pt)) rows += (rows.empty() ? "" : ", ") + utilization_percent(pt.utilization) + " %";
+        std::printf("%d simulation%s hit the cap of %s requests before the queue settled (a warm-up of 5 relaxation "
+                    "times, batches of 10), in the rows marked ‡ (%s): their means and intervals are not to be "
+                    "trusted\n",
+                    n_short, n_short == 1 ? "" : "s", with_commas(static_cast<std::uint64_t>(QueueSimParams{}.max_requests)).c_str(),
+                    rows.c_str());
+    }
     std::printf("\nkeep headroom — the highest utilization at which the mean wait stays within a limit:\n\n");
     std::printf("| mean wait at most | M/D/1 | M/M/1 |%s\n", g ? " measured service (M/G/1) |" : "");
     std::printf("|---|---:|---:|%s\n", g ? "---:|" : "");
@@ -198,15 +229,21 @@ void add_queue(CLI::App& app, Commands& commands) {
     auto o = std::make_shared<QueueOptions>();
     auto* service = sub->add_option("--service-ms", o->service_ms, "Service time of one request, ms (deterministic mean)");
     sub->add_option("-m,--model", o->model, "Measure the service time: decode steps of this GGUF model")->transform(model_file());
-    sub->add_option("--batch", o->n_batch, "With --model: sequences per measured decode step")
-        ->check(CLI::Range(1, 4096));
-    sub->add_option("--context", o->n_context, "With --model: tokens each sequence holds")->check(CLI::Range(1, 1 << 20));
-    sub->add_option("--samples", o->n_samples, "With --model: decode steps measured")->check(CLI::Range(2, 100000));
-    add_threads_option(sub, o->threads, "With --model: CPU threads");
-    add_backend_option(sub, o->backend);
-    sub->add_option("--utilization", o->curve.utilizations, "Utilizations to simulate, each in (0, 1)")->delimiter(',');
+    o->measure_opts.push_back(sub->add_option("--batch", o->n_batch, "With --model: sequences per measured decode step")
+                                  ->check(CLI::Range(1, 4096)));
+    o->measure_opts.push_back(
+        sub->add_option("--context", o->n_context, "With --model: tokens each sequence holds")->check(CLI::Range(1, 1 << 20)));
+    o->measure_opts.push_back(sub->add_option("--samples", o->n_samples, "With --model: decode steps measured")
+                                  ->check(CLI::Range(min_queue_samples, 100000)));
+    o->measure_opts.push_back(add_threads_option(sub, o->threads, "With --model: CPU threads"));
+    o->measure_opts.push_back(add_backend_option(sub, o->backend));
+    sub->add_option("--utilization", o->curve.utilizations, "Utilizations to simulate, each in (0, 1), each once")
+        ->delimiter(',');
     sub->add_option("--requests", o->curve.min_requests,
-                    "Requests measured per simulation, at least (more near utilization 1; 1000 … 10000000)");
+                    fmt::format("Requests measured per simulation at least, 1000 … 10000000; near utilization 1 a run "
+                                "is lengthened until each batch spans ten relaxation times, up to {} (rows that reach "
+                                "that cap are marked ‡)",
+                                QueueSimParams{}.max_requests));
     sub->add_option("--seed", o->curve.seed, "Seed of the arrival and service draws")->check(seed_number());
     sub->add_flag("--json", o->json, "Print machine-readable JSON instead");
     add_progress_option(sub);

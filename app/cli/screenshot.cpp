@@ -5,8 +5,12 @@
 // at the projector's size (1024x768 is common) before the class.
 #include <charconv>
 #include <cstdio>
+#include <filesystem>
 #include <string>
+#include <system_error>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "app/cli/commands.h"
 #include "app/cli/validators.h"
@@ -27,7 +31,22 @@ void add_screenshot(CLI::App& app, Commands& commands) {
     auto out = std::make_shared<std::string>();
     auto size = std::make_shared<std::string>("1280x720");
     auto scale = std::make_shared<float>(1.0f);
-    sub->add_option("lesson", *lesson, "the lesson file (.yaml)")->required()->check(CLI::ExistingFile);
+    // The reason a lesson cannot be read, as the other commands give it: a
+    // link loop is "Too many levels of symbolic links", not "File does not exist".
+    sub->add_option("lesson", *lesson, "the lesson file (.yaml)")
+        ->required()
+        ->check(CLI::Validator(
+            [](const std::string& path) -> std::string {
+                std::error_code ec;
+                const std::filesystem::file_status st = std::filesystem::status(path, ec);
+                if (ec) return fmt::format("{}: cannot open the lesson: {}", printable_cut(path, 200), ec.message());
+                if (st.type() == std::filesystem::file_type::not_found)
+                    return fmt::format("{}: no such lesson file", printable_cut(path, 200));
+                if (st.type() == std::filesystem::file_type::directory)
+                    return fmt::format("{}: a folder, not a lesson file", printable_cut(path, 200));
+                return {};
+            },
+            "FILE"));
     sub->add_option("--out", *out, "folder for the PNG files (created if missing)")
         ->required()
         ->check([](const std::string& dir) { return dir.empty() ? std::string("give a folder, not an empty name") : std::string(); });

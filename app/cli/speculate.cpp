@@ -159,13 +159,15 @@ int run_generate_with_draft(const DraftGenerateOptions& o) {
     // accepted but never emitted, and the "=" would not hold.
     const int cut = s.n_steps + s.n_accepted - s.n_generated;
     const double accepted_per_pass = s.n_steps ? double(s.n_accepted) / s.n_steps : 0.0;
+    const std::string passes = count_of(static_cast<std::size_t>(s.n_steps), "target pass", "target passes");
+    const std::string tokens = count_of(static_cast<std::size_t>(s.n_generated), "token", "tokens");
     if (cut <= 0)
-        std::printf("  %d target passes for %d tokens: %.2f tokens per target pass (= 1 + %.2f accepted per pass)\n",
-                    s.n_steps, s.n_generated, s.tokens_per_pass(), accepted_per_pass);
+        std::printf("  %s for %s: %.2f tokens per target pass (= 1 + %.2f accepted per pass)\n", passes.c_str(),
+                    tokens.c_str(), s.tokens_per_pass(), accepted_per_pass);
     else
-        std::printf("  %d target passes for %d tokens: %.2f tokens per target pass (1 + %.2f accepted per pass, less "
+        std::printf("  %s for %s: %.2f tokens per target pass (1 + %.2f accepted per pass, less "
                     "the %d the end of the answer cut from its last pass)\n",
-                    s.n_steps, s.n_generated, s.tokens_per_pass(), accepted_per_pass, cut);
+                    passes.c_str(), tokens.c_str(), s.tokens_per_pass(), accepted_per_pass, cut);
     if (s.n_drafted > 0)
         std::printf("  drafted %d, accepted %d: acceptance %.1f%%\n", s.n_drafted, s.n_accepted, 100 * s.acceptance_rate());
     else
@@ -257,9 +259,10 @@ int run_speculate(const SpeculateOptions& o) {
         std::printf("%s\n", app::dump_json(j).c_str());
         return exit_ok;
     }
-    std::printf("Speculative decoding%s on %s (%s; the target alone: %s), prompt %s, %d tokens, median of %s\n",
+    std::printf("Speculative decoding%s on %s (%s; the target alone: %s), prompt %s, %s, median of %s\n",
                 o.overlap ? ", overlapped," : "", target.name.c_str(), target.m.backend->name().c_str(),
-                t.baseline()->name().c_str(), quote_text(o.prompt).c_str(), o.n_predict, count_of(static_cast<std::size_t>(o.repetitions), "run", "runs").c_str());
+                t.baseline()->name().c_str(), quote_text(o.prompt).c_str(),
+                count_of(static_cast<std::size_t>(o.n_predict), "token", "tokens").c_str(), count_of(static_cast<std::size_t>(o.repetitions), "run", "runs").c_str());
     for (const Loaded& d : drafts)
         std::printf("  draft %s: %s parameters, %s\n", d.name.c_str(), std::to_string(d.m.model->n_params()).c_str(),
                     d.m.backend->name().c_str());

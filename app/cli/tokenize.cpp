@@ -149,7 +149,7 @@ int run_tokenize(const TokenizeOptions& o) {
         const std::string pad(width < 16 ? 16 - width : 0, ' ');
         std::printf("%*d  %s%s  %s\n", static_cast<int>(id_width), id, piece.c_str(), pad.c_str(), note.c_str());
     }
-    std::printf("%zu tokens\n", ids.size());
+    std::printf("%s\n", count_of(ids.size(), "token", "tokens").c_str());
     return exit_ok;
 }
 

@@ -88,7 +88,8 @@ TrafficParams traffic_params(const TrafficOptions& o) {
 std::string setup_line(const TrafficParams& p, const TrafficRun& r) {
     const SchedulerParams& s = p.scheduler;
     std::string line = fmt::format("{} batching, max batch {}", batch_policy_name(s.policy), s.max_batch);
-    if (s.policy == BatchPolicy::continuous) line += fmt::format(", {} tokens per step", s.max_step_tokens);
+    if (s.policy == BatchPolicy::continuous)
+        line += fmt::format(", {} per step", count_of(static_cast<std::size_t>(s.max_step_tokens), "token", "tokens"));
     line += fmt::format(", {} KV: {} blocks x {} positions, prefix cache {}", kv_layout_name(s.kv_layout),
                         r.info.n_blocks, r.info.block_size, s.prefix_cache ? "on" : "off");
     return line;
@@ -266,9 +267,11 @@ void add_traffic(CLI::App& app, Commands& commands) {
     sub->add_flag("--prefix-cache", o->prefix_cache, "Reuse KV blocks of identical prompt prefixes");
     sub->add_option("--system-prompt", o->system_prompt, "Text in front of every prompt (a shared prefix)");
     sub->add_option("--shared-prefix", o->shared_prefix, "Or: that many tokens of a built-in system prompt in front");
-    sub->add_option("--shared-fraction", o->shared_fraction, "Share of requests that carry the prefix, 0..1");
-    sub->add_option("--max-tokens", o->max_tokens, "Most tokens per request (each draws its own from min..max)");
-    sub->add_option("--min-tokens", o->min_tokens, "Fewest tokens drawn (0: max / 4)");
+    sub->add_option("--shared-fraction", o->shared_fraction,
+                    "Share of requests that carry the prefix (--system-prompt or --shared-prefix), 0..1");
+    sub->add_option("--max-tokens", o->max_tokens,
+                    "Most tokens per request (each draws its own from min..max; poisson, bursty)");
+    sub->add_option("--min-tokens", o->min_tokens, "Fewest tokens drawn (0: max / 4; poisson, bursty)");
     sub->add_flag("--ignore-eos", o->ignore_eos, "Generate every drawn token, past the end-of-text token");
     sub->add_option("--seed", o->seed, "Seed of the arrivals, prompts and lengths")->check(seed_number());
     sub->add_option("--ttft-target", o->ttft_target, "Goodput: TTFT target in ms (0: none)")->check(finite_number(0, 1e9));
@@ -288,6 +291,20 @@ void add_traffic(CLI::App& app, Commands& commands) {
         for (const char* opt : {"--rate", "--count"})
             if (trace && sub->count(opt) > 0)
                 throw Error(fmt::format("{}: trace arrivals take their times and count from the file", opt));
+        for (const char* opt : {"--max-tokens", "--min-tokens"})
+            if (trace && sub->count(opt) > 0)
+                throw Error(fmt::format("{}: trace arrivals take each request's tokens from the file (arrival_ms "
+                                        "max_tokens prompt)",
+                                        opt));
+        if (o->policy == "static" && sub->count("--step-tokens") > 0)
+            throw Error("--step-tokens: static batching reads whole prompts in one pass; the token budget per pass "
+                        "is continuous batching's (--policy continuous)");
+        if (sub->count("--system-prompt") > 0 && o->system_prompt.empty())
+            throw Error("--system-prompt: an empty text puts nothing in front of the prompts; give some text, or "
+                        "leave the option out");
+        if (sub->count("--shared-fraction") > 0 && o->system_prompt.empty() && o->shared_prefix == 0)
+            throw Error("--shared-fraction: there is no shared prefix to share; add --system-prompt TEXT or "
+                        "--shared-prefix N");
         if (o->arrivals != "bursty" && sub->count("--burstiness") > 0)
             throw Error("--burstiness: only bursty arrivals have a burstiness (--arrivals bursty)");
         return run_traffic_command(*o);

@@ -33,6 +33,16 @@ bool use_bundled(std::string& text) {
     return true;
 }
 
+// Drops the spaces before and after a value: " 5 " is 5.
+void trim_spaces(std::string& text) {
+    const std::size_t b = text.find_first_not_of(' ');
+    if (b == std::string::npos) {
+        text.clear();
+        return;
+    }
+    text = text.substr(b, text.find_last_not_of(' ') - b + 1);
+}
+
 }  // namespace
 
 CLI::Validator model_file() {
@@ -72,17 +82,27 @@ void check_every_number(CLI::App& app) {
     // own_range: the option checks itself with finite_number, whose message
     // quotes what was written and names the range; this one then leaves
     // numbers too large to it.
-    const auto finite = [](bool own_range) {
+    // own_lo: the least number the option's own range takes; a range that
+    // starts above zero says what is wrong with 1e-320 better ("not a
+    // finite number from 1 to 10000") than "use 0 or at least 2.2e-308",
+    // which named numbers the option refuses.
+    const auto finite = [](bool own_range, double own_lo) {
         return CLI::Validator(
-            [own_range](std::string& text) -> std::string {
+            [own_range, own_lo](std::string& text) -> std::string {
+                // Spaces around the number are dropped, after it as before
+                // it (strtod skipped the leading ones, and "5 " was then
+                // CLI11's "Could not convert: --tokens = 5 ").
+                trim_spaces(text);
                 errno = 0;
                 char* end = nullptr;
                 const double x = std::strtod(text.c_str(), &end);
                 if (text.empty()) return "an empty value is not a number";  // CLI11 would read it as 0
-                if (end != text.c_str() + text.size()) return {};  // CLI11 says it is not a number
+                // Said here, not as CLI11's "Could not convert: --tokens = ５".
+                if (end != text.c_str() + text.size()) return fmt::format("\"{}\" is not a number", text);
                 if (text.find_first_of("xX") != std::string::npos) return fmt::format("{} is not a number in decimal", text);
                 // glibc: a denormal result (1e-320) or one that underflows to 0 (1e-400) sets ERANGE.
-                if ((std::isfinite(x) && x != 0 && std::fabs(x) < DBL_MIN) || (errno == ERANGE && std::fabs(x) < 1))
+                if (((std::isfinite(x) && x != 0 && std::fabs(x) < DBL_MIN) || (errno == ERANGE && std::fabs(x) < 1)) &&
+                    !(own_range && own_lo > 0))
                     return fmt::format("{} is too close to zero to compute with (use 0 or at least {:g})", text, DBL_MIN);
                 // A spelled-out number past the largest double (1e400) reads as
                 // inf, and each option's own check would then quote "inf": say
@@ -108,7 +128,7 @@ void check_every_number(CLI::App& app) {
                 return fmt::format("{} is not a whole number", text);
             t.remove_prefix(std::min(t.find_first_not_of('0'), t.size() - 1));  // leading zeros, but the last digit
             text = (negative && t != "0" ? "-" : "") + std::string(t);
-            return {};
+            return {};  // one past what the option's type holds: main.cpp words CLI11's "Could not convert"
         },
         "");
     for (CLI::Option* opt : app.get_options()) {
@@ -116,8 +136,12 @@ void check_every_number(CLI::App& app) {
         const std::string type = opt->get_type_name().substr(0, opt->get_type_name().find(':'));
         // First of the option's checks (CLI11 puts a transform in front): an
         // empty value must not reach a range check, which reads it as 0.
-        if (type == "FLOAT")
-            opt->transform(finite(opt->get_type_name().find(":NUMBER in [") != std::string::npos).non_modifying());
+        if (type == "FLOAT") {
+            const std::string& name = opt->get_type_name();
+            const std::size_t range = name.find(":NUMBER in [");
+            const double lo = range == std::string::npos ? 0 : std::strtod(name.c_str() + range + 12, nullptr);
+            opt->transform(finite(range != std::string::npos, lo));
+        }
         else if (type == "INT" || type == "UINT")
             opt->transform(whole);
     }

@@ -63,8 +63,10 @@ int run_waits(const WaitsOptions& o) {
     print_headline("AGENT: chained calls, each prompt made from the previous answer", a.headline);
     for (std::size_t i = 0; i < a.calls.size(); ++i) {
         const AgentCall& call = a.calls[i];
-        std::printf("  call %zu: %d prompt tokens → %d tokens, TTFT %.2f ms, end-to-end %.2f ms\n", i + 1,
-                    call.n_prompt, call.n_generated, call.ttft_ms, call.total_ms);
+        std::printf("  call %zu: %s → %s, TTFT %.2f ms, end-to-end %.2f ms\n", i + 1,
+                    count_of(static_cast<std::size_t>(call.n_prompt), "prompt token", "prompt tokens").c_str(),
+                    count_of(static_cast<std::size_t>(call.n_generated), "token", "tokens").c_str(), call.ttft_ms,
+                    call.total_ms);
     }
     for (const std::string& f : a.findings) std::printf("  - %s\n", f.c_str());
 

@@ -1232,6 +1232,7 @@ const Catalogue& chinese_catalogue() {
             {"halving TTFT would save {} ({}% of the chain); halving TPOT would save {} ({}%)",
              "TTFT 减半能省 {}（占整条调用链的 {}%）；TPOT 减半能省 {}（{}%）"},
             {"the job took {} batched ({} forward passes) against {} one at a time", "作业批量处理用了 {}（{} 次前向计算），逐个处理用了 {}"},
+            {"the job took {} batched ({} forward pass) against {} one at a time", "作业批量处理用了 {}（{} 次前向计算），逐个处理用了 {}"},
             {"mean time from the job's start to a request's end: {} batched, {} one at a time \u2014 no one waits on a single request, so only the total counts",
              "从作业开始到每个请求结束的平均时间：批量 {}，逐个 {} \u2014 没有人在等单个请求，所以只有总时间才算数"},
             {"chat: {}", "聊天：{}"},

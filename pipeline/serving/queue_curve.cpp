@@ -1,11 +1,15 @@
 #include "pipeline/serving/queue_curve.h"
 
+#include <algorithm>
 #include <cmath>
+#include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
 #include "pipeline/core/error.h"
 #include "pipeline/core/progress.h"
+#include "pipeline/serving/quantity.h"
 
 namespace sixstep::serving {
 
@@ -33,6 +37,13 @@ void validate_queue_curve(const QueueCurveParams& p) {
         base.service = with_samples ? ServiceModel::empirical : ServiceModel::deterministic;
         validate_queue_params(base);
     }
+    // Each utilization is a row of simulations: one given twice would only
+    // run them again, in a second row that reads as another load. (Sorted
+    // once each is known to be a number.)
+    std::vector<double> sorted = p.utilizations;
+    std::sort(sorted.begin(), sorted.end());
+    if (const auto twice = std::adjacent_find(sorted.begin(), sorted.end()); twice != sorted.end())
+        throw Error(fmt::format("queue: utilization {:g} is given twice", *twice));
 }
 
 QueueCurve run_queue_curve(const QueueCurveParams& p) {
@@ -96,6 +107,18 @@ int unsettled_simulations(const QueueCurve& curve) {
         n += !p.deterministic.batches_long_enough + !p.exponential.batches_long_enough +
              (p.empirical && !p.empirical->batches_long_enough);
     return n;
+}
+
+bool hit_request_cap(const QueuePoint& p) {
+    return !p.deterministic.batches_long_enough || !p.exponential.batches_long_enough ||
+           (p.empirical && !p.empirical->batches_long_enough);
+}
+
+std::string utilization_percent(double u) {
+    // Every utilization simulated is below 1: "100" would read as one the command refuses.
+    int digits = 3;
+    while (digits < 17 && std::stod(significant(100 * u, digits)) >= 100) ++digits;
+    return significant(100 * u, digits);
 }
 
 std::string busy_percent(double u) {

@@ -79,9 +79,14 @@ double max_utilization_for_wait(double wait_services, double service_scv);
 // short (QueueSimResult::batches_long_enough): near ρ = 1 their mean is how
 // long the run lasted, not the wait.
 int unsettled_simulations(const QueueCurve& curve);
+// The same for one utilization: whether the cap cut any of its simulations short.
+bool hit_request_cap(const QueuePoint& point);
 
 // A utilization in whole percent, with the decimals it needs below 100:
 // 0.9999999 is "99.99999", not "100" (a server never idle, which no queue is).
 std::string busy_percent(double utilization);
+// A utilization in percent for a table: three significant digits ("12.3",
+// "0.1"), more where three would round it up to 100 ("99.99" for 0.9999).
+std::string utilization_percent(double utilization);
 
 }  // namespace sixstep::serving

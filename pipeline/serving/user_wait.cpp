@@ -319,7 +319,9 @@ BatchWait batch(Backend& backend, Generator& gen, const TextCodec& codec, const 
                                      count_of(static_cast<std::size_t>(p.batch_requests), "request", "requests"),
                                      count_of(static_cast<std::size_t>(p.batch_tokens), "token", "tokens"), b.gain,
                                      b.sequential_tok_s);
-    b.findings.push_back(fmt::format("the job took {} batched ({} forward passes) against {} one at a time",
+    b.findings.push_back(fmt::format(fmt::runtime(b.n_forward_batched == 1
+                                                      ? "the job took {} batched ({} forward pass) against {} one at a time"
+                                                      : "the job took {} batched ({} forward passes) against {} one at a time"),
                                      ms_text(b.batched_ms), b.n_forward_batched, ms_text(b.sequential_ms)));
     b.findings.push_back(fmt::format("mean time from the job's start to a request's end: {} batched, {} one at a time "
                                      "— no one waits on a single request, so only the total counts",

@@ -32,6 +32,7 @@
 #pragma once
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -137,6 +138,16 @@ ColdStartResult measure_cold_start(const ColdStartParams& params);
 // tokens. The loads it times are not counted.
 long long cold_start_positions_at_most(const ColdStartParams& params);
 
+// What reading the file from disk cost: the first request's load (from
+// disk) less the second's (from the page cache). Empty when those two were
+// not a load from disk and one from the cache, and when the difference is
+// not above zero: on a busy machine the load from the cache can take as
+// long or longer, and a negative time to read a disk is noise, not a time.
+std::optional<double> disk_read_ms(const ColdStartResult& r);
+// Whether the first two requests were a load from disk and one from the page cache.
+bool compares_disk_and_cache(const ColdStartResult& r);
+
+// disk_read_ms is null where disk_read_ms(r) is empty.
 nlohmann::ordered_json cold_start_json(const ColdStartResult& r);
 
 }  // namespace sixstep::llm

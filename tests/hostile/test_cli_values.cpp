@@ -39,6 +39,50 @@ TEST_CASE("cli: infer refuses a minimum or dropout that is not a finite number i
     const auto ok = run_sixstep(infer_request + "--minimum 15", 20);
     CHECK(ok.exit_code == 0);
     CHECK(last_line(ok.output) == "Estimated delivery time: 15 minutes");
+    // Eval mode turns dropout off: a rate there changed nothing, silently.
+    refused(infer_request + "--dropout 0.5",
+            "--dropout acts only in train mode (eval mode turns dropout off): add --train-mode, or leave --dropout out");
+    CHECK(run_sixstep(infer_request + "--train-mode --dropout 0.5", 20).exit_code == 0);
+}
+
+// Messages that named what the user did not write, or not what was wrong.
+TEST_CASE("cli: a message names the value written and the fix that works") {
+    // The range the option takes, not the edge of a double.
+    refused("waits -m '" + model_file + "' --reading-wpm 1e-320", "--reading-wpm: 1e-320 is not a finite number from 1 to 10000");
+    // A space after a number is dropped, as one before it was; other text is the project's message, not CLI11's.
+    const auto spaced = run_sixstep("kv-calc --preset stories-3m --tokens '5 ' --json", 20);
+    CHECK(spaced.exit_code == 0);
+    CHECK(spaced.output == run_sixstep("kv-calc --preset stories-3m --tokens ' 5' --json", 20).output);
+    refused("kv-calc --preset stories-3m --tokens '\xef\xbc\x95'", "--tokens: \"\xef\xbc\x95\" is not a number");  // full-width 5
+    refused("kv-calc --preset stories-3m --tokens 5x", "--tokens: \"5x\" is not a number");
+    for (const char* args : {"kv-calc --preset stories-3m --tokens '5 '", "kv-calc --preset stories-3m --tokens 5x",
+                             "canary --requests 2147483648"})
+        CHECK_FALSE(contains(run_sixstep(args, 20).output, "Could not convert"));
+    refused("canary --requests 2147483648", "--requests: 2147483648 is too large (at most 2147483647)");
+    refused("canary --requests 99999999999999999999", "--requests: 99999999999999999999 is too large a number");
+    // The option to change, not a default nobody typed ("100 baseline requests: give 0..1").
+    refused("canary --requests 1",
+            "--requests 1 is fewer than the 100 requests v1 serves alone before the canary (--baseline, default 100): "
+            "give --requests 100 or more, or a smaller --baseline");
+    refused("canary --requests 50 --baseline 60", "--baseline 60 is more than the 50 requests in the stream (--requests): give --baseline 0..50");
+    CHECK(run_sixstep("canary --requests 1 --baseline 0", 20).exit_code == 0);
+    // The word that named no model, not "A subcommand is required".
+    refused("infer llm", "infer: no model \"llm\" (infer runs: delivery); a language model runs with `sixstep generate`");
+    refused("infer foo", "infer: no model \"foo\" (infer runs: delivery)");
+    refused("infer delivry", "did you mean delivery?");
+    refused("infer", "infer needs a model");
+    // An unknown option by its name, not "1 --distance-x were not expected".
+    refused("infer delivery --no-normalize --distance-x 1",
+            "--distance-x is not an option of `sixstep infer delivery` (`sixstep infer delivery --help` lists them)");
+    // A link loop says so, as every other command does, not "File does not exist".
+    const auto loop = scratch() / "loop1";
+    std::error_code ec;
+    fs::remove(loop, ec);
+    fs::create_symlink("loop1", loop);
+    refused("screenshot '" + loop.string() + "' --out '" + (scratch() / "shots").string() + "'",
+            "cannot open the lesson: Too many levels of symbolic links");
+    refused("screenshot '" + (scratch() / "none.yaml").string() + "' --out x",
+            "none.yaml: cannot open the lesson: No such file or directory");
 }
 
 TEST_CASE("cli: seeds must be whole numbers from 0 to 2^64 − 1, never wrapped around") {
@@ -283,6 +327,14 @@ TEST_CASE("cli: sizes and rates past what the engine can hold are refused before
     refused("bench -m " + m + " --type q8_0 -p 8 -n 0", "--type belongs to writing a random model: add --random PRESET");
     refused("queue -m " + m + " --samples 100000 --utilization 0.5 --context 1",
             "--context 1 and --samples 100000: the decode steps need 100002 positions");
+    // --samples takes 2 at least: "use at most --samples 0" (or 1) named no fix.
+    for (const char* context : {"512", "510"}) {
+        const auto r = run_sixstep("queue -m " + m + " --samples 2 --context " + context + " --requests 1000", 20);
+        CHECK(r.exit_code == 2);
+        CHECK(contains(r.output, "more than the model's context of 512; use at most --context 509\n"));
+    }
+    refused("queue -m " + m + " --samples 10 --context 508 --requests 1000",
+            "use at most --samples 3, or at most --context 501");
     refused("speculate -m " + m + " --draft " + m + " --k 2,2 --temp 0 -n 4 -r 1", "draft length 2 is given twice");
     refused("speculate -m " + m + " --draft " + m + " --k 1 --temp 0,0.5,0 -n 4 -r 1", "temperature 0 is given twice");
     refused("speculate -m " + m + " --draft " + m + " --draft " + m + " --k 1 --temp 0 -n 4 -r 1",

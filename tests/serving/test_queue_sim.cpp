@@ -227,4 +227,28 @@ TEST_CASE("queue curve: simulations cut short are counted, and a utilization bel
     CHECK(busy_percent(0.999) == "99.9");
     CHECK(busy_percent(0.9999999) == "99.99999");
     CHECK(busy_percent(0.996) == "99.6");
+    CHECK(!hit_request_cap(c.points[0]));
+    CHECK(hit_request_cap(c.points[1]));
+}
+
+// `queue --utilization 0.9999` printed its row as "100 %", a load the command refuses.
+TEST_CASE("queue curve: a utilization in a table keeps three digits, and more where three would read 100") {
+    CHECK(utilization_percent(0.5) == "50");
+    CHECK(utilization_percent(0.123) == "12.3");
+    CHECK(utilization_percent(0.001) == "0.1");
+    CHECK(utilization_percent(0.985) == "98.5");
+    CHECK(utilization_percent(0.999) == "99.9");
+    CHECK(utilization_percent(0.9999) == "99.99");
+    CHECK(utilization_percent(0.99995) == "99.995");
+    CHECK(utilization_percent(0.9999999) == "99.99999");
+}
+
+TEST_CASE("queue curve: a utilization given twice is refused, before any simulation") {
+    QueueCurveParams p;
+    p.mean_service_ms = 1;
+    p.utilizations = {0.5, 0.9, 0.5};
+    CHECK(error_of([&] { validate_queue_curve(p); }) == "queue: utilization 0.5 is given twice");
+    CHECK(error_of([&] { run_queue_curve(p); }) == "queue: utilization 0.5 is given twice");
+    p.utilizations = {0.5, 0.9};
+    CHECK(error_of([&] { validate_queue_curve(p); }).empty());
 }

@@ -179,6 +179,14 @@ TEST_CASE("cli queue: bad input, one message, exit 2, and no hang at utilization
     bad("", "queue needs a service time: --service-ms X, or --model F.gguf to measure one");
     bad("--service-ms 5 -m '" + tiny_model() + "'", "give either --service-ms or --model, not both");
     bad("-m '" + tiny_model() + "' --utilization 1", "grows without bound");
+    // A row per utilization: the same one twice ran it twice.
+    bad("--service-ms 10 --utilization 0.5 --utilization 0.5", "queue: utilization 0.5 is given twice");
+    bad("--service-ms 10 --utilization 0.3,0.5,0.3", "queue: utilization 0.3 is given twice");
+    // The measurement's options with a given service time measured nothing, silently.
+    bad("--service-ms 10 --batch 4", "--batch belongs to a measured service time (--model F.gguf)");
+    bad("--service-ms 10 --samples 3", "--samples belongs to a measured service time");
+    bad("--service-ms 10 -t 2", "--threads belongs to a measured service time");
+    bad("--service-ms 10 --context 64", "--context belongs to a measured service time");
 }
 
 }  // namespace serving_cli_test

@@ -147,3 +147,32 @@ TEST_CASE("cold start: bad parameters are refused before anything runs") {
     p.model = p.model.parent_path() / "missing.gguf";
     CHECK_THROWS_AS(measure_cold_start(p), Error);
 }
+
+// On a busy machine the load from the page cache can outlast the load from
+// disk: "reading the file from disk: -6.60 ms" is noise, not a time.
+TEST_CASE("cold start: the disk's share is a time only when the load from disk took longer") {
+    ColdStartResult r;
+    const auto request = [](Start start, double load_ms) {
+        RequestTiming t;
+        t.start = start;
+        t.load_ms = load_ms;
+        return t;
+    };
+    r.requests = {request(Start::cold_disk, 20.5), request(Start::cold_cached, 12.5), request(Start::warm, 0)};
+    REQUIRE(disk_read_ms(r).has_value());
+    CHECK(*disk_read_ms(r) == doctest::Approx(8.0));
+    CHECK(cold_start_json(r)["disk_read_ms"].get<double>() == doctest::Approx(8.0));
+
+    r.requests[0].load_ms = 5.9;  // 5.9 − 12.5 = −6.6 ms
+    CHECK(compares_disk_and_cache(r));
+    CHECK(!disk_read_ms(r).has_value());
+    CHECK(cold_start_json(r)["disk_read_ms"].is_null());
+    r.requests[0].load_ms = 12.5;  // equal: no share to name either
+    CHECK(!disk_read_ms(r).has_value());
+
+    // Without a load from disk (--no-drop, or an eviction the kernel refused) there is nothing to subtract.
+    r.requests[0] = request(Start::cold_cached, 30);
+    CHECK(!compares_disk_and_cache(r));
+    CHECK(!disk_read_ms(r).has_value());
+    CHECK(cold_start_json(r)["disk_read_ms"].is_null());
+}

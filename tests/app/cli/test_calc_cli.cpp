@@ -94,6 +94,28 @@ TEST_CASE("cli: bill on typed inputs, and its bad input") {
     bad_input("bill --params 1e9 --train-tokens 2e10 --decode-tok-s nan", "decode rate (tokens/s): nan is not a finite number");
     bad_input("bill --params 1e9" + rest + " --days 0", "days: must be from 1 to 1e+06, got 0");
     bad_input("bill --params 1e9 --train-tokens 2e10", "bill needs a decode rate");
+    // The measurement's options where nothing is measured changed nothing, silently.
+    bad_input("bill --params 1e9" + rest + " -n 5",
+              "--n-gen belongs to measuring the decode rate, and nothing is measured here: measure on --model F.gguf "
+              "or --preset stories-3m");
+    bad_input("bill --params 1e9" + rest + " -t 3", "--threads belongs to measuring the decode rate");
+    bad_input("bill --preset stories-3m --decode-tok-s 50 -n 5",
+              "--n-gen belongs to measuring the decode rate, and nothing is measured here: --decode-tok-s gives the rate");
+}
+
+// A typed figure replaces the preset's, and the bill says which it replaced:
+// "N = 5 parameters (typed)" under "The bill for stories-3m-f16.gguf" read as that file's count.
+TEST_CASE("cli: bill with a preset and a typed figure names the figure it replaced") {
+    const auto j = run_command(sixstep_cmd("bill --preset stories-3m --params 5 --train-tokens 1000 --decode-tok-s 5 --json"));
+    REQUIRE(j.exit_code == 0);
+    const auto doc = nlohmann::json::parse(j.output);
+    CHECK(doc["inputs"]["n_params"] == 5.0);
+    CHECK(doc["sources"]["n_params"] == "typed, in place of the 3,844,352 counted from stories-3m-f16.gguf");
+    CHECK(doc["sources"]["n_train_tokens"] ==
+          "typed, in place of 819,200 from the recipe: 640 steps × 8 windows × 160 tokens");
+    const auto t = run_command(sixstep_cmd("bill --preset stories-3m --params 5 --decode-tok-s 5"));
+    CHECK(t.exit_code == 0);
+    CHECK(has(t.output, "N = 5 parameters (typed, in place of the 3,844,352 counted from stories-3m-f16.gguf)"));
 }
 
 TEST_CASE("cli: bill --preset stories-3m measures the bundled model") {
@@ -178,4 +200,24 @@ TEST_CASE("cli: a count of one is singular in kv-calc, traffic and coldstart") {
     CHECK_FALSE(has(traffic.output, "in 0.00 s of virtual time"));  // under a millisecond, in µs
     const auto cold = run_command(sixstep_cmd("coldstart -m '" + bundled + "' -n 1 --requests 1 --no-drop --idle 0"));
     CHECK(has(cold.output, "parameters), 1 token per request\n"));
+}
+
+// "1 tokens", "1 timed steps", "1 target passes for 1 tokens" in the other commands' lines.
+TEST_CASE("cli: a count of one is singular in tokenize, bench --batch, generate --draft, traffic and queue") {
+    const auto tok = run_command(sixstep_cmd("tokenize -m '" + bundled + "' ''"));
+    CAPTURE(tok.output);
+    CHECK(has(tok.output, "\n1 token\n"));  // the BOS token alone
+    const auto batch = run_command(sixstep_cmd("bench -m '" + bundled + "' --batch 1 --steps 1 --context 1 -r 1 -t 1"));
+    CAPTURE(batch.output);
+    CHECK(has(batch.output, "each sequence holds 1 token (prefilled, untimed), then 1 timed step of one token"));
+    const auto spec = run_command(sixstep_cmd("generate -m '" + bundled + "' --draft '" + bundled +
+                                              "' --prompt Hi -n 1 --temp 0 -t 1"));
+    CAPTURE(spec.output);
+    CHECK(has(spec.output, "  1 target pass for 1 token: "));
+    const auto traffic = run_command(sixstep_cmd("traffic -m '" + bundled + "' --count 1 --max-tokens 2 --step-tokens 1 -t 1"));
+    CHECK(has(traffic.output, ", 1 token per step, "));
+    const auto queue = run_command(
+        sixstep_cmd("queue -m '" + bundled + "' --samples 2 --context 1 --utilization 0.5 --requests 1000 -t 1 --json"));
+    REQUIRE(queue.exit_code == 0);
+    CHECK(has(queue.output, "at a context of 1 token, "));
 }

@@ -440,6 +440,20 @@ TEST_CASE("paths --markdown --update rewrites a file's marked tables, and a file
     CHECK(r.exit_code == 2);
     CHECK(r.output.find(plain + ": no reference markers") != std::string::npos);
     CHECK(run_command(sixstep_cmd("paths --json --markdown")).exit_code == 2);
+    // --update rewrites every kind's section in the file: a --model beside it did nothing.
+    r = run_command(sixstep_cmd("paths --markdown --update '" + md + "' --model llm"));
+    CHECK(r.exit_code == 2);
+    CHECK(r.output.find("--model: --update rewrites the tables of every kind the file holds") != std::string::npos);
+}
+
+// An empty kind listed every kind, as if none had been given; a repeated one was taken.
+TEST_CASE("paths --model: an empty or repeated kind is refused, exit 2") {
+    auto r = run_command(sixstep_cmd("paths --model ''"));
+    CHECK(r.exit_code == 2);
+    CHECK(r.output.find("--model: give a model kind: delivery, llm") != std::string::npos);
+    r = run_command(sixstep_cmd("paths --markdown --model llm --model llm"));
+    CHECK(r.exit_code == 2);
+    CHECK(r.output.find("--model is given 2 times: give it once") != std::string::npos);
 }
 
 // A lesson checked from its own folder resolves "trained.json" to itself:

@@ -75,6 +75,26 @@ TEST_CASE("cli generate: streams the text, then TTFT, TPOT and tokens/s") {
     CHECK(j["stop_reason"] == "max_tokens");
 }
 
+// TPOT is the time per token after the first: one token has none, and
+// "TPOT 0.00 ms (0.0 tok/s)" was a made-up figure.
+TEST_CASE("cli generate: one token has no TPOT, in the text and in the JSON") {
+    const std::string model = tiny_model();
+    const Run r = run("generate --model \"" + model + "\" --prompt \"Hello\" -n 1 --temp 0");
+    CHECK(r.rc == 0);
+    CHECK(r.out.find("no TPOT (one token)") != std::string::npos);
+    CHECK(r.out.find("TPOT 0.00") == std::string::npos);
+    CHECK(r.out.find("| 1 token in") != std::string::npos);  // not "1 tokens"
+    const Run js = run("generate --model \"" + model + "\" --prompt \"Hello\" -n 1 --temp 0 --json");
+    REQUIRE(js.rc == 0);
+    const auto j = nlohmann::json::parse(js.out);
+    CHECK(j["timings"]["n_generated"] == 1);
+    CHECK(j["timings"]["tpot_ms"].is_null());
+    CHECK(j["timings"]["decode_tok_s"].is_null());
+    // Two tokens or more: a TPOT, a number.
+    const auto two = nlohmann::json::parse(run("generate --model \"" + model + "\" --prompt \"Hello\" -n 2 --temp 0 --json").out);
+    CHECK(two["timings"]["tpot_ms"].is_number());
+}
+
 TEST_CASE("cli generate: a context past the trained one runs with a warning, and within it with none") {
     const std::string model = std::string(SIXSTEP_SOURCE_DIR) + "/assets/models/stories-3m-f16.gguf";  // trained on 512
     const Run past = run("generate --model \"" + model + "\" --prompt \"Once upon a time\" -n 2 --temp 0 -c 1000");

@@ -160,3 +160,17 @@ TEST_CASE("cli speculate and generate --draft: what a short run drafted and chec
     CHECK(verdict.find("65 rows") == std::string::npos);
     CHECK(verdict.find("a verify pass of 3 rows") != std::string::npos);
 }
+
+// The target and the draft each choose a backend: without a GPU, --backend
+// auto said "…; using the CPU" twice, once per model.
+TEST_CASE("cli speculate --backend auto: a backend note is printed once") {
+    const auto r = run_command(sixstep_cmd("speculate -m '" + target + "' --draft '" + draft +
+                                           "' --backend auto --k 1 --temp 0 -n 4 -r 1 -t 1"));
+    CAPTURE(r.output);
+    CHECK(r.exit_code == 0);
+    std::size_t notes = 0;
+    for (std::size_t at = r.output.find("using the CPU"); at != std::string::npos;
+         at = r.output.find("using the CPU", at + 1))
+        ++notes;
+    CHECK(notes <= 1);  // none where a GPU took both
+}

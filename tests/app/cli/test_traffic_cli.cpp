@@ -122,6 +122,13 @@ TEST_CASE("cli traffic: bad input is one clear error and exit code 2") {
         {"--block-size 2147483647", "block size 2147483647: a block holds 1 to 4096 positions"},
         {"--arrivals trace:" + trace + " --rate 5", "--rate: trace arrivals take their times and count from the file"},
         {"--burstiness 0.5", "--burstiness: only bursty arrivals have a burstiness (--arrivals bursty)"},
+        // Options the run would not read, refused rather than ignored.
+        {"--arrivals trace:" + trace + " --max-tokens 5", "--max-tokens: trace arrivals take each request's tokens from the file"},
+        {"--arrivals trace:" + trace + " --min-tokens 2", "--min-tokens: trace arrivals take each request's tokens from the file"},
+        {"--policy static --step-tokens 16", "--step-tokens: static batching reads whole prompts in one pass"},
+        {"--shared-fraction 0.5", "--shared-fraction: there is no shared prefix to share; add --system-prompt TEXT or --shared-prefix N"},
+        {"--shared-prefix 0 --shared-fraction 0.5", "--shared-fraction: there is no shared prefix to share"},
+        {"--system-prompt ''", "--system-prompt: an empty text puts nothing in front of the prompts"},
     };
     for (const auto& entry : cases) {
         const auto& args = entry.first;
