@@ -4,7 +4,7 @@
 // framed by the paged cache's blocks with their physical ids (the block
 // table), then the pool of blocks, and the bytes: the formula with the
 // loaded model's numbers in it, the whole blocks in use, what the storage
-// has allocated, and the capacity left. Every number comes from the engine.
+// has allocated, and the room left in the context. Every number comes from the engine.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -157,7 +157,14 @@ void draw_kv_cache_panel(const app::Snapshot& s, ViewState& v, app::Session&, co
         const llm::ViewKv& kv = view->kv;
         char line[256];
         ImGui::SameLine(0, v.font_px);
-        std::snprintf(line, sizeof line, "%d / %d positions \u00b7 capacity left %d", kv.n_filled, kv.n_ctx, kv.capacity_left);
+        // Positions of the context window (n_ctx), not of the pool, which
+        // the line under the grid counts in blocks: once the request is
+        // done its room left means nothing, and is not said.
+        if (kv.released)
+            std::snprintf(line, sizeof line, "it held %d of the context's %d positions", kv.n_filled, kv.n_ctx);
+        else
+            std::snprintf(line, sizeof line, "%d / %d context positions \u00b7 room for %d more", kv.n_filled, kv.n_ctx,
+                          kv.capacity_left);
         ImGui::TextDisabled("%s", tr(line));
         if (kv.released) {  // at the size of the lines under the grid
             ImGui::SetWindowFontScale(0.8f);

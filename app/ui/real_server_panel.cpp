@@ -116,10 +116,11 @@ void draw_real_server_panel(const app::Snapshot& s, ViewState& v, app::Session&,
         }
         // TPOT at each rate, beside the TTFT chart: with one request at a time
         // the queue is paid before the first token, and TPOT hardly moves.
+        // The rates beside them: a bare list of TPOTs did not say which was which.
         std::vector<double> tpots;
         for (const server::EndpointPoint& pt : e->points) tpots.push_back(pt.tpot_p50_ms);
-        const std::string tpot_line =
-            tr(fmt::format("TPOT p50 at each rate: {} ms", pretty_value(Value{tpots}, 3)));
+        const std::string tpot_line = tr(fmt::format("TPOT p50 at {} req/s: {} ms", pretty_value(Value{rates}, 3),
+                                                     pretty_value(Value{tpots}, 3)));
         const float text_h = ImGui::GetTextLineHeightWithSpacing();
         const float width = ImGui::GetContentRegionAvail().x;
         // A machine that slows the server between the timing and the sweep
