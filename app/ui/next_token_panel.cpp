@@ -121,10 +121,13 @@ void candidate_bars(const llm::ViewNext& next, app::Session& session, size_t max
     for (const auto& c : rows) piece_w = std::max(piece_w, ImGui::CalcTextSize(visible_piece(c.piece).c_str()).x);
     ImGui::PopFont();
     const float avail = ImGui::GetContentRegionAvail().x;
+    // A cut candidate's share in parentheses: the model's own, not part of
+    // the draw's (the column summed past 100%: 71.1 + 28.9 + 10.9 + …).
+    const auto cut_text = [](float p) { return "(" + percent_text(p) + ")"; };
     float pct_w = ImGui::CalcTextSize("100.0%").x;
     for (const auto& c : rows)
         for (const float p : {c.p, after_sampler(next, c.id).p})
-            pct_w = std::max(pct_w, ImGui::CalcTextSize(percent_text(p).c_str()).x);
+            pct_w = std::max(pct_w, ImGui::CalcTextSize(cut_text(p).c_str()).x);
     const float bar_w = std::max(20.0f, avail - piece_w - pct_w - 3 * ImGui::GetStyle().ItemSpacing.x);
     for (size_t i = 0; i < rows.size(); ++i) {
         const llm::ViewCandidate& c = rows[i];
@@ -165,7 +168,7 @@ void candidate_bars(const llm::ViewNext& next, app::Session& session, size_t max
             ImGui::GetWindowDrawList()->AddLine(ImVec2(x, bar.y), ImVec2(x, bar.y + h), theme::col(theme::text_rgb), 2.0f);
         }
         ImGui::SameLine();
-        if (after.cut) ImGui::TextDisabled("%s", percent_text(c.p).c_str());
+        if (after.cut) ImGui::TextDisabled("%s", cut_text(c.p).c_str());
         else ImGui::TextUnformatted(percent_text(shown_p).c_str());
         ImGui::PopID();
     }

@@ -631,8 +631,11 @@ TEST_CASE("screenshots: the next-token bars are the sampler's shares, what it cu
         CHECK(hbars(frames[3], right, cut).size() == 3);
         // The cut ones keep the model's own share, greyed.
         const auto grey = hbars(frames[3], right, cut);
-        for (size_t i = 0; i < grey.size(); ++i)
+        for (size_t i = 0; i < grey.size(); ++i) {
             CHECK(std::abs(grey[i].fraction() - nexts[3].top[3 + i].p) <= 1.5 / grey[i].width);
+            // Its number in parentheses: no part of the draw's shares, which sum to 100%.
+            CHECK(texts[3].find(fmt::format("({:.1f}%)", 100.0 * nexts[3].top[3 + i].p)) != std::string::npos);
+        }
         CHECK(texts[3].find("tick: the model's own") != std::string::npos);  // the bars' legend
         CHECK(texts[1].find("tick: the model's own") == std::string::npos);  // nothing to explain
     }
