@@ -1544,20 +1544,34 @@ namespace {
 // a connection: for servers no HTTP library would be (one that trickles its
 // header, one whose body never ends). `talk` returns when quit is set or the
 // client goes; the destructor sets it and joins every thread.
+
+// A socket listening on a free loopback port, with `backlog`.
+struct LoopbackListener {
+    int fd = -1;
+    sockaddr_in addr{};
+    int port = 0;
+};
+LoopbackListener listen_on_loopback(int backlog) {
+    LoopbackListener l;
+    l.fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    REQUIRE(l.fd >= 0);
+    l.addr.sin_family = AF_INET;
+    l.addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    REQUIRE(::bind(l.fd, reinterpret_cast<const sockaddr*>(&l.addr), sizeof l.addr) == 0);
+    REQUIRE(::listen(l.fd, backlog) == 0);
+    socklen_t len = sizeof l.addr;
+    REQUIRE(::getsockname(l.fd, reinterpret_cast<sockaddr*>(&l.addr), &len) == 0);
+    l.port = ntohs(l.addr.sin_port);
+    return l;
+}
+
 class RawServer {
 public:
     using Talk = std::function<void(int fd, const std::atomic<bool>& quit)>;
     explicit RawServer(Talk talk) : talk_(std::move(talk)) {
-        listen_fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
-        REQUIRE(listen_fd_ >= 0);
-        sockaddr_in addr{};
-        addr.sin_family = AF_INET;
-        addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-        REQUIRE(::bind(listen_fd_, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) == 0);
-        REQUIRE(::listen(listen_fd_, 16) == 0);
-        socklen_t len = sizeof addr;
-        ::getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&addr), &len);
-        port_ = ntohs(addr.sin_port);
+        const LoopbackListener l = listen_on_loopback(16);
+        listen_fd_ = l.fd;
+        port_ = l.port;
         const timeval tv{0, 50000};  // accept() wakes to see quit
         ::setsockopt(listen_fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
         acceptor_ = std::thread([this] {
@@ -1656,16 +1670,9 @@ TEST_CASE("load generator: the timeout and Ctrl+C end a connect to a listener wh
     // A listener that accepts nothing, its queue filled: a new connect waits
     // in SYN_SENT. It was held for the 5 s connection timeout whatever
     // --timeout said, and Ctrl+C waited as long.
-    const int listener = ::socket(AF_INET, SOCK_STREAM, 0);
-    REQUIRE(listener >= 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    REQUIRE(::bind(listener, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) == 0);
-    REQUIRE(::listen(listener, 0) == 0);
-    socklen_t len = sizeof addr;
-    REQUIRE(::getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &len) == 0);
-    const int port = ntohs(addr.sin_port);
+    const LoopbackListener l = listen_on_loopback(0);
+    const int listener = l.fd, port = l.port;
+    const sockaddr_in addr = l.addr;
     std::vector<int> queued;
     for (int i = 0; i < 4; ++i) {
         const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
