@@ -986,6 +986,9 @@ const Catalogue& chinese_catalogue() {
             {"{}: unit \"{=}\" is not a length (use km, m or mi)", "{}：单位“{=}”不是长度单位（请用 km、m、mi 或 公里、米）"},
             {"{}: unit \"{=}\" is not a valid unit here (use a fraction 0..1 or %)", "{}：这里不能用单位“{=}”（请用 0..1 的小数或 %）"},
             {"{}: unit \"{=}\" is not a valid unit here (use 0/1, yes/no)", "{}：这里不能用单位“{=}”（请用 0/1 或 yes/no）"},
+            {"the model promises {} minutes, less than none: its weights are wrong for this request (a minimum rule would "
+             "catch it)",
+             "模型承诺 {} 分钟，比零还少：它的参数不适合这个请求（最短时间规则能拦住它）"},
             {"{} = {} is outside the training range {} km: the model never saw such a request, do not trust the answer",
              "{} = {} 超出了训练范围 {} km：模型从没见过这样的请求，别相信这个回答"},
             {"{} = {} is outside the training range {}: the model never saw such a request, do not trust the answer",

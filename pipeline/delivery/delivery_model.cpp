@@ -181,6 +181,12 @@ bool DeliveryJob::postprocess(TraceEvent& ev) {
         minutes_ = *s.minimum_minutes;
         rule = fmt::format("minimum {} minutes", num(*s.minimum_minutes));
     }
+    // Weights from a file can make the sum negative (a bias of −1000): the
+    // answer is what the model said, and the warning says it is nonsense.
+    if (minutes_ < 0)
+        ev.warnings.push_back(fmt::format("the model promises {} minutes, less than none: its weights are wrong for "
+                                          "this request (a minimum rule would catch it)",
+                                          num(minutes_)));
     text_ = delivery_text(minutes_, s.lang);
     ev.summary = "round, add units, apply business rules, say it in the customer's language";
     ev.says("text: " + text_);

@@ -174,6 +174,20 @@ TEST_CASE("postprocess: rounding, a minimum-time rule, English and Chinese") {
     CHECK(delivery_text(1, "en") == "Estimated delivery time: 1 minute");
 }
 
+// A weights file with a bias of −1000 promised "−994 minutes" with no word.
+TEST_CASE("postprocess: a negative time is said to be nonsense; a minimum rule replaces it") {
+    DeliveryModel m(Params{-1000, {2, 10, -2}});
+    Pipeline p(m, req("3 km"));
+    CHECK(p.run().text == "Estimated delivery time: \u2212994 minutes");
+    const auto& w = p.trace().last(Stage::postprocess)->warnings;
+    REQUIRE(w.size() == 1);
+    CHECK(w[0].find("the model promises \u2212994 minutes, less than none") == 0);
+    m.settings().minimum_minutes = 5;
+    Pipeline q(m, req("3 km"));
+    CHECK(q.run().text == "Estimated delivery time: 5 minutes");
+    CHECK(q.trace().last(Stage::postprocess)->warnings.empty());
+}
+
 TEST_CASE("dropout: train mode changes identical requests' answers, eval mode never") {
     DeliveryModel m;
     m.settings().dropout = 0.5;
