@@ -38,6 +38,10 @@ constexpr std::chrono::seconds extra_thread_idle{5};
 // A request's line and headers, and any one line of it: cpp-httplib reads a
 // line whole, however long (one endless header line took 600 MB in 9 s).
 constexpr std::size_t max_head_bytes = 64 * 1024;
+// One header line, CRLF included: Debian's cpp-httplib is a compiled library
+// built with its default, and a longer line failed as "malformed" (400; an
+// 8 KiB bearer token, a big cookie). Said as what it is instead: 431.
+constexpr std::size_t max_header_line_bytes = CPPHTTPLIB_HEADER_MAX_LENGTH;
 // After the last answer, how long the client may still send while it reads
 // the answer (the lingering close in process_and_close_socket).
 constexpr milliseconds linger_time{2000};
@@ -118,6 +122,11 @@ public:
             }
             if (c != '\n') {
                 line_ += c;
+                if (request_line_read_ && line_.size() + 1 > max_header_line_bytes) {
+                    end(431, fmt::format("a header line is longer than {} KiB, the longest this server reads",
+                                         max_header_line_bytes / 1024));
+                    return 0;
+                }
                 return 1;
             }
             // The request ends here, to the parser, when a line is refused:

@@ -296,12 +296,14 @@ std::pair<int, std::string> bad_framing(const httplib::Request& req) {
 
 // The Content-Encoding of a request's body when cpp-httplib would not undo
 // it (it inflates gzip and deflate); "" when there is none, or one it does.
+// cpp-httplib inflates only "gzip" and "deflate" written in lower case: a
+// body labelled "GZIP" went to the JSON parser as it came.
 std::string unsupported_coding(const httplib::Request& req) {
     if (!req.has_header("Content-Encoding")) return "";
-    const std::string coding = lower_header(req, "Content-Encoding");
+    const std::string raw = req.get_header_value("Content-Encoding");
     const bool known = req.get_header_value_count("Content-Encoding") == 1 &&
-                       (coding == "gzip" || coding == "deflate" || coding == "identity");
-    return known ? "" : coding.empty() ? std::string("(empty)") : coding;
+                       (raw == "gzip" || raw == "deflate" || lower_header(req, "Content-Encoding") == "identity");
+    return known ? "" : raw.empty() ? std::string("(empty)") : raw;
 }
 
 std::string status_message(const httplib::Request& req, int status, std::size_t max_body) {
@@ -387,8 +389,12 @@ HttpServer::HttpServer(ServingEngine& engine, const llm::TextCodec& codec, HttpS
             send_error_and_close(req, res,
                                  ApiError(415, "invalid_request_error",
                                           fmt::format("Content-Encoding: \"{}\" is not supported; send the body as "
-                                                      "it is, or gzip or deflate it",
-                                                      coding.substr(0, 40))));
+                                                      "it is, or gzip or deflate it{}",
+                                                      coding.substr(0, 40),
+                                                      lower_header(req, "Content-Encoding") == "gzip" ||
+                                                              lower_header(req, "Content-Encoding") == "deflate"
+                                                          ? " (the coding named in lower case)"
+                                                          : "")));
             return httplib::Server::HandlerResponse::Handled;
         }
         // TRACE and CONNECT: methods cpp-httplib parses and routes nowhere,
