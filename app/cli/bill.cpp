@@ -186,7 +186,7 @@ void add_bill(CLI::App& app, Commands& commands) {
     o->params_opt = sub->add_option("--params", o->params, "N: parameters");
     o->train_tokens_opt = sub->add_option("--train-tokens", o->train_tokens, "D: tokens seen in training");
     o->decode_opt = sub->add_option("--decode-tok-s", o->decode_tok_s, "Decode tokens/s of one stream (skips the measurement)");
-    o->load_opt = sub->add_option("--load-s", o->load_s, "Cold load in seconds (0: no load-once table)");
+    o->load_opt = sub->add_option("--load-s", o->load_s, "Cold load in seconds, in place of the one measured with --model or --preset (0: no load-once table)");
     sub->add_option("--requests-per-day", o->requests_per_day, "Requests per day (default 10,000)");
     sub->add_option("--tokens-per-request", o->tokens_per_request, "Tokens per request, prompt and output (default 200)");
     sub->add_option("--days", o->days, "Service life in days (default 365)");

@@ -4,6 +4,7 @@
 //   discrete-event simulation beside the M/D/1, M/M/1 (and, with a measured
 //   model, M/G/1) closed forms, with 95 % confidence intervals, and the
 //   headroom that keeps waits short.
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -236,7 +237,11 @@ void add_queue(CLI::App& app, Commands& commands) {
     o->measure_opts.push_back(sub->add_option("--samples", o->n_samples, "With --model: decode steps measured")
                                   ->check(CLI::Range(min_queue_samples, 100000)));
     o->measure_opts.push_back(add_threads_option(sub, o->threads, "With --model: CPU threads"));
-    o->measure_opts.push_back(add_backend_option(sub, o->backend));
+    CLI::Option* backend = add_backend_option(sub, o->backend);
+    std::string said = backend->get_description();  // "Where the forward pass runs: …"
+    if (!said.empty()) said[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(said[0])));
+    backend->description("With --model: " + said);
+    o->measure_opts.push_back(backend);
     sub->add_option("--utilization", o->curve.utilizations, "Utilizations to simulate, each in (0, 1), each once")
         ->delimiter(',');
     sub->add_option("--requests", o->curve.min_requests,

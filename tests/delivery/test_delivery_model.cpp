@@ -175,7 +175,7 @@ TEST_CASE("postprocess: rounding, a minimum-time rule, English and Chinese") {
 }
 
 // A weights file with a bias of −1000 promised "−994 minutes" with no word.
-TEST_CASE("postprocess: a negative time is said to be nonsense; a minimum rule replaces it") {
+TEST_CASE("postprocess: a negative time is said to be nonsense, and a minimum rule replaces it") {
     DeliveryModel m(Params{-1000, {2, 10, -2}});
     Pipeline p(m, req("3 km"));
     CHECK(p.run().text == "Estimated delivery time: \u2212994 minutes");
