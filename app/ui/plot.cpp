@@ -42,6 +42,9 @@ static float top_room() { return ImGui::GetFontSize() * 1.0f; }
 float above(const Frame& f) { return f.min.y - top_room(); }
 
 Frame begin(ImVec2 size, double x0, double x1, double y0, double y1, float left, float bottom, std::uint32_t background_rgb) {
+    // A plot a line tall shows no bar's height (a large font on a small
+    // screen left strips): it keeps a line and a half, and the pane scrolls.
+    size.y = std::max(size.y, top_room() + bottom + ImGui::GetFontSize() * 1.5f);
     const ImVec2 p = ImGui::GetCursorScreenPos();
     ImGui::Dummy(size);
     Frame f;

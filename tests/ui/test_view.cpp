@@ -512,6 +512,21 @@ TEST_CASE("plot: grouped bars' values too wide for their bars are staggered, nev
     ui::set_overflow_sink(nullptr);
 }
 
+// At font scale 1.4 on a 1024x768 projector the charts were left strips a
+// few pixels tall, every bar the same height: a plot keeps a line and a half
+// of room, and the pane scrolls to it.
+TEST_CASE("plot: a chart given less than a line and a half keeps that much") {
+    const HeadlessFrame frame(ImVec2(600, 400));
+    ImGui::SetNextWindowPos(ImVec2(0, 0));
+    ImGui::SetNextWindowSize(ImVec2(400, 300));
+    ImGui::Begin("##strip", nullptr, ImGuiWindowFlags_NoDecoration);
+    const ui::plot::Frame strip = ui::plot::begin(ImVec2(300, 12), 0, 1, 0, 1, 0, 0, 0xFFFFFF);
+    const ui::plot::Frame roomy = ui::plot::begin(ImVec2(300, 200), 0, 1, 0, 1, 0, 0, 0xFFFFFF);
+    CHECK(strip.height() >= ImGui::GetFontSize() * 1.5f - 1);
+    CHECK(roomy.height() > 150);  // room enough: as given
+    ImGui::End();
+}
+
 // Two bars side by side whose values touch: the taller bar's value is the
 // one lifted, so the higher number is never written lower. Written left to
 // right, a short bar's 11.9k went up over its taller neighbour's 14.5k.
