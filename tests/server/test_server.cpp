@@ -1400,6 +1400,13 @@ TEST_CASE("server: a soak of 600 requests leaks no KV block, no request and no t
     for (auto& t : clients) t.join();
     CHECK(ok == 600);
     CHECK(eventually([&] { return s.engine->n_in_flight() == 0; }));
+    // The gauges are set when the engine's step ends, a moment after the last
+    // request left n_in_flight; wait for that step, then read them once.
+    // (running and waiting both 0 is set only once nothing is in flight.)
+    CHECK(eventually([&] {
+        const auto g = s.engine->metrics().gauges();
+        return g.n_running == 0 && g.n_waiting == 0;
+    }));
     // Only the prefix cache may keep blocks, and it keeps only reusable ones.
     const auto g = s.engine->metrics().gauges();
     CHECK(g.n_blocks_used == g.n_blocks_cached);
