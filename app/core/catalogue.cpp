@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include "pipeline/core/text.h"
+
 namespace sixstep::app {
 
 Catalogue::Catalogue(Entries exact_entries, Entries pattern_entries, std::set<std::string_view> kept_words)
@@ -104,29 +106,26 @@ bool match(const std::vector<Piece>& pieces, std::string_view en, std::vector<st
     return true;
 }
 
-// The code point of a UTF-8 sequence that starts at s[i] (0 when none).
-char32_t code_point_at(std::string_view s, size_t i) {
-    if (i >= s.size()) return 0;
-    const auto b = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
-    if (b(i) < 0x80) return b(i);
-    if ((b(i) & 0xF0) == 0xE0 && i + 2 < s.size())
-        return (char32_t{b(i)} & 0x0F) << 12 | (char32_t{b(i + 1)} & 0x3F) << 6 | (char32_t{b(i + 2)} & 0x3F);
-    return 0;  // two- and four-byte sequences hold no common ideograph
+// The code point of the character that starts at s[i], or 0 where there is
+// none or the bytes are not UTF-8.
+std::uint32_t code_point_at(std::string_view s, size_t i) {
+    std::uint32_t cp = 0;
+    return i < s.size() && utf8_length(s, i, cp) > 0 ? cp : 0;
 }
 
-bool ideograph(char32_t c) { return (c >= 0x3400 && c <= 0x9FFF) || (c >= 0xF900 && c <= 0xFAFF); }
-
-// True when `text` ends in an ideograph: a count in 万 or 亿 ("1万").
-bool ends_in_ideograph(std::string_view text) {
-    return text.size() >= 3 && ideograph(code_point_at(text, text.size() - 3));
+// The code point of the last character of `s` (0 when none).
+std::uint32_t last_code_point(std::string_view s) {
+    size_t i = s.size();
+    while (i > 0 && (static_cast<unsigned char>(s[i - 1]) & 0xC0) == 0x80) --i;  // back over continuation bytes
+    return i == 0 ? 0 : code_point_at(s, i - 1);
 }
 
 // A pattern spaces a number from the words around it ("{} 个请求": "3 个请求"),
 // but a count written "1万" ends in an ideograph, and Chinese puts no space
 // between two of them: "1万个请求", not "1万 个请求".
 std::string_view after_hole(std::string_view hole_text, std::string_view literal) {
-    if (literal.size() > 1 && literal.front() == ' ' && ideograph(code_point_at(literal, 1)) &&
-        ends_in_ideograph(hole_text))
+    if (literal.size() > 1 && literal.front() == ' ' && is_cjk(code_point_at(literal, 1)) &&
+        is_cjk(last_code_point(hole_text)))
         return literal.substr(1);
     return literal;
 }
