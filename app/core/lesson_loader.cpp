@@ -1097,6 +1097,27 @@ bool line_starts_with_key_at(std::string_view text, const YAML::Mark& at) {
            line.substr(key, colon - key).find(' ') == std::string_view::npos && static_cast<int>(colon) == at.column;
 }
 
+// One line of a lesson's source: where it starts (a byte offset) and its
+// text, without the line break ("\n" or "\r\n").
+struct SourceLine {
+    std::size_t start;
+    std::string_view text;
+};
+
+// The lines of `text` from the first to the one the parser stopped at.
+std::vector<SourceLine> lines_up_to(std::string_view text, const YAML::Mark& at) {
+    std::vector<SourceLine> lines;
+    for (std::size_t i = 0; i <= text.size() && static_cast<int>(lines.size()) <= at.line;) {
+        std::size_t end = text.find('\n', i);
+        if (end == std::string_view::npos) end = text.size();
+        std::string_view l = text.substr(i, end - i);
+        if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
+        lines.push_back({i, l});
+        i = end + 1;
+    }
+    return lines;
+}
+
 // Slips that a YAML parser reports a line or more later, where it gave up,
 // in words about its own state ("illegal map value"): the byte offset of the
 // slip itself and what it is, or nothing. Looked for from the start of the
@@ -1112,19 +1133,7 @@ bool line_starts_with_key_at(std::string_view text, const YAML::Mark& at) {
 //    above keys indented under it ("expect").
 std::optional<std::pair<std::size_t, std::string>> slip_before(std::string_view text, const YAML::Mark& at) {
     constexpr std::string_view wide_space = "\u3000", wide_colon = "\uff1a";
-    struct Line {
-        std::size_t start;
-        std::string_view text;
-    };
-    std::vector<Line> lines;  // 0 .. at.line
-    for (std::size_t i = 0; i <= text.size() && static_cast<int>(lines.size()) <= at.line;) {
-        std::size_t end = text.find('\n', i);
-        if (end == std::string_view::npos) end = text.size();
-        std::string_view l = text.substr(i, end - i);
-        if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
-        lines.push_back({i, l});
-        i = end + 1;
-    }
+    const std::vector<SourceLine> lines = lines_up_to(text, at);
     // Where a line's key starts: past its indentation and a list's "- ".
     const auto key_start = [](std::string_view l) {
         std::size_t k = l.find_first_not_of(' ');
@@ -1142,7 +1151,7 @@ std::optional<std::pair<std::size_t, std::string>> slip_before(std::string_view 
         const std::size_t end = std::min({rest.find(':'), rest.find(wide_colon), rest.find(' ')});
         return end != std::string_view::npos && end > 0 && rest[end] != ' ';
     };
-    for (const Line& l : lines) {
+    for (const SourceLine& l : lines) {
         std::size_t i = 0, wide = std::string_view::npos;
         while (i < l.text.size() && (l.text[i] == ' ' || l.text.compare(i, wide_space.size(), wide_space) == 0)) {
             if (l.text[i] != ' ' && wide == std::string_view::npos) wide = i;
@@ -1154,14 +1163,14 @@ std::optional<std::pair<std::size_t, std::string>> slip_before(std::string_view 
                                                          "this one)")};
     }
     // The line the parser stopped at and the nearest written line above it.
-    std::vector<const Line*> near;
+    std::vector<const SourceLine*> near;
     if (!lines.empty()) near.push_back(&lines.back());
     for (int j = static_cast<int>(lines.size()) - 2; j >= 0; --j)
         if (!blank(lines[static_cast<std::size_t>(j)].text)) {
             near.push_back(&lines[static_cast<std::size_t>(j)]);
             break;
         }
-    for (const Line* l : near) {
+    for (const SourceLine* l : near) {
         const std::size_t k = key_start(l->text);
         if (k == std::string_view::npos) continue;
         // The line above only where a key of its own could be: deeper, it is
@@ -1176,7 +1185,7 @@ std::optional<std::pair<std::size_t, std::string>> slip_before(std::string_view 
     // A quote opened as a value and not closed on its line, within the 30
     // lines above the one the parser stopped at.
     for (int j = static_cast<int>(lines.size()) - 2; j >= 0 && j >= static_cast<int>(lines.size()) - 31; --j) {
-        const Line& l = lines[static_cast<std::size_t>(j)];
+        const SourceLine& l = lines[static_cast<std::size_t>(j)];
         const std::size_t k = key_start(l.text);
         if (k == std::string_view::npos || l.text[k] == '#') continue;
         const std::size_t colon = l.text.find(": ", k);
@@ -1195,7 +1204,7 @@ std::optional<std::pair<std::size_t, std::string>> slip_before(std::string_view 
                                          "long text as a block (say: |, then the text on the lines below)",
                                          q)};
     }
-    for (const Line* l : near) {
+    for (const SourceLine* l : near) {
         const std::size_t k = key_start(l->text);
         if (k == std::string_view::npos) continue;
         const std::string_view rest = l->text.substr(k);
@@ -1256,13 +1265,7 @@ std::optional<std::pair<std::size_t, std::string>> slip_before(std::string_view 
 // byte offset of the nearest one and what it is. A flow may run on over
 // lines, so only the parser's giving up makes an open one a slip.
 std::optional<std::pair<std::size_t, std::string>> unclosed_flow(std::string_view text, const YAML::Mark& at) {
-    std::vector<std::pair<std::size_t, std::string_view>> lines;  // start, text; 0 .. at.line
-    for (std::size_t i = 0; i <= text.size() && static_cast<int>(lines.size()) <= at.line;) {
-        std::size_t end = text.find('\n', i);
-        if (end == std::string_view::npos) end = text.size();
-        lines.emplace_back(i, text.substr(i, end - i));
-        i = end + 1;
-    }
+    const std::vector<SourceLine> lines = lines_up_to(text, at);
     for (int j = static_cast<int>(lines.size()) - 1; j >= 0 && j >= static_cast<int>(lines.size()) - 31; --j) {
         const auto [start, l] = lines[static_cast<std::size_t>(j)];
         std::vector<std::size_t> open;  // the line's unmatched openers
