@@ -386,15 +386,14 @@ HttpServer::HttpServer(ServingEngine& engine, const llm::TextCodec& codec, HttpS
         // A body coded in a way cpp-httplib does not undo (zstd) was read as
         // it came and parsed as JSON: 415 (RFC 9110, 15.5.16), unread, closed.
         if (const std::string coding = unsupported_coding(req); !coding.empty()) {
+            const std::string lower = lower_header(req, "Content-Encoding");
+            const bool only_case = lower == "gzip" || lower == "deflate";  // "GZIP"
             send_error_and_close(req, res,
                                  ApiError(415, "invalid_request_error",
                                           fmt::format("Content-Encoding: \"{}\" is not supported; send the body as "
                                                       "it is, or gzip or deflate it{}",
                                                       coding.substr(0, 40),
-                                                      lower_header(req, "Content-Encoding") == "gzip" ||
-                                                              lower_header(req, "Content-Encoding") == "deflate"
-                                                          ? " (the coding named in lower case)"
-                                                          : "")));
+                                                      only_case ? " (the coding named in lower case)" : "")));
             return httplib::Server::HandlerResponse::Handled;
         }
         // TRACE and CONNECT: methods cpp-httplib parses and routes nowhere,
