@@ -100,27 +100,21 @@ int run_bill(const BillOptions& o) {
     // A typed figure replaces the one the preset or the model gave, and the
     // source says which it replaced: N = 5 beside "the bill for
     // stories-3m-f16.gguf" must not read as that model's own count.
+    const auto typed = [](bool replaced, const std::string& what) {
+        return replaced ? "typed, in place of " + what : std::string("typed");
+    };
     if (*o.params_opt) {
-        if (!model_path.empty())
-            src.n_params_from = fmt::format("typed, in place of the {} {}", with_commas(p.n_params), src.n_params_from);
-        else
-            src.n_params_from = "typed";
+        src.n_params_from = typed(!model_path.empty(), fmt::format("the {} {}", with_commas(p.n_params), src.n_params_from));
         p.n_params = o.params;
     }
     if (*o.train_tokens_opt) {
-        if (!o.preset.empty())
-            src.train_tokens_from = fmt::format("typed, in place of {} from {}", with_commas(p.n_train_tokens),
-                                                src.train_tokens_from);
-        else
-            src.train_tokens_from = "typed";
+        src.train_tokens_from =
+            typed(!o.preset.empty(), fmt::format("{} from {}", with_commas(p.n_train_tokens), src.train_tokens_from));
         p.n_train_tokens = o.train_tokens;
     }
     if (*o.decode_opt) p.decode_tok_s = o.decode_tok_s, src.decode_from = "typed";
     if (*o.load_opt) {
-        if (!model_path.empty())
-            src.load_from = fmt::format("typed, in place of the {} measured on {}", duration(p.load_s), src.model_name);
-        else
-            src.load_from = "typed";
+        src.load_from = typed(!model_path.empty(), fmt::format("the {} measured on {}", duration(p.load_s), src.model_name));
         p.load_s = o.load_s;
     }
     if (!*o.params_opt && model_path.empty()) throw Error("bill needs --params N (or --model F.gguf, or --preset stories-3m)");
