@@ -83,7 +83,7 @@ public:
         started_ = false;
         head_bytes_ = line_bytes_ = 0;
         line_.clear();
-        request_line_read_ = http11_ = chunked_ = false;
+        request_line_read_ = http11_ = chunked_ = in_expect_value_ = false;
         n_hosts_ = 0;
         body_ = BodyPart::none;
     }
@@ -121,7 +121,11 @@ public:
                 return 0;
             }
             if (c != '\n') {
-                line_ += c;
+                if (in_expect_value_) *ptr = expect_value_byte(c);
+                line_ += *ptr;
+                // The colon that ends a header's name: is it Expect?
+                if (c == ':' && request_line_read_ && !in_expect_value_ && same_text(line_, "expect:"))
+                    in_expect_value_ = true;
                 if (request_line_read_ && line_.size() + 1 > max_header_line_bytes) {
                     end(431, fmt::format("a header line is longer than {} KiB, the longest this server reads",
                                          max_header_line_bytes / 1024));
@@ -174,6 +178,7 @@ private:
     bool head_line_ends() {
         std::string line;
         line.swap(line_);
+        in_expect_value_ = false;
         if (line.empty() || line.back() != '\r') return refuse("a line of the request's head ends in a bare LF; "
                                                                 "end each line with CRLF");
         line.pop_back();
@@ -192,6 +197,18 @@ private:
         body_ = BodyPart::none;
         if (chunked_) start_size_line();
         return true;
+    }
+
+    // Expect's value, a byte at a time as cpp-httplib reads it. Its value is
+    // case-insensitive (RFC 9110, 10.1.1), but cpp-httplib sends the interim
+    // "100 Continue" only for "100-continue" as written: to "100-Continue"
+    // it sent nothing, and a client waited (curl a second) before sending the
+    // body. So the value is passed on in lower case. An HTTP/1.0 request's
+    // expectation must be ignored (ibid.): its value is passed on as blanks,
+    // which expect nothing.
+    char expect_value_byte(char c) const {
+        if (!http11_) return c == '\r' ? c : ' ';
+        return static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     }
 
     // A method cpp-httplib does not know, in a request line of the right
@@ -444,6 +461,7 @@ private:
     std::string line_;                // the head's line being read, without its LF
     bool request_line_read_ = false;  // the head's first line came
     bool http11_ = false;             // the request line says HTTP/1.1
+    bool in_expect_value_ = false;    // the line being read is Expect's, past its colon
     int n_hosts_ = 0;                 // Host headers
     bool chunked_ = false;            // "Transfer-Encoding: chunked"
     // Where a chunked body is: a size line, data (chunk_left_ bytes to come),

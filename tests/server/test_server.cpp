@@ -1051,6 +1051,49 @@ TEST_CASE("server: Expect: 100-continue is refused before the body when the body
     CHECK(x.got.rfind("HTTP/1.1 200", 0) == 0);
 }
 
+TEST_CASE("server: Expect: 100-continue in any case is met with its interim 100, and HTTP/1.0's is ignored") {
+    TestServer s;
+    const std::string body = completion("Once upon a time", 2);
+    // What arrives within `wait` after the head is sent (the body held back).
+    const auto interim = [&](const std::string& version, const std::string& expect, int& fd) {
+        fd = connect_and_send(s.port,
+                              fmt::format("POST /v1/completions {}\r\nHost: x\r\nContent-Length: {}\r\n"
+                                          "Connection: close\r\nExpect: {}\r\n\r\n",
+                                          version, body.size(), expect),
+                              5);
+        std::string got;
+        char buf[4096];
+        pollfd p{fd, POLLIN, 0};
+        while (got.find("\r\n\r\n") == std::string::npos && ::poll(&p, 1, 500) == 1) {
+            const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+            if (n <= 0) break;
+            got.append(buf, static_cast<std::size_t>(n));
+        }
+        return got;
+    };
+    const auto answer = [&](int fd) {
+        REQUIRE(::send(fd, body.data(), body.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(body.size()));
+        const Exchange x = read_until_closed(fd);
+        ::close(fd);
+        return x.got;
+    };
+    // cpp-httplib sent the 100 for "100-continue" as written only: a client
+    // that wrote it otherwise waited for nothing.
+    for (const char* expect : {"100-continue", "100-Continue", "100-CONTINUE"}) {
+        CAPTURE(expect);
+        int fd = -1;
+        CHECK(interim("HTTP/1.1", expect, fd) == "HTTP/1.1 100 Continue\r\n\r\n");
+        CHECK(answer(fd).rfind("HTTP/1.1 200", 0) == 0);
+    }
+    // RFC 9110, 10.1.1: an HTTP/1.0 request's 100-continue is ignored; the
+    // server waits for the body and gives one answer.
+    int fd = -1;
+    CHECK(interim("HTTP/1.0", "100-continue", fd).empty());
+    const std::string got = answer(fd);
+    CHECK(got.find("100 Continue") == std::string::npos);
+    CHECK(got.find(" 200 OK\r\n") != std::string::npos);
+}
+
 TEST_CASE("server: a request still arriving when the server stops is answered 503, however fast its bytes come") {
     TestServer s;
     // A header byte every 20 ms: the stop was looked at only after a tenth
