@@ -83,6 +83,9 @@ public:
         started_ = false;
         head_bytes_ = line_bytes_ = 0;
         line_.clear();
+        request_line_.clear();
+        held_.clear();
+        held_at_ = 0;
         request_line_read_ = http11_ = chunked_ = in_expect_value_ = false;
         n_hosts_ = 0;
         body_ = BodyPart::none;
@@ -106,10 +109,17 @@ public:
     // cpp-httplib reads a request's line and headers (and a chunked body's
     // size lines) a byte at a time, and its body in blocks: the head is
     // checked line by line as it comes, and so is a chunked body's framing.
+    // The request line is held back until it ends, as its target may be
+    // rewritten (absolute-form, request_line()); a header line passes a byte
+    // at a time.
     ssize_t read(char* ptr, std::size_t size) override {
         for (;;) {
+            if (held_at_ < held_.size()) {
+                *ptr = held_[held_at_++];
+                return 1;
+            }
             const ssize_t n = next(ptr, size);
-            if (n <= 0) return n;
+            if (n <= 0) return release_request_line(ptr, n);
             if (!in_head_) return body_bytes(ptr, n, size);
             if (n != 1 || size != 1) return n;  // not how cpp-httplib reads a head
             const char c = *ptr;
@@ -118,15 +128,15 @@ public:
             started_ = true;
             if (++head_bytes_ > max_head_bytes) {
                 end(431, fmt::format("the request's line and headers are longer than {} KiB", max_head_bytes / 1024));
-                return 0;
+                return release_request_line(ptr, 0);
             }
             if (c != '\n') {
                 if (in_expect_value_) *ptr = expect_value_byte(c);
                 line_ += *ptr;
+                if (!request_line_read_) continue;  // held back till its end
                 // The colon that ends a header's name: is it Expect?
-                if (c == ':' && request_line_read_ && !in_expect_value_ && same_text(line_, "expect:"))
-                    in_expect_value_ = true;
-                if (request_line_read_ && line_.size() + 1 > max_header_line_bytes) {
+                if (c == ':' && !in_expect_value_ && same_text(line_, "expect:")) in_expect_value_ = true;
+                if (line_.size() + 1 > max_header_line_bytes) {
                     end(431, fmt::format("a header line is longer than {} KiB, the longest this server reads",
                                          max_header_line_bytes / 1024));
                     return 0;
@@ -134,9 +144,29 @@ public:
                 return 1;
             }
             // The request ends here, to the parser, when a line is refused:
-            // it answers 400 and the error handler gives the reason.
+            // it answers 400 and the error handler gives the reason. A
+            // refused request line goes to it as it came, without its LF.
+            if (!request_line_read_) {
+                std::string as_sent = line_;
+                held_ = head_line_ends() ? request_line_ + "\r\n" : std::move(as_sent);
+                held_at_ = 0;
+                continue;
+            }
             return head_line_ends() ? 1 : 0;
         }
+    }
+
+    // The request stopped arriving (a timeout, the client's close, a stop)
+    // in its request line: the part held back goes to cpp-httplib, which
+    // answers a request it cannot parse; with nothing it would close the
+    // connection without an answer. Otherwise `n`, what the read gave.
+    ssize_t release_request_line(char* ptr, ssize_t n) {
+        if (request_line_read_ || line_.empty()) return n;
+        held_.swap(line_);
+        line_.clear();
+        held_at_ = 1;
+        *ptr = held_[0];
+        return 1;
     }
 
     // Reads and drops what the client still sends, until it closes, for at
@@ -186,7 +216,8 @@ private:
             request_line_read_ = true;
             // Its last word is the version; cpp-httplib checks the rest.
             http11_ = line.size() > 9 && line.compare(line.size() - 9, 9, " HTTP/1.1") == 0;
-            return request_line(line);
+            request_line_ = std::move(line);
+            return request_line(request_line_);
         }
         if (!line.empty()) return header_line(line);
         // The empty line: the head is whole. HTTP/1.1 needs exactly one Host
@@ -213,18 +244,33 @@ private:
 
     // A method cpp-httplib does not know, in a request line of the right
     // shape, is 501 (RFC 9110, 15.6.2); cpp-httplib answered 400
-    // "malformed". Any other line is cpp-httplib's to judge.
-    bool request_line(const std::string& line) {
+    // "malformed". A target in absolute-form ("POST http://host/v1/models"),
+    // which a server must accept (RFC 9112, 3.2.2), is rewritten to the
+    // origin-form cpp-httplib routes ("POST /v1/models"): it routed the whole
+    // URL, and answered 404. Any other line is cpp-httplib's to judge.
+    bool request_line(std::string& line) {
         static constexpr std::array<std::string_view, 10> known = {"GET",     "HEAD",    "POST",  "PUT",   "DELETE",
                                                                    "CONNECT", "OPTIONS", "TRACE", "PATCH", "PRI"};
         const std::size_t first = line.find(' '), last = line.rfind(' ');
         if (first == std::string::npos || first == 0 || first == last || line.compare(last + 1, 7, "HTTP/1.") != 0)
             return true;
         const std::string_view method(line.data(), first);
-        if (!std::all_of(method.begin(), method.end(), is_token_char) ||
-            std::find(known.begin(), known.end(), method) != known.end())
+        if (std::all_of(method.begin(), method.end(), is_token_char) &&
+            std::find(known.begin(), known.end(), method) == known.end())
+            return refuse(fmt::format("the method {} is not supported", printable_cut(method, 40)), 501);
+        const std::string_view target(line.data() + first + 1, last - first - 1);
+        const std::size_t scheme_end = target.find("://");
+        if (scheme_end == std::string_view::npos ||
+            !(same_text(target.substr(0, scheme_end), "http") || same_text(target.substr(0, scheme_end), "https")))
             return true;
-        return refuse(fmt::format("the method {} is not supported", printable_cut(method, 40)), 501);
+        // The authority runs to the path, the query or the end; the Host
+        // header is then ignored (ibid.): this server answers any host.
+        const std::size_t authority = scheme_end + 3, path = std::min(target.find_first_of("/?#", authority), target.size());
+        if (path == authority) return refuse(fmt::format("the request's target {} names no host", printable_cut(target, 80)));
+        std::string origin(target.substr(path));
+        if (origin.empty() || origin.front() != '/') origin.insert(0, "/");  // "http://host" or "http://host?q"
+        line = fmt::format("{} {}{}", method, origin, line.substr(last));
+        return true;
     }
 
     bool header_line(const std::string& line) {
@@ -462,6 +508,9 @@ private:
     bool request_line_read_ = false;  // the head's first line came
     bool http11_ = false;             // the request line says HTTP/1.1
     bool in_expect_value_ = false;    // the line being read is Expect's, past its colon
+    std::string request_line_;        // the request line as cpp-httplib is to read it
+    std::string held_;                // bytes held back for cpp-httplib, from held_at_ on
+    std::size_t held_at_ = 0;
     int n_hosts_ = 0;                 // Host headers
     bool chunked_ = false;            // "Transfer-Encoding: chunked"
     // Where a chunked body is: a size line, data (chunk_left_ bytes to come),

@@ -921,6 +921,38 @@ TEST_CASE("server: a head that could be read two ways is refused with 400 at onc
     CHECK(http_get(s.port, "/health").status == 200);
 }
 
+TEST_CASE("server: a target in absolute-form is served as its path, and a request line cut short is still answered") {
+    TestServer s;
+    // RFC 9112, 3.2.2: a server must accept absolute-form; cpp-httplib routed
+    // the whole URL and answered 404.
+    const std::string body = completion("Once upon a time", 2);
+    const std::string post = fmt::format("POST http://127.0.0.1:{}/v1/completions HTTP/1.1\r\nHost: x\r\n"
+                                         "Content-Length: {}\r\n\r\n{}",
+                                         s.port, body.size(), body);
+    const std::string served = raw_exchange(s.port, post, 5);
+    CHECK(served.rfind("HTTP/1.1 200", 0) == 0);
+    CHECK(served.find("\"text_completion\"") != std::string::npos);
+    CHECK(raw_exchange(s.port, "GET HTTP://elsewhere.example/health HTTP/1.1\r\nHost: x\r\n\r\n", 5)
+              .rfind("HTTP/1.1 200", 0) == 0);
+    CHECK(raw_exchange(s.port, "GET https://h:1/v1/models?x=1 HTTP/1.1\r\nHost: x\r\n\r\n", 5)
+              .rfind("HTTP/1.1 200", 0) == 0);
+    // No path: the root, which no route takes.
+    const std::string root = raw_exchange(s.port, "GET http://h HTTP/1.1\r\nHost: x\r\n\r\n", 5);
+    CHECK(root.rfind("HTTP/1.1 404", 0) == 0);
+    CHECK(root.find("no such route: GET /") != std::string::npos);
+    // No host at all: refused.
+    const Exchange empty = exchange_until_closed(s.port, "GET http:///health HTTP/1.1\r\nHost: x\r\n\r\n", 5);
+    CHECK(empty.got.rfind("HTTP/1.1 400", 0) == 0);
+    CHECK(empty.got.find("names no host") != std::string::npos);
+    // The request line is held until it ends: one that stops half-way (the
+    // client closes its side) still gets cpp-httplib's 400, not a silent close.
+    const int fd = connect_and_send(s.port, "GET /hea", 5);
+    ::shutdown(fd, SHUT_WR);
+    const Exchange cut = read_until_closed(fd);
+    ::close(fd);
+    CHECK(cut.got.rfind("HTTP/1.1 400", 0) == 0);
+}
+
 TEST_CASE("server: a method no route knows is 501, and the connection closed") {
     // cpp-httplib answered 400 "malformed HTTP request".
     TestServer s;
