@@ -224,6 +224,14 @@ private:
     std::vector<std::size_t> line_starts_{0};  // where each line begins in text_, found once
 };
 
+// "a", "a and b", "a, b and c" (`last` " and ", or " or ").
+std::string listed(const std::vector<std::string>& names, const char* last) {
+    std::string out;
+    for (std::size_t i = 0; i < names.size(); ++i)
+        out += (i == 0 ? "" : i + 1 == names.size() ? last : ", ") + names[i];
+    return out;
+}
+
 ModelSpec read_model(const Reader& r, const YAML::Node& n) {
     r.expect_map(n, "\"model\"");
     r.check_keys(n, "model",
@@ -836,18 +844,46 @@ void check_serving_needs_file(const Reader& r, const ModelSpec& m, const YAML::N
 
 // A serving lesson's check on a path only other experiments answer
 // ("postprocess.q4_0_file_ratio" in a batch sweep's step): it would find
-// nothing when the step runs. `experiment` is the step's current request's.
-void check_serving_paths(const LessonStep& s, const std::string& experiment) {
+// nothing when the step runs. Likewise a figure of traffic's baseline run
+// (postprocess.ttft_p50_ratio) in a traffic step without that `compare`.
+// `experiment` and `compare` are the step's current request's.
+void check_serving_paths(const LessonStep& s, const std::string& experiment, const std::string& compare) {
     const auto check = [&](const std::string& path, const SourceLocation& where) {
         const std::vector<std::string> by = serving::lab_experiments_emitting(path);
-        if (by.empty() || std::find(by.begin(), by.end(), experiment) != by.end()) return;
-        throw Error(where, fmt::format("{} is answered by the {} experiment{}, and this step's request runs {}", path,
-                                       fmt::join(by, ", "), by.size() > 1 ? "s" : "", experiment));
+        if (by.empty()) return;
+        if (std::find(by.begin(), by.end(), experiment) == by.end())
+            throw Error(where, fmt::format("{} is answered by the {} experiment{}, and this step's request runs {}",
+                                           path, fmt::join(by, ", "), by.size() > 1 ? "s" : "", experiment));
+        if (experiment != "traffic") return;
+        const std::vector<std::string> with = serving::traffic_compares_answering(path);
+        if (with.empty() || std::find(with.begin(), with.end(), compare) != with.end()) return;
+        throw Error(where, fmt::format("{} is a figure of the baseline run, which traffic runs only with compare: {}; "
+                                       "this step's request has {} — add compare: {} to the request",
+                                       path, listed(with, " or "),
+                                       compare == "none" ? "no compare" : "compare: " + compare, with.front()));
     };
     for (const Expectation& e : s.expect) {
         check(e.path, e.where);
         for (const Condition& c : e.conditions)
             if (c.operand.kind == Operand::Kind::path) check(c.operand.name, e.where);
+    }
+}
+
+// A serving request's setting that the experiment it runs does not read
+// (batch_sizes in a traffic request) was ignored without a word: the
+// lesson showed the default experiment's figures and passed. `experiment`
+// is the request's, `named` whether the request names it.
+void check_serving_fields(const LessonStep& s, const std::string& experiment, bool named) {
+    if (!s.request || !serving::find_lab_experiment(experiment)) return;  // an unknown one: its knob says so
+    for (const auto& [name, value] : *s.request) {
+        const std::vector<std::string> by = serving::lab_experiments_reading(name);
+        if (by.empty() || std::find(by.begin(), by.end(), experiment) != by.end()) continue;
+        const std::string one_of = listed(by, " or ");
+        throw Error(s.request_at.at(name),
+                    fmt::format("{} is a setting of the {} experiment{}; this request runs {}{} — {}", name,
+                                listed(by, " and "), by.size() > 1 ? "s" : "", experiment, named ? "" : " (the default)",
+                                named ? fmt::format("leave it out, or run experiment: {}", one_of)
+                                      : fmt::format("add experiment: {}", one_of)));
     }
 }
 
@@ -1760,6 +1796,7 @@ Lesson read_lesson(const Reader& r, const YAML::Node& root) {
     std::vector<std::string> remembered;  // names remembered so far, in step order
     std::map<std::pair<int, int>, int> step_at;  // a step's line and column → the first step written there
     std::string serving_experiment = lesson.model.kind == "serving" ? model.knob(serving::keys::experiment).default_value : "";
+    std::string serving_compare = lesson.model.kind == "serving" ? model.knob(serving::keys::compare).default_value : "";
     for (size_t i = 0; i < steps.size(); ++i) {
         lesson.steps.push_back(read_step(r, steps[i], i, model, so_far, remembered));
         check_serving_needs_file(r, lesson.model, steps[i], model);
@@ -1768,10 +1805,16 @@ Lesson read_lesson(const Reader& r, const YAML::Node& root) {
             // last request's, else the knob's default.
             if (const auto& req = lesson.steps.back().request) {
                 serving_experiment = model.knob(serving::keys::experiment).default_value;
-                for (const auto& [k, v] : *req)
-                    if (k == serving::keys::experiment) serving_experiment = v;
+                serving_compare = model.knob(serving::keys::compare).default_value;
+                bool named = false;
+                for (const auto& [k, v] : *req) {
+                    if (k == serving::keys::experiment) serving_experiment = v, named = true;
+                    if (k == serving::keys::compare) serving_compare = v;
+                }
+                check_serving_fields(lesson.steps.back(), serving_experiment, named);
             }
-            if (!step_expects_error(steps[i])) check_serving_paths(lesson.steps.back(), serving_experiment);
+            if (!step_expects_error(steps[i]))
+                check_serving_paths(lesson.steps.back(), serving_experiment, serving_compare);
         }
         const YAML::Mark m = steps[i].Mark();
         const auto [first, fresh] = step_at.emplace(std::pair{m.line, m.column}, static_cast<int>(i));

@@ -54,6 +54,11 @@ const BadLesson bad_lessons[] = {
     {"below-unknown-name.yaml", 6, 33, "\"first_answer\" is neither a path nor a name an earlier step remembers (a remembered name comes from an earlier step's remember:)"},
     {"tol-with-unit.yaml", 5, 49, "\"tol\" must be a number, got \"1 min\" — write 1"},
     {"serving-path-of-another-experiment.yaml", 12, 7, "postprocess.q4_0_file_ratio is answered by the quantization experiment, and this step's request runs batch_sweep"},
+    // A setting the request's experiment does not read was ignored: the default (traffic) ran, and passed.
+    {"serving-setting-of-another-experiment.yaml", 5, 28, "batch_sizes is a setting of the batch_sweep experiment; this request runs traffic (the default) — add experiment: batch_sweep"},
+    {"serving-setting-of-two-other-experiments.yaml", 4, 42, "context is a setting of the batch_sweep and queue experiments; this request runs bill — leave it out, or run experiment: batch_sweep or queue"},
+    // It found nothing when the step ran: traffic has a baseline only with compare.
+    {"serving-ratio-without-compare.yaml", 8, 7, "postprocess.ttft_p50_ratio is a figure of the baseline run, which traffic runs only with compare: policy, prefix_cache or kv_layout; this step's request has no compare — add compare: policy to the request"},
     {"expect-quoted-number.yaml", 6, 25, "\"11\" is quoted, so it is text, and response.minutes is a number: write it without quotes"},
     // It held only for the text "11"; the minutes are response.minutes.
     {"number-for-text.yaml", 6, 22, "response.text is a text, and 11 is a number: quote it (\"11\") to compare with the text, or check a path that holds the number"},
