@@ -321,6 +321,19 @@ ModelSpec read_model(const Reader& r, const YAML::Node& n) {
         m.weights_file = r.text(n["weights_file"], "weights_file");
         m.file_at = r.at(n["weights_file"]);
     }
+    if (const auto w = n["weights"]) {
+        // Some of them: the others were the article's, without a word,
+        // where a weights file without one is refused. All four, as there.
+        std::vector<std::string> missing;
+        for (const char* k : {"bias", "distance", "congestion", "express_lane"})
+            if (!w[k]) missing.push_back(fmt::format("\"{}\"", k));
+        if (!missing.empty())
+            r.fail(w, fmt::format("\"weights\" gives {} of the 4: {} {} missing — a whole mapping reads {{bias: 5, "
+                                  "distance: 2, congestion: 10, express_lane: -2}} (minutes, minutes per km, per "
+                                  "unit of congestion, for the express lane)",
+                                  4 - missing.size(), listed(missing, " and "),
+                                  missing.size() == 1 ? "is" : "are"));
+    }
     return m;
 }
 

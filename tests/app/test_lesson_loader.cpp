@@ -165,6 +165,11 @@ const BadLesson bad_lessons[] = {
      "model, budget, steps)"},
     {"weights-and-weights-file.yaml", 2, 59,
      "give \"weights\" or \"weights_file\", not both: the model loads one of them"},
+    // The two not given were the article's, without a word; a weights file without them is refused.
+    {"weights-partial.yaml", 4, 12,
+     "\"weights\" gives 2 of the 4: \"congestion\" and \"express_lane\" are missing — a whole mapping reads {bias: 5, "
+     "distance: 2, congestion: 10, express_lane: -2} (minutes, minutes per km, per unit of congestion, for the "
+     "express lane)"},
     {"unknown-weight.yaml", 3, 22,
      "unknown key \"distanse\" in weights — did you mean \"distance\"? (expected one of: bias, distance, "
      "congestion, express_lane)"},
@@ -339,7 +344,7 @@ TEST_CASE("a full lesson parses into steps, settings and expectations") {
 title: "T"
 language: zh
 model:
-  weights: {bias: 4, distance: 3}
+  weights: {bias: 4, distance: 3, congestion: 10, express_lane: -2}
 steps:
   - say: hi
     request: {distance: "2 km", congestion: 0, express_lane: 1}
@@ -361,7 +366,7 @@ steps:
                                   "inline.yaml");
     CHECK(l.title == "T");
     CHECK(l.language == "zh");
-    REQUIRE(l.model.weights.size() == 2);  // the others keep the article's values
+    REQUIRE(l.model.weights.size() == 4);
     CHECK(l.model.weights[0] == std::pair<std::string, double>{"bias", 4});
     CHECK(l.model.weights[1] == std::pair<std::string, double>{"distance", 3});
     REQUIRE(l.steps.size() == 2);
