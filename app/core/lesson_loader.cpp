@@ -32,6 +32,7 @@
 #include "pipeline/delivery/dataset.h"
 #include "pipeline/delivery/weights_file.h"
 #include "pipeline/llm/backend_kind.h"
+#include "pipeline/llm/generation.h"
 #include "pipeline/llm/gguf/gguf.h"
 #include "pipeline/llm/llm_model.h"
 #include "pipeline/llm/text_codec.h"
@@ -1705,12 +1706,26 @@ void check_number_operands(const Lesson& lesson, const ModelDescription& model) 
             for (const Condition& c : e.conditions) {
                 const Operand& o = c.operand;
                 if (o.kind == Operand::Kind::literal || c.op == Condition::Op::contains) continue;
-                if (c.op == Condition::Op::equals && o.times == 1 && o.plus == 0) continue;
                 const auto held = remembered.find(o.name);
                 const bool by_name = o.kind == Operand::Kind::remembered;
                 if (by_name && held == remembered.end()) continue;
                 const std::string& path = by_name ? held->second : o.name;
                 const std::optional<ValueType> t = declared_type(model, path);
+                if (c.op == Condition::Op::equals && o.times == 1 && o.plus == 0) {
+                    // A text equal to a number (response.text: {equals:
+                    // response.minutes}) never is; under not, always.
+                    const std::optional<ValueType> mine = declared_type(model, e.path);
+                    const auto is = [](ValueType v, ValueType a, ValueType b) { return v == a || v == b; };
+                    if (!t || !mine || !is(*t, ValueType::text, ValueType::number) ||
+                        !is(*mine, ValueType::text, ValueType::number) || *t == *mine)
+                        continue;
+                    const auto what = [](ValueType v) { return v == ValueType::text ? "a text" : "a number"; };
+                    throw Error(e.where,
+                                fmt::format("{} is {}, and {}{} is {}: a text never equals a number (compare two "
+                                            "texts, or two numbers)",
+                                            e.path, what(*mine), o.name,
+                                            by_name ? fmt::format(" (remembered from {})", path) : "", what(*t)));
+                }
                 if (!t || *t == ValueType::number) continue;
                 const std::string what = *t == ValueType::text ? "a text" : "a list of numbers";
                 const std::string op = c.op == Condition::Op::above   ? "above"
@@ -1871,6 +1886,37 @@ const std::string* request_force(const LessonStep& st) {
     return nullptr;
 }
 
+// Each llm request's prompt and max_tokens against the model's context,
+// counted as the model will count them: its tokenizer's tokens (600 tokens
+// on a model of 512 failed only when the step ran).
+void check_generations_fit(const Lesson& lesson, const llm::GGUFFile& file, std::uint32_t n_ctx,
+                           std::vector<Error>& problems) {
+    if (lesson.model.kind != "llm") return;
+    const ModelDescription& model = model_description(lesson.model.kind);
+    std::unique_ptr<llm::TextCodec> codec;
+    for (std::size_t i = 0; i < lesson.steps.size(); ++i) {
+        const LessonStep& st = lesson.steps[i];
+        if (!st.request || request_expects_error(lesson.steps, i)) continue;
+        const std::string* prompt = nullptr;
+        std::string max_tokens = model.knob(llm::keys::max_tokens).default_value;
+        for (const auto& [name, value] : *st.request) {
+            if (name == llm::keys::prompt) prompt = &value;
+            if (name == llm::keys::max_tokens) max_tokens = value;
+        }
+        if (!prompt || prompt->empty()) continue;  // refused where the request is read
+        if (!codec) codec = llm::make_vocab_codec(std::make_shared<const llm::Vocab>(llm::Vocab::from_gguf(file)));
+        const auto at = st.request_at.find(llm::keys::max_tokens);
+        try {
+            llm::check_generation_fits(static_cast<int>(codec->encode(*prompt).size()),
+                                       static_cast<int>(std::stod(max_tokens)), static_cast<int>(n_ctx));
+        } catch (const Error& e) {
+            problems.emplace_back(at != st.request_at.end() ? at->second : st.request_where, e.message());
+        } catch (const std::exception&) {
+            // A max_tokens that is no number was refused by its knob where it is written.
+        }
+    }
+}
+
 void check_forced_tokens(const Lesson& lesson, const llm::GGUFFile& file, std::vector<Error>& problems) {
     const auto forces = [](const LessonStep& st) { return st.force.has_value() || request_force(st); };
     if (std::none_of(lesson.steps.begin(), lesson.steps.end(), forces)) return;
@@ -2013,6 +2059,7 @@ void check_lesson_files(const Lesson& lesson) {
                                                       st.attention->head, *n_head - 1));
             }
             check_forced_tokens(lesson, file, problems);
+            if (n_ctx) check_generations_fit(lesson, file, *n_ctx, problems);
             // The experiments' passes over model-sized files, now that the size is known.
             std::error_code ec;
             const auto size = static_cast<long long>(fs::file_size(p, ec));
