@@ -374,6 +374,19 @@ bool step_expects_error(const YAML::Node& step) {
     return false;
 }
 
+// Whether the request that step i writes is expected to fail: at that step
+// or at a later one that runs it before the next request (a missing field
+// and a bad value alike: request_expects_error, read from the YAML before
+// the later steps are read).
+bool step_request_expects_error(const YAML::Node& steps, std::size_t i) {
+    for (std::size_t j = i; j < steps.size(); ++j) {
+        const YAML::Node st = steps[j];
+        if (!st.IsMap() || (j > i && st["request"])) break;
+        if (step_expects_error(st)) return true;
+    }
+    return false;
+}
+
 // `train:` and `freeze:` need a kind that trains.
 void check_trains(const Reader& r, const YAML::Node& key, const ModelDescription& model) {
     if (model.trains) return;
@@ -906,8 +919,10 @@ void require(const Reader& r, const YAML::Node& n, bool supported, const char* k
     if (!supported) r.fail(n, fmt::format("\"{}\" is not available for the {} model", key, model.kind));
 }
 
+// `request_error_expected`: a step that runs this step's request expects
+// the error it gives (step_request_expects_error).
 LessonStep read_step(const Reader& r, const YAML::Node& n, size_t index, const ModelDescription& model,
-                     StepsSoFar& so_far, std::vector<std::string>& remembered) {
+                     StepsSoFar& so_far, std::vector<std::string>& remembered, bool request_error_expected) {
     const std::string what = fmt::format("step {}", index + 1);
     r.expect_map(n, what);
     r.check_keys(n, what.c_str(),
@@ -925,10 +940,10 @@ LessonStep read_step(const Reader& r, const YAML::Node& n, size_t index, const M
         s.request_where = r.at(key_of(n, "request"));
         std::vector<std::pair<std::string, std::string>> fields;
         // Each value, here at its position (temperature: -1 failed at run
-        // time, at the step), unless the step expects the error the value
-        // gives: by the kind's own reader where it has one (delivery's
-        // "30%"), else by the field's knob.
-        const bool check_values = !step_expects_error(n);
+        // time, at the step), unless a step that runs the request expects
+        // the error the value gives: by the kind's own reader where it has
+        // one (delivery's "30%"), else by the field's knob.
+        const bool check_values = !request_error_expected;
         const FieldLookup setting = settings_in_force(so_far.settings, model);
         for (const auto& kv : req) {
             check_request_field(r, kv.first, model);
@@ -1826,7 +1841,8 @@ Lesson read_lesson(const Reader& r, const YAML::Node& root) {
     std::string serving_experiment = lesson.model.kind == "serving" ? model.knob(serving::keys::experiment).default_value : "";
     std::string serving_compare = lesson.model.kind == "serving" ? model.knob(serving::keys::compare).default_value : "";
     for (size_t i = 0; i < steps.size(); ++i) {
-        lesson.steps.push_back(read_step(r, steps[i], i, model, so_far, remembered));
+        lesson.steps.push_back(
+            read_step(r, steps[i], i, model, so_far, remembered, step_request_expects_error(steps, i)));
         check_serving_needs_file(r, lesson.model, steps[i], model);
         if (lesson.model.kind == "serving") {
             // The experiment a step's checks look at: its request's, else the

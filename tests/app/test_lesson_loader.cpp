@@ -441,3 +441,21 @@ TEST_CASE("the bundled lessons' titles, descriptions and narration carry no mark
         }
     }
 }
+
+// A bad value was let through only when the step that writes the request
+// expects its error; a later step that runs the request and expects it was
+// refused ("unit \"furlongs\" is not a length"), while a missing field was
+// let through either way.
+TEST_CASE("a bad value in a request is let through when a later step that runs it expects the error") {
+    const std::string request = "title: t\nsteps:\n  - request: {distance: \"3 furlongs\", congestion: 0, express_lane: 0}\n";
+    const std::string expecting = "  - say: next\n    run: all\n    expect:\n      error: {contains: \"unit\"}\n";
+    CHECK_NOTHROW((void)parse_lesson(request + expecting, "later.yaml"));
+    // Nobody expects it: refused where it is written.
+    CHECK_THROWS_WITH_AS((void)parse_lesson(request + "  - run: all\n", "none.yaml"),
+                         "none.yaml:3:25: distance: unit \"furlongs\" is not a length (use km, m or mi)", Error);
+    // Another request in between: the step that expects an error runs that one.
+    CHECK_THROWS_WITH_AS(
+        (void)parse_lesson(request + "  - request: {distance: \"3 km\", congestion: 0, express_lane: 0}\n" + expecting,
+                           "between.yaml"),
+        "between.yaml:3:25: distance: unit \"furlongs\" is not a length (use km, m or mi)", Error);
+}
