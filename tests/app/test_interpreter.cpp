@@ -93,6 +93,30 @@ TEST_CASE("run: token once the answer is finished writes the response, then a fr
     CHECK(text(it, "postprocess.stop") == "no");
 }
 
+// The step printed "6 · respond", and its checks found no respond.text:
+// "the request has not reached the respond stage".
+TEST_CASE("run: token with only respond left lets the step check the answer it wrote") {
+    const std::string model = std::string(SIXSTEP_SOURCE_DIR) + "/assets/models/stories-3m-f16.gguf";
+    Interpreter it(parse_lesson("title: t\nmodel: {kind: llm, file: \"" + model + "\", threads: 1}\nsteps:\n"
+                                "  - {request: {prompt: \"The cat sat on the\", max_tokens: 1, temperature: 0}, "
+                                "run: postprocess}\n"
+                                "  - {run: token}\n  - {say: later}\n",
+                                "test.yaml"));
+    it.step();
+    CHECK(!it.lookup("respond.text"));
+    const StepReport r = it.step();
+    REQUIRE(!r.events.empty());
+    CHECK(r.events.front().stage == Stage::respond);
+    CHECK(text(it, "respond.text") == " mat");
+    CHECK(number(it, "respond.n_generated") == 1);
+    CHECK(text(it, "response.text") == " mat");
+    CHECK(text(it, "forward.phase") == "prefill");  // the fresh request's own stages
+    // A later step checks the fresh request, which has no answer yet.
+    it.step();
+    CHECK(!it.lookup("respond.text"));
+    CHECK(!it.lookup("response.text"));
+}
+
 TEST_CASE("go_to replays: stepping back gives the same numbers") {
     auto it = make(R"(
 title: t
