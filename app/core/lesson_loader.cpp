@@ -808,9 +808,19 @@ std::vector<std::string> read_show(const Reader& r, const YAML::Node& n, const M
     std::vector<std::string> out;
     for (const auto& item : items) {
         const std::string name = r.text(item, "show");
-        if (std::find(known.begin(), known.end(), name) == known.end())
-            r.fail(item, fmt::format("unknown panel \"{}\" for the {} model{} (known: {})", name, model.kind,
-                                     did_you_mean(name, known), join_names(known)));
+        if (std::find(known.begin(), known.end(), name) == known.end()) {
+            // Another kind's panel (real_server in an llm lesson): say whose.
+            std::vector<std::string> kinds;
+            for (const std::string& kind : model_kinds())
+                if (kind != model.kind && model_description(kind).find_panel(name)) kinds.push_back(kind);
+            const std::string hint = did_you_mean(name, known);
+            r.fail(item, fmt::format("unknown panel \"{}\" for the {} model{} (known: {}){}", name, model.kind, hint,
+                                     join_names(known),
+                                     hint.empty() && !kinds.empty()
+                                         ? fmt::format("; it is a panel of the {} model (kind: {})",
+                                                       fmt::join(kinds, " and "), join_names(kinds, " or "))
+                                         : ""));
+        }
         // The same panel twice would be drawn twice, one above the other.
         if (std::find(out.begin(), out.end(), name) != out.end())
             r.fail(item, fmt::format("\"show\" names the panel \"{}\" twice; name it once, or two different panels",

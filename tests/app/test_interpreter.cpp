@@ -616,6 +616,11 @@ steps:
     CHECK(warm.find(" ms once;") == std::string::npos);
     CHECK(warm.find("the cold load (") != std::string::npos);
     CHECK(warm.find(") was paid once, before; each warm request ") != std::string::npos);
+    // Below a microsecond, as the load stage printed it: "< 0.001 ms", not "(0.000 ms)".
+    LessonState tiny = it.state();
+    tiny.cold_load_ms = 2e-5;
+    CHECK(format_step(first, tiny).find("cold load < 0.001 ms once;") != std::string::npos);
+    CHECK(format_step(second, tiny).find("the cold load (< 0.001 ms) was paid once") != std::string::npos);
 
     auto stories = Interpreter(parse_lesson(std::string("title: t\nmodel: {kind: llm, file: ") + SIXSTEP_SOURCE_DIR +
                                                 "/assets/models/stories-3m-f16.gguf, threads: 1}\nsteps:\n"
