@@ -170,6 +170,8 @@ void Interpreter::restart() {
     remembered_.clear();
     forgotten_.clear();
     panel_message_.reset();
+    answered_ = Trace{};
+    answered_response_.reset();
     reset_engine();
     state_ = LessonState{};
     state_.title = lesson_.title;
@@ -234,8 +236,13 @@ void Interpreter::run_request(const RunSpec& spec, std::vector<TraceEvent>* even
     // the request afresh — it ran respond alone before, and the step's
     // expectations read the last token's forward and postprocess again.
     if (pipeline_ && !pipeline_->done() && !pipeline_->failed() && pipeline_->next_stage() == Stage::respond &&
-        (spec.kind == RunSpec::Kind::token || (spec.kind == RunSpec::Kind::through && spec.through != Stage::respond)))
+        (spec.kind == RunSpec::Kind::token || (spec.kind == RunSpec::Kind::through && spec.through != Stage::respond))) {
         one();
+        // The step printed that answer: its checks read it (respond.text),
+        // though the request it checks next has none yet.
+        if (const TraceEvent* ev = pipeline_->trace().last(Stage::respond)) answered_.add(*ev);
+        answered_response_ = pipeline_->response();
+    }
     if (!pipeline_ || pipeline_->done() || pipeline_->failed()) {
         pipeline_ = std::make_unique<Pipeline>(*model_, state_.request);
         stages_run_ = 0;
@@ -384,6 +391,8 @@ StepReport Interpreter::step() {
     report.step = &st;
     state_.error.reset();
     panel_message_.reset();
+    answered_ = Trace{};
+    answered_response_.reset();
     try {
         apply_settings(st.set);
         if (st.request) {
@@ -645,11 +654,16 @@ std::optional<Value> Interpreter::lookup(const std::string& path) const {
     const auto dot = path.find('.');
     if (dot == std::string::npos) return std::nullopt;
     const std::string head = path.substr(0, dot), key = path.substr(dot + 1);
-    if (parse_stage(head)) return state_.trace.lookup(path);
+    if (const std::optional<Stage> stage = parse_stage(head)) {
+        // The answer this step wrote, while the fresh request has none.
+        if (*stage == Stage::respond && !state_.trace.last(Stage::respond)) return answered_.lookup(path);
+        return state_.trace.lookup(path);
+    }
     if (head == "response") {
-        if (!state_.response) return std::nullopt;
-        if (key == keys::text) return state_.response->text;
-        for (const auto& f : state_.response->fields)
+        const std::optional<Response>& response = state_.response ? state_.response : answered_response_;
+        if (!response) return std::nullopt;
+        if (key == keys::text) return response->text;
+        for (const auto& f : response->fields)
             if (f.key == key) return f.value;
         return std::nullopt;
     }
@@ -803,11 +817,13 @@ std::string Interpreter::why_nothing(const std::string& path) const {
         return "the request has not been answered yet; run: all walks it to the respond stage";
     // A stage's path: had its stage run for this request?
     if (const std::optional<Stage> stage = parse_stage(head)) {
+        // The answer this step wrote before it started afresh counts (lookup).
+        const bool ran = state_.trace.last(*stage) || (*stage == Stage::respond && answered_.last(Stage::respond));
         // The step's error stopped the request short of it: that is
         // why, not a missing run (the error itself is reported above).
-        if (!state_.trace.last(*stage) && state_.error)
+        if (!ran && state_.error)
             return fmt::format("the step's error stopped the request before the {} stage", head);
-        if (!state_.trace.last(*stage))
+        if (!ran)
             return fmt::format("the request has not reached the {} stage; run: all, or run: {}, walks it "
                                "there",
                                head, head);

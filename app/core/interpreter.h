@@ -245,6 +245,11 @@ private:
     std::map<std::string, Value> remembered_;      // `remember:` names
     std::map<std::string, std::string> forgotten_;  // names a remember: found no value for: why
     std::unique_ptr<Pipeline> pipeline_;
+    // The answer a step wrote before it started the request afresh (only
+    // respond was left, and it ran for a token): its respond event and
+    // response, for this step's checks. Cleared when the next step starts.
+    Trace answered_;
+    std::optional<Response> answered_response_;
     std::unique_ptr<delivery::Trainer> trainer_;
     int stages_run_ = 0;        // of the current pipeline, for knob replays
     std::string saved_dir_;     // where freeze saved the weights (removed with the interpreter)

@@ -32,6 +32,7 @@
 #include "pipeline/delivery/dataset.h"
 #include "pipeline/delivery/weights_file.h"
 #include "pipeline/llm/backend_kind.h"
+#include "pipeline/llm/generation.h"
 #include "pipeline/llm/gguf/gguf.h"
 #include "pipeline/llm/llm_model.h"
 #include "pipeline/llm/text_codec.h"
@@ -224,6 +225,14 @@ private:
     std::vector<std::size_t> line_starts_{0};  // where each line begins in text_, found once
 };
 
+// "a", "a and b", "a, b and c" (`last` " and ", or " or ").
+std::string listed(const std::vector<std::string>& names, const char* last) {
+    std::string out;
+    for (std::size_t i = 0; i < names.size(); ++i)
+        out += (i == 0 ? "" : i + 1 == names.size() ? last : ", ") + names[i];
+    return out;
+}
+
 ModelSpec read_model(const Reader& r, const YAML::Node& n) {
     r.expect_map(n, "\"model\"");
     r.check_keys(n, "model",
@@ -313,6 +322,19 @@ ModelSpec read_model(const Reader& r, const YAML::Node& n) {
         m.weights_file = r.text(n["weights_file"], "weights_file");
         m.file_at = r.at(n["weights_file"]);
     }
+    if (const auto w = n["weights"]) {
+        // Some of them: the others were the article's, without a word,
+        // where a weights file without one is refused. All four, as there.
+        std::vector<std::string> missing;
+        for (const char* k : {"bias", "distance", "congestion", "express_lane"})
+            if (!w[k]) missing.push_back(fmt::format("\"{}\"", k));
+        if (!missing.empty())
+            r.fail(w, fmt::format("\"weights\" gives {} of the 4: {} {} missing — a whole mapping reads {{bias: 5, "
+                                  "distance: 2, congestion: 10, express_lane: -2}} (minutes, minutes per km, per "
+                                  "unit of congestion, for the express lane)",
+                                  4 - missing.size(), listed(missing, " and "),
+                                  missing.size() == 1 ? "is" : "are"));
+    }
     return m;
 }
 
@@ -349,6 +371,19 @@ bool step_expects_error(const YAML::Node& step) {
     if (const YAML::Node expect = step["expect"]; expect && expect.IsMap())
         if (const YAML::Node error = expect["error"])
             return error.IsMap() ? !error["not"] : !(error.IsScalar() && error.Scalar().empty());
+    return false;
+}
+
+// Whether the request that step i writes is expected to fail: at that step
+// or at a later one that runs it before the next request (a missing field
+// and a bad value alike: request_expects_error, read from the YAML before
+// the later steps are read).
+bool step_request_expects_error(const YAML::Node& steps, std::size_t i) {
+    for (std::size_t j = i; j < steps.size(); ++j) {
+        const YAML::Node st = steps[j];
+        if (!st.IsMap() || (j > i && st["request"])) break;
+        if (step_expects_error(st)) return true;
+    }
     return false;
 }
 
@@ -773,9 +808,19 @@ std::vector<std::string> read_show(const Reader& r, const YAML::Node& n, const M
     std::vector<std::string> out;
     for (const auto& item : items) {
         const std::string name = r.text(item, "show");
-        if (std::find(known.begin(), known.end(), name) == known.end())
-            r.fail(item, fmt::format("unknown panel \"{}\" for the {} model{} (known: {})", name, model.kind,
-                                     did_you_mean(name, known), join_names(known)));
+        if (std::find(known.begin(), known.end(), name) == known.end()) {
+            // Another kind's panel (real_server in an llm lesson): say whose.
+            std::vector<std::string> kinds;
+            for (const std::string& kind : model_kinds())
+                if (kind != model.kind && model_description(kind).find_panel(name)) kinds.push_back(kind);
+            const std::string hint = did_you_mean(name, known);
+            r.fail(item, fmt::format("unknown panel \"{}\" for the {} model{} (known: {}){}", name, model.kind, hint,
+                                     join_names(known),
+                                     hint.empty() && !kinds.empty()
+                                         ? fmt::format("; it is a panel of the {} model (kind: {})",
+                                                       fmt::join(kinds, " and "), join_names(kinds, " or "))
+                                         : ""));
+        }
         // The same panel twice would be drawn twice, one above the other.
         if (std::find(out.begin(), out.end(), name) != out.end())
             r.fail(item, fmt::format("\"show\" names the panel \"{}\" twice; name it once, or two different panels",
@@ -836,13 +881,23 @@ void check_serving_needs_file(const Reader& r, const ModelSpec& m, const YAML::N
 
 // A serving lesson's check on a path only other experiments answer
 // ("postprocess.q4_0_file_ratio" in a batch sweep's step): it would find
-// nothing when the step runs. `experiment` is the step's current request's.
-void check_serving_paths(const LessonStep& s, const std::string& experiment) {
+// nothing when the step runs. Likewise a figure of traffic's baseline run
+// (postprocess.ttft_p50_ratio) in a traffic step without that `compare`.
+// `experiment` and `compare` are the step's current request's.
+void check_serving_paths(const LessonStep& s, const std::string& experiment, const std::string& compare) {
     const auto check = [&](const std::string& path, const SourceLocation& where) {
         const std::vector<std::string> by = serving::lab_experiments_emitting(path);
-        if (by.empty() || std::find(by.begin(), by.end(), experiment) != by.end()) return;
-        throw Error(where, fmt::format("{} is answered by the {} experiment{}, and this step's request runs {}", path,
-                                       fmt::join(by, ", "), by.size() > 1 ? "s" : "", experiment));
+        if (by.empty()) return;
+        if (std::find(by.begin(), by.end(), experiment) == by.end())
+            throw Error(where, fmt::format("{} is answered by the {} experiment{}, and this step's request runs {}",
+                                           path, fmt::join(by, ", "), by.size() > 1 ? "s" : "", experiment));
+        if (experiment != "traffic") return;
+        const std::vector<std::string> with = serving::traffic_compares_answering(path);
+        if (with.empty() || std::find(with.begin(), with.end(), compare) != with.end()) return;
+        throw Error(where, fmt::format("{} is a figure of the baseline run, which traffic runs only with compare: {}; "
+                                       "this step's request has {} — add compare: {} to the request",
+                                       path, listed(with, " or "),
+                                       compare == "none" ? "no compare" : "compare: " + compare, with.front()));
     };
     for (const Expectation& e : s.expect) {
         check(e.path, e.where);
@@ -851,13 +906,33 @@ void check_serving_paths(const LessonStep& s, const std::string& experiment) {
     }
 }
 
+// A serving request's setting that the experiment it runs does not read
+// (batch_sizes in a traffic request) was ignored without a word: the
+// lesson showed the default experiment's figures and passed. `experiment`
+// is the request's, `named` whether the request names it.
+void check_serving_fields(const LessonStep& s, const std::string& experiment, bool named) {
+    if (!s.request || !serving::find_lab_experiment(experiment)) return;  // an unknown one: its knob says so
+    for (const auto& [name, value] : *s.request) {
+        const std::vector<std::string> by = serving::lab_experiments_reading(name);
+        if (by.empty() || std::find(by.begin(), by.end(), experiment) != by.end()) continue;
+        const std::string one_of = listed(by, " or ");
+        throw Error(s.request_at.at(name),
+                    fmt::format("{} is a setting of the {} experiment{}; this request runs {}{} — {}", name,
+                                listed(by, " and "), by.size() > 1 ? "s" : "", experiment, named ? "" : " (the default)",
+                                named ? fmt::format("leave it out, or run experiment: {}", one_of)
+                                      : fmt::format("add experiment: {}", one_of)));
+    }
+}
+
 // A step key that only some model kinds support.
 void require(const Reader& r, const YAML::Node& n, bool supported, const char* key, const ModelDescription& model) {
     if (!supported) r.fail(n, fmt::format("\"{}\" is not available for the {} model", key, model.kind));
 }
 
+// `request_error_expected`: a step that runs this step's request expects
+// the error it gives (step_request_expects_error).
 LessonStep read_step(const Reader& r, const YAML::Node& n, size_t index, const ModelDescription& model,
-                     StepsSoFar& so_far, std::vector<std::string>& remembered) {
+                     StepsSoFar& so_far, std::vector<std::string>& remembered, bool request_error_expected) {
     const std::string what = fmt::format("step {}", index + 1);
     r.expect_map(n, what);
     r.check_keys(n, what.c_str(),
@@ -875,10 +950,10 @@ LessonStep read_step(const Reader& r, const YAML::Node& n, size_t index, const M
         s.request_where = r.at(key_of(n, "request"));
         std::vector<std::pair<std::string, std::string>> fields;
         // Each value, here at its position (temperature: -1 failed at run
-        // time, at the step), unless the step expects the error the value
-        // gives: by the kind's own reader where it has one (delivery's
-        // "30%"), else by the field's knob.
-        const bool check_values = !step_expects_error(n);
+        // time, at the step), unless a step that runs the request expects
+        // the error the value gives: by the kind's own reader where it has
+        // one (delivery's "30%"), else by the field's knob.
+        const bool check_values = !request_error_expected;
         const FieldLookup setting = settings_in_force(so_far.settings, model);
         for (const auto& kv : req) {
             check_request_field(r, kv.first, model);
@@ -1656,12 +1731,26 @@ void check_number_operands(const Lesson& lesson, const ModelDescription& model) 
             for (const Condition& c : e.conditions) {
                 const Operand& o = c.operand;
                 if (o.kind == Operand::Kind::literal || c.op == Condition::Op::contains) continue;
-                if (c.op == Condition::Op::equals && o.times == 1 && o.plus == 0) continue;
                 const auto held = remembered.find(o.name);
                 const bool by_name = o.kind == Operand::Kind::remembered;
                 if (by_name && held == remembered.end()) continue;
                 const std::string& path = by_name ? held->second : o.name;
                 const std::optional<ValueType> t = declared_type(model, path);
+                if (c.op == Condition::Op::equals && o.times == 1 && o.plus == 0) {
+                    // A text equal to a number (response.text: {equals:
+                    // response.minutes}) never is; under not, always.
+                    const std::optional<ValueType> mine = declared_type(model, e.path);
+                    const auto is = [](ValueType v, ValueType a, ValueType b) { return v == a || v == b; };
+                    if (!t || !mine || !is(*t, ValueType::text, ValueType::number) ||
+                        !is(*mine, ValueType::text, ValueType::number) || *t == *mine)
+                        continue;
+                    const auto what = [](ValueType v) { return v == ValueType::text ? "a text" : "a number"; };
+                    throw Error(e.where,
+                                fmt::format("{} is {}, and {}{} is {}: a text never equals a number (compare two "
+                                            "texts, or two numbers)",
+                                            e.path, what(*mine), o.name,
+                                            by_name ? fmt::format(" (remembered from {})", path) : "", what(*t)));
+                }
                 if (!t || *t == ValueType::number) continue;
                 const std::string what = *t == ValueType::text ? "a text" : "a list of numbers";
                 const std::string op = c.op == Condition::Op::above   ? "above"
@@ -1760,18 +1849,26 @@ Lesson read_lesson(const Reader& r, const YAML::Node& root) {
     std::vector<std::string> remembered;  // names remembered so far, in step order
     std::map<std::pair<int, int>, int> step_at;  // a step's line and column → the first step written there
     std::string serving_experiment = lesson.model.kind == "serving" ? model.knob(serving::keys::experiment).default_value : "";
+    std::string serving_compare = lesson.model.kind == "serving" ? model.knob(serving::keys::compare).default_value : "";
     for (size_t i = 0; i < steps.size(); ++i) {
-        lesson.steps.push_back(read_step(r, steps[i], i, model, so_far, remembered));
+        lesson.steps.push_back(
+            read_step(r, steps[i], i, model, so_far, remembered, step_request_expects_error(steps, i)));
         check_serving_needs_file(r, lesson.model, steps[i], model);
         if (lesson.model.kind == "serving") {
             // The experiment a step's checks look at: its request's, else the
             // last request's, else the knob's default.
             if (const auto& req = lesson.steps.back().request) {
                 serving_experiment = model.knob(serving::keys::experiment).default_value;
-                for (const auto& [k, v] : *req)
-                    if (k == serving::keys::experiment) serving_experiment = v;
+                serving_compare = model.knob(serving::keys::compare).default_value;
+                bool named = false;
+                for (const auto& [k, v] : *req) {
+                    if (k == serving::keys::experiment) serving_experiment = v, named = true;
+                    if (k == serving::keys::compare) serving_compare = v;
+                }
+                check_serving_fields(lesson.steps.back(), serving_experiment, named);
             }
-            if (!step_expects_error(steps[i])) check_serving_paths(lesson.steps.back(), serving_experiment);
+            if (!step_expects_error(steps[i]))
+                check_serving_paths(lesson.steps.back(), serving_experiment, serving_compare);
         }
         const YAML::Mark m = steps[i].Mark();
         const auto [first, fresh] = step_at.emplace(std::pair{m.line, m.column}, static_cast<int>(i));
@@ -1813,6 +1910,37 @@ const std::string* request_force(const LessonStep& st) {
     for (const auto& [name, value] : *st.request)
         if (name == llm::keys::force) return &value;
     return nullptr;
+}
+
+// Each llm request's prompt and max_tokens against the model's context,
+// counted as the model will count them: its tokenizer's tokens (600 tokens
+// on a model of 512 failed only when the step ran).
+void check_generations_fit(const Lesson& lesson, const llm::GGUFFile& file, std::uint32_t n_ctx,
+                           std::vector<Error>& problems) {
+    if (lesson.model.kind != "llm") return;
+    const ModelDescription& model = model_description(lesson.model.kind);
+    std::unique_ptr<llm::TextCodec> codec;
+    for (std::size_t i = 0; i < lesson.steps.size(); ++i) {
+        const LessonStep& st = lesson.steps[i];
+        if (!st.request || request_expects_error(lesson.steps, i)) continue;
+        const std::string* prompt = nullptr;
+        std::string max_tokens = model.knob(llm::keys::max_tokens).default_value;
+        for (const auto& [name, value] : *st.request) {
+            if (name == llm::keys::prompt) prompt = &value;
+            if (name == llm::keys::max_tokens) max_tokens = value;
+        }
+        if (!prompt || prompt->empty()) continue;  // refused where the request is read
+        if (!codec) codec = llm::make_vocab_codec(std::make_shared<const llm::Vocab>(llm::Vocab::from_gguf(file)));
+        const auto at = st.request_at.find(llm::keys::max_tokens);
+        try {
+            llm::check_generation_fits(static_cast<int>(codec->encode(*prompt).size()),
+                                       static_cast<int>(std::stod(max_tokens)), static_cast<int>(n_ctx));
+        } catch (const Error& e) {
+            problems.emplace_back(at != st.request_at.end() ? at->second : st.request_where, e.message());
+        } catch (const std::exception&) {
+            // A max_tokens that is no number was refused by its knob where it is written.
+        }
+    }
 }
 
 void check_forced_tokens(const Lesson& lesson, const llm::GGUFFile& file, std::vector<Error>& problems) {
@@ -1957,6 +2085,7 @@ void check_lesson_files(const Lesson& lesson) {
                                                       st.attention->head, *n_head - 1));
             }
             check_forced_tokens(lesson, file, problems);
+            if (n_ctx) check_generations_fit(lesson, file, *n_ctx, problems);
             // The experiments' passes over model-sized files, now that the size is known.
             std::error_code ec;
             const auto size = static_cast<long long>(fs::file_size(p, ec));

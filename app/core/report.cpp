@@ -303,13 +303,16 @@ std::string format_step(const StepReport& r, const LessonState& s) {
         // Said "cold load … once" of a load an earlier step paid too; and
         // "0.000 ms" for a model that reports none.
         const double mean_warm = n_warm ? warm / n_warm : 0.0;
+        // The load as its stage printed it: "< 0.001 ms", not "0.000 ms".
+        const std::string load_ms = s.cold_load_ms > 0 && s.cold_load_ms < 1e-3 ? std::string("< 0.001")
+                                                                                : fmt::format("{:.3f}", s.cold_load_ms);
         if (any_cold)
-            out += "    " + say(lang, fmt::format("cold load {:.3f} ms once; each warm request {:.4f} ms on average",
-                                              s.cold_load_ms, mean_warm)) + "\n";
+            out += "    " + say(lang, fmt::format("cold load {} ms once; each warm request {:.4f} ms on average",
+                                              load_ms, mean_warm)) + "\n";
         else if (s.cold_load_ms > 0)
-            out += "    " + say(lang, fmt::format("the cold load ({:.3f} ms) was paid once, before; each warm request "
+            out += "    " + say(lang, fmt::format("the cold load ({} ms) was paid once, before; each warm request "
                                               "{:.4f} ms on average",
-                                              s.cold_load_ms, mean_warm)) + "\n";
+                                              load_ms, mean_warm)) + "\n";
         else
             out += "    " + say(lang, fmt::format("weights already loaded, no cold load; each request {:.4f} ms on average",
                                               mean_warm)) + "\n";

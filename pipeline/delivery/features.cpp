@@ -33,6 +33,12 @@ FeatureReading read_feature(const Feature& f, std::string_view raw, bool normali
     } catch (const Error& e) {
         throw e.with_context(std::string(f.name));
     }
+    // A yes or no for a distance or a share of congestion read as 1 or 0:
+    // "congestion: yes" was full congestion, without a word.
+    if (r.written.yes_no && f.dimension != Dimension::flag)
+        throw Error(fmt::format("{}: \"{}\" is a yes/no answer, and {} is {}: {}", f.name, raw, f.name,
+                                f.dimension == Dimension::length ? "a length" : "a share",
+                                example(f.dimension)));
     r.x = r.written.value;
     if (!normalize) return r;
     const std::optional<double> factor = unit_factor(f.dimension, r.written.unit);

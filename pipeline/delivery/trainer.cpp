@@ -1,5 +1,6 @@
 #include "pipeline/delivery/trainer.h"
 
+#include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
 
@@ -25,6 +26,7 @@ Trainer::Trainer(std::vector<Example> data, Params start, double learning_rate)
 void Trainer::switch_data(std::vector<Example> data) {
     if (data.empty()) throw Error("training needs at least one example");
     data_ = std::move(data);
+    first_loss_ = -1;  // another loss: divergence is measured from its first step
 }
 
 void Trainer::set_learning_rate(double lr) {
@@ -71,6 +73,13 @@ TrainStep Trainer::step() {
         params_ = s.before;  // the last good weights stay
         throw Error(fmt::format("training diverged at step {}: the learning rate {} is too large", s.step,
                                 learning_rate_));
+    }
+    if (first_loss_ < 0) first_loss_ = s.loss;
+    if (s.loss > diverged_loss_factor * std::max(first_loss_, 1.0)) {
+        params_ = s.before;
+        throw Error(fmt::format("training diverged at step {}: the learning rate {} is too large (the loss, {:.4g} "
+                                "at the first step, reached {:.4g})",
+                                s.step, learning_rate_, first_loss_, s.loss));
     }
     s.after = params_;
     return s;

@@ -44,12 +44,22 @@ public:
     bool frozen() const { return frozen_; }
 
     static constexpr int shown_examples = 5;  // predictions kept per step, for display
+    // Divergence, found before the numbers overflow: a loss above this many
+    // times the first step's on the current data (at least 1 min²). Below
+    // 2 ÷ the loss's largest curvature, gradient descent on this loss never
+    // raises it above the first step's; above, the loss grows geometrically
+    // (lr 0.01 on the bundled data: ×1.8 a step, 1.5e80 after 300 steps, an
+    // overflow at step 1182). A million (errors a thousand times the first
+    // step's) is far from any sound training, and reached in a few dozen
+    // steps once the loss grows.
+    static constexpr double diverged_loss_factor = 1e6;
 
 private:
     std::vector<Example> data_;
     Params params_;
     double learning_rate_;
     int steps_ = 0;
+    double first_loss_ = -1;  // the loss of the first step on data_; -1: none yet
     bool frozen_ = false;
 };
 

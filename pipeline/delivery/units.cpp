@@ -36,8 +36,8 @@ Quantity parse_quantity(std::string_view text, std::string_view example) {
     const std::string_view s = trim(text);
     if (s.empty()) throw Error("empty value: expected a number with an optional unit (" + std::string(example) + ")");
     const std::string word = lower(s);
-    if (word == "yes" || word == "true" || word == "是") return {1, ""};
-    if (word == "no" || word == "false" || word == "否") return {0, ""};
+    if (word == "yes" || word == "true" || word == "是") return {1, "", true};
+    if (word == "no" || word == "false" || word == "否") return {0, "", true};
 
     double value = 0;
     const char* first = s.data();
@@ -55,7 +55,7 @@ Quantity parse_quantity(std::string_view text, std::string_view example) {
     for (char c : unit)
         if (!(std::isalpha(static_cast<unsigned char>(c)) || c == '%' || static_cast<unsigned char>(c) >= 0x80))
             throw Error("\"" + std::string(s) + "\" has an unreadable unit \"" + unit + "\"");
-    return {value, unit};
+    return {value, unit, false};
 }
 
 std::optional<double> unit_factor(Dimension dim, std::string_view unit) {

@@ -18,6 +18,7 @@ enum class Dimension {
 struct Quantity {
     double value = 0;   // the number as written
     std::string unit;   // the unit as written, lower-cased ("" when none)
+    bool yes_no = false;  // written as a word, yes or no (是, true, …): 1 or 0
 };
 
 // Splits "3000 m" into {3000, "m"}. Throws sixstep::Error on text that is not

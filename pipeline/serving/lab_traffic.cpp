@@ -27,6 +27,9 @@ namespace sixstep::serving {
 
 namespace {
 
+// What `compare` may change (besides none): each runs the arrivals again.
+constexpr const char* compared_things[] = {"policy", "prefix_cache", "kv_layout"};
+
 double p50(const TrafficReport& r, const char* key) { return r.latency(key).summary.p50; }
 
 // TPOT needs a second token: with one token each no request has one, and
@@ -363,7 +366,9 @@ void declare_traffic_lab(std::vector<Knob>& knobs, std::vector<PathInfo>& paths)
     knobs.push_back(lab::choice(keys::policy, {"continuous", "static"},
                                 "traffic: continuous (join and leave every step) or static batching (a batch ends "
                                 "with its longest request)"));
-    knobs.push_back(lab::choice(keys::compare, {"none", "policy", "prefix_cache", "kv_layout"},
+    std::vector<std::string> compares = {"none"};
+    compares.insert(compares.end(), std::begin(compared_things), std::end(compared_things));
+    knobs.push_back(lab::choice(keys::compare, compares,
                                 "traffic: run the same arrivals again with the other policy, the prefix cache the "
                                 "other way, or the other KV layout"));
     knobs.push_back(lab::whole(keys::requests, 1, 10000, 32, "", "traffic: requests in the workload"));
@@ -458,6 +463,20 @@ void declare_traffic_lab(std::vector<Knob>& knobs, std::vector<PathInfo>& paths)
                  "traffic with compare: \"yes\" when every request generated the same tokens in both runs, else "
                  "\"n of m differ\""});
     paths.insert(paths.end(), p.begin(), p.end());
+}
+
+std::vector<std::string> traffic_compares_answering(std::string_view asked) {
+    using lab::path;
+    const std::string p(asked);
+    for (const char* key : {"decode_after_prefill_ms", "baseline_decode_after_prefill_ms", "decode_later_ms",
+                            "baseline_decode_later_ms"})
+        if (p == path(Stage::postprocess, key)) return {"prefix_cache"};
+    bool baseline = p == path(Stage::request, keys::baseline) || p == path(Stage::postprocess, "outputs_identical");
+    for (const TrafficFigure& f : traffic_figures())
+        baseline = baseline || p == path(Stage::output, (std::string(keys::baseline_prefix) + f.key).c_str()) ||
+                   (f.ratio && p == path(Stage::postprocess, f.ratio));
+    if (!baseline) return {};
+    return {std::begin(compared_things), std::end(compared_things)};
 }
 
 }  // namespace sixstep::serving

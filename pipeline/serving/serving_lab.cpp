@@ -24,6 +24,7 @@ LabFields::LabFields(const Request& r) {
 }
 
 std::string LabFields::text(const char* name) const {
+    asked_.emplace(name);
     auto it = values_.find(name);
     return it != values_.end() ? it->second : ServingModel::describe().knob(name).default_value;
 }
@@ -89,6 +90,22 @@ std::vector<std::string> lab_experiments_emitting(std::string_view path) {
     }();
     const auto it = by_path.find(path);
     return it == by_path.end() ? std::vector<std::string>{} : it->second;
+}
+
+std::vector<std::string> lab_experiments_reading(std::string_view field) {
+    static const std::map<std::string, std::vector<std::string>, std::less<>> by_field = [] {
+        std::map<std::string, std::vector<std::string>, std::less<>> m;
+        for (const LabEntry& e : lab_experiments()) {
+            // Each reads its defaults: reading is cheap and runs nothing.
+            const LabFields defaults;
+            TraceEvent scratch;
+            e.make()->read(defaults, scratch);
+            for (const std::string& name : defaults.asked()) m[name].push_back(e.name);
+        }
+        return m;
+    }();
+    const auto it = by_field.find(field);
+    return it == by_field.end() ? std::vector<std::string>{} : it->second;
 }
 
 const LabEntry* find_lab_experiment(std::string_view name) {

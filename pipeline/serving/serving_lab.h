@@ -31,6 +31,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -45,7 +46,9 @@ class ServingModel;
 struct ServingExhibit;
 
 // The request's fields, each checked by the serving model's knob of that
-// name; a field not given takes the knob's default.
+// name; a field not given takes the knob's default. It notes each name an
+// experiment asks for: what its read() asks for is what it uses
+// (lab_experiments_reading).
 class LabFields {
 public:
     LabFields() = default;
@@ -55,9 +58,11 @@ public:
     int whole(const char* name) const { return static_cast<int>(number(name)); }
     bool on(const char* name) const;
     bool given(const char* name) const { return values_.count(name) > 0; }
+    const std::set<std::string, std::less<>>& asked() const { return asked_; }
 
 private:
     std::map<std::string, std::string, std::less<>> values_;
+    mutable std::set<std::string, std::less<>> asked_;
 };
 
 // Reads a request as the experiment it names would at stage 1, and throws
@@ -105,6 +110,17 @@ const LabEntry& lab_experiment(std::string_view name);
 // {"quantization"}); empty for a path every experiment answers (load.*,
 // respond.text) or none does.
 std::vector<std::string> lab_experiments_emitting(std::string_view path);
+// The values of the traffic experiment's `compare` under which it answers
+// `path` (postprocess.ttft_p50_ratio → policy, prefix_cache, kv_layout:
+// the figures of its baseline run); empty for a path it answers without
+// one, or never.
+std::vector<std::string> traffic_compares_answering(std::string_view path);
+// The experiments that read request field `field` ("batch_sizes" →
+// {"batch_sweep"}, "context" → {"batch_sweep", "queue"}): those whose read()
+// asks for it, every field it uses, each time (a field asked for only under
+// another's value would be missed here). Empty for a field no experiment
+// reads itself (`experiment`, which the serving model reads).
+std::vector<std::string> lab_experiments_reading(std::string_view field);
 // The speculative experiment's draft model file: `draft` beside the target's
 // file (a lesson names it by its file name), else the bundled model of that
 // name (a lesson that copied only its target into a folder of its own).

@@ -93,6 +93,30 @@ TEST_CASE("run: token once the answer is finished writes the response, then a fr
     CHECK(text(it, "postprocess.stop") == "no");
 }
 
+// The step printed "6 · respond", and its checks found no respond.text:
+// "the request has not reached the respond stage".
+TEST_CASE("run: token with only respond left lets the step check the answer it wrote") {
+    const std::string model = std::string(SIXSTEP_SOURCE_DIR) + "/assets/models/stories-3m-f16.gguf";
+    Interpreter it(parse_lesson("title: t\nmodel: {kind: llm, file: \"" + model + "\", threads: 1}\nsteps:\n"
+                                "  - {request: {prompt: \"The cat sat on the\", max_tokens: 1, temperature: 0}, "
+                                "run: postprocess}\n"
+                                "  - {run: token}\n  - {say: later}\n",
+                                "test.yaml"));
+    it.step();
+    CHECK(!it.lookup("respond.text"));
+    const StepReport r = it.step();
+    REQUIRE(!r.events.empty());
+    CHECK(r.events.front().stage == Stage::respond);
+    CHECK(text(it, "respond.text") == " mat");
+    CHECK(number(it, "respond.n_generated") == 1);
+    CHECK(text(it, "response.text") == " mat");
+    CHECK(text(it, "forward.phase") == "prefill");  // the fresh request's own stages
+    // A later step checks the fresh request, which has no answer yet.
+    it.step();
+    CHECK(!it.lookup("respond.text"));
+    CHECK(!it.lookup("response.text"));
+}
+
 TEST_CASE("go_to replays: stepping back gives the same numbers") {
     auto it = make(R"(
 title: t
@@ -592,6 +616,11 @@ steps:
     CHECK(warm.find(" ms once;") == std::string::npos);
     CHECK(warm.find("the cold load (") != std::string::npos);
     CHECK(warm.find(") was paid once, before; each warm request ") != std::string::npos);
+    // Below a microsecond, as the load stage printed it: "< 0.001 ms", not "(0.000 ms)".
+    LessonState tiny = it.state();
+    tiny.cold_load_ms = 2e-5;
+    CHECK(format_step(first, tiny).find("cold load < 0.001 ms once;") != std::string::npos);
+    CHECK(format_step(second, tiny).find("the cold load (< 0.001 ms) was paid once") != std::string::npos);
 
     auto stories = Interpreter(parse_lesson(std::string("title: t\nmodel: {kind: llm, file: ") + SIXSTEP_SOURCE_DIR +
                                                 "/assets/models/stories-3m-f16.gguf, threads: 1}\nsteps:\n"

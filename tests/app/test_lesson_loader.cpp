@@ -54,6 +54,18 @@ const BadLesson bad_lessons[] = {
     {"below-unknown-name.yaml", 6, 33, "\"first_answer\" is neither a path nor a name an earlier step remembers (a remembered name comes from an earlier step's remember:)"},
     {"tol-with-unit.yaml", 5, 49, "\"tol\" must be a number, got \"1 min\" — write 1"},
     {"serving-path-of-another-experiment.yaml", 12, 7, "postprocess.q4_0_file_ratio is answered by the quantization experiment, and this step's request runs batch_sweep"},
+    // A setting the request's experiment does not read was ignored: the default (traffic) ran, and passed.
+    {"serving-setting-of-another-experiment.yaml", 5, 28, "batch_sizes is a setting of the batch_sweep experiment; this request runs traffic (the default) — add experiment: batch_sweep"},
+    {"serving-setting-of-two-other-experiments.yaml", 4, 42, "context is a setting of the batch_sweep and queue experiments; this request runs bill — leave it out, or run experiment: batch_sweep or queue"},
+    // It found nothing when the step ran: traffic has a baseline only with compare.
+    {"serving-ratio-without-compare.yaml", 8, 7, "postprocess.ttft_p50_ratio is a figure of the baseline run, which traffic runs only with compare: policy, prefix_cache or kv_layout; this step's request has no compare — add compare: policy to the request"},
+    // It never equals; under not, it always held.
+    {"text-equals-number.yaml", 6, 7, "response.text is a text, and response.minutes is a number: a text never equals a number (compare two texts, or two numbers)"},
+    // It was read as 1: full congestion.
+    {"congestion-yes.yaml", 3, 45, "congestion: \"yes\" is a yes/no answer, and congestion is a share: a fraction 0..1 or a percentage: 0.3, \"30%\""},
+    {"panel-of-another-kind.yaml", 4, 11, "unknown panel \"real_server\" for the llm model (known: inspector, tokens, next_token, kv_cache, timeline, attention, logit_lens, kv_experiment, kv_calc); it is a panel of the endpoint model (kind: endpoint)"},
+    // It failed only when the step ran (exit 1), the bundled model's context known before.
+    {"llm-max-tokens-past-context.yaml", 4, 55, "prompt (5 tokens) + n (600) does not fit in the context of 512 tokens (n_ctx); ask for at most 508 tokens (the last one is never fed back, so it needs no place)"},
     {"expect-quoted-number.yaml", 6, 25, "\"11\" is quoted, so it is text, and response.minutes is a number: write it without quotes"},
     // It held only for the text "11"; the minutes are response.minutes.
     {"number-for-text.yaml", 6, 22, "response.text is a text, and 11 is a number: quote it (\"11\") to compare with the text, or check a path that holds the number"},
@@ -160,6 +172,11 @@ const BadLesson bad_lessons[] = {
      "model, budget, steps)"},
     {"weights-and-weights-file.yaml", 2, 59,
      "give \"weights\" or \"weights_file\", not both: the model loads one of them"},
+    // The two not given were the article's, without a word; a weights file without them is refused.
+    {"weights-partial.yaml", 4, 12,
+     "\"weights\" gives 2 of the 4: \"congestion\" and \"express_lane\" are missing — a whole mapping reads {bias: 5, "
+     "distance: 2, congestion: 10, express_lane: -2} (minutes, minutes per km, per unit of congestion, for the "
+     "express lane)"},
     {"unknown-weight.yaml", 3, 22,
      "unknown key \"distanse\" in weights — did you mean \"distance\"? (expected one of: bias, distance, "
      "congestion, express_lane)"},
@@ -334,7 +351,7 @@ TEST_CASE("a full lesson parses into steps, settings and expectations") {
 title: "T"
 language: zh
 model:
-  weights: {bias: 4, distance: 3}
+  weights: {bias: 4, distance: 3, congestion: 10, express_lane: -2}
 steps:
   - say: hi
     request: {distance: "2 km", congestion: 0, express_lane: 1}
@@ -356,7 +373,7 @@ steps:
                                   "inline.yaml");
     CHECK(l.title == "T");
     CHECK(l.language == "zh");
-    REQUIRE(l.model.weights.size() == 2);  // the others keep the article's values
+    REQUIRE(l.model.weights.size() == 4);
     CHECK(l.model.weights[0] == std::pair<std::string, double>{"bias", 4});
     CHECK(l.model.weights[1] == std::pair<std::string, double>{"distance", 3});
     REQUIRE(l.steps.size() == 2);
@@ -426,4 +443,22 @@ TEST_CASE("the bundled lessons' titles, descriptions and narration carry no mark
             CHECK(step.say.find('`') == std::string::npos);
         }
     }
+}
+
+// A bad value was let through only when the step that writes the request
+// expects its error; a later step that runs the request and expects it was
+// refused ("unit \"furlongs\" is not a length"), while a missing field was
+// let through either way.
+TEST_CASE("a bad value in a request is let through when a later step that runs it expects the error") {
+    const std::string request = "title: t\nsteps:\n  - request: {distance: \"3 furlongs\", congestion: 0, express_lane: 0}\n";
+    const std::string expecting = "  - say: next\n    run: all\n    expect:\n      error: {contains: \"unit\"}\n";
+    CHECK_NOTHROW((void)parse_lesson(request + expecting, "later.yaml"));
+    // Nobody expects it: refused where it is written.
+    CHECK_THROWS_WITH_AS((void)parse_lesson(request + "  - run: all\n", "none.yaml"),
+                         "none.yaml:3:25: distance: unit \"furlongs\" is not a length (use km, m or mi)", Error);
+    // Another request in between: the step that expects an error runs that one.
+    CHECK_THROWS_WITH_AS(
+        (void)parse_lesson(request + "  - request: {distance: \"3 km\", congestion: 0, express_lane: 0}\n" + expecting,
+                           "between.yaml"),
+        "between.yaml:3:25: distance: unit \"furlongs\" is not a length (use km, m or mi)", Error);
 }

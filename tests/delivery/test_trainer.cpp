@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include <fmt/format.h>
+
 #include "pipeline/core/error.h"
 #include "pipeline/delivery/dataset.h"
 #include "pipeline/delivery/trainer.h"
@@ -85,6 +87,31 @@ TEST_CASE("a frozen trainer refuses to update, a huge learning rate is caught") 
     Trainer wild(load_deliveries_csv(csv), Params{0, {0, 0, 0}}, 1.0);
     CHECK_THROWS_AS([&] { for (int i = 0; i < 2000; ++i) wild.step(); }(), Error);
     CHECK_THROWS_AS(Trainer(load_deliveries_csv(csv), Params{}, -1), Error);
+}
+
+// Twice the stable rate on the bundled data: the loss grew ×1.8 a step, and
+// 300 steps trained to a loss of 1.5e80 without a word (an overflow, and the
+// error, came at step 1182).
+TEST_CASE("a learning rate too large is stopped once the loss grows a millionfold and not at the overflow") {
+    Trainer t(load_deliveries_csv(csv), Params{0, {0, 0, 0}}, 0.01);
+    const double first = t.loss();
+    int stopped_at = 0;
+    try {
+        for (int i = 0; i < 300; ++i) t.step();
+    } catch (const Error& e) {
+        stopped_at = t.steps_done();
+        CHECK(std::string(e.what()).rfind(fmt::format("training diverged at step {}: the learning rate 0.01 is too "
+                                                      "large (the loss, ",
+                                                      stopped_at),
+                                          0) == 0);
+    }
+    CHECK(stopped_at > 1);
+    CHECK(stopped_at < 60);
+    CHECK(std::isfinite(t.loss()));
+    CHECK(t.loss() > Trainer::diverged_loss_factor * first);
+    // The bundled rate trains as before (the test above: 2000 steps, the loss only falls).
+    Trainer sound(load_deliveries_csv(csv), Params{0, {0, 0, 0}}, 0.005);
+    CHECK_NOTHROW([&] { for (int i = 0; i < 3000; ++i) sound.step(); }());
 }
 
 TEST_CASE("a weight that overflows while the bias stays finite is divergence too, and the last good weights stay") {

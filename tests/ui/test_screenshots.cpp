@@ -970,7 +970,8 @@ TEST_CASE("screenshots: the KV experiment's slider shows the length of the run o
 TEST_CASE("screenshots: a narration shrunk to fit is named, with its size") {
     std::string long_say;
     for (int i = 0; i < 40; ++i) long_say += "The request walks through the six steps once more. ";
-    const std::string yaml = "title: Long\nmodel: {kind: delivery, weights: {bias: 5, distance: 2}}\nsteps:\n"
+    const std::string yaml = "title: Long\nmodel: {kind: delivery, weights: {bias: 5, distance: 2, congestion: 10, "
+                             "express_lane: -2}}\nsteps:\n"
                              "  - say: A short step.\n  - say: \"" + long_say + "\"\n";
     const fs::path lesson = lesson_file("ui-long-say", "long.yaml", yaml.c_str());
     ui::ScreenshotOptions o;
