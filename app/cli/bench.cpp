@@ -238,7 +238,15 @@ int run_contention(const BenchOptions& o, const std::shared_ptr<const llm::Llama
         }
         times += fmt::format("{}{}: {}", times.empty() ? "" : "; ", name, counts);
     }
-    if (measured) std::printf("our threads per second of decode, on a CPU / waiting for one (medians): %s\n", times.c_str());
+    if (measured)
+        std::printf("our threads per second of decode, on a CPU / waiting for one (medians): %s\n", times.c_str());
+    else
+        // Said, not left out: the line README promises is missing for a reason.
+        std::printf("our threads' time on a CPU and waiting for one: not measured (%s)\n",
+                    thread_times_now() ? fmt::format("a run shorter than {} s says nothing: decode more tokens (-n)",
+                                                     min_times_wall_s)
+                                             .c_str()
+                                       : "this system keeps no per-thread schedstat in /proc/self/task");
     // The pool runs a pass on one thread while no CPU is free for another,
     // or while its timing says that is faster (thread_pool.h): how often.
     if (n_last > 1)

@@ -263,6 +263,8 @@ TEST_CASE("cli bench --contention: decode on 1 and N threads, quiet and beside C
     CHECK(table.out.find("beside 1 CPU hog |") != std::string::npos);
     CHECK(table.out.find("2 threads ÷ 1 thread, round by round:") != std::string::npos);
     CHECK(table.out.find("our threads per second of decode") == std::string::npos);
+    // Too short to time the threads (or no per-thread schedstat): said, not left out.
+    CHECK(table.out.find("our threads' time on a CPU and waiting for one: not measured (") != std::string::npos);
     CHECK(table.out.find("passes 2 threads ran on one thread (no CPU free, or timed faster there): quiet ") !=
           std::string::npos);
     // Without -n, slices of 32 tokens.
