@@ -900,7 +900,8 @@ TEST_CASE("screenshots: failed checks take the narration pane's room left, never
     for (const Case& c : {whole, cut, first_only}) render(c, 1024, 768);
 
     // A step's error is wrapped whole under a short narration, cut to one
-    // line under a long one.
+    // line under a long one. (The step expects it: a request that does not
+    // fit the context is otherwise refused when the lesson loads.)
     for (const int sentences : {1, 8}) {
         CAPTURE(sentences);
         std::string say;
@@ -909,7 +910,7 @@ TEST_CASE("screenshots: failed checks take the narration pane's room left, never
         const std::string yaml = "title: A step that fails\nlanguage: en\nmodel: {kind: llm, file: " + model +
                                  "}\nsteps:\n  - title: Too long\n    say: " + say +
                                  "\n    request: {prompt: \"Once upon a time\", max_tokens: 100000}\n    run: all\n"
-                                 "    expect:\n      error: \"\"\n";
+                                 "    expect:\n      error: {contains: \"does not fit\"}\n";
         const fs::path lesson = lesson_file("ui-step-error", "error.yaml", yaml.c_str());
         std::vector<std::string> overflows;
         const std::string drawn = shown(lesson, 1280, 720, &overflows);
