@@ -452,8 +452,73 @@ void refuse_non_finite(const Reader& r, const YAML::Node& v, bool bound) {
                               word, bound ? "" : " (quote it to compare with the text)"));
 }
 
+// "30%", "3000 m", "1 s" expected of `path`, which is compared in its own
+// unit: what to write instead, the number in that unit where it is known —
+// the model's own conversion (delivery's "30%" is 0.3 of request.congestion),
+// the path's unit written out, a time in another time unit, a percentage of
+// a path without a unit — and otherwise no number: the number as written
+// ("30" for 0.3) made a check that could never pass.
+// `text_ok`: a text may be compared too, so quoting is the other way out.
+std::string unit_slip(const ModelDescription& model, const std::string& path, std::string_view written,
+                      bool text_ok = false) {
+    const std::optional<LeadingNumber> lead = leading_number(written);
+    if (!lead)
+        return fmt::format("\"{}\" is not a number: write the value in the unit `sixstep paths` lists beside {}",
+                           written, path);
+    std::string_view rest = lead->rest;
+    while (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
+    while (!rest.empty() && rest.back() == ' ') rest.remove_suffix(1);
+    std::string unit(rest);
+    for (char& c : unit) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    const double n = std::strtod(std::string(lead->number).c_str(), nullptr);
+    std::optional<PathInfo> declared;
+    for (const PathInfo& p : lesson_paths(model))
+        if (p.path == path) declared = p;
+    const std::string or_quote = text_ok ? "; or quote it to compare with the text" : "";
+    if (declared && declared->type == ValueType::text && text_ok)
+        return fmt::format("\"{0}\" is read as a number with a unit, and {1} is a text: quote it (\"{0}\") to "
+                           "compare with the text",
+                           written, path);
+    std::optional<UnitReading> own;
+    if (model.in_path_unit) own = model.in_path_unit(path, written);
+    if (!own && declared) {
+        own = UnitReading{declared->unit, std::nullopt};
+        // Seconds in each time unit a path or a lesson writes.
+        const auto seconds = [](std::string_view u) -> std::optional<double> {
+            static const std::pair<std::string_view, double> times[] = {
+                {"us", 1e-6}, {"µs", 1e-6}, {"ms", 1e-3}, {"s", 1},  {"sec", 1}, {"second", 1}, {"seconds", 1},
+                {"min", 60},  {"mins", 60}, {"minute", 60}, {"minutes", 60}, {"h", 3600}, {"hour", 3600}, {"hours", 3600}};
+            for (const auto& [name, f] : times)
+                if (name == u) return f;
+            return std::nullopt;
+        };
+        const bool percent = unit == "%" || unit == "\uff05";
+        if (unit == declared->unit || (percent && declared->unit == "%"))
+            own->value = n;
+        else if (percent && declared->unit.empty())
+            own->value = n / 100;
+        else if (const auto from = seconds(unit), to = seconds(declared->unit); from && to)
+            own->value = n * *from / *to;
+        else if (declared->unit.empty())
+            return fmt::format("\"{}\" is a number with a unit: write {} — {} is a number without a unit{}", written,
+                               lead->number, path, or_quote);
+    }
+    if (!own)
+        return fmt::format("\"{}\" is a number with a unit: write the value in the unit `sixstep paths` lists beside "
+                           "{}{}",
+                           written, path, or_quote);
+    if (!own->value)
+        return fmt::format("\"{}\" does not convert to the unit {} is compared in ({}): write the value in that "
+                           "unit{}",
+                           written, path, own->unit, or_quote);
+    return fmt::format("\"{}\" is a number with a unit: write {:.9g} — {} is compared in its own unit{}{}", written,
+                       *own->value, path, own->unit.empty() ? "" : " (" + own->unit + ")", or_quote);
+}
+
+// `checked`: the path the expectation compares, whose unit a number written
+// with a unit is to be in.
 Operand read_operand(const Reader& r, const YAML::Node& v, const char* key, bool text_ok, const ModelDescription& model,
-                     const std::vector<std::string>& remembered) {
+                     const std::vector<std::string>& remembered, const std::string& checked) {
     if (!v.IsScalar())
         r.fail(v, fmt::format("\"{}\" must be a number{}, a path or a remembered name, got {}", key,
                               text_ok ? ", a quoted text" : "", Reader::kind_of(v)));
@@ -470,10 +535,7 @@ Operand read_operand(const Reader& r, const YAML::Node& v, const char* key, bool
     char* end = nullptr;
     const double n = std::strtod(word.c_str(), &end);
     if (end != word.c_str() && *end != '\0' && std::isfinite(n))
-        r.fail(v, fmt::format("\"{}\" is a number with a unit: write {} — a path's value is compared in its "
-                              "own unit, which `sixstep paths` lists beside it{}",
-                              word, std::string_view(word.c_str(), static_cast<std::size_t>(end - word.c_str())),
-                              text_ok ? "; or quote it to compare with the text" : ""));
+        r.fail(v, unit_slip(model, checked, word, text_ok));
     refuse_non_finite(r, v, true);
     if (word.find('.') != std::string::npos || word == "error") {
         r.checked(v, [&] { check_lesson_path(model, word); });
@@ -521,7 +583,7 @@ void refuse_reference_as_text(const Reader& r, const YAML::Node& v, const char* 
 
 // The conditions of one expectation written as a mapping (`not:` aside).
 std::vector<Condition> read_conditions(const Reader& r, const YAML::Node& v, const ModelDescription& model,
-                                       const std::vector<std::string>& remembered) {
+                                       const std::vector<std::string>& remembered, const std::string& checked) {
     r.check_keys(v, "expectation", {"value", "equals", "tol", "contains", "below", "above", "times", "plus", "not"});
     if (v["not"]) r.fail(v["not"], "\"not\" goes alone: {not: {above: 3}}; \"not\" inside \"not\" cancels out");
     const int n_equal = !!v["value"] + !!v["equals"] + !!v["contains"];
@@ -535,7 +597,7 @@ std::vector<Condition> read_conditions(const Reader& r, const YAML::Node& v, con
             refuse_non_finite(r, v["value"], false);
             c.operand.literal = r.value(v["value"], "value");
         } else {
-            c.operand = read_operand(r, v["equals"], "equals", true, model, remembered);
+            c.operand = read_operand(r, v["equals"], "equals", true, model, remembered, checked);
         }
         const bool text = c.operand.kind == Operand::Kind::literal && !std::holds_alternative<double>(c.operand.literal);
         if (v["tol"]) {
@@ -562,7 +624,7 @@ std::vector<Condition> read_conditions(const Reader& r, const YAML::Node& v, con
         if (!v[key]) continue;
         Condition c;
         c.op = key[0] == 'a' ? Condition::Op::above : Condition::Op::below;
-        c.operand = read_operand(r, v[key], key, false, model, remembered);
+        c.operand = read_operand(r, v[key], key, false, model, remembered, checked);
         if (const double* x = std::get_if<double>(&c.operand.literal); x && c.operand.kind == Operand::Kind::literal)
             (key[0] == 'a' ? above : below) = *x;
         out.push_back(std::move(c));
@@ -644,8 +706,7 @@ void refuse_text_for_number(const Reader& r, const YAML::Node& v, const Expectat
             r.fail(at, fmt::format("\"{}\" is quoted, so it is text, and {} is a number: write it without quotes",
                                    *text, e.path));
         else if (lead)
-            r.fail(at, fmt::format("\"{}\" is a number with a unit: write {} — {} is compared in its own unit{}",
-                                   *text, lead->number, e.path, p->unit.empty() ? "" : fmt::format(" ({})", p->unit)));
+            r.fail(at, unit_slip(model, e.path, *text));
         r.fail(at, fmt::format("{} is a number, and \"{}\" is text: a number never equals a text", e.path, *text));
     }
 }
@@ -686,7 +747,7 @@ std::vector<Expectation> read_expect(const Reader& r, const YAML::Node& n, const
             v = v["not"];
         }
         if (v.IsMap()) {
-            e.conditions = read_conditions(r, v, model, remembered);
+            e.conditions = read_conditions(r, v, model, remembered, e.path);
             refuse_numbers_on(r, kv.first, e, model);
         } else {
             Condition c;

@@ -622,15 +622,53 @@ TEST_CASE("lessons: a quote never closed is named where it opens, not as a lesso
     CHECK(error_of("title: fine\n") == "1:1: the lesson has no \"steps\"");
 }
 
+// A delivery lesson up to its first step's expect:, each check on line 6.
+const std::string delivery_expect =
+    "title: t\nsteps:\n  - request: {distance: \"3 km\", congestion: \"30%\", express_lane: 1}\n    run: all\n    expect:\n";
+
+// It said "write 30" for "30%", and request.congestion holds 0.3: the check
+// written as told could never pass (expected = 30, got 0.3).
+TEST_CASE("a value written with a unit is told the number in the path's own unit") {
+    CHECK(error_of(delivery_expect + "      request.congestion: \"30%\"\n") ==
+          "6:27: \"30%\" is a number with a unit: write 0.3 — request.congestion is compared in its own unit (a "
+          "fraction 0..1)");
+    CHECK(error_of(delivery_expect + "      request.distance_km: \"3000 m\"\n") ==
+          "6:28: \"3000 m\" is a number with a unit: write 3 — request.distance_km is compared in its own unit (km)");
+    CHECK(error_of(delivery_expect + "      request.distance_km: 3 mi\n").find("write 4.828032 —") != std::string::npos);
+    CHECK(error_of(delivery_expect + "      request.distance_km: \"3 公里\"\n").find("write 3 —") != std::string::npos);
+    CHECK(error_of(delivery_expect + "      request.congestion: {below: 50%}\n") ==
+          "6:35: \"50%\" is a number with a unit: write 0.5 — request.congestion is compared in its own unit (a "
+          "fraction 0..1)");
+    // The path's own unit: the number as written.
+    CHECK(error_of(delivery_expect + "      postprocess.minutes: 12 min\n") ==
+          "6:28: \"12 min\" is a number with a unit: write 12 — postprocess.minutes is compared in its own unit (min)");
+    // Another time unit converts; a unit that does not convert gets no number.
+    CHECK(error_of(delivery_expect + "      load.cold_load_ms: {below: 1 s}\n") ==
+          "6:34: \"1 s\" is a number with a unit: write 1000 — load.cold_load_ms is compared in its own unit (ms)");
+    CHECK(error_of(delivery_expect + "      request.congestion: \"3 km\"\n") ==
+          "6:27: \"3 km\" does not convert to the unit request.congestion is compared in (a fraction 0..1): write "
+          "the value in that unit");
+    CHECK(error_of(delivery_expect + "      load.cold_load_ms: {below: 5 kg}\n") ==
+          "6:34: \"5 kg\" does not convert to the unit load.cold_load_ms is compared in (ms): write the value in "
+          "that unit");
+    // A text path: quoted, it is the text compared.
+    CHECK(error_of(delivery_expect + "      request.distance: {equals: 3 km}\n") ==
+          "6:34: \"3 km\" is read as a number with a unit, and request.distance is a text: quote it (\"3 km\") to "
+          "compare with the text");
+}
+
 TEST_CASE("lessons: a number written with its unit is told to drop the unit, not to quote itself") {
     const std::string head = "title: t\nsteps:\n  - request: {distance: 3}\n    run: all\n    expect:\n";
     CHECK(error_of(head + "      load.cold_load_ms: {below: 5.5 ms}\n") ==
-          "6:34: \"5.5 ms\" is a number with a unit: write 5.5 — a path's value is compared in its own unit, which "
-          "`sixstep paths` lists beside it");
-    // Where text may be compared, quoting is the other way out.
+          "6:34: \"5.5 ms\" is a number with a unit: write 5.5 — load.cold_load_ms is compared in its own unit "
+          "(ms)");
+    // Where text may be compared, quoting is the other way out; a text path is compared with the text.
+    CHECK(error_of(head + "      response.minutes: {equals: 11 min}\n") ==
+          "6:34: \"11 min\" is a number with a unit: write 11 — response.minutes is compared in its own unit (min); "
+          "or quote it to compare with the text");
     CHECK(error_of(head + "      request.distance: {equals: 3 km}\n") ==
-          "6:34: \"3 km\" is a number with a unit: write 3 — a path's value is compared in its own unit, which "
-          "`sixstep paths` lists beside it; or quote it to compare with the text");
+          "6:34: \"3 km\" is read as a number with a unit, and request.distance is a text: quote it (\"3 km\") to "
+          "compare with the text");
     // A bound no value can miss (or reach) is named for what it is, not as an unknown path.
     for (const char* bound : {"inf", "-inf ms", "nan", "1e999", ".inf"})
         CHECK(error_of(head + "      load.cold_load_ms: {below: " + bound + "}\n") ==
