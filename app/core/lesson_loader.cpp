@@ -1089,9 +1089,10 @@ void check_structure(const Reader& r, const YAML::Node& root) {
     std::set<std::pair<int, int>> seen;  // (line, column) of every collection checked
     struct Todo {
         YAML::Node node;
-        bool list_item;  // an item of a list (a step)
+        bool list_item;    // an item of a list (a step)
+        std::string key;   // the key it is the value of (a list's items: the list's)
     };
-    std::vector<Todo> todo{{root, false}};
+    std::vector<Todo> todo{{root, false, ""}};
     // A quoted text whose quote is never closed: yaml-cpp takes the rest of
     // the file as its text, and the steps and checks written there were
     // gone without a word (the lesson passed).
@@ -1103,14 +1104,34 @@ void check_structure(const Reader& r, const YAML::Node& root) {
             r.fail(n, "the quote opened here is never closed: the rest of the file became its text, and what is "
                       "written there (steps, checks) is not read");
     };
+    // "11 // eleven", "all  // go": another language's comment, which YAML
+    // reads as part of a plain value. In text (a title, a narration, a
+    // prompt) " // " may be the text's own, so there only one set off by two
+    // spaces, as a comment after code is.
+    const auto slashes = [&](const YAML::Node& n, std::string_view key) {
+        if (!n.IsScalar() || n.Tag() != "?") return;  // quoted or a block: the text's own
+        const bool text = key == "title" || key == "say" || key == "description" || key == "prompt";
+        const std::string_view mark = text ? "  //" : " //";
+        if (n.Scalar().find(mark) == std::string::npos) return;
+        const std::size_t at = r.text().find(mark, static_cast<std::size_t>(std::max(0, n.Mark().pos)) + r.bom_bytes());
+        if (at == std::string_view::npos) return;
+        const std::size_t slash = r.text().find("//", at);
+        std::string_view after = r.text().substr(slash + 2, r.text().find('\n', slash) - slash - 2);
+        while (!after.empty() && (after.back() == '\r' || after.back() == ' ')) after.remove_suffix(1);
+        throw Error(r.at_offset(slash),
+                    fmt::format("a comment in YAML starts with \"#\", not \"//\": here \"//\" and what follows are "
+                                "part of the value \"{}\" (write \"#{}\", or quote the value if the \"//\" is its own)",
+                                printable_cut(n.Scalar(), 60), printable_cut(std::string(after), 40)));
+    };
     while (!todo.empty()) {
-        const auto [n, list_item] = todo.back();
+        const auto [n, list_item, key] = todo.back();
         todo.pop_back();
         closed(n);
+        slashes(n, key);
         if (!n.IsMap() && !n.IsSequence()) continue;
         if (!seen.insert({n.Mark().line, n.Mark().column}).second) continue;
         if (n.IsSequence()) {
-            for (const auto& item : n) todo.push_back({item, true});
+            for (const auto& item : n) todo.push_back({item, true, key});
             continue;
         }
         std::map<std::string, YAML::Mark> keys;
@@ -1129,7 +1150,7 @@ void check_structure(const Reader& r, const YAML::Node& root) {
                                                                     "it with \"- \" as the one at line {} does",
                                                                     it->second.line + 1)
                                                       : ""));
-            todo.push_back({kv.second, false});
+            todo.push_back({kv.second, false, kv.first.Scalar()});
         }
     }
 }
@@ -1272,6 +1293,22 @@ std::optional<std::pair<std::size_t, std::string>> slip_before(std::string_view 
         // "// a note": another language's comment, read as a key without its colon.
         if (rest.substr(0, 2) == "//" && (l == near.front() || k <= key_start(near.front()->text)))
             return std::pair{l->start + k, std::string("a comment in YAML starts with \"#\", not \"//\"")};
+        // The same after a value that ends with "}", "]" or a quote
+        // ({contains: "11"}  // eleven): nothing may follow it on its line.
+        for (std::size_t c = k; c < l->text.size(); ++c) {
+            const char ch = l->text[c];
+            if (ch == '"' || ch == '\'') {
+                const std::size_t close = quote_close(text, l->start + c);
+                if (close == std::string_view::npos || close >= l->start + l->text.size()) break;
+                c = close - l->start;
+            } else if (ch == '#' && l->text[c - 1] == ' ') {
+                break;
+            } else if (l->text.compare(c, 2, "//") == 0 && l->text[c - 1] == ' ') {
+                const std::size_t before = l->text.find_last_not_of(' ', c - 1);
+                if (before != std::string_view::npos && std::string_view("}]\"'").find(l->text[before]) != std::string_view::npos)
+                    return std::pair{l->start + c, std::string("a comment in YAML starts with \"#\", not \"//\"")};
+            }
+        }
         // "run:all": a colon with no space after it is part of a plain text.
         const std::size_t colon = rest.find(':'), space = rest.find(' ');
         const auto key_like = [](std::string_view w) {  // "run", "response.minutes"; not "12" of "12:30"

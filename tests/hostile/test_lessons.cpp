@@ -28,6 +28,10 @@ std::string error_of(const std::string& yaml) {
     return "(valid)";
 }
 
+// A delivery lesson up to its first step's expect:, each check on line 6.
+const std::string delivery_expect =
+    "title: t\nsteps:\n  - request: {distance: \"3 km\", congestion: \"30%\", express_lane: 1}\n    run: all\n    expect:\n";
+
 }  // namespace
 
 TEST_CASE("lessons: a repeated key is an error at the second one, wherever it is") {
@@ -136,6 +140,11 @@ TEST_CASE("lessons: an unclosed brace or bracket, a // comment, a colon left out
     CHECK(error_of("title: t\nsteps:\n  - say: hi\n  // the answer\n  - run: all\n") ==
           "4:3: invalid YAML: a comment in YAML starts with \"#\", not \"//\" (the parser stopped at line 5: illegal "
           "map value)");
+    CHECK(error_of(delivery_expect + "      response.text: {contains: \"11\"}  // eleven\n") ==
+          "6:40: invalid YAML: a comment in YAML starts with \"#\", not \"//\" (the parser stopped at line 6: end of "
+          "map not found)");
+    CHECK(error_of("title: t\nsteps:\n  - run: all\n    knobs: [distance]  // knobs\n")
+              .rfind("4:24: invalid YAML: a comment in YAML starts with \"#\", not \"//\"", 0) == 0);
     CHECK(error_of("title: t\nsteps:\n  - run: all\n    expect:\n      response.text {contains: \"11\"}\n") ==
           "5:20: invalid YAML: no \":\" between the key and its {\u2026}: write \"response.text: {\u2026}\" (the parser "
           "stopped at line 5: illegal flow end)");
@@ -622,10 +631,6 @@ TEST_CASE("lessons: a quote never closed is named where it opens, not as a lesso
     CHECK(error_of("title: fine\n") == "1:1: the lesson has no \"steps\"");
 }
 
-// A delivery lesson up to its first step's expect:, each check on line 6.
-const std::string delivery_expect =
-    "title: t\nsteps:\n  - request: {distance: \"3 km\", congestion: \"30%\", express_lane: 1}\n    run: all\n    expect:\n";
-
 // It said "write 30" for "30%", and request.congestion holds 0.3: the check
 // written as told could never pass (expected = 30, got 0.3).
 TEST_CASE("a value written with a unit is told the number in the path's own unit") {
@@ -655,6 +660,24 @@ TEST_CASE("a value written with a unit is told the number in the path's own unit
     CHECK(error_of(delivery_expect + "      request.distance: {equals: 3 km}\n") ==
           "6:34: \"3 km\" is read as a number with a unit, and request.distance is a text: quote it (\"3 km\") to "
           "compare with the text");
+}
+
+// "//" after a value was part of it: "11 // eleven" was told "write 11",
+// "all  // go" was not a stage, and a title or a narration kept it silently.
+TEST_CASE("lessons: a // comment after a value is named at its slashes") {
+    CHECK(error_of(delivery_expect + "      response.minutes: 11 // eleven\n") ==
+          "6:28: a comment in YAML starts with \"#\", not \"//\": here \"//\" and what follows are part of the value "
+          "\"11 // eleven\" (write \"# eleven\", or quote the value if the \"//\" is its own)");
+    CHECK(error_of("title: t\nsteps:\n  - request: {distance: \"3 km\", congestion: 0, express_lane: 0}\n"
+                   "    run: all  // go\n")
+              .rfind("4:15: a comment in YAML starts with \"#\", not \"//\": here \"//\" and what follows are part of "
+                     "the value \"all  // go\" (write \"# go\"",
+                     0) == 0);
+    // In text, set off by two spaces as a comment after code is; a single
+    // space, a URL's "//" or a quoted value is the text's own.
+    CHECK(error_of("title: t  // my lesson\nsteps:\n  - say: hi\n").rfind("1:11: a comment in YAML starts with", 0) == 0);
+    CHECK(error_of("title: t\nsteps:\n  - say: Eleven // the answer, see http://example.org\n") == "(valid)");
+    CHECK(error_of("title: t\nsteps:\n  - say: \"a  // b\"\n  - say: |\n      a  // b\n") == "(valid)");
 }
 
 TEST_CASE("lessons: a number written with its unit is told to drop the unit, not to quote itself") {
