@@ -1093,6 +1093,13 @@ void check_structure(const Reader& r, const YAML::Node& root) {
         std::string key;   // the key it is the value of (a list's items: the list's)
     };
     std::vector<Todo> todo{{root, false, ""}};
+    // The walk goes deep first and from the back; of the slips it finds, the
+    // first in the file is reported (a duplicate at line 6, not one at 10).
+    std::optional<Error> first;
+    const auto keep = [&](Error e) {
+        const auto at = [](const Error& x) { return std::pair{x.where().line, x.where().column}; };
+        if (!first || at(e) < at(*first)) first = std::move(e);
+    };
     // A quoted text whose quote is never closed: yaml-cpp takes the rest of
     // the file as its text, and the steps and checks written there were
     // gone without a word (the lesson passed).
@@ -1101,8 +1108,8 @@ void check_structure(const Reader& r, const YAML::Node& root) {
         const auto at = static_cast<std::size_t>(std::max(0, n.Mark().pos)) + r.bom_bytes();
         if (!n.IsScalar() || at >= text.size() || (text[at] != '"' && text[at] != '\'')) return;
         if (quote_close(text, at) == std::string_view::npos)
-            r.fail(n, "the quote opened here is never closed: the rest of the file became its text, and what is "
-                      "written there (steps, checks) is not read");
+            keep(Error(r.at(n), "the quote opened here is never closed: the rest of the file became its text, and "
+                                "what is written there (steps, checks) is not read"));
     };
     // "11 // eleven", "all  // go": another language's comment, which YAML
     // reads as part of a plain value. In text (a title, a narration, a
@@ -1118,10 +1125,10 @@ void check_structure(const Reader& r, const YAML::Node& root) {
         const std::size_t slash = r.text().find("//", at);
         std::string_view after = r.text().substr(slash + 2, r.text().find('\n', slash) - slash - 2);
         while (!after.empty() && (after.back() == '\r' || after.back() == ' ')) after.remove_suffix(1);
-        throw Error(r.at_offset(slash),
-                    fmt::format("a comment in YAML starts with \"#\", not \"//\": here \"//\" and what follows are "
+        keep(Error(r.at_offset(slash),
+                   fmt::format("a comment in YAML starts with \"#\", not \"//\": here \"//\" and what follows are "
                                 "part of the value \"{}\" (write \"#{}\", or quote the value if the \"//\" is its own)",
-                                printable_cut(n.Scalar(), 60), printable_cut(std::string(after), 40)));
+                               printable_cut(n.Scalar(), 60), printable_cut(std::string(after), 40))));
     };
     while (!todo.empty()) {
         const auto [n, list_item, key] = todo.back();
@@ -1144,15 +1151,17 @@ void check_structure(const Reader& r, const YAML::Node& root) {
             // written without its "- " joined the one above it.
             const bool new_item = list_item && it->second.pos == n.begin()->first.Mark().pos;
             if (!fresh)
-                r.fail(kv.first, fmt::format("duplicate key \"{}\" (first at line {}); YAML keeps only one of them{}",
-                                             kv.first.Scalar(), it->second.line + 1,
-                                             new_item ? fmt::format(" — if a new item of the list starts here, begin "
-                                                                    "it with \"- \" as the one at line {} does",
-                                                                    it->second.line + 1)
-                                                      : ""));
+                keep(Error(r.at(kv.first),
+                           fmt::format("duplicate key \"{}\" (first at line {}); YAML keeps only one of them{}",
+                                       kv.first.Scalar(), it->second.line + 1,
+                                       new_item ? fmt::format(" — if a new item of the list starts here, begin it "
+                                                              "with \"- \" as the one at line {} does",
+                                                              it->second.line + 1)
+                                                : "")));
             todo.push_back({kv.second, false, kv.first.Scalar()});
         }
     }
+    if (first) throw *first;
 }
 
 // Where a second YAML document starts, if the text holds one. Not

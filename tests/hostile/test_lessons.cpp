@@ -44,6 +44,12 @@ TEST_CASE("lessons: a repeated key is an error at the second one, wherever it is
     CHECK(error_of("title: A\nsteps:\n  - run: all\n    expect:\n      forward.raw_output: 11\n"
                    "      forward.raw_output: 12\n") ==
           "6:7: duplicate key \"forward.raw_output\" (first at line 5); YAML keeps only one of them");
+    // The first in the file, wherever the others are: a later step's came first.
+    CHECK(error_of("title: t\nsteps:\n  - run: all\n    say: one\n    say: two\n  - run: all\n    expect:\n"
+                   "      response.minutes: 11\n      response.minutes: {below: 50}\n") ==
+          "5:5: duplicate key \"say\" (first at line 4); YAML keeps only one of them");
+    CHECK(error_of("title: t\nsteps:\n  - run: all\n    say: one\n    say: two\ntitle: u\n")
+              .rfind("5:5: duplicate key \"say\"", 0) == 0);
 }
 
 TEST_CASE("lessons: a key that is a list or a mapping is an error, not a crash") {
