@@ -1842,7 +1842,8 @@ Lesson read_lesson(const Reader& r, const YAML::Node& root) {
     if (const auto l = root["language"]) {
         lesson.language = r.text(l, "language");
         if (lesson.language != "en" && lesson.language != "zh")
-            r.fail(l, fmt::format("\"language\" must be en or zh, got \"{}\"", lesson.language));
+            r.fail(l, fmt::format("\"language\" must be en or zh, got \"{}\"{}", lesson.language,
+                                  did_you_mean(lesson.language, {"en", "zh"})));
     }
     // Usually folded (`description: >`): Chinese needs the folds' spaces gone.
     if (root["description"]) lesson.description = join_cjk_folds(r.text(root["description"], "description"));

@@ -59,6 +59,10 @@ TEST_CASE("did you mean: the nearest name within two edits, or nothing") {
     CHECK(did_you_mean("normalise", {"mode", "normalize"}) == " \u2014 did you mean \"normalize\"?");
     CHECK(did_you_mean("xyz", {"normalize"}).empty());
     CHECK(did_you_mean("fr", {"en", "zh"}).empty());  // two edits, but all of the word
+    // A language by a locale's or its own name: "cn" is one edit from "en".
+    for (const char* zh : {"cn", "zh-CN", "zh_CN", "Chinese", "中文"})
+        CHECK(did_you_mean(zh, {"en", "zh"}) == " \u2014 did you mean \"zh\"?");
+    CHECK(did_you_mean("English", {"en", "zh"}) == " \u2014 did you mean \"en\"?");
     CHECK(did_you_mean("sya", {"title", "say"}) == " \u2014 did you mean \"say\"?");
     CHECK(did_you_mean("rat", {"rate"}) == " \u2014 did you mean \"rate\"?");
     CHECK(join_names({"a", "b", "c"}) == "a, b, c");

@@ -686,6 +686,15 @@ TEST_CASE("lessons: a // comment after a value is named at its slashes") {
     CHECK(error_of("title: t\nsteps:\n  - say: \"a  // b\"\n  - say: |\n      a  // b\n") == "(valid)");
 }
 
+// "cn" was told "did you mean \"en\"?", one edit away.
+TEST_CASE("lessons: a language written as a locale or by its name is told zh or en") {
+    CHECK(error_of("title: t\nsteps:\n  - set: {lang: cn}\n") ==
+          "3:17: \"lang\" must be en or zh, got \"cn\" \u2014 did you mean \"zh\"?");
+    CHECK(error_of("title: t\nlanguage: zh-CN\nsteps:\n  - say: hi\n") ==
+          "2:11: \"language\" must be en or zh, got \"zh-CN\" \u2014 did you mean \"zh\"?");
+    CHECK(error_of("title: t\nlanguage: 中文\nsteps:\n  - say: hi\n").find("did you mean \"zh\"?") != std::string::npos);
+}
+
 TEST_CASE("lessons: a number written with its unit is told to drop the unit, not to quote itself") {
     const std::string head = "title: t\nsteps:\n  - request: {distance: 3}\n    run: all\n    expect:\n";
     CHECK(error_of(head + "      load.cold_load_ms: {below: 5.5 ms}\n") ==
