@@ -35,6 +35,10 @@ std::string_view synonym_of(std::string_view word) {
         {"chinese", "zh"},      {"中文", "zh"},       {"汉语", "zh"},            {"简体中文", "zh"},
         {"english", "en"},      {"en-us", "en"},      {"en_us", "en"},           {"en-gb", "en"},
         {"英文", "en"},         {"英语", "en"},
+        // A number type by another tool's name (PyTorch's, a short one).
+        {"fp16", "f16"},        {"half", "f16"},      {"float16", "f16"},        {"fp32", "f32"},
+        {"float", "f32"},       {"float32", "f32"},   {"bfloat16", "bf16"},      {"q8", "q8_0"},
+        {"q4", "q4_0"},
     };
     std::string lower(word);
     for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));

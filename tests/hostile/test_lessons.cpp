@@ -695,6 +695,12 @@ TEST_CASE("lessons: a language written as a locale or by its name is told zh or 
     CHECK(error_of("title: t\nlanguage: 中文\nsteps:\n  - say: hi\n").find("did you mean \"zh\"?") != std::string::npos);
 }
 
+TEST_CASE("lessons: a kv_calc dtype by another tool's name is told ours") {
+    CHECK(error_of("title: t\nmodel: {kind: llm, file: stories-3m-f16.gguf}\nsteps:\n"
+                   "  - kv_calc: {preset: article-36l, tokens: 10, dtype: fp16}\n") ==
+          "4:55: unknown dtype \"fp16\" \u2014 did you mean \"f16\"? (known: f32, f16, bf16, fp8, int8, q8_0, q4_0)");
+}
+
 TEST_CASE("lessons: a number written with its unit is told to drop the unit, not to quote itself") {
     const std::string head = "title: t\nsteps:\n  - request: {distance: 3}\n    run: all\n    expect:\n";
     CHECK(error_of(head + "      load.cold_load_ms: {below: 5.5 ms}\n") ==
