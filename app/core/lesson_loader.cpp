@@ -631,7 +631,11 @@ std::vector<Condition> read_conditions(const Reader& r, const YAML::Node& v, con
     }
     // It failed on every run whatever the value (exit 1 at the step), or
     // under not held on every one.
-    if (above && below && *above >= *below)
+    if (above && below && *above == *below)
+        r.fail(v, fmt::format("no number is above {0} and below {0}: the range is empty (for exactly {0}, write "
+                              "{{value: {0}}})",
+                              format_value(Value{*above})));
+    if (above && below && *above > *below)
         r.fail(v, fmt::format("no number is above {} and below {}: the range is empty (swapped? {{above: {}, below: "
                               "{}}})",
                               format_value(Value{*above}), format_value(Value{*below}), format_value(Value{*below}),
@@ -808,7 +812,10 @@ std::vector<std::pair<std::string, std::string>> read_remember(const Reader& r, 
                         std::all_of(name.begin(), name.end(), [](char c) {
                             return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
                         });
-        if (!ok || name == "error")
+        if (name == "error")
+            r.fail(kv.first, "\"error\" cannot name a remembered value: it is a path, the step's error message; "
+                             "give the value another name");
+        if (!ok)
             r.fail(kv.first, fmt::format("\"{}\" cannot name a remembered value: use letters, digits and _ (no dot: "
                                          "names are not paths)",
                                          name));

@@ -701,6 +701,16 @@ TEST_CASE("lessons: a kv_calc dtype by another tool's name is told ours") {
           "4:55: unknown dtype \"fp16\" \u2014 did you mean \"f16\"? (known: f32, f16, bf16, fp8, int8, q8_0, q4_0)");
 }
 
+// "error" was told to use letters, digits and _, which it does; equal
+// bounds were asked whether they were swapped.
+TEST_CASE("lessons: a reserved name and an empty range of equal bounds are told what they are") {
+    CHECK(error_of(delivery_expect + "      response.minutes: 12\n    remember: {error: response.text}\n") ==
+          "7:16: \"error\" cannot name a remembered value: it is a path, the step's error message; give the value "
+          "another name");
+    CHECK(error_of(delivery_expect + "      response.minutes: {above: 10, below: 10}\n") ==
+          "6:25: no number is above 10 and below 10: the range is empty (for exactly 10, write {value: 10})");
+}
+
 TEST_CASE("lessons: a number written with its unit is told to drop the unit, not to quote itself") {
     const std::string head = "title: t\nsteps:\n  - request: {distance: 3}\n    run: all\n    expect:\n";
     CHECK(error_of(head + "      load.cold_load_ms: {below: 5.5 ms}\n") ==
