@@ -112,6 +112,7 @@ public:
             if (key.rfind("\u3000", 0) == 0)
                 fail(kv.first, "a full-width space (U+3000) before the key: YAML indents with ASCII spaces only (an "
                                "input method in Chinese mode types this one)");
+            refuse_wide_colon(kv.first);
             // A path (stage.key) among a step's keys: an expectation that lost
             // its indentation under expect: (or remember:).
             const bool path_here = key.find('.') != std::string::npos &&
@@ -122,6 +123,24 @@ public:
                                        path_here ? "; a path to check goes under expect:, indented further than it"
                                                  : ""));
         }
+    }
+
+    // "run： all" as one text (a key whose colon is full-width, last in its
+    // mapping or alone under one): the colon named where it is, as the
+    // parser's errors name it elsewhere.
+    void refuse_wide_colon(const YAML::Node& n) const {
+        constexpr std::string_view wide_colon = "\uff1a";
+        if (!n.IsScalar() || n.Tag() != "?") return;
+        const std::string& t = n.Scalar();
+        const std::size_t wide = t.find(wide_colon);
+        if (wide == std::string::npos || wide == 0 || t.find(' ') < wide) return;
+        std::string_view value = std::string_view(t).substr(wide + wide_colon.size());
+        while (!value.empty() && (value.front() == ' ' || value.rfind("\u3000", 0) == 0))
+            value.remove_prefix(value.front() == ' ' ? 1 : 3);
+        throw Error(at_offset(static_cast<std::size_t>(std::max(0, n.Mark().pos)) + bom_bytes() + wide),
+                    fmt::format("a full-width colon \"\uff1a\" after a key: YAML's keys end with an ASCII \":\" and a "
+                                "space (an input method in Chinese mode types this one): write \"{}: {}\"",
+                                t.substr(0, wide), value));
     }
 
     // Runs a check of the model's description; its Error gets n's position.
@@ -135,6 +154,7 @@ public:
     }
 
     void expect_map(const YAML::Node& n, const std::string& what) const {
+        refuse_wide_colon(n);
         if (!n.IsMap())
             fail(n, fmt::format("{} must be a mapping, got {}{}", what, kind_of(n), n.IsScalar() ? key_slip(n.Scalar()) : ""));
     }

@@ -93,6 +93,14 @@ TEST_CASE("lessons: a full-width colon or space, an unclosed quote and a missing
     CHECK(error_of("title: t\nsteps:\n  - title\uff1a\u7b2c\u4e00\u6b65\n    say: hi\n") ==
           "3:10: invalid YAML: a full-width colon \"\uff1a\" after a key: YAML's keys end with an ASCII \":\" and a space "
           "(an input method in Chinese mode types this one) (the parser stopped at line 4: illegal map value)");
+    // As a step's last key, or alone under expect:, the parser takes it
+    // without an error; it was an unknown key, or "must be a mapping".
+    CHECK(error_of("title: t\nsteps:\n  - request: {distance: \"3 km\", congestion: 0, express_lane: 0}\n"
+                   "    run\uff1a all\n") ==
+          "4:8: a full-width colon \"\uff1a\" after a key: YAML's keys end with an ASCII \":\" and a space (an input "
+          "method in Chinese mode types this one): write \"run: all\"");
+    CHECK(error_of(delivery_expect + "      response.minutes\uff1a 11\n")
+              .rfind("6:23: a full-width colon \"\uff1a\" after a key", 0) == 0);
     // A full-width colon inside a value is Chinese punctuation, not a slip.
     CHECK(error_of("title: t\nsteps:\n  - say: \u6ce8\u610f\uff1a\u8fd9\u91cc\n") == "(valid)");
     CHECK(error_of("title: t\nsteps:\n  - say: hi\n\u3000\u3000run: all\n    request: {distance: 3}\n") ==
@@ -169,9 +177,11 @@ TEST_CASE("lessons: an unclosed brace or bracket, a // comment, a colon left out
 // valid YAML (one text): the message says how the key and value are written.
 TEST_CASE("lessons: a key and value read as one text say how to write them") {
     const std::string fix = " \u2014 a key and its value are written with an ASCII colon and a space: ";
-    CHECK(error_of("title: t\nmodel:\n  kind\uff1adelivery\nsteps:\n  - say: hi\n") ==
-          "3:3: \"model\" must be a mapping, got \"kind\uff1adelivery\"" + fix + "\"kind: delivery\"");
-    CHECK(error_of("title: t\nsteps:\n  - run\uff1aall\n") == "3:5: step 1 must be a mapping, got \"run\uff1aall\"" + fix + "\"run: all\"");
+    // A full-width colon is named where it is, as the parser's errors name it.
+    const std::string wide = ": a full-width colon \"\uff1a\" after a key: YAML's keys end with an ASCII \":\" and a "
+                             "space (an input method in Chinese mode types this one): write ";
+    CHECK(error_of("title: t\nmodel:\n  kind\uff1adelivery\nsteps:\n  - say: hi\n") == "3:7" + wide + "\"kind: delivery\"");
+    CHECK(error_of("title: t\nsteps:\n  - run\uff1aall\n") == "3:8" + wide + "\"run: all\"");
     CHECK(error_of("title: t\nsteps:\n  - say: hi\n    run all\n").rfind("4:5: unknown key \"run all\" in step 1" + fix + "\"run: all\"", 0) == 0);
     CHECK(error_of("title: t\nsteps:\n  - say: hi\n    run:all\n").rfind("4:5: unknown key \"run:all\" in step 1" + fix + "\"run: all\"", 0) == 0);
     // An ordinary unknown key still gets its did-you-mean.
