@@ -1875,6 +1875,8 @@ Lesson read_lesson(const Reader& r, const YAML::Node& root) {
     if (!root["title"]) throw Error(SourceLocation{path, 1, 1}, "the lesson has no \"title\"");
     lesson.title = r.text(root["title"], "title");
     if (const auto l = root["language"]) {
+        // Left empty, its value has no place of its own: yaml-cpp marks the next line.
+        if (l.IsNull()) r.fail(key_of(root, "language"), "\"language\" needs a value: en or zh");
         lesson.language = r.text(l, "language");
         if (lesson.language != "en" && lesson.language != "zh")
             r.fail(l, fmt::format("\"language\" must be en or zh, got \"{}\"{}", lesson.language,
