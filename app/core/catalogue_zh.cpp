@@ -843,7 +843,7 @@ const Catalogue& chinese_catalogue() {
             {"(nothing: {})", "（没有值：{}）"},
             {"the request has not reached the {=} stage; run: all, or run: {=}, walks it there", "请求还没有到 {=} 阶段；run: all 或 run: {=} 会把它带到那里"},
             {"the step's error stopped the request before the {=} stage", "这一步的错误让请求停在了 {=} 阶段之前"},
-            {"the {=} stage gave no {=} this time; it is the {=}", "{=} 阶段这次没有给出 {=}（它是：{=}）"},
+            {"the {=} stage gave no {=} this time; what it holds: {=}", "{=} 阶段这次没有给出 {=}（它是：{=}）"},
             {"the {=} stage gave no {=} this time", "{=} 阶段这次没有给出 {=}"},
             {"step {} remembered {=} when it had no value \u2014 {}", "第 {} 步记住 {=} 时它还没有值\u2014\u2014{}"},
             {"step {} remembered {=} when it had no value", "第 {} 步记住 {=} 时它还没有值"},

@@ -831,10 +831,11 @@ std::string Interpreter::why_nothing(const std::string& path) const {
         std::string meaning;
         for (const PathInfo& p : lesson_paths(model_->description()))
             if (p.path == path) meaning = p.meaning;
-        // "the time of the cold load", but "the weights file read", not "the the …".
-        const bool has_article = meaning.rfind("the ", 0) == 0;
+        // A meaning is a noun ("time of the cold load"), a clause ("which
+        // inputs dropout kept (1) …") or a participle ("rounded, after …"):
+        // "it is the" before every one read "it is the which inputs …".
         return fmt::format("the {} stage gave no {} this time{}", head, path.substr(path.find('.') + 1),
-                           meaning.empty() ? "" : (has_article ? "; it is " : "; it is the ") + meaning);
+                           meaning.empty() ? "" : "; what it holds: " + meaning);
     }
     return "";
 }

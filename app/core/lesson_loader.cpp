@@ -113,6 +113,7 @@ public:
             if (key.rfind("\u3000", 0) == 0)
                 fail(kv.first, "a full-width space (U+3000) before the key: YAML indents with ASCII spaces only (an "
                                "input method in Chinese mode types this one)");
+            refuse_wide_colon(kv.first);
             // A path (stage.key) among a step's keys: an expectation that lost
             // its indentation under expect: (or remember:).
             const bool path_here = key.find('.') != std::string::npos &&
@@ -123,6 +124,24 @@ public:
                                        path_here ? "; a path to check goes under expect:, indented further than it"
                                                  : ""));
         }
+    }
+
+    // "run： all" as one text (a key whose colon is full-width, last in its
+    // mapping or alone under one): the colon named where it is, as the
+    // parser's errors name it elsewhere.
+    void refuse_wide_colon(const YAML::Node& n) const {
+        constexpr std::string_view wide_colon = "\uff1a";
+        if (!n.IsScalar() || n.Tag() != "?") return;
+        const std::string& t = n.Scalar();
+        const std::size_t wide = t.find(wide_colon);
+        if (wide == std::string::npos || wide == 0 || t.find(' ') < wide) return;
+        std::string_view value = std::string_view(t).substr(wide + wide_colon.size());
+        while (!value.empty() && (value.front() == ' ' || value.rfind("\u3000", 0) == 0))
+            value.remove_prefix(value.front() == ' ' ? 1 : 3);
+        throw Error(at_offset(static_cast<std::size_t>(std::max(0, n.Mark().pos)) + bom_bytes() + wide),
+                    fmt::format("a full-width colon \"\uff1a\" after a key: YAML's keys end with an ASCII \":\" and a "
+                                "space (an input method in Chinese mode types this one): write \"{}: {}\"",
+                                t.substr(0, wide), value));
     }
 
     // Runs a check of the model's description; its Error gets n's position.
@@ -136,6 +155,7 @@ public:
     }
 
     void expect_map(const YAML::Node& n, const std::string& what) const {
+        refuse_wide_colon(n);
         if (!n.IsMap())
             fail(n, fmt::format("{} must be a mapping, got {}{}", what, kind_of(n), n.IsScalar() ? key_slip(n.Scalar()) : ""));
     }
@@ -487,8 +507,73 @@ void refuse_non_finite(const Reader& r, const YAML::Node& v, bool bound) {
                               word, bound ? "" : " (quote it to compare with the text)"));
 }
 
+// "30%", "3000 m", "1 s" expected of `path`, which is compared in its own
+// unit: what to write instead, the number in that unit where it is known —
+// the model's own conversion (delivery's "30%" is 0.3 of request.congestion),
+// the path's unit written out, a time in another time unit, a percentage of
+// a path without a unit — and otherwise no number: the number as written
+// ("30" for 0.3) made a check that could never pass.
+// `text_ok`: a text may be compared too, so quoting is the other way out.
+std::string unit_slip(const ModelDescription& model, const std::string& path, std::string_view written,
+                      bool text_ok = false) {
+    const std::optional<LeadingNumber> lead = leading_number(written);
+    if (!lead)
+        return fmt::format("\"{}\" is not a number: write the value in the unit `sixstep paths` lists beside {}",
+                           written, path);
+    std::string_view rest = lead->rest;
+    while (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
+    while (!rest.empty() && rest.back() == ' ') rest.remove_suffix(1);
+    std::string unit(rest);
+    for (char& c : unit) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    const double n = std::strtod(std::string(lead->number).c_str(), nullptr);
+    std::optional<PathInfo> declared;
+    for (const PathInfo& p : lesson_paths(model))
+        if (p.path == path) declared = p;
+    const std::string or_quote = text_ok ? "; or quote it to compare with the text" : "";
+    if (declared && declared->type == ValueType::text && text_ok)
+        return fmt::format("\"{0}\" is read as a number with a unit, and {1} is a text: quote it (\"{0}\") to "
+                           "compare with the text",
+                           written, path);
+    std::optional<UnitReading> own;
+    if (model.in_path_unit) own = model.in_path_unit(path, written);
+    if (!own && declared) {
+        own = UnitReading{declared->unit, std::nullopt};
+        // Seconds in each time unit a path or a lesson writes.
+        const auto seconds = [](std::string_view u) -> std::optional<double> {
+            static const std::pair<std::string_view, double> times[] = {
+                {"us", 1e-6}, {"µs", 1e-6}, {"ms", 1e-3}, {"s", 1},  {"sec", 1}, {"second", 1}, {"seconds", 1},
+                {"min", 60},  {"mins", 60}, {"minute", 60}, {"minutes", 60}, {"h", 3600}, {"hour", 3600}, {"hours", 3600}};
+            for (const auto& [name, f] : times)
+                if (name == u) return f;
+            return std::nullopt;
+        };
+        const bool percent = unit == "%" || unit == "\uff05";
+        if (unit == declared->unit || (percent && declared->unit == "%"))
+            own->value = n;
+        else if (percent && declared->unit.empty())
+            own->value = n / 100;
+        else if (const auto from = seconds(unit), to = seconds(declared->unit); from && to)
+            own->value = n * *from / *to;
+        else if (declared->unit.empty())
+            return fmt::format("\"{}\" is a number with a unit: write {} — {} is a number without a unit{}", written,
+                               lead->number, path, or_quote);
+    }
+    if (!own)
+        return fmt::format("\"{}\" is a number with a unit: write the value in the unit `sixstep paths` lists beside "
+                           "{}{}",
+                           written, path, or_quote);
+    if (!own->value)
+        return fmt::format("\"{}\" does not convert to the unit {} is compared in ({}): write the value in that "
+                           "unit{}",
+                           written, path, own->unit, or_quote);
+    return fmt::format("\"{}\" is a number with a unit: write {:.9g} — {} is compared in its own unit{}{}", written,
+                       *own->value, path, own->unit.empty() ? "" : " (" + own->unit + ")", or_quote);
+}
+
+// `checked`: the path the expectation compares, whose unit a number written
+// with a unit is to be in.
 Operand read_operand(const Reader& r, const YAML::Node& v, const char* key, bool text_ok, const ModelDescription& model,
-                     const std::vector<std::string>& remembered) {
+                     const std::vector<std::string>& remembered, const std::string& checked) {
     if (!v.IsScalar())
         r.fail(v, fmt::format("\"{}\" must be a number{}, a path or a remembered name, got {}", key,
                               text_ok ? ", a quoted text" : "", Reader::kind_of(v)));
@@ -505,10 +590,7 @@ Operand read_operand(const Reader& r, const YAML::Node& v, const char* key, bool
     char* end = nullptr;
     const double n = std::strtod(word.c_str(), &end);
     if (end != word.c_str() && *end != '\0' && std::isfinite(n))
-        r.fail(v, fmt::format("\"{}\" is a number with a unit: write {} — a path's value is compared in its "
-                              "own unit, which `sixstep paths` lists beside it{}",
-                              word, std::string_view(word.c_str(), static_cast<std::size_t>(end - word.c_str())),
-                              text_ok ? "; or quote it to compare with the text" : ""));
+        r.fail(v, unit_slip(model, checked, word, text_ok));
     refuse_non_finite(r, v, true);
     if (word.find('.') != std::string::npos || word == "error") {
         r.checked(v, [&] { check_lesson_path(model, word); });
@@ -556,7 +638,7 @@ void refuse_reference_as_text(const Reader& r, const YAML::Node& v, const char* 
 
 // The conditions of one expectation written as a mapping (`not:` aside).
 std::vector<Condition> read_conditions(const Reader& r, const YAML::Node& v, const ModelDescription& model,
-                                       const std::vector<std::string>& remembered) {
+                                       const std::vector<std::string>& remembered, const std::string& checked) {
     r.check_keys(v, "expectation", {"value", "equals", "tol", "contains", "below", "above", "times", "plus", "not"});
     if (v["not"]) r.fail(v["not"], "\"not\" goes alone: {not: {above: 3}}; \"not\" inside \"not\" cancels out");
     const int n_equal = !!v["value"] + !!v["equals"] + !!v["contains"];
@@ -570,7 +652,7 @@ std::vector<Condition> read_conditions(const Reader& r, const YAML::Node& v, con
             refuse_non_finite(r, v["value"], false);
             c.operand.literal = r.value(v["value"], "value");
         } else {
-            c.operand = read_operand(r, v["equals"], "equals", true, model, remembered);
+            c.operand = read_operand(r, v["equals"], "equals", true, model, remembered, checked);
         }
         const bool text = c.operand.kind == Operand::Kind::literal && !std::holds_alternative<double>(c.operand.literal);
         if (v["tol"]) {
@@ -597,14 +679,18 @@ std::vector<Condition> read_conditions(const Reader& r, const YAML::Node& v, con
         if (!v[key]) continue;
         Condition c;
         c.op = key[0] == 'a' ? Condition::Op::above : Condition::Op::below;
-        c.operand = read_operand(r, v[key], key, false, model, remembered);
+        c.operand = read_operand(r, v[key], key, false, model, remembered, checked);
         if (const double* x = std::get_if<double>(&c.operand.literal); x && c.operand.kind == Operand::Kind::literal)
             (key[0] == 'a' ? above : below) = *x;
         out.push_back(std::move(c));
     }
     // It failed on every run whatever the value (exit 1 at the step), or
     // under not held on every one.
-    if (above && below && *above >= *below)
+    if (above && below && *above == *below)
+        r.fail(v, fmt::format("no number is above {0} and below {0}: the range is empty (for exactly {0}, write "
+                              "{{value: {0}}})",
+                              format_value(Value{*above})));
+    if (above && below && *above > *below)
         r.fail(v, fmt::format("no number is above {} and below {}: the range is empty (swapped? {{above: {}, below: "
                               "{}}})",
                               format_value(Value{*above}), format_value(Value{*below}), format_value(Value{*below}),
@@ -679,8 +765,7 @@ void refuse_text_for_number(const Reader& r, const YAML::Node& v, const Expectat
             r.fail(at, fmt::format("\"{}\" is quoted, so it is text, and {} is a number: write it without quotes",
                                    *text, e.path));
         else if (lead)
-            r.fail(at, fmt::format("\"{}\" is a number with a unit: write {} — {} is compared in its own unit{}",
-                                   *text, lead->number, e.path, p->unit.empty() ? "" : fmt::format(" ({})", p->unit)));
+            r.fail(at, unit_slip(model, e.path, *text));
         r.fail(at, fmt::format("{} is a number, and \"{}\" is text: a number never equals a text", e.path, *text));
     }
 }
@@ -721,7 +806,7 @@ std::vector<Expectation> read_expect(const Reader& r, const YAML::Node& n, const
             v = v["not"];
         }
         if (v.IsMap()) {
-            e.conditions = read_conditions(r, v, model, remembered);
+            e.conditions = read_conditions(r, v, model, remembered, e.path);
             refuse_numbers_on(r, kv.first, e, model);
         } else {
             Condition c;
@@ -782,7 +867,10 @@ std::vector<std::pair<std::string, std::string>> read_remember(const Reader& r, 
                         std::all_of(name.begin(), name.end(), [](char c) {
                             return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
                         });
-        if (!ok || name == "error")
+        if (name == "error")
+            r.fail(kv.first, "\"error\" cannot name a remembered value: it is a path, the step's error message; "
+                             "give the value another name");
+        if (!ok)
             r.fail(kv.first, fmt::format("\"{}\" cannot name a remembered value: use letters, digits and _ (no dot: "
                                          "names are not paths)",
                                          name));
@@ -853,8 +941,16 @@ KvCalcSpec read_kv_calc(const Reader& r, const YAML::Node& n) {
     if (n["head_dim"]) k.head_dim = positive("head_dim");
     if (const auto d = n["dtype"]) {
         k.dtype = r.text(d, "dtype");
-        if (!serving::kv_dtype_from_name(k.dtype))
-            r.fail(d, fmt::format("unknown dtype \"{}\" (known: {})", k.dtype, serving::kv_dtype_names()));
+        if (!serving::kv_dtype_from_name(k.dtype)) {
+            const std::string known = serving::kv_dtype_names();  // "f32, f16, …"
+            std::vector<std::string> names;
+            for (std::size_t at = 0; at < known.size();) {
+                const std::size_t comma = std::min(known.find(", ", at), known.size());
+                names.push_back(known.substr(at, comma - at));
+                at = comma + 2;
+            }
+            r.fail(d, fmt::format("unknown dtype \"{}\"{} (known: {})", k.dtype, did_you_mean(k.dtype, names), known));
+        }
     }
     if (!n["tokens"]) r.fail(n, "\"kv_calc\" needs tokens: the tokens each session holds");
     k.n_tokens = positive("tokens");
@@ -1103,9 +1199,17 @@ void check_structure(const Reader& r, const YAML::Node& root) {
     std::set<std::pair<int, int>> seen;  // (line, column) of every collection checked
     struct Todo {
         YAML::Node node;
-        bool list_item;  // an item of a list (a step)
+        bool list_item;    // an item of a list (a step)
+        std::string key;   // the key it is the value of (a list's items: the list's)
     };
-    std::vector<Todo> todo{{root, false}};
+    std::vector<Todo> todo{{root, false, ""}};
+    // The walk goes deep first and from the back; of the slips it finds, the
+    // first in the file is reported (a duplicate at line 6, not one at 10).
+    std::optional<Error> first;
+    const auto keep = [&](Error e) {
+        const auto at = [](const Error& x) { return std::pair{x.where().line, x.where().column}; };
+        if (!first || at(e) < at(*first)) first = std::move(e);
+    };
     // A quoted text whose quote is never closed: yaml-cpp takes the rest of
     // the file as its text, and the steps and checks written there were
     // gone without a word (the lesson passed).
@@ -1114,17 +1218,37 @@ void check_structure(const Reader& r, const YAML::Node& root) {
         const auto at = static_cast<std::size_t>(std::max(0, n.Mark().pos)) + r.bom_bytes();
         if (!n.IsScalar() || at >= text.size() || (text[at] != '"' && text[at] != '\'')) return;
         if (quote_close(text, at) == std::string_view::npos)
-            r.fail(n, "the quote opened here is never closed: the rest of the file became its text, and what is "
-                      "written there (steps, checks) is not read");
+            keep(Error(r.at(n), "the quote opened here is never closed: the rest of the file became its text, and "
+                                "what is written there (steps, checks) is not read"));
+    };
+    // "11 // eleven", "all  // go": another language's comment, which YAML
+    // reads as part of a plain value. In text (a title, a narration, a
+    // prompt) " // " may be the text's own, so there only one set off by two
+    // spaces, as a comment after code is.
+    const auto slashes = [&](const YAML::Node& n, std::string_view key) {
+        if (!n.IsScalar() || n.Tag() != "?") return;  // quoted or a block: the text's own
+        const bool text = key == "title" || key == "say" || key == "description" || key == "prompt";
+        const std::string_view mark = text ? "  //" : " //";
+        if (n.Scalar().find(mark) == std::string::npos) return;
+        const std::size_t at = r.text().find(mark, static_cast<std::size_t>(std::max(0, n.Mark().pos)) + r.bom_bytes());
+        if (at == std::string_view::npos) return;
+        const std::size_t slash = r.text().find("//", at);
+        std::string_view after = r.text().substr(slash + 2, r.text().find('\n', slash) - slash - 2);
+        while (!after.empty() && (after.back() == '\r' || after.back() == ' ')) after.remove_suffix(1);
+        keep(Error(r.at_offset(slash),
+                   fmt::format("a comment in YAML starts with \"#\", not \"//\": here \"//\" and what follows are "
+                                "part of the value \"{}\" (write \"#{}\", or quote the value if the \"//\" is its own)",
+                               printable_cut(n.Scalar(), 60), printable_cut(std::string(after), 40))));
     };
     while (!todo.empty()) {
-        const auto [n, list_item] = todo.back();
+        const auto [n, list_item, key] = todo.back();
         todo.pop_back();
         closed(n);
+        slashes(n, key);
         if (!n.IsMap() && !n.IsSequence()) continue;
         if (!seen.insert({n.Mark().line, n.Mark().column}).second) continue;
         if (n.IsSequence()) {
-            for (const auto& item : n) todo.push_back({item, true});
+            for (const auto& item : n) todo.push_back({item, true, key});
             continue;
         }
         std::map<std::string, YAML::Mark> keys;
@@ -1137,15 +1261,17 @@ void check_structure(const Reader& r, const YAML::Node& root) {
             // written without its "- " joined the one above it.
             const bool new_item = list_item && it->second.pos == n.begin()->first.Mark().pos;
             if (!fresh)
-                r.fail(kv.first, fmt::format("duplicate key \"{}\" (first at line {}); YAML keeps only one of them{}",
-                                             kv.first.Scalar(), it->second.line + 1,
-                                             new_item ? fmt::format(" — if a new item of the list starts here, begin "
-                                                                    "it with \"- \" as the one at line {} does",
-                                                                    it->second.line + 1)
-                                                      : ""));
-            todo.push_back({kv.second, false});
+                keep(Error(r.at(kv.first),
+                           fmt::format("duplicate key \"{}\" (first at line {}); YAML keeps only one of them{}",
+                                       kv.first.Scalar(), it->second.line + 1,
+                                       new_item ? fmt::format(" — if a new item of the list starts here, begin it "
+                                                              "with \"- \" as the one at line {} does",
+                                                              it->second.line + 1)
+                                                : "")));
+            todo.push_back({kv.second, false, kv.first.Scalar()});
         }
     }
+    if (first) throw *first;
 }
 
 // Where a second YAML document starts, if the text holds one. Not
@@ -1286,6 +1412,22 @@ std::optional<std::pair<std::size_t, std::string>> slip_before(std::string_view 
         // "// a note": another language's comment, read as a key without its colon.
         if (rest.substr(0, 2) == "//" && (l == near.front() || k <= key_start(near.front()->text)))
             return std::pair{l->start + k, std::string("a comment in YAML starts with \"#\", not \"//\"")};
+        // The same after a value that ends with "}", "]" or a quote
+        // ({contains: "11"}  // eleven): nothing may follow it on its line.
+        for (std::size_t c = k; c < l->text.size(); ++c) {
+            const char ch = l->text[c];
+            if (ch == '"' || ch == '\'') {
+                const std::size_t close = quote_close(text, l->start + c);
+                if (close == std::string_view::npos || close >= l->start + l->text.size()) break;
+                c = close - l->start;
+            } else if (ch == '#' && l->text[c - 1] == ' ') {
+                break;
+            } else if (l->text.compare(c, 2, "//") == 0 && l->text[c - 1] == ' ') {
+                const std::size_t before = l->text.find_last_not_of(' ', c - 1);
+                if (before != std::string_view::npos && std::string_view("}]\"'").find(l->text[before]) != std::string_view::npos)
+                    return std::pair{l->start + c, std::string("a comment in YAML starts with \"#\", not \"//\"")};
+            }
+        }
         // "run:all": a colon with no space after it is part of a plain text.
         const std::size_t colon = rest.find(':'), space = rest.find(' ');
         const auto key_like = [](std::string_view w) {  // "run", "response.minutes"; not "12" of "12:30"
@@ -1822,9 +1964,12 @@ Lesson read_lesson(const Reader& r, const YAML::Node& root) {
     if (!root["title"]) throw Error(SourceLocation{path, 1, 1}, "the lesson has no \"title\"");
     lesson.title = r.text(root["title"], "title");
     if (const auto l = root["language"]) {
+        // Left empty, its value has no place of its own: yaml-cpp marks the next line.
+        if (l.IsNull()) r.fail(key_of(root, "language"), "\"language\" needs a value: en or zh");
         lesson.language = r.text(l, "language");
         if (lesson.language != "en" && lesson.language != "zh")
-            r.fail(l, fmt::format("\"language\" must be en or zh, got \"{}\"", lesson.language));
+            r.fail(l, fmt::format("\"language\" must be en or zh, got \"{}\"{}", lesson.language,
+                                  did_you_mean(lesson.language, {"en", "zh"})));
     }
     // Usually folded (`description: >`): Chinese needs the folds' spaces gone.
     if (root["description"]) lesson.description = join_cjk_folds(r.text(root["description"], "description"));

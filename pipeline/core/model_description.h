@@ -185,6 +185,12 @@ struct WorkDeclaration {
     Work one_step;                 // each_run: what a run of one stage or one token costs
 };
 
+// A value written with a unit, as a path holds it (ModelDescription::in_path_unit).
+struct UnitReading {
+    std::string unit;             // the unit the path holds, in words: "km", "a fraction 0..1"
+    std::optional<double> value;  // the written value in that unit; nothing when its unit does not convert
+};
+
 struct ModelDescription {
     std::string kind;                 // as a lesson's model.kind: "delivery", "llm"
     std::string title;                // one line: "the delivery-time linear regression"
@@ -202,6 +208,13 @@ struct ModelDescription {
     // answers each one's value). The lesson loader asks it instead of the
     // field's knob; without it, the knob checks the value.
     std::function<void(std::string_view field, std::string_view value, const FieldLookup& setting)> check_request_value;
+    // Set by a kind that reads units into some paths' values beyond their
+    // `unit` (delivery: request.congestion is a fraction, so "30%" is 0.3;
+    // request.distance_km takes "3000 m" as 3): the unit `path` holds and
+    // `written`, a number with a unit, in it; nothing for a path this kind
+    // does not read units into. The lesson loader's "write N" for an
+    // expected value written with a unit says this number.
+    std::function<std::optional<UnitReading>(std::string_view path, std::string_view written)> in_path_unit;
 
     const Knob* find_knob(std::string_view name) const;
     // Throws sixstep::Error: unknown knob "temprature" for the llm model — did

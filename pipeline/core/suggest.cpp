@@ -1,6 +1,8 @@
 #include "pipeline/core/suggest.h"
 
 #include <algorithm>
+#include <cctype>
+#include <string>
 #include <utility>
 
 namespace sixstep {
@@ -28,9 +30,20 @@ std::string_view synonym_of(std::string_view word) {
         {"under", "below"},     {"eq", "equals"},     {"equal", "equals"},       {"is", "equals"},
         {"tolerance", "tol"},   {"within", "tol"},    {"includes", "contains"},  {"has", "contains"},
         {"multiplied", "times"}, {"factor", "times"}, {"add", "plus"},           {"offset", "plus"},
+        // A language by another name (a locale, a country, the word itself).
+        {"cn", "zh"},           {"zh-cn", "zh"},      {"zh_cn", "zh"},           {"zh-hans", "zh"},
+        {"chinese", "zh"},      {"中文", "zh"},       {"汉语", "zh"},            {"简体中文", "zh"},
+        {"english", "en"},      {"en-us", "en"},      {"en_us", "en"},           {"en-gb", "en"},
+        {"英文", "en"},         {"英语", "en"},
+        // A number type by another tool's name (PyTorch's, a short one).
+        {"fp16", "f16"},        {"half", "f16"},      {"float16", "f16"},        {"fp32", "f32"},
+        {"float", "f32"},       {"float32", "f32"},   {"bfloat16", "bf16"},      {"q8", "q8_0"},
+        {"q4", "q4_0"},
     };
+    std::string lower(word);
+    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     for (const auto& [other, ours] : synonyms)
-        if (word == other) return ours;
+        if (lower == other) return ours;
     return {};
 }
 

@@ -3,8 +3,11 @@
 // its stages emit and the app answers for it, and what each stage shows large.
 // tests/delivery/test_delivery_description.cpp runs the model and checks that
 // it emits exactly these paths.
+#include <tuple>
+
 #include <fmt/format.h>
 
+#include "pipeline/core/error.h"
 #include "pipeline/core/stage.h"
 #include "pipeline/core/trace_keys.h"
 #include "pipeline/delivery/delivery_model.h"
@@ -162,6 +165,27 @@ void check_request_value(std::string_view field, std::string_view value, const F
     (void)read_feature(features[static_cast<size_t>(i)], value, setting(setting_names::normalize) == "true");
 }
 
+// "3000 m" as request.distance_km holds it (3), "30%" as request.congestion
+// does (0.3): the units stage 1 reads, converted as it converts them.
+std::optional<UnitReading> in_path_unit(std::string_view checked, std::string_view written) {
+    const std::tuple<std::string, int, const char*> feature_of[] = {
+        {path(Stage::request, keys::distance_km), 0, "km"},
+        {path(Stage::request, keys::congestion), 1, "a fraction 0..1"},
+        {path(Stage::request, keys::express_lane), 2, "0 or 1"}};
+    for (const auto& [p, i, unit] : feature_of) {
+        if (p != checked) continue;
+        UnitReading out{unit, std::nullopt};
+        try {
+            const Quantity q = parse_quantity(written);
+            if (const std::optional<double> f = unit_factor(features[static_cast<size_t>(i)].dimension, q.unit))
+                out.value = q.value * *f;
+        } catch (const Error&) {
+        }
+        return out;
+    }
+    return std::nullopt;
+}
+
 std::vector<Headline> headlines() {
     return {
         {Stage::request, {{keys::distance_km}, {keys::congestion}, {keys::express_lane}}},
@@ -179,7 +203,7 @@ const ModelDescription& DeliveryModel::describe() {
     static const ModelDescription d{"delivery", "the delivery-time linear regression: 5 + 2·km + 10·congestion − 2·lane",
                                     knobs(), paths(), headlines(), /*trains=*/true, /*panels=*/{},
                                     /*work=*/{},  // a request is a few multiply-adds: nothing to budget
-                                    /*check_request_value=*/check_request_value};
+                                    /*check_request_value=*/check_request_value, /*in_path_unit=*/in_path_unit};
     return d;
 }
 

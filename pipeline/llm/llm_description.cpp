@@ -260,7 +260,7 @@ WorkDeclaration work() {
 const ModelDescription& LlmModel::describe() {
     static const ModelDescription d{"llm", "a Llama-architecture transformer read from GGUF", knobs(), paths(),
                                     headlines(), /*trains=*/false, panels(), work(),
-                                    /*check_request_value=*/{}};
+                                    /*check_request_value=*/{}, /*in_path_unit=*/{}};
     return d;
 }
 

@@ -203,7 +203,7 @@ const ModelDescription& endpoint_description() {
                                     "a real OpenAI-compatible server under Poisson load: its queueing curve, measured "
                                     "and predicted",
                                     knobs(), paths(), headlines(), /*trains=*/false, panels(),
-                                    work(), /*check_request_value=*/{}};
+                                    work(), /*check_request_value=*/{}, /*in_path_unit=*/{}};
     return d;
 }
 

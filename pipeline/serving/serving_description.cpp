@@ -108,7 +108,7 @@ WorkDeclaration work() {
 const ModelDescription& ServingModel::describe() {
     static const ModelDescription d{"serving", "serving experiments on a GGUF model: batching, traffic, queueing",
                                     declared().knobs, declared().paths, headlines(), /*trains=*/false, /*panels=*/{},
-                                    work(), /*check_request_value=*/{}};
+                                    work(), /*check_request_value=*/{}, /*in_path_unit=*/{}};
     return d;
 }
 

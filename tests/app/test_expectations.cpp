@@ -370,8 +370,8 @@ steps:
     it.step();
     const StepReport warm = it.step();
     REQUIRE(warm.checks.size() == 1);
-    CHECK(warm.checks[0].got == "(nothing: the load stage gave no cold_load_ms this time; it is the time of the cold "
-                                "load (only when this request paid it))");
+    CHECK(warm.checks[0].got == "(nothing: the load stage gave no cold_load_ms this time; what it holds: time of the "
+                                "cold load (only when this request paid it))");
     // The step ran all, and its error stopped the request: that is the reason.
     const StepReport failed = it.step();
     REQUIRE(failed.error.has_value());
@@ -484,19 +484,25 @@ steps:
     CHECK(results(it.step()) == std::vector<bool>{true, true});
 }
 
-// A meaning that has its article reads once: "it is the weights file read",
-// not "it is the the weights file read".
-TEST_CASE("expect: a value a stage did not give this time is named with one article") {
+// A meaning reads as written after "what it holds:": "it is the" before it
+// read "it is the which inputs dropout kept (1) or dropped (0)".
+TEST_CASE("expect: a value a stage did not give this time is named with its meaning as written") {
     auto it = make(R"(
 title: t
 steps:
   - request: {distance: "3 km", congestion: 0, express_lane: 0}
     run: all
     expect: {load.file: {contains: "json"}}
+  - set: {dropout: 0.5}
+    run: all
+    expect: {forward.dropout_mask: {contains: "0"}}
 )");
     const StepReport r = it.step();
     REQUIRE(r.checks.size() == 1);
-    CHECK(r.checks[0].got.find("the load stage gave no file this time; it is the weights file read") !=
+    CHECK(r.checks[0].got.find("the load stage gave no file this time; what it holds: the weights file read") !=
           std::string::npos);
-    CHECK(r.checks[0].got.find("the the") == std::string::npos);
+    const StepReport eval = it.step();
+    REQUIRE(eval.checks.size() == 1);
+    CHECK(eval.checks[0].got == "(nothing: the forward stage gave no dropout_mask this time; what it holds: which "
+                                "inputs dropout kept (1) or dropped (0); train mode only)");
 }

@@ -59,6 +59,15 @@ TEST_CASE("did you mean: the nearest name within two edits, or nothing") {
     CHECK(did_you_mean("normalise", {"mode", "normalize"}) == " \u2014 did you mean \"normalize\"?");
     CHECK(did_you_mean("xyz", {"normalize"}).empty());
     CHECK(did_you_mean("fr", {"en", "zh"}).empty());  // two edits, but all of the word
+    // A language by a locale's or its own name: "cn" is one edit from "en".
+    for (const char* zh : {"cn", "zh-CN", "zh_CN", "Chinese", "中文"})
+        CHECK(did_you_mean(zh, {"en", "zh"}) == " \u2014 did you mean \"zh\"?");
+    CHECK(did_you_mean("English", {"en", "zh"}) == " \u2014 did you mean \"en\"?");
+    // q8 is two edits from fp8 too, listed first.
+    const std::vector<std::string> dtypes = {"f32", "f16", "bf16", "fp8", "int8", "q8_0", "q4_0"};
+    CHECK(did_you_mean("fp16", dtypes) == " \u2014 did you mean \"f16\"?");
+    CHECK(did_you_mean("q8", dtypes) == " \u2014 did you mean \"q8_0\"?");
+    CHECK(did_you_mean("float32", dtypes) == " \u2014 did you mean \"f32\"?");
     CHECK(did_you_mean("sya", {"title", "say"}) == " \u2014 did you mean \"say\"?");
     CHECK(did_you_mean("rat", {"rate"}) == " \u2014 did you mean \"rate\"?");
     CHECK(join_names({"a", "b", "c"}) == "a, b, c");

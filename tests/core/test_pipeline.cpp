@@ -53,7 +53,7 @@ struct CountdownModel : Model {
     }
     std::unique_ptr<Job> start(const Request&) override { return std::make_unique<CountdownJob>(*this); }
     const ModelDescription& description() const override {
-        static const ModelDescription d{"countdown", "a test model without settings", {}, {}, {}, {}, {}, {}, {}};
+        static const ModelDescription d{"countdown", "a test model without settings", {}, {}, {}, {}, {}, {}, {}, {}};
         return d;
     }
 };

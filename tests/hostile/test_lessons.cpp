@@ -28,6 +28,10 @@ std::string error_of(const std::string& yaml) {
     return "(valid)";
 }
 
+// A delivery lesson up to its first step's expect:, each check on line 6.
+const std::string delivery_expect =
+    "title: t\nsteps:\n  - request: {distance: \"3 km\", congestion: \"30%\", express_lane: 1}\n    run: all\n    expect:\n";
+
 }  // namespace
 
 TEST_CASE("lessons: a repeated key is an error at the second one, wherever it is") {
@@ -40,6 +44,12 @@ TEST_CASE("lessons: a repeated key is an error at the second one, wherever it is
     CHECK(error_of("title: A\nsteps:\n  - run: all\n    expect:\n      forward.raw_output: 11\n"
                    "      forward.raw_output: 12\n") ==
           "6:7: duplicate key \"forward.raw_output\" (first at line 5); YAML keeps only one of them");
+    // The first in the file, wherever the others are: a later step's came first.
+    CHECK(error_of("title: t\nsteps:\n  - run: all\n    say: one\n    say: two\n  - run: all\n    expect:\n"
+                   "      response.minutes: 11\n      response.minutes: {below: 50}\n") ==
+          "5:5: duplicate key \"say\" (first at line 4); YAML keeps only one of them");
+    CHECK(error_of("title: t\nsteps:\n  - run: all\n    say: one\n    say: two\ntitle: u\n")
+              .rfind("5:5: duplicate key \"say\"", 0) == 0);
 }
 
 TEST_CASE("lessons: a key that is a list or a mapping is an error, not a crash") {
@@ -83,6 +93,14 @@ TEST_CASE("lessons: a full-width colon or space, an unclosed quote and a missing
     CHECK(error_of("title: t\nsteps:\n  - title\uff1a\u7b2c\u4e00\u6b65\n    say: hi\n") ==
           "3:10: invalid YAML: a full-width colon \"\uff1a\" after a key: YAML's keys end with an ASCII \":\" and a space "
           "(an input method in Chinese mode types this one) (the parser stopped at line 4: illegal map value)");
+    // As a step's last key, or alone under expect:, the parser takes it
+    // without an error; it was an unknown key, or "must be a mapping".
+    CHECK(error_of("title: t\nsteps:\n  - request: {distance: \"3 km\", congestion: 0, express_lane: 0}\n"
+                   "    run\uff1a all\n") ==
+          "4:8: a full-width colon \"\uff1a\" after a key: YAML's keys end with an ASCII \":\" and a space (an input "
+          "method in Chinese mode types this one): write \"run: all\"");
+    CHECK(error_of(delivery_expect + "      response.minutes\uff1a 11\n")
+              .rfind("6:23: a full-width colon \"\uff1a\" after a key", 0) == 0);
     // A full-width colon inside a value is Chinese punctuation, not a slip.
     CHECK(error_of("title: t\nsteps:\n  - say: \u6ce8\u610f\uff1a\u8fd9\u91cc\n") == "(valid)");
     CHECK(error_of("title: t\nsteps:\n  - say: hi\n\u3000\u3000run: all\n    request: {distance: 3}\n") ==
@@ -136,6 +154,11 @@ TEST_CASE("lessons: an unclosed brace or bracket, a // comment, a colon left out
     CHECK(error_of("title: t\nsteps:\n  - say: hi\n  // the answer\n  - run: all\n") ==
           "4:3: invalid YAML: a comment in YAML starts with \"#\", not \"//\" (the parser stopped at line 5: illegal "
           "map value)");
+    CHECK(error_of(delivery_expect + "      response.text: {contains: \"11\"}  // eleven\n") ==
+          "6:40: invalid YAML: a comment in YAML starts with \"#\", not \"//\" (the parser stopped at line 6: end of "
+          "map not found)");
+    CHECK(error_of("title: t\nsteps:\n  - run: all\n    knobs: [distance]  // knobs\n")
+              .rfind("4:24: invalid YAML: a comment in YAML starts with \"#\", not \"//\"", 0) == 0);
     CHECK(error_of("title: t\nsteps:\n  - run: all\n    expect:\n      response.text {contains: \"11\"}\n") ==
           "5:20: invalid YAML: no \":\" between the key and its {\u2026}: write \"response.text: {\u2026}\" (the parser "
           "stopped at line 5: illegal flow end)");
@@ -154,9 +177,11 @@ TEST_CASE("lessons: an unclosed brace or bracket, a // comment, a colon left out
 // valid YAML (one text): the message says how the key and value are written.
 TEST_CASE("lessons: a key and value read as one text say how to write them") {
     const std::string fix = " \u2014 a key and its value are written with an ASCII colon and a space: ";
-    CHECK(error_of("title: t\nmodel:\n  kind\uff1adelivery\nsteps:\n  - say: hi\n") ==
-          "3:3: \"model\" must be a mapping, got \"kind\uff1adelivery\"" + fix + "\"kind: delivery\"");
-    CHECK(error_of("title: t\nsteps:\n  - run\uff1aall\n") == "3:5: step 1 must be a mapping, got \"run\uff1aall\"" + fix + "\"run: all\"");
+    // A full-width colon is named where it is, as the parser's errors name it.
+    const std::string wide = ": a full-width colon \"\uff1a\" after a key: YAML's keys end with an ASCII \":\" and a "
+                             "space (an input method in Chinese mode types this one): write ";
+    CHECK(error_of("title: t\nmodel:\n  kind\uff1adelivery\nsteps:\n  - say: hi\n") == "3:7" + wide + "\"kind: delivery\"");
+    CHECK(error_of("title: t\nsteps:\n  - run\uff1aall\n") == "3:8" + wide + "\"run: all\"");
     CHECK(error_of("title: t\nsteps:\n  - say: hi\n    run all\n").rfind("4:5: unknown key \"run all\" in step 1" + fix + "\"run: all\"", 0) == 0);
     CHECK(error_of("title: t\nsteps:\n  - say: hi\n    run:all\n").rfind("4:5: unknown key \"run:all\" in step 1" + fix + "\"run: all\"", 0) == 0);
     // An ordinary unknown key still gets its did-you-mean.
@@ -622,15 +647,94 @@ TEST_CASE("lessons: a quote never closed is named where it opens, not as a lesso
     CHECK(error_of("title: fine\n") == "1:1: the lesson has no \"steps\"");
 }
 
+// It said "write 30" for "30%", and request.congestion holds 0.3: the check
+// written as told could never pass (expected = 30, got 0.3).
+TEST_CASE("a value written with a unit is told the number in the path's own unit") {
+    CHECK(error_of(delivery_expect + "      request.congestion: \"30%\"\n") ==
+          "6:27: \"30%\" is a number with a unit: write 0.3 — request.congestion is compared in its own unit (a "
+          "fraction 0..1)");
+    CHECK(error_of(delivery_expect + "      request.distance_km: \"3000 m\"\n") ==
+          "6:28: \"3000 m\" is a number with a unit: write 3 — request.distance_km is compared in its own unit (km)");
+    CHECK(error_of(delivery_expect + "      request.distance_km: 3 mi\n").find("write 4.828032 —") != std::string::npos);
+    CHECK(error_of(delivery_expect + "      request.distance_km: \"3 公里\"\n").find("write 3 —") != std::string::npos);
+    CHECK(error_of(delivery_expect + "      request.congestion: {below: 50%}\n") ==
+          "6:35: \"50%\" is a number with a unit: write 0.5 — request.congestion is compared in its own unit (a "
+          "fraction 0..1)");
+    // The path's own unit: the number as written.
+    CHECK(error_of(delivery_expect + "      postprocess.minutes: 12 min\n") ==
+          "6:28: \"12 min\" is a number with a unit: write 12 — postprocess.minutes is compared in its own unit (min)");
+    // Another time unit converts; a unit that does not convert gets no number.
+    CHECK(error_of(delivery_expect + "      load.cold_load_ms: {below: 1 s}\n") ==
+          "6:34: \"1 s\" is a number with a unit: write 1000 — load.cold_load_ms is compared in its own unit (ms)");
+    CHECK(error_of(delivery_expect + "      request.congestion: \"3 km\"\n") ==
+          "6:27: \"3 km\" does not convert to the unit request.congestion is compared in (a fraction 0..1): write "
+          "the value in that unit");
+    CHECK(error_of(delivery_expect + "      load.cold_load_ms: {below: 5 kg}\n") ==
+          "6:34: \"5 kg\" does not convert to the unit load.cold_load_ms is compared in (ms): write the value in "
+          "that unit");
+    // A text path: quoted, it is the text compared.
+    CHECK(error_of(delivery_expect + "      request.distance: {equals: 3 km}\n") ==
+          "6:34: \"3 km\" is read as a number with a unit, and request.distance is a text: quote it (\"3 km\") to "
+          "compare with the text");
+}
+
+// "//" after a value was part of it: "11 // eleven" was told "write 11",
+// "all  // go" was not a stage, and a title or a narration kept it silently.
+TEST_CASE("lessons: a // comment after a value is named at its slashes") {
+    CHECK(error_of(delivery_expect + "      response.minutes: 11 // eleven\n") ==
+          "6:28: a comment in YAML starts with \"#\", not \"//\": here \"//\" and what follows are part of the value "
+          "\"11 // eleven\" (write \"# eleven\", or quote the value if the \"//\" is its own)");
+    CHECK(error_of("title: t\nsteps:\n  - request: {distance: \"3 km\", congestion: 0, express_lane: 0}\n"
+                   "    run: all  // go\n")
+              .rfind("4:15: a comment in YAML starts with \"#\", not \"//\": here \"//\" and what follows are part of "
+                     "the value \"all  // go\" (write \"# go\"",
+                     0) == 0);
+    // In text, set off by two spaces as a comment after code is; a single
+    // space, a URL's "//" or a quoted value is the text's own.
+    CHECK(error_of("title: t  // my lesson\nsteps:\n  - say: hi\n").rfind("1:11: a comment in YAML starts with", 0) == 0);
+    CHECK(error_of("title: t\nsteps:\n  - say: Eleven // the answer, see http://example.org\n") == "(valid)");
+    CHECK(error_of("title: t\nsteps:\n  - say: \"a  // b\"\n  - say: |\n      a  // b\n") == "(valid)");
+}
+
+// "cn" was told "did you mean \"en\"?", one edit away.
+TEST_CASE("lessons: a language written as a locale or by its name is told zh or en") {
+    CHECK(error_of("title: t\nsteps:\n  - set: {lang: cn}\n") ==
+          "3:17: \"lang\" must be en or zh, got \"cn\" \u2014 did you mean \"zh\"?");
+    CHECK(error_of("title: t\nlanguage: zh-CN\nsteps:\n  - say: hi\n") ==
+          "2:11: \"language\" must be en or zh, got \"zh-CN\" \u2014 did you mean \"zh\"?");
+    CHECK(error_of("title: t\nlanguage: 中文\nsteps:\n  - say: hi\n").find("did you mean \"zh\"?") != std::string::npos);
+    // Left empty, it was reported at the next line (3:1).
+    CHECK(error_of("title: t\nlanguage: \nsteps:\n  - say: hi\n") == "2:1: \"language\" needs a value: en or zh");
+}
+
+TEST_CASE("lessons: a kv_calc dtype by another tool's name is told ours") {
+    CHECK(error_of("title: t\nmodel: {kind: llm, file: stories-3m-f16.gguf}\nsteps:\n"
+                   "  - kv_calc: {preset: article-36l, tokens: 10, dtype: fp16}\n") ==
+          "4:55: unknown dtype \"fp16\" \u2014 did you mean \"f16\"? (known: f32, f16, bf16, fp8, int8, q8_0, q4_0)");
+}
+
+// "error" was told to use letters, digits and _, which it does; equal
+// bounds were asked whether they were swapped.
+TEST_CASE("lessons: a reserved name and an empty range of equal bounds are told what they are") {
+    CHECK(error_of(delivery_expect + "      response.minutes: 12\n    remember: {error: response.text}\n") ==
+          "7:16: \"error\" cannot name a remembered value: it is a path, the step's error message; give the value "
+          "another name");
+    CHECK(error_of(delivery_expect + "      response.minutes: {above: 10, below: 10}\n") ==
+          "6:25: no number is above 10 and below 10: the range is empty (for exactly 10, write {value: 10})");
+}
+
 TEST_CASE("lessons: a number written with its unit is told to drop the unit, not to quote itself") {
     const std::string head = "title: t\nsteps:\n  - request: {distance: 3}\n    run: all\n    expect:\n";
     CHECK(error_of(head + "      load.cold_load_ms: {below: 5.5 ms}\n") ==
-          "6:34: \"5.5 ms\" is a number with a unit: write 5.5 — a path's value is compared in its own unit, which "
-          "`sixstep paths` lists beside it");
-    // Where text may be compared, quoting is the other way out.
+          "6:34: \"5.5 ms\" is a number with a unit: write 5.5 — load.cold_load_ms is compared in its own unit "
+          "(ms)");
+    // Where text may be compared, quoting is the other way out; a text path is compared with the text.
+    CHECK(error_of(head + "      response.minutes: {equals: 11 min}\n") ==
+          "6:34: \"11 min\" is a number with a unit: write 11 — response.minutes is compared in its own unit (min); "
+          "or quote it to compare with the text");
     CHECK(error_of(head + "      request.distance: {equals: 3 km}\n") ==
-          "6:34: \"3 km\" is a number with a unit: write 3 — a path's value is compared in its own unit, which "
-          "`sixstep paths` lists beside it; or quote it to compare with the text");
+          "6:34: \"3 km\" is read as a number with a unit, and request.distance is a text: quote it (\"3 km\") to "
+          "compare with the text");
     // A bound no value can miss (or reach) is named for what it is, not as an unknown path.
     for (const char* bound : {"inf", "-inf ms", "nan", "1e999", ".inf"})
         CHECK(error_of(head + "      load.cold_load_ms: {below: " + bound + "}\n") ==
