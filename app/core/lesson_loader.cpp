@@ -1240,11 +1240,30 @@ void check_structure(const Reader& r, const YAML::Node& root) {
                                 "part of the value \"{}\" (write \"#{}\", or quote the value if the \"//\" is its own)",
                                printable_cut(n.Scalar(), 60), printable_cut(std::string(after), 40))));
     };
+    // “11” or ‘yes’: typographic quotes (a Chinese input method's, a word
+    // processor's) are text to YAML, not quotes, so a check's value kept
+    // them and could never hold (response.text: {contains: “11”}). In text
+    // (a title, a narration, a prompt) they may be the text's own.
+    const auto curly = [&](const YAML::Node& n, std::string_view key) {
+        if (!n.IsScalar() || n.Tag() != "?") return;
+        if (key == "title" || key == "say" || key == "description" || key == "prompt") return;
+        const std::string& v = n.Scalar();
+        const bool doubled = v.starts_with("\u201c") && v.ends_with("\u201d") && v.size() > 6;
+        const bool single = v.starts_with("\u2018") && v.ends_with("\u2019") && v.size() > 6;
+        if (!doubled && !single) return;
+        const char ascii = doubled ? '"' : '\'';
+        keep(Error(r.at(n), fmt::format("{} are typographic quotes, which YAML reads as part of the value, not as "
+                                        "quotes: write {}{}{} with ASCII quotes (an input method in Chinese mode, "
+                                        "or a word processor, types these)",
+                                        doubled ? "\u201c \u201d" : "\u2018 \u2019", ascii,
+                                        printable_cut(std::string_view(v).substr(3, v.size() - 6), 60), ascii)));
+    };
     while (!todo.empty()) {
         const auto [n, list_item, key] = todo.back();
         todo.pop_back();
         closed(n);
         slashes(n, key);
+        curly(n, key);
         if (!n.IsMap() && !n.IsSequence()) continue;
         if (!seen.insert({n.Mark().line, n.Mark().column}).second) continue;
         if (n.IsSequence()) {

@@ -188,6 +188,17 @@ TEST_CASE("lessons: a key and value read as one text say how to write them") {
     CHECK(error_of("title: t\nsteps:\n  - sya: hi\n").rfind("3:5: unknown key \"sya\" in step 1 \u2014 did you mean \"say\"?", 0) == 0);
 }
 
+// Typographic quotes are text to YAML: a check's “11” kept them and never held.
+TEST_CASE("lessons: typographic quotes around a value are named, and left alone in text") {
+    CHECK(error_of(delivery_expect + "      response.text: {contains: \u201c11\u201d}\n") ==
+          "6:33: \u201c \u201d are typographic quotes, which YAML reads as part of the value, not as quotes: write "
+          "\"11\" with ASCII quotes (an input method in Chinese mode, or a word processor, types these)");
+    CHECK(error_of("title: t\nsteps:\n  - request: {distance: \u20183 km\u2019, congestion: 0, express_lane: 0}\n")
+              .rfind("3:25: \u2018 \u2019 are typographic quotes", 0) == 0);
+    // A narration or a title may quote with them.
+    CHECK(error_of("title: \u201cEleven\u201d\nsteps:\n  - say: \u201cEleven minutes\u201d\n") == "(valid)");
+}
+
 // A Windows editor's "Unicode" is UTF-16: it read as "a NUL byte".
 TEST_CASE("lessons: a lesson saved as UTF-16 is told to be saved as UTF-8") {
     const std::string utf16 = std::string("\xFF\xFE", 2) + std::string("t\0i\0t\0l\0e\0", 10);
