@@ -96,7 +96,11 @@ public:
         switch (n.Type()) {
             case YAML::NodeType::Map: return "a mapping";
             case YAML::NodeType::Sequence: return "a list";
-            case YAML::NodeType::Scalar: return "\"" + n.Scalar() + "\"";
+            case YAML::NodeType::Scalar:
+                // "［distance］": a list typed by an input method in Chinese mode, text to YAML.
+                if (n.Tag() == "?" && (n.Scalar().starts_with("\uff3b") || n.Scalar().starts_with("\uff5b")))
+                    return "\"" + n.Scalar() + "\", text: its full-width brackets are not YAML's ASCII [\u2026] or {\u2026}";
+                return "\"" + n.Scalar() + "\"";
             case YAML::NodeType::Null: return "nothing";
             default: return "an undefined value";
         }
@@ -1496,6 +1500,46 @@ std::optional<std::pair<std::size_t, std::string>> slip_before(std::string_view 
     return std::nullopt;
 }
 
+// Full-width punctuation where YAML needs its ASCII twin, on the line the
+// parser stopped at (what an input method in Chinese mode types): a "，"
+// between the entries of a {…} or […] ("end of map flow not found"), or a
+// value that opens with "｛" or "［" (read as text: "illegal map value").
+// Outside quotes and comments only: a quoted "3 公里，快" keeps its comma.
+std::optional<std::pair<std::size_t, std::string>> wide_flow_punctuation(std::string_view text, const YAML::Mark& at) {
+    const std::vector<SourceLine> lines = lines_up_to(text, at);
+    if (lines.empty() || static_cast<int>(lines.size()) <= at.line) return std::nullopt;
+    const SourceLine& l = lines.back();
+    bool in_flow = false;
+    for (std::size_t c = 0; c < l.text.size(); ++c) {
+        const char ch = l.text[c];
+        if (ch == '"' || ch == '\'') {
+            const std::size_t close = quote_close(text, l.start + c);
+            if (close == std::string_view::npos || close >= l.start + l.text.size()) break;
+            c = close - l.start;
+            continue;
+        }
+        if (ch == '#' && (c == 0 || l.text[c - 1] == ' ')) break;
+        if (ch == '{' || ch == '[') in_flow = true;
+        const std::string_view rest = l.text.substr(c);
+        if (in_flow && rest.starts_with("\uff0c"))
+            return std::pair{l.start + c, std::string("a full-width comma \"\uff0c\" between the entries of a {\u2026} "
+                                                      "or [\u2026]: YAML separates them with an ASCII \",\" (an input "
+                                                      "method in Chinese mode types this one)")};
+        if (!rest.starts_with("\uff5b") && !rest.starts_with("\uff3b")) continue;
+        // Only where a value begins: after "key: ", "- ", or first on the line.
+        const std::size_t before = c == 0 ? std::string_view::npos : l.text.find_last_not_of(' ', c - 1);
+        if (before == std::string_view::npos || l.text[before] == ':' || l.text[before] == '-') {
+            const bool brace = rest.starts_with("\uff5b");
+            return std::pair{l.start + c, fmt::format("a full-width \"{}\" opens this value: YAML's {}\u2026{} are "
+                                                      "ASCII \"{}\" and \"{}\" (an input method in Chinese mode "
+                                                      "types these)",
+                                                      brace ? "\uff5b" : "\uff3b", brace ? "{" : "[", brace ? "}" : "]",
+                                                      brace ? "{" : "[", brace ? "}" : "]")};
+        }
+    }
+    return std::nullopt;
+}
+
 // A "{" or "[" that opens a value and is not closed on its line, in the 30
 // lines up to `at` (where the parser said "end of map flow not found"): the
 // byte offset of the nearest one and what it is. A flow may run on over
@@ -1829,7 +1873,9 @@ Lesson parse_lesson(const std::string& yaml_text, const std::string& path) {
             throw Error(r.at(*tab), "a tab in the indentation: YAML indents with spaces only (the parser said: " +
                                         e.msg + ")");
         const bool flow = e.msg == "end of map flow not found" || e.msg == "end of sequence flow not found";
-        if (const auto slip = flow ? unclosed_flow(yaml_text, e.mark) : slip_before(yaml_text, e.mark))
+        std::optional<std::pair<std::size_t, std::string>> slip = wide_flow_punctuation(yaml_text, e.mark);
+        if (!slip) slip = flow ? unclosed_flow(yaml_text, e.mark) : slip_before(yaml_text, e.mark);
+        if (slip)
             throw Error(r.at_offset(slip->first), fmt::format("invalid YAML: {} (the parser stopped at line {}: {})",
                                                               slip->second, e.mark.line + 1, e.msg));
         std::string hint;

@@ -199,6 +199,25 @@ TEST_CASE("lessons: typographic quotes around a value are named, and left alone 
     CHECK(error_of("title: \u201cEleven\u201d\nsteps:\n  - say: \u201cEleven minutes\u201d\n") == "(valid)");
 }
 
+// A Chinese input method's comma and brackets: the parser said "end of map
+// flow not found" or "illegal map value", and a list in ［］ was only "text".
+TEST_CASE("lessons: a full-width comma or bracket where YAML needs an ASCII one is named") {
+    const std::string comma = "invalid YAML: a full-width comma \"\uff0c\" between the entries of a {\u2026} or "
+                              "[\u2026]: YAML separates them with an ASCII \",\"";
+    CHECK(error_of("title: t\nsteps:\n  - request: {distance: \"3 \u516c\u91cc\"\uff0ccongestion: 0, express_lane: 0}\n")
+              .rfind("3:31: " + comma, 0) == 0);
+    CHECK(error_of("title: t\nsteps:\n  - request: {distance: 3\uff0ccongestion: 0, express_lane: 0}\n")
+              .rfind("3:26: " + comma, 0) == 0);
+    // Inside quotes the comma is the text's own.
+    CHECK(error_of("title: t\nsteps:\n  - request: {distance: \"3 km\", congestion: 0, express_lane: 0}\n"
+                   "    say: \"\u4e09\u516c\u91cc\uff0c\u6ca1\u6709\u62e5\u5835\"\n") == "(valid)");
+    CHECK(error_of("title: t\nsteps:\n  - request: \uff5bdistance: 3, congestion: 0, express_lane: 0\uff5d\n")
+              .rfind("3:14: invalid YAML: a full-width \"\uff5b\" opens this value: YAML's {\u2026} are ASCII", 0) == 0);
+    CHECK(error_of("title: t\nsteps:\n  - knobs: \uff3bdistance\uff3d\n    run: all\n") ==
+          "3:12: \"knobs\" must be a list, got \"\uff3bdistance\uff3d\", text: its full-width brackets are not "
+          "YAML's ASCII [\u2026] or {\u2026}");
+}
+
 // A Windows editor's "Unicode" is UTF-16: it read as "a NUL byte".
 TEST_CASE("lessons: a lesson saved as UTF-16 is told to be saved as UTF-8") {
     const std::string utf16 = std::string("\xFF\xFE", 2) + std::string("t\0i\0t\0l\0e\0", 10);
