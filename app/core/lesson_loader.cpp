@@ -1443,9 +1443,9 @@ std::optional<std::pair<std::size_t, std::string>> slip_before(std::string_view 
                 const std::size_t close = quote_close(text, l->start + c);
                 if (close == std::string_view::npos || close >= l->start + l->text.size()) break;
                 c = close - l->start;
-            } else if (ch == '#' && l->text[c - 1] == ' ') {
+            } else if (ch == '#' && (c == 0 || l->text[c - 1] == ' ')) {
                 break;
-            } else if (l->text.compare(c, 2, "//") == 0 && l->text[c - 1] == ' ') {
+            } else if (c > 0 && l->text.compare(c, 2, "//") == 0 && l->text[c - 1] == ' ') {
                 const std::size_t before = l->text.find_last_not_of(' ', c - 1);
                 if (before != std::string_view::npos && std::string_view("}]\"'").find(l->text[before]) != std::string_view::npos)
                     return std::pair{l->start + c, std::string("a comment in YAML starts with \"#\", not \"//\"")};

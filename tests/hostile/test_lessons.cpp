@@ -218,6 +218,13 @@ TEST_CASE("lessons: a full-width comma or bracket where YAML needs an ASCII one 
           "YAML's ASCII [\u2026] or {\u2026}");
 }
 
+// Found by the lesson fuzzer: a "#" first on the line after a quote never
+// closed was read one byte before the line (UBSan: pointer overflow).
+TEST_CASE("lessons: a comment line after a quote never closed is read within its line") {
+    CHECK(error_of("\"\n#:") == "2:3: invalid YAML: illegal EOF in scalar");
+    CHECK(error_of("\"\n//:").rfind("2:1: invalid YAML: a comment in YAML starts with", 0) == 0);
+}
+
 // A Windows editor's "Unicode" is UTF-16: it read as "a NUL byte".
 TEST_CASE("lessons: a lesson saved as UTF-16 is told to be saved as UTF-8") {
     const std::string utf16 = std::string("\xFF\xFE", 2) + std::string("t\0i\0t\0l\0e\0", 10);
