@@ -212,8 +212,16 @@ public:
         base_.targets = t;
         if (t.ttft_ms > 0) ev.out(keys::ttft_target_ms, t.ttft_ms, "ms");
         if (t.tpot_ms > 0) ev.out(keys::tpot_target_ms, t.tpot_ms, "ms");
-        ex.run = run_traffic(m.backend(), m.codec(), reqs, run_);
-        if (compared()) ex.baseline = run_traffic(m.backend(), m.codec(), reqs, base_);
+        // Both arms' passes in turn: a ratio of their figures holds on a
+        // machine whose load changes while they run (run_traffic_side_by_side).
+        if (compared()) {
+            const TrafficParams arms[] = {run_, base_};
+            std::vector<TrafficRun> runs = run_traffic_side_by_side(m.backend(), m.codec(), reqs, arms);
+            ex.run = std::move(runs[0]);
+            ex.baseline = std::move(runs[1]);
+        } else {
+            ex.run = run_traffic(m.backend(), m.codec(), reqs, run_);
+        }
         double passes = 0, engine = 0, cpu_wait = 0;
         for (const TrafficRun* r : {&*ex.run, ex.baseline ? &*ex.baseline : nullptr}) {
             if (!r) continue;

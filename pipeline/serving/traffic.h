@@ -11,6 +11,7 @@
 //     run.report.latency("ttft").summary.p50;
 //     KvLayoutComparison c = compare_kv_layouts(backend, codec, reqs, p);   // contiguous vs paged
 #pragma once
+#include <span>
 #include <vector>
 
 #include "pipeline/llm/backend.h"
@@ -46,8 +47,19 @@ struct TrafficRun {
 TrafficRun run_traffic(llm::Backend& backend, const llm::TextCodec& codec, const std::vector<RequestSpec>& requests,
                        const TrafficParams& params, StepCostModel cost = measured_cost);
 
+// The same requests under several setups, each on a pool of its own, their
+// forward passes taken in turn (one pass of each, round after round): a
+// machine that grows busier or quieter part-way (a build starting beside a
+// lesson) slows every arm alike, so a ratio of their figures measures the
+// setups, not the moment each ran in. Throws as run_traffic does, before
+// anything runs. The runs come back in the order of `setups`.
+std::vector<TrafficRun> run_traffic_side_by_side(llm::Backend& backend, const llm::TextCodec& codec,
+                                                 const std::vector<RequestSpec>& requests,
+                                                 std::span<const TrafficParams> setups,
+                                                 StepCostModel cost = measured_cost);
+
 // The same requests under the two KV layouts, the rest of the setup equal
-// (prefix caching off: it needs pages).
+// (prefix caching off: it needs pages), side by side.
 struct KvLayoutComparison {
     TrafficRun paged;
     TrafficRun contiguous;

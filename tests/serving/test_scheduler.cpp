@@ -465,3 +465,38 @@ TEST_CASE("prefix cache: every full block gets a key, and a match checks the tok
     CHECK(cache.match(std::vector<int>{1, 2, 3, 4, 9, 9, 9, 8}, xk, 2) == std::vector<int>{b.block_table(x)[0]});
     CHECK(cache.match(xt, xk, 1) == std::vector<int>{b.block_table(x)[0]});
 }
+
+TEST_CASE("traffic side by side: each arm serves as it does alone, and the arms' passes take turns") {
+    TinyModel m;
+    const auto reqs = workload(m, 12, 200, 10);
+    const TrafficParams arms[] = {setup(BatchPolicy::continuous, 4, 64, 4, 5), setup(BatchPolicy::static_batching, 3, 64, 4)};
+    const std::vector<TrafficRun> both = run_traffic_side_by_side(*m.backend, *m.codec, reqs, arms, linear_cost(2, 0.1));
+    REQUIRE(both.size() == 2);
+    for (std::size_t i = 0; i < 2; ++i) {
+        // Two pools, two schedulers: neither arm's tokens, passes or clock
+        // depend on the other's.
+        const TrafficRun apart = run_traffic(*m.backend, *m.codec, reqs, arms[i], linear_cost(2, 0.1));
+        CHECK(both[i].steps.size() == apart.steps.size());
+        CHECK(both[i].info.duration_ms == doctest::Approx(apart.info.duration_ms));
+        REQUIRE(both[i].requests.size() == apart.requests.size());
+        for (std::size_t r = 0; r < apart.requests.size(); ++r)
+            CHECK(both[i].requests[r].output == apart.requests[r].output);
+    }
+    CHECK(both[0].report.total("batch_occupancy").value != both[1].report.total("batch_occupancy").value);
+
+    // The same setup twice, every request waiting at the start (so the
+    // passes do not depend on their costs), and a clock whose n-th pass
+    // costs n ms: taking turns, the first arm's passes cost 1, 3, 5, … and
+    // the second's 2, 4, 6, …, a millisecond more each; one after the
+    // other, the second would pay N more for each of its N passes.
+    std::vector<RequestSpec> at_once;
+    for (int i = 0; i < 8; ++i) at_once.push_back(request(i, 0, std::vector<int>(5, 3 + i), 6));
+    const TrafficParams twice[] = {setup(BatchPolicy::continuous, 3, 64, 4), setup(BatchPolicy::continuous, 3, 64, 4)};
+    int calls = 0;
+    const std::vector<TrafficRun> turns = run_traffic_side_by_side(
+        *m.backend, *m.codec, at_once, twice, [&calls](const StepShape&) { return static_cast<double>(++calls); });
+    const std::size_t n = turns[0].steps.size();
+    REQUIRE(turns[1].steps.size() == n);
+    CHECK(calls == static_cast<int>(2 * n));
+    CHECK(turns[1].info.duration_ms - turns[0].info.duration_ms == doctest::Approx(static_cast<double>(n)));
+}
