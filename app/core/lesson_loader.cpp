@@ -1195,6 +1195,13 @@ std::size_t quote_close(std::string_view text, std::size_t open) {
     return std::string_view::npos;
 }
 
+// A key whose value is free text, the author's own words (a title, a
+// narration, a prompt): marks that would be slips elsewhere (" // ", “…”)
+// may be the text's.
+bool free_text_key(std::string_view key) {
+    return key == "title" || key == "say" || key == "description" || key == "prompt";
+}
+
 // Every mapping's keys must be plain text and appear once: YAML itself allows
 // a list as a key and repeated keys (of which a reader silently takes one),
 // and both are lesson typos. Walks the whole document once before anything is
@@ -1231,7 +1238,7 @@ void check_structure(const Reader& r, const YAML::Node& root) {
     // spaces, as a comment after code is.
     const auto slashes = [&](const YAML::Node& n, std::string_view key) {
         if (!n.IsScalar() || n.Tag() != "?") return;  // quoted or a block: the text's own
-        const bool text = key == "title" || key == "say" || key == "description" || key == "prompt";
+        const bool text = free_text_key(key);
         const std::string_view mark = text ? "  //" : " //";
         if (n.Scalar().find(mark) == std::string::npos) return;
         const std::size_t at = r.text().find(mark, static_cast<std::size_t>(std::max(0, n.Mark().pos)) + r.bom_bytes());
@@ -1250,7 +1257,7 @@ void check_structure(const Reader& r, const YAML::Node& root) {
     // (a title, a narration, a prompt) they may be the text's own.
     const auto curly = [&](const YAML::Node& n, std::string_view key) {
         if (!n.IsScalar() || n.Tag() != "?") return;
-        if (key == "title" || key == "say" || key == "description" || key == "prompt") return;
+        if (free_text_key(key)) return;
         const std::string& v = n.Scalar();
         const bool doubled = v.starts_with("\u201c") && v.ends_with("\u201d") && v.size() > 6;
         const bool single = v.starts_with("\u2018") && v.ends_with("\u2019") && v.size() > 6;
@@ -1340,6 +1347,34 @@ std::vector<SourceLine> lines_up_to(std::string_view text, const YAML::Mark& at)
         i = end + 1;
     }
     return lines;
+}
+
+// Walks line `l` of `text` from byte `from`, stepping over quoted text and
+// stopping at a comment or at a quote not closed on the line: `stop(c)` is
+// asked of every other byte, and the first it says yes to is returned (npos
+// when none). A slip finder looks only at what YAML reads as syntax.
+template <typename F>
+std::size_t find_outside_quotes(std::string_view text, const SourceLine& l, std::size_t from, F&& stop) {
+    for (std::size_t c = from; c < l.text.size(); ++c) {
+        const char ch = l.text[c];
+        if (ch == '"' || ch == '\'') {
+            const std::size_t close = quote_close(text, l.start + c);
+            if (close == std::string_view::npos || close >= l.start + l.text.size()) return std::string_view::npos;
+            c = close - l.start;
+        } else if (ch == '#' && (c == 0 || l.text[c - 1] == ' ')) {
+            return std::string_view::npos;
+        } else if (stop(c)) {
+            return c;
+        }
+    }
+    return std::string_view::npos;
+}
+
+// Whether a value begins at byte o of line l: first on the line, or after
+// "key: " or "- " (a "{" there opens a flow; elsewhere it is text).
+bool value_starts_at(std::string_view l, std::size_t o) {
+    const std::size_t before = o == 0 ? std::string_view::npos : l.find_last_not_of(' ', o - 1);
+    return before == std::string_view::npos || l[before] == ':' || (l[before] == '-' && before + 1 < o);
 }
 
 // Slips that a YAML parser reports a line or more later, where it gave up,
@@ -1437,20 +1472,13 @@ std::optional<std::pair<std::size_t, std::string>> slip_before(std::string_view 
             return std::pair{l->start + k, std::string("a comment in YAML starts with \"#\", not \"//\"")};
         // The same after a value that ends with "}", "]" or a quote
         // ({contains: "11"}  // eleven): nothing may follow it on its line.
-        for (std::size_t c = k; c < l->text.size(); ++c) {
-            const char ch = l->text[c];
-            if (ch == '"' || ch == '\'') {
-                const std::size_t close = quote_close(text, l->start + c);
-                if (close == std::string_view::npos || close >= l->start + l->text.size()) break;
-                c = close - l->start;
-            } else if (ch == '#' && (c == 0 || l->text[c - 1] == ' ')) {
-                break;
-            } else if (c > 0 && l->text.compare(c, 2, "//") == 0 && l->text[c - 1] == ' ') {
-                const std::size_t before = l->text.find_last_not_of(' ', c - 1);
-                if (before != std::string_view::npos && std::string_view("}]\"'").find(l->text[before]) != std::string_view::npos)
-                    return std::pair{l->start + c, std::string("a comment in YAML starts with \"#\", not \"//\"")};
-            }
-        }
+        const std::size_t slashes = find_outside_quotes(text, *l, k, [&](std::size_t c) {
+            if (c == 0 || l->text.compare(c, 2, "//") != 0 || l->text[c - 1] != ' ') return false;
+            const std::size_t before = l->text.find_last_not_of(' ', c - 1);
+            return before != std::string_view::npos && std::string_view("}]\"'").find(l->text[before]) != std::string_view::npos;
+        });
+        if (slashes != std::string_view::npos)
+            return std::pair{l->start + slashes, std::string("a comment in YAML starts with \"#\", not \"//\"")};
         // "run:all": a colon with no space after it is part of a plain text.
         const std::size_t colon = rest.find(':'), space = rest.find(' ');
         const auto key_like = [](std::string_view w) {  // "run", "response.minutes"; not "12" of "12:30"
@@ -1510,34 +1538,23 @@ std::optional<std::pair<std::size_t, std::string>> wide_flow_punctuation(std::st
     if (lines.empty() || static_cast<int>(lines.size()) <= at.line) return std::nullopt;
     const SourceLine& l = lines.back();
     bool in_flow = false;
-    for (std::size_t c = 0; c < l.text.size(); ++c) {
-        const char ch = l.text[c];
-        if (ch == '"' || ch == '\'') {
-            const std::size_t close = quote_close(text, l.start + c);
-            if (close == std::string_view::npos || close >= l.start + l.text.size()) break;
-            c = close - l.start;
-            continue;
-        }
-        if (ch == '#' && (c == 0 || l.text[c - 1] == ' ')) break;
-        if (ch == '{' || ch == '[') in_flow = true;
+    const std::size_t c = find_outside_quotes(text, l, 0, [&](std::size_t c) {
+        in_flow = in_flow || l.text[c] == '{' || l.text[c] == '[';
         const std::string_view rest = l.text.substr(c);
-        if (in_flow && rest.starts_with("\uff0c"))
-            return std::pair{l.start + c, std::string("a full-width comma \"\uff0c\" between the entries of a {\u2026} "
-                                                      "or [\u2026]: YAML separates them with an ASCII \",\" (an input "
-                                                      "method in Chinese mode types this one)")};
-        if (!rest.starts_with("\uff5b") && !rest.starts_with("\uff3b")) continue;
-        // Only where a value begins: after "key: ", "- ", or first on the line.
-        const std::size_t before = c == 0 ? std::string_view::npos : l.text.find_last_not_of(' ', c - 1);
-        if (before == std::string_view::npos || l.text[before] == ':' || l.text[before] == '-') {
-            const bool brace = rest.starts_with("\uff5b");
-            return std::pair{l.start + c, fmt::format("a full-width \"{}\" opens this value: YAML's {}\u2026{} are "
-                                                      "ASCII \"{}\" and \"{}\" (an input method in Chinese mode "
-                                                      "types these)",
-                                                      brace ? "\uff5b" : "\uff3b", brace ? "{" : "[", brace ? "}" : "]",
-                                                      brace ? "{" : "[", brace ? "}" : "]")};
-        }
-    }
-    return std::nullopt;
+        return (in_flow && rest.starts_with("\uff0c")) ||
+               ((rest.starts_with("\uff5b") || rest.starts_with("\uff3b")) && value_starts_at(l.text, c));
+    });
+    if (c == std::string_view::npos) return std::nullopt;
+    const std::string_view rest = l.text.substr(c);
+    if (rest.starts_with("\uff0c"))
+        return std::pair{l.start + c, std::string("a full-width comma \"\uff0c\" between the entries of a {\u2026} "
+                                                  "or [\u2026]: YAML separates them with an ASCII \",\" (an input "
+                                                  "method in Chinese mode types this one)")};
+    const bool brace = rest.starts_with("\uff5b");
+    return std::pair{l.start + c, fmt::format("a full-width \"{}\" opens this value: YAML's {}\u2026{} are ASCII "
+                                              "\"{}\" and \"{}\" (an input method in Chinese mode types these)",
+                                              brace ? "\uff5b" : "\uff3b", brace ? "{" : "[", brace ? "}" : "]",
+                                              brace ? "{" : "[", brace ? "}" : "]")};
 }
 
 // A "{" or "[" that opens a value and is not closed on its line, in the 30
@@ -1547,27 +1564,18 @@ std::optional<std::pair<std::size_t, std::string>> wide_flow_punctuation(std::st
 std::optional<std::pair<std::size_t, std::string>> unclosed_flow(std::string_view text, const YAML::Mark& at) {
     const std::vector<SourceLine> lines = lines_up_to(text, at);
     for (int j = static_cast<int>(lines.size()) - 1; j >= 0 && j >= static_cast<int>(lines.size()) - 31; --j) {
-        const auto [start, l] = lines[static_cast<std::size_t>(j)];
+        const SourceLine& line = lines[static_cast<std::size_t>(j)];
+        const std::size_t start = line.start;
+        const std::string_view l = line.text;  // not a structured binding: clang 14 cannot capture one
         std::vector<std::size_t> open;  // the line's unmatched openers
-        for (std::size_t c = 0; c < l.size(); ++c) {
-            if (l[c] == '"' || l[c] == '\'') {
-                const std::size_t close = quote_close(text, start + c);
-                if (close == std::string_view::npos || close >= start + l.size()) break;
-                c = close - start;
-            } else if (l[c] == '#' && (c == 0 || l[c - 1] == ' ')) {
-                break;
-            } else if (l[c] == '{' || l[c] == '[') {
-                open.push_back(c);
-            } else if ((l[c] == '}' || l[c] == ']') && !open.empty()) {
-                open.pop_back();
-            }
-        }
-        if (open.empty()) continue;
-        // Only an opener where a value begins: after "key: ", "- ", or first on the line.
-        const std::size_t o = open.front(), before = l.find_last_not_of(' ', o == 0 ? 0 : o - 1);
-        const bool value_start = o == 0 || before == std::string_view::npos || l[before] == ':' ||
-                                 (l[before] == '-' && before + 1 < o);
-        if (!value_start) continue;
+        find_outside_quotes(text, line, 0, [&](std::size_t c) {
+            if (l[c] == '{' || l[c] == '[') open.push_back(c);
+            else if ((l[c] == '}' || l[c] == ']') && !open.empty()) open.pop_back();
+            return false;
+        });
+        // Only an opener where a value begins.
+        if (open.empty() || !value_starts_at(l, open.front())) continue;
+        const std::size_t o = open.front();
         return std::pair{start + o, l[o] == '{' ? std::string("this \"{\" is never closed: a {…} mapping ends with "
                                                               "\"}\" (or write its keys on the lines below, indented)")
                                                 : std::string("this \"[\" is never closed: a […] list ends with "
