@@ -15,6 +15,7 @@
 #include "app/cli/validators.h"
 #include "app/core/report.h"
 #include "pipeline/core/error.h"
+#include "pipeline/core/suggest.h"
 #include "pipeline/llm/gguf/gguf.h"
 #include "pipeline/serving/kv_calc.h"
 #include "pipeline/serving/quantity.h"
@@ -56,7 +57,9 @@ int run_kv_calc(const KvCalcOptions& o) {
     }
     if (!o.dtype.empty()) {
         const auto dt = kv_dtype_from_name(o.dtype);
-        if (!dt) throw Error(fmt::format("kv-calc: unknown dtype \"{}\" (supported: {})", o.dtype, kv_dtype_names()));
+        if (!dt)
+            throw Error(fmt::format("kv-calc: unknown dtype \"{}\"{} (supported: {})", o.dtype,
+                                    did_you_mean(o.dtype, kv_dtype_name_list()), kv_dtype_names()));
         p.dtype = *dt;
         p.dtype_why = "as given";
     }

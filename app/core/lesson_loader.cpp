@@ -946,14 +946,8 @@ KvCalcSpec read_kv_calc(const Reader& r, const YAML::Node& n) {
     if (const auto d = n["dtype"]) {
         k.dtype = r.text(d, "dtype");
         if (!serving::kv_dtype_from_name(k.dtype)) {
-            const std::string known = serving::kv_dtype_names();  // "f32, f16, …"
-            std::vector<std::string> names;
-            for (std::size_t at = 0; at < known.size();) {
-                const std::size_t comma = std::min(known.find(", ", at), known.size());
-                names.push_back(known.substr(at, comma - at));
-                at = comma + 2;
-            }
-            r.fail(d, fmt::format("unknown dtype \"{}\"{} (known: {})", k.dtype, did_you_mean(k.dtype, names), known));
+            r.fail(d, fmt::format("unknown dtype \"{}\"{} (known: {})", k.dtype,
+                                  did_you_mean(k.dtype, serving::kv_dtype_name_list()), serving::kv_dtype_names()));
         }
     }
     if (!n["tokens"]) r.fail(n, "\"kv_calc\" needs tokens: the tokens each session holds");

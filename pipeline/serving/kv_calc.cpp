@@ -87,11 +87,13 @@ std::optional<KvDtype> kv_dtype_from_name(std::string_view name) {
     return std::nullopt;
 }
 
-std::string kv_dtype_names() {
-    std::string s;
-    for (const auto& d : kDtypes) s += (s.empty() ? "" : ", ") + std::string(d.name);
-    return s;
+std::vector<std::string> kv_dtype_name_list() {
+    std::vector<std::string> names;
+    for (const auto& d : kDtypes) names.emplace_back(d.name);
+    return names;
 }
+
+std::string kv_dtype_names() { return fmt::format("{}", fmt::join(kv_dtype_name_list(), ", ")); }
 
 KvDtype engine_kv_dtype() {
     llm::KvCacheParams p;

@@ -53,6 +53,8 @@ struct KvDtypeInfo {
 const KvDtypeInfo& kv_dtype_info(KvDtype dtype);
 // Case-insensitive name -> dtype; nullopt when unknown.
 std::optional<KvDtype> kv_dtype_from_name(std::string_view name);
+// {"f32", "f16", "bf16", "fp8", "int8", "q8_0", "q4_0"}
+std::vector<std::string> kv_dtype_name_list();
 // "f32, f16, bf16, fp8, int8, q8_0, q4_0"
 std::string kv_dtype_names();
 // The type sixstep's own KV cache stores, read from the engine: the bytes per

@@ -65,7 +65,8 @@ TEST_CASE("cli: kv-calc's bad input is one clear error, exit 2") {
     bad_input("kv-calc --layers nan " + shape, "layers: nan is not a finite number");
     bad_input("kv-calc --layers 1e30 " + shape, "is absurdly large");
     bad_input("kv-calc --layers 36 --kv-heads 8 --head-dim 128 --tokens 1e12 --sessions 1e9", "beyond 2^64 bytes");
-    bad_input("kv-calc --layers 36 " + shape + " --dtype fp4", "unknown dtype \"fp4\" (supported: f32, f16, bf16, fp8");
+    bad_input("kv-calc --layers 36 " + shape + " --dtype bogus", "unknown dtype \"bogus\" (supported: f32, f16, bf16, fp8");
+    bad_input("kv-calc --layers 36 " + shape + " --dtype fp16", "unknown dtype \"fp16\" \u2014 did you mean \"f16\"?");
     bad_input("kv-calc --layers 36 --kv-heads 8 --tokens 5", "--head-dim is missing");
     bad_input("kv-calc --model '" + std::string(SIXSTEP_SOURCE_DIR) + "/README.md'", "not a GGUF file");
     bad_input("kv-calc --preset nope", "unknown preset \"nope\"");
