@@ -30,6 +30,15 @@ namespace {
 // What `compare` may change (besides none): each runs the arrivals again.
 constexpr const char* compared_things[] = {"policy", "prefix_cache", "kv_layout"};
 
+// The decode passes' costs that compare: prefix_cache answers: after a
+// prefill and later, in this run and the baseline.
+constexpr const char* decode_after_prefill = "decode_after_prefill_ms";
+constexpr const char* baseline_decode_after_prefill = "baseline_decode_after_prefill_ms";
+constexpr const char* decode_later = "decode_later_ms";
+constexpr const char* baseline_decode_later = "baseline_decode_later_ms";
+// Whether both runs generated the same tokens.
+constexpr const char* outputs_identical = "outputs_identical";
+
 double p50(const TrafficReport& r, const char* key) { return r.latency(key).summary.p50; }
 
 // TPOT needs a second token: with one token each no request has one, and
@@ -284,7 +293,7 @@ public:
         if (ra.size() != rb.size()) differ = std::max(ra.size(), rb.size());
         else
             for (std::size_t i = 0; i < ra.size(); ++i) differ += ra[i].output != rb[i].output;
-        ev.out("outputs_identical", differ == 0 ? std::string("yes") : fmt::format("{} of {} differ", differ, ra.size()));
+        ev.out(outputs_identical, differ == 0 ? std::string("yes") : fmt::format("{} of {} differ", differ, ra.size()));
         for (const TrafficFigure& f : traffic_figures()) {
             if (!f.ratio || (f.needs_target && !has_target()) || !f.measured(r) || !f.measured(b)) continue;
             const double x = f.get(r), y = f.get(b);
@@ -302,10 +311,10 @@ public:
         // even when no request shares a pass. Said where it can be seen.
         if (compare_ == "prefix_cache") {
             const DecodePassCosts dr = decode_pass_costs(ex.run->steps), db = decode_pass_costs(ex.baseline->steps);
-            ev.out("decode_after_prefill_ms", dr.after_prefill_ms, "ms");
-            ev.out("baseline_decode_after_prefill_ms", db.after_prefill_ms, "ms");
-            ev.out("decode_later_ms", dr.later_ms, "ms");
-            ev.out("baseline_decode_later_ms", db.later_ms, "ms");
+            ev.out(decode_after_prefill, dr.after_prefill_ms, "ms");
+            ev.out(baseline_decode_after_prefill, db.after_prefill_ms, "ms");
+            ev.out(decode_later, dr.later_ms, "ms");
+            ev.out(baseline_decode_later, db.later_ms, "ms");
             const auto ms = [](double v) { return format_value(Value{v}, 3); };
             ev.says(fmt::format("decode passes, median: right after a prefill {} ms, later {} ms ({}); {} and {} ms ({})",
                                 ms(dr.after_prefill_ms), ms(dr.later_ms), ex.run_label, ms(db.after_prefill_ms),
@@ -458,16 +467,16 @@ void declare_traffic_lab(std::vector<Knob>& knobs, std::vector<PathInfo>& paths)
                          fmt::format("traffic with compare{}: {} of this run ÷ of the baseline{}", with, f.key,
                                      f.needs_target ? " (not given when the baseline met no target: 0)" : "")});
     }
-    p.push_back({path(pp, "decode_after_prefill_ms"), VT::number, "ms",
+    p.push_back({path(pp, decode_after_prefill), VT::number, "ms",
                  "traffic with compare: prefix_cache: median cost of a decode-only pass right after a pass with prompt "
                  "rows"});
-    p.push_back({path(pp, "baseline_decode_after_prefill_ms"), VT::number, "ms",
+    p.push_back({path(pp, baseline_decode_after_prefill), VT::number, "ms",
                  "traffic with compare: prefix_cache: the same in the baseline"});
-    p.push_back({path(pp, "decode_later_ms"), VT::number, "ms",
+    p.push_back({path(pp, decode_later), VT::number, "ms",
                  "traffic with compare: prefix_cache: median cost of the other decode-only passes"});
-    p.push_back({path(pp, "baseline_decode_later_ms"), VT::number, "ms",
+    p.push_back({path(pp, baseline_decode_later), VT::number, "ms",
                  "traffic with compare: prefix_cache: the same in the baseline"});
-    p.push_back({path(pp, "outputs_identical"), VT::text, "",
+    p.push_back({path(pp, outputs_identical), VT::text, "",
                  "traffic with compare: \"yes\" when every request generated the same tokens in both runs, else "
                  "\"n of m differ\""});
     paths.insert(paths.end(), p.begin(), p.end());
@@ -476,10 +485,9 @@ void declare_traffic_lab(std::vector<Knob>& knobs, std::vector<PathInfo>& paths)
 std::vector<std::string> traffic_compares_answering(std::string_view asked) {
     using lab::path;
     const std::string p(asked);
-    for (const char* key : {"decode_after_prefill_ms", "baseline_decode_after_prefill_ms", "decode_later_ms",
-                            "baseline_decode_later_ms"})
+    for (const char* key : {decode_after_prefill, baseline_decode_after_prefill, decode_later, baseline_decode_later})
         if (p == path(Stage::postprocess, key)) return {"prefix_cache"};
-    bool baseline = p == path(Stage::request, keys::baseline) || p == path(Stage::postprocess, "outputs_identical");
+    bool baseline = p == path(Stage::request, keys::baseline) || p == path(Stage::postprocess, outputs_identical);
     for (const TrafficFigure& f : traffic_figures())
         baseline = baseline || p == path(Stage::output, (std::string(keys::baseline_prefix) + f.key).c_str()) ||
                    (f.ratio && p == path(Stage::postprocess, f.ratio));
