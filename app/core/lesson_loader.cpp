@@ -108,7 +108,9 @@ public:
 
     // Every key of a mapping must be one of `allowed`.
     void check_keys(const YAML::Node& map, const char* what, std::initializer_list<const char*> allowed) const {
-        const std::vector<std::string> names(allowed.begin(), allowed.end());
+        check_keys(map, what, std::vector<std::string>(allowed.begin(), allowed.end()));
+    }
+    void check_keys(const YAML::Node& map, const char* what, const std::vector<std::string>& names) const {
         for (const auto& kv : map) {
             const std::string key = kv.first.as<std::string>();
             if (std::find(names.begin(), names.end(), key) != names.end()) continue;
@@ -1023,15 +1025,21 @@ void require(const Reader& r, const YAML::Node& n, bool supported, const char* k
     if (!supported) r.fail(n, fmt::format("\"{}\" is not available for the {} model", key, model.kind));
 }
 
+// What a step may hold.
+const std::vector<std::string>& step_keys() {
+    static const std::vector<std::string> keys = {"title", "say",   "request",       "set",     "train",    "freeze",
+                                                  "force", "show",  "inspect",       "attention", "run",    "serve",
+                                                  "kv_experiment", "kv_calc", "remember", "knobs", "expect"};
+    return keys;
+}
+
 // `request_error_expected`: a step that runs this step's request expects
 // the error it gives (step_request_expects_error).
 LessonStep read_step(const Reader& r, const YAML::Node& n, size_t index, const ModelDescription& model,
                      StepsSoFar& so_far, std::vector<std::string>& remembered, bool request_error_expected) {
     const std::string what = fmt::format("step {}", index + 1);
     r.expect_map(n, what);
-    r.check_keys(n, what.c_str(),
-                 {"title", "say", "request", "set", "train", "freeze", "force", "show", "inspect", "attention", "run",
-                  "serve", "kv_experiment", "kv_calc", "remember", "knobs", "expect"});
+    r.check_keys(n, what.c_str(), step_keys());
     LessonStep s;
     s.where = r.at(n);
     if (n["title"]) s.title = r.text(n["title"], "title");
@@ -1551,6 +1559,42 @@ std::optional<std::pair<std::size_t, std::string>> wide_flow_punctuation(std::st
                                               brace ? "{" : "[", brace ? "}" : "]")};
 }
 
+// A list whose earlier item lost its "- " ("steps:", "  title: one", "  say:
+// hi", "  - title: two": "end of map not found" at the dash): the first key
+// of the item written without it, and what to write.
+std::optional<std::pair<std::size_t, std::string>> dashless_item(std::string_view text, const YAML::Mark& at) {
+    const std::vector<SourceLine> lines = lines_up_to(text, at);
+    if (static_cast<int>(lines.size()) <= at.line) return std::nullopt;
+    const auto indent = [](std::string_view l) { return l.find_first_not_of(' '); };
+    const std::string_view here = lines.back().text;
+    const std::size_t dash = indent(here);
+    if (dash == std::string_view::npos || here.compare(dash, 2, "- ") != 0) return std::nullopt;
+    // A list of mappings: the item at the dash opens with a key ("- title: two").
+    const std::size_t item = here.find_first_not_of(' ', dash + 2), item_colon = here.find(": ", dash);
+    if (item == std::string_view::npos || item_colon == std::string_view::npos ||
+        here.substr(item, item_colon - item).find(' ') != std::string_view::npos)
+        return std::nullopt;
+    // Up from the dash: the keys at its column, without "- ", down to the
+    // line that holds the list.
+    std::optional<std::size_t> first;
+    for (int j = static_cast<int>(lines.size()) - 2; j >= 0; --j) {
+        const std::string_view l = lines[static_cast<std::size_t>(j)].text;
+        const std::size_t k = indent(l);
+        if (k == std::string_view::npos || l[k] == '#' || k > dash) continue;  // blank, a comment, deeper
+        if (k < dash || l.compare(k, 1, "-") == 0) break;
+        const std::size_t colon = l.find(':', k);
+        if (colon == std::string_view::npos || l.substr(k, colon - k).find(' ') != std::string_view::npos) break;
+        first = static_cast<std::size_t>(j);
+    }
+    if (!first) return std::nullopt;
+    const SourceLine& l = lines[*first];
+    const std::size_t k = indent(l.text);
+    const std::string_view key = l.text.substr(k, l.text.find(':', k) - k);
+    return std::pair{l.start + k, fmt::format("this item of the list has no \"- \", as the one at line {} has: "
+                                              "write \"- {}:\" and indent its other keys under it",
+                                              at.line + 1, printable_cut(key, 40))};
+}
+
 // A "{" or "[" that opens a value and is not closed on its line, in the 30
 // lines up to `at` (where the parser said "end of map flow not found"): the
 // byte offset of the nearest one and what it is. A flow may run on over
@@ -1877,6 +1921,7 @@ Lesson parse_lesson(const std::string& yaml_text, const std::string& path) {
         const bool flow = e.msg == "end of map flow not found" || e.msg == "end of sequence flow not found";
         std::optional<std::pair<std::size_t, std::string>> slip = wide_flow_punctuation(yaml_text, e.mark);
         if (!slip) slip = flow ? unclosed_flow(yaml_text, e.mark) : slip_before(yaml_text, e.mark);
+        if (!slip && e.msg == "end of map not found") slip = dashless_item(yaml_text, e.mark);
         if (slip)
             throw Error(r.at_offset(slip->first), fmt::format("invalid YAML: {} (the parser stopped at line {}: {})",
                                                               slip->second, e.mark.line + 1, e.msg));
@@ -2053,8 +2098,18 @@ Lesson read_lesson(const Reader& r, const YAML::Node& root) {
         throw Error(SourceLocation{path, 1, 1}, "the lesson has no \"steps\"");
     }
     if (steps.IsSequence() && steps.size() == 0) r.fail(steps, "\"steps\" is an empty list: a lesson needs a step");
-    if (!steps.IsSequence())
-        r.fail(steps, fmt::format("\"steps\" must be a non-empty list, got {}", Reader::kind_of(steps)));
+    if (!steps.IsSequence()) {
+        // "steps:" then "  title: one": a first step written without its "- ".
+        const bool a_step = steps.IsMap() && std::all_of(steps.begin(), steps.end(), [](const auto& kv) {
+            const auto& keys = step_keys();
+            return kv.first.IsScalar() && std::find(keys.begin(), keys.end(), kv.first.Scalar()) != keys.end();
+        });
+        r.fail(steps, fmt::format("\"steps\" must be a non-empty list, got {}{}", Reader::kind_of(steps),
+                                  a_step ? fmt::format(" of a step's keys — a list's items begin with \"- \": write "
+                                                       "\"- {}:\" here and indent the step's other keys under it",
+                                                       steps.begin()->first.Scalar())
+                                         : ""));
+    }
     const ModelDescription& model = model_description(lesson.model.kind);
     WorkTally work(r, lesson.budget, model, lesson.model_file_work);
     StepsSoFar so_far;

@@ -1032,3 +1032,19 @@ TEST_CASE("lessons: a value past a double's range, or YAML's .inf and .nan, is r
     CHECK(error_of(head + "{response.text: {not: {contains: inf}}}\n") == "(valid)");
     CHECK(error_of(head + "{response.text: {not: {contains: \"1e400\"}}}\n") == "(valid)");
 }
+
+TEST_CASE("lessons: a step written without its dash is named, first or not, with what to write") {
+    // The only step: steps is a mapping of a step's keys.
+    CHECK(error_of("title: t\nsteps:\n  title: one\n  say: hi\n") ==
+          "3:3: \"steps\" must be a non-empty list, got a mapping of a step's keys \u2014 a list's items begin with "
+          "\"- \": write \"- title:\" here and indent the step's other keys under it");
+    // A mapping of other keys is only a mapping.
+    CHECK(error_of("title: t\nsteps:\n  one: 1\n") == "3:3: \"steps\" must be a non-empty list, got a mapping");
+    // The first of several: the parser stops at the next dash; the slip is where the item began.
+    CHECK(error_of("title: t\nsteps:\n  say: hi\n\n  # the next\n  run: all\n  - title: two\n    say: there\n") ==
+          "3:3: invalid YAML: this item of the list has no \"- \", as the one at line 7 has: write \"- say:\" and "
+          "indent its other keys under it (the parser stopped at line 7: end of map not found)");
+    // A dash under plain keys that is not an item of mappings keeps the parser's words.
+    CHECK(error_of("title: t\nmodel:\n  kind: delivery\n  - x\nsteps:\n  - say: hi\n")
+              .rfind("4:3: invalid YAML: end of map not found \u2014 check the indentation", 0) == 0);
+}
