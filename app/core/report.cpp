@@ -200,16 +200,24 @@ std::string format_event(const TraceEvent& ev, std::string_view lang) {
     return out;
 }
 
+namespace {
+// The check every step has unless it expects an error (interpreter.cpp):
+// `error` equals "(no error)".
+bool is_no_error_check(const Expectation& e) {
+    const auto* literal = e.conditions.size() == 1 ? std::get_if<std::string>(&e.conditions[0].operand.literal) : nullptr;
+    return e.path == "error" && !e.negated && literal && *literal == "(no error)";
+}
+}  // namespace
+
 std::string format_check(const CheckResult& c, std::string_view lang, std::string_view step_note) {
     const Expectation& e = c.expectation;
     const std::string expected = c.expected_text(lang);
     if (c.passed) return fmt::format("  ✓ {} {}", e.path, expected);
     const std::string where = step_note.empty() ? e.where.str() : fmt::format("{} ({})", e.where.str(), step_note);
-    // The check every step has unless it expects an error (interpreter.cpp):
-    // said as what happened, not as 'error: expected = "(no error)", got …'.
-    const auto* literal = e.conditions.size() == 1 ? std::get_if<std::string>(&e.conditions[0].operand.literal) : nullptr;
-    if (e.path == "error" && !e.negated && literal && *literal == "(no error)")
-        return fmt::format("  ✗ {}: {} {}", where, say(lang, "the step failed:"), c.got);
+    // The step's own check, said as what happened, not as 'error: expected
+    // = "(no error)", got …'.
+    if (is_no_error_check(e))
+        return fmt::format("  ✗ {}: {} {}", where, say(lang, "the step failed:"), say(lang, c.got));
     return fmt::format("  ✗ {}: {}: {} {}, {} {}", where, e.path, say(lang, "expected"), expected, say(lang, "got"),
                        c.got_text(lang));
 }
@@ -325,8 +333,15 @@ std::string format_step(const StepReport& r, const LessonState& s) {
         const bool expected = std::any_of(r.checks.begin(), r.checks.end(), [](const CheckResult& c) {
             return c.passed && c.expectation.path == "error" && !c.expectation.negated;
         });
-        out += expected ? "  ⊘ " + say(lang, "refused, as this step expects:") + " " + say(lang, *r.error) + "\n"
-                        : "  ✗ " + say(lang, "error:") + " " + say(lang, *r.error) + "\n";
+        // A failed step's own check below says the error, where the step is:
+        // said here too, it was printed twice.
+        const bool said_below = std::any_of(r.checks.begin(), r.checks.end(), [](const CheckResult& c) {
+            return !c.passed && is_no_error_check(c.expectation);
+        });
+        if (expected)
+            out += "  ⊘ " + say(lang, "refused, as this step expects:") + " " + say(lang, *r.error) + "\n";
+        else if (!said_below)
+            out += "  ✗ " + say(lang, "error:") + " " + say(lang, *r.error) + "\n";
     }
     for (const auto& c : r.checks) out += format_check(c, lang) + "\n";
     return out;

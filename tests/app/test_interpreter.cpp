@@ -701,4 +701,15 @@ steps:
     const std::string line = format_check(r.checks[0], "en", "");
     CHECK(line == "  ✗ test.yaml:4:5: the step failed: missing feature \"express_lane\" (the model needs distance, "
                   "congestion and express_lane)");
+    // The step's text says it once: the check, where the step is, not an
+    // "✗ error:" line above it as well.
+    const std::string text = format_step(r, it.state());
+    CAPTURE(text);
+    const auto said = [&](std::string_view what) {
+        std::size_t n = 0;
+        for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+        return n;
+    };
+    CHECK(said("missing feature \"express_lane\"") == 1);
+    CHECK(said(line) == 1);
 }
