@@ -11,6 +11,7 @@
 #include <deque>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <system_error>
 #include <thread>
 #include <vector>
@@ -83,10 +84,10 @@ public:
         started_ = false;
         head_bytes_ = line_bytes_ = 0;
         line_.clear();
-        request_line_.clear();
+        passed_on_.reset();
         held_.clear();
         held_at_ = 0;
-        request_line_read_ = http11_ = chunked_ = in_expect_value_ = false;
+        request_line_read_ = http11_ = chunked_ = false;
         n_hosts_ = 0;
         body_ = BodyPart::none;
     }
@@ -109,9 +110,9 @@ public:
     // cpp-httplib reads a request's line and headers (and a chunked body's
     // size lines) a byte at a time, and its body in blocks: the head is
     // checked line by line as it comes, and so is a chunked body's framing.
-    // The request line is held back until it ends, as its target may be
-    // rewritten (absolute-form, request_line()); a header line passes a byte
-    // at a time.
+    // Each line of the head is held back until it ends, as it may be
+    // rewritten (an absolute-form target, request_line(); a header's value,
+    // header_line()), then handed on a byte at a time.
     ssize_t read(char* ptr, std::size_t size) override {
         for (;;) {
             if (held_at_ < held_.size()) {
@@ -119,7 +120,7 @@ public:
                 return 1;
             }
             const ssize_t n = next(ptr, size);
-            if (n <= 0) return release_request_line(ptr, n);
+            if (n <= 0) return release_line(ptr, n);
             if (!in_head_) return body_bytes(ptr, n, size);
             if (n != 1 || size != 1) return n;  // not how cpp-httplib reads a head
             const char c = *ptr;
@@ -128,40 +129,34 @@ public:
             started_ = true;
             if (++head_bytes_ > max_head_bytes) {
                 end(431, fmt::format("the request's line and headers are longer than {} KiB", max_head_bytes / 1024));
-                return release_request_line(ptr, 0);
+                return release_line(ptr, 0);
             }
             if (c != '\n') {
-                if (in_expect_value_) *ptr = expect_value_byte(c);
-                line_ += *ptr;
-                if (!request_line_read_) continue;  // held back till its end
-                // The colon that ends a header's name: is it Expect?
-                if (c == ':' && !in_expect_value_ && same_text(line_, "expect:")) in_expect_value_ = true;
-                if (line_.size() + 1 > max_header_line_bytes) {
+                line_ += c;
+                if (request_line_read_ && line_.size() + 1 > max_header_line_bytes) {
                     end(431, fmt::format("a header line is longer than {} KiB, the longest this server reads",
                                          max_header_line_bytes / 1024));
-                    return 0;
+                    return release_line(ptr, 0);
                 }
-                return 1;
+                continue;  // held back till its end
             }
             // The request ends here, to the parser, when a line is refused:
             // it answers 400 and the error handler gives the reason. A
-            // refused request line goes to it as it came, without its LF.
-            if (!request_line_read_) {
-                std::string as_sent = line_;
-                held_ = head_line_ends() ? request_line_ + "\r\n" : std::move(as_sent);
-                held_at_ = 0;
-                continue;
-            }
-            return head_line_ends() ? 1 : 0;
+            // refused line goes to it as it came, without its LF.
+            std::string as_sent = line_;
+            passed_on_.reset();
+            held_ = !head_line_ends() ? std::move(as_sent) : passed_on_ ? *passed_on_ + "\r\n" : std::string();
+            held_at_ = 0;
         }
     }
 
-    // The request stopped arriving (a timeout, the client's close, a stop)
-    // in its request line: the part held back goes to cpp-httplib, which
-    // answers a request it cannot parse; with nothing it would close the
-    // connection without an answer. Otherwise `n`, what the read gave.
-    ssize_t release_request_line(char* ptr, ssize_t n) {
-        if (request_line_read_ || line_.empty()) return n;
+    // The request stopped arriving (a timeout, the client's close, a stop,
+    // a refusal) in a line of its head: the part held back goes to
+    // cpp-httplib, which answers a request it cannot parse; with nothing it
+    // would close the connection without an answer. Otherwise `n`, what the
+    // read gave.
+    ssize_t release_line(char* ptr, ssize_t n) {
+        if (line_.empty()) return n;
         held_.swap(line_);
         line_.clear();
         held_at_ = 1;
@@ -204,11 +199,11 @@ private:
     // are refused, and the connection closed.
 
     // A line of the head ended (line_ holds it, without its LF); false when
-    // it is refused, the reason in `cut`.
+    // it is refused, the reason in `cut`. Else passed_on_ is what cpp-httplib
+    // is to read of it, without its CRLF (nothing: the line is dropped).
     bool head_line_ends() {
         std::string line;
         line.swap(line_);
-        in_expect_value_ = false;
         if (line.empty() || line.back() != '\r') return refuse("a line of the request's head ends in a bare LF; "
                                                                 "end each line with CRLF");
         line.pop_back();
@@ -216,10 +211,12 @@ private:
             request_line_read_ = true;
             // Its last word is the version; cpp-httplib checks the rest.
             http11_ = line.size() > 9 && line.compare(line.size() - 9, 9, " HTTP/1.1") == 0;
-            request_line_ = std::move(line);
-            return request_line(request_line_);
+            if (!request_line(line)) return false;
+            passed_on_ = std::move(line);
+            return true;
         }
         if (!line.empty()) return header_line(line);
+        passed_on_ = "";
         // The empty line: the head is whole. HTTP/1.1 needs exactly one Host
         // (RFC 9112, 3.2).
         if (http11_ && n_hosts_ == 0) return refuse("an HTTP/1.1 request needs a Host header");
@@ -228,18 +225,6 @@ private:
         body_ = BodyPart::none;
         if (chunked_) start_size_line();
         return true;
-    }
-
-    // Expect's value, a byte at a time as cpp-httplib reads it. Its value is
-    // case-insensitive (RFC 9110, 10.1.1), but cpp-httplib sends the interim
-    // "100 Continue" only for "100-continue" as written: to "100-Continue"
-    // it sent nothing, and a client waited (curl a second) before sending the
-    // body. So the value is passed on in lower case. An HTTP/1.0 request's
-    // expectation must be ignored (ibid.): its value is passed on as blanks,
-    // which expect nothing.
-    char expect_value_byte(char c) const {
-        if (!http11_) return c == '\r' ? c : ' ';
-        return static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     }
 
     // A method cpp-httplib does not know, in a request line of the right
@@ -294,6 +279,23 @@ private:
         if (same_text(name, "host")) ++n_hosts_;
         // Any other coding is refused before the body is read (http_server.cpp).
         if (same_text(name, "transfer-encoding") && same_text(value, "chunked")) chunked_ = true;
+        passed_on_ = line;
+        if (same_text(name, "expect")) {
+            // Its value is case-insensitive (RFC 9110, 10.1.1), but
+            // cpp-httplib sends the interim "100 Continue" only for
+            // "100-continue" as written: to "100-Continue" it sent nothing,
+            // and a client waited (curl a second) before sending the body.
+            // An HTTP/1.0 request's expectation must be ignored (ibid.).
+            if (!http11_) passed_on_.reset();
+            else passed_on_ = fmt::format("{}: {}", name, ascii_lower(value));
+        } else if (same_text(name, "content-encoding")) {
+            // Codings are case-insensitive, and "x-gzip" is gzip (RFC 9110,
+            // 8.4.1): cpp-httplib inflates only "gzip" and "deflate" as
+            // written, and http_server.cpp refused the rest with 415.
+            std::string coding = ascii_lower(value);
+            if (coding == "x-gzip") coding = "gzip";
+            passed_on_ = fmt::format("{}: {}", name, coding);
+        }
         return true;
     }
 
@@ -507,8 +509,8 @@ private:
     std::string line_;                // the head's line being read, without its LF
     bool request_line_read_ = false;  // the head's first line came
     bool http11_ = false;             // the request line says HTTP/1.1
-    bool in_expect_value_ = false;    // the line being read is Expect's, past its colon
-    std::string request_line_;        // the request line as cpp-httplib is to read it
+    // The line that ended, as cpp-httplib is to read it (head_line_ends).
+    std::optional<std::string> passed_on_;
     std::string held_;                // bytes held back for cpp-httplib, from held_at_ on
     std::size_t held_at_ = 0;
     int n_hosts_ = 0;                 // Host headers

@@ -168,9 +168,7 @@ private:
 
 // A header's (first) value in lower case: codings are case-insensitive.
 std::string lower_header(const httplib::Request& req, const char* name) {
-    std::string v = req.get_header_value(name);
-    std::transform(v.begin(), v.end(), v.begin(), [](unsigned char c) { return std::tolower(c); });
-    return v;
+    return ascii_lower(req.get_header_value(name));
 }
 
 // Whether a request says it has a body: a Content-Length, or a chunked
@@ -296,13 +294,13 @@ std::pair<int, std::string> bad_framing(const httplib::Request& req) {
 
 // The Content-Encoding of a request's body when cpp-httplib would not undo
 // it (it inflates gzip and deflate); "" when there is none, or one it does.
-// cpp-httplib inflates only "gzip" and "deflate" written in lower case: a
-// body labelled "GZIP" went to the JSON parser as it came.
+// cpp-httplib inflates only "gzip" and "deflate" written in lower case,
+// which is how the connection's stream hands the value on.
 std::string unsupported_coding(const httplib::Request& req) {
     if (!req.has_header("Content-Encoding")) return "";
     const std::string raw = req.get_header_value("Content-Encoding");
     const bool known = req.get_header_value_count("Content-Encoding") == 1 &&
-                       (raw == "gzip" || raw == "deflate" || lower_header(req, "Content-Encoding") == "identity");
+                       (raw == "gzip" || raw == "deflate" || raw == "identity");
     return known ? "" : raw.empty() ? std::string("(empty)") : raw;
 }
 
@@ -385,15 +383,13 @@ HttpServer::HttpServer(ServingEngine& engine, const llm::TextCodec& codec, HttpS
         }
         // A body coded in a way cpp-httplib does not undo (zstd) was read as
         // it came and parsed as JSON: 415 (RFC 9110, 15.5.16), unread, closed.
+        // The coding arrives in lower case, "x-gzip" as "gzip" (connection_loop.cpp).
         if (const std::string coding = unsupported_coding(req); !coding.empty()) {
-            const std::string lower = lower_header(req, "Content-Encoding");
-            const bool only_case = lower == "gzip" || lower == "deflate";  // "GZIP"
             send_error_and_close(req, res,
                                  ApiError(415, "invalid_request_error",
                                           fmt::format("Content-Encoding: \"{}\" is not supported; send the body as "
-                                                      "it is, or gzip or deflate it{}",
-                                                      coding.substr(0, 40),
-                                                      only_case ? " (the coding named in lower case)" : "")));
+                                                      "it is, or gzip or deflate it",
+                                                      coding.substr(0, 40))));
             return httplib::Server::HandlerResponse::Handled;
         }
         // TRACE and CONNECT: methods cpp-httplib parses and routes nowhere,

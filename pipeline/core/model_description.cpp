@@ -40,11 +40,6 @@ namespace {
 
 std::string num(double x) { return format_value(Value{x}); }
 
-std::string lower(std::string_view s) {
-    std::string out(s);
-    for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return out;
-}
 
 // "at least 0 and below 1", "from 0 to 100", "above 0 and at most 1", "at least 1".
 std::string range_words(const Knob& k) {
@@ -82,7 +77,7 @@ std::string Knob::check(std::string_view value) const {
             return text;
         }
         case KnobType::boolean: {
-            const std::string v = lower(value);
+            const std::string v = ascii_lower(value);
             if (v == "true" || v == "yes" || v == "on" || v == "1" || v == spelled(true)) return spelled(true);
             if (v == "false" || v == "no" || v == "off" || v == "0" || v == spelled(false)) return spelled(false);
             throw Error(fmt::format("\"{}\" must be true or false, got \"{}\"", name, value));

@@ -108,6 +108,13 @@ std::string elide(std::string_view text, std::size_t max_bytes) {
 
 std::string printable_cut(std::string_view text, std::size_t max_bytes) { return elide(printable(text), max_bytes); }
 
+std::string ascii_lower(std::string_view text) {
+    std::string out(text);
+    for (char& c : out)
+        if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    return out;
+}
+
 bool is_cjk(std::uint32_t cp) {
     return (cp >= 0x2E80 && cp <= 0x9FFF) || (cp >= 0xF900 && cp <= 0xFAFF) || (cp >= 0xFF00 && cp <= 0xFFEF);
 }

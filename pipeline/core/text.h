@@ -34,6 +34,10 @@ namespace sixstep {
 
 std::string quote_text(std::string_view text);
 
+// ASCII letters in lower case, every other byte as it is ("GZIP" → "gzip";
+// UTF-8 untouched): for names compared without case.
+std::string ascii_lower(std::string_view text);
+
 // keep_newlines keeps \n and \t as they are (narration that spans lines).
 std::string printable(std::string_view text, bool keep_newlines = false);
 

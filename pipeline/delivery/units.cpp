@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "pipeline/core/error.h"
+#include "pipeline/core/text.h"
 
 namespace sixstep::delivery {
 
@@ -24,18 +25,13 @@ std::string_view trim(std::string_view s) {
     return s;
 }
 
-std::string lower(std::string_view s) {
-    std::string out(s);
-    for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return out;
-}
 
 }  // namespace
 
 Quantity parse_quantity(std::string_view text, std::string_view example) {
     const std::string_view s = trim(text);
     if (s.empty()) throw Error("empty value: expected a number with an optional unit (" + std::string(example) + ")");
-    const std::string word = lower(s);
+    const std::string word = ascii_lower(s);
     if (word == "yes" || word == "true" || word == "是") return {1, "", true};
     if (word == "no" || word == "false" || word == "否") return {0, "", true};
 
@@ -49,7 +45,7 @@ Quantity parse_quantity(std::string_view text, std::string_view example) {
     // "3,5 km": a decimal comma, read as 3 and a unit ",5 km" — say so.
     if (last - ptr >= 2 && *ptr == ',' && std::isdigit(static_cast<unsigned char>(ptr[1])))
         throw Error("\"" + std::string(s) + "\" has a decimal comma: write the decimal point as \".\"");
-    std::string unit = lower(trim(std::string_view(ptr, static_cast<size_t>(last - ptr))));
+    std::string unit = ascii_lower(trim(std::string_view(ptr, static_cast<size_t>(last - ptr))));
     // Letters, '%', and any character beyond ASCII (公里, ％): whether it
     // is a unit of the right kind is unit_factor's answer.
     for (char c : unit)

@@ -26,11 +26,6 @@ constexpr std::array<KvDtypeInfo, 7> kDtypes{{
     {KvDtype::Q4_0, "q4_0", 32, 18, "blocks of 32 4-bit values and one f16 scale: 18 bytes per 32 values"},
 }};
 
-std::string lower(std::string_view s) {
-    std::string out(s);
-    for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return out;
-}
 
 // a × b, or a clear error when it does not fit in 64 bits.
 std::uint64_t checked_mul(std::uint64_t a, std::uint64_t b, std::string_view what) {
@@ -81,7 +76,7 @@ const KvDtypeInfo& kv_dtype_info(KvDtype dtype) {
 }
 
 std::optional<KvDtype> kv_dtype_from_name(std::string_view name) {
-    const std::string n = lower(name);
+    const std::string n = ascii_lower(name);
     for (const auto& d : kDtypes)
         if (n == d.name) return d.dtype;
     return std::nullopt;
