@@ -20,8 +20,14 @@ Layout compute_layout(float width, float height, float f, int knobs_lines, int l
     l.log = {m, height - m - log_h, width - 2 * m, log_h};
     const float top = l.diagram.bottom() + m, bottom = l.log.y - m;
     const float left_w = std::round((width - 3 * m) * 0.40f);
-    const float knobs_h = knobs_lines > 0 ? std::round(f * (2.0f + 1.75f * knobs_lines)) : 0;
-    l.narration = {m, top, left_w, std::max(f * 3, bottom - top - (knobs_h > 0 ? knobs_h + m : 0))};
+    // The knobs take the rows they need, up to half the column: at a large
+    // font (Ctrl+ on a projector) their rows ran over the key hints and the
+    // narration, what the class reads, shrank to a line. Past half they
+    // scroll, as every panel does.
+    const float column_h = bottom - top;
+    const float knobs_h =
+        knobs_lines > 0 ? std::min(std::round(f * (2.0f + 1.75f * knobs_lines)), std::floor((column_h - m) * 0.5f)) : 0;
+    l.narration = {m, top, left_w, column_h - (knobs_h > 0 ? knobs_h + m : 0)};
     l.knobs = {m, l.narration.bottom() + m, left_w, knobs_h};
     l.inspector = {2 * m + left_w, top, width - 3 * m - left_w, bottom - top};
     if (tabs) {

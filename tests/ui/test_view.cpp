@@ -403,6 +403,23 @@ TEST_CASE("layout: the six boxes fit the diagram, in order, without overlapping"
     }
 }
 
+// At a large font the knobs' rows ran over the key hints (lesson 10's three
+// knobs at 1280x720 and 1.6x), and the narration kept one line.
+TEST_CASE("layout: the knobs stay above the key hints and leave the narration half the column, at any font") {
+    for (float scale : {1.0f, 1.2f, 1.4f, ui::max_font_scale})
+        for (int rows : {1, 3, 6, 12}) {
+            CAPTURE(scale);
+            CAPTURE(rows);
+            const float f = ui::default_font_px(1280, 720) * scale;
+            const ui::Layout l = ui::compute_layout(1280, 720, f, rows, 1);
+            CHECK(l.knobs.bottom() <= l.log.y);
+            CHECK(l.narration.bottom() < l.knobs.y);
+            CHECK(l.narration.h >= l.knobs.h);
+            // Room enough: every row shown, as before.
+            if (scale == 1.0f && rows <= 3) CHECK(l.knobs.h == doctest::Approx(std::round(f * (2.0f + 1.75f * rows))));
+        }
+}
+
 // A short chart's y axis: its labels never overlap (lesson 13's 17-px bar
 // charts wrote 100, 50 and 0 over each other), and a tall one keeps its
 // round steps.
