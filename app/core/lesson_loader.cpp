@@ -381,6 +381,26 @@ void check_request_field(const Reader& r, const YAML::Node& key, const ModelDesc
     if (k)
         r.fail(key, fmt::format("\"{}\" is a setting of the {} model, not a request field: give it under set:", name,
                                 model.kind));
+    // {congestion: 0,3}: the comma ended the entry, and "3" became a field.
+    const auto digits = [](std::string_view w) {
+        return !w.empty() && std::all_of(w.begin(), w.end(), [](char c) { return c >= '0' && c <= '9'; });
+    };
+    if (digits(name)) {
+        // The whole part, before the comma: "0" of "0,3".
+        const std::string_view text = r.text();
+        std::size_t c = std::min(text.size(), static_cast<std::size_t>(std::max(0, key.Mark().pos)) + r.bom_bytes());
+        while (c > 0 && text[c - 1] == ' ') --c;
+        std::string_view whole;
+        if (c > 0 && text[c - 1] == ',') {
+            const std::size_t end = --c;
+            while (c > 0 && text[c - 1] >= '0' && text[c - 1] <= '9') --c;
+            whole = text.substr(c, end - c);
+        }
+        if (digits(whole))
+            r.fail(key, fmt::format("\"{}\" is read as a request field: in a {{…}} a comma separates the entries, so "
+                                    "the decimal comma of {},{} ended one: write {}.{}",
+                                    name, whole, name, whole, name));
+    }
     std::vector<std::string> fields;
     for (const auto& knob : model.knobs)
         if (knob.target == KnobTarget::request) fields.push_back(knob.name);
@@ -1253,6 +1273,34 @@ void check_structure(const Reader& r, const YAML::Node& root) {
                                 "part of the value \"{}\" (write \"#{}\", or quote the value if the \"//\" is its own)",
                                printable_cut(n.Scalar(), 60), printable_cut(std::string(after), 40))));
     };
+    // "title: Step #1 of the pipeline": " #" starts a YAML comment, so the
+    // class saw "Step" without a word. In a text shown to the class (a
+    // title, a narration, a prompt) written on one line, a "#" right after a
+    // space and right before a word ("#1", "#wip") is the text's own; a
+    // comment reads "  # a note", which passes.
+    const auto hash = [&](const YAML::Node& n, std::string_view key) {
+        if (!n.IsScalar() || n.Tag() != "?" || !free_text_key(key) || n.Mark().pos < 0) return;
+        const std::string_view text = r.text();
+        const std::size_t start = static_cast<std::size_t>(n.Mark().pos) + r.bom_bytes();
+        if (start >= text.size()) return;
+        const std::size_t eol = std::min(text.find('\n', start), text.size());
+        const std::string_view line = text.substr(start, eol - start);
+        const std::size_t at = line.find(" #");
+        if (at == std::string_view::npos || at + 2 >= line.size() || line[at + 2] == ' ' || line[at + 2] == '\r')
+            return;
+        // The value ends at that comment on this line (not a value that
+        // runs on over lines, whose comment is elsewhere).
+        std::string_view before = line.substr(0, at);
+        while (!before.empty() && before.back() == ' ') before.remove_suffix(1);
+        if (before != n.Scalar()) return;
+        std::string_view cut = line.substr(at + 1);
+        while (!cut.empty() && (cut.back() == '\r' || cut.back() == ' ')) cut.remove_suffix(1);
+        keep(Error(r.at_offset(start + at + 1),
+                   fmt::format("\" #\" starts a comment in YAML, so the {} reads \"{}\" and \"{}\" is left out: "
+                               "quote the whole text (\"\u2026\"), or write a comment as \"  # \" with a space after "
+                               "the \"#\"",
+                               key == "say" ? "narration" : key, printable_cut(n.Scalar(), 60), printable_cut(cut, 40))));
+    };
     // “11” or ‘yes’: typographic quotes (a Chinese input method's, a word
     // processor's) are text to YAML, not quotes, so a check's value kept
     // them and could never hold (response.text: {contains: “11”}). In text
@@ -1276,6 +1324,7 @@ void check_structure(const Reader& r, const YAML::Node& root) {
         todo.pop_back();
         closed(n);
         slashes(n, key);
+        hash(n, key);
         curly(n, key);
         if (!n.IsMap() && !n.IsSequence()) continue;
         if (!seen.insert({n.Mark().line, n.Mark().column}).second) continue;
@@ -1469,9 +1518,13 @@ std::optional<std::pair<std::size_t, std::string>> slip_before(std::string_view 
         const std::size_t k = key_start(l->text);
         if (k == std::string_view::npos) continue;
         const std::string_view rest = l->text.substr(k);
-        // "// a note": another language's comment, read as a key without its colon.
-        if (rest.substr(0, 2) == "//" && (l == near.front() || k <= key_start(near.front()->text)))
-            return std::pair{l->start + k, std::string("a comment in YAML starts with \"#\", not \"//\"")};
+        // "// a note": another language's comment (C's, SQL's "--", an INI
+        // file's ";"), read as a key without its colon.
+        for (const std::string_view opener : {"//", "/*", "--", ";"})
+            if (rest.starts_with(opener) && !rest.starts_with("---") &&
+                (l == near.front() || k <= key_start(near.front()->text)))
+                return std::pair{l->start + k,
+                                 fmt::format("a comment in YAML starts with \"#\", not \"{}\"", opener)};
         // The same after a value that ends with "}", "]" or a quote
         // ({contains: "11"}  // eleven): nothing may follow it on its line.
         const std::size_t slashes = find_outside_quotes(text, *l, k, [&](std::size_t c) {
@@ -2201,7 +2254,8 @@ void check_generations_fit(const Lesson& lesson, const llm::GGUFFile& file, std:
         const auto at = st.request_at.find(llm::keys::max_tokens);
         try {
             llm::check_generation_fits(static_cast<int>(codec->encode(*prompt).size()),
-                                       static_cast<int>(std::stod(max_tokens)), static_cast<int>(n_ctx));
+                                       static_cast<int>(std::stod(max_tokens)), static_cast<int>(n_ctx),
+                                       llm::keys::max_tokens);
         } catch (const Error& e) {
             problems.emplace_back(at != st.request_at.end() ? at->second : st.request_where, e.message());
         } catch (const std::exception&) {

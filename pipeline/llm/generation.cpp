@@ -15,17 +15,17 @@ namespace {
 using Clock = std::chrono::steady_clock;
 }  // namespace
 
-void check_generation_fits(int n_prompt, int n_predict, int n_ctx) {
-    if (n_predict < 1) throw Error(fmt::format("n = {}: ask for at least one token", n_predict));
+void check_generation_fits(int n_prompt, int n_predict, int n_ctx, std::string_view n_name) {
+    if (n_predict < 1) throw Error(fmt::format("{} = {}: ask for at least one token", n_name, n_predict));
     if (n_prompt == 0) throw Error("prompt is empty after tokenization");
     if (n_prompt > n_ctx)
         throw Error(fmt::format("prompt is {} tokens but the context holds {} (n_ctx)", n_prompt, n_ctx));
     // The last generated token is never fed back, so n_prompt + n_predict - 1
     // positions are needed; summed in 64 bits, as n_predict may be INT_MAX.
     if (static_cast<long long>(n_prompt) + n_predict - 1 > n_ctx)
-        throw Error(fmt::format("prompt ({} tokens) + n ({}) does not fit in the context of {} tokens (n_ctx); "
+        throw Error(fmt::format("prompt ({} tokens) + {} ({}) does not fit in the context of {} tokens (n_ctx); "
                                 "ask for at most {} tokens (the last one is never fed back, so it needs no place)",
-                                n_prompt, n_predict, n_ctx, n_ctx - n_prompt + 1));
+                                n_prompt, n_name, n_predict, n_ctx, n_ctx - n_prompt + 1));
 }
 
 Generation::Generation(const TextCodec& codec, std::string_view prompt, const GenerateParams& params)

@@ -85,7 +85,8 @@ struct GenerateResult {
 // Throws the generator's errors for a prompt of n_prompt tokens and n_predict
 // new tokens in a context of n_ctx: "prompt is 600 tokens but the context
 // holds 512 (n_ctx)", "prompt (10 tokens) + n (600) does not fit …".
-void check_generation_fits(int n_prompt, int n_predict, int n_ctx);
+// `n_name`: what the caller calls n_predict ("max_tokens" in a lesson).
+void check_generation_fits(int n_prompt, int n_predict, int n_ctx, std::string_view n_name = "n");
 
 class Generation {
 public:

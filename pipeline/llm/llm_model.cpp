@@ -326,7 +326,7 @@ public:
         const auto t0 = Clock::now();
         tokens_ = codec.encode(*prompt);
         tokenize_ms_ = ms_since(t0);
-        check_generation_fits(static_cast<int>(tokens_.size()), params_.n_predict, model_.n_ctx());
+        check_generation_fits(static_cast<int>(tokens_.size()), params_.n_predict, model_.n_ctx(), keys::max_tokens);
         if (force && !force->empty()) forced_ = parse_forced(*force, static_cast<int>(model_.vocab().n_tokens()));
         // A token forced past the answer's end was never used, without a word.
         if (!forced_.empty() && forced_.rbegin()->first >= params_.n_predict)

@@ -65,7 +65,7 @@ const BadLesson bad_lessons[] = {
     {"congestion-yes.yaml", 3, 45, "congestion: \"yes\" is a yes/no answer, and congestion is a share: a fraction 0..1 or a percentage: 0.3, \"30%\""},
     {"panel-of-another-kind.yaml", 4, 11, "unknown panel \"real_server\" for the llm model (known: inspector, tokens, next_token, kv_cache, timeline, attention, logit_lens, kv_experiment, kv_calc); it is a panel of the endpoint model (kind: endpoint)"},
     // It failed only when the step ran (exit 1), the bundled model's context known before.
-    {"llm-max-tokens-past-context.yaml", 4, 55, "prompt (5 tokens) + n (600) does not fit in the context of 512 tokens (n_ctx); ask for at most 508 tokens (the last one is never fed back, so it needs no place)"},
+    {"llm-max-tokens-past-context.yaml", 4, 55, "prompt (5 tokens) + max_tokens (600) does not fit in the context of 512 tokens (n_ctx); ask for at most 508 tokens (the last one is never fed back, so it needs no place)"},
     {"expect-quoted-number.yaml", 6, 25, "\"11\" is quoted, so it is text, and response.minutes is a number: write it without quotes"},
     // It held only for the text "11"; the minutes are response.minutes.
     {"number-for-text.yaml", 6, 22, "response.text is a text, and 11 is a number: quote it (\"11\") to compare with the text, or check a path that holds the number"},

@@ -1048,3 +1048,28 @@ TEST_CASE("lessons: a step written without its dash is named, first or not, with
     CHECK(error_of("title: t\nmodel:\n  kind: delivery\n  - x\nsteps:\n  - say: hi\n")
               .rfind("4:3: invalid YAML: end of map not found \u2014 check the indentation", 0) == 0);
 }
+
+TEST_CASE("lessons: a '#' that would cut a title or a narration short is named, and a comment written as one passes") {
+    CHECK(error_of("title: Step #1 of it\nsteps:\n  - say: hi\n") ==
+          "1:13: \" #\" starts a comment in YAML, so the title reads \"Step\" and \"#1 of it\" is left out: quote the "
+          "whole text (\"\u2026\"), or write a comment as \"  # \" with a space after the \"#\"");
+    CHECK(error_of("title: t\nsteps:\n  - say: The answer is 13 min #no-surprise\n").rfind(
+              "3:31: \" #\" starts a comment in YAML, so the narration reads \"The answer is 13 min\"", 0) == 0);
+    // The text's own: quoted, a block, no space before it; and a comment as comments are written.
+    CHECK(error_of("title: \"Step #1\"\nsteps:\n  - say: |\n      Step #1\n") == "(valid)");
+    CHECK(error_of("title: C# in a week\nsteps:\n  - say: hi  # a note for the author\n") == "(valid)");
+}
+
+TEST_CASE("lessons: a comment in another language's syntax is named at its line") {
+    for (const char* opener : {"/*", "--", ";"}) {
+        CAPTURE(opener);
+        CHECK(error_of(std::string("title: t\nsteps:\n  ") + opener + " the first step\n  - say: hi\n")
+                  .rfind(std::string("3:3: invalid YAML: a comment in YAML starts with \"#\", not \"") + opener + "\"", 0) == 0);
+    }
+}
+
+TEST_CASE("lessons: a decimal comma inside a {...} is named, not taken for a field") {
+    CHECK(error_of("title: t\nsteps:\n  - request: {distance: 5 km, congestion: 0,3, express_lane: 0}\n") ==
+          "3:45: \"3\" is read as a request field: in a {\u2026} a comma separates the entries, so the decimal comma of "
+          "0,3 ended one: write 0.3");
+}

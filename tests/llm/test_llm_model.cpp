@@ -139,7 +139,7 @@ TEST_CASE("llm model: bad requests fail at the request stage with clear messages
         r.set("max_tokens", "100");
         Pipeline p(model, r);
         CHECK_THROWS_WITH_AS(p.step(),
-                             "prompt (2 tokens) + n (100) does not fit in the context of 48 tokens (n_ctx); ask for "
+                             "prompt (2 tokens) + max_tokens (100) does not fit in the context of 48 tokens (n_ctx); ask for "
                              "at most 47 tokens (the last one is never fed back, so it needs no place)",
                              Error);
     }

@@ -917,7 +917,7 @@ TEST_CASE("screenshots: failed checks take the narration pane's room left, never
         std::string all;
         for (const auto& line : overflows) all += "\n  " + line;
         CHECK_MESSAGE(all.empty(), "error.yaml:" << all);
-        CHECK(drawn.find("\u26a0 prompt (5 tokens) + n (100000)") != std::string::npos);
+        CHECK(drawn.find("\u26a0 prompt (5 tokens) + max_tokens (100000)") != std::string::npos);
         CHECK((drawn.find("it needs no place)\n") != std::string::npos) == (sentences == 1));
         fs::remove_all(lesson.parent_path());
     }
