@@ -56,6 +56,13 @@ int token_of_piece(const TextCodec& codec, int n_tokens, std::string_view piece)
         pieces.push_back(codec.piece(id));
         if (pieces.back() == piece) return id;
     }
+    // "rug" for " rug": a word's token inside a text starts with its space,
+    // which is what was meant far more often than the nearest spelling ("ug").
+    if (!piece.empty() && piece.front() != ' ')
+        if (std::find(pieces.begin(), pieces.end(), " " + std::string(piece)) != pieces.end())
+            throw Error(fmt::format("no token of this vocabulary is exactly {} \u2014 did you mean {}, with the space "
+                                    "that starts a word inside a text?",
+                                    quote_text(piece), quote_text(" " + std::string(piece))));
     // A piece pasted by mistake may be a megabyte: the message quotes its ends.
     throw Error(fmt::format("no token of this vocabulary is exactly {}{}", quote_text(elide(piece, 120)),
                             did_you_mean(piece, pieces)));

@@ -335,6 +335,16 @@ TEST_CASE("a forced token the vocabulary lacks is found before step 1, each at i
         CHECK(e.message() == "force: no token of this vocabulary is exactly \" carpet\" \u2014 did you mean \" carrot\"?\n" +
                                  lesson + ":7:12: force: token 2000 does not exist: the vocabulary has tokens 0..1999");
     }
+    // A word written without the space its token starts with: that one, not
+    // the nearest spelling ("ug").
+    write("    force: rug\n");
+    try {
+        (void)load_lesson(lesson);
+        FAIL("loaded");
+    } catch (const Error& e) {
+        CHECK(e.message() == "force: no token of this vocabulary is exactly \"rug\" \u2014 did you mean \" rug\", with "
+                             "the space that starts a word inside a text?");
+    }
     // The vocabulary's own pieces and ids load.
     write("    force: \" rug\"\n  - force: 1999\n");
     CHECK_NOTHROW((void)load_lesson(lesson));
