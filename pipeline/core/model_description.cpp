@@ -93,6 +93,12 @@ std::string Knob::check(std::string_view value) const {
                 // "100000 req/s": the number with a unit the knob has already.
                 const auto lead = leading_number(text);
                 const bool unit_after = lead && !lead->rest.empty() && lead->rest.front() == ' ';
+                // "50%" for a share written as a fraction (dropout 0..1).
+                if (lead && (lead->rest == "%" || lead->rest == "\uff05") && unit.empty() && max <= 1)
+                    throw Error(fmt::format("\"{}\" must be a number, got \"{}\" \u2014 it is a fraction {}: write "
+                                            "{:.9g}",
+                                            name, value, range_words(*this),
+                                            std::strtod(std::string(lead->number).c_str(), nullptr) / 100));
                 throw Error(fmt::format("\"{}\" must be a number, got \"{}\"{}", name, value,
                                         unit_after ? fmt::format(" — write {}{}", lead->number,
                                                                  unit.empty() ? "" : fmt::format(" (in {})", unit))

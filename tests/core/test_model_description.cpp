@@ -111,6 +111,9 @@ TEST_CASE("a number knob: numbers only, inside its range, whole when it says so"
     rate.unit = "req/s";
     CHECK(message(rate, "100 req/s") == "\"rate\" must be a number, got \"100 req/s\" — write 100 (in req/s)");
     CHECK(message(dropout, "") == "\"dropout\" must be a number, got \"\"");
+    // A percentage for a fraction: the fraction to write.
+    CHECK(message(dropout, "50%").ends_with("got \"50%\" \u2014 it is a fraction at least 0 and below 1: write 0.5"));
+    CHECK(message(rate, "50%") == "\"rate\" must be a number, got \"50%\"");  // not a fraction: no guess
     CHECK(message(dropout, "nan") == "\"dropout\" must be a number, got \"nan\"");
     CHECK(dropout.range_text() == "number, 0 \u2264 x < 1");
 
