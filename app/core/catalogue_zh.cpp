@@ -529,6 +529,8 @@ const Catalogue& chinese_catalogue() {
             {"(not a finite number: cannot compare)", "（不是有限数，无法比较）"},
             {"(what it is compared with is not a finite number: cannot compare)", "（与之比较的值不是有限数，无法比较）"},
             {"the request has not been answered yet; run: all walks it to the respond stage", "请求还没有得到回答；run: all 会把它带到 respond 阶段"},
+            {"no step has served requests yet; serve: N sends N requests through the six steps", "还没有哪一步发送过请求；serve: N 会让 N 个请求走完六个步骤"},
+            {"every request served paid the cold load: none was warm", "发送的每个请求都付出了冷加载：没有一个是热的"},
             {"the step's error stopped the request before its answer", "这一步的错误让请求没能得到回答"},
             {"show the logit_lens panel before the forward pass", "请在前向计算之前显示 logit_lens 面板"},
             // the paths' keys, as a narration's "out:" line and the inspector name them (the

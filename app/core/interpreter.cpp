@@ -815,6 +815,10 @@ std::string Interpreter::why_nothing(const std::string& path) const {
         return "the step's error stopped the request before its answer";
     if (head == "response" && !(pipeline_ && pipeline_->done()))
         return "the request has not been answered yet; run: all walks it to the respond stage";
+    if (head == "served" && state_.served.empty())
+        return "no step has served requests yet; serve: N sends N requests through the six steps";
+    if (head == "served" && path == "served.mean_warm_ms")
+        return "every request served paid the cold load: none was warm";
     // A stage's path: had its stage run for this request?
     if (const std::optional<Stage> stage = parse_stage(head)) {
         // The answer this step wrote before it started afresh counts (lookup).

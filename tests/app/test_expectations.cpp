@@ -506,3 +506,23 @@ steps:
     CHECK(eval.checks[0].got == "(nothing: the forward stage gave no dropout_mask this time; what it holds: which "
                                 "inputs dropout kept (1) or dropped (0); train mode only)");
 }
+
+// served.count before any serve: a bare "(nothing)".
+TEST_CASE("expect: a served path before any serve step says why it has nothing") {
+    auto it = make(R"(
+title: t
+steps:
+  - request: {distance: "3 km", congestion: 0, express_lane: 0}
+    run: all
+    expect: {served.count: 3}
+  - serve: 2
+    expect: {served.count: 2}
+)");
+    const StepReport first = it.step();
+    REQUIRE(first.checks.size() == 1);
+    CHECK(first.checks[0].got ==
+          "(nothing: no step has served requests yet; serve: N sends N requests through the six steps)");
+    const StepReport second = it.step();
+    REQUIRE(second.checks.size() == 1);
+    CHECK(second.checks[0].passed);
+}
