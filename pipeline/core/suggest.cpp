@@ -5,6 +5,8 @@
 #include <string>
 #include <utility>
 
+#include "pipeline/core/text.h"
+
 namespace sixstep {
 
 std::size_t edit_distance(std::string_view a, std::string_view b) {
@@ -39,9 +41,10 @@ std::string_view synonym_of(std::string_view word) {
         {"fp16", "f16"},        {"half", "f16"},      {"float16", "f16"},        {"fp32", "f32"},
         {"float", "f32"},       {"float32", "f32"},   {"bfloat16", "bf16"},      {"q8", "q8_0"},
         {"q4", "q4_0"},
+        // A mode by its long name.
+        {"training", "train"},  {"inference", "eval"}, {"evaluate", "eval"},   {"evaluation", "eval"},
     };
-    std::string lower(word);
-    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    const std::string lower = ascii_lower(word);
     for (const auto& [other, ours] : synonyms)
         if (lower == other) return ours;
     return {};

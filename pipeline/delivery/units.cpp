@@ -32,8 +32,8 @@ Quantity parse_quantity(std::string_view text, std::string_view example) {
     const std::string_view s = trim(text);
     if (s.empty()) throw Error("empty value: expected a number with an optional unit (" + std::string(example) + ")");
     const std::string word = ascii_lower(s);
-    if (word == "yes" || word == "true" || word == "是") return {1, "", true};
-    if (word == "no" || word == "false" || word == "否") return {0, "", true};
+    if (word == "yes" || word == "true" || word == "on" || word == "是") return {1, "", true};
+    if (word == "no" || word == "false" || word == "off" || word == "否") return {0, "", true};
 
     double value = 0;
     const char* first = s.data();

@@ -269,7 +269,7 @@ steps:
     CHECK_THROWS_WITH_AS(it.turn_knob("dropout", "1.5"), "\"dropout\" must be at least 0 and below 1, got 1.5", Error);
     CHECK_THROWS_WITH_AS(it.turn_knob("normalize", "maybe"), "\"normalize\" must be true or false, got \"maybe\"",
                          Error);
-    CHECK_THROWS_WITH_AS(it.turn_knob("mode", "training"), "\"mode\" must be eval or train, got \"training\"", Error);
+    CHECK_THROWS_WITH_AS(it.turn_knob("mode", "training"), "\"mode\" must be eval or train, got \"training\" \u2014 did you mean \"train\"?", Error);
     CHECK_THROWS_WITH_AS(it.turn_knob("congestion", "2"), "\"congestion\" must be from 0 to 1, got 2", Error);
     CHECK(number(it, "respond.minutes") == 11);  // a refused value changes nothing
 

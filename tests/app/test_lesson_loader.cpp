@@ -27,7 +27,7 @@ const BadLesson bad_lessons[] = {
      "range_check, mode, dropout, seed, minimum_minutes, lang)"},
     {"bad-lang-setting.yaml", 3, 17, "\"lang\" must be en or zh, got \"fr\""},
     {"bad-language.yaml", 2, 11, "\"language\" must be en or zh, got \"fr\""},
-    {"bad-mode.yaml", 3, 17, "\"mode\" must be eval or train, got \"training\""},
+    {"bad-mode.yaml", 3, 17, "\"mode\" must be eval or train, got \"training\" \u2014 did you mean \"train\"?"},
     {"bad-model-kind.yaml", 3, 9, "unknown model kind \"gpt5\" (known: delivery, llm, serving, endpoint)"},
     {"bad-number.yaml", 3, 20, "\"steps\" must be a number, got \"many\""},
     {"bad-run.yaml", 4, 10,

@@ -63,6 +63,9 @@ TEST_CASE("did you mean: the nearest name within two edits, or nothing") {
     for (const char* zh : {"cn", "zh-CN", "zh_CN", "Chinese", "中文"})
         CHECK(did_you_mean(zh, {"en", "zh"}) == " \u2014 did you mean \"zh\"?");
     CHECK(did_you_mean("English", {"en", "zh"}) == " \u2014 did you mean \"en\"?");
+    // A mode by its long name: "training" is three edits from "train".
+    CHECK(did_you_mean("training", {"eval", "train"}) == " \u2014 did you mean \"train\"?");
+    CHECK(did_you_mean("Inference", {"eval", "train"}) == " \u2014 did you mean \"eval\"?");
     // q8 is two edits from fp8 too, listed first.
     const std::vector<std::string> dtypes = {"f32", "f16", "bf16", "fp8", "int8", "q8_0", "q4_0"};
     CHECK(did_you_mean("fp16", dtypes) == " \u2014 did you mean \"f16\"?");
@@ -91,7 +94,7 @@ TEST_CASE("a bool knob takes the usual spellings and writes its own") {
 
 TEST_CASE("a choice knob names its choices") {
     CHECK(choice("mode", {"eval", "train"}).check("train") == "train");
-    CHECK(message(choice("mode", {"eval", "train"}), "training") == "\"mode\" must be eval or train, got \"training\"");
+    CHECK(message(choice("mode", {"eval", "train"}), "training") == "\"mode\" must be eval or train, got \"training\" \u2014 did you mean \"train\"?");
     CHECK(message(choice("size", {"s", "m", "l"}), "xl") == "\"size\" must be one of s, m, l, got \"xl\" — did you mean \"l\"?");
     CHECK(choice("mode", {"eval", "train"}).range_text() == "eval | train");
     CHECK(message(choice("experiment", {"traffic", "batch_sweep"}), "batchsweep") ==

@@ -20,6 +20,10 @@ TEST_CASE("quantities: a number and an optional unit") {
     CHECK(parse_quantity("TRUE").unit.empty());
     CHECK(parse_quantity("false").value == 0);
     CHECK(parse_quantity("False").unit.empty());
+    // A switch's words, as the knobs take them ("express_lane: on").
+    CHECK(parse_quantity("on").value == 1);
+    CHECK(parse_quantity("Off").value == 0);
+    CHECK(parse_quantity("off").yes_no);
     CHECK(parse_quantity("0").unit.empty());
 }
 
