@@ -399,7 +399,8 @@ void check_request_field(const Reader& r, const YAML::Node& key, const ModelDesc
         if (digits(whole))
             r.fail(key, fmt::format("\"{}\" is read as a request field: in a {{…}} a comma separates the entries, so "
                                     "the decimal comma of {},{} ended one: write {}.{}",
-                                    name, whole, name, whole, name));
+                                    printable_cut(name, 20), printable_cut(whole, 20), printable_cut(name, 20),
+                                    printable_cut(whole, 20), printable_cut(name, 20)));
     }
     std::vector<std::string> fields;
     for (const auto& knob : model.knobs)

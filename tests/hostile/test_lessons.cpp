@@ -1072,4 +1072,7 @@ TEST_CASE("lessons: a decimal comma inside a {...} is named, not taken for a fie
     CHECK(error_of("title: t\nsteps:\n  - request: {distance: 5 km, congestion: 0,3, express_lane: 0}\n") ==
           "3:45: \"3\" is read as a request field: in a {\u2026} a comma separates the entries, so the decimal comma of "
           "0,3 ended one: write 0.3");
+    // A pasted run of digits is cut in the message, not repeated whole.
+    CHECK(error_of("title: t\nsteps:\n  - request: {distance: 5, congestion: 0," + std::string(500, '3') + "}\n").size() <
+          400);
 }
