@@ -49,8 +49,10 @@ app::LessonOutcome check_one(const std::string& file, bool json) {
 struct CheckTally {
     std::string where, what;
     int passed = 0, seen = 0;
-    std::vector<double> values;  // the value, or got ÷ the compared value (against_name)
+    std::vector<double> values;  // the value, or got ÷ the compared value (ordered, against_name)
     std::string against_name;
+    bool ordered = false;
+    std::vector<double> againsts;  // the compared value, where = or ≈ shows it beside got
 };
 
 std::vector<CheckTally> tally(const std::vector<app::LessonOutcome>& runs) {
@@ -59,13 +61,31 @@ std::vector<CheckTally> tally(const std::vector<app::LessonOutcome>& runs) {
         for (const app::CheckSeen& c : r.seen) {
             auto it = std::find_if(out.begin(), out.end(),
                                    [&](const CheckTally& t) { return t.where == c.where && t.what == c.what; });
-            if (it == out.end()) it = out.insert(out.end(), CheckTally{c.where, c.what, 0, 0, {}, c.against_name});
+            if (it == out.end())
+                it = out.insert(out.end(), CheckTally{c.where, c.what, 0, 0, {}, c.against_name, c.ordered, {}});
             ++it->seen;
             it->passed += c.passed ? 1 : 0;
-            // Against another value, which moves from run to run too: the ratio is the margin.
-            if (c.got && std::isfinite(*c.got)) it->values.push_back(c.against ? *c.got / *c.against : *c.got);
+            if (!c.got || !std::isfinite(*c.got)) continue;
+            // Against another value, which moves from run to run too: for
+            // < and > the ratio is the margin; for = and ≈ (a token id
+            // against another) a ratio means nothing, so both values show.
+            const bool ratio = c.against && c.ordered;
+            it->values.push_back(ratio ? *c.got / *c.against : *c.got);
+            if (c.against && !ratio) it->againsts.push_back(*c.against);
         }
     return out;
+}
+
+// "1.04–1.63 (median 1.25)", or "128" when every run read the same: four
+// digits, more where they would print two values that differ alike.
+std::string spread(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    const double median = v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+    int digits = 4;
+    while (v.front() != v.back() && digits < 9 && readable_number(v.front(), digits) == readable_number(v.back(), digits))
+        ++digits;
+    const std::string lo = readable_number(v.front(), digits), hi = readable_number(v.back(), digits);
+    return lo == hi ? lo : fmt::format("{}–{} (median {})", lo, hi, readable_number(median, digits));
 }
 
 // The lesson's line and one line per check that failed in some run or
@@ -88,18 +108,10 @@ int print_repeated(const std::string& name, const std::vector<app::LessonOutcome
         if (t.passed == n && t.values.empty()) continue;
         std::string range;
         if (!t.values.empty()) {
-            std::vector<double> v = t.values;
-            std::sort(v.begin(), v.end());
-            const double median = v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
-            const std::string got =
-                t.against_name.empty() ? std::string("got") : fmt::format("got ÷ {}", t.against_name);
-            // Four digits, more where they would print two values that differ alike.
-            int digits = 4;
-            while (v.front() != v.back() && digits < 9 && readable_number(v.front(), digits) == readable_number(v.back(), digits))
-                ++digits;
-            const std::string lo = readable_number(v.front(), digits), hi = readable_number(v.back(), digits);
-            range = lo == hi ? fmt::format(" — {} {}", got, lo)
-                             : fmt::format(" — {} {}–{} (median {})", got, lo, hi, readable_number(median, digits));
+            const bool ratio = !t.against_name.empty() && t.ordered;
+            range = fmt::format(" — {} {}", ratio ? fmt::format("got ÷ {}", t.against_name) : std::string("got"),
+                                spread(t.values));
+            if (!t.againsts.empty()) range += fmt::format("; {} {}", t.against_name, spread(t.againsts));
         }
         std::printf("  %s %d/%d  %s %s%s\n", t.passed == n ? "✓" : "✗", t.passed, n, printable(t.where).c_str(),
                     printable(t.what).c_str(), range.c_str());

@@ -101,7 +101,10 @@ LessonOutcome run_lesson(const std::string& path, std::FILE* narrate, bool want_
         for (const auto& c : r.checks) {
             ++out.checks;
             CheckSeen seen{c.expectation.where.str(), c.expectation.path + " " + c.expectation.describe("and"),
-                           c.passed, c.got_number, "", std::nullopt};
+                           c.passed, c.got_number, "", std::nullopt, false};
+            seen.ordered = std::all_of(c.expectation.conditions.begin(), c.expectation.conditions.end(), [](const Condition& k) {
+                return k.op == Condition::Op::below || k.op == Condition::Op::above;
+            });
             if (c.named.size() == 1) {
                 char* end = nullptr;
                 const std::string& v = c.named.front().second;

@@ -21,6 +21,9 @@ struct CheckSeen {
     // and this run's value, for the margin got ÷ it.
     std::string against_name;
     std::optional<double> against;
+    // Only below and above have a margin as a ratio: for = and ≈ (a token id
+    // against another) the two values are what an author wants to see.
+    bool ordered = false;
 };
 
 struct LessonOutcome {

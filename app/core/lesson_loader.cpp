@@ -1594,11 +1594,11 @@ std::optional<std::pair<std::size_t, std::string>> wide_flow_punctuation(std::st
     if (lines.empty() || static_cast<int>(lines.size()) <= at.line) return std::nullopt;
     const SourceLine& l = lines.back();
     bool in_flow = false;
-    const std::size_t c = find_outside_quotes(text, l, 0, [&](std::size_t c) {
-        in_flow = in_flow || l.text[c] == '{' || l.text[c] == '[';
-        const std::string_view rest = l.text.substr(c);
+    const std::size_t c = find_outside_quotes(text, l, 0, [&](std::size_t i) {
+        in_flow = in_flow || l.text[i] == '{' || l.text[i] == '[';
+        const std::string_view rest = l.text.substr(i);
         return (in_flow && rest.starts_with("\uff0c")) ||
-               ((rest.starts_with("\uff5b") || rest.starts_with("\uff3b")) && value_starts_at(l.text, c));
+               ((rest.starts_with("\uff5b") || rest.starts_with("\uff3b")) && value_starts_at(l.text, i));
     });
     if (c == std::string_view::npos) return std::nullopt;
     const std::string_view rest = l.text.substr(c);

@@ -258,6 +258,17 @@ TEST_CASE("check --repeat: each check's passes in N runs and the range of its va
     CHECK(t.output.find(": every check held in all 4 runs") != std::string::npos);
     CHECK(t.output.find("respond.ttft_ms > 0 — got ") != std::string::npos);
     CHECK(t.output.find("(median ") != std::string::npos);
+    // Against a remembered value: < and > show the margin as a ratio; = shows
+    // both values, as a ratio of two token ids (or minutes) means nothing.
+    const auto against = timed.parent_path() / "against.yaml";
+    std::ofstream(against) << "title: against\nmodel: {kind: delivery}\nsteps:\n"
+                              "  - request: {distance: 3 km, congestion: 0, express_lane: 0}\n    run: all\n"
+                              "    remember: {m: postprocess.minutes}\n  - expect:\n"
+                              "      forward.raw_output: {below: m, times: 2}\n      postprocess.minutes: {equals: m}\n";
+    const auto a = run_command(sixstep_cmd("check --repeat 2 '" + against.string() + "'"));
+    CHECK(a.exit_code == 0);
+    CHECK(a.output.find("forward.raw_output < 2 × m — got ÷ m 1\n") != std::string::npos);
+    CHECK(a.output.find("postprocess.minutes = m — got 11; m 11\n") != std::string::npos);
     CHECK(run_command(sixstep_cmd("check --repeat 3 --attempts 2 '" + f + "'")).exit_code == 2);
     CHECK(run_command(sixstep_cmd("check --repeat 0 '" + f + "'")).exit_code == 2);
 }
