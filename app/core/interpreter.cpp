@@ -764,6 +764,27 @@ bool same(const Value& got, const Value& want) {
     return gt == wt;
 }
 
+// The numbers a `contains` looks for in a list: 5, "5", "5, -2" or "[5, −2]".
+std::optional<std::vector<double>> number_run(const Value& want) {
+    if (const double* w = std::get_if<double>(&want)) return std::vector<double>{*w};
+    if (const auto* t = std::get_if<std::string>(&want)) return number_list_text(*t);
+    return std::get<std::vector<double>>(want);  // a remembered list: its elements, in a row
+}
+
+// A list of numbers contains a number when one of its elements equals it
+// (as `=` means equal), and "5, -2" when two neighbours are 5 and −2: as
+// text, "[13, 13]" contained "3" and "[15, 5]" contained "5, 1".
+bool list_contains(const std::vector<double>& list, const Value& want) {
+    const std::optional<std::vector<double>> run = number_run(want);
+    if (!run) return typed(list).find(typed(want)) != std::string::npos;
+    if (run->size() > list.size()) return false;
+    for (std::size_t i = 0; i + run->size() <= list.size(); ++i)
+        if (std::equal(run->begin(), run->end(), list.begin() + static_cast<std::ptrdiff_t>(i),
+                       [](double w, double g) { return same(g, w); }))
+            return true;
+    return false;
+}
+
 bool holds(const Condition& c, const Value& got, const Value& want) {
     const double* g = std::get_if<double>(&got);
     const double* w = std::get_if<double>(&want);
@@ -771,7 +792,9 @@ bool holds(const Condition& c, const Value& got, const Value& want) {
         case Condition::Op::equals: return same(got, want);
         // tol: 0 is plain equality, not stricter than it.
         case Condition::Op::near: return g && w && (std::fabs(*g - *w) <= c.tolerance || same(got, want));
-        case Condition::Op::contains: return typed(got).find(typed(want)) != std::string::npos;
+        case Condition::Op::contains:
+            if (const auto* list = std::get_if<std::vector<double>>(&got)) return list_contains(*list, want);
+            return typed(got).find(typed(want)) != std::string::npos;
         case Condition::Op::below: return g && w && *g < *w;
         case Condition::Op::above: return g && w && *g > *w;
     }

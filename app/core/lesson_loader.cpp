@@ -797,6 +797,28 @@ void refuse_text_for_number(const Reader& r, const YAML::Node& v, const Expectat
     }
 }
 
+// What a list of numbers can never be: equal to one number (served.minutes:
+// 11 against [11, 11, 11]), or contain a text that is no numbers
+// ({contains: "min"} on forward.terms); under not, either would always hold.
+void refuse_mismatch_on_numbers(const Reader& r, const YAML::Node& v, const Expectation& e, const ModelDescription& model) {
+    const std::optional<PathInfo> p = declared_path(model, e.path);
+    if (!p || p->type != ValueType::numbers) return;
+    for (const Condition& c : e.conditions) {
+        if (c.operand.kind != Operand::Kind::literal) continue;
+        if (const auto* x = std::get_if<double>(&c.operand.literal); x && c.op == Condition::Op::equals) {
+            const YAML::Node at = !v.IsMap() ? v : v["value"] ? v["value"] : v["equals"];
+            r.fail(at, fmt::format("{} is a list of numbers, which never equals one number: {{contains: {}}} holds "
+                                   "when one of them is {}",
+                                   e.path, at.Scalar(), at.Scalar()));
+        }
+        const auto* text = std::get_if<std::string>(&c.operand.literal);
+        if (c.op != Condition::Op::contains || !text || number_list_text(*text)) continue;
+        r.fail(v["contains"], fmt::format("{} is a list of numbers, and \"{}\" is not a number or numbers: write "
+                                          "{{contains: 5}} for an element, {{contains: \"5, -2\"}} for neighbours",
+                                          e.path, *text));
+    }
+}
+
 // A number that a path declared as a text is to equal: `response.text: 11`
 // held only for the text "11", and read as a slip (the minutes are
 // response.minutes). Quoted, it is the text.
@@ -838,13 +860,13 @@ std::vector<Expectation> read_expect(const Reader& r, const YAML::Node& n, const
         } else {
             Condition c;
             refuse_reference_as_text(r, v, e.path.c_str(), model, remembered);
-            // A list path is compared as its text: say how, not only that a list is not a value.
+            // A list path is checked element by element: say how, not only that a list is not a value.
             if (v.IsSequence()) {
                 const std::vector<PathInfo> paths = lesson_paths(model);
                 const auto info = std::find_if(paths.begin(), paths.end(), [&](const PathInfo& p) { return p.path == e.path; });
                 if (info != paths.end() && info->type == ValueType::numbers)
-                    r.fail(v, fmt::format("\"{}\" is a list, compared as its text: check one of its numbers with "
-                                          "{{contains: \"5\"}}, not the whole list",
+                    r.fail(v, fmt::format("\"{}\" is a list: check one of its numbers with {{contains: 5}}, or "
+                                          "neighbours with {{contains: \"5, -2\"}}, not the whole list",
                                           e.path));
             }
             refuse_non_finite(r, v, false);
@@ -853,6 +875,7 @@ std::vector<Expectation> read_expect(const Reader& r, const YAML::Node& n, const
         }
         refuse_text_for_number(r, v, e, model);  // under not too: it would always hold
         refuse_number_for_text(r, v, e, model);
+        refuse_mismatch_on_numbers(r, v, e, model);
         out.push_back(std::move(e));
     }
     return out;

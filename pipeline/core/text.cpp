@@ -215,6 +215,27 @@ std::optional<double> whole_number_text(std::string_view text) {
     return std::strtod(std::string(lead->number).c_str(), nullptr);
 }
 
+std::optional<std::vector<double>> number_list_text(std::string_view text) {
+    std::string t(text);
+    for (std::size_t at = t.find("\u2212"); at != std::string::npos; at = t.find("\u2212", at)) t.replace(at, 3, "-");
+    const auto trim = [](std::string_view v) {
+        while (!v.empty() && v.front() == ' ') v.remove_prefix(1);
+        while (!v.empty() && v.back() == ' ') v.remove_suffix(1);
+        return v;
+    };
+    std::string_view items = trim(t);
+    if (items.size() >= 2 && items.front() == '[' && items.back() == ']') items = items.substr(1, items.size() - 2);
+    std::vector<double> out;
+    for (std::size_t at = 0; at <= items.size();) {
+        const std::size_t comma = std::min(items.find(',', at), items.size());
+        const std::optional<double> x = whole_number_text(trim(items.substr(at, comma - at)));
+        if (!x) return std::nullopt;
+        out.push_back(*x);
+        at = comma + 1;
+    }
+    return out;
+}
+
 std::optional<LeadingNumber> leading_number(std::string_view text) {
     const std::string s(text);  // strtod reads up to a NUL
     char* end = nullptr;

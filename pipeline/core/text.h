@@ -29,6 +29,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace sixstep {
 
@@ -101,5 +102,10 @@ std::optional<LeadingNumber> leading_number(std::string_view text);
 // decimal syntax; nothing for "", " 12", "12 ", "12 min", "nan", "1e999" or
 // hexadecimal "0x10". For a value that must be a number and nothing more.
 std::optional<double> whole_number_text(std::string_view text);
+
+// The numbers a text lists, as a lesson writes a run of a list's elements:
+// "5", "5, -2", "[5, −2]" (a typographic minus reads as "-"); nothing when
+// any item is not a number, or the text is empty.
+std::optional<std::vector<double>> number_list_text(std::string_view text);
 
 }  // namespace sixstep

@@ -3,6 +3,7 @@
 // checked against what the engine computed. Broken ones are in
 // test_lesson_loader.cpp (tests/data/bad-lessons).
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 
 #include "app/core/interpreter.h"
 #include "app/core/report.h"
@@ -225,6 +226,49 @@ steps:
     const StepReport r = minus.step();
     CHECK(results(r) == std::vector<bool>{true, true});
     CHECK(r.checks[0].got.find("\u221220") != std::string::npos);  // the text keeps its typographic minus
+}
+
+// A list of numbers contains an element, or a run of neighbours, as = means
+// equal: as text, [6, 5, -2] contained "6, 5, -" and [13] contained "3".
+TEST_CASE("expect: contains on a list of numbers matches whole elements and runs of neighbours") {
+    // terms = [6, 5, -2] (3 km, half congested, express lane); then [13, 0, 0].
+    const std::vector<std::pair<const char*, bool>> cases = {
+        {"5", true},           {"\"5, \u22122\"", true}, {"\"[6, 5, -2]\"", true}, {"6.000000001", true},
+        {"2", false},          {"\"6, -2\"", false},      {"\"6, 5, -2, 0\"", false}, {"0.5", false},
+        {"\"-2\"", true},      {"-2", true},
+    };
+    for (const auto& c : cases) {  // not a structured binding: clang 14 cannot capture one (CAPTURE)
+        const char* operand = c.first;
+        const bool holds = c.second;
+        CAPTURE(operand);
+        auto it = make(fmt::format(R"(
+title: t
+model: {{kind: delivery, weights: {{bias: 5, distance: 2, congestion: 10, express_lane: -2}}}}
+steps:
+  - request: {{distance: "3 km", congestion: 0.5, express_lane: 1}}
+    run: forward
+    expect: {{forward.terms: {{contains: {}}}}}
+  - request: {{distance: "6.5 km", congestion: 0, express_lane: 0}}
+    run: forward
+    expect: {{forward.terms: {{not: {{contains: {}}}}}}}
+)",
+                                   operand, operand)
+                           .c_str());
+        CHECK(results(it.step()) == std::vector<bool>{holds});
+        CHECK(results(it.step()) == std::vector<bool>{true});  // [13, 0, 0] holds none of them
+    }
+    // As text, "[13, 0, 0]" contained "3".
+    auto thirteen = make(R"(
+title: t
+model: {kind: delivery, weights: {bias: 0, distance: 2, congestion: 10, express_lane: -2}}
+steps:
+  - request: {distance: "6.5 km", congestion: 0, express_lane: 0}
+    run: forward
+    expect: {forward.terms: {contains: 3}}
+  - expect: {forward.terms: {contains: 13}}
+)");
+    CHECK(results(thirteen.step()) == std::vector<bool>{false});
+    CHECK(results(thirteen.step()) == std::vector<bool>{true});
 }
 
 // A literal is described to the digits equality compares (9 significant):

@@ -148,8 +148,8 @@ const BadLesson bad_lessons[] = {
      "unknown path \"forward.raw_outptu\" for the delivery model — did you mean \"forward.raw_output\"? "
      "(`sixstep paths --model delivery` lists them)"},
     {"list-expected-whole.yaml", 5, 29,
-     "\"forward.terms\" is a list, compared as its text: check one of its numbers with {contains: \"5\"}, not the "
-     "whole list"},
+     "\"forward.terms\" is a list: check one of its numbers with {contains: 5}, or neighbours with {contains: "
+     "\"5, -2\"}, not the whole list"},
     {"expect-not-indented.yaml", 6, 5,
      "unknown key \"response.minutes\" in step 1 (expected one of: title, say, request, set, train, freeze, force, "
      "show, inspect, attention, run, serve, kv_experiment, kv_calc, remember, knobs, expect); a path to check goes "

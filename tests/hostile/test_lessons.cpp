@@ -684,6 +684,24 @@ TEST_CASE("lessons: a quote never closed is named where it opens, not as a lesso
     CHECK(error_of("title: fine\n") == "1:1: the lesson has no \"steps\"");
 }
 
+// A list of numbers holds only numbers: {contains: "min"} could never hold,
+// and under not always would.
+TEST_CASE("contains on a list of numbers looks for numbers, and a text that is none is invalid") {
+    CHECK(error_of(delivery_expect + "      forward.terms: {contains: \"min\"}\n") ==
+          "6:33: forward.terms is a list of numbers, and \"min\" is not a number or numbers: write {contains: 5} for "
+          "an element, {contains: \"5, -2\"} for neighbours");
+    CHECK(error_of(delivery_expect + "      forward.terms: {not: {contains: \"6, x\"}}\n").rfind("6:39: ", 0) == 0);
+    CHECK(error_of(delivery_expect + "      forward.terms: {contains: \"[6, 3]\"}\n") == "(valid)");
+    CHECK(error_of(delivery_expect + "      forward.terms: {contains: 6}\n") == "(valid)");
+    CHECK(error_of(delivery_expect + "      respond.text: {contains: \"min\"}\n") == "(valid)");
+    // One number is never a list: it failed at run time, "got [11, 11, 11]".
+    CHECK(error_of(delivery_expect + "      forward.terms: 6\n") ==
+          "6:22: forward.terms is a list of numbers, which never equals one number: {contains: 6} holds when one of "
+          "them is 6");
+    CHECK(error_of(delivery_expect + "      forward.terms: {not: {equals: 6}}\n").rfind("6:37: forward.terms is a list", 0) == 0);
+    CHECK(error_of(delivery_expect + "      forward.terms: \"[6, 3, -2]\"\n") == "(valid)");  // the whole list, as text
+}
+
 // It said "write 30" for "30%", and request.congestion holds 0.3: the check
 // written as told could never pass (expected = 30, got 0.3).
 TEST_CASE("a value written with a unit is told the number in the path's own unit") {
