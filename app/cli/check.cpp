@@ -77,7 +77,9 @@ std::vector<CheckTally> tally(const std::vector<app::LessonOutcome>& runs) {
 }
 
 // "1.04–1.63 (median 1.25)", or "128" when every run read the same: four
-// digits, more where they would print two values that differ alike.
+// digits, more where they would print two values that differ alike, and
+// four again when even nine do not tell them apart (a simulation's mean
+// that moved in its 12th digit printed as 193.248426).
 std::string spread(std::vector<double> v) {
     std::sort(v.begin(), v.end());
     const double median = v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
@@ -85,7 +87,7 @@ std::string spread(std::vector<double> v) {
     while (v.front() != v.back() && digits < 9 && readable_number(v.front(), digits) == readable_number(v.back(), digits))
         ++digits;
     const std::string lo = readable_number(v.front(), digits), hi = readable_number(v.back(), digits);
-    return lo == hi ? lo : fmt::format("{}–{} (median {})", lo, hi, readable_number(median, digits));
+    return lo == hi ? readable_number(v.front(), 4) : fmt::format("{}–{} (median {})", lo, hi, readable_number(median, digits));
 }
 
 // The lesson's line and one line per check that failed in some run or
