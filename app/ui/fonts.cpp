@@ -107,6 +107,14 @@ constexpr const char* ui_symbols_zh = "，。：；！？（）、“”《》�
 
 const Fonts& fonts() { return current; }
 
+void forget_fonts() {
+    // The faces go; what went wrong building them stays, for the caller that
+    // reports it after the run (`sixstep screenshot`).
+    std::string problem = std::move(current.problem);
+    current = Fonts{};
+    current.problem = std::move(problem);
+}
+
 float default_font_px(int framebuffer_width, int framebuffer_height) {
     const float w = framebuffer_width > 0 ? static_cast<float>(framebuffer_width) : 1280.0f;
     const float h = framebuffer_height > 0 ? static_cast<float>(framebuffer_height) : 720.0f;

@@ -25,6 +25,10 @@ struct Fonts {
 
 // The fonts of the current ImGui context (valid after build_fonts).
 const Fonts& fonts();
+// Forgets them, before their context is destroyed: a later context (a
+// test's, with ImGui's default font) must not reach into a freed atlas.
+// Their `problem` is kept.
+void forget_fonts();
 
 // (Re)builds the atlas at `body_px`, covering Latin, Greek, arrows, maths
 // and every character of `text` (add the lesson's text here). Call between

@@ -200,6 +200,7 @@ int run_app(const std::string& lesson_path, const AppOptions& options) {
     std::string error;
     auto window = Window::open(options.width, options.height, "sixstep", true, &error);
     if (!window) {
+        forget_fonts();
         ImGui::DestroyContext();
         std::fprintf(stderr, "sixstep: %s\n", error.c_str());
         return no_window;
@@ -318,6 +319,7 @@ int run_app(const std::string& lesson_path, const AppOptions& options) {
                          last_stats.cpu_mean_ms);
     }
     window.reset();
+    forget_fonts();
     ImGui::DestroyContext();
     return 0;
 }
@@ -336,6 +338,7 @@ int render_screenshots(const ScreenshotOptions& o, std::vector<std::string>* wri
     std::unique_ptr<Window> window;
     if (!offscreen && display_available()) window = Window::open(o.width, o.height, "sixstep screenshot", false, &glfw_error);
     if (!offscreen && !window) {
+        forget_fonts();
         ImGui::DestroyContext();
         std::fprintf(stderr, "sixstep: error: no OpenGL context for screenshots: %s%s%s\n", egl_error.c_str(),
                      glfw_error.empty() ? "" : "; ", glfw_error.c_str());
@@ -443,6 +446,7 @@ int render_screenshots(const ScreenshotOptions& o, std::vector<std::string>* wri
     }
     window.reset();
     offscreen.reset();
+    forget_fonts();
     ImGui::DestroyContext();
     return rc;
 }
