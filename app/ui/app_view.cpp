@@ -98,7 +98,8 @@ void draw_app(const app::Snapshot& s, ViewState& v, app::Session& session, float
     const int knob_rows = (s.has_lesson && !v.picker) ? knobs_rows(s) : 0;
     const int log_lines = v.log_open ? 6 : 1;
     const bool tabs = s.has_lesson && !v.picker && s.state.description && !s.state.description->panels.empty();
-    v.layout = compute_layout(width, height, v.font_px, knob_rows, log_lines, tabs);
+    const float narration_h = knob_rows > 0 ? narration_least_height(s, left_column_width(width)) : 0;
+    v.layout = compute_layout(width, height, v.font_px, knob_rows, log_lines, tabs, narration_h);
 
     // Once per frame, like the snapshot: the command running now and how far it got.
     const app::WorkStatus work = session.work();

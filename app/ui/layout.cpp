@@ -11,7 +11,9 @@ namespace {
 constexpr float margin = 8;  // pixels between panels and around the screen
 }
 
-Layout compute_layout(float width, float height, float f, int knobs_lines, int log_lines, bool tabs) {
+float left_column_width(float width) { return std::round((width - 3 * margin) * 0.40f); }
+
+Layout compute_layout(float width, float height, float f, int knobs_lines, int log_lines, bool tabs, float narration_h) {
     Layout l;
     const float m = margin;
     l.header = {0, 0, width, std::round(f * 2.0f)};
@@ -19,14 +21,18 @@ Layout compute_layout(float width, float height, float f, int knobs_lines, int l
     const float log_h = std::round(f * (1.0f + 1.15f * std::max(1, log_lines)) );
     l.log = {m, height - m - log_h, width - 2 * m, log_h};
     const float top = l.diagram.bottom() + m, bottom = l.log.y - m;
-    const float left_w = std::round((width - 3 * m) * 0.40f);
+    const float left_w = left_column_width(width);
     // The knobs take the rows they need, up to half the column: at a large
     // font (Ctrl+ on a projector) their rows ran over the key hints and the
     // narration, what the class reads, shrank to a line. Past half they
-    // scroll, as every panel does.
+    // scroll, as every panel does. And they leave the narration the room it
+    // needs at its smallest size, down to one row of their own: at 1024×768
+    // and 1.6× half the column still left lesson 10's four lines one.
     const float column_h = bottom - top;
-    const float knobs_h =
+    float knobs_h =
         knobs_lines > 0 ? std::min(std::round(f * (2.0f + 1.75f * knobs_lines)), std::floor((column_h - m) * 0.5f)) : 0;
+    if (knobs_lines > 0 && narration_h > 0)
+        knobs_h = std::min(knobs_h, std::max(std::round(f * 3.75f), std::floor(column_h - m - narration_h)));
     l.narration = {m, top, left_w, column_h - (knobs_h > 0 ? knobs_h + m : 0)};
     l.knobs = {m, l.narration.bottom() + m, left_w, knobs_h};
     l.inspector = {2 * m + left_w, top, width - 3 * m - left_w, bottom - top};

@@ -33,8 +33,13 @@ struct Layout {
 
 // `knobs_lines`: how many rows of controls the knobs panel needs (0: none);
 // `log_lines`: the log's height in lines (1: a status line); `tabs`: a strip
-// of panel tabs above the right-hand area (its height is taken from it).
-Layout compute_layout(float width, float height, float font_px, int knobs_lines, int log_lines, bool tabs = false);
+// of panel tabs above the right-hand area (its height is taken from it);
+// `narration_h`: the least height the narration needs (0: not known), which
+// the knobs leave it, down to one row of their own.
+Layout compute_layout(float width, float height, float font_px, int knobs_lines, int log_lines, bool tabs = false,
+                      float narration_h = 0);
+// The narration's and knobs' column: how wide it is in a window `width` wide.
+float left_column_width(float width);
 
 // Where the panels `shown` (1 or 2, by name) go in the right-hand area: the
 // whole of it, or two stacked, the first a little taller, unless it is the

@@ -104,6 +104,23 @@ Footer fit_footer(const app::LessonState& st, const std::string& narration, floa
 
 }  // namespace
 
+float narration_least_height(const app::Snapshot& s, float width) {
+    const app::LessonState& st = s.state;
+    const Fonts& F = fonts();
+    if (!F.big || !F.body) return 0;  // no fonts built (a test's bare context)
+    const ImGuiStyle& style = ImGui::GetStyle();
+    const float inner = width - 2 * style.WindowPadding.x, gap = style.ItemSpacing.y;
+    const float title_lines = static_cast<float>(wrap_lines(F.big, F.big->FontSize, st.step_title, inner).size());
+    // The text at the smallest size fit_narration goes to.
+    const float size = F.body->FontSize * 0.8f;
+    const float lines =
+        static_cast<float>(wrap_lines(F.body, size, reflow(st.narration), inner - style.ScrollbarSize).size());
+    const float footer = (st.checks.empty() && !st.error) ? 0.0f : ImGui::GetTextLineHeightWithSpacing() + 4.0f;
+    return 2 * style.WindowPadding.y + ImGui::GetTextLineHeightWithSpacing() +  // "Step 3 of 7"
+           title_lines * (F.big->FontSize + gap) + 2 * gap +                    // the title, Spacing()
+           lines * (size + gap) + footer;
+}
+
 void draw_narration(const app::Snapshot& s, ViewState& v) {
     const Rect& r = v.layout.narration;
     if (begin_panel("##narration", r)) {

@@ -20,6 +20,9 @@ namespace sixstep::ui {
 void draw_header(const app::Snapshot& s, const app::WorkStatus& w, ViewState& v);  // app_view.cpp
 void draw_pipeline_diagram(const app::Snapshot& s, ViewState& v);                 // pipeline_diagram.cpp
 void draw_narration(const app::Snapshot& s, ViewState& v);                        // narration.cpp
+// The height the narration pane needs, `width` wide, to show the step's
+// title and all its text at the smallest size it shrinks to.
+float narration_least_height(const app::Snapshot& s, float width);                 // narration.cpp
 void draw_inspector(const app::Snapshot& s, ViewState& v);                        // inspector.cpp
 void draw_training(const app::Snapshot& s, ViewState& v);                         // training_panel.cpp
 // Before the first training step: the examples, inside the current pane.

@@ -420,6 +420,24 @@ TEST_CASE("layout: the knobs stay above the key hints and leave the narration ha
         }
 }
 
+// Half the column still left lesson 10's four lines of narration one at
+// 1024x768 and 1.6x: the knobs give it the room it needs at its smallest
+// size, down to one row of their own, and take their rows where it is short.
+TEST_CASE("layout: the knobs leave the narration the height it needs, down to one row") {
+    const float f = ui::default_font_px(1024, 768) * ui::max_font_scale;
+    const ui::Layout half = ui::compute_layout(1024, 768, f, 3, 1);
+    const float column = half.knobs.bottom() - half.narration.y;
+    const ui::Layout needs = ui::compute_layout(1024, 768, f, 3, 1, false, column * 0.7f);
+    CHECK(needs.narration.h == doctest::Approx(column * 0.7f).epsilon(0.01));
+    CHECK(needs.knobs.h < half.knobs.h);
+    CHECK(needs.knobs.bottom() == half.knobs.bottom());
+    const ui::Layout all = ui::compute_layout(1024, 768, f, 3, 1, false, column);
+    CHECK(all.knobs.h == doctest::Approx(std::round(f * 3.75f)));  // one row, the rest scrolls
+    CHECK(all.knobs.bottom() == half.knobs.bottom());
+    const ui::Layout little = ui::compute_layout(1024, 768, f, 3, 1, false, 100);
+    CHECK(little.knobs.h == half.knobs.h);  // a short narration: the knobs keep their rows
+}
+
 // A short chart's y axis: its labels never overlap (lesson 13's 17-px bar
 // charts wrote 100, 50 and 0 over each other), and a tall one keeps its
 // round steps.
