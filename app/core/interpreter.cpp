@@ -638,9 +638,11 @@ void Interpreter::refresh_state() {
     state_.response = pipeline_ ? pipeline_->response() : std::nullopt;
     state_.last_stage.reset();
     state_.next_stage.reset();
+    state_.failed_stage.reset();
     if (pipeline_) {
         if (!state_.trace.empty()) state_.last_stage = state_.trace.events().back().stage;
         if (!pipeline_->done() && !pipeline_->failed()) state_.next_stage = pipeline_->next_stage();
+        if (pipeline_->failed()) state_.failed_stage = pipeline_->next_stage();  // it never moved past it
     }
     state_.panels = PanelsState{};
     if (panels_) panels_->fill(state_.panels);

@@ -119,6 +119,7 @@ struct LessonState {
     Trace trace;                        // of the current request (partial while stepping)
     std::optional<Stage> last_stage;    // the stage that ran last
     std::optional<Stage> next_stage;    // the stage that runs next; empty when answered or none started
+    std::optional<Stage> failed_stage;  // the stage whose error stopped the request (the diagram marks it)
     std::optional<Response> response;
     std::optional<std::string> error;   // the current step's engine error, if any
 

@@ -141,6 +141,7 @@ void draw_pipeline_diagram(const app::Snapshot& s, ViewState& v) {
     }
     const int active = active_stage(s);
     const int next = st.next_stage ? stage_index(*st.next_stage) : -1;
+    const int failed = st.failed_stage ? stage_index(*st.failed_stage) : -1;
 
     // ---- the six boxes ----
     for (int i = 0; i < stage_count; ++i) {
@@ -148,10 +149,12 @@ void draw_pipeline_diagram(const app::Snapshot& s, ViewState& v) {
         const TraceEvent* ev = s.has_lesson ? st.trace.last(stage) : nullptr;
         const Rect b = stage_box(r, i, f);
         const ImVec2 p0(b.x, b.y), p1(b.right(), b.bottom());
-        const bool is_active = i == active, done = ev != nullptr, is_next = i == next;
+        const bool is_active = i == active, done = ev != nullptr, is_next = i == next, is_failed = i == failed;
         std::uint32_t fill = theme::pending_rgb, border = theme::pending_border_rgb, text = theme::muted_rgb;
         float thick = 2.0f;
-        if (is_active) fill = theme::active_rgb, border = theme::active_border_rgb, text = theme::text_rgb, thick = 4.0f;
+        // The stage whose error stopped the request: red, as the error under the narration.
+        if (is_failed) fill = theme::error_fill_rgb, border = theme::bad_rgb, text = theme::text_rgb, thick = 4.0f;
+        else if (is_active) fill = theme::active_rgb, border = theme::active_border_rgb, text = theme::text_rgb, thick = 4.0f;
         else if (done) fill = theme::done_rgb, border = theme::done_border_rgb, text = theme::text_rgb, thick = 2.5f;
         else if (is_next) border = theme::accent_rgb, text = theme::text_rgb, thick = 2.5f;
         const float round = f * 0.35f;
@@ -166,7 +169,7 @@ void draw_pipeline_diagram(const app::Snapshot& s, ViewState& v) {
         const float pad = f * 0.4f;
         const float disc = F.bold->FontSize * 0.5f;
         const ImVec2 dc(b.x + pad + disc, b.y + pad + disc);
-        dl->AddCircleFilled(dc, disc, theme::col(done || is_active ? theme::text_rgb : theme::pending_border_rgb));
+        dl->AddCircleFilled(dc, disc, theme::col(done || is_active || is_failed ? theme::text_rgb : theme::pending_border_rgb));
         const std::string n = std::to_string(i + 1);
         const ImVec2 ns = F.bold->CalcTextSizeA(F.bold->FontSize * 0.8f, 1e9f, 0, n.c_str());
         add_text(dl, F.bold, F.bold->FontSize * 0.8f, ImVec2(dc.x - ns.x * 0.5f, dc.y - ns.y * 0.5f), theme::col(0xFFFFFF),
@@ -214,9 +217,11 @@ void draw_pipeline_diagram(const app::Snapshot& s, ViewState& v) {
                 add_text(dl, F.bold, small, ImVec2(c.x - es.x * 0.5f, c.y - es.y * 0.5f), theme::col(0xFFFFFF), "!");
             }
         } else {
-            const char* label = is_next ? tr("next") : "\u2014";
-            add_text(dl, F.body, F.body->FontSize, ImVec2(b.x + pad, line2 + (F.big->FontSize - F.body->FontSize) * 0.5f),
-                        theme::col(is_next ? theme::accent_rgb : theme::pending_border_rgb), label);
+            const char* label = is_failed ? tr("error") : is_next ? tr("next") : "\u2014";
+            const std::uint32_t ink = is_failed ? theme::bad_rgb : is_next ? theme::accent_rgb : theme::pending_border_rgb;
+            ImFont* lf = is_failed ? F.big : F.body;
+            add_text(dl, lf, lf->FontSize, ImVec2(b.x + pad, line2 + (F.big->FontSize - lf->FontSize) * 0.5f), theme::col(ink),
+                     label);
         }
 
         // Click a box to inspect that stage.

@@ -24,6 +24,7 @@ inline constexpr std::uint32_t packet_rgb = 0x1D4ED8;         // the request tra
 inline constexpr std::uint32_t accent_rgb = 0x1D4ED8;         // headings, links
 inline constexpr std::uint32_t good_rgb = 0x15803D;           // the right number, passed checks
 inline constexpr std::uint32_t bad_rgb = 0xB91C1C;            // the absurd number, errors
+inline constexpr std::uint32_t error_fill_rgb = 0xFEE2E2;     // the stage whose error stopped the request (tests look for it)
 inline constexpr std::uint32_t warn_rgb = 0xB45309;           // warnings
 inline constexpr std::uint32_t header_rgb = 0x1F2937;         // the title bar
 inline constexpr std::uint32_t header_text_rgb = 0xFFFFFF;

@@ -572,6 +572,26 @@ TEST_CASE("screenshots: the canary chart marks the rollback only when there is o
     CHECK(pixels(frames[4], ui::theme::canary_rgb) > 20);
 }
 
+// Lesson 02 step 6: "3 kg" stops the request in its first stage. The six
+// boxes were all blank and grey, the error only under the narration; the
+// request's box is now red and says so, and no box is red in a step whose
+// request went through.
+TEST_CASE("screenshots: the stage whose error stopped the request is drawn red, and only then") {
+    const std::vector<Image> frames = render_lesson("02-training-serving-skew.yaml");
+    REQUIRE(frames.size() == 7);
+    const float f = ui::default_font_px(1280, 720);
+    const ui::Rect diagram = ui::compute_layout(1280, 720, f, 1, 1).diagram;
+    for (std::size_t k = 0; k < frames.size(); ++k) {
+        CAPTURE(k + 1);
+        for (int i = 0; i < 6; ++i) {
+            CAPTURE(i);
+            const double red = share(frames[k], ui::stage_box(diagram, i, f), ui::theme::error_fill_rgb);
+            if (k == 5 && i == 0) CHECK(red > 0.3);
+            else CHECK(red == 0);
+        }
+    }
+}
+
 // Lesson 07: each candidate's bar is the share the draw uses; a candidate
 // the sampler's filters cut is drawn grey. Step 2 cuts nothing (temperature
 // 1, no filter: the model's own probabilities), step 4 keeps the top 3
