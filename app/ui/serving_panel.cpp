@@ -467,7 +467,15 @@ void draw_serving(const app::Snapshot& s, ViewState& v) {
         else if (later_title && e->experiment == "waits") draw_waits_chart(*e, avail);
         else if (later_title && e->experiment == "canary") draw_canary_chart(*e, avail);
         else if (e && e->sweep) draw_sweep(*e->sweep, avail);
-        else if (e && e->queue) draw_queue(*e, avail);
+        else if (e && e->queue && !s.state.trace.last(Stage::output)) {
+            // The forward pass times the steps and runs every simulation at
+            // once; the curve waits for the raw output, so that the step
+            // about the measurement does not show the hockey stick early.
+            const QueueCurve& c = *e->queue;
+            wrapped(fmt::format("service time: {} ms, the mean of {} decode steps timed (c\u00b2 = {})",
+                                pretty_number(c.mean_service_ms, 3), c.n_service_samples, pretty_number(c.service_scv, 2)));
+            ImGui::TextDisabled("%s", tr("the queue's curve is drawn with the raw output"));
+        } else if (e && e->queue) draw_queue(*e, avail);
         else if (e && e->run) {
             draw_comparison(*e);
             if (view == 0) draw_timeline(*e, ImGui::GetContentRegionAvail());

@@ -592,6 +592,17 @@ TEST_CASE("screenshots: the stage whose error stopped the request is drawn red, 
     }
 }
 
+// Lesson 09: step 2 is about measuring the service time; the forward pass
+// has run every simulation by then, but the hockey stick (M/M/1's orange
+// line among them) waits for step 3, where the narration comes to it.
+TEST_CASE("screenshots: the queue's curve appears with the raw output, not with the measurement") {
+    const std::vector<Image> frames = render_lesson("09-queueing-headroom.yaml");
+    REQUIRE(frames.size() == 6);
+    const ui::Rect right{660, 240, 600, 400};
+    CHECK(share(frames[1], right, 0xB45309) == 0);
+    CHECK(share(frames[2], right, 0xB45309) > 0.001);
+}
+
 // Lesson 07: each candidate's bar is the share the draw uses; a candidate
 // the sampler's filters cut is drawn grey. Step 2 cuts nothing (temperature
 // 1, no filter: the model's own probabilities), step 4 keeps the top 3
