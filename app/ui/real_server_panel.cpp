@@ -86,6 +86,15 @@ void draw_real_server_panel(const app::Snapshot& s, ViewState& v, app::Session&,
         std::snprintf(line, sizeof line, "%s \u00b7 %s \u00b7 a request alone %s ms \u00b7 its TTFT %s ms", e->url.c_str(),
                       e->served_model.c_str(), pretty_number(e->service_ms, 3).c_str(), pretty_number(e->alone_ttft_ms, 3).c_str());
         ImGui::TextUnformatted(tr(line));
+        // The forward pass times the service and runs every rate at once;
+        // the rates' charts wait for the raw output, so that the step about
+        // the service does not show the next step's waits early.
+        if (!s.state.trace.last(Stage::output)) {
+            ImGui::TextDisabled("%s", tr("the rates' waits are drawn with the raw output"));
+            ImGui::SetWindowFontScale(1.0f);
+            end_panel();
+            return;
+        }
         std::vector<double> rates;
         Series m50{{}, p50_rgb, true}, m90{{}, p90_rgb, true}, m99{{}, p99_rgb, true};
         Series q50{{}, p50_rgb, false}, q90{{}, p90_rgb, false}, q99{{}, p99_rgb, false};
