@@ -150,8 +150,9 @@ void draw_sweep(const BatchSweepResult& r, ImVec2 avail) {
 std::uint32_t phase_rgb(Phase p) {
     switch (p) {
         case Phase::queued: return 0xD1D5DB;
-        case Phase::prefill: return 0xF59E0B;
-        case Phase::decode: return 0x2563EB;
+        // As lessons 04 and 05's timeline draws them: prefill blue, decode green.
+        case Phase::prefill: return theme::prefill_bar_rgb;
+        case Phase::decode: return theme::decode_bar_rgb;
         case Phase::stalled: return 0xFDE68A;
         case Phase::preempted: return 0xDC2626;
     }

@@ -1302,7 +1302,8 @@ TEST_CASE("screenshots: the scheduler timeline has one row per request of the sn
     const ServingShot& s = serving_shot(1);
     REQUIRE(s.exhibit->run);
     REQUIRE_FALSE(s.exhibit->baseline);
-    const std::set<std::uint32_t> phases = {0xD1D5DB, 0xF59E0B, 0x2563EB, 0xFDE68A, 0xDC2626};
+    const std::set<std::uint32_t> phases = {0xD1D5DB, ui::theme::prefill_bar_rgb, ui::theme::decode_bar_rgb, 0xFDE68A,
+                                            0xDC2626};
     const ui::Rect rect = serving_rect();
     // A line of the chart is covered by its background and the bars (the
     // legend's swatches and text are not); a row is a run of such lines
