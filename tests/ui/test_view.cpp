@@ -635,6 +635,30 @@ TEST_CASE("overflow: a chart's line through a text is named, a line under its la
     ui::set_overflow_sink(nullptr);
 }
 
+// A dashed curve of many short segments (lesson 15's 20 tok/s line on a log
+// axis) started a dash in every segment, and segments shorter than a dash
+// drew it solid. One pattern runs along the whole line: about half of it is
+// drawn, whatever its segments.
+TEST_CASE("plot: a dashed line of short segments is dashed, not solid") {
+    const HeadlessFrame frame(ImVec2(400, 300));
+    ImGui::SetNextWindowPos(ImVec2(0, 0));
+    ImGui::SetNextWindowSize(ImVec2(300, 200));
+    ImGui::Begin("##dashes", nullptr, ImGuiWindowFlags_NoDecoration);
+    const ui::plot::Frame f = ui::plot::begin(ImVec2(260, 150), 0, 1, 0, 1, 30, 20);
+    std::vector<double> xs, ys;
+    for (int i = 0; i <= 120; ++i) xs.push_back(i / 120.0), ys.push_back(0.5);  // 1.9 px a segment
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const int before = dl->VtxBuffer.Size;
+    ui::plot::line(f, xs, ys, 0x111111, 2.0f, false);
+    const int solid = dl->VtxBuffer.Size - before;
+    ui::plot::dashed_line(f, xs, ys, 0x111111, 2.0f);
+    const int dashed = dl->VtxBuffer.Size - before - solid;
+    ImGui::End();
+    CHECK(solid > 0);
+    CHECK(dashed < solid * 0.7);
+    CHECK(dashed > solid * 0.3);
+}
+
 // Lesson 05's second decode step on a short timeline: TPOT's line near the
 // chart's top ran through TTFT's label. The label goes to the line over the
 // frame; nothing is drawn over anything else, and no line through a text.
