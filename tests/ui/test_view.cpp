@@ -659,6 +659,30 @@ TEST_CASE("plot: a dashed line of short segments is dashed, not solid") {
     CHECK(dashed > solid * 0.3);
 }
 
+// At a large font a log axis's decades ran together under lesson 15's chart
+// ("0.1 ms1 ms", "10 ms100 ms"): a label that would touch the one before it
+// is left out, and the ones drawn are apart.
+TEST_CASE("plot: x-axis labels that would touch are left out, the first kept") {
+    const HeadlessFrame frame(ImVec2(400, 300));
+    std::vector<std::string> lines;
+    ui::set_overflow_sink(&lines);
+    ImGui::SetNextWindowPos(ImVec2(0, 0));
+    ImGui::SetNextWindowSize(ImVec2(300, 200));
+    ImGui::Begin("##axis", nullptr, ImGuiWindowFlags_NoDecoration);
+    const ui::plot::Frame f = ui::plot::begin(ImVec2(110, 100), -1, 2, 0, 1, 10, 30);  // 33 px a decade
+    ui::begin_text_capture();
+    ui::plot::x_axis(f, {-1, 0, 1, 2}, {"0.1 ms", "1 ms", "10 ms", "100 ms"});
+    const std::string text = ui::end_text_capture();
+    ui::check_overflow();
+    ImGui::End();
+    ui::set_overflow_sink(nullptr);
+    CHECK(text.find("0.1 ms") != std::string::npos);
+    CHECK(text.rfind("0.1 ms\n10 ms", 0) == 0);  // "1 ms" would touch "0.1 ms": left out
+    std::string all;
+    for (const std::string& line : lines) all += "\n  " + line;
+    CHECK(all == "");
+}
+
 // Lesson 05's second decode step on a short timeline: TPOT's line near the
 // chart's top ran through TTFT's label. The label goes to the line over the
 // frame; nothing is drawn over anything else, and no line through a text.
