@@ -110,14 +110,15 @@ float narration_least_height(const app::Snapshot& s, float width) {
     if (!F.big || !F.body) return 0;  // no fonts built (a test's bare context)
     const ImGuiStyle& style = ImGui::GetStyle();
     const float inner = width - 2 * style.WindowPadding.x, gap = style.ItemSpacing.y;
-    const float title_lines = static_cast<float>(wrap_lines(F.big, F.big->FontSize, st.step_title, inner).size());
+    // The title as draw_narration sets it where room is short: in the bold face.
+    const float title_lines = static_cast<float>(wrap_lines(F.bold, F.bold->FontSize, st.step_title, inner).size());
     // The text at the smallest size fit_narration goes to.
     const float size = F.body->FontSize * 0.8f;
     const float lines =
         static_cast<float>(wrap_lines(F.body, size, reflow(st.narration), inner - style.ScrollbarSize).size());
     const float footer = (st.checks.empty() && !st.error) ? 0.0f : ImGui::GetTextLineHeightWithSpacing() + 4.0f;
     return 2 * style.WindowPadding.y + ImGui::GetTextLineHeightWithSpacing() +  // "Step 3 of 7"
-           title_lines * (F.big->FontSize + gap) + 2 * gap +                    // the title, Spacing()
+           title_lines * (F.bold->FontSize + gap) + 2 * gap +                   // the title, Spacing()
            lines * (size + gap) + footer;
 }
 
@@ -160,7 +161,12 @@ void draw_narration(const app::Snapshot& s, ViewState& v) {
             }
             ImGui::NewLine();
         }
-        ImGui::PushFont(F.big);
+        // The title in the big face unless it would take more than a quarter
+        // of the pane: at 1.6x on 1024x768 three big lines left the narration
+        // one.
+        const float inner_w = ImGui::GetContentRegionAvail().x;
+        const float big_h = static_cast<float>(wrap_lines(F.big, F.big->FontSize, st.step_title, inner_w).size()) * F.big->FontSize;
+        ImGui::PushFont(big_h <= r.h * 0.25f ? F.big : F.bold);
         ImGui::PushTextWrapPos(0.0f);
         ImGui::TextUnformatted(st.step_title.c_str());
         ImGui::PopTextWrapPos();
