@@ -779,12 +779,8 @@ std::optional<std::vector<double>> number_run(const Value& want) {
 bool list_contains(const std::vector<double>& list, const Value& want) {
     const std::optional<std::vector<double>> run = number_run(want);
     if (!run) return typed(list).find(typed(want)) != std::string::npos;
-    if (run->size() > list.size()) return false;
-    for (std::size_t i = 0; i + run->size() <= list.size(); ++i)
-        if (std::equal(run->begin(), run->end(), list.begin() + static_cast<std::ptrdiff_t>(i),
-                       [](double w, double g) { return same(g, w); }))
-            return true;
-    return false;
+    return std::search(list.begin(), list.end(), run->begin(), run->end(),
+                       [](double g, double w) { return same(g, w); }) != list.end();
 }
 
 bool holds(const Condition& c, const Value& got, const Value& want) {

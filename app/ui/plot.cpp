@@ -512,18 +512,8 @@ void y_axis(const Frame& f, std::string_view unit, const std::vector<double>& ti
 void outline(const Frame& f, std::uint32_t rgb) { draw_list()->AddRect(f.min, f.max, theme::col(rgb)); }
 
 void segment(const Frame& f, double xa, double ya, double xb, double yb, std::uint32_t rgb, float thickness, bool dashed) {
-    ImDrawList* dl = draw_list();
-    const ImVec2 a = f.at(xa, ya), b = f.at(xb, yb);
-    if (!dashed) {
-        dl->AddLine(a, b, theme::col(rgb), thickness);
-        return;
-    }
-    const float len = std::hypot(b.x - a.x, b.y - a.y);
-    for (float t = 0; t < len; t += 12) {  // 6 pixels drawn, 6 left out
-        const float u0 = t / len, u1 = std::min(t + 6, len) / len;
-        dl->AddLine(ImVec2(a.x + (b.x - a.x) * u0, a.y + (b.y - a.y) * u0),
-                    ImVec2(a.x + (b.x - a.x) * u1, a.y + (b.y - a.y) * u1), theme::col(rgb), thickness);
-    }
+    if (dashed) return dashed_line(f, {xa, xb}, {ya, yb}, rgb, thickness);  // one dash pattern, one place
+    draw_list()->AddLine(f.at(xa, ya), f.at(xb, yb), theme::col(rgb), thickness);
 }
 
 void vmarker(const Frame& f, double x, std::uint32_t rgb, std::string_view text) {
