@@ -425,6 +425,7 @@ const Catalogue& chinese_catalogue() {
             {"req", "请求"},
             {"req/s", "请求/秒"},
             {"reserved, empty", "已预留，空"},
+            {"reserved, empty (bottom edge: whose)", "已预留，空（底边：属于谁）"},
             {"rest of the answer, ms", "回答其余部分，ms"},
             {"rollback", "回滚"},
             {"served_model", "服务的模型"},

@@ -571,7 +571,8 @@ float cell_grid(ImVec2 origin, ImVec2 size, int n, const std::function<Cell(int)
         const ImVec2 a(o.x + side * static_cast<float>(i % cols) + 1, o.y + side * static_cast<float>(i / cols) + 1);
         const ImVec2 b(a.x + side - 2, a.y + side - 2);
         dl->AddRectFilled(a, b, theme::col(c.rgb));
-        if (c.solid < 1) dl->AddRectFilled(ImVec2(a.x, snap(a.y + (b.y - a.y) * std::max(c.solid, 0.0f))), b, theme::col(0xFFFFFF, 150));
+        if (c.solid < 1) dl->AddRectFilled(ImVec2(a.x, snap(a.y + (b.y - a.y) * std::max(c.solid, 0.0f))), b, theme::col(c.rest_rgb));
+        if (c.banded) dl->AddRectFilled(ImVec2(a.x, snap(b.y - std::max(2.0f, (b.y - a.y) / 5))), b, theme::col(c.band_rgb));
         if (c.outlined) dl->AddRect(a, b, theme::col(outline_rgb), 0, 0, std::max(2.0f, side / 8));
     }
     return side;

@@ -171,11 +171,16 @@ void span(const Frame& f, int row, double xa, double xb, std::uint32_t rgb);
 std::uint32_t category_rgb(int i);
 
 // One square of cell_grid: its colour, the part of it (from the top) drawn
-// solid — the rest washed out, like a block partly written — and an outline.
+// in that colour — the rest in rest_rgb, like a block partly written — an
+// outline, and a band along its bottom edge (whose the cell is, when its
+// colour says something else).
 struct Cell {
     std::uint32_t rgb = 0xF3F4F6;
-    float solid = 1;        // 0 … 1
-    bool outlined = false;  // drawn with outline_rgb, an eighth of the cell thick
+    float solid = 1;                  // 0 … 1
+    std::uint32_t rest_rgb = 0xFFFFFF;
+    bool outlined = false;            // drawn with outline_rgb, an eighth of the cell thick
+    bool banded = false;              // a band in band_rgb, a fifth of the cell high
+    std::uint32_t band_rgb = 0;
 };
 // n square cells, row-major, the largest that fit `size` at `origin`, each
 // inset by a pixel. Returns the side of a cell, in pixels.

@@ -284,13 +284,8 @@ void draw_block_map(const KvSnapshot& s, const std::string& label, ImVec2 size, 
     const float line = ImGui::GetFontSize() * 0.85f;
     const ImVec2 p = ImGui::GetCursorScreenPos();
     ImGui::Dummy(size);
-    std::vector<bool> reserved(static_cast<std::size_t>(std::max(s.n_blocks, 0)), false);
-    for (const ContiguousRegion& r : s.regions)
-        for (int i = std::max(r.begin, 0); i < r.begin + r.size && i < s.n_blocks; ++i)
-            reserved[static_cast<std::size_t>(i)] = true;
     int n_reserved_empty = 0;  // a contiguous reservation's blocks no token has reached
-    for (int i = 0; i < std::min(s.n_blocks, static_cast<int>(s.blocks.size())); ++i)
-        n_reserved_empty += reserved[static_cast<std::size_t>(i)] && s.blocks[static_cast<std::size_t>(i)].owners.empty();
+    for (const KvBlockView& b : s.blocks) n_reserved_empty += b.reserved_for >= 0 && b.owners.empty();
     // The heading wraps in a narrow pane (a projector's 4:3, a long run label).
     // Reserved blocks look taken: the heading counts them apart.
     const std::string said =
@@ -312,11 +307,22 @@ void draw_block_map(const KvSnapshot& s, const std::string& label, ImVec2 size, 
         [&](int i) {
             const KvBlockView& b = s.blocks[static_cast<std::size_t>(i)];
             plot::Cell c;
-            c.rgb = reserved[static_cast<std::size_t>(i)] ? block_reserved_rgb : block_free_rgb;
-            if (!b.owners.empty()) c.rgb = plot::category_rgb(b.owners.front());
-            else if (b.cached) c.rgb = block_cached_rgb;
-            if (b.filled > 0 && b.filled < s.block_size && !b.owners.empty())  // a partial block: how full
-                c.solid = static_cast<float>(b.filled) / static_cast<float>(s.block_size);
+            c.rgb = block_free_rgb;
+            if (!b.owners.empty()) {
+                c.rgb = plot::category_rgb(b.owners.front());
+                // A partial block: the positions not yet written are set
+                // aside all the same, as a reservation's are.
+                if (b.filled > 0 && b.filled < s.block_size) {
+                    c.solid = static_cast<float>(b.filled) / static_cast<float>(s.block_size);
+                    c.rest_rgb = block_reserved_rgb;
+                }
+            } else if (b.cached) {
+                c.rgb = block_cached_rgb;
+            } else if (b.reserved_for >= 0) {  // whose run it is, along the bottom
+                c.rgb = block_reserved_rgb;
+                c.banded = true;
+                c.band_rgb = plot::category_rgb(b.reserved_for);
+            }
             // A shared prefix block: held by more than one owner (requests,
             // or a request and the prefix cache), as the heading counts them.
             c.outlined = b.refs > 1;
@@ -325,13 +331,26 @@ void draw_block_map(const KvSnapshot& s, const std::string& label, ImVec2 size, 
         theme::text_rgb);
 }
 
+// The legend names what the maps hold: a shared block, a block only the
+// cache keeps and a contiguous reservation each only where one is drawn.
+void blocks_legend(const std::vector<const KvSnapshot*>& maps) {
+    bool shared = false, cached = false, runs = false;
+    for (const KvSnapshot* s : maps) {
+        shared = shared || s->n_shared() > 0;
+        cached = cached || s->n_cached_only() > 0;
+        runs = runs || s->contiguous;
+    }
+    std::vector<std::pair<std::uint32_t, std::string>> entries = {{0x6B7280, "owned (colour = request)"}};
+    if (shared) entries.emplace_back(theme::text_rgb, "outlined: shared prefix");
+    if (cached) entries.emplace_back(block_cached_rgb, "cache only");
+    entries.emplace_back(block_reserved_rgb, runs ? "reserved, empty (bottom edge: whose)" : "reserved, empty");
+    entries.emplace_back(block_free_rgb, "free");
+    plot::legend(entries, true);
+}
+
 void draw_blocks(const ServingExhibit& e, ImVec2 avail) {
-    plot::legend({{0x6B7280, "owned (colour = request)"},
-                  {theme::text_rgb, "outlined: shared prefix"},
-                  {block_cached_rgb, "cache only"},
-                  {block_reserved_rgb, "reserved, empty"},
-                  {0xE5E7EB, "free"}},
-                 true);
+    if (e.baseline) blocks_legend({&e.run->kv_peak, &e.baseline->kv_peak});
+    else blocks_legend({&e.run->kv_peak});
     const float h = rest_height();
     const std::string label = e.run_label.empty() ? std::string("the pool") : e.run_label;
     int n_drawn = blocks_drawn(e.run->kv_peak);

@@ -32,6 +32,39 @@ long long KvSnapshot::n_held() const {
     return static_cast<long long>(n_used()) * block_size;
 }
 
+namespace {
+
+// Each request's run, from its first block: the blocks its tokens reach,
+// then the reserved rest. Blocks outside every run are free.
+void lay_out_contiguous(KvSnapshot& s, std::vector<ContiguousRegion> regions) {
+    s.contiguous = true;
+    s.regions = std::move(regions);
+    s.free_list.clear();
+    std::vector<KvBlockView> laid(static_cast<std::size_t>(s.n_blocks));
+    for (const ContiguousRegion& r : s.regions) {
+        const auto table = std::find_if(s.tables.begin(), s.tables.end(),
+                                        [&](const KvTableView& t) { return t.request == r.owner; });
+        const int n_tokens = table == s.tables.end() ? 0 : table->n_tokens;
+        if (table != s.tables.end()) table->blocks.clear();
+        for (int i = 0; i < r.size && r.begin + i < s.n_blocks; ++i) {
+            const int at = r.begin + i;
+            KvBlockView& v = laid[static_cast<std::size_t>(at)];
+            v.reserved_for = r.owner;
+            const int in_block = std::clamp(n_tokens - i * s.block_size, 0, s.block_size);
+            if (in_block == 0) continue;
+            v.refs = 1;
+            v.filled = in_block;
+            v.owners = {r.owner};
+            table->blocks.push_back(at);
+        }
+    }
+    for (int b = s.n_blocks - 1; b >= 0; --b)
+        if (laid[static_cast<std::size_t>(b)].reserved_for < 0) s.free_list.push_back(b);
+    s.blocks = std::move(laid);
+}
+
+}  // namespace
+
 KvSnapshot snapshot_kv(const llm::KvBlocks& kv, std::span<const KvSeqOwner> owners, const PrefixCache* cache,
                        const ContiguousAllocator* contiguous, double t_ms) {
     KvSnapshot s;
@@ -61,10 +94,7 @@ KvSnapshot snapshot_kv(const llm::KvBlocks& kv, std::span<const KvSeqOwner> owne
         }
         s.tables.push_back(std::move(t));
     }
-    if (contiguous) {
-        s.contiguous = true;
-        s.regions = contiguous->regions();
-    }
+    if (contiguous) lay_out_contiguous(s, contiguous->regions());
     return s;
 }
 

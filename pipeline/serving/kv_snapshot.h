@@ -3,6 +3,10 @@
 // (a cached prefix adopted by several requests), which only the prefix cache
 // keeps, how full each block is, the free list in the order it hands blocks
 // out, and, under the contiguous layout, each request's reserved run.
+// Under the contiguous layout the blocks are laid out as the reservations
+// place them: a request's tokens at the start of its own run, the rest of
+// the run reserved and empty (the simulation keeps the real keys and values
+// in paged blocks; the map shows the memory the layout would use).
 //
 //     KvSnapshot s = scheduler.kv_snapshot();
 //     for (const KvBlockView& b : s.blocks)      // [n_blocks]
@@ -22,6 +26,7 @@ struct KvBlockView {
     int filled = 0;           // positions holding keys and values, 0 .. block_size
     bool cached = false;      // kept by the prefix cache
     std::vector<int> owners;  // request ids whose block tables hold it, ascending
+    int reserved_for = -1;    // contiguous layout: the request whose run it is in; -1 = none
 };
 
 struct KvTableView {

@@ -11,6 +11,7 @@
 #include "pipeline/core/error.h"
 #include "pipeline/llm/kv/kv_blocks.h"
 #include "pipeline/serving/contiguous_allocator.h"
+#include "pipeline/serving/kv_snapshot.h"
 #include "pipeline/serving/prefix_cache.h"
 #include "pipeline/serving/traffic.h"
 
@@ -187,6 +188,30 @@ TEST_CASE("kv layouts: the same requests fit fewer at once with contiguous reser
             return s.n_slots_held != static_cast<long long>(s.n_blocks_used) * 4;
         });
         CHECK(apart == 0);
+    }
+    // The map of the contiguous pool at its fullest lays each run out as it
+    // would sit in memory: the request's tokens from the run's first block,
+    // then the rest of the run reserved for it and empty.
+    const KvSnapshot& k = c.contiguous.kv_peak;
+    REQUIRE(k.contiguous);
+    REQUIRE(k.regions.size() == 4);
+    long long tokens = 0;
+    for (const KvTableView& t : k.tables) tokens += t.n_tokens;
+    CHECK(tokens > 0);
+    CHECK(k.n_filled() == tokens);
+    for (const ContiguousRegion& r : k.regions) {
+        CAPTURE(r.owner);
+        const auto t = std::find_if(k.tables.begin(), k.tables.end(), [&](const KvTableView& v) { return v.request == r.owner; });
+        REQUIRE(t != k.tables.end());
+        const int written = (t->n_tokens + 3) / 4;
+        REQUIRE(written >= 1);
+        REQUIRE(static_cast<int>(t->blocks.size()) == written);
+        for (int i = 0; i < r.size; ++i) {
+            const KvBlockView& b = k.blocks[static_cast<std::size_t>(r.begin + i)];
+            CHECK(b.reserved_for == r.owner);
+            CHECK(b.owners == (i < written ? std::vector<int>{r.owner} : std::vector<int>{}));
+            if (i < written) CHECK(t->blocks[static_cast<std::size_t>(i)] == r.begin + i);
+        }
     }
 }
 

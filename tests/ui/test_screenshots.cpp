@@ -1331,13 +1331,16 @@ TEST_CASE("screenshots: the KV block map fills one cell per block in use at the 
     REQUIRE(s.exhibit->baseline);
     REQUIRE(s.exhibit->about_memory());  // so the panel opens on the block map
     std::set<std::uint32_t> owners;
-    int owned = 0;
+    int owned = 0, banded = 0;  // banded: reserved for a request, empty, its colour along the bottom edge
     for (const serving::KvSnapshot* k : {&s.exhibit->run->kv_peak, &s.exhibit->baseline->kv_peak})
-        for (const serving::KvBlockView& b : k->blocks)
+        for (const serving::KvBlockView& b : k->blocks) {
             if (!b.owners.empty()) owners.insert(ui::plot::category_rgb(b.owners.front())), ++owned;
+            else if (b.reserved_for >= 0) owners.insert(ui::plot::category_rgb(b.reserved_for)), ++banded;
+        }
     REQUIRE(owned > 0);
+    CHECK(banded > 0);  // the contiguous baseline's reservations run past its tokens
     CHECK(owned == s.exhibit->run->kv_peak.n_used() + s.exhibit->baseline->kv_peak.n_used());
-    CHECK(regions(s.img, serving_rect(), owners, 4) == owned);
+    CHECK(regions(s.img, serving_rect(), owners, 4) == owned + banded);
 }
 
 TEST_CASE("screenshots: the queueing curve marks the snapshot's utilization") {
