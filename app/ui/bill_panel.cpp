@@ -69,7 +69,7 @@ void draw_bill_chart(const serving::ServingExhibit& e, ImVec2 avail) {
     const float bar_w = avail.x * 0.1f, gap = ImGui::GetStyle().ItemSpacing.x;
     for (std::size_t i = 0; i < b.load_once.size(); ++i) {
         const serving::LoadOncePoint& p = b.load_once[i];
-        const std::string share = sci_text(100 * p.load_share, 2);
+        const std::string share = decimal_text(100 * p.load_share, 2);
         shares.push_back(p.n_requests == 1 ? tr(fmt::format("{}% of 1 request", share))
                                            : tr(fmt::format("{}% over {} requests", share, short_count_text(p.n_requests))));
         if (i < rows) column = std::max(column, bar_w + gap + ImGui::CalcTextSize(shares.back().c_str()).x + 2 * gap);

@@ -64,6 +64,16 @@ std::string sci_text(double x, int digits) {
     return real_minus(readable_number(x, digits));
 }
 
+std::string decimal_text(double x, int digits) {
+    const double a = std::fabs(x);
+    if (!std::isfinite(x) || a == 0 || a < 1e-9 || a >= 1e6) return sci_text(x, digits);
+    // Rounding may carry into the next power (0.0995 → 0.10): count the
+    // decimals from the rounded value.
+    const double rounded = std::stod(fmt::format("{:.{}g}", a, std::max(digits, 1)));
+    const int decimals = std::max(0, digits - 1 - static_cast<int>(std::floor(std::log10(rounded))));
+    return real_minus(fmt::format("{:.{}f}", x, decimals));
+}
+
 std::string count_text(double x) {
     if (!std::isfinite(x) || std::fabs(x) < 1e4 || std::fabs(x) >= 1e15) return pretty_number(x);
     if (chinese()) return wan_text(x);

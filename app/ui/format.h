@@ -23,6 +23,11 @@ std::string sci_text(double x, int digits = 3);
 // always a power of ten, so a column of small numbers reads alike
 // (3.78×10⁻⁴ beside −2.09×10⁻⁶, not 0.000378), with a real minus sign.
 std::string shown_text(double x, int digits = 3);
+// Plain decimals to `digits` significant digits however many zeros lead,
+// for a column that shrinks tenfold a row (lesson 14's load share: "0.0014",
+// "0.00014", "0.000014", not "1.4×10⁻⁵" below them); a power of ten only
+// past a billionth.
+std::string decimal_text(double x, int digits = 2);
 // A large count as the lesson's language groups digits: "1,000,000 requests"
 // in English, "100万" in Chinese (万 = 10⁴, 亿 = 10⁸), three significant
 // digits past 万. Under 10,000 as pretty_number writes it.

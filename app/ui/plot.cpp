@@ -90,14 +90,20 @@ std::vector<double> nice_ticks(double lo, double hi, int max_ticks) {
     return out;
 }
 
+std::string chart_number(double v, double largest) {
+    const double a = std::fabs(v);
+    if (a >= 1e4 || (a >= 1000 && largest >= 1e4)) return short_count_text(v);
+    if (a >= 1000) return std::to_string(std::lround(v));
+    return pretty_number(v, 3);
+}
+
 void y_axis(const Frame& f, std::string_view unit, int max_ticks) {
     ImDrawList* dl = draw_list();
     const float scale = 0.8f;
     for (double t : axis_ticks(f.y0, f.y1, f.height(), ImGui::GetFontSize() * scale, max_ticks)) {
         const float y = snap(f.py(t));
         dl->AddLine(ImVec2(f.min.x, y), ImVec2(f.max.x, y), theme::col(grid_rgb), 1.0f);
-        // "20k", not "20000": five digits read as a count at a glance.
-        const std::string text = std::fabs(t) >= 1e4 ? short_count_text(t) : pretty_number(t, 3);
+        const std::string text = chart_number(t, std::max(std::fabs(f.y0), std::fabs(f.y1)));
         label(ImVec2(f.min.x - 4, y - ImGui::GetFontSize() * scale * 0.5f), text, theme::muted_rgb, 1, scale);
     }
     // Above the frame's left edge, right of the tick labels' column: set
@@ -278,6 +284,9 @@ Frame grouped_bars(ImVec2 size, const std::vector<std::string>& groups, const st
         float x0, x1;  // in pixels from the frame's left edge
         int level;     // the highest it may go; -1: no room at all
     };
+    double largest = 0;
+    for (const Series& se : series)
+        for (double v : se.values) largest = std::max(largest, std::fabs(v));
     std::vector<Value> values;
     std::array<float, 3> level_end;
     level_end.fill(-1e9f);
@@ -285,11 +294,7 @@ Frame grouped_bars(ImVec2 size, const std::vector<std::string>& groups, const st
         for (std::size_t k = 0; k < series.size(); ++k) {
             if (g >= series[k].values.size()) continue;
             Value val{g, k, series[k].values[g], {}, 0, 0, -1};
-            // Five digits and more in few characters ("15.1k", not "15050"
-            // running into the next bar); four as they are.
-            val.text = std::fabs(val.v) >= 1e4   ? short_count_text(val.v)
-                       : std::fabs(val.v) >= 1000 ? std::to_string(std::lround(val.v))
-                                                  : pretty_number(val.v, 3);
+            val.text = chart_number(val.v, largest);
             const auto [xa, xb] = bar_span(g, k);
             const float w = ImGui::CalcTextSize(tr(val.text)).x * value_scale;
             const float centre = static_cast<float>((xa + xb) / 2 / n_groups) * frame_w;

@@ -113,6 +113,12 @@ struct Series {
 Frame grouped_bars(ImVec2 size, const std::vector<std::string>& groups, const std::vector<Series>& series,
                    std::string_view unit, double y_max = 0);
 
+// A number on a chart (a bar's value, an axis tick) written alike with the
+// chart's others: where the largest has five digits or more, every one of
+// four or more in few characters ("6.15k" beside "21.8k", not "6150");
+// otherwise four digits as they are ("6150").
+std::string chart_number(double v, double largest);
+
 // Legend entries in a row at the cursor: a swatch and a label each; an
 // entry that would pass the right edge starts a new line (a narrow pane, a
 // 4:3 projector), unless wrap is false.

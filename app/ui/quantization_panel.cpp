@@ -75,7 +75,7 @@ void draw_quantization_chart(const serving::ServingExhibit& e, ImVec2 avail) {
     ImGui::TableHeadersRow();
     for (const auto& r : rows) {
         ImGui::TableNextRow();
-        for (const std::string& cell : {r.type, fmt::format("{:.4f}", r.perplexity), sci_text(r.kl_mean),
+        for (const std::string& cell : {r.type, fmt::format("{:.4f}", r.perplexity), shown_text(r.kl_mean, 4),
                                         fmt::format("{:.1f}%", 100 * r.top1_agreement)}) {
             ImGui::TableNextColumn();
             ImGui::TextUnformatted(cell.c_str());

@@ -327,7 +327,24 @@ TEST_CASE("numbers for the room: counts grouped by language, tiny values as powe
     CHECK(ui::shown_text(0.000378, 4) == "3.78\u00d710\u207b\u2074");
     CHECK(ui::shown_text(-2.09e-6, 4) == "\u22122.09\u00d710\u207b\u2076");
     CHECK(ui::shown_text(-0.25, 4) == "\u22120.25");
+    // A column that shrinks tenfold a row keeps one notation (lesson 14:
+    // "0.00014%" above "1.4×10⁻⁵%").
+    CHECK(ui::decimal_text(13.3) == "13");
+    CHECK(ui::decimal_text(1.4) == "1.4");
+    CHECK(ui::decimal_text(0.0014) == "0.0014");
+    CHECK(ui::decimal_text(1.4e-5) == "0.000014");
+    CHECK(ui::decimal_text(0.0995) == "0.10");  // rounds into the next power
+    CHECK(ui::decimal_text(-0.25) == "\u22120.25");
+    CHECK(ui::decimal_text(0) == "0");
+    CHECK(ui::decimal_text(2e-12) == "2\u00d710\u207b\u00b9\u00b2");
+    // One chart's numbers alike (lesson 12's bars read "6150" beside "11.6k").
+    CHECK(ui::plot::chart_number(6150, 21800) == "6.15k");
+    CHECK(ui::plot::chart_number(21800, 21800) == "21.8k");
+    CHECK(ui::plot::chart_number(6150, 9541) == "6150");
+    CHECK(ui::plot::chart_number(950, 21800) == "950");
+    CHECK(ui::plot::chart_number(2.5, 21800) == "2.5");
     ui::set_frame_language("zh");
+    CHECK(ui::plot::chart_number(6150, 21800) == "6150");  // 万 groups four digits
     CHECK(ui::count_text(1e6) == "100\u4e07");
     CHECK(ui::count_text(123456) == "12.3\u4e07");
     CHECK(ui::count_text(3e8) == "3\u4ebf");
