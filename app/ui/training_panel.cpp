@@ -102,7 +102,7 @@ void loss_chart(const std::vector<double>& loss, ImVec2 size) {
     for (double x : plot::axis_ticks(1, f.x1, f.width(), ImGui::CalcTextSize("10,000").x * 1.5f, 5))
         if (std::fabs(x - std::round(x)) < 1e-9) x_ticks.push_back(std::round(x));
     std::vector<std::string> x_labels;
-    for (double x : x_ticks) x_labels.push_back(count_text(x));
+    for (double x : x_ticks) x_labels.push_back(plot::chart_number(x, x_ticks.empty() ? 0 : x_ticks.back()));
     plot::x_axis(f, x_ticks, x_labels);
     plot::line(f, xs, ys, theme::bad_rgb, 2.5f, false);
     plot::dot(f, xs.back(), ys.back(), theme::bad_rgb, 4.5f);

@@ -27,12 +27,15 @@ void draw_waits_chart(const serving::ServingExhibit& e, ImVec2 avail) {
     // The two legends and the two lines under the charts, measured as they
     // will wrap (a Chinese legend takes two lines at 1920x1080): the charts
     // share the rest.
+    // One colour, one meaning across both charts and the lessons before:
+    // generated tokens (the stream, the rest of an answer) in decode's green,
+    // the first token in prefill's blue, the reader in orange.
     const std::vector<std::pair<std::uint32_t, std::string>> chat_legend = {
-        {theme::lab_a_rgb, "tokens streamed"},
+        {theme::decode_bar_rgb, "tokens streamed"},
         {theme::lab_b_rgb, "tokens read"},
         {theme::muted_rgb, fmt::format("dashed: {:g} tok/s", w.params.fast_tok_s)}};
     const std::vector<std::pair<std::uint32_t, std::string>> agent_legend = {
-        {theme::lab_b_rgb, "agent: first token, ms"}, {theme::lab_a_rgb, "rest of the answer, ms"}};
+        {theme::prefill_bar_rgb, "agent: first token, ms"}, {theme::decode_bar_rgb, "rest of the answer, ms"}};
     const std::string chat_line =
         // TTFT to the digits of the card above it (3 significant): "0.233 ms", not "0.23 ms" beside it.
         tr(fmt::format("chat: TTFT {} ms; stream {:.0f} tok/s = {:.0f}\u00d7 reading ({:.1f} tok/s)",
@@ -79,13 +82,13 @@ void draw_waits_chart(const serving::ServingExhibit& e, ImVec2 avail) {
     std::vector<double> fast_ms;
     for (double i : n) fast_ms.push_back(i * 1000 / w.params.fast_tok_s);
     plot::dashed_line(f, log_ms(fast_ms), n, theme::muted_rgb);
-    plot::line(f, log_ms(c.arrival_ms), n, theme::lab_a_rgb, 2.5f, false);
+    plot::line(f, log_ms(c.arrival_ms), n, theme::decode_bar_rgb, 2.5f, false);
     plot::line(f, log_ms(c.read_ms), n, theme::lab_b_rgb, 2.5f, false);
     plot::vline(f, std::log10(w.params.flow_ms), theme::muted_rgb, "1 s (Nielsen)");
     text_wrapped(chat_line);
     // Agent: each call's first token and the rest.
     std::vector<std::string> calls;
-    plot::Series first{"first token", theme::lab_b_rgb, {}}, rest{"rest of the answer", theme::lab_a_rgb, {}};
+    plot::Series first{"first token", theme::prefill_bar_rgb, {}}, rest{"rest of the answer", theme::decode_bar_rgb, {}};
     for (std::size_t i = 0; i < w.agent.calls.size(); ++i) {
         calls.push_back(fmt::format("call {}", i + 1));
         first.values.push_back(w.agent.calls[i].ttft_ms);
