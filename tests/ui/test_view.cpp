@@ -6,6 +6,7 @@
 #include <cstring>
 #include <functional>
 #include <stdexcept>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -629,6 +630,31 @@ TEST_CASE("plot: a bar's value wider than its bar keeps off a taller neighbour, 
     CHECK(label->max.x <= taller_left);
     CHECK(label->max.y <= f.py(15900));  // over its own bar
     CHECK(label->max.y > f.py(35400));   // not lifted over the taller one
+}
+
+// One chart's values alike: a measured 2 ms beside 2.04 ms reads "2.00"
+// (lesson 14 wrote "2" there), a count stays whole, and four digits beside
+// five are in k (lesson 12: "6150" beside "11.6k").
+TEST_CASE("plot: a bar chart writes its values alike") {
+    const HeadlessFrame frame(ImVec2(800, 400));
+    const auto texts = [](const std::vector<ui::plot::Series>& series) {
+        ImGui::SetNextWindowPos(ImVec2(0, 0));
+        ImGui::SetNextWindowSize(ImVec2(700, 300));
+        ImGui::Begin("##alike", nullptr, ImGuiWindowFlags_NoDecoration);
+        ui::begin_text_capture();
+        ui::plot::grouped_bars(ImVec2(650, 200), {"a", "b"}, series, "ms");
+        ui::end_text_capture();
+        ImGui::End();
+        std::set<std::string> out;
+        for (const ui::PlacedText& p : ui::captured_placements()) out.insert(p.text);
+        return out;
+    };
+    const auto measured = texts({{"cold", 0x3366CC, {2.0, 2.04}}, {"warm", 0xCC6633, {0, 17.71}}});
+    for (const char* t : {"2.00", "2.04", "0", "17.7"}) CHECK_MESSAGE(measured.count(t), t);
+    const auto counts = texts({{"n", 0x3366CC, {2, 40}}, {"m", 0xCC6633, {3, 7}}});
+    for (const char* t : {"2", "40", "3", "7"}) CHECK_MESSAGE(counts.count(t), t);
+    const auto large = texts({{"tok/s", 0x3366CC, {6150, 21800}}, {"predicted", 0xCC6633, {950, 11600}}});
+    for (const char* t : {"6.15k", "21.8k", "950", "11.6k"}) CHECK_MESSAGE(large.count(t), t);
 }
 
 // A chart's dashed rule through the middle of a text is named; one that runs
