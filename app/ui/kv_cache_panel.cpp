@@ -46,8 +46,9 @@ void grid(const llm::LlmView& view, float width, float height) {
     const float small = ImGui::GetFontSize() * 0.7f;
     const float label_w = std::round(ImGui::GetFont()->CalcTextSizeA(small, 1e9f, 0, "L00 H0").x + 6);
     const float grid_w = width - label_w;
-    // Whole blocks that fit, the latest ones when not all of them do.
-    const int max_cols = std::max(bs, static_cast<int>(grid_w / 3.0f) / bs * bs);
+    // Whole blocks that fit, two pixels a position at the least (a framed
+    // block still reads as one), the latest ones when not all of them do.
+    const int max_cols = std::max(bs, static_cast<int>(grid_w / 2.0f) / bs * bs);
     const int first = cols_all > max_cols ? cols_all - max_cols : 0;
     const int cols = cols_all - first;
     const float cw = std::floor(std::min(28.0f, grid_w / static_cast<float>(cols)));
@@ -94,6 +95,9 @@ void grid(const llm::LlmView& view, float width, float height) {
             dl->AddRectFilled(a, ImVec2(a.x + cw - gap, a.y + ch - gap), theme::col(rgb));
         }
     }
+    // Blocks left out before the first drawn: an ellipsis where their ids
+    // would be, so "#1" first does not read as the start of the table.
+    if (first > 0) plot::label(ImVec2(o.x - 4, o.y - top_room), "\u2026", theme::muted_rgb, 1, 0.7f);
     // The blocks: a frame each, its physical id above (the block table).
     for (int b = first / bs; b < static_cast<int>(kv.block_table.size()); ++b) {
         const float x0 = o.x + (b * bs - first) * cw, x1 = x0 + bs * cw - gap;

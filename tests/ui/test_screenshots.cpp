@@ -1738,6 +1738,29 @@ TEST_CASE("screenshots: the KV cache panel groups the digits of its bytes") {
     CHECK(check_panel_steps("05-prefill-decode-kv-cache.yaml", "kv_cache", check) >= 1);
 }
 
+// At a 4:3 projector's 1024x768 with the largest font the grid left out
+// block #0 of a 149-token prompt without a sign (nine blocks, "#1" first):
+// a block of 16 positions fits at two pixels a position, and every block
+// the table holds is drawn, its id over it.
+TEST_CASE("screenshots: the KV cache grid at a small screen and a large font still draws every block") {
+    ui::ScreenshotOptions o;
+    o.lesson_path = std::string(SIXSTEP_SOURCE_DIR) + "/lessons/05-prefill-decode-kv-cache.yaml";
+    o.width = 1024, o.height = 768, o.font_scale = 1.6f;
+    int checked = 0;
+    o.on_text = [&](int step, const std::string& text, const app::Snapshot& s) {
+        const auto& shown = s.state.panels.shown;
+        if (std::find(shown.begin(), shown.end(), "kv_cache") == shown.end() || !s.state.panels.view) return;
+        const llm::ViewKv& kv = s.state.panels.view->kv;
+        if (kv.block_table.empty()) return;
+        CAPTURE(step);
+        for (const int id : kv.block_table) CHECK_MESSAGE(text.find("#" + std::to_string(id)) != std::string::npos, id);
+        CHECK(text.find("\n\u2026\n") == std::string::npos);  // no ellipsis of its own: nothing left out
+        ++checked;
+    };
+    REQUIRE(ui::render_screenshots(o) == 0);
+    CHECK(checked >= 3);
+}
+
 // A next-token panel shown alone whose sampler table is cut offers only a
 // smaller font: "or this panel alone shows them" was the advice on lesson
 // 07's hot-sampler step, where the panel was alone already.
