@@ -43,13 +43,14 @@ constexpr std::uint32_t line_c_rgb = 0x15803D;  // the third: the measured steps
 constexpr std::uint32_t chart_rgb = 0xF8FAFC;   // a chart's background
 
 // A line chart's frame at the cursor, `size` in all: room on the left for
-// y values and under it for the x axis (plot::begin keeps the line above it
-// for the y unit).
-plot::Frame chart(ImVec2 size, double x0, double x1, double y0, double y1) {
+// y values and under it for the x axis, its ticks and its name, or its ticks
+// alone where the chart under it names the same axis (plot::begin keeps the
+// line above it for the y unit).
+plot::Frame chart(ImVec2 size, double x0, double x1, double y0, double y1, bool axis_name = true) {
     const float line = ImGui::GetFontSize() * 0.85f;
     const float left = line * 3.2f, right = line * 3.2f;
-    return plot::begin(ImVec2(size.x - right, std::max(size.y, line * 5.4f)), x0, x1, y0, y1, left, line * 2.4f,
-                       chart_rgb);
+    return plot::begin(ImVec2(size.x - right, std::max(size.y, line * 5.4f)), x0, x1, y0, y1, left,
+                       line * (axis_name ? 2.4f : 1.4f), chart_rgb);
 }
 
 // The height left under what the panel drew so far (a legend may have
@@ -117,9 +118,10 @@ void draw_sweep(const BatchSweepResult& r, ImVec2 avail) {
     const float verdict_h = show_kv ? with_kv : verdict_only;
     const float h = std::floor(std::max(100.0f, (rest_height() - verdict_h - spacing) / 2));
 
-    plot::Frame a = chart(ImVec2(avail.x, h), x0, x1, 0, tps_max * 1.1);
+    // The two share the batch axis: named once, under the second.
+    plot::Frame a = chart(ImVec2(avail.x, h), x0, x1, 0, tps_max * 1.1, false);
     a.log_x = log_x;
-    plot::x_axis(a, xs, "batch size");
+    plot::x_axis(a, xs, "");
     plot::y_axis(a, "tokens/s", std::vector<double>{tps_max});
     if (r.knee.fitted)  // the two lines of the fit, over their own points
         for (const FitLine& f : {r.knee.rising, r.knee.tail})
