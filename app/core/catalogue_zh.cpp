@@ -414,7 +414,7 @@ const Catalogue& chinese_catalogue() {
             {"waits", "等待"},
             {"canary", "金丝雀"},
             {"kv_layout", "KV 布局"},
-            {"dashed: every arrival served", "虚线：每个到达都被服务"},
+            {"dashed: predicted, every arrival served", "虚线：预测，每个到达都被服务"},
             {"throughput, measured", "吞吐量，实测"},
             {"preempted", "被抢占"},
             {"prefix_cache", "前缀缓存"},

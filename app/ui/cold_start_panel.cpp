@@ -60,7 +60,10 @@ void draw_cold_start_chart(const serving::ServingExhibit& e, ImVec2 avail) {
     const llm::KeepWarm& k = r.keep_warm;
     if (k.rows.empty()) return;
     std::vector<std::string> gaps;
-    plot::Series zero{"unloads when idle", theme::lab_b_rgb, {}}, kept{"kept warm", theme::lab_a_rgb, {}};
+    // Two policies, in colours of their own: the first chart's orange and
+    // blue mean load and request, and the room reads them so here too.
+    constexpr std::uint32_t unloads_rgb = 0x7C3AED, kept_rgb = 0x0F766E;
+    plot::Series zero{"unloads when idle", unloads_rgb, {}}, kept{"kept warm", kept_rgb, {}};
     for (const llm::KeepWarmRow& row : k.rows) {
         gaps.push_back(fmt::format("{:g} s{}", row.idle_s, row.unloaded ? " (cold)" : ""));
         zero.values.push_back(row.scale_to_zero_ms);

@@ -190,16 +190,16 @@ void hline(const Frame& f, double y, std::uint32_t rgb, std::string_view text, f
     label_on_chip(f, ImVec2(x, py - ImGui::GetFontSize() * 0.85f), text, rgb, label_at >= 1 ? 1.0f : 0.0f, 0.8f);
 }
 
-float vline(const Frame& f, double x, std::uint32_t rgb, std::string_view text, int row) {
+float vline(const Frame& f, double x, std::uint32_t rgb, std::string_view text, int row, bool label_left) {
     const float px = snap(f.px(x));
     ImDrawList* dl = draw_list();
     for (float y = f.min.y; y < f.max.y; y += 10) dl->AddLine(ImVec2(px, y), ImVec2(px, std::min(y + 6, f.max.y)), theme::col(rgb), 2.0f);
     if (text.empty()) return px;
     const float scale = 0.8f;
-    const ImVec2 at(px + 3, f.min.y + static_cast<float>(row) * ImGui::GetFontSize() * scale * 1.2f);
+    const ImVec2 at(label_left ? px - 3 : px + 3, f.min.y + static_cast<float>(row) * ImGui::GetFontSize() * scale * 1.2f);
     // A curve drawn before it passes under the words ("1 s (Nielsen)" was crossed out).
-    label_on_chip(f, at, text, rgb, 0, scale);
-    return at.x + ImGui::CalcTextSize(tr(std::string(text))).x * scale;
+    label_on_chip(f, at, text, rgb, label_left ? 1.0f : 0.0f, scale);
+    return label_left ? px : at.x + ImGui::CalcTextSize(tr(std::string(text))).x * scale;
 }
 
 void label_on_chip(const Frame& f, ImVec2 at, std::string_view english, std::uint32_t rgb, float align, float scale) {
@@ -427,7 +427,7 @@ int legend_lines(const std::vector<std::pair<std::uint32_t, std::string>>& entri
     return 1 + static_cast<int>(std::count(starts.begin(), starts.end(), true));
 }
 
-void legend(const std::vector<std::pair<std::uint32_t, std::string>>& entries, bool wrap) {
+void legend(const std::vector<std::pair<std::uint32_t, std::string>>& entries, bool wrap, const std::vector<bool>& dashed) {
     const float h = ImGui::GetTextLineHeight();
     const std::vector<bool> starts = legend_breaks(entries, ImGui::GetContentRegionAvail().x);
     for (std::size_t i = 0; i < entries.size(); ++i) {
@@ -437,6 +437,15 @@ void legend(const std::vector<std::pair<std::uint32_t, std::string>>& entries, b
         }
         const ImVec2 p = ImGui::GetCursorScreenPos();
         const ImVec2 a(snap(p.x), snap(p.y + h * 0.2f)), b(snap(p.x + h * 0.6f), snap(p.y + h * 0.8f));
+        if (i < dashed.size() && dashed[i]) {  // a dashed line's entry: two dashes, as the chart draws it
+            const float y = snap(p.y + h * 0.5f), t = std::max(2.0f, h * 0.12f), d = (b.x - a.x) * 0.4f;
+            draw_list()->AddLine(ImVec2(a.x, y), ImVec2(a.x + d, y), theme::col(entries[i].first), t);
+            draw_list()->AddLine(ImVec2(b.x - d, y), ImVec2(b.x, y), theme::col(entries[i].first), t);
+            ImGui::Dummy(ImVec2(h * 0.75f, h));
+            ImGui::SameLine(0, 0);
+            ImGui::TextUnformatted(tr(entries[i].second));
+            continue;
+        }
         draw_list()->AddRectFilled(a, b, theme::col(entries[i].first));
         // A swatch as pale as the page (attention's weight 0 is white) gets an edge.
         const std::uint32_t c = entries[i].first;

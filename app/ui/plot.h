@@ -78,10 +78,12 @@ void dashed_line(const Frame& f, const std::vector<double>& xs, const std::vecto
 // A horizontal or vertical line across the frame, dashed, with a label at its end.
 // Its label sits above the line at the right end (label_at 1) or the left (0).
 void hline(const Frame& f, double y, std::uint32_t rgb, std::string_view label = {}, float label_at = 1);
-// vline's label starts right of the line, on line `row` of small labels
-// from the top; it returns the label's right edge, so that a second vline
-// close by can take the next row instead of writing over it.
-float vline(const Frame& f, double x, std::uint32_t rgb, std::string_view label = {}, int row = 0);
+// vline's label starts right of the line (or ends left of it: label_left,
+// where the curves leave that side's top empty), on line `row` of small
+// labels from the top; it returns the label's right edge, so that a second
+// vline close by can take the next row instead of writing over it.
+float vline(const Frame& f, double x, std::uint32_t rgb, std::string_view label = {}, int row = 0,
+            bool label_left = false);
 
 // Text at a screen position; align 0 = left, 0.5 = centred, 1 = right.
 void label(ImVec2 at, std::string_view text, std::uint32_t rgb, float align = 0, float scale = 1);
@@ -121,8 +123,10 @@ std::string chart_number(double v, double largest);
 
 // Legend entries in a row at the cursor: a swatch and a label each; an
 // entry that would pass the right edge starts a new line (a narrow pane, a
-// 4:3 projector), unless wrap is false.
-void legend(const std::vector<std::pair<std::uint32_t, std::string>>& entries, bool wrap = true);
+// 4:3 projector), unless wrap is false. An entry marked in `dashed` names
+// a dashed line and gets two dashes for a swatch, not a square.
+void legend(const std::vector<std::pair<std::uint32_t, std::string>>& entries, bool wrap = true,
+            const std::vector<bool>& dashed = {});
 // The lines legend() takes in a pane `width` wide: a chart above it leaves room.
 int legend_lines(const std::vector<std::pair<std::uint32_t, std::string>>& entries, float width);
 

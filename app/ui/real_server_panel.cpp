@@ -28,6 +28,9 @@ constexpr std::uint32_t p50_rgb = 0x15803D;
 constexpr std::uint32_t p90_rgb = 0x1D4ED8;
 constexpr std::uint32_t p99_rgb = 0xB91C1C;
 constexpr std::uint32_t predicted_rgb = 0x9CA3AF;
+// Throughput in a colour of its own: in the accent blue it read as the p90
+// of the chart beside it.
+constexpr std::uint32_t throughput_rgb = 0x111418;
 
 // A chart of series against the rate: solid measured lines with dots,
 // dashed predicted ones.
@@ -98,7 +101,7 @@ void draw_real_server_panel(const app::Snapshot& s, ViewState& v, app::Session&,
         std::vector<double> rates;
         Series m50{{}, p50_rgb, true}, m90{{}, p90_rgb, true}, m99{{}, p99_rgb, true};
         Series q50{{}, p50_rgb, false}, q90{{}, p90_rgb, false}, q99{{}, p99_rgb, false};
-        Series thr{{}, theme::accent_rgb, true}, qthr{{}, predicted_rgb, false};
+        Series thr{{}, throughput_rgb, true}, qthr{{}, predicted_rgb, false};
         for (const server::EndpointPoint& p : e->points) {
             rates.push_back(p.rate);
             m50.ys.push_back(p.ttft_p50_ms), m90.ys.push_back(p.ttft_p90_ms), m99.ys.push_back(p.ttft_p99_ms);
@@ -147,14 +150,17 @@ void draw_real_server_panel(const app::Snapshot& s, ViewState& v, app::Session&,
         if (plot::side_by_side_fits(width)) {
             const float half = plot::side_width(width);
             const std::vector<std::pair<std::uint32_t, std::string>> throughput{
-                {theme::accent_rgb, tr("throughput, measured")}, {predicted_rgb, tr("dashed: every arrival served")}};
+                {throughput_rgb, tr("throughput, measured")}, {predicted_rgb, tr("dashed: predicted, every arrival served")}};
             const int head = std::max(1, plot::legend_lines(throughput, half));
             const float chart_h = std::max(text_h * 3, ImGui::GetContentRegionAvail().y -
                                                            text_h * (static_cast<float>(head) + (against.empty() ? 2.2f : 3.2f)) -
                                                            2 * ImGui::GetStyle().ItemSpacing.y);
             plot::side_by_side(
                 width, chart_h, head,
-                [&](int side) { plot::legend(side == 0 ? percentiles : throughput); },
+                [&](int side) {
+                    if (side == 0) plot::legend(percentiles);
+                    else plot::legend(throughput, true, {false, true});
+                },
                 [&](int side, ImVec2 size) {
                     if (side == 0) rate_chart(rates, {q50, q90, q99, m50, m90, m99}, "ms", size);
                     else rate_chart(rates, {qthr, thr}, "req/s", size);
@@ -168,7 +174,7 @@ void draw_real_server_panel(const app::Snapshot& s, ViewState& v, app::Session&,
         }
         // The throughput chart's legend goes on its title's line when it fits there.
         const std::vector<std::pair<std::uint32_t, std::string>> served{
-            {theme::accent_rgb, tr("measured")}, {predicted_rgb, tr("dashed: every arrival served")}};
+            {throughput_rgb, tr("measured")}, {predicted_rgb, tr("dashed: predicted, every arrival served")}};
         const char* served_title = tr("Throughput against the arrival rate");
         const float title_w = ImGui::CalcTextSize(served_title).x + ImGui::GetStyle().ItemSpacing.x * 2;
         const bool served_beside = plot::legend_lines(served, ImGui::GetContentRegionAvail().x - title_w) == 1;
@@ -186,10 +192,10 @@ void draw_real_server_panel(const app::Snapshot& s, ViewState& v, app::Session&,
         ImGui::TextUnformatted(served_title);
         if (served_beside) {
             ImGui::SameLine(0, ImGui::GetStyle().ItemSpacing.x * 2);
-            plot::legend(served, false);
+            plot::legend(served, false, {false, true});
         }
         rate_chart(rates, {qthr, thr}, "req/s", ImVec2(width, std::max(text_h * 2, avail * 0.4f)));
-        if (!served_beside) plot::legend(served);
+        if (!served_beside) plot::legend(served, true, {false, true});
         ImGui::SetWindowFontScale(1.0f);
     }
     end_panel();

@@ -92,7 +92,7 @@ void draw_sweep(const BatchSweepResult& r, ImVec2 avail) {
     std::vector<std::pair<std::uint32_t, std::string>> legend = {{line_a_rgb, "decode tokens/s"},
                                                                  {line_b_rgb, "TPOT (one step), ms"}};
     if (r.knee.fitted) legend.push_back({theme::muted_rgb, "dashed: the two-line fit"});
-    plot::legend(legend);
+    plot::legend(legend, true, {false, false, true});
     // Under the charts, the verdict and what bends the curve beside the
     // weights: the KV cache a step reads at the largest batch (lesson 08's
     // last step speaks of it, and its context knob moves it).

@@ -52,7 +52,7 @@ void draw_waits_chart(const serving::ServingExhibit& e, ImVec2 avail) {
     // Chat: tokens on screen and tokens read against time, on a time axis
     // in decades: the stream ends in milliseconds, the reader in seconds,
     // and on a linear axis the stream was a sliver at zero.
-    plot::legend(chat_legend);
+    plot::legend(chat_legend, true, {false, false, true});
     std::vector<double> n;
     for (std::size_t i = 0; i < c.arrival_ms.size(); ++i) n.push_back(static_cast<double>(i + 1));
     const double first_ms = c.arrival_ms.empty() ? 1 : std::max(c.arrival_ms.front(), 1e-3);
@@ -84,7 +84,9 @@ void draw_waits_chart(const serving::ServingExhibit& e, ImVec2 avail) {
     plot::dashed_line(f, log_ms(fast_ms), n, theme::muted_rgb);
     plot::line(f, log_ms(c.arrival_ms), n, theme::decode_bar_rgb, 2.5f, false);
     plot::line(f, log_ms(c.read_ms), n, theme::lab_b_rgb, 2.5f, false);
-    plot::vline(f, std::log10(w.params.flow_ms), theme::muted_rgb, "1 s (Nielsen)");
+    // Its label on the left, where no curve has reached the top yet: on the
+    // right it covered the end of the reader's curve.
+    plot::vline(f, std::log10(w.params.flow_ms), theme::muted_rgb, "1 s (Nielsen)", 0, true);
     text_wrapped(chat_line);
     // Agent: each call's first token and the rest.
     std::vector<std::string> calls;
