@@ -217,6 +217,20 @@ std::vector<std::string> wrap_lines(ImFont* font, float size, std::string_view t
     });
 }
 
+std::vector<std::string> balanced_lines(ImFont* font, float size, std::string_view text, float width) {
+    std::vector<std::string> lines = wrap_lines(font, size, text, width);
+    if (lines.size() < 2) return lines;
+    // Fewer lines never come from a narrower width, so the line count is
+    // monotone in the width: bisect to a pixel.
+    float lo = width / static_cast<float>(lines.size()) - 1, hi = width;  // lo: more lines; hi: as many
+    while (hi - lo > 1) {
+        const float mid = (lo + hi) / 2;
+        if (wrap_lines(font, size, text, mid).size() <= lines.size()) hi = mid;
+        else lo = mid;
+    }
+    return wrap_lines(font, size, text, hi);
+}
+
 void text_wrapped(std::string_view text) {
     for (const std::string& l : wrap_lines(ImGui::GetFont(), ImGui::GetFontSize(), text, ImGui::GetContentRegionAvail().x))
         ImGui::TextUnformatted(l.empty() ? " " : l.c_str());

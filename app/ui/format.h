@@ -71,6 +71,11 @@ using app::reflow;
 // (。，、；：！？）」”) never starts a line. "\n" always breaks.
 std::vector<std::string> wrap_lines(ImFont* font, float size, std::string_view text, float width);
 
+// wrap_lines' lines made even: the narrowest width that keeps as many lines,
+// so a title never ends on one orphaned character or word ("…变回文" over
+// "字"; CSS's text-wrap: balance).
+std::vector<std::string> balanced_lines(ImFont* font, float size, std::string_view text, float width);
+
 // Text drawn wrapped by wrap_lines at the current font and the width left:
 // in place of ImGui's wrapping, which breaks after any point ("0.⏎260") and
 // knows no Chinese line rules. The height it takes at `width`, as

@@ -166,10 +166,11 @@ void draw_narration(const app::Snapshot& s, ViewState& v) {
         // one.
         const float inner_w = ImGui::GetContentRegionAvail().x;
         const float big_h = static_cast<float>(wrap_lines(F.big, F.big->FontSize, st.step_title, inner_w).size()) * F.big->FontSize;
+        // Wrapped by the room's rules, not ImGui's (at spaces only, it left
+        // "5 ·" alone on a line before a Chinese title), in even lines.
         ImGui::PushFont(big_h <= r.h * 0.25f ? F.big : F.bold);
-        ImGui::PushTextWrapPos(0.0f);
-        ImGui::TextUnformatted(st.step_title.c_str());
-        ImGui::PopTextWrapPos();
+        for (const std::string& l : balanced_lines(ImGui::GetFont(), ImGui::GetFontSize(), st.step_title, inner_w))
+            ImGui::TextUnformatted(l.c_str());
         ImGui::PopFont();
         ImGui::Spacing();
 

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <functional>
 #include <stdexcept>
@@ -162,6 +163,30 @@ struct DefaultFont {
     DefaultFont(const DefaultFont&) = delete;
     DefaultFont& operator=(const DefaultFont&) = delete;
 };
+
+// A step title in even lines: lesson zh/04's "5 · 后处理：选一个词元，变回文字"
+// ended on "字" alone, and English titles can leave one word.
+TEST_CASE("balanced lines: as many lines as wrapping takes, none left with a lone character") {
+    const DefaultFont f;
+    ImFont* font = f.font;
+    auto width = [&](const std::string& t) { return font->CalcTextSizeA(13, 1e9f, 0, t.c_str()).x; };
+    const std::string zh = "5 \u00b7 后处理：选一个词元，变回文字";
+    const float room = width("5 \u00b7 后处理：选一个词元，变回文") + 2;  // the last character wraps alone
+    const std::vector<std::string> greedy = ui::wrap_lines(font, 13, zh, room);
+    REQUIRE(greedy.size() == 2);
+    REQUIRE(greedy[1] == "字");
+    const std::vector<std::string> even = ui::balanced_lines(font, 13, zh, room);
+    REQUIRE(even.size() == 2);
+    CHECK(even[0] + even[1] == zh);
+    CHECK(std::fabs(width(even[0]) - width(even[1])) < width("后处理"));
+    const std::string en = "Paging admits more, and sometimes takes back";
+    const std::vector<std::string> en_even = ui::balanced_lines(font, 13, en, width("Paging admits more, and sometimes takes") + 2);
+    REQUIRE(en_even.size() == 2);
+    CHECK(en_even[0] + " " + en_even[1] == en);
+    CHECK(en_even[1] != "back");
+    // One line stays one line.
+    CHECK(ui::balanced_lines(font, 13, "Bytes", 500) == std::vector<std::string>{"Bytes"});
+}
 
 // wrap_lines: what ImGui's own wrapping got wrong on the panels ("0.⏎260",
 // "（⏎M/G/1"), and a long answer wrapped at once.
