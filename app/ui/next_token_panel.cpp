@@ -76,7 +76,13 @@ std::string percent_text(float p) {
     const double pct = 100.0 * p;
     return (pct >= 0.1 || pct == 0 ? fmt::format("{:.1f}", pct) : sci_text(pct, 2)) + "%";
 }
-std::string probability_text(float p) { return p >= 0.001f || p == 0 ? fmt::format("{:.3f}", p) : sci_text(p, 2); }
+// The table's cells alike down a column: three decimals from a hundredth,
+// two significant digits below ("0.0031", not "0.003"), and a power of ten
+// below a thousandth ("4.4×10⁻⁴" under "6.9×10⁻⁶", not "0.00044").
+std::string probability_text(float p) {
+    if (p >= 0.01f || p == 0) return fmt::format("{:.3f}", p);
+    return p >= 0.001f ? decimal_text(p, 2) : shown_text(p, 3);
+}
 
 // The bars: the model's most likely candidates, then the token taken when
 // it is not among them (a hot sampler draws one far down the list, and the
