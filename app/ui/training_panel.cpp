@@ -84,8 +84,14 @@ void loss_chart(const std::vector<double>& loss, ImVec2 size) {
             ys.push_back(std::log10(std::max(loss[i], 1e-9)));
         }
     const double lo = *std::min_element(ys.begin(), ys.end()), hi = *std::max_element(ys.begin(), ys.end());
-    const double y0 = std::floor(lo), y1 = std::max(std::ceil(hi), y0 + 1);
-    plot::Frame f = plot::begin(size, 1, std::max(2.0, static_cast<double>(n)), y0, y1, font * 2.6f, label_px * 1.3f);
+    // Whole decades, with a twentieth of one to spare: a loss just under a
+    // power of ten (945 under 1000) sat on the frame's top edge.
+    const double y0 = std::floor(lo - 0.05), y1 = std::max(std::ceil(hi + 0.05), y0 + 1);
+    // One step alone sits in the middle, its tick under it, not in the
+    // corner of an axis from 1 to 2.
+    const bool alone = n == 1;
+    plot::Frame f = plot::begin(size, alone ? 0 : 1, alone ? 2 : static_cast<double>(n), y0, y1, font * 2.6f,
+                                label_px * 1.3f);
     // A label for every decade, or every other one when they would crowd.
     const int decades = static_cast<int>(y1 - y0);
     const int stride = std::max(1, static_cast<int>(std::ceil(decades * label_px * 1.15f / std::max(1.0f, f.height()))));
@@ -100,7 +106,7 @@ void loss_chart(const std::vector<double>& loss, ImVec2 size) {
     // Steps are whole: no "1.2, 1.4 … 1.8" while only one or two were taken.
     std::vector<double> x_ticks;
     for (double x : plot::axis_ticks(1, f.x1, f.width(), ImGui::CalcTextSize("10,000").x * 1.5f, 5))
-        if (std::fabs(x - std::round(x)) < 1e-9) x_ticks.push_back(std::round(x));
+        if (std::fabs(x - std::round(x)) < 1e-9 && x <= static_cast<double>(n)) x_ticks.push_back(std::round(x));
     std::vector<std::string> x_labels;
     for (double x : x_ticks) x_labels.push_back(plot::chart_number(x, x_ticks.empty() ? 0 : x_ticks.back()));
     plot::x_axis(f, x_ticks, x_labels);
