@@ -536,13 +536,19 @@ void segment(const Frame& f, double xa, double ya, double xb, double yb, std::ui
     draw_list()->AddLine(f.at(xa, ya), f.at(xb, yb), theme::col(rgb), thickness);
 }
 
-void vmarker(const Frame& f, double x, std::uint32_t rgb, std::string_view text) {
+void vmarker(const Frame& f, double x, std::uint32_t rgb, std::string_view text, bool at_top) {
     const float px = snap(f.px(x));
     draw_list()->AddRectFilled(ImVec2(px - 1, f.min.y), ImVec2(px + 1, f.max.y), theme::col(rgb));
     // The label sits right of the line's foot: a knee's plateau runs along the
     // top right of its chart, and a label there hid its points.
+    // at_top: left of the line's top instead, where a rising curve leaves
+    // room (the queue's hockey stick is low on the left, off the top right).
+    // Either way to the other side where it would pass the frame's edge.
     const float size = ImGui::GetFontSize() * 0.85f;
-    if (!text.empty()) label(ImVec2(px + 4, f.max.y - size - 3), text, rgb, 0, 0.85f);
+    if (text.empty()) return;
+    const float w = ImGui::CalcTextSize(tr(std::string(text))).x * 0.85f;
+    const bool right = at_top ? px - 4 - w < f.min.x : px + 4 + w <= f.max.x;
+    label(ImVec2(right ? px + 4 : px - 4, at_top ? f.min.y + 3 : f.max.y - size - 3), text, rgb, right ? 0.0f : 1.0f, 0.85f);
 }
 
 void dot(const Frame& f, double x, double y, std::uint32_t rgb, float radius) {

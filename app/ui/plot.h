@@ -163,8 +163,9 @@ void outline(const Frame& f, std::uint32_t rgb);
 void segment(const Frame& f, double xa, double ya, double xb, double yb, std::uint32_t rgb, float thickness = 1.5f,
              bool dashed = false);
 // A solid vertical marker two pixels wide across the frame (snapped, so a
-// test finds its column), with a label right of its foot: "knee: batch 8".
-void vmarker(const Frame& f, double x, std::uint32_t rgb, std::string_view label = {});
+// test finds its column), with a label right of its foot: "knee: batch 8"
+// (left of it near the frame's right edge), or left of its top (at_top).
+void vmarker(const Frame& f, double x, std::uint32_t rgb, std::string_view label = {}, bool at_top = false);
 // A filled dot of `radius` pixels at (x, y).
 void dot(const Frame& f, double x, double y, std::uint32_t rgb, float radius = 6);
 // A measured point with its interval: a ring at (x, y) and a vertical line

@@ -438,8 +438,8 @@ void draw_queue(const ServingExhibit& e, ImVec2 avail) {
         for (int k = 0; k < 3; ++k)
             if (sims[k]) plot::error_bar(f, p.utilization, sims[k]->mean_wait_ms / s, sims[k]->ci95_ms / s, rgb[k]);
     }
-    // The utilization the knob picked.
-    plot::vmarker(f, e.utilization, theme::bad_rgb);
+    // The utilization the knob picked, named: the lines under the chart speak of it.
+    plot::vmarker(f, e.utilization, theme::bad_rgb, fmt::format("\u03c1 = {:.2f}", e.utilization), true);
     plot::dot(f, e.utilization, w, theme::bad_rgb);
     plot::outline(f, theme::pending_border_rgb);
     wrapped(at);
