@@ -212,14 +212,17 @@ void LlmModel::load(TraceEvent& ev) {
     // before this stage, when its vocabulary was first needed (stage 1's
     // tokenizer, or the lesson's checks and panels before step 1). Said, or
     // the two figures read as one measured twice.
-    ev.summary = fmt::format("mapped {} ({:.1f} M parameters, {}) in {:.1f} ms", path_.filename().string(),
-                             llama_->n_params() / 1e6, ggml_type_name(llama_->main_type()), ms);
+    // Times to the digits the outputs show (cold load time "312 ms", not
+    // "311.5" above it).
+    const auto t = [](double x) { return shown_number(x, 3); };
+    ev.summary = fmt::format("mapped {} ({:.1f} M parameters, {}) in {} ms", path_.filename().string(),
+                             llama_->n_params() / 1e6, ggml_type_name(llama_->main_type()), t(ms));
     if (warm_up_tokens_ > 0 && open_ms_ > 0)
-        ev.summary += fmt::format(" ({:.1f} ms warming up, {:.1f} ms opening the file earlier)", warm_up_ms_, open_ms_);
+        ev.summary += fmt::format(" ({} ms warming up, {} ms opening the file earlier)", t(warm_up_ms_), t(open_ms_));
     else if (warm_up_tokens_ > 0)
-        ev.summary += fmt::format(" ({:.1f} ms warming up)", warm_up_ms_);
+        ev.summary += fmt::format(" ({} ms warming up)", t(warm_up_ms_));
     else if (open_ms_ > 0)
-        ev.summary += fmt::format(", {:.1f} ms of them opening the file earlier", open_ms_);
+        ev.summary += fmt::format(", {} ms of them opening the file earlier", t(open_ms_));
     ev.in(keys::file, path_.string());
     ev.out(keys::status, std::string("cold load"));
     ev.out(sixstep::keys::cold, std::string("yes"), "", "cold start");
