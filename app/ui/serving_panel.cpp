@@ -79,7 +79,10 @@ void last_ratio(const plot::Frame& f, double last_batch, double ratio, double fi
                 theme::text_rgb, 1, 0.8f);
 }
 
-void draw_sweep(const BatchSweepResult& r, ImVec2 avail) {
+// judged: the raw output (the knee, found or not) came out. Before it the
+// sweep's points alone: the forward pass measures every batch size at once,
+// and lesson 08's "Measure" step showed the knee's verdict three steps early.
+void draw_sweep(const BatchSweepResult& r, ImVec2 avail, bool judged) {
     if (r.points.empty()) return;
     double tps_max = 0, ms_max = 0;
     std::vector<double> xs, tps, ms;
@@ -91,7 +94,8 @@ void draw_sweep(const BatchSweepResult& r, ImVec2 avail) {
     const bool log_x = xs.size() > 1 && x1 / x0 > 8;  // 1 … 64: doublings evenly spaced
     std::vector<std::pair<std::uint32_t, std::string>> legend = {{line_a_rgb, "decode tokens/s"},
                                                                  {line_b_rgb, "TPOT (one step), ms"}};
-    if (r.knee.fitted) legend.push_back({theme::muted_rgb, "dashed: the two-line fit"});
+    const bool fitted = judged && r.knee.fitted;
+    if (fitted) legend.push_back({theme::muted_rgb, "dashed: the two-line fit"});
     plot::legend(legend, true, {false, false, true});
     // Under the charts, the verdict and what bends the curve beside the
     // weights: the KV cache a step reads at the largest batch (lesson 08's
@@ -111,7 +115,8 @@ void draw_sweep(const BatchSweepResult& r, ImVec2 avail) {
     // at the least: at 1920x1080, beside a verdict of three lines, they were
     // held at that height and overran the pane.
     const float spacing = ImGui::GetStyle().ItemSpacing.y;
-    const float verdict_only = text_wrapped_height(tr(r.knee.verdict), avail.x);
+    const std::string verdict = judged ? tr(r.knee.verdict) : tr("the knee is judged with the raw output");
+    const float verdict_only = text_wrapped_height(verdict, avail.x);
     const float with_kv = verdict_only + spacing + text_wrapped_height(kv_line, avail.x);
     const float chart_min = std::max(100.0f, ImGui::GetFontSize() * 0.85f * 5.4f);
     const bool show_kv = (rest_height() - with_kv - spacing) / 2 >= chart_min;
@@ -123,13 +128,13 @@ void draw_sweep(const BatchSweepResult& r, ImVec2 avail) {
     a.log_x = log_x;
     plot::x_axis(a, xs, "");
     plot::y_axis(a, "tokens/s", std::vector<double>{tps_max});
-    if (r.knee.fitted)  // the two lines of the fit, over their own points
+    if (fitted)  // the two lines of the fit, over their own points
         for (const FitLine& f : {r.knee.rising, r.knee.tail})
             plot::segment(a, f.x0, f.at(f.x0), f.x1, f.at(f.x1), theme::muted_rgb, 1.5f, true);
     plot::line(a, xs, tps, line_a_rgb);
     first_value(a, xs.front(), tps.front());
     if (xs.size() > 1) last_ratio(a, xs.back(), r.points.back().speedup, xs.front());
-    if (r.knee.found) plot::vmarker(a, r.knee.x, theme::bad_rgb, fmt::format("knee: batch {:g}", r.knee.x));
+    if (judged && r.knee.found) plot::vmarker(a, r.knee.x, theme::bad_rgb, fmt::format("knee: batch {:g}", r.knee.x));
     plot::outline(a, theme::pending_border_rgb);
 
     plot::Frame b = chart(ImVec2(avail.x, h), x0, x1, 0, ms_max * 1.1);
@@ -140,7 +145,8 @@ void draw_sweep(const BatchSweepResult& r, ImVec2 avail) {
     first_value(b, xs.front(), ms.front());
     if (xs.size() > 1) last_ratio(b, xs.back(), r.points.back().tpot_ratio, xs.front());
     plot::outline(b, theme::pending_border_rgb);
-    wrapped(r.knee.verdict);
+    if (judged) text_wrapped(verdict);
+    else ImGui::TextDisabled("%s", verdict.c_str());
     if (!show_kv) return;  // the inspector's postprocess stage has it
     ImGui::PushStyleColor(ImGuiCol_Text, theme::vec(theme::muted_rgb));
     text_wrapped(kv_line);
@@ -488,7 +494,7 @@ void draw_serving(const app::Snapshot& s, ViewState& v) {
         else if (later_title && e->experiment == "bill") draw_bill_chart(*e, avail);
         else if (later_title && e->experiment == "waits") draw_waits_chart(*e, avail);
         else if (later_title && e->experiment == "canary") draw_canary_chart(*e, avail);
-        else if (e && e->sweep) draw_sweep(*e->sweep, avail);
+        else if (e && e->sweep) draw_sweep(*e->sweep, avail, s.state.trace.last(Stage::output) != nullptr);
         else if (e && e->queue && !s.state.trace.last(Stage::output)) {
             // The forward pass times the steps and runs every simulation at
             // once; the curve waits for the raw output, so that the step
