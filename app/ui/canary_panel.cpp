@@ -20,7 +20,7 @@
 
 namespace sixstep::ui {
 
-void draw_canary_chart(const serving::ServingExhibit& e, ImVec2 avail) {
+void draw_canary_chart(const serving::ServingExhibit& e, ImVec2 avail, bool judged) {
     if (!e.canary || e.canary->windows.empty()) return;
     const serving::CanaryResult& r = *e.canary;
     std::vector<double> x1, m1, x2, m2, share;
@@ -52,7 +52,10 @@ void draw_canary_chart(const serving::ServingExhibit& e, ImVec2 avail) {
     plot::line(f, x2, m2, theme::canary_rgb);
     // The verdict's line first: when it comes a few windows after the
     // canary ships, "canary ships" is written over its top, not through it.
-    const bool verdict = r.rolled_back || r.promoted;
+    // The monitor's verdict once the class reads it (the postprocess stage,
+    // lesson 16's "The canary and the monitor"): the raw output holds it, and
+    // the step about inference raising no error showed the rollback early.
+    const bool verdict = judged && (r.rolled_back || r.promoted);
     const std::uint32_t verdict_rgb = r.rolled_back ? theme::rollback_rgb : theme::good_rgb;
     if (verdict) plot::vline(f, r.decided_at, verdict_rgb);
     const float ships_end = plot::vline(f, r.params.baseline_requests, theme::muted_rgb, "canary ships");
@@ -93,7 +96,7 @@ void draw_canary_chart(const serving::ServingExhibit& e, ImVec2 avail) {
                                 minutes(r.inference_v2))));
     text_wrapped(tr(fmt::format("answered: v1 {}, v2 {}; lost {}", r.answered_v1, r.answered_v2, r.lost)));
     // The monitor's second measure, beside its first (the chart's means).
-    text_wrapped(tr(fmt::format("outside the training ranges: v1 {} of {}, v2 {} of {}", r.tally_v1.out_of_range,
+    if (judged) text_wrapped(tr(fmt::format("outside the training ranges: v1 {} of {}, v2 {} of {}", r.tally_v1.out_of_range,
                                 r.tally_v1.answered, r.tally_v2.out_of_range, r.tally_v2.answered)));
 }
 

@@ -97,7 +97,7 @@ void draw_speculative_chart(const serving::ServingExhibit& e, ImVec2 avail);   /
 void draw_cold_start_chart(const serving::ServingExhibit& e, ImVec2 avail);    // cold_start_panel.cpp
 void draw_bill_chart(const serving::ServingExhibit& e, ImVec2 avail);          // bill_panel.cpp
 void draw_waits_chart(const serving::ServingExhibit& e, ImVec2 avail);         // waits_panel.cpp
-void draw_canary_chart(const serving::ServingExhibit& e, ImVec2 avail);        // canary_panel.cpp
+void draw_canary_chart(const serving::ServingExhibit& e, ImVec2 avail, bool judged);  // canary_panel.cpp
 
 // Shared helpers (app_view.cpp).
 // A fixed window in r. Its background is not drawn by ImGui but cleared by

@@ -493,7 +493,8 @@ void draw_serving(const app::Snapshot& s, ViewState& v) {
         else if (later_title && e->experiment == "cold_start") draw_cold_start_chart(*e, avail);
         else if (later_title && e->experiment == "bill") draw_bill_chart(*e, avail);
         else if (later_title && e->experiment == "waits") draw_waits_chart(*e, avail);
-        else if (later_title && e->experiment == "canary") draw_canary_chart(*e, avail);
+        else if (later_title && e->experiment == "canary")
+            draw_canary_chart(*e, avail, s.state.trace.last(Stage::postprocess) != nullptr);
         else if (e && e->sweep) draw_sweep(*e->sweep, avail, s.state.trace.last(Stage::output) != nullptr);
         else if (e && e->queue && !s.state.trace.last(Stage::output)) {
             // The forward pass times the steps and runs every simulation at

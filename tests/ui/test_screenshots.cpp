@@ -554,7 +554,7 @@ TEST_CASE("screenshots: the tokens, next-token, timeline and logit-lens panels s
 // (step 1 stops at the load, before anything is served), and it is rolled
 // back; step 5 runs a sound v2 that is promoted. The deployment chart draws
 // v2's line in the canary colour both times, and the rollback marker only
-// when the engine rolled back, and not before the class has seen it run.
+// when the engine rolled back, and not before the monitor's step (3).
 TEST_CASE("screenshots: the canary chart marks the rollback only when there is one") {
     const std::vector<Image> frames = render_lesson("16-inference-serving-deployment.yaml");
     REQUIRE(frames.size() == 5);
@@ -566,6 +566,10 @@ TEST_CASE("screenshots: the canary chart marks the rollback only when there is o
     const double rollback = pixels(frames[3], ui::theme::rollback_rgb);
     const double promoted = pixels(frames[4], ui::theme::rollback_rgb);
     CHECK(pixels(frames[0], ui::theme::rollback_rgb) == 0);
+    // Step 2 stops at the raw output, which holds the verdict the monitor
+    // reaches in step 3: the marker waits for it.
+    CHECK(pixels(frames[1], ui::theme::rollback_rgb) == 0);
+    CHECK(pixels(frames[2], ui::theme::rollback_rgb) > 20);
     CHECK(rollback > 20);  // a dashed line across the chart and its label
     CHECK(promoted == 0);
     CHECK(pixels(frames[3], ui::theme::canary_rgb) > 20);
