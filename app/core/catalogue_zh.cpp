@@ -375,6 +375,7 @@ const Catalogue& chinese_catalogue() {
             {"mean minutes", "平均分钟数"},
             {"mean wait, in service times", "平均等待（以服务时间计）"},
             {"measured", "实测"},
+            {"measured; the prediction (M/G/1) comes with the response", "实测；预测（M/G/1）在返回这一步给出"},
             {"measured steps", "实测解码步"},
             {"outlined: shared prefix", "加框：共享前缀"},
             {"own_server", "自带服务器"},

@@ -112,14 +112,19 @@ void draw_real_server_panel(const app::Snapshot& s, ViewState& v, app::Session&,
         // The legend's percentiles, and the line styles beside them where they fit.
         const std::vector<std::pair<std::uint32_t, std::string>> percentiles{
             {p50_rgb, "p50"}, {p90_rgb, "p90"}, {p99_rgb, "p99"}};
-        const char* styles = tr("solid: measured, dashed: predicted (M/G/1)");
+        // The M/G/1 prediction of TTFT with the response (lesson 17's
+        // "Measured beside predicted"): the measured waits alone before it.
+        const bool predicted = s.state.trace.last(Stage::respond) != nullptr;
+        const char* styles = predicted ? tr("solid: measured, dashed: predicted (M/G/1)") : tr("measured; the prediction (M/G/1) comes with the response");
+        const std::vector<Series> ttft_series =
+            predicted ? std::vector<Series>{q50, q90, q99, m50, m90, m99} : std::vector<Series>{m50, m90, m99};
         auto with_styles = percentiles;
         with_styles.emplace_back(predicted_rgb, styles);
         const int legend_lines = plot::legend_lines(with_styles, ImGui::GetContentRegionAvail().x);
         // How far the prediction is off where it matters most: the highest rate's p90.
         const server::EndpointPoint& top = e->points.back();
         std::string against;
-        if (top.predicted_ttft_p90_ms > 0 && top.ttft_p90_ms > 0) {
+        if (predicted && top.predicted_ttft_p90_ms > 0 && top.ttft_p90_ms > 0) {
             const auto places = [](double x, int p) { return fmt::format("{:.{}f}", x, p); };
             const Division d = division(top.ttft_p90_ms, top.predicted_ttft_p90_ms, 1, places,
                                         [](double q) { return fmt::format("{:.2f}", q); });
@@ -162,7 +167,7 @@ void draw_real_server_panel(const app::Snapshot& s, ViewState& v, app::Session&,
                     else plot::legend(throughput, true, {false, true});
                 },
                 [&](int side, ImVec2 size) {
-                    if (side == 0) rate_chart(rates, {q50, q90, q99, m50, m90, m99}, "ms", size);
+                    if (side == 0) rate_chart(rates, ttft_series, "ms", size);
                     else rate_chart(rates, {qthr, thr}, "req/s", size);
                 });
             ImGui::TextDisabled("%s", styles);
@@ -181,7 +186,7 @@ void draw_real_server_panel(const app::Snapshot& s, ViewState& v, app::Session&,
         const float lines =
             2.2f + static_cast<float>(legend_lines) + (against.empty() ? 0.0f : 1.0f) + (served_beside ? 0.0f : 1.0f);
         const float avail = ImGui::GetContentRegionAvail().y - text_h * lines - 2 * ImGui::GetStyle().ItemSpacing.y;
-        rate_chart(rates, {q50, q90, q99, m50, m90, m99}, "ms", ImVec2(width, std::max(text_h * 3, avail * 0.6f)));
+        rate_chart(rates, ttft_series, "ms", ImVec2(width, std::max(text_h * 3, avail * 0.6f)));
         // The colours are the percentiles; the line's style says which is which.
         plot::legend(percentiles);
         ImGui::SameLine();
