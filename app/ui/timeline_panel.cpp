@@ -194,18 +194,27 @@ void draw_timeline_panel(const app::Snapshot& s, ViewState& v, app::Session&, co
                 ttft_min = ImVec2(xl, y - 2), ttft_max = ImVec2(xl + w, y - 2 + label_h);
             } else {
                 plot::label(ImVec2(xb, plot::above(f)), line, theme::bad_rgb, 1, 0.8f);
+                ttft_min = ImVec2(xb - w, plot::above(f)), ttft_max = ImVec2(xb, plot::above(f) + label_h);
             }
         }
         if (view->tpot_ms > 0) {
-            // TPOT's label sits above its line at the right edge, or below
-            // the line where it would meet TTFT's (a TPOT near the top of a
-            // short run's chart).
+            // TPOT's label goes in the line over the frame, at its right end,
+            // where it is free: over its own line it sat on the decode bars
+            // that rise above the mean. Else above its line at the right
+            // edge, or below the line where it would meet TTFT's (a TPOT near
+            // the top of a short run's chart).
             std::snprintf(line, sizeof line, "TPOT %s ms", pretty_number(view->tpot_ms, 3).c_str());
             const float py = f.py(view->tpot_ms), w = ImGui::CalcTextSize(line).x * 0.8f;
-            const float x0 = f.max.x - 2 - w, y0 = py - ImGui::GetFontSize() * 0.85f;
-            const bool meets = x0 < ttft_max.x + 4 && ttft_min.x < f.max.x + 2 && y0 < ttft_max.y + 2 &&
-                               ttft_min.y < y0 + label_h + 2;
-            plot::label(ImVec2(f.max.x - 2, meets ? py + 3 : y0), line, theme::good_rgb, 1, 0.8f);
+            const auto meets_ttft = [&](float x0, float y0) {
+                return x0 < ttft_max.x + 4 && ttft_min.x < x0 + w + 4 && y0 < ttft_max.y + 2 && ttft_min.y < y0 + label_h + 2;
+            };
+            const float ax = f.max.x - w, ay = plot::above(f);
+            if (ax > above_end + ImGui::GetFontSize() * 0.5f && !meets_ttft(ax, ay)) {
+                plot::label(ImVec2(f.max.x, ay), line, theme::good_rgb, 1, 0.8f);
+            } else {
+                const float x0 = f.max.x - 2 - w, y0 = py - ImGui::GetFontSize() * 0.85f;
+                plot::label(ImVec2(f.max.x - 2, meets_ttft(x0, y0) ? py + 3 : y0), line, theme::good_rgb, 1, 0.8f);
+            }
         }
         for (size_t i = 0; i < static_cast<size_t>(n_notes); ++i) {
             ImGui::PushStyleColor(ImGuiCol_Text, theme::vec(note_rgb[i]));
