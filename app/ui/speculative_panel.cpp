@@ -46,8 +46,9 @@ void draw_speculative_chart(const serving::ServingExhibit& e, ImVec2 avail) {
     const auto& rows = e.speculative;
     if (rows.empty()) return;
     std::vector<std::string> names;
+    // The ceiling in a mid grey: the pale one of empty KV cells vanished on a projector.
     plot::Series acc{"accepted", theme::lab_a_rgb, {}}, tpp{"tokens per pass", theme::lab_c_rgb, {}},
-        ceiling{"k + 1", theme::kv_empty_rgb, {}}, speedup{"speedup", theme::lab_b_rgb, {}};
+        ceiling{"k + 1", theme::pending_border_rgb, {}}, speedup{"speedup", theme::lab_b_rgb, {}};
     bool identical = true, greedy = false;
     for (const auto& r : rows) {
         names.push_back(fmt::format("k={} T={:g}", r.k, r.temperature));
