@@ -226,7 +226,11 @@ void draw_comparison(const ServingExhibit& e) {
                  {"output_throughput", "{} vs {} tokens/s out"}};
     std::string line = tr(fmt::format("{} vs {}:", e.run_label, e.baseline_label));
     const auto add = [&](const char* format, double run, double baseline) {
-        std::string figure = tr(fmt::format(fmt::runtime(format), pretty_number(run, 3), pretty_number(baseline, 3)));
+        // A pair of measurements to the same three digits ("31.0% vs 24.7%",
+        // not "31% vs 24.7%"); counts whole.
+        const bool counts = run == std::round(run) && baseline == std::round(baseline);
+        const auto number = [&](double x) { return counts ? pretty_number(x, 3) : decimal_text(x, 3); };
+        std::string figure = tr(fmt::format(fmt::runtime(format), number(run), number(baseline)));
         // A figure wraps as a whole: no-break spaces inside it.
         for (std::size_t at = figure.find(' '); at != std::string::npos; at = figure.find(' ', at))
             figure.replace(at, 1, "\u00a0");
