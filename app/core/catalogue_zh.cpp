@@ -1434,6 +1434,7 @@ const Catalogue& chinese_catalogue() {
             {"{}. {}", "{}。{}"},
             {"{}.", "{}。"},
             {"(rank {} of {})", "（排第 {} 位，共 {} 个）"},  // the token taken, when not among the bars
+            {"(rank {})", "（排第 {} 位）"},  // the token taken, on a bar below ranks it skips
             // the progress line (progress_strip.cpp)
             {"batch sweep: round {} of {}, batch {}", "批大小扫描：第 {} 轮（共 {} 轮），批大小 {}"},
             {"working\u2026 {}", "处理中\u2026 {}"},

@@ -100,6 +100,17 @@ bool starts_unit(std::string_view rest) {
     return false;
 }
 bool digit(std::string_view ch) { return ch.size() == 1 && ch[0] >= '0' && ch[0] <= '9'; }
+// A number of one or two digits as a word of its own ("1,", "3", "06"): after
+// a word it stays with it ("Temperature⏎1, nothing cut"; "Step 3", "batch 8").
+bool starts_short_number(std::string_view rest) {
+    size_t n = 0;
+    while (n < rest.size() && n < 3 && std::isdigit(static_cast<unsigned char>(rest[n]))) ++n;
+    if (n == 0 || n > 2) return false;
+    if (n < rest.size() && std::string_view(",.:;)").find(rest[n]) != std::string_view::npos) return n + 1 == rest.size() || rest[n + 1] == ' ';
+    // A quantity ("3 km") is no label: "it takes⏎3 km" breaks as before.
+    return n == rest.size() || (rest[n] == ' ' && !starts_unit(rest.substr(n + 1)));
+}
+bool letter(std::string_view ch) { return ch.size() == 1 && std::isalpha(static_cast<unsigned char>(ch[0])); }
 }  // namespace
 
 std::vector<std::string> break_lines(std::string_view text, float width,
@@ -128,6 +139,7 @@ std::vector<std::string> break_lines(std::string_view text, float width,
                 const bool space_break = ch == " " && !binds_next(prev) && para.substr(i + 1, 1) != "%" &&  // "≥ 85 %"
                                          !(word_chars <= 2 && starts_relation(para.substr(i + 1))) &&
                                          !(digit(prev) && starts_unit(para.substr(i + 1))) &&
+                                         !(letter(prev) && starts_short_number(para.substr(i + 1))) &&
                                          !opening_quote(prev, before_prev);
                 word_chars = ch == " " || wide_char(ch) ? 0 : word_chars + 1;  // Chinese words are not spaced
                 // "词元/秒" whole: nor between the two characters before a "/".

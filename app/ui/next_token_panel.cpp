@@ -130,10 +130,20 @@ void candidate_bars(const llm::ViewNext& next, app::Session& session, size_t max
     // A cut candidate's share in parentheses: the model's own, not part of
     // the draw's (the column summed past 100%: 71.1 + 28.9 + 10.9 + …).
     const auto cut_text = [](float p) { return "(" + percent_text(p) + ")"; };
+    // The token taken, on the last bar below ranks it skips (lesson 07 drew
+    // mat, rug, seat and left out floor, more likely than seat): its rank.
+    const auto rank_of = [&](int id) {
+        const auto at = std::find_if(next.top.begin(), next.top.end(), [&](const auto& c) { return c.id == id; });
+        return at != next.top.end() ? static_cast<int>(at - next.top.begin()) : next.chosen_rank;
+    };
+    const auto rank_note = [&](size_t i, const llm::ViewCandidate& c) -> std::string {
+        const int rank = c.id == next.chosen ? rank_of(c.id) : -1;
+        return rank > static_cast<int>(i) ? std::string(" ") + tr(fmt::format("(rank {})", rank + 1)) : std::string();
+    };
     float pct_w = ImGui::CalcTextSize("100.0%").x;
-    for (const auto& c : rows)
-        for (const float p : {c.p, after_sampler(next, c.id).p})
-            pct_w = std::max(pct_w, ImGui::CalcTextSize(cut_text(p).c_str()).x);
+    for (size_t i = 0; i < rows.size(); ++i)
+        for (const float p : {rows[i].p, after_sampler(next, rows[i].id).p})
+            pct_w = std::max(pct_w, ImGui::CalcTextSize((cut_text(p) + rank_note(i, rows[i])).c_str()).x);
     const float bar_w = std::max(20.0f, avail - piece_w - pct_w - 3 * ImGui::GetStyle().ItemSpacing.x);
     for (size_t i = 0; i < rows.size(); ++i) {
         const llm::ViewCandidate& c = rows[i];
@@ -174,8 +184,8 @@ void candidate_bars(const llm::ViewNext& next, app::Session& session, size_t max
             ImGui::GetWindowDrawList()->AddLine(ImVec2(x, bar.y), ImVec2(x, bar.y + h), theme::col(theme::text_rgb), 2.0f);
         }
         ImGui::SameLine();
-        if (after.cut) ImGui::TextDisabled("%s", cut_text(c.p).c_str());
-        else ImGui::TextUnformatted(percent_text(shown_p).c_str());
+        if (after.cut) ImGui::TextDisabled("%s", (cut_text(c.p) + rank_note(i, c)).c_str());
+        else ImGui::TextUnformatted((percent_text(shown_p) + rank_note(i, c)).c_str());
         ImGui::PopID();
     }
 }

@@ -39,6 +39,11 @@ TEST_CASE("terminal lines: display columns, words whole, Chinese by its own rule
     CHECK(app::break_lines_columns("it takes 3 km to go", 10) == Lines{"it takes", "3 km to go"});
     // Not a unit: a word that only begins like one.
     CHECK(app::break_lines_columns("we saw 3 more", 8) == Lines{"we saw 3", "more"});
+    // A one- or two-digit label stays with its word ("Temperature⏎1, nothing
+    // cut" as a step title; "Step 3", "lesson 06").
+    CHECK(app::break_lines_columns("Temperature 1, nothing cut", 14) == Lines{"Temperature 1,", "nothing cut"});
+    CHECK(app::break_lines_columns("see lesson 06 now", 11) == Lines{"see", "lesson 06", "now"});
+    CHECK(app::break_lines_columns("batch 128 here", 8) == Lines{"batch", "128 here"});  // three digits: a count, free
     // Chinese breaks between characters, within the width in columns, never
     // before a closing mark or inside "6.40".
     const std::string zh = "投机解码让草稿模型先猜接下来的词元，平均产出 6.40 个词元。目标模型一次检查全部猜测。";
