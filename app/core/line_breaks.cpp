@@ -114,7 +114,8 @@ bool letter(std::string_view ch) { return ch.size() == 1 && std::isalpha(static_
 }  // namespace
 
 std::vector<std::string> break_lines(std::string_view text, float width,
-                                     const std::function<float(std::string_view)>& w) {
+                                     const std::function<float(std::string_view)>& w, bool* forced) {
+    if (forced) *forced = false;
     std::vector<std::string> lines;
     size_t pos = 0;
     while (pos <= text.size()) {
@@ -156,6 +157,7 @@ std::vector<std::string> break_lines(std::string_view text, float width,
             }
             size_t cut = fit;
             if (fit < para.size() && last_break > 0) cut = last_break;
+            else if (fit < para.size() && forced) *forced = true;
             std::string_view line = para.substr(0, cut);
             lines.emplace_back(line);
             para.remove_prefix(cut);

@@ -19,9 +19,10 @@ std::string reflow(std::string_view text);
 
 // `text` broken into lines no wider than `width`, as `width_of` measures one
 // UTF-8 character; a word wider than the line is cut where it must be. Each
-// '\n' starts a new line; a blank line stays as an empty one.
+// '\n' starts a new line; a blank line stays as an empty one. `cut`, when
+// given, is set when a line had to be cut where no break is allowed.
 std::vector<std::string> break_lines(std::string_view text, float width,
-                                     const std::function<float(std::string_view)>& width_of);
+                                     const std::function<float(std::string_view)>& width_of, bool* cut = nullptr);
 
 // A Chinese, Japanese or Korean character, or full-width punctuation: it may
 // break anywhere and takes two columns of a terminal.

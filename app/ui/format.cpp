@@ -222,13 +222,22 @@ std::vector<std::string> balanced_lines(ImFont* font, float size, std::string_vi
     if (lines.size() < 2) return lines;
     // Fewer lines never come from a narrower width, so the line count is
     // monotone in the width: bisect to a pixel.
-    float lo = width / static_cast<float>(lines.size()) - 1, hi = width;  // lo: more lines; hi: as many
+    // A width that cuts a line where no break is allowed (inside a word, or
+    // "Temperature 1,") counts as too narrow.
+    const auto wrap = [&](float w, bool& cut) {
+        return app::break_lines(text, w, [&](std::string_view ch) {
+            return font->CalcTextSizeA(size, 1e9f, 0, ch.data(), ch.data() + ch.size()).x;
+        }, &cut);
+    };
+    bool cut = false;
+    if (wrap(width, cut); cut) return lines;
+    float lo = width / static_cast<float>(lines.size()) - 1, hi = width;  // lo: too narrow; hi: as many, whole
     while (hi - lo > 1) {
         const float mid = (lo + hi) / 2;
-        if (wrap_lines(font, size, text, mid).size() <= lines.size()) hi = mid;
+        if (wrap(mid, cut).size() <= lines.size() && !cut) hi = mid;
         else lo = mid;
     }
-    return wrap_lines(font, size, text, hi);
+    return wrap(hi, cut);
 }
 
 void text_wrapped(std::string_view text) {

@@ -184,6 +184,11 @@ TEST_CASE("balanced lines: as many lines as wrapping takes, none left with a lon
     REQUIRE(en_even.size() == 2);
     CHECK(en_even[0] + " " + en_even[1] == en);
     CHECK(en_even[1] != "back");
+    // Never narrower than a break allows: "Temperature⏎1, nothing cut" was
+    // as even, cut where no break is allowed.
+    const std::string t = "Temperature 1, nothing cut";
+    CHECK(ui::balanced_lines(font, 13, t, width("Temperature 1, nothing") + 2) ==
+          std::vector<std::string>{"Temperature 1,", "nothing cut"});
     // One line stays one line.
     CHECK(ui::balanced_lines(font, 13, "Bytes", 500) == std::vector<std::string>{"Bytes"});
 }
