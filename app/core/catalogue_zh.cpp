@@ -299,6 +299,7 @@ const Catalogue& chinese_catalogue() {
             {"Quantization", "量化"},
             {"Queueing", "排队"},
             {"the queue's curve is drawn with the raw output", "排队曲线在原始输出这一步画出"},
+            {"decode step, ms", "每个解码步，ms"},
             {"the knee is judged with the raw output", "拐点在原始输出出来后判断"},
             {"the rates' waits are drawn with the raw output", "各个到达率下的等待在原始输出这一步画出"},
             {"Real server", "真实服务器"},
@@ -847,8 +848,10 @@ const Catalogue& chinese_catalogue() {
         {
             // patterns: {} is looked up, {=} kept as it is
             {"a verify pass, in target tokens: {=}", "一次验证前向的耗时（以目标模型单步计）：{=}"},
+            {"mean {} ms", "均值 {} ms"},
+            {"+{} slower, off the scale", "另有 {} 个更慢，超出刻度"},
             {"(nothing: {})", "（没有值：{}）"},
-            {"service time: {} ms, the mean of {} decode steps timed (c\u00b2 = {})", "服务时间：{} ms，实测 {} 个解码步的平均值（c\u00b2 = {}）"},
+            {"service time: {} ms, the mean of {} decode steps timed (c\u00b2\u00a0=\u00a0{})", "服务时间：{} ms，实测 {} 个解码步的平均值（c\u00b2\u00a0=\u00a0{}）"},
             {"the request has not reached the {=} stage; run: all, or run: {=}, walks it there", "请求还没有到 {=} 阶段；run: all 或 run: {=} 会把它带到那里"},
             {"the step's error stopped the request before the {=} stage", "这一步的错误让请求停在了 {=} 阶段之前"},
             {"the {=} stage gave no {=} this time; what it holds: {=}", "{=} 阶段这次没有给出 {=}（它是：{=}）"},

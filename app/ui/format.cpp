@@ -74,6 +74,11 @@ std::string decimal_text(double x, int digits) {
     return real_minus(fmt::format("{:.{}f}", x, decimals));
 }
 
+std::pair<std::string, std::string> compared_text(double a, double b) {
+    if (a == std::round(a) && b == std::round(b)) return {pretty_number(a, 3), pretty_number(b, 3)};
+    return {decimal_text(a, 3), decimal_text(b, 3)};
+}
+
 std::string count_text(double x) {
     if (!std::isfinite(x) || std::fabs(x) < 1e4 || std::fabs(x) >= 1e15) return pretty_number(x);
     if (chinese()) return wan_text(x);

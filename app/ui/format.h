@@ -3,6 +3,7 @@
 #pragma once
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <imgui.h>
@@ -28,6 +29,9 @@ std::string shown_text(double x, int digits = 3);
 // "0.00014", "0.000014", not "1.4×10⁻⁵" below them); a power of ten only
 // past a billionth.
 std::string decimal_text(double x, int digits = 2);
+// Two figures compared ("31.0% vs 24.7%"): three significant digits each,
+// trailing zeros kept, unless both are whole (counts: "24 vs 0").
+std::pair<std::string, std::string> compared_text(double a, double b);
 // A large count as the lesson's language groups digits: "1,000,000 requests"
 // in English, "100万" in Chinese (万 = 10⁴, 亿 = 10⁸), three significant
 // digits past 万. Under 10,000 as pretty_number writes it.

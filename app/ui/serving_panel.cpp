@@ -228,9 +228,8 @@ void draw_comparison(const ServingExhibit& e) {
     const auto add = [&](const char* format, double run, double baseline) {
         // A pair of measurements to the same three digits ("31.0% vs 24.7%",
         // not "31% vs 24.7%"); counts whole.
-        const bool counts = run == std::round(run) && baseline == std::round(baseline);
-        const auto number = [&](double x) { return counts ? pretty_number(x, 3) : decimal_text(x, 3); };
-        std::string figure = tr(fmt::format(fmt::runtime(format), number(run), number(baseline)));
+        const auto [a, b] = compared_text(run, baseline);
+        std::string figure = tr(fmt::format(fmt::runtime(format), a, b));
         // A figure wraps as a whole: no-break spaces inside it.
         for (std::size_t at = figure.find(' '); at != std::string::npos; at = figure.find(' ', at))
             figure.replace(at, 1, "\u00a0");
@@ -404,6 +403,42 @@ void rising_curve(const plot::Frame& f, const std::vector<double>& xs, const std
                                                   ImVec2(tip.x + a, tip.y - 0.5f * a), theme::col(rgb));
 }
 
+// The measured service times, as the simulation draws from them: a
+// histogram of the decode steps timed, their mean marked. Its spread is the
+// c² beside it (0: every step alike, M/D/1; 1: as varied as M/M/1's). The
+// slowest hundredth is left off the scale, counted at its right end: one
+// stall of a busy machine squeezed every other bar into the first bin.
+void draw_service_histogram(const QueueCurve& c, ImVec2 size) {
+    std::vector<double> xs = c.service_samples_ms;
+    if (xs.size() < 2 || size.y < ImGui::GetFontSize() * 4) return;
+    std::sort(xs.begin(), xs.end());
+    const double lo = xs.front();
+    const double hi = xs[std::min(xs.size() - 1, static_cast<std::size_t>(0.99 * static_cast<double>(xs.size())))];
+    if (!(hi > lo)) return;
+    // About √n bins: a few dozen steps in 24 bins left most of them empty.
+    const int n_bins = std::clamp(static_cast<int>(std::lround(std::sqrt(static_cast<double>(xs.size())))), 5, 24);
+    const double width = (hi - lo) / n_bins;
+    std::vector<int> bins(static_cast<std::size_t>(n_bins), 0);
+    int beyond = 0;
+    for (double x : xs) {
+        if (x > hi) ++beyond;
+        else ++bins[static_cast<std::size_t>(std::min(n_bins - 1, static_cast<int>((x - lo) / width)))];
+    }
+    const int top = *std::max_element(bins.begin(), bins.end());
+    plot::Frame f = chart(size, lo, hi, 0, top * 1.15);
+    for (int b = 0; b < n_bins; ++b)
+        if (bins[static_cast<std::size_t>(b)] > 0)
+            plot::bar(f, lo + b * width, lo + (b + 1) * width, bins[static_cast<std::size_t>(b)], line_c_rgb);
+    plot::x_axis(f, plot::nice_ticks(lo, hi, 4), "decode step, ms");
+    plot::y_axis(f, "steps", std::vector<double>{static_cast<double>(top)});
+    if (c.mean_service_ms >= lo && c.mean_service_ms <= hi)
+        plot::vline(f, c.mean_service_ms, theme::text_rgb, fmt::format("mean {} ms", pretty_number(c.mean_service_ms, 3)));
+    if (beyond > 0)
+        plot::label(ImVec2(f.max.x, plot::above(f)), fmt::format("+{} slower, off the scale", beyond), theme::muted_rgb, 1,
+                    0.8f);
+    plot::outline(f, theme::pending_border_rgb);
+}
+
 void draw_queue(const ServingExhibit& e, ImVec2 avail) {
     const QueueCurve& c = *e.queue;
     const double s = c.mean_service_ms;
@@ -505,8 +540,10 @@ void draw_serving(const app::Snapshot& s, ViewState& v) {
             // once; the curve waits for the raw output, so that the step
             // about the measurement does not show the hockey stick early.
             const QueueCurve& c = *e->queue;
-            wrapped(fmt::format("service time: {} ms, the mean of {} decode steps timed (c\u00b2 = {})",
+            wrapped(fmt::format("service time: {} ms, the mean of {} decode steps timed (c\u00b2\u00a0=\u00a0{})",
                                 pretty_number(c.mean_service_ms, 3), c.n_service_samples, pretty_number(c.service_scv, 2)));
+            const float tail = ImGui::GetTextLineHeightWithSpacing() + ImGui::GetStyle().ItemSpacing.y;
+            draw_service_histogram(c, ImVec2(avail.x, ImGui::GetContentRegionAvail().y - tail));
             ImGui::TextDisabled("%s", tr("the queue's curve is drawn with the raw output"));
         } else if (e && e->queue) draw_queue(*e, avail);
         else if (e && e->run) {

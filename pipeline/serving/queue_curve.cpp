@@ -56,6 +56,7 @@ QueueCurve run_queue_curve(const QueueCurveParams& p) {
 
     QueueCurve c;
     c.n_service_samples = static_cast<int>(p.service_samples_ms.size());
+    c.service_samples_ms = p.service_samples_ms;
     if (with_samples) {
         const ServiceStats st = service_stats(p.service_samples_ms);
         c.mean_service_ms = st.mean_ms;

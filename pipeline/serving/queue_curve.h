@@ -62,6 +62,7 @@ struct QueueCurve {
     double mean_service_ms = 0;
     double service_scv = 0;          // c² of the measured samples (0 without samples)
     int n_service_samples = 0;
+    std::vector<double> service_samples_ms;  // the measured service times, as given (a histogram's)
     std::vector<QueuePoint> points;
     std::vector<QueueFormulaSample> formula;  // ρ = 0.01 … 0.99 by 0.01
     std::vector<HeadroomRow> headroom;

@@ -19,8 +19,8 @@ TEST_CASE("catalogue: patterns fill their holes, and a hole is itself looked up"
     CHECK(app::translate("zh", "  Timing ") == "  耗时 ");
     CHECK(app::translate("zh", "certainly not in any catalogue") == std::nullopt);
     CHECK(app::translate("zh", "11 min") == "11 分钟");
-    CHECK(app::translate("zh", "service time: 0.184 ms, the mean of 32 decode steps timed (c\u00b2 = 0.032)") ==
-          "服务时间：0.184 ms，实测 32 个解码步的平均值（c\u00b2 = 0.032）");
+    CHECK(app::translate("zh", "service time: 0.184 ms, the mean of 32 decode steps timed (c\u00b2\u00a0=\u00a00.032)") ==
+          "服务时间：0.184 ms，实测 32 个解码步的平均值（c\u00b2\u00a0=\u00a00.032）");
     // A range with its unit and one without.
     CHECK(app::translate("zh", "distance = 45 is outside the training range 0.5–20 km: the model never saw such a "
                                "request, do not trust the answer") ==

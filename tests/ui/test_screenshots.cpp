@@ -605,6 +605,9 @@ TEST_CASE("screenshots: the queue's curve appears with the raw output, not with 
     const ui::Rect right{660, 240, 600, 400};
     CHECK(share(frames[1], right, 0xB45309) == 0);
     CHECK(share(frames[2], right, 0xB45309) > 0.001);
+    // What step 2 shows instead: the measured steps' histogram, in their
+    // green, where the pane was empty under one line of text.
+    CHECK(share(frames[1], right, 0x15803D) > 0.02);
 }
 
 // Lesson 07: each candidate's bar is the share the draw uses; a candidate
@@ -1444,19 +1447,22 @@ TEST_CASE("screenshots: a prefix-cache comparison prints both arms' TTFT and pro
     CHECK(on < off);  // the cache's point, measured
     CAPTURE(screen);
     CHECK(screen.find("prefix cache on vs prefix cache off:") != std::string::npos);
-    CHECK(screen.find("prompt tokens computed " + ui::pretty_number(on, 3) + " vs " + ui::pretty_number(off, 3)) !=
-          std::string::npos);
-    CHECK(screen.find("median TTFT " + ui::pretty_number(e->run->report.latency("ttft").summary.p50, 3) + " vs " +
-                      ui::pretty_number(e->baseline->report.latency("ttft").summary.p50, 3) + " ms") != std::string::npos);
+    const auto vs = [](double a, double b) {
+        const auto texts = ui::compared_text(a, b);
+        return texts.first + " vs " + texts.second;
+    };
+    CHECK(screen.find("prompt tokens computed " + vs(on, off)) != std::string::npos);
+    CHECK(screen.find("median TTFT " + vs(e->run->report.latency("ttft").summary.p50, e->baseline->report.latency("ttft").summary.p50) +
+                      " ms") != std::string::npos);
     // TPOT, and why it moves with no pass shared (lesson 11 points here).
-    CHECK(screen.find("median TPOT " + ui::pretty_number(e->run->report.latency("tpot").summary.p50, 3) + " vs " +
-                      ui::pretty_number(e->baseline->report.latency("tpot").summary.p50, 3) + " ms") != std::string::npos);
+    CHECK(screen.find("median TPOT " + vs(e->run->report.latency("tpot").summary.p50, e->baseline->report.latency("tpot").summary.p50) +
+                      " ms") != std::string::npos);
     const serving::DecodePassCosts run = serving::decode_pass_costs(e->run->steps);
     const serving::DecodePassCosts base = serving::decode_pass_costs(e->baseline->steps);
     REQUIRE(run.n_after_prefill > 0);
     REQUIRE(base.n_after_prefill > 0);
-    CHECK(screen.find("decode pass right after a prefill " + ui::pretty_number(run.after_prefill_ms, 3) + " vs " +
-                      ui::pretty_number(base.after_prefill_ms, 3) + " ms") != std::string::npos);
+    CHECK(screen.find("decode pass right after a prefill " + vs(run.after_prefill_ms, base.after_prefill_ms) + " ms") !=
+          std::string::npos);
 }
 
 // The cold start chart names each request's bar by what it found, numbered
@@ -1530,15 +1536,17 @@ TEST_CASE("screenshots: a KV layout comparison prints both arms' TPOT, end-to-en
     for (std::size_t at = screen.find("\u00a0"); at != std::string::npos; at = screen.find("\u00a0", at))
         screen.replace(at, 2, " ");
     CAPTURE(screen);
+    const auto vs = [](double a, double b) {
+        const auto texts = ui::compared_text(a, b);
+        return texts.first + " vs " + texts.second;
+    };
     const auto both = [&](const char* latency) {
-        return ui::pretty_number(e.run->report.latency(latency).summary.p50, 3) + " vs " +
-               ui::pretty_number(e.baseline->report.latency(latency).summary.p50, 3) + " ms";
+        return vs(e.run->report.latency(latency).summary.p50, e.baseline->report.latency(latency).summary.p50) + " ms";
     };
     CHECK(screen.find("median TPOT " + both("tpot")) != std::string::npos);
     CHECK(screen.find("median end-to-end " + both("e2e")) != std::string::npos);
-    CHECK(screen.find(ui::pretty_number(e.run->report.total("output_throughput").value, 3) + " vs " +
-                      ui::pretty_number(e.baseline->report.total("output_throughput").value, 3) + " tokens/s out") !=
-          std::string::npos);
+    CHECK(screen.find(vs(e.run->report.total("output_throughput").value, e.baseline->report.total("output_throughput").value) +
+                      " tokens/s out") != std::string::npos);
 }
 
 // Beside programs that keep every CPU busy, a request asked to overlap the

@@ -368,6 +368,10 @@ TEST_CASE("numbers for the room: counts grouped by language, tiny values as powe
     CHECK(ui::decimal_text(-0.25) == "\u22120.25");
     CHECK(ui::decimal_text(0) == "0");
     CHECK(ui::decimal_text(2e-12) == "2\u00d710\u207b\u00b9\u00b2");
+    // A pair compared to the same digits, counts whole.
+    CHECK(ui::compared_text(31, 24.7) == std::pair<std::string, std::string>{"31.0", "24.7"});
+    CHECK(ui::compared_text(24, 0) == std::pair<std::string, std::string>{"24", "0"});
+    CHECK(ui::compared_text(7702.4, 8097.9) == std::pair<std::string, std::string>{"7702", "8098"});
     // One chart's numbers alike (lesson 12's bars read "6150" beside "11.6k").
     CHECK(ui::plot::chart_number(6150, 21800) == "6.15k");
     CHECK(ui::plot::chart_number(21800, 21800) == "21.8k");
