@@ -139,7 +139,7 @@ const Catalogue& chinese_catalogue() {
             {"tok", "切分"},
             {"TTFT = tokenize + prefill + first sample: from the start of tokenizing to the first token.",
              "首字延迟 TTFT = 切分 + 预填充 + 第一次采样：从开始切分算到第一个词元。"},
-            {"TPOT = mean of (forward + sample) over the decode steps.", "TPOT（每个输出词元的时间）= 各解码步（前向 + 采样）的平均值。"},
+            {"TPOT = mean of (forward + sample, a bar's pale top) over the decode steps.", "TPOT（每个输出词元的时间）= 各解码步（前向 + 采样，采样是柱子顶端的浅色部分）的平均值。"},
             {"Engine time only: pauses between lesson steps are not counted.", "只计引擎时间：课程步骤之间的停顿不计入。"},
             {"layer", "层"},
             {"head", "头"},

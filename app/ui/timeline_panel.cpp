@@ -100,7 +100,7 @@ void draw_timeline_panel(const app::Snapshot& s, ViewState& v, app::Session&, co
                                     pretty_number(view->before->ttft_ms, 3)));
         std::vector<const char*> notes = {
             tr("TTFT = tokenize + prefill + first sample: from the start of tokenizing to the first token."),
-            tr("TPOT = mean of (forward + sample) over the decode steps."),
+            tr("TPOT = mean of (forward + sample, a bar's pale top) over the decode steps."),
             tr("Engine time only: pauses between lesson steps are not counted."),
         };
         std::vector<std::uint32_t> note_rgb = {theme::bad_rgb, theme::good_rgb, theme::muted_rgb};
