@@ -300,7 +300,7 @@ const Catalogue& chinese_catalogue() {
             {"Queueing", "排队"},
             {"the queue's curve is drawn with the raw output", "排队曲线在原始输出这一步画出"},
             {"decode step, ms", "每个解码步，ms"},
-            {"the knee is judged with the raw output", "拐点在原始输出出来后判断"},
+            {"the knee is judged with the raw output", "膝点在原始输出出来后判断"},
             {"the rates' waits are drawn with the raw output", "各个到达率下的等待在原始输出这一步画出"},
             {"Real server", "真实服务器"},
             {"Scheduler timeline", "调度时间线"},

@@ -9,6 +9,14 @@ namespace {
 size_t utf8_len(unsigned char c) { return c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 1; }
 }  // namespace
 
+namespace {
+bool ends_full_width_punctuation(std::string_view s) {
+    for (std::string_view p : {"。", "，", "、", "；", "：", "！", "？", "）", "」", "”"})
+        if (s.size() >= p.size() && s.substr(s.size() - p.size()) == p) return true;
+    return false;
+}
+}  // namespace
+
 std::string reflow(std::string_view text) {
     auto list_item = [](std::string_view rest) {
         size_t i = 0;
@@ -34,7 +42,9 @@ std::string reflow(std::string_view text) {
             // Chinese needs no space where a line was wrapped.
             const unsigned char prev = out.empty() ? 0 : static_cast<unsigned char>(out.back());
             const unsigned char next = static_cast<unsigned char>(text[i + 1]);
-            if (!(prev >= 0x80 && next >= 0x80)) out += ' ';
+            // Nor after full-width punctuation, which carries its own space
+            // ("模式。 dropout", "； TPOT" showed a second one).
+            if (!(prev >= 0x80 && next >= 0x80) && !ends_full_width_punctuation(out)) out += ' ';
         }
     }
     while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();

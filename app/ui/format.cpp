@@ -236,6 +236,29 @@ std::vector<std::string> balanced_lines(ImFont* font, float size, std::string_vi
     };
     bool cut = false;
     if (wrap(width, cut); cut) return lines;
+    // Two lines of Chinese: at a punctuation mark or a space where one fits,
+    // the most even such split, rather than inside a word ("注⏎意力").
+    if (lines.size() == 2) {
+        const auto w = [&](std::string_view t) { return font->CalcTextSizeA(size, 1e9f, 0, t.data(), t.data() + t.size()).x; };
+        bool chinese = false;
+        for (std::size_t i = 0; i + 2 < text.size() && !chinese; ++i)
+            chinese = static_cast<unsigned char>(text[i]) >= 0xE0 && app::wide_char(text.substr(i, 3));
+        std::string_view best_a, best_b;
+        float best = 1e30f;
+        // Punctuation first; a space (between Chinese and a Latin word) only
+        // where no mark gives two lines that fit.
+        for (const std::string_view mark : {"\uff1a", "\uff0c", "\u3001", "\u2014\u2014", " "}) {
+            if (!chinese || (mark == " " && best < 1e30f)) break;
+            for (std::size_t at = text.find(mark); at != std::string_view::npos; at = text.find(mark, at + 1)) {
+                const std::size_t end = mark == " " ? at : at + mark.size();  // the mark ends the first line; a space goes
+                const std::string_view a = text.substr(0, end), b = text.substr(at + mark.size());
+                if (a.empty() || b.empty()) continue;
+                const float widest = std::max(w(a), w(b));
+                if (widest <= width && widest < best) best = widest, best_a = a, best_b = b;
+            }
+        }
+        if (best < 1e30f) return {std::string(best_a), std::string(best_b)};
+    }
     float lo = width / static_cast<float>(lines.size()) - 1, hi = width;  // lo: too narrow; hi: as many, whole
     while (hi - lo > 1) {
         const float mid = (lo + hi) / 2;

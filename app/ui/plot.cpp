@@ -284,14 +284,15 @@ Frame grouped_bars(ImVec2 size, const std::vector<std::string>& groups, const st
         float x0, x1;  // in pixels from the frame's left edge
         int level;     // the highest it may go; -1: no room at all
     };
-    // Measured values (any not whole) to three significant digits each, so
-    // "2.00" stands beside "2.04", not "2"; counts as they are.
+    // A series of measured values (any not whole) to three significant
+    // digits each, so "2.00" stands beside "2.04", not "2"; a series of
+    // counts as they are (lesson 13's ceiling k + 1: "9", not "9.00").
     double largest = 0;
-    bool measured = false;
-    for (const Series& se : series)
-        for (double v : se.values) {
+    std::vector<bool> measured(series.size(), false);
+    for (std::size_t k = 0; k < series.size(); ++k)
+        for (double v : series[k].values) {
             largest = std::max(largest, std::fabs(v));
-            measured = measured || v != std::round(v);
+            if (v != std::round(v)) measured[k] = true;
         }
     std::vector<Value> values;
     std::array<float, 3> level_end;
@@ -300,7 +301,7 @@ Frame grouped_bars(ImVec2 size, const std::vector<std::string>& groups, const st
         for (std::size_t k = 0; k < series.size(); ++k) {
             if (g >= series[k].values.size()) continue;
             Value val{g, k, series[k].values[g], {}, 0, 0, -1};
-            val.text = measured && std::fabs(val.v) < 1000 ? decimal_text(val.v, 3) : chart_number(val.v, largest);
+            val.text = measured[k] && std::fabs(val.v) < 1000 ? decimal_text(val.v, 3) : chart_number(val.v, largest);
             const auto [xa, xb] = bar_span(g, k);
             const float w = ImGui::CalcTextSize(tr(val.text)).x * value_scale;
             const float centre = static_cast<float>((xa + xb) / 2 / n_groups) * frame_w;

@@ -351,7 +351,8 @@ void blocks_legend(const std::vector<const KvSnapshot*>& maps) {
         cached = cached || s->n_cached_only() > 0;
         runs = runs || s->contiguous;
     }
-    std::vector<std::pair<std::uint32_t, std::string>> entries = {{0x6B7280, "owned (colour = request)"}};
+    // The first request's colour for a swatch: a grey one matched no cell.
+    std::vector<std::pair<std::uint32_t, std::string>> entries = {{plot::category_rgb(0), "owned (colour = request)"}};
     if (shared) entries.emplace_back(theme::text_rgb, "outlined: shared prefix");
     if (cached) entries.emplace_back(block_cached_rgb, "cache only");
     entries.emplace_back(block_reserved_rgb, runs ? "reserved, empty (bottom edge: whose)" : "reserved, empty");

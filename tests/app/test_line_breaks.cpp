@@ -14,6 +14,9 @@ TEST_CASE("reflow: wrapped lines join, blank lines and list items stay, Chinese 
     CHECK(app::reflow("one\n\ntwo") == "one\n\ntwo");
     CHECK(app::reflow("items:\n- a\n- b") == "items:\n- a\n- b");
     CHECK(app::reflow("items:\n* a\n* b") == "items:\n* a\n* b");
+    // Full-width punctuation carries its own space: none added after it.
+    CHECK(app::reflow("训练模式。\ndropout 开着") == "训练模式。dropout 开着");
+    CHECK(app::reflow("首字延迟；\nTPOT 不变") == "首字延迟；TPOT 不变");
     CHECK(app::reflow("第一行\n第二行") == "第一行第二行");
 }
 

@@ -1347,7 +1347,9 @@ TEST_CASE("screenshots: the KV block map fills one cell per block in use at the 
     REQUIRE(owned > 0);
     CHECK(banded > 0);  // the contiguous baseline's reservations run past its tokens
     CHECK(owned == s.exhibit->run->kv_peak.n_used() + s.exhibit->baseline->kv_peak.n_used());
-    CHECK(regions(s.img, serving_rect(), owners, 4) == owned + banded);
+    // The legend's swatch is the first request's colour.
+    const int swatch = owners.count(ui::plot::category_rgb(0)) ? 1 : 0;
+    CHECK(regions(s.img, serving_rect(), owners, 4) == owned + banded + swatch);
 }
 
 TEST_CASE("screenshots: the queueing curve marks the snapshot's utilization") {

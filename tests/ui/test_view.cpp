@@ -178,7 +178,11 @@ TEST_CASE("balanced lines: as many lines as wrapping takes, none left with a lon
     const std::vector<std::string> even = ui::balanced_lines(font, 13, zh, room);
     REQUIRE(even.size() == 2);
     CHECK(even[0] + even[1] == zh);
-    CHECK(std::fabs(width(even[0]) - width(even[1])) < width("后处理"));
+    // At a punctuation mark, not inside a word ("注⏎意力").
+    CHECK(even == std::vector<std::string>{"5 \u00b7 后处理：", "选一个词元，变回文字"});
+    const std::string inside = "前向计算内部：注意力与 logit 透镜";
+    const std::vector<std::string> at_mark = ui::balanced_lines(font, 13, inside, width(inside) * 0.7f);
+    CHECK(at_mark == std::vector<std::string>{"前向计算内部：", "注意力与 logit 透镜"});
     const std::string en = "Paging admits more, and sometimes takes back";
     const std::vector<std::string> en_even = ui::balanced_lines(font, 13, en, width("Paging admits more, and sometimes takes") + 2);
     REQUIRE(en_even.size() == 2);
@@ -685,6 +689,9 @@ TEST_CASE("plot: a bar chart writes its values alike") {
     };
     const auto measured = texts({{"cold", 0x3366CC, {2.0, 2.04}}, {"warm", 0xCC6633, {0, 17.71}}});
     for (const char* t : {"2.00", "2.04", "0", "17.7"}) CHECK_MESSAGE(measured.count(t), t);
+    // A series of counts beside a measured one stays whole (k + 1 beside tokens per pass).
+    const auto beside = texts({{"per pass", 0x3366CC, {1.88, 6.4}}, {"k + 1", 0xCC6633, {2, 9}}});
+    for (const char* t : {"1.88", "6.40", "2", "9"}) CHECK_MESSAGE(beside.count(t), t);
     const auto counts = texts({{"n", 0x3366CC, {2, 40}}, {"m", 0xCC6633, {3, 7}}});
     for (const char* t : {"2", "40", "3", "7"}) CHECK_MESSAGE(counts.count(t), t);
     const auto large = texts({{"tok/s", 0x3366CC, {6150, 21800}}, {"predicted", 0xCC6633, {950, 11600}}});
