@@ -223,23 +223,18 @@ std::vector<std::string> wrap_lines(ImFont* font, float size, std::string_view t
 }
 
 std::vector<std::string> balanced_lines(ImFont* font, float size, std::string_view text, float width) {
-    std::vector<std::string> lines = wrap_lines(font, size, text, width);
-    if (lines.size() < 2) return lines;
-    // Fewer lines never come from a narrower width, so the line count is
-    // monotone in the width: bisect to a pixel.
+    const auto w = [&](std::string_view t) { return font->CalcTextSizeA(size, 1e9f, 0, t.data(), t.data() + t.size()).x; };
     // A width that cuts a line where no break is allowed (inside a word, or
     // "Temperature 1,") counts as too narrow.
-    const auto wrap = [&](float w, bool& cut) {
-        return app::break_lines(text, w, [&](std::string_view ch) {
-            return font->CalcTextSizeA(size, 1e9f, 0, ch.data(), ch.data() + ch.size()).x;
-        }, &cut);
-    };
     bool cut = false;
-    if (wrap(width, cut); cut) return lines;
+    const auto wrap = [&](float at) { return app::break_lines(text, at, w, &cut); };
+    std::vector<std::string> lines = wrap(width);
+    // A title of a few lines: a lesson's 1 MB title is wrapped once, not
+    // bisected on every frame.
+    if (lines.size() < 2 || lines.size() > 4 || cut) return lines;
     // Two lines of Chinese: at a punctuation mark or a space where one fits,
     // the most even such split, rather than inside a word ("注⏎意力").
     if (lines.size() == 2) {
-        const auto w = [&](std::string_view t) { return font->CalcTextSizeA(size, 1e9f, 0, t.data(), t.data() + t.size()).x; };
         bool chinese = false;
         for (std::size_t i = 0; i + 2 < text.size() && !chinese; ++i)
             chinese = static_cast<unsigned char>(text[i]) >= 0xE0 && app::wide_char(text.substr(i, 3));
@@ -259,13 +254,15 @@ std::vector<std::string> balanced_lines(ImFont* font, float size, std::string_vi
         }
         if (best < 1e30f) return {std::string(best_a), std::string(best_b)};
     }
+    // Fewer lines never come from a narrower width, so the line count is
+    // monotone in the width: bisect to a pixel.
     float lo = width / static_cast<float>(lines.size()) - 1, hi = width;  // lo: too narrow; hi: as many, whole
     while (hi - lo > 1) {
         const float mid = (lo + hi) / 2;
-        if (wrap(mid, cut).size() <= lines.size() && !cut) hi = mid;
+        if (wrap(mid).size() <= lines.size() && !cut) hi = mid;
         else lo = mid;
     }
-    return wrap(hi, cut);
+    return wrap(hi);
 }
 
 void text_wrapped(std::string_view text) {

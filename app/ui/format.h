@@ -77,7 +77,7 @@ std::vector<std::string> wrap_lines(ImFont* font, float size, std::string_view t
 
 // wrap_lines' lines made even: the narrowest width that keeps as many lines,
 // so a title never ends on one orphaned character or word ("…变回文" over
-// "字"; CSS's text-wrap: balance).
+// "字"; CSS's text-wrap: balance). Past four lines, wrap_lines' as they are.
 std::vector<std::string> balanced_lines(ImFont* font, float size, std::string_view text, float width);
 
 // Text drawn wrapped by wrap_lines at the current font and the width left:

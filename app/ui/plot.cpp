@@ -438,20 +438,17 @@ void legend(const std::vector<std::pair<std::uint32_t, std::string>>& entries, b
         }
         const ImVec2 p = ImGui::GetCursorScreenPos();
         const ImVec2 a(snap(p.x), snap(p.y + h * 0.2f)), b(snap(p.x + h * 0.6f), snap(p.y + h * 0.8f));
+        const std::uint32_t c = entries[i].first;
         if (i < dashed.size() && dashed[i]) {  // a dashed line's entry: two dashes, as the chart draws it
             const float y = snap(p.y + h * 0.5f), t = std::max(2.0f, h * 0.12f), d = (b.x - a.x) * 0.4f;
-            draw_list()->AddLine(ImVec2(a.x, y), ImVec2(a.x + d, y), theme::col(entries[i].first), t);
-            draw_list()->AddLine(ImVec2(b.x - d, y), ImVec2(b.x, y), theme::col(entries[i].first), t);
-            ImGui::Dummy(ImVec2(h * 0.75f, h));
-            ImGui::SameLine(0, 0);
-            ImGui::TextUnformatted(tr(entries[i].second));
-            continue;
+            draw_list()->AddLine(ImVec2(a.x, y), ImVec2(a.x + d, y), theme::col(c), t);
+            draw_list()->AddLine(ImVec2(b.x - d, y), ImVec2(b.x, y), theme::col(c), t);
+        } else {
+            draw_list()->AddRectFilled(a, b, theme::col(c));
+            // A swatch as pale as the page (attention's weight 0 is white) gets an edge.
+            if (((c >> 16) & 0xFF) > 0xE8 && ((c >> 8) & 0xFF) > 0xE8 && (c & 0xFF) > 0xE8)
+                draw_list()->AddRect(a, b, theme::col(theme::pending_border_rgb));
         }
-        draw_list()->AddRectFilled(a, b, theme::col(entries[i].first));
-        // A swatch as pale as the page (attention's weight 0 is white) gets an edge.
-        const std::uint32_t c = entries[i].first;
-        if (((c >> 16) & 0xFF) > 0xE8 && ((c >> 8) & 0xFF) > 0xE8 && (c & 0xFF) > 0xE8)
-            draw_list()->AddRect(a, b, theme::col(theme::pending_border_rgb));
         ImGui::Dummy(ImVec2(h * 0.75f, h));
         ImGui::SameLine(0, 0);
         ImGui::TextUnformatted(tr(entries[i].second));
